@@ -1,0 +1,76 @@
+"""Find result files and raw-output folders under content/runs/.
+
+A run's id is its file (or folder) name without the extension: a lower-case slug
+that becomes its permalink, so names that would make bad URLs are refused here.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from collections.abc import Callable
+from pathlib import Path
+from typing import Literal
+
+from sitegen.errors import Problem
+
+RESULT_SUFFIXES = (".yaml", ".yml", ".json")
+ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,99}$")
+# Files an editor or a repository keeps beside results; never taken for runs.
+_IGNORED_SUFFIXES = (".md", ".txt", ".rst")
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One run to read: a canonical result file, or a folder of raw tool output."""
+
+    id: str
+    path: Path
+    kind: Literal["result", "raw"]
+
+
+def suggest_id(name: str) -> str:
+    slug = re.sub(r"[^a-z0-9_-]+", "-", name.lower()).strip("-_")
+    return slug[:100] or "run"
+
+
+def check_id(run_id: str, source: str) -> Problem | None:
+    if ID_PATTERN.match(run_id):
+        return None
+    return Problem(source, None, "", f"{run_id!r} cannot be a run id: use lower-case letters, digits, '-' and '_' "
+                                    f"(at most 100, starting with a letter or digit), e.g. {suggest_id(run_id)!r}")
+
+
+def discover(runs_dir: Path, content_dir: Path, display: Callable[[Path], str]) -> tuple[list[Entry], list[Problem]]:
+    """Every entry under ``runs_dir``, sorted by name, and the problems with names and links."""
+    entries: list[Entry] = []
+    problems: list[Problem] = []
+    if not runs_dir.is_dir():
+        return entries, [Problem(display(runs_dir), None, "", "folder not found; result files go in content/runs/")]
+    content_root = content_dir.resolve()
+    for path in sorted(runs_dir.iterdir()):
+        name = path.name
+        if name.startswith(".") or name.endswith(_IGNORED_SUFFIXES):
+            continue
+        source = display(path)
+        if path.is_symlink():
+            target = path.resolve()
+            if content_root not in target.parents:
+                problems.append(Problem(source, None, "", "is a link to a place outside content/; copy the file in instead"))
+                continue
+        if path.is_dir():
+            kind: Literal["result", "raw"] = "raw"
+            run_id = name
+        elif path.suffix.lower() in RESULT_SUFFIXES:
+            kind = "result"
+            run_id = path.stem
+        else:
+            problems.append(Problem(source, None, "", f"not a result file: use one of {', '.join(RESULT_SUFFIXES)}"))
+            continue
+        problem = check_id(run_id, source)
+        if problem:
+            problems.append(problem)
+            continue
+        entries.append(Entry(run_id, path, kind))
+    return entries, problems
+

@@ -1,0 +1,200 @@
+"""The typed model every stage after validation works with.
+
+A Run is built only from data that passed the schema, so constructors trust field
+presence and types; templates receive these objects, never raw dicts.
+Units are those of the result file: tokens, tokens/s, ms, s, GB.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+
+class Status(str, Enum):
+    VALID = "valid"
+    REQUESTS_QUEUED = "requests_queued"
+    OVER_CAPACITY = "over_capacity"
+    NOT_RUN = "not_run"
+    FAILED = "failed"
+
+    @property
+    def measured(self) -> bool:
+        return self in (Status.VALID, Status.REQUESTS_QUEUED)
+
+
+@dataclass(frozen=True)
+class Hardware:
+    type: str
+    accelerator: str
+    count: int
+    vendor: str | None = None
+    memory_per_device_gb: float | None = None
+    memory_total_gb: float | None = None
+    os: str | None = None
+    cpu: str | None = None
+    system_memory_gb: float | None = None
+    driver: str | None = None
+    interconnect: str | None = None
+    notes: str | None = None
+
+    @property
+    def total_memory_gb(self) -> float | None:
+        if self.memory_total_gb is not None:
+            return self.memory_total_gb
+        if self.memory_per_device_gb is not None:
+            return self.memory_per_device_gb * self.count
+        return None
+
+
+@dataclass(frozen=True)
+class Engine:
+    name: str
+    version: str | None = None
+    quantization: str | None = None
+    backend: str | None = None
+    repository: str | None = None
+    build: str | None = None
+    parallelism: str | None = None
+    speculative_decoding: str | None = None
+    launch_command: str | None = None
+    settings: tuple[tuple[str, str | float | bool], ...] = ()
+    notes: str | None = None
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    model: str
+    served_model_name: str | None = None
+    revision: str | None = None
+    benchmark_tool: str | None = None
+    benchmark_tool_version: str | None = None
+    decode_mode: str | None = None
+    prefill_mode: str | None = None
+    time_per_measurement_s: float | None = None
+    max_output_tokens: int | None = None
+    output_tokens_per_request: int | None = None
+    date: str | None = None
+    notes: str | None = None
+
+
+@dataclass(frozen=True)
+class Source:
+    publisher: str
+    url: str
+    retrieved: str
+    title: str | None = None
+    commit: str | None = None
+    section: str | None = None
+    related_urls: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Provenance:
+    method: str
+    imported_from: str | None = None
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class PrefillPoint:
+    context_tokens: int
+    prompt_tokens: int | None = None
+    prompt_chunk_tokens: int | None = None
+    prompt_tokens_per_s: float | None = None
+    ttft_ms: float | None = None
+    samples: int | None = None
+    note: str | None = None
+    source_values: tuple[tuple[str, Any], ...] = ()
+
+
+@dataclass(frozen=True)
+class DecodeCell:
+    context_tokens: int
+    concurrency: int
+    status: Status
+    total_tokens_per_s: float | None = None
+    per_request_tokens_per_s: float | None = None
+    ttft_ms: float | None = None
+    time_between_tokens_ms: float | None = None
+    average_active_requests: float | None = None
+    completed_requests: int | None = None
+    output_tokens: int | None = None
+    measured_s: float | None = None
+    output_tokens_per_request: int | None = None
+    note: str | None = None
+    source_values: tuple[tuple[str, Any], ...] = ()
+
+
+@dataclass(frozen=True)
+class Run:
+    """One result file: its id (the file name) and its four sections."""
+
+    id: str
+    hardware: Hardware
+    engine: Engine
+    info: RunInfo
+    prefill: tuple[PrefillPoint, ...]
+    decode: tuple[DecodeCell, ...]
+    source: Source | None = None
+    provenance: Provenance | None = None
+    origin: str = ""
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def contexts(self) -> list[int]:
+        """Context lengths of the decode matrix, ascending."""
+        return sorted({cell.context_tokens for cell in self.decode})
+
+    @property
+    def concurrencies(self) -> list[int]:
+        return sorted({cell.concurrency for cell in self.decode})
+
+    def cell(self, context_tokens: int, concurrency: int) -> DecodeCell | None:
+        for cell in self.decode:
+            if cell.context_tokens == context_tokens and cell.concurrency == concurrency:
+                return cell
+        return None
+
+
+def _pairs(mapping: dict[str, Any] | None) -> tuple[tuple[str, Any], ...]:
+    return tuple(sorted((mapping or {}).items()))
+
+
+def run_from_dict(run_id: str, data: dict[str, Any], origin: str = "") -> Run:
+    """Build a Run from a result document that passed validation."""
+    hardware = dict(data["hardware"])
+    engine = dict(data["engine"])
+    engine["settings"] = _pairs(engine.get("settings"))
+    info = dict(data["run"])
+    measurements = data["measurements"]
+    source = data.get("source")
+    provenance = data.get("provenance")
+    prefill = tuple(
+        sorted(
+            (PrefillPoint(**{**point, "source_values": _pairs(point.get("source_values"))})
+             for point in measurements["prefill"]),
+            key=lambda p: (p.context_tokens, p.prompt_chunk_tokens or 0),
+        )
+    )
+    decode = tuple(
+        sorted(
+            (DecodeCell(**{**cell, "status": Status(cell["status"]),
+                           "source_values": _pairs(cell.get("source_values"))})
+             for cell in measurements["decode"]),
+            key=lambda c: (c.context_tokens, c.concurrency, c.output_tokens_per_request or 0),
+        )
+    )
+    return Run(
+        id=run_id,
+        hardware=Hardware(**hardware),
+        engine=Engine(**engine),
+        info=RunInfo(**info),
+        prefill=prefill,
+        decode=decode,
+        source=Source(**{**source, "related_urls": tuple(source.get("related_urls", ()))}) if source else None,
+        provenance=Provenance(**{**provenance, "notes": tuple(provenance.get("notes", ()))}) if provenance else None,
+        origin=origin,
+        raw=data,
+    )

@@ -1,0 +1,216 @@
+"""Parse YAML and JSON documents into plain data, keeping the line of every value.
+
+Result files come from strangers, so the YAML subset is deliberately small: no
+anchors or aliases (alias bombs), no merge keys, no custom tags, no duplicate keys,
+bounded size and depth. A parse failure is a Problem, never an exception from a
+third-party library.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+from yaml.events import AliasEvent
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from sitegen.errors import Problem, SitegenError
+
+MAX_FILE_BYTES = 5 * 1024 * 1024
+MAX_DEPTH = 64
+MAX_NODES = 500_000
+_SCALAR_TAGS = {f"tag:yaml.org,2002:{name}" for name in ("null", "bool", "int", "float", "str")}
+
+
+@dataclass(frozen=True)
+class Document:
+    """A parsed file: its data and the 1-based line of each JSON pointer in it."""
+
+    source: str
+    data: Any
+    lines: dict[str, int]
+
+    def line_of(self, pointer: str) -> int | None:
+        """The line of the value at ``pointer``, or of its nearest parent that has one."""
+        while True:
+            if pointer in self.lines:
+                return self.lines[pointer]
+            if not pointer:
+                return None
+            pointer = pointer.rsplit("/", 1)[0]
+
+
+def escape_pointer_token(token: str | int) -> str:
+    return str(token).replace("~", "~0").replace("/", "~1")
+
+
+def pointer_join(pointer: str, token: str | int) -> str:
+    return f"{pointer}/{escape_pointer_token(token)}"
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """SafeLoader that refuses aliases while composing, before any expansion happens."""
+
+    def compose_node(self, parent: Node | None, index: object) -> Node | None:  # type: ignore[override]
+        if self.check_event(AliasEvent):
+            event = self.peek_event()
+            raise _Refused("anchors and aliases (*name) are not allowed; write the value out", event.start_mark.line + 1)
+        return super().compose_node(parent, index)  # type: ignore[misc]
+
+
+class _Refused(Exception):
+    def __init__(self, message: str, line: int | None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+
+
+def _decode(source: str, raw: bytes) -> str:
+    if len(raw) > MAX_FILE_BYTES:
+        raise SitegenError(Problem(source, None, "", f"file is {len(raw):,} bytes, over the {MAX_FILE_BYTES:,}-byte limit for a result file"))
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise SitegenError(Problem(source, line, "", "file is not valid UTF-8 text; save it as UTF-8")) from None
+    if not text.strip():
+        raise SitegenError(Problem(source, None, "", "file is empty"))
+    return text.replace("\r\n", "\n")
+
+
+def parse_yaml(source: str, raw: bytes) -> Document:
+    """Parse one YAML document with line numbers; raise SitegenError on any problem."""
+    text = _decode(source, raw)
+    loader = _StrictLoader(text)
+    try:
+        try:
+            node = loader.get_single_node()
+        except _Refused as exc:
+            raise SitegenError(Problem(source, exc.line, "", exc.message)) from None
+        except yaml.MarkedYAMLError as exc:
+            mark = exc.problem_mark or exc.context_mark
+            line = mark.line + 1 if mark else None
+            what = exc.problem or exc.context or "invalid YAML"
+            raise SitegenError(Problem(source, line, "", f"invalid YAML: {what}")) from None
+        except yaml.YAMLError as exc:
+            raise SitegenError(Problem(source, None, "", f"invalid YAML: {exc}")) from None
+        if node is None:
+            raise SitegenError(Problem(source, None, "", "file is empty"))
+        lines: dict[str, int] = {}
+        counter = [0]
+        try:
+            data = _construct(loader, node, "", lines, 0, counter, source)
+        except yaml.YAMLError as exc:
+            raise SitegenError(Problem(source, None, "", f"invalid YAML: {exc}")) from None
+        return Document(source, data, lines)
+    finally:
+        loader.dispose()
+
+
+def _construct(loader: yaml.SafeLoader, node: Node, pointer: str, lines: dict[str, int],
+               depth: int, counter: list[int], source: str) -> Any:
+    line = node.start_mark.line + 1
+    lines.setdefault(pointer, line)
+    counter[0] += 1
+    if counter[0] > MAX_NODES:
+        raise SitegenError(Problem(source, line, pointer, f"document has more than {MAX_NODES:,} values"))
+    if depth > MAX_DEPTH:
+        raise SitegenError(Problem(source, line, pointer, f"nested more than {MAX_DEPTH} levels deep"))
+    if isinstance(node, ScalarNode):
+        if node.tag == "tag:yaml.org,2002:timestamp":
+            # Dates stay strings so that 2026-07-09 means the same in YAML and JSON.
+            return node.value
+        if node.tag not in _SCALAR_TAGS:
+            raise SitegenError(Problem(source, line, pointer, f"the tag {node.tag!r} is not allowed; use plain values"))
+        try:
+            return loader.construct_object(node, deep=True)
+        except yaml.YAMLError as exc:
+            raise SitegenError(Problem(source, line, pointer, f"invalid value: {exc}")) from None
+    if isinstance(node, SequenceNode):
+        if node.tag != "tag:yaml.org,2002:seq":
+            raise SitegenError(Problem(source, line, pointer, f"the tag {node.tag!r} is not allowed; use plain values"))
+        return [
+            _construct(loader, item, pointer_join(pointer, i), lines, depth + 1, counter, source)
+            for i, item in enumerate(node.value)
+        ]
+    if isinstance(node, MappingNode):
+        if node.tag != "tag:yaml.org,2002:map":
+            raise SitegenError(Problem(source, line, pointer, f"the tag {node.tag!r} is not allowed; use plain values"))
+        result: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            key_line = key_node.start_mark.line + 1
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                raise SitegenError(Problem(source, key_line, pointer, "merge keys (<<) are not allowed; write the keys out"))
+            if not isinstance(key_node, ScalarNode):
+                raise SitegenError(Problem(source, key_line, pointer, "keys must be plain strings"))
+            key = str(key_node.value)
+            child = pointer_join(pointer, key)
+            if key in result:
+                first = lines.get(child)
+                raise SitegenError(Problem(source, key_line, child, f"duplicate key {key!r} (first at line {first})"))
+            lines[child] = key_line
+            result[key] = _construct(loader, value_node, child, lines, depth + 1, counter, source)
+        return result
+    raise SitegenError(Problem(source, line, pointer, "unsupported YAML node"))
+
+
+def parse_json(source: str, raw: bytes) -> Document:
+    """Parse JSON strictly (no NaN, no duplicate keys); lines come from a YAML pass when it agrees."""
+    text = _decode(source, raw)
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        result: dict[str, Any] = {}
+        for key, value in items:
+            if key in result:
+                raise _Refused(f"duplicate key {key!r}", None)
+            result[key] = value
+        return result
+
+    def constant(name: str) -> Any:
+        raise _Refused(f"{name} is not a number JSON allows; leave the figure out", None)
+
+    try:
+        data = json.loads(text, object_pairs_hook=pairs, parse_constant=constant)
+    except json.JSONDecodeError as exc:
+        raise SitegenError(Problem(source, exc.lineno, "", f"invalid JSON: {exc.msg} (column {exc.colno})")) from None
+    except RecursionError:
+        raise SitegenError(Problem(source, None, "", f"nested more than {MAX_DEPTH} levels deep")) from None
+    except _Refused as exc:
+        raise SitegenError(Problem(source, _line_of_text(text, exc.message), "", exc.message)) from None
+    return Document(source, data, _json_lines(source, raw, data))
+
+
+def _line_of_text(text: str, message: str) -> int | None:
+    # Best effort: find the first occurrence of the quoted key or constant named in the message.
+    for quote in ("'", '"'):
+        if quote in message:
+            needle = message.split(quote)[1]
+            index = text.find(f'"{needle}"')
+            if index >= 0:
+                return text.count("\n", 0, index) + 1
+    for constant in ("NaN", "-Infinity", "Infinity"):
+        if constant in message:
+            index = text.find(constant)
+            if index >= 0:
+                return text.count("\n", 0, index) + 1
+    return None
+
+
+def _json_lines(source: str, raw: bytes, data: Any) -> dict[str, int]:
+    # JSON is (nearly) YAML, so a YAML compose gives positions; if it disagrees, go without.
+    try:
+        document = parse_yaml(source, raw)
+    except SitegenError:
+        return {}
+    return document.lines if document.data == data else {}
+
+
+def parse_document(source: str, raw: bytes) -> Document:
+    """Parse by file extension: .json strictly as JSON, anything else as YAML."""
+    if source.lower().endswith(".json"):
+        return parse_json(source, raw)
+    return parse_yaml(source, raw)

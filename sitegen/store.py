@@ -1,0 +1,84 @@
+"""The collected file: the versioned hand-over from ``collect`` to ``build``.
+
+``.sitegen/collected.json`` holds every valid run as its canonical (redacted) result
+document, sorted by id, with sorted keys, so the same content gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sitegen import __version__
+from sitegen.errors import Problem, SitegenError
+from sitegen.model import Run, run_from_dict
+
+FORMAT_NAME = "sitegen-collected"
+FORMAT_VERSION = 1
+
+
+@dataclass(frozen=True)
+class CollectedRun:
+    id: str
+    origin: str
+    result: dict[str, Any]
+
+
+def collected_path(state_dir: Path) -> Path:
+    return state_dir / "collected.json"
+
+
+def encode(runs: list[CollectedRun]) -> bytes:
+    document = {
+        "format": FORMAT_NAME,
+        "version": FORMAT_VERSION,
+        "runs": [{"id": r.id, "origin": r.origin, "result": r.result} for r in sorted(runs, key=lambda r: r.id)],
+    }
+    return (json.dumps(document, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False) + "\n").encode()
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` so readers see the old bytes or the new, never a mix."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def write_collected(state_dir: Path, runs: list[CollectedRun]) -> Path:
+    path = collected_path(state_dir)
+    try:
+        write_atomic(path, encode(runs))
+    except OSError as exc:
+        raise SitegenError(Problem(str(path), None, "", f"cannot write the collected file: {exc.strerror}")) from None
+    return path
+
+
+def read_collected(state_dir: Path, display: str = ".sitegen/collected.json") -> list[Run]:
+    """Load the collected runs; a missing, foreign or outdated file asks for a new collect."""
+    path = collected_path(state_dir)
+    try:
+        document = json.loads(path.read_bytes())
+    except FileNotFoundError:
+        raise SitegenError(Problem(display, None, "", "not found; run `sitegen collect` first")) from None
+    except (OSError, ValueError) as exc:
+        raise SitegenError(Problem(display, None, "", f"unreadable ({exc}); run `sitegen collect` again")) from None
+    if not isinstance(document, dict) or document.get("format") != FORMAT_NAME:
+        raise SitegenError(Problem(display, None, "", "is not a sitegen collected file; run `sitegen collect`"))
+    version = document.get("version")
+    if not isinstance(version, int) or version < FORMAT_VERSION:
+        raise SitegenError(Problem(display, None, "", f"was written by an older sitegen (format {version}); run `sitegen collect` to upgrade it"))
+    if version > FORMAT_VERSION:
+        raise SitegenError(Problem(display, None, "", f"was written by a newer sitegen (format {version}, this is sitegen {__version__}); upgrade sitegen"))
+    return [run_from_dict(entry["id"], entry["result"], entry["origin"]) for entry in document["runs"]]

@@ -1,0 +1,224 @@
+"""Check parsed documents against the JSON Schemas in schema/ and against the rules a
+schema cannot express. Every problem is reported with file, line and JSON pointer, so a
+contributor knows exactly which line of a pull request to edit.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+from collections.abc import Iterator
+from functools import cache
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError
+
+from sitegen.parse import Document, pointer_join
+from sitegen.errors import Problem
+from sitegen.resources import load_schema
+
+_TYPE_NAMES = {
+    "string": "text", "integer": "a whole number", "number": "a number", "object": "a mapping of fields",
+    "array": "a list", "boolean": "true or false", "null": "null",
+}
+
+
+@cache
+def _validator(name: str) -> Draft202012Validator:
+    schema = load_schema(name)
+    Draft202012Validator.check_schema(schema)
+    return Draft202012Validator(schema)
+
+
+def check_schema(document: Document, schema_name: str) -> list[Problem]:
+    """Every schema violation in ``document``, one Problem each, sorted by line."""
+    problems: list[Problem] = []
+    for error in _validator(schema_name).iter_errors(document.data):
+        problems.extend(_describe(document, error))
+    return sorted(set(problems), key=lambda p: (p.line or 0, p.pointer, p.message))
+
+
+def _pointer(path: Any) -> str:
+    pointer = ""
+    for token in path:
+        pointer = pointer_join(pointer, token)
+    return pointer
+
+
+def _type_of(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return f"text {_short(value)}"
+    if isinstance(value, list):
+        return "a list"
+    return "a mapping"
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "…"
+
+
+def _did_you_mean(word: str, choices: list[str]) -> str:
+    close = difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def _describe(document: Document, error: ValidationError) -> Iterator[Problem]:
+    pointer = _pointer(error.absolute_path)
+    line = document.line_of(pointer)
+    source = document.source
+    validator = error.validator
+    schema = error.schema if isinstance(error.schema, dict) else {}
+    instance = error.instance
+
+    if validator == "additionalProperties" and isinstance(instance, dict):
+        known = sorted(schema.get("properties", {}))
+        for key in sorted(k for k in instance if k not in known):
+            child = pointer_join(pointer, key)
+            hint = _did_you_mean(key, known) or (f"; allowed: {', '.join(known)}" if known else "")
+            yield Problem(source, document.line_of(child), child, f"unknown field {key!r}{hint}")
+        return
+    if validator == "required":
+        missing = error.message.split("'")[1] if "'" in error.message else error.message
+        yield Problem(source, line, pointer, f"missing required field {missing!r}")
+        return
+    if validator == "enum":
+        options = [str(o) for o in schema.get("enum", [])]
+        hint = _did_you_mean(str(instance), options)
+        yield Problem(source, line, pointer, f"{_short(instance)} is not one of {', '.join(repr(o) for o in options)}{hint}")
+        return
+    if validator == "const":
+        yield Problem(source, line, pointer, f"must be {schema.get('const')!r}, not {_short(instance)}")
+        return
+    if validator == "type":
+        wanted = schema.get("type")
+        names = [wanted] if isinstance(wanted, str) else list(wanted or [])
+        expected = " or ".join(_TYPE_NAMES.get(n, n) for n in names)
+        yield Problem(source, line, pointer, f"expected {expected}, got {_type_of(instance)}")
+        return
+    if validator == "pattern":
+        what = schema.get("description") or f"the pattern {schema.get('pattern')}"
+        yield Problem(source, line, pointer, f"{_short(instance)} does not match {what}")
+        return
+    if validator in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"):
+        bound = schema.get(validator)
+        relation = {"minimum": "at least", "exclusiveMinimum": "more than",
+                    "maximum": "at most", "exclusiveMaximum": "less than"}[validator]
+        yield Problem(source, line, pointer, f"{_short(instance)} is out of range: must be {relation} {bound:,}")
+        return
+    if validator in ("minLength", "maxLength"):
+        if validator == "minLength":
+            yield Problem(source, line, pointer, "must not be empty; leave the field out instead")
+        else:
+            yield Problem(source, line, pointer, f"text is {len(instance):,} characters, over the limit of {schema.get('maxLength'):,}")
+        return
+    if validator in ("maxItems", "maxProperties"):
+        yield Problem(source, line, pointer, f"too many entries ({len(instance):,}); the limit is {schema.get(validator):,}")
+        return
+    if validator in ("oneOf", "anyOf") and error.context:
+        best = min(error.context, key=lambda e: len(list(e.absolute_path)))
+        yield from _describe(document, best)
+        return
+    yield Problem(source, line, pointer, error.message)
+
+
+# --- rules the schema cannot express ------------------------------------------------
+
+_FIGURES = (
+    "total_tokens_per_s", "per_request_tokens_per_s", "ttft_ms", "time_between_tokens_ms",
+    "average_active_requests", "completed_requests", "output_tokens", "measured_s",
+)
+_MEASURED = {"valid", "requests_queued"}
+_STATUSES = _MEASURED | {"over_capacity", "not_run", "failed"}
+
+
+def check_numbers(document: Document) -> list[Problem]:
+    """NaN and infinities pass a JSON Schema ``minimum``; refuse them everywhere."""
+    problems: list[Problem] = []
+
+    def walk(value: Any, pointer: str) -> None:
+        if isinstance(value, float) and not math.isfinite(value):
+            problems.append(Problem(document.source, document.line_of(pointer), pointer,
+                                    f"{value} is not a finite number; leave the figure out if it was not measured"))
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                walk(item, pointer_join(pointer, key))
+        elif isinstance(value, list):
+            for index, item in enumerate(value):
+                walk(item, pointer_join(pointer, index))
+
+    walk(document.data, "")
+    return problems
+
+
+def check_result_rules(document: Document) -> list[Problem]:
+    """Duplicate cells and points, and decode figures that contradict their status."""
+    problems: list[Problem] = []
+    source = document.source
+    measurements = document.data.get("measurements") if isinstance(document.data, dict) else None
+    if not isinstance(measurements, dict):
+        return problems
+
+    prefill = measurements.get("prefill")
+    if isinstance(prefill, list):
+        seen: dict[Any, int] = {}
+        for index, point in enumerate(prefill):
+            if not isinstance(point, dict) or "context_tokens" not in point:
+                continue
+            key = (point["context_tokens"], point.get("prompt_chunk_tokens"))
+            pointer = f"/measurements/prefill/{index}"
+            if key in seen:
+                problems.append(Problem(source, document.line_of(pointer), pointer,
+                                        f"duplicate prefill point for context {point['context_tokens']} "
+                                        f"(first at /measurements/prefill/{seen[key]})"))
+            else:
+                seen[key] = index
+
+    decode = measurements.get("decode")
+    if isinstance(decode, list):
+        cells: dict[Any, int] = {}
+        for index, cell in enumerate(decode):
+            if not isinstance(cell, dict):
+                continue
+            pointer = f"/measurements/decode/{index}"
+            key = (cell.get("context_tokens"), cell.get("concurrency"), cell.get("output_tokens_per_request"))
+            if None not in key[:2]:
+                if key in cells:
+                    problems.append(Problem(source, document.line_of(pointer), pointer,
+                                            f"duplicate decode cell for context {key[0]} × {key[1]} requests "
+                                            f"(first at /measurements/decode/{cells[key]})"))
+                else:
+                    cells[key] = index
+            problems.extend(_check_status(document, cell, pointer))
+    return problems
+
+
+def _check_status(document: Document, cell: dict[str, Any], pointer: str) -> Iterator[Problem]:
+    status = cell.get("status")
+    if status not in _STATUSES:
+        return  # the schema reports unknown statuses
+    present = [name for name in _FIGURES if name in cell]
+    if status in _MEASURED:
+        if "total_tokens_per_s" not in cell:
+            yield Problem(document.source, document.line_of(f"{pointer}/status"), f"{pointer}/status",
+                          f"status {status!r} needs total_tokens_per_s: a measured cell must give its throughput")
+        concurrency = cell.get("concurrency")
+        active = cell.get("average_active_requests")
+        if isinstance(concurrency, int) and isinstance(active, (int, float)) and active > concurrency * 1.05:
+            child = f"{pointer}/average_active_requests"
+            yield Problem(document.source, document.line_of(child), child,
+                          f"{active} active requests on average is more than the {concurrency} sent at once")
+    elif present:
+        label = status.replace("_", " ")
+        for name in present:
+            child = pointer_join(pointer, name)
+            yield Problem(document.source, document.line_of(child), child,
+                          f"a cell with status {status!r} has no measurements ({label}), but {name} is given; "
+                          "remove the figure or correct the status")
