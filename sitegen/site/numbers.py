@@ -1,0 +1,99 @@
+"""How the site writes numbers. Every figure on every page goes through here, so the
+rounding rules of the speed-test-matrix page live in one place.
+
+Values arrive in the result file's raw units (tokens, tok/s, ms, s, GB); ``None`` means
+"not measured" and is written as an em dash.
+"""
+
+from __future__ import annotations
+
+MISSING = "—"
+
+
+def _strip_zero(text: str) -> str:
+    return text[:-2] if text.endswith(".0") else text
+
+
+def _scaled(value: float) -> str | None:
+    """10.2K, 15K, 1.3M for values of 10,000 and up; None below that."""
+    if value >= 999_950:
+        return _strip_zero(f"{value / 1_000_000:.1f}") + "M"
+    if value >= 10_000:
+        return _strip_zero(f"{value / 1000:.1f}") + "K"
+    return None
+
+
+def rate(value: float | None) -> str:
+    """A throughput in tables: 10.2K, 9,544.0, 228.4."""
+    if value is None:
+        return MISSING
+    return _scaled(value) or f"{value:,.1f}"
+
+
+def rate_short(value: float | None) -> str:
+    """A throughput on a chart label: 10.2K, 9,544, 228."""
+    if value is None:
+        return MISSING
+    return _scaled(value) or f"{value:,.0f}"
+
+
+def milliseconds(value: float | None) -> str:
+    """A time to first token: 1,317 ms."""
+    return MISSING if value is None else f"{value:,.0f} ms"
+
+
+def milliseconds_fine(value: float | None) -> str:
+    """A time between tokens: 4.4 ms."""
+    return MISSING if value is None else f"{value:,.1f} ms"
+
+
+def seconds(value: float | None) -> str:
+    """A measured window: 30.0 s."""
+    return MISSING if value is None else f"{value:,.1f} s"
+
+
+def seconds_setting(value: float | None) -> str:
+    """A configured duration: 30 s, 7.5 s."""
+    return MISSING if value is None else f"{_plain(value)} s"
+
+
+def decimal(value: float | None) -> str:
+    """An average count: 7.9."""
+    return MISSING if value is None else f"{value:,.1f}"
+
+
+def integer(value: int | None) -> str:
+    """A count: 6,851."""
+    return MISSING if value is None else f"{value:,}"
+
+
+def tokens(value: int | None) -> str:
+    return MISSING if value is None else f"{value:,} tokens"
+
+
+def _plain(value: float) -> str:
+    """1, 2.5, 141 — no trailing zeros, no thousands separator games."""
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.1f}"
+
+
+def gigabytes(value: float | None) -> str:
+    return MISSING if value is None else f"{_plain(value)} GB"
+
+
+def context(tokens: int) -> str:
+    """A context length as the matrix labels it: 8K, 1019K (× 1024), 0, 5,000."""
+    if tokens >= 1024 and tokens % 1024 == 0:
+        return f"{tokens // 1024}K"
+    return f"{tokens:,}"
+
+
+def count_noun(count: int, singular: str, plural: str | None = None) -> str:
+    return f"{count:,} {singular if count == 1 else (plural or singular + 's')}"
+
+
+def axis_summary(count: int, singular: str, plural: str, first: str, last: str) -> str:
+    """'8 contexts (8K–1019K)'; '1 context (8K)'."""
+    if count == 0:
+        return f"no {plural}"
+    inside = first if count == 1 else f"{first}–{last}"
+    return f"{count_noun(count, singular, plural)} ({inside})"

@@ -1,0 +1,38 @@
+"""Jinja2, configured once: autoescape everywhere, undefined names are errors."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+
+from sitegen.site.pages import Page
+
+
+def environment(templates_dir: Path, base_path: str) -> Environment:
+    env = Environment(
+        loader=FileSystemLoader(templates_dir),
+        autoescape=True,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    static = templates_dir / "static"
+    versions = {
+        path.relative_to(static).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()[:10]
+        for path in sorted(static.rglob("*"))
+        if path.is_file()
+    }
+
+    def asset(name: str) -> str:
+        # The content hash in the query string lets browsers cache assets until they change.
+        return f"{base_path}assets/{name}?v={versions[name]}"
+
+    env.globals["asset"] = asset
+    return env
+
+
+def render(env: Environment, page: Page) -> bytes:
+    return env.get_template(page.template).render(page=page.context).encode()
