@@ -35,6 +35,8 @@ def check_schema(document: Document, schema_name: str) -> list[Problem]:
     """Every schema violation in ``document``, one Problem each, sorted by line."""
     problems: list[Problem] = []
     for error in _validator(schema_name).iter_errors(document.data):
+        if isinstance(error.instance, float) and not math.isfinite(error.instance):
+            continue  # check_numbers explains non-finite numbers better than a range error
         problems.extend(_describe(document, error))
     return sorted(set(problems), key=lambda p: (p.line or 0, p.pointer, p.message))
 
@@ -104,8 +106,11 @@ def _describe(document: Document, error: ValidationError) -> Iterator[Problem]:
         yield Problem(source, line, pointer, f"expected {expected}, got {_type_of(instance)}")
         return
     if validator == "pattern":
-        what = schema.get("description") or f"the pattern {schema.get('pattern')}"
-        yield Problem(source, line, pointer, f"{_short(instance)} does not match {what}")
+        description = schema.get("description")
+        if description and description[:1].islower():
+            yield Problem(source, line, pointer, f"{_short(instance)} is not {description}")
+        else:
+            yield Problem(source, line, pointer, f"{_short(instance)} does not match the pattern {schema.get('pattern')}")
         return
     if validator in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"):
         bound = schema.get(validator)

@@ -1,0 +1,55 @@
+"""Read tables and text back out of built pages, the way a reader sees them."""
+
+from __future__ import annotations
+
+from html.parser import HTMLParser
+
+
+class _Tables(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tables: list[tuple[str, list[list[str]]]] = []
+        self._stack: list[tuple[str, list[list[str]]]] = []
+        self._cell: list[str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "table":
+            self._stack.append((dict(attrs).get("class") or "", []))
+        elif tag == "tr" and self._stack:
+            self._stack[-1][1].append([])
+        elif tag in ("td", "th") and self._stack:
+            self._cell = []
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("td", "th") and self._cell is not None and self._stack:
+            self._stack[-1][1][-1].append("".join(self._cell).strip())
+            self._cell = None
+        elif tag == "table" and self._stack:
+            self.tables.append(self._stack.pop())
+
+    def handle_data(self, data: str) -> None:
+        if self._cell is not None:
+            self._cell.append(data.strip())
+
+
+def tables(html: str) -> dict[str, list[list[str]]]:
+    """Every table of a page by its class attribute: rows of cell texts, header row first."""
+    parser = _Tables()
+    parser.feed(html)
+    return {css: rows for css, rows in parser.tables}
+
+
+def seed_table(text: str, first_header: str) -> list[list[str]]:
+    """A markdown-style table of the seed page, header first, without the |---| line."""
+    rows: list[list[str]] = []
+    inside = False
+    for line in text.splitlines():
+        start = line.find("|")
+        if start >= 0 and line[start:].startswith("| " + first_header + " |"):
+            inside = True
+            line = line[start:]
+        elif not line.startswith("|"):
+            inside = False
+        if inside and not line.startswith("|---"):
+            rows.append([cell.strip() for cell in line.strip().strip("|").split("|")])
+    return rows

@@ -1,0 +1,112 @@
+"""The shipped seed run, built, reproduces the real speed-test-matrix page row by row."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO, SEED_RUN_ID, run_cli
+from tests.html_tables import seed_table, tables
+
+SEED = (REPO / "tests" / "data" / "seed" / "speed-test-matrix.txt").read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def page(tmp_path_factory: pytest.TempPathFactory) -> str:
+    import shutil
+
+    site = tmp_path_factory.mktemp("seed") / "site"
+    site.mkdir()
+    shutil.copy(REPO / "sitegen.yaml", site / "sitegen.yaml")
+    (site / "content" / "runs").mkdir(parents=True)
+    shutil.copy(REPO / "content" / "runs" / f"{SEED_RUN_ID}.yaml", site / "content" / "runs")
+    assert run_cli(site, "collect") == 0
+    assert run_cli(site, "build") == 0
+    return (site / "_site" / "runs" / SEED_RUN_ID / "index.html").read_text(encoding="utf-8")
+
+
+def test_all_measurements_table_matches_the_seed_row_by_row(page: str) -> None:
+    expected = seed_table(SEED, "Phase")
+    assert len(expected) == 74  # header + 9 prefill + 64 decode rows
+    built = tables(page)["data"]
+    assert built[0] == expected[0]
+    assert len(built) == len(expected)
+    for number, (want, got) in enumerate(zip(expected[1:], built[1:], strict=True), start=1):
+        assert got == want, f"row {number}"
+
+
+def test_decode_matrix_matches_the_seed_cell_by_cell(page: str) -> None:
+    expected = seed_table(SEED, "Context")
+    built = tables(page)["matrix"]
+    assert built == expected
+    cells = [cell for row in built[1:] for cell in row[1:]]
+    assert sum(cell == "Over capacity" for cell in cells) == 21
+    assert sum("Requests queued" in cell for cell in cells) == 1
+
+
+def _text(html: str) -> str:
+    import html as html_module
+
+    text = re.sub(r"<[^>]+>", "\n", html)
+    return html_module.unescape("\n".join(line.strip() for line in text.splitlines() if line.strip()))
+
+
+def test_title_and_summary_lines(page: str) -> None:
+    text = _text(page)
+    assert "DeepSeek-V4-Flash-DSpark on H200 NVL 141GB ×2" in text
+    assert "sglang · 0.5.16 · MXFP4+FP8" in text
+    assert ("8 contexts (8K–1019K) × 8 concurrency levels (1–128) · prefill at 8K, 16K, 32K, 64K, 128K, 256K, "
+            "512K, 1019K, 1024K") in text
+
+
+def _seed_blocks() -> dict[str, list[tuple[str, str]]]:
+    """The seed's Hardware / Engine / Run blocks: '- Label' and '- Value' lines in pairs."""
+    blocks: dict[str, list[str]] = {}
+    current = None
+    for line in SEED.splitlines():
+        if line in ("Hardware", "Engine", "Run"):
+            current = blocks.setdefault(line, [])
+        elif current is not None and line.startswith("- "):
+            current.append(line[2:])
+        else:
+            current = None
+    return {name: list(zip(items[::2], items[1::2], strict=True)) for name, items in blocks.items()}
+
+
+def test_metadata_blocks_hold_every_seed_field(page: str) -> None:
+    pairs = dict(re.findall(r"<dt>(.*?)</dt><dd>(?:<a [^>]*>)?(.*?)(?:</a>)?</dd>", page))
+    blocks = _seed_blocks()
+    assert [len(fields) for fields in blocks.values()] == [5, 6, 7]
+    for fields in blocks.values():
+        for label, value in fields:
+            assert pairs.get(label) == value.replace("&", "&amp;"), label
+
+
+def test_launch_command_is_shown_whole_with_the_secret_redacted(page: str) -> None:
+    seed_command = SEED.split("Launch command\n", 1)[1].split("\n", 1)[0]
+    assert seed_command.replace("&", "&amp;").replace('"', "&#34;").replace("<", "&lt;").replace(">", "&gt;") in page
+    assert "--api-key &lt;redacted&gt;" in page
+
+
+def test_prefill_chart_has_every_seed_point(page: str) -> None:
+    # The seed shows "8K context10.2K803 ms TTFT": context, prompt tok/s, TTFT.
+    points = re.findall(r"(\d+K) context(\d{1,3}(?:,\d{3})*(?:\.\d)?K?)(\d{1,3}(?:,\d{3})* ms) TTFT$", SEED, re.MULTILINE)
+    assert len(points) == 9
+    alt_text = re.search(r'<img src="[^"]+" alt="([^"]+)"', page)
+    assert alt_text is not None
+    for context, rate, ttft in points:
+        assert f"{context} context {rate}, {ttft} TTFT" in alt_text.group(1)
+
+
+def test_status_explanations_are_the_seeds(page: str) -> None:
+    explanation = ("Requests queued: the server could not run all requests at once, so some waited in a queue. "
+                   "Over capacity: not run because this many requests at this context would exceed the server's KV cache.")
+    assert explanation in re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", page)).replace("&#39;", "'")
+    assert "TTFT is measured after the benchmark warms the server&#39;s prompt cache, so it mostly excludes prefill." in page
+
+
+def test_chart_files_exist_and_are_svg(page: str, tmp_path: Path) -> None:
+    charts = re.findall(r'(?:src|srcset)="/(assets/charts/[0-9a-f]+\.svg)"', page)
+    assert len(charts) == 4  # light and dark, wide and narrow
