@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -114,6 +115,20 @@ def prefill_chart(points: tuple[PrefillPoint, ...]) -> ChartSpec | None:
     return ChartSpec(alt=description, specs=tuple(specs))
 
 
+_CLIP_ID = re.compile(r"\bclip(\d+)\b")
+
+
+def _stable_ids(svg: str) -> str:
+    """Number clip-path ids from 1 in each file: vl-convert counts them across the process,
+    so the same chart would otherwise differ from build to build."""
+    numbering: dict[str, str] = {}
+
+    def renumber(match: re.Match[str]) -> str:
+        return "clip" + numbering.setdefault(match.group(1), str(len(numbering) + 1))
+
+    return _CLIP_ID.sub(renumber, svg)
+
+
 class ChartRenderer:
     """Render chart specs to SVG through vl-convert, with an on-disk cache by spec hash."""
 
@@ -130,7 +145,7 @@ class ChartRenderer:
             pass
         import vl_convert
 
-        svg = vl_convert.vegalite_to_svg(json.loads(spec_json)).encode()
+        svg = _stable_ids(vl_convert.vegalite_to_svg(json.loads(spec_json))).encode()
         self.rendered += 1
         try:
             self.cache_dir.mkdir(parents=True, exist_ok=True)

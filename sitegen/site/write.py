@@ -19,6 +19,8 @@ class StagedOutput:
     def __init__(self, output_dir: Path) -> None:
         self.output_dir = output_dir
         self.written: set[str] = set()
+        if output_dir.exists() and not output_dir.is_dir():
+            raise SitegenError(Problem(str(output_dir), None, "", "exists but is not a folder; move it away or set output_dir"))
         try:
             output_dir.parent.mkdir(parents=True, exist_ok=True)
             self.staging = Path(tempfile.mkdtemp(prefix=f".{output_dir.name}.building-", dir=output_dir.parent))

@@ -1,0 +1,128 @@
+"""`sitegen build`: reads only the collected file, writes the whole site atomically,
+escapes everything from result files, and gives the same bytes for the same input."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO, SEED_RUN_ID, run_cli
+
+MINIMAL = REPO / "tests" / "data" / "valid" / "minimal.yaml"
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_build_without_collect_asks_for_collect(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_cli(project, "build") == 1
+    err = capsys.readouterr().err
+    assert ".sitegen/collected.json: not found; run `sitegen collect` first" in err
+    assert not (project / "_site").exists()
+
+
+@pytest.mark.parametrize(("version", "message"), [
+    (0, "was written by an older sitegen (format 0); run `sitegen collect` to upgrade it"),
+    (99, "was written by a newer sitegen (format 99"),
+])
+def test_outdated_collected_file(project: Path, capsys: pytest.CaptureFixture[str], version: int, message: str) -> None:
+    assert run_cli(project, "collect") == 0
+    path = project / ".sitegen" / "collected.json"
+    document = json.loads(path.read_text())
+    document["version"] = version
+    path.write_text(json.dumps(document))
+    assert run_cli(project, "build") == 1
+    assert message in capsys.readouterr().err
+
+
+def test_site_layout(project: Path) -> None:
+    assert run_cli(project, "collect") == 0
+    assert run_cli(project, "build") == 0
+    site = project / "_site"
+    for path in ("index.html", "404.html", f"runs/{SEED_RUN_ID}/index.html", f"runs/{SEED_RUN_ID}.json",
+                 f"runs/{SEED_RUN_ID}.csv", "assets/style.css", "assets/site.js"):
+        assert (site / path).is_file(), path
+    index = (site / "index.html").read_text()
+    run_ids = sorted(p.stem for p in (project / "content" / "runs").glob("*.yaml"))
+    for run_id in run_ids:
+        assert f'href="/runs/{run_id}/"' in index
+    exported = json.loads((site / "runs" / f"{SEED_RUN_ID}.json").read_text())
+    assert exported["run"]["model"] == "deepseek-ai/DeepSeek-V4-Flash-DSpark"
+    csv_lines = (site / "runs" / f"{SEED_RUN_ID}.csv").read_text().splitlines()
+    assert len(csv_lines) == 1 + 9 + 64
+    assert csv_lines[1].startswith("prefill,8192,1,valid,10211.0,")
+
+
+def test_same_input_gives_identical_bytes(project: Path) -> None:
+    assert run_cli(project, "collect") == 0
+    assert run_cli(project, "build") == 0
+    first = _files(project / "_site")
+    shutil.rmtree(project / ".sitegen" / "cache")  # cold charts must render the same SVG
+    assert run_cli(project, "build") == 0
+    assert _files(project / "_site") == first
+
+
+def test_pages_reference_no_other_host(project: Path) -> None:
+    assert run_cli(project, "collect") == 0
+    assert run_cli(project, "build") == 0
+    for page in (project / "_site").rglob("*.html"):
+        html = page.read_text()
+        for attribute, url in re.findall(r'\b(src|srcset)="([^"]*)"', html):
+            assert url.startswith("/"), (page, attribute, url)
+        assert "<link" not in html.replace('<link rel="stylesheet" href="/assets/style.css', "")
+    for chart in (project / "_site" / "assets" / "charts").glob("*.svg"):
+        assert b"href=\"http" not in chart.read_bytes()
+
+
+def test_base_path_prefixes_every_link(project: Path) -> None:
+    config = project / "sitegen.yaml"
+    config.write_text(config.read_text().replace("base_url: /", "base_url: /bench/"))
+    assert run_cli(project, "collect") == 0
+    assert run_cli(project, "build") == 0
+    html = (project / "_site" / "runs" / SEED_RUN_ID / "index.html").read_text()
+    links = re.findall(r'\b(?:href|src|srcset)="(/[^"]*)"', html)
+    assert links and all(link.startswith("/bench/") for link in links)
+
+
+def test_hostile_text_is_escaped(project: Path) -> None:
+    runs = project / "content" / "runs"
+    text = MINIMAL.read_text()
+    text = text.replace("accelerator: RTX 4090", "accelerator: '<img src=x onerror=alert(1)>'")
+    text = text.replace("model: Qwen/Qwen3-8B", "model: '\"><script>alert(1)</script>'\n  notes: '<script>alert(2)</script> [x](javascript:alert(3))'")
+    text = text.replace("name: llama.cpp", "name: llama.cpp\n  repository: 'javascript:alert(4)'\n  launch_command: '</code><script>alert(5)</script>'")
+    (runs / "hostile.yaml").write_text(text)
+    assert run_cli(project, "collect") == 0
+    assert run_cli(project, "build") == 0
+    html = (project / "_site" / "runs" / "hostile" / "index.html").read_text()
+    assert "<script>alert" not in html
+    assert "<img src=x" not in html
+    assert 'href="javascript:' not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    index = (project / "_site" / "index.html").read_text()
+    assert "<script>alert" not in index
+
+
+def test_failed_build_leaves_previous_site(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_cli(project, "collect") == 0
+    assert run_cli(project, "build") == 0
+    before = _files(project / "_site")
+    templates = project / "templates"
+    shutil.copytree(REPO / "templates", templates)
+    (templates / "pages" / "run.html").write_text("{% extends 'base.html' %}{% block main %}{{ page.nope }}{% endblock %}")
+    with pytest.raises(Exception, match="nope"):
+        run_cli(project, "build")
+    assert _files(project / "_site") == before
+    assert not list(project.glob("._site.*")), "staging folders are cleaned up"
+
+
+def test_unwritable_output_is_a_clear_error(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_cli(project, "collect") == 0
+    (project / "_site").write_text("a file where the output folder should be")
+    assert run_cli(project, "build") == 1
+    err = capsys.readouterr().err
+    assert "_site" in err and "Traceback" not in err

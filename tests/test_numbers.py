@@ -1,0 +1,47 @@
+"""The page's number formats, as the seed page writes them."""
+
+from __future__ import annotations
+
+import pytest
+
+from sitegen.site import numbers
+
+
+@pytest.mark.parametrize(("value", "text"), [
+    (10211.0, "10.2K"), (15018.0, "15K"), (9544.0, "9,544.0"), (228.386789, "228.4"), (4695.4, "4,695.4"),
+    (0.0, "0.0"), (999_949.0, "999.9K"), (1_250_000.0, "1.2M"), (None, "—"),
+])
+def test_rate(value: float | None, text: str) -> None:
+    assert numbers.rate(value) == text
+
+
+@pytest.mark.parametrize(("value", "text"), [(9544.0, "9,544"), (10211.0, "10.2K"), (6762.4, "6,762")])
+def test_rate_short(value: float, text: str) -> None:
+    assert numbers.rate_short(value) == text
+
+
+def test_times_and_counts() -> None:
+    assert numbers.milliseconds(1317.2) == "1,317 ms"
+    assert numbers.milliseconds(107.865) == "108 ms"
+    assert numbers.milliseconds_fine(4.365) == "4.4 ms"
+    assert numbers.seconds(29.950304) == "30.0 s"
+    assert numbers.seconds_setting(30) == "30 s"
+    assert numbers.seconds_setting(7.5) == "7.5 s"
+    assert numbers.decimal(1) == "1.0"
+    assert numbers.integer(140770) == "140,770"
+    assert numbers.tokens(4096) == "4,096 tokens"
+    assert numbers.gigabytes(282) == "282 GB"
+    assert numbers.gigabytes(97.9) == "97.9 GB"
+    assert numbers.integer(None) == numbers.seconds(None) == numbers.milliseconds(None) == "—"
+
+
+@pytest.mark.parametrize(("tokens", "label"), [
+    (8192, "8K"), (1043456, "1019K"), (1048576, "1024K"), (0, "0"), (5000, "5,000"), (128, "128"),
+])
+def test_context_labels(tokens: int, label: str) -> None:
+    assert numbers.context(tokens) == label
+
+
+def test_axis_summary() -> None:
+    assert numbers.axis_summary(8, "context", "contexts", "8K", "1019K") == "8 contexts (8K–1019K)"
+    assert numbers.axis_summary(1, "context", "contexts", "8K", "8K") == "1 context (8K)"
