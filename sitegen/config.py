@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from sitegen.parse import parse_yaml
 from sitegen.errors import Problem, SitegenError
+from sitegen.parse import parse_yaml
 from sitegen.validate import check_schema
 
 CONFIG_NAME = "sitegen.yaml"
@@ -59,7 +59,8 @@ def load_config(path: Path) -> Config:
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
-        raise SitegenError(Problem(str(path), None, "", f"no {CONFIG_NAME} here; run sitegen in a site folder or pass --config")) from None
+        message = f"no {CONFIG_NAME} here; run sitegen in a site folder or pass --config"
+        raise SitegenError(Problem(str(path), None, "", message)) from None
     except OSError as exc:
         raise SitegenError(Problem(str(path), None, "", f"cannot read: {exc.strerror}")) from None
     document = parse_yaml(source, raw)

@@ -8,11 +8,11 @@ Units are those of the result file: tokens, tokens/s, ms, s, GB.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 
-class Status(str, Enum):
+class Status(StrEnum):
     VALID = "valid"
     REQUESTS_QUEUED = "requests_queued"
     OVER_CAPACITY = "over_capacity"

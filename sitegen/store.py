@@ -78,7 +78,9 @@ def read_collected(state_dir: Path, display: str = ".sitegen/collected.json") ->
         raise SitegenError(Problem(display, None, "", "is not a sitegen collected file; run `sitegen collect`"))
     version = document.get("version")
     if not isinstance(version, int) or version < FORMAT_VERSION:
-        raise SitegenError(Problem(display, None, "", f"was written by an older sitegen (format {version}); run `sitegen collect` to upgrade it"))
+        raise SitegenError(Problem(display, None, "",
+                                   f"was written by an older sitegen (format {version}); run `sitegen collect` to upgrade it"))
     if version > FORMAT_VERSION:
-        raise SitegenError(Problem(display, None, "", f"was written by a newer sitegen (format {version}, this is sitegen {__version__}); upgrade sitegen"))
+        raise SitegenError(Problem(display, None, "", f"was written by a newer sitegen (format {version}, this is "
+                                                      f"sitegen {__version__}); upgrade sitegen"))
     return [run_from_dict(entry["id"], entry["result"], entry["origin"]) for entry in document["runs"]]

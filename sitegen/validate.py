@@ -14,8 +14,8 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
-from sitegen.parse import Document, pointer_join
 from sitegen.errors import Problem
+from sitegen.parse import Document, pointer_join
 from sitegen.resources import load_schema
 
 _TYPE_NAMES = {
@@ -78,7 +78,7 @@ def _describe(document: Document, error: ValidationError) -> Iterator[Problem]:
     source = document.source
     validator = error.validator
     schema = error.schema if isinstance(error.schema, dict) else {}
-    instance = error.instance
+    instance: Any = error.instance
 
     if validator == "additionalProperties" and isinstance(instance, dict):
         known = sorted(schema.get("properties", {}))
@@ -122,7 +122,8 @@ def _describe(document: Document, error: ValidationError) -> Iterator[Problem]:
         if validator == "minLength":
             yield Problem(source, line, pointer, "must not be empty; leave the field out instead")
         else:
-            yield Problem(source, line, pointer, f"text is {len(instance):,} characters, over the limit of {schema.get('maxLength'):,}")
+            limit = schema.get("maxLength")
+            yield Problem(source, line, pointer, f"text is {len(instance):,} characters, over the limit of {limit:,}")
         return
     if validator in ("maxItems", "maxProperties"):
         yield Problem(source, line, pointer, f"too many entries ({len(instance):,}); the limit is {schema.get(validator):,}")
@@ -173,7 +174,7 @@ def check_result_rules(document: Document) -> list[Problem]:
 
     prefill = measurements.get("prefill")
     if isinstance(prefill, list):
-        seen: dict[Any, int] = {}
+        seen: dict[tuple[Any, ...], int] = {}
         for index, point in enumerate(prefill):
             if not isinstance(point, dict) or "context_tokens" not in point:
                 continue
@@ -188,19 +189,19 @@ def check_result_rules(document: Document) -> list[Problem]:
 
     decode = measurements.get("decode")
     if isinstance(decode, list):
-        cells: dict[Any, int] = {}
+        cells: dict[tuple[Any, ...], int] = {}
         for index, cell in enumerate(decode):
             if not isinstance(cell, dict):
                 continue
             pointer = f"/measurements/decode/{index}"
-            key = (cell.get("context_tokens"), cell.get("concurrency"), cell.get("output_tokens_per_request"))
-            if None not in key[:2]:
-                if key in cells:
+            position = (cell.get("context_tokens"), cell.get("concurrency"), cell.get("output_tokens_per_request"))
+            if None not in position[:2]:
+                if position in cells:
                     problems.append(Problem(source, document.line_of(pointer), pointer,
-                                            f"duplicate decode cell for context {key[0]} × {key[1]} requests "
-                                            f"(first at /measurements/decode/{cells[key]})"))
+                                            f"duplicate decode cell for context {position[0]} × {position[1]} requests "
+                                            f"(first at /measurements/decode/{cells[position]})"))
                 else:
-                    cells[key] = index
+                    cells[position] = index
             problems.extend(_check_status(document, cell, pointer))
     return problems
 

@@ -49,11 +49,14 @@ def build(config: Config) -> BuildSummary:
             chart.path(theme): spec
             for page in pages for chart in page.charts for theme, spec in chart.specs
         }
-        for path, spec in sorted(chart_files.items()):
-            output.write(path, charts.svg(spec))
+        for chart_path, spec in sorted(chart_files.items()):
+            output.write(chart_path, charts.svg(spec))
         for run in runs:
             output.write(f"runs/{run.id}.json", exports.run_json(run))
             output.write(f"runs/{run.id}.csv", exports.run_csv(run))
+        # The contract contributors write against, at a stable address of the site.
+        for schema_file in sorted(resource_dir("schema").glob("*.schema.json")):
+            output.write(f"schema/{schema_file.name}", schema_file.read_bytes())
         static = templates / "static"
         for path in sorted(static.rglob("*")):
             if path.is_file():

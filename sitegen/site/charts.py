@@ -74,7 +74,7 @@ def _finish(chart: alt.TopLevelMixin, theme: dict[str, str]) -> str:
 
 def prefill_chart(points: tuple[PrefillPoint, ...]) -> ChartSpec | None:
     """Horizontal bars of prompt tok/s by context length, each labelled with its TTFT."""
-    rows = [
+    rows: list[dict[str, Any]] = [
         {
             "context": f"{numbers.context(p.context_tokens)} context",
             "order": index,
@@ -94,7 +94,7 @@ def prefill_chart(points: tuple[PrefillPoint, ...]) -> ChartSpec | None:
     for theme_name, theme in THEMES.items():
         for layout_name, layout in LAYOUTS.items():
             narrow = layout_name == "narrow"
-            base = alt.Chart(alt.Data(values=rows)).encode(
+            base = alt.Chart(alt.Data(values=rows)).encode(  # type: ignore[no-untyped-call]
                 y=alt.Y("context:N", sort=alt.EncodingSortField("order"), title=None,
                         axis=alt.Axis(labelColor=theme["text"], labelPadding=8, ticks=False, domain=False,
                                       labelFontSize=layout["font"])),

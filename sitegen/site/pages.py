@@ -42,6 +42,8 @@ class Field:
 
 @dataclass(frozen=True)
 class MatrixCell:
+    """One cell of the decode matrix: throughput and TTFT, or the reason there are none."""
+
     status: Status
     status_label: str
     total: str
@@ -52,12 +54,16 @@ class MatrixCell:
 
 @dataclass(frozen=True)
 class MatrixRow:
+    """One context length of the decode matrix."""
+
     context: str
     cells: tuple[MatrixCell | None, ...]  # None: the run has no cell at this position
 
 
 @dataclass(frozen=True)
 class Matrix:
+    """The decode matrix: rows are context lengths, columns simultaneous requests."""
+
     concurrencies: tuple[int, ...]
     rows: tuple[MatrixRow, ...]
 
@@ -83,6 +89,8 @@ class MeasurementRow:
 
 @dataclass(frozen=True)
 class Explanation:
+    """What a cell status means, shown under the matrix."""
+
     label: str
     text: str
 
@@ -116,6 +124,8 @@ class RunPageContext:
 
 @dataclass(frozen=True)
 class IndexRow:
+    """One run on the index, figures formatted."""
+
     run_id: str
     href: str
     model: str
@@ -130,6 +140,8 @@ class IndexRow:
 
 @dataclass(frozen=True)
 class IndexPageContext:
+    """The index (templates/pages/index.html): one row of headline figures per run."""
+
     site: Site
     title: str
     rows: tuple[IndexRow, ...]
@@ -137,6 +149,8 @@ class IndexPageContext:
 
 @dataclass(frozen=True)
 class NotFoundPageContext:
+    """The 404 page, served by GitHub Pages for any unknown address."""
+
     site: Site
     title: str
 
@@ -263,8 +277,9 @@ def _summary(run: Run) -> str:
     levels = run.concurrencies
     parts = []
     if contexts:
+        first, last = numbers.context(contexts[0]), numbers.context(contexts[-1])
         parts.append(
-            numbers.axis_summary(len(contexts), "context", "contexts", numbers.context(contexts[0]), numbers.context(contexts[-1]))
+            numbers.axis_summary(len(contexts), "context", "contexts", first, last)
             + " × "
             + numbers.axis_summary(len(levels), "concurrency level", "concurrency levels", str(levels[0]), str(levels[-1]))
         )

@@ -39,4 +39,4 @@ def markdown(text: str | None) -> Markup | None:
     """Render ``text`` as safe HTML, or None when there is nothing to show."""
     if not text:
         return None
-    return Markup(_renderer().render(text))  # noqa: S704 - markdown-it escapes; raw HTML is off
+    return Markup(_renderer().render(text))

@@ -53,7 +53,8 @@ class StagedOutput:
         except OSError as exc:
             if old is not None and (old / "site").exists() and not self.output_dir.exists():
                 os.replace(old / "site", self.output_dir)  # put the previous site back
-            raise SitegenError(Problem(str(self.output_dir), None, "", f"cannot replace the output folder: {exc.strerror}")) from None
+            message = f"cannot replace the output folder: {exc.strerror}"
+            raise SitegenError(Problem(str(self.output_dir), None, "", message)) from None
         finally:
             if old is not None:
                 shutil.rmtree(old, ignore_errors=True)

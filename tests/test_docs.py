@@ -1,0 +1,35 @@
+"""The documentation keeps up with the schema and the page contexts."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+
+from sitegen.site import pages
+from tests.conftest import REPO
+
+
+def _property_names(schema: object) -> set[str]:
+    names: set[str] = set()
+    if isinstance(schema, dict):
+        names.update(schema.get("properties", {}))
+        for value in schema.values():
+            names |= _property_names(value)
+    elif isinstance(schema, list):
+        for value in schema:
+            names |= _property_names(value)
+    return names
+
+
+def test_every_schema_field_is_documented() -> None:
+    schema = json.loads((REPO / "schema" / "result.schema.json").read_text())
+    documented = set(re.findall(r"`([a-z_]+)`", (REPO / "docs" / "result-format.md").read_text()))
+    assert _property_names(schema) - documented == set()
+
+
+def test_every_page_context_is_a_documented_dataclass() -> None:
+    for name in ("RunPageContext", "IndexPageContext", "NotFoundPageContext", "MatrixCell", "MeasurementRow"):
+        cls = getattr(pages, name)
+        assert dataclasses.is_dataclass(cls) and cls.__dataclass_params__.frozen, name  # type: ignore[attr-defined]
+        assert cls.__doc__ and not cls.__doc__.startswith(name + "("), f"{name} needs a docstring"
