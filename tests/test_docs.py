@@ -6,7 +6,7 @@ import dataclasses
 import json
 import re
 
-from sitegen.site import pages
+from sitegen.site import common, index_page, pages, run_page
 from tests.conftest import REPO
 
 
@@ -29,7 +29,8 @@ def test_every_schema_field_is_documented() -> None:
 
 
 def test_every_page_context_is_a_documented_dataclass() -> None:
-    for name in ("RunPageContext", "IndexPageContext", "NotFoundPageContext", "MatrixCell", "MeasurementRow"):
-        cls = getattr(pages, name)
+    for module, name in ((run_page, "RunPageContext"), (index_page, "IndexPageContext"), (pages, "NotFoundPageContext"),
+                         (run_page, "MatrixCell"), (run_page, "MeasurementRow"), (common, "Page"), (common, "Site")):
+        cls = getattr(module, name)
         assert dataclasses.is_dataclass(cls) and cls.__dataclass_params__.frozen, name  # type: ignore[attr-defined]
         assert cls.__doc__ and not cls.__doc__.startswith(name + "("), f"{name} needs a docstring"

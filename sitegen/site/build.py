@@ -14,7 +14,8 @@ from sitegen.errors import Problem, SitegenError
 from sitegen.resources import resource_dir
 from sitegen.site import exports
 from sitegen.site.charts import ChartRenderer
-from sitegen.site.pages import Site, plan
+from sitegen.site.common import Site
+from sitegen.site.pages import plan
 from sitegen.site.render import environment, render
 from sitegen.site.write import StagedOutput
 from sitegen.store import read_collected

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
-from sitegen.site.pages import Page
+from sitegen.site.common import Page
 
 
 def environment(templates_dir: Path, base_path: str) -> Environment:

@@ -1,0 +1,309 @@
+"""The speed-test-matrix page of one run, at /runs/<id>/: metadata blocks, launch command,
+prefill chart, decode matrix and every measurement."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from markupsafe import Markup
+
+from sitegen.model import DecodeCell, Run, Status
+from sitegen.site import labels, numbers
+from sitegen.site.charts import ChartSpec, prefill_chart
+from sitegen.site.common import Field, Page, Site, engine_summary, fields, hardware_name, model_name, repository_link
+from sitegen.site.prose import markdown
+
+
+@dataclass(frozen=True)
+class MatrixCell:
+    """One cell of the decode matrix: throughput and TTFT, or the reason there are none."""
+
+    status: Status
+    status_label: str
+    total: str
+    ttft: str
+    shade: int  # 0–8: share of the run's peak throughput, for the cell's background
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class MatrixRow:
+    """One context length of the decode matrix."""
+
+    context: str
+    cells: tuple[MatrixCell | None, ...]  # None: the run has no cell at this position
+
+
+@dataclass(frozen=True)
+class Matrix:
+    """The decode matrix: rows are context lengths, columns simultaneous requests."""
+
+    concurrencies: tuple[int, ...]
+    rows: tuple[MatrixRow, ...]
+
+
+@dataclass(frozen=True)
+class MeasurementRow:
+    """One row of the "All measurements" table, every figure already formatted."""
+
+    phase: str
+    context: str
+    requests: str
+    status: Status
+    status_label: str
+    total: str
+    per_request: str
+    ttft: str
+    time_between_tokens: str
+    active: str
+    completed: str
+    output_tokens: str
+    measured: str
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """What a cell status means, shown under the matrix."""
+
+    label: str
+    text: str
+
+
+@dataclass(frozen=True)
+class RunPageContext:
+    """Everything the speed-test-matrix page (templates/pages/run.html) shows."""
+
+    site: Site
+    run: Run
+    title: str
+    heading: str
+    subtitle: str
+    summary: str
+    hardware: tuple[Field, ...]
+    engine: tuple[Field, ...]
+    run_fields: tuple[Field, ...]
+    launch_command: str | None
+    prefill_chart: ChartSpec | None
+    matrix: Matrix | None
+    explanations: tuple[Explanation, ...]
+    ttft_note: str | None
+    latency_note: str
+    measurements: tuple[MeasurementRow, ...]
+    notes: Markup | None
+    section_notes: tuple[tuple[str, Markup], ...]
+    source: tuple[Field, ...]
+    provenance: tuple[str, ...]
+    downloads: tuple[Field, ...]
+
+
+def _hardware_fields(run: Run) -> tuple[Field, ...]:
+    hw = run.hardware
+    memory = None
+    total = hw.total_memory_gb
+    if total is not None:
+        memory = numbers.gigabytes(total)
+        if hw.count > 1 and hw.memory_per_device_gb is not None:
+            memory += f" ({hw.count} × {numbers.gigabytes(hw.memory_per_device_gb)})"
+    noun = labels.DEVICE_NOUN[hw.type]
+    return fields(
+        ("Type", labels.HARDWARE_TYPES[hw.type]),
+        (noun, hw.accelerator),
+        (f"{noun} count", str(hw.count)),
+        (labels.MEMORY_NOUN[hw.type], memory),
+        ("OS", hw.os),
+        ("CPU", hw.cpu),
+        ("System memory", numbers.gigabytes(hw.system_memory_gb) if hw.system_memory_gb else None),
+        ("Driver", hw.driver),
+        ("Interconnect", hw.interconnect),
+    )
+
+
+def _engine_fields(run: Run) -> tuple[Field, ...]:
+    engine = run.engine
+    result = list(fields(
+        ("Engine", engine.name),
+        ("Version", engine.version),
+        ("Quantization", engine.quantization),
+        ("Backend", engine.backend),
+    ))
+    if engine.repository:
+        result.append(Field("Repository", engine.repository, repository_link(engine.repository)))
+    result += fields(
+        ("Build", engine.build),
+        ("Parallelism", engine.parallelism),
+        ("Speculative decoding", engine.speculative_decoding),
+    )
+    result += [Field(name, _setting(value)) for name, value in engine.settings]
+    return tuple(result)
+
+
+def _setting(value: str | float | bool) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
+
+
+def _run_fields(run: Run) -> tuple[Field, ...]:
+    info = run.info
+    tool = info.benchmark_tool
+    if tool and info.benchmark_tool_version:
+        version = info.benchmark_tool_version
+        tool += f" v{version}" if version[:1].isdigit() else f" {version}"
+    return fields(
+        ("Model", info.model),
+        ("Served model", info.served_model_name),
+        ("Revision", info.revision),
+        ("Benchmark tool", tool),
+        ("Decode test", labels.DECODE_MODES.get(info.decode_mode or "")),
+        ("Prefill mode", labels.PREFILL_MODES.get(info.prefill_mode or "")),
+        ("Time per measurement", numbers.seconds_setting(info.time_per_measurement_s)
+         if info.time_per_measurement_s is not None else None),
+        ("Max output", numbers.tokens(info.max_output_tokens) if info.max_output_tokens is not None else None),
+        ("Output per request", numbers.tokens(info.output_tokens_per_request)
+         if info.output_tokens_per_request is not None else None),
+        ("Date", info.date),
+    )
+
+
+def _summary(run: Run) -> str:
+    contexts = run.contexts
+    levels = run.concurrencies
+    parts = []
+    if contexts:
+        first, last = numbers.context(contexts[0]), numbers.context(contexts[-1])
+        parts.append(
+            numbers.axis_summary(len(contexts), "context", "contexts", first, last)
+            + " × "
+            + numbers.axis_summary(len(levels), "concurrency level", "concurrency levels", str(levels[0]), str(levels[-1]))
+        )
+    prefill = sorted({p.context_tokens for p in run.prefill})
+    if prefill:
+        parts.append("prefill at " + ", ".join(numbers.context(c) for c in prefill))
+    return " · ".join(parts)
+
+
+def _shade(cell: DecodeCell, peak: float) -> int:
+    if cell.total_tokens_per_s is None or peak <= 0:
+        return 0
+    return 1 + min(7, int(cell.total_tokens_per_s / peak * 7.999))
+
+
+def _matrix(run: Run) -> Matrix | None:
+    if not run.decode:
+        return None
+    peak = max((c.total_tokens_per_s or 0.0 for c in run.decode), default=0.0)
+    levels = run.concurrencies
+    rows = []
+    for context in run.contexts:
+        cells: list[MatrixCell | None] = []
+        for level in levels:
+            cell = run.cell(context, level)
+            if cell is None:
+                cells.append(None)
+                continue
+            cells.append(MatrixCell(
+                status=cell.status,
+                status_label=labels.STATUSES[cell.status],
+                total=numbers.rate(cell.total_tokens_per_s) if cell.status.measured else "",
+                ttft=f"{numbers.milliseconds(cell.ttft_ms)} TTFT" if cell.ttft_ms is not None else "",
+                shade=_shade(cell, peak),
+                note=cell.note,
+            ))
+        rows.append(MatrixRow(numbers.context(context), tuple(cells)))
+    return Matrix(tuple(levels), tuple(rows))
+
+
+def _measurement_rows(run: Run) -> tuple[MeasurementRow, ...]:
+    rows = [
+        MeasurementRow(
+            phase="Prefill",
+            context=numbers.context(p.context_tokens),
+            requests="1",
+            status=Status.VALID,
+            status_label=labels.STATUSES[Status.VALID],
+            total=numbers.rate(p.prompt_tokens_per_s),
+            per_request=numbers.MISSING,
+            ttft=numbers.milliseconds(p.ttft_ms),
+            time_between_tokens=numbers.MISSING,
+            active=numbers.MISSING,
+            completed=numbers.integer(p.samples),
+            output_tokens=numbers.MISSING,
+            measured=numbers.MISSING,
+        )
+        for p in run.prefill
+    ]
+    rows += [
+        MeasurementRow(
+            phase="Sustained decode",
+            context=numbers.context(c.context_tokens),
+            requests=str(c.concurrency),
+            status=c.status,
+            status_label=labels.STATUSES[c.status],
+            total=numbers.rate(c.total_tokens_per_s),
+            per_request=numbers.rate(c.per_request_tokens_per_s),
+            ttft=numbers.milliseconds(c.ttft_ms),
+            time_between_tokens=numbers.milliseconds_fine(c.time_between_tokens_ms),
+            active=numbers.decimal(c.average_active_requests),
+            completed=numbers.integer(c.completed_requests),
+            output_tokens=numbers.integer(c.output_tokens),
+            measured=numbers.seconds(c.measured_s),
+        )
+        for c in run.decode
+    ]
+    return tuple(rows)
+
+
+def _explanations(run: Run) -> tuple[Explanation, ...]:
+    present = {cell.status for cell in run.decode}
+    return tuple(
+        Explanation(labels.STATUSES[status], text)
+        for status, text in labels.STATUS_EXPLANATIONS.items()
+        if status in present
+    )
+
+
+def _source_fields(run: Run) -> tuple[Field, ...]:
+    source = run.source
+    if source is None:
+        return ()
+    result = [Field("Published by", source.publisher), Field("Source", source.title or source.url, source.url)]
+    result += fields(("Section", source.section), ("Commit", source.commit), ("Retrieved", source.retrieved))
+    result += [Field("Related", url, url) for url in source.related_urls]
+    return tuple(result)
+
+
+def run_page(site: Site, run: Run) -> Page:
+    """The speed-test-matrix page of one run, at /runs/<id>/."""
+    chart = prefill_chart(run.prefill)
+    is_llm_inference_bench = (run.info.benchmark_tool or "").lower().startswith("llm-inference-bench")
+    section_notes = tuple(
+        (name, rendered)
+        for name, text in (("Hardware", run.hardware.notes), ("Engine", run.engine.notes))
+        if (rendered := markdown(text)) is not None
+    )
+    context = RunPageContext(
+        site=site,
+        run=run,
+        title=f"{model_name(run)} on {hardware_name(run)}",
+        heading=f"{model_name(run)} on {hardware_name(run)}",
+        subtitle=engine_summary(run),
+        summary=_summary(run),
+        hardware=_hardware_fields(run),
+        engine=_engine_fields(run),
+        run_fields=_run_fields(run),
+        launch_command=run.engine.launch_command,
+        prefill_chart=chart,
+        matrix=_matrix(run),
+        explanations=_explanations(run),
+        ttft_note=("TTFT is measured after the benchmark warms the server's prompt cache, so it mostly excludes prefill."
+                   if run.info.prefill_mode == "decode-warmup" else None),
+        latency_note=("Latencies are medians." if is_llm_inference_bench else "Latencies as the source reports them."),
+        measurements=_measurement_rows(run),
+        notes=markdown(run.info.notes),
+        section_notes=section_notes,
+        source=_source_fields(run),
+        provenance=run.provenance.notes if run.provenance else (),
+        downloads=(Field("Result file (JSON)", f"{run.id}.json", site.url(f"runs/{run.id}.json")),
+                   Field("All measurements (CSV)", f"{run.id}.csv", site.url(f"runs/{run.id}.csv"))),
+    )
+    return Page(f"runs/{run.id}/index.html", "pages/run.html", context, charts=(chart,) if chart else ())
