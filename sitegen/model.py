@@ -66,6 +66,7 @@ class Engine:
 @dataclass(frozen=True)
 class RunInfo:
     model: str
+    base_model: str | None = None
     served_model_name: str | None = None
     revision: str | None = None
     benchmark_tool: str | None = None

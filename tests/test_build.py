@@ -59,10 +59,14 @@ def test_site_layout(project: Path) -> None:
 
 
 def test_same_input_gives_identical_bytes(project: Path) -> None:
+    keep = {SEED_RUN_ID, "rtx6kpro4x-vllm-qwen35-397b-nvfp4-nomtp", "rtx6kpro4x-vllm-qwen35-397b-awq-mtp"}
+    for path in (project / "content" / "runs").iterdir():
+        if path.stem not in keep:
+            path.unlink()  # a few runs, one comparison: enough to render every kind of chart cold
     assert run_cli(project, "collect") == 0
     assert run_cli(project, "build") == 0
     first = _files(project / "_site")
-    shutil.rmtree(project / ".sitegen" / "cache")  # cold charts must render the same SVG
+    (project / ".sitegen" / "cache").unlink()  # without the shared cache: cold charts must render the same SVG
     assert run_cli(project, "build") == 0
     assert _files(project / "_site") == first
 
@@ -72,9 +76,10 @@ def test_pages_reference_no_other_host(project: Path) -> None:
     assert run_cli(project, "build") == 0
     for page in (project / "_site").rglob("*.html"):
         html = page.read_text()
-        for attribute, url in re.findall(r'\b(src|srcset)="([^"]*)"', html):
-            assert url.startswith("/"), (page, attribute, url)
-        assert "<link" not in html.replace('<link rel="stylesheet" href="/assets/style.css', "")
+        for attribute, url in re.findall(r'\b(src|srcset|data-spec-light|data-spec-dark)="([^"]*)"', html):
+            assert url.startswith("/") and not url.startswith("//"), (page, attribute, url)
+        for url in re.findall(r'<link [^>]*href="([^"]*)"', html):
+            assert url.startswith("/") and not url.startswith("//"), (page, url)
     for chart in (project / "_site" / "assets" / "charts").glob("*.svg"):
         assert b"href=\"http" not in chart.read_bytes()
 

@@ -12,8 +12,9 @@ from pathlib import Path
 from sitegen.config import Config
 from sitegen.errors import Problem, SitegenError
 from sitegen.resources import resource_dir
-from sitegen.site import exports
-from sitegen.site.charts import ChartRenderer
+from sitegen.site import exports, feeds
+from sitegen.site.chart_render import ChartRenderer, dark_svg
+from sitegen.site.charts import LAYOUTS, ChartSpec
 from sitegen.site.common import Site
 from sitegen.site.pages import plan
 from sitegen.site.render import environment, render
@@ -35,10 +36,28 @@ def templates_dir(config: Config) -> Path:
     return own if (own / "base.html").is_file() else resource_dir("templates")
 
 
+def write_charts(output: StagedOutput, renderer: ChartRenderer, charts: list[ChartSpec]) -> int:
+    """Write every variant of every chart once, and the wide specs for the interactive upgrade."""
+    written: set[str] = set()
+    for chart in sorted(charts, key=lambda c: c.path("light-wide")):
+        for layout in LAYOUTS:
+            light_path = chart.path(f"light-{layout}")
+            if light_path in written:
+                continue  # the same chart on several pages
+            light_svg = renderer.svg(chart.spec(f"light-{layout}"))
+            variants = {light_path: light_svg, chart.path(f"dark-{layout}"): dark_svg(light_svg)}
+            for path, svg in variants.items():
+                output.write(path, svg)
+                written.add(path)
+                if layout == "wide":
+                    output.write(path.removesuffix(".svg") + ".json", chart.spec_for_path(path).encode())
+    return len(written)
+
+
 def build(config: Config) -> BuildSummary:
     runs = read_collected(config.state_dir)
     site = Site(config.title, config.description, config.base_path)
-    pages = plan(site, runs)
+    pages = plan(site, runs, config.base_url)
     templates = templates_dir(config)
     env = environment(templates, site.base_path)
     charts = ChartRenderer(config.state_dir / "cache" / "charts")
@@ -46,12 +65,10 @@ def build(config: Config) -> BuildSummary:
     try:
         for page in pages:
             output.write(page.path, render(env, page))
-        chart_files = {
-            chart.path(theme): spec
-            for page in pages for chart in page.charts for theme, spec in chart.specs
-        }
-        for chart_path, spec in sorted(chart_files.items()):
-            output.write(chart_path, charts.svg(spec))
+        chart_files = write_charts(output, charts, [chart for page in pages for chart in page.charts])
+        if chart_files:
+            output.write("assets/vega.js", charts.javascript_bundle())
+        output.write("data/runs.json", feeds.runs_index(site, runs))
         for run in runs:
             output.write(f"runs/{run.id}.json", exports.run_json(run))
             output.write(f"runs/{run.id}.csv", exports.run_csv(run))
@@ -71,4 +88,4 @@ def build(config: Config) -> BuildSummary:
         if isinstance(exc, OSError):
             raise SitegenError(Problem(str(config.output_dir), None, "", f"build failed: {exc}")) from None
         raise
-    return BuildSummary(len(pages), len(chart_files), charts.rendered, len(output.written))
+    return BuildSummary(len(pages), chart_files, charts.rendered, len(output.written))

@@ -1,50 +1,69 @@
-"""Charts as data: Altair builds Vega-Lite specs, vl-convert renders them to static SVG.
+"""Charts as data: Altair describes each kind of chart, vl-convert draws it as static SVG.
 
-Every chart exists in a light and a dark variant (the page picks one with
-``prefers-color-scheme``), is rendered at build time so it shows without JavaScript,
-and is cached by the hash of its spec: an unchanged chart is never rendered twice.
+Every chart exists in four variants, light and dark, wide (desktop) and narrow (phone);
+the page picks one with ``<picture>`` media queries, so charts show without JavaScript.
+
+Altair builds one template per kind of chart, theme and layout (its objects are slow to
+build and copy); each chart is that template with its own data filled in, so a site with
+thousands of charts costs a dict copy per chart, not an Altair object graph.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import re
 from dataclasses import dataclass
-from pathlib import Path
+from functools import cache
 from typing import Any
 
 import altair as alt
 
-from sitegen.model import PrefillPoint
+from sitegen.model import PrefillPoint, Run
 from sitegen.site import numbers
 
 # Okabe–Ito: distinguishable with the common colour-vision deficiencies.
-PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
+# Its black is a mid grey here, so that the eighth line shows on both themes.
+PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#8c8c8c"]
+MAX_SERIES = len(PALETTE)  # more lines than colours would be unreadable; pages say so
 
 THEMES: dict[str, dict[str, str]] = {
-    "light": {"text": "#1f2430", "muted": "#5b6472", "grid": "#e3e6eb", "bar": "#2f6db5", "label": "#1f2430"},
-    "dark": {"text": "#e6e9ef", "muted": "#a3abb8", "grid": "#343a46", "bar": "#6ea8ff", "label": "#e6e9ef"},
+    "light": {"text": "#1f2430", "muted": "#5b6472", "grid": "#e3e6eb", "bar": "#2f6db5"},
+    "dark": {"text": "#e6e9ef", "muted": "#a3abb8", "grid": "#343a46", "bar": "#6ea8ff"},
 }
-FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif"
-
-
-# Layouts: a wide chart for desktops and a narrow one that stays legible on phones.
+# A wide chart for desktops and a narrow one that stays legible on phones.
 LAYOUTS: dict[str, dict[str, int]] = {"wide": {"width": 640, "font": 12}, "narrow": {"width": 230, "font": 11}}
-NARROW_MEDIA = "(max-width: 600px)"
+VARIANTS = tuple(f"{theme}-{layout}" for theme in THEMES for layout in LAYOUTS)
+FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif"
+_CONTEXT_LABEL = "datum.value >= 1024 ? format(datum.value / 1024, ',d') + 'K' : format(datum.value, ',d')"
+
+# Placeholders in templates, replaced by each chart's own values.
+_DATA, _DOMAIN, _X_TICKS, _X_MAX, _COLORS = "@data", "@series", "@x-ticks", "@x-max", "@colors"
 
 
 @dataclass(frozen=True)
 class ChartSpec:
-    """One chart in every theme and layout; ``alt`` describes it in words."""
+    """One chart in every variant; ``alt`` describes it in words for screen readers."""
 
     alt: str
     specs: tuple[tuple[str, str], ...]  # ("light-wide", canonical Vega-Lite JSON), …
 
+    def spec(self, variant: str) -> str:
+        return dict(self.specs)[variant]
+
     def path(self, variant: str) -> str:
         """The chart's file inside the site, named by the hash of its spec."""
-        spec = dict(self.specs)[variant]
-        return f"assets/charts/{hashlib.sha256(spec.encode()).hexdigest()[:20]}.svg"
+        return f"assets/charts/{hashlib.sha256(self.spec(variant).encode()).hexdigest()[:20]}.svg"
+
+    def spec_for_path(self, path: str) -> str:
+        return next(spec for variant, spec in self.specs if self.path(variant) == path)
+
+
+@dataclass(frozen=True)
+class Series:
+    """One run on a comparison chart, under the label its legend shows."""
+
+    label: str
+    run: Run
 
 
 def _canonical(spec: dict[str, Any]) -> str:
@@ -72,6 +91,104 @@ def _finish(chart: alt.TopLevelMixin, theme: dict[str, str]) -> str:
     return _canonical(spec)
 
 
+def _fill(template: str, values: dict[str, Any]) -> str:
+    """The template with every placeholder string replaced by its value."""
+
+    def walk(node: Any) -> Any:
+        if isinstance(node, str) and node in values:
+            return values[node]
+        if isinstance(node, list) and len(node) == 1 and isinstance(node[0], str) and node[0] in values:
+            return values[node[0]]  # Altair checks types as it builds, so list placeholders stand in for lists
+        if isinstance(node, dict):
+            return {key: walk(value) for key, value in node.items()}
+        if isinstance(node, list):
+            return [walk(value) for value in node]
+        return node
+
+    return _canonical(walk(json.loads(template)))
+
+
+def _chart(alt_text: str, kind: str, values: dict[str, Any], **options: Any) -> ChartSpec:
+    specs = tuple((variant, _fill(_template(kind, variant, **options), values)) for variant in VARIANTS)
+    return ChartSpec(alt=alt_text, specs=specs)
+
+
+# --- templates: built once per kind, variant and options ----------------------------------
+
+
+@cache
+def _template(kind: str, variant: str, **options: Any) -> str:
+    theme_name, layout_name = variant.split("-")
+    theme, layout = THEMES[theme_name], LAYOUTS[layout_name]
+    if kind == "prefill-bars":
+        return _finish(_prefill_bars(theme, layout, layout_name == "narrow"), theme)
+    return _finish(_series_lines(kind, theme, layout, layout_name == "narrow", **options), theme)
+
+
+def _prefill_bars(theme: dict[str, str], layout: dict[str, int], narrow: bool) -> alt.TopLevelMixin:
+    base = alt.Chart(alt.Data(name=_DATA)).encode(  # type: ignore[no-untyped-call]
+        y=alt.Y("context:N", sort=alt.EncodingSortField("order"), title=None,
+                axis=alt.Axis(labelColor=theme["text"], labelPadding=8, ticks=False, domain=False,
+                              labelFontSize=layout["font"])),
+    )
+    bars = base.mark_bar(color=theme["bar"], cornerRadiusEnd=3, height={"band": 0.7}).encode(
+        # Head room on the right keeps each bar's label inside the chart.
+        x=alt.X("rate:Q", title="prompt tok/s", axis=alt.Axis(format="~s", tickCount=4 if narrow else 6),
+                scale=alt.Scale(domain=[0, _X_MAX], nice=False)),
+    )
+    labels = base.mark_text(align="left", dx=5, color=theme["text"], fontSize=layout["font"]).encode(
+        x=alt.X("rate:Q"), text=alt.Text("short:N" if narrow else "label:N"),
+    )
+    chart: alt.TopLevelMixin = (bars + labels).properties(width=layout["width"], height=alt.Step(26 if narrow else 30))
+    return chart
+
+
+def _axes(kind: str) -> tuple[alt.X, alt.Y, list[tuple[str, str]]]:
+    return {
+    "decode": (
+        alt.X("concurrency:Q", title="simultaneous requests", scale=alt.Scale(type="log", base=2),
+              axis=alt.Axis(values=[_X_TICKS], format="d")),
+        alt.Y("total:Q", title="total decode tok/s", axis=alt.Axis(format="~s")),
+        [("series", "run"), ("concurrency", "requests"), ("total_text", "total tok/s"), ("ttft_text", "TTFT")],
+    ),
+    "prefill": (
+        alt.X("context:Q", title="context length (tokens)", scale=alt.Scale(type="log", base=2),
+              axis=alt.Axis(values=[_X_TICKS], labelExpr=_CONTEXT_LABEL, labelOverlap=True)),
+        alt.Y("rate:Q", title="prompt tok/s", axis=alt.Axis(format="~s")),
+        [("series", "run"), ("context_text", "context"), ("rate_text", "prompt tok/s"), ("ttft_text", "TTFT")],
+    ),
+    "pareto": (
+        alt.X("per_request:Q", title="per-request tok/s (interactivity)", axis=alt.Axis(format="~s")),
+        alt.Y("total:Q", title="@y-title", axis=alt.Axis(format="~s")),
+        [("series", "run"), ("cell", "cell"), ("per_request_text", "per request tok/s"), ("total_text", "@y-title")],
+    ),
+    }[kind]
+
+
+def _series_lines(kind: str, theme: dict[str, str], layout: dict[str, int], narrow: bool) -> alt.TopLevelMixin:
+    x, y, tooltip = _axes(kind)
+    color = alt.Color("series:N", scale=alt.Scale(domain=[_DOMAIN], range=[_COLORS]),
+                      legend=alt.Legend(title=None, orient="bottom", direction="vertical",
+                                        labelLimit=280 if narrow else 560, labelFontSize=layout["font"]))
+    base = alt.Chart(alt.Data(name=_DATA)).encode(  # type: ignore[no-untyped-call]
+        x=x, y=y, color=color,
+        tooltip=[alt.Tooltip(f"{field}:N", title=title) for field, title in tooltip],
+        shape=alt.Shape("series:N", scale=alt.Scale(domain=[_DOMAIN]), legend=None),
+    )
+    points = base.mark_point(filled=True, size=45 if narrow else 55, opacity=0.9)
+    if kind == "pareto":
+        # Only frontier points are joined; the others stand alone.
+        line = base.mark_line(strokeWidth=2, opacity=0.8).encode(
+            order=alt.Order("per_request:Q")).transform_filter("datum.frontier")
+    else:
+        line = base.mark_line(strokeWidth=2, opacity=0.8).encode(detail="line:N")
+    chart: alt.TopLevelMixin = alt.layer(line, points).properties(width=layout["width"] + 40, height=200 if narrow else 280)
+    return chart
+
+
+# --- the charts -------------------------------------------------------------------------
+
+
 def prefill_chart(points: tuple[PrefillPoint, ...]) -> ChartSpec | None:
     """Horizontal bars of prompt tok/s by context length, each labelled with its TTFT."""
     rows: list[dict[str, Any]] = [
@@ -90,68 +207,97 @@ def prefill_chart(points: tuple[PrefillPoint, ...]) -> ChartSpec | None:
     if not rows:
         return None
     peak = max(float(row["rate"]) for row in rows)
-    specs = []
-    for theme_name, theme in THEMES.items():
-        for layout_name, layout in LAYOUTS.items():
-            narrow = layout_name == "narrow"
-            base = alt.Chart(alt.Data(values=rows)).encode(  # type: ignore[no-untyped-call]
-                y=alt.Y("context:N", sort=alt.EncodingSortField("order"), title=None,
-                        axis=alt.Axis(labelColor=theme["text"], labelPadding=8, ticks=False, domain=False,
-                                      labelFontSize=layout["font"])),
-            )
-            bars = base.mark_bar(color=theme["bar"], cornerRadiusEnd=3, height={"band": 0.7}).encode(
-                # Head room on the right keeps each bar's label inside the chart.
-                x=alt.X("rate:Q", title="prompt tok/s", axis=alt.Axis(format="~s", tickCount=4 if narrow else 6),
-                        scale=alt.Scale(domain=[0, peak * (2.4 if narrow else 1.5)], nice=False)),
-            )
-            labels = base.mark_text(align="left", dx=5, color=theme["label"], fontSize=layout["font"]).encode(
-                x=alt.X("rate:Q"), text=alt.Text("short:N" if narrow else "label:N"),
-            )
-            chart = (bars + labels).properties(width=layout["width"], height=alt.Step(26 if narrow else 30))
-            specs.append((f"{theme_name}-{layout_name}", _finish(chart, theme)))
     description = "Prompt tokens per second by context length: " + "; ".join(
         f"{row['context']} {row['label'].replace('  ·  ', ', ')}" for row in rows
     )
-    return ChartSpec(alt=description, specs=tuple(specs))
+    specs = []
+    for variant in VARIANTS:
+        head_room = 2.4 if variant.endswith("narrow") else 1.5
+        specs.append((variant, _fill(_template("prefill-bars", variant), {_DATA: None, _X_MAX: peak * head_room})))
+    return ChartSpec(description, tuple((v, _with_values(spec, rows)) for v, spec in specs))
 
 
-_CLIP_ID = re.compile(r"\bclip(\d+)\b")
+def _with_values(spec_json: str, rows: list[dict[str, Any]]) -> str:
+    spec = json.loads(spec_json)
+    spec["data"] = {"values": rows}
+    return _canonical(spec)
 
 
-def _stable_ids(svg: str) -> str:
-    """Number clip-path ids from 1 in each file: vl-convert counts them across the process,
-    so the same chart would otherwise differ from build to build."""
-    numbering: dict[str, str] = {}
+def _series_spec(kind: str, rows: list[dict[str, Any]], series: list[Series], ticks: list[Any] | None,
+                 description: str, extra: dict[str, Any] | None = None) -> ChartSpec | None:
+    if not rows:
+        return None
+    labels = [s.label for s in series]
+    values = {_DATA: None, _DOMAIN: labels, _COLORS: PALETTE[: len(labels)], _X_TICKS: ticks, **(extra or {})}
+    chart = _chart(description, kind, values)
+    return ChartSpec(chart.alt, tuple((v, _with_values(spec, rows)) for v, spec in chart.specs))
 
-    def renumber(match: re.Match[str]) -> str:
-        return "clip" + numbering.setdefault(match.group(1), str(len(numbering) + 1))
 
-    return _CLIP_ID.sub(renumber, svg)
+def _describe_series(title: str, per_series: dict[str, list[str]]) -> str:
+    return title + ": " + "; ".join(f"{label}: {', '.join(points)}" for label, points in per_series.items() if points)
 
 
-class ChartRenderer:
-    """Render chart specs to SVG through vl-convert, with an on-disk cache by spec hash."""
+def decode_overlay(series: list[Series], context_tokens: int) -> ChartSpec | None:
+    """Total decode tok/s against simultaneous requests at one context, one line per run."""
+    rows: list[dict[str, Any]] = []
+    words: dict[str, list[str]] = {}
+    for s in series:
+        words[s.label] = []
+        for cell in s.run.decode:
+            if cell.context_tokens == context_tokens and cell.status.measured and cell.total_tokens_per_s is not None:
+                rows.append({"series": s.label, "line": f"{s.label}|{cell.output_tokens_per_request or ''}",
+                             "concurrency": cell.concurrency, "total": cell.total_tokens_per_s,
+                             "total_text": numbers.rate(cell.total_tokens_per_s),
+                             "ttft_text": numbers.milliseconds(cell.ttft_ms)})
+                words[s.label].append(f"{cell.concurrency} → {numbers.rate(cell.total_tokens_per_s)}")
+    title = f"Total decode tok/s by simultaneous requests at {numbers.context(context_tokens)} context"
+    return _series_spec("decode", rows, series, sorted({r["concurrency"] for r in rows}), _describe_series(title, words))
 
-    def __init__(self, cache_dir: Path) -> None:
-        self.cache_dir = cache_dir
-        self.rendered = 0
 
-    def svg(self, spec_json: str) -> bytes:
-        digest = hashlib.sha256(spec_json.encode()).hexdigest()
-        cached = self.cache_dir / f"{digest}.svg"
-        try:
-            return cached.read_bytes()
-        except FileNotFoundError:
-            pass
-        import vl_convert
+def prefill_overlay(series: list[Series]) -> ChartSpec | None:
+    """Prompt tok/s against context length, one line per run."""
+    rows: list[dict[str, Any]] = []
+    words: dict[str, list[str]] = {}
+    for s in series:
+        words[s.label] = []
+        for point in s.run.prefill:
+            if point.prompt_tokens_per_s is None or point.context_tokens <= 0:
+                continue
+            rows.append({"series": s.label, "line": s.label, "context": point.context_tokens,
+                         "rate": point.prompt_tokens_per_s, "rate_text": numbers.rate(point.prompt_tokens_per_s),
+                         "context_text": numbers.context(point.context_tokens),
+                         "ttft_text": numbers.milliseconds(point.ttft_ms)})
+            words[s.label].append(f"{numbers.context(point.context_tokens)} → {numbers.rate(point.prompt_tokens_per_s)}")
+    return _series_spec("prefill", rows, series, sorted({r["context"] for r in rows}),
+                        _describe_series("Prompt tok/s by context length", words))
 
-        svg = _stable_ids(vl_convert.vegalite_to_svg(json.loads(spec_json))).encode()
-        self.rendered += 1
-        try:
-            self.cache_dir.mkdir(parents=True, exist_ok=True)
-            from sitegen.store import write_atomic
 
-            write_atomic(cached, svg)
-        except OSError:
-            pass  # a cache that cannot be written only costs time
-        return svg
+def _frontier(points: list[tuple[float, float]]) -> set[tuple[float, float]]:
+    """The points no other point beats on both per-request speed and total throughput."""
+    best = -1.0
+    frontier = set()
+    for x, y in sorted(points, key=lambda p: (-p[0], -p[1])):
+        if y > best:
+            frontier.add((x, y))
+            best = y
+    return frontier
+
+
+def pareto(series: list[Series], per_device: bool) -> ChartSpec | None:
+    """Total throughput against per-request speed for every measured cell, each run's frontier joined."""
+    rows: list[dict[str, Any]] = []
+    words: dict[str, list[str]] = {}
+    for s in series:
+        cells = [c for c in s.run.decode
+                 if c.status.measured and c.total_tokens_per_s is not None and c.per_request_tokens_per_s is not None]
+        divisor = s.run.hardware.count if per_device else 1
+        points = [(c.per_request_tokens_per_s or 0.0, (c.total_tokens_per_s or 0.0) / divisor) for c in cells]
+        frontier = _frontier(points)
+        words[s.label] = [f"{numbers.rate(x)} per request → {numbers.rate(y)}" for x, y in sorted(frontier)]
+        for cell, (x, y) in zip(cells, points, strict=True):
+            rows.append({"series": s.label, "per_request": x, "total": y, "total_text": numbers.rate(y),
+                         "per_request_text": numbers.rate(x), "frontier": (x, y) in frontier,
+                         "cell": f"{numbers.context(cell.context_tokens)} context × {cell.concurrency}"})
+    unit = "tok/s per device" if per_device else "total tok/s"
+    return _series_spec("pareto", rows, series, None,
+                        _describe_series(f"Frontier of {unit} against per-request tok/s", words), {"@y-title": unit})

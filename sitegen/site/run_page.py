@@ -11,6 +11,7 @@ from sitegen.model import DecodeCell, Run, Status
 from sitegen.site import labels, numbers
 from sitegen.site.charts import ChartSpec, prefill_chart
 from sitegen.site.common import Field, Page, Site, engine_summary, fields, hardware_name, model_name, repository_link
+from sitegen.site.groups import Group, accelerator_key, model_key
 from sitegen.site.prose import markdown
 
 
@@ -94,6 +95,7 @@ class RunPageContext:
     source: tuple[Field, ...]
     provenance: tuple[str, ...]
     downloads: tuple[Field, ...]
+    related: tuple[Field, ...]
 
 
 def _hardware_fields(run: Run) -> tuple[Field, ...]:
@@ -272,7 +274,16 @@ def _source_fields(run: Run) -> tuple[Field, ...]:
     return tuple(result)
 
 
-def run_page(site: Site, run: Run) -> Page:
+def _related(site: Site, run: Run, groups: dict[tuple[str, str], Group]) -> tuple[Field, ...]:
+    model_group = groups[("models", model_key(run))]
+    hardware_group = groups[("hardware", accelerator_key(run))]
+    return (
+        Field(f"All runs of {model_group.label}", str(len(model_group.runs)), site.url(model_group.path)),
+        Field(f"All runs on {hardware_group.label}", str(len(hardware_group.runs)), site.url(hardware_group.path)),
+    )
+
+
+def run_page(site: Site, run: Run, groups: dict[tuple[str, str], Group]) -> Page:
     """The speed-test-matrix page of one run, at /runs/<id>/."""
     chart = prefill_chart(run.prefill)
     is_llm_inference_bench = (run.info.benchmark_tool or "").lower().startswith("llm-inference-bench")
@@ -305,5 +316,6 @@ def run_page(site: Site, run: Run) -> Page:
         provenance=run.provenance.notes if run.provenance else (),
         downloads=(Field("Result file (JSON)", f"{run.id}.json", site.url(f"runs/{run.id}.json")),
                    Field("All measurements (CSV)", f"{run.id}.csv", site.url(f"runs/{run.id}.csv"))),
+        related=_related(site, run, groups),
     )
     return Page(f"runs/{run.id}/index.html", "pages/run.html", context, charts=(chart,) if chart else ())

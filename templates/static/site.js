@@ -1,6 +1,13 @@
-// Progressive enhancement only: every page is complete without this file.
+// Progressive enhancement only: every page is complete and readable without this file.
 (function () {
   "use strict";
+
+  var scriptBase = (function () {
+    var src = document.currentScript && document.currentScript.src;
+    return src ? src.replace(/site\.js(\?.*)?$/, "") : "";
+  })();
+
+  // --- copy the launch command ---------------------------------------------------
   document.querySelectorAll("button[data-copy]").forEach(function (button) {
     var target = document.getElementById(button.getAttribute("data-copy"));
     if (!target || !navigator.clipboard) return;
@@ -9,6 +16,231 @@
       navigator.clipboard.writeText(target.textContent).then(function () {
         button.textContent = "Copied";
         setTimeout(function () { button.textContent = "Copy"; }, 1500);
+      });
+    });
+  });
+
+  // --- sortable tables -------------------------------------------------------------
+  function sortValue(cell, type) {
+    var raw = cell.hasAttribute("data-sort") ? cell.getAttribute("data-sort") : cell.textContent.trim();
+    if (type === "number") {
+      var number = parseFloat(raw);
+      return isNaN(number) ? null : number;
+    }
+    return raw === "—" ? null : raw.toLowerCase();
+  }
+
+  document.querySelectorAll("table.sortable").forEach(function (table) {
+    var headers = table.querySelectorAll("thead th");
+    headers.forEach(function (th, column) {
+      var button = document.createElement("button");
+      button.type = "button";
+      button.className = "sort";
+      button.textContent = th.textContent;
+      th.textContent = "";
+      th.appendChild(button);
+      button.addEventListener("click", function () {
+        var ascending = th.getAttribute("aria-sort") !== "ascending";
+        headers.forEach(function (other) { other.removeAttribute("aria-sort"); });
+        th.setAttribute("aria-sort", ascending ? "ascending" : "descending");
+        var type = th.getAttribute("data-type") || "text";
+        var body = table.tBodies[0];
+        var rows = Array.prototype.slice.call(body.rows);
+        rows.sort(function (a, b) {
+          var x = sortValue(a.cells[column], type), y = sortValue(b.cells[column], type);
+          if (x === null && y === null) return 0;
+          if (x === null) return 1;  // not measured sorts last either way
+          if (y === null) return -1;
+          var order = x < y ? -1 : x > y ? 1 : 0;
+          return ascending ? order : -order;
+        });
+        rows.forEach(function (row) { body.appendChild(row); });
+      });
+    });
+  });
+
+  // --- index filters, kept in the address -----------------------------------------------
+  var filters = document.getElementById("filters");
+  var filtered = document.querySelector("table[data-filterable='true']");
+  if (filters && filtered) {
+    var selects = filters.querySelectorAll("select");
+    var shown = document.getElementById("shown-count");
+    var params = new URLSearchParams(window.location.search);
+    selects.forEach(function (select) {
+      var wanted = params.get(select.name);
+      if (wanted) select.value = wanted.toLowerCase();
+    });
+    var apply = function () {
+      var query = new URLSearchParams();
+      var visible = 0;
+      selects.forEach(function (select) { if (select.value) query.set(select.name, select.value); });
+      Array.prototype.forEach.call(filtered.tBodies[0].rows, function (row) {
+        var match = true;
+        selects.forEach(function (select) {
+          if (select.value && row.getAttribute("data-" + select.name) !== select.value) match = false;
+        });
+        row.hidden = !match;
+        if (match) visible += 1;
+      });
+      var text = query.toString();
+      history.replaceState(null, "", text ? "?" + text : window.location.pathname);
+      if (shown) shown.textContent = text ? visible + " shown" : "";
+    };
+    selects.forEach(function (select) { select.addEventListener("change", apply); });
+    filters.addEventListener("reset", function () { setTimeout(apply, 0); });
+    filters.hidden = false;
+    apply();
+  }
+
+  // --- compare any two runs ------------------------------------------------------------
+  var compareForm = document.getElementById("compare-form");
+  if (compareForm && window.fetch) {
+    var result = document.getElementById("compare-result");
+    var pickA = compareForm.elements.a, pickB = compareForm.elements.b;
+    var query = new URLSearchParams(window.location.search);
+    if (query.get("a")) pickA.value = query.get("a");
+    if (query.get("b")) pickB.value = query.get("b");
+    compareForm.hidden = false;
+
+    var format = function (value) {
+      if (value === null || value === undefined) return "—";
+      if (value >= 10000) return (value / 1000).toFixed(1).replace(/\.0$/, "") + "K";
+      return value.toLocaleString("en-US", { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+    };
+    var contextLabel = function (tokens) {
+      return tokens >= 1024 && tokens % 1024 === 0 ? tokens / 1024 + "K" : tokens.toLocaleString("en-US");
+    };
+    var resultUrl = function (select) {
+      var option = select.options[select.selectedIndex];
+      return option ? option.getAttribute("data-result") : null;
+    };
+    var el = function (tag, text, className) {
+      var node = document.createElement(tag);
+      if (text !== undefined) node.textContent = text;
+      if (className) node.className = className;
+      return node;
+    };
+    var measured = function (cell) {
+      return cell && (cell.status === "valid" || cell.status === "requests_queued") ? cell.total_tokens_per_s : null;
+    };
+    var render = function (a, b) {
+      var cellsOf = function (run) {
+        var map = {};
+        run.measurements.decode.forEach(function (c) { map[c.context_tokens + "x" + c.concurrency] = c; });
+        return map;
+      };
+      var ca = cellsOf(a), cb = cellsOf(b);
+      var contexts = {}, levels = {};
+      [a, b].forEach(function (run) {
+        run.measurements.decode.forEach(function (c) { contexts[c.context_tokens] = 1; levels[c.concurrency] = 1; });
+      });
+      var sortNumbers = function (o) { return Object.keys(o).map(Number).sort(function (x, y) { return x - y; }); };
+      var ctxList = sortNumbers(contexts), levelList = sortNumbers(levels);
+      result.textContent = "";
+      result.appendChild(el("h2", "Sustained decode, B against A"));
+      var wrap = el("div", undefined, "scroll");
+      var table = el("table", undefined, "matrix ratio");
+      var caption = el("caption", "change in total tok/s · rows are context length, columns are simultaneous requests · each cell: A → B");
+      table.appendChild(caption);
+      var head = table.createTHead().insertRow();
+      head.appendChild(el("th", "Context"));
+      levelList.forEach(function (level) { head.appendChild(el("th", String(level))); });
+      var body = table.createTBody();
+      ctxList.forEach(function (ctx) {
+        var row = body.insertRow();
+        var th = el("th", contextLabel(ctx));
+        th.scope = "row";
+        row.appendChild(th);
+        levelList.forEach(function (level) {
+          var x = measured(ca[ctx + "x" + level]), y = measured(cb[ctx + "x" + level]);
+          var td = el("td", undefined, "cell");
+          if (x && y !== null) {
+            var change = (y / x - 1) * 100;
+            var size = Math.abs(change) < 3 ? 0 : Math.abs(change) < 15 ? 1 : Math.abs(change) < 40 ? 2 : 3;
+            td.className += " change" + (change < 0 ? -size : size);
+            var arrow = change >= 0.5 ? "▲ " : change <= -0.5 ? "▼ " : "= ";
+            td.appendChild(el("span", arrow + (change >= 0 ? "+" : "−") + Math.abs(change).toFixed(0) + "%", "value"));
+            td.appendChild(el("span", format(x) + " → " + format(y), "ttft"));
+          } else {
+            td.className += " cell-absent";
+            td.appendChild(el("span", "A " + format(x) + " · B " + format(y), "ttft"));
+          }
+          row.appendChild(td);
+        });
+      });
+      wrap.appendChild(table);
+      result.appendChild(wrap);
+    };
+    var update = function () {
+      var params = new URLSearchParams();
+      if (pickA.value) params.set("a", pickA.value);
+      if (pickB.value) params.set("b", pickB.value);
+      var text = params.toString();
+      history.replaceState(null, "", text ? "?" + text : window.location.pathname);
+      if (!pickA.value || !pickB.value) { result.textContent = ""; return; }
+      Promise.all([fetch(resultUrl(pickA)), fetch(resultUrl(pickB))]).then(function (responses) {
+        return Promise.all(responses.map(function (r) {
+          if (!r.ok) throw new Error(r.status + " " + r.url);
+          return r.json();
+        }));
+      }).then(function (runs) { render(runs[0], runs[1]); }).catch(function (error) {
+        result.textContent = "Could not load the runs: " + error.message;
+      });
+    };
+    pickA.addEventListener("change", update);
+    pickB.addEventListener("change", update);
+    document.getElementById("compare-swap").addEventListener("click", function () {
+      var a = pickA.value;
+      pickA.value = pickB.value;
+      pickB.value = a;
+      update();
+    });
+    update();
+  }
+
+  // --- interactive charts: load the Vega bundle only when a reader asks for it -------------
+  var vegaLoading = null;
+  var loadVega = function () {
+    if (!vegaLoading) {
+      vegaLoading = new Promise(function (resolve, reject) {
+        var script = document.createElement("script");
+        script.src = scriptBase + "vega.js";
+        script.onload = resolve;
+        script.onerror = function () { reject(new Error("could not load the chart library")); };
+        document.head.appendChild(script);
+      });
+    }
+    return vegaLoading;
+  };
+  var dark = window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches;
+  document.querySelectorAll("figure.chart[data-spec-light]").forEach(function (figure) {
+    var button = document.createElement("button");
+    button.type = "button";
+    button.className = "button chart-toggle";
+    button.textContent = "Interactive";
+    button.setAttribute("aria-label", "Make this chart interactive (tooltips)");
+    figure.insertBefore(button, figure.firstChild);
+    button.addEventListener("click", function () {
+      button.disabled = true;
+      var specUrl = figure.getAttribute(dark ? "data-spec-dark" : "data-spec-light");
+      Promise.all([loadVega(), fetch(specUrl).then(function (r) { return r.json(); })]).then(function (done) {
+        var spec = done[1];
+        spec.width = "container";
+        var target = document.createElement("div");
+        target.className = "interactive";
+        var picture = figure.querySelector("picture");
+        // CSP forbids eval, so Vega runs its expression interpreter instead of generated code.
+        return window.vegaEmbed(target, spec, {
+          actions: false, renderer: "svg", ast: true, expr: window.vega.expressionInterpreter
+        }).then(function () {
+          picture.hidden = true;
+          figure.appendChild(target);
+          button.remove();
+        });
+      }).catch(function (error) {
+        button.disabled = false;
+        button.textContent = "Interactive chart unavailable";
+        button.title = error.message;
       });
     });
   });

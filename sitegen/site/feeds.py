@@ -1,0 +1,108 @@
+"""Machine-readable views of the whole site: /data/runs.json, /feed.xml and /sitemap.xml."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from urllib.parse import urlsplit
+
+from sitegen.model import Run
+from sitegen.site.common import Site, engine_summary, hardware_name, model_name
+from sitegen.site.groups import model_key
+from sitegen.site.headlines import headlines
+
+FEED_SIZE = 50
+RUNS_INDEX_FORMAT = "sitegen-runs"
+RUNS_INDEX_VERSION = 1
+
+
+def runs_index(site: Site, runs: list[Run]) -> bytes:
+    """Every run with its facts and headline figures, in raw units, for scripts and the compare view."""
+    entries = [
+        {
+            "id": run.id,
+            "model": run.info.model,
+            "base_model": run.info.base_model,
+            "model_group": model_key(run),
+            "accelerator": run.hardware.accelerator,
+            "vendor": run.hardware.vendor,
+            "count": run.hardware.count,
+            "engine": run.engine.name,
+            "engine_version": run.engine.version,
+            "quantization": run.engine.quantization,
+            "date": run.info.date,
+            "headlines": asdict(headlines(run)),
+            "page": site.url(f"runs/{run.id}/"),
+            "result": site.url(f"runs/{run.id}.json"),
+            "csv": site.url(f"runs/{run.id}.csv"),
+        }
+        for run in sorted(runs, key=lambda r: r.id)
+    ]
+    document = {"format": RUNS_INDEX_FORMAT, "version": RUNS_INDEX_VERSION, "runs": entries}
+    return (json.dumps(document, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode()
+
+
+@dataclass(frozen=True)
+class FeedEntry:
+    """One run in the Atom feed."""
+
+    id: str
+    title: str
+    link: str
+    updated: str
+    summary: str
+
+
+@dataclass(frozen=True)
+class FeedContext:
+    """The Atom feed (templates/feed.xml): the newest runs, dated by their measurement date."""
+
+    site: Site
+    id: str
+    link: str
+    self_link: str
+    updated: str
+    entries: tuple[FeedEntry, ...]
+
+
+def absolute(base_url: str, path: str) -> str:
+    """An absolute address when the site knows its host; otherwise the path (documented)."""
+    parts = urlsplit(base_url)
+    prefix = f"{parts.scheme}://{parts.netloc}" if parts.netloc else ""
+    return prefix + path
+
+
+def _timestamp(date: str | None) -> str:
+    # Atom needs a time; runs have dates. Midnight UTC keeps the feed reproducible.
+    return f"{date or '1970-01-01'}T00:00:00Z"
+
+
+def feed_context(site: Site, base_url: str, runs: list[Run]) -> FeedContext:
+    newest = sorted(runs, key=lambda r: (r.info.date or "", r.id), reverse=True)[:FEED_SIZE]
+    host = urlsplit(base_url).netloc
+    entries = tuple(
+        FeedEntry(
+            id=absolute(base_url, site.url(f"runs/{run.id}/")) if host else f"urn:sitegen:run:{run.id}",
+            title=f"{model_name(run)} on {hardware_name(run)} · {engine_summary(run)}",
+            link=absolute(base_url, site.url(f"runs/{run.id}/")),
+            updated=_timestamp(run.info.date),
+            summary=f"{run.info.model} on {run.hardware.count} × {run.hardware.accelerator} with {engine_summary(run)}.",
+        )
+        for run in newest
+    )
+    return FeedContext(
+        site=site,
+        id=absolute(base_url, site.url()) if host else "urn:sitegen:site",
+        link=absolute(base_url, site.url()),
+        self_link=absolute(base_url, site.url("feed.xml")),
+        updated=max((entry.updated for entry in entries), default=_timestamp(None)),
+        entries=entries,
+    )
+
+
+@dataclass(frozen=True)
+class SitemapContext:
+    """/sitemap.xml: every HTML page of the site."""
+
+    site: Site
+    urls: tuple[str, ...]

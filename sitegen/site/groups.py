@@ -1,0 +1,97 @@
+"""Group runs for the comparison pages: by model, by accelerator, and the natural pairs.
+
+Every grouping is linear in the number of runs: one page per group, and within a group
+of one model on one accelerator each run is paired only with the run before it, so the
+static compare pages grow with the runs, not with their square.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from sitegen.model import Run
+
+
+@dataclass(frozen=True)
+class Group:
+    """Runs that share a model or an accelerator, and the page that shows them."""
+
+    kind: str  # "models" or "hardware"
+    key: str
+    slug: str
+    label: str
+    runs: tuple[Run, ...]
+
+    @property
+    def path(self) -> str:
+        return f"{self.kind}/{self.slug}/"
+
+
+def slugify(text: str) -> str:
+    slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    return slug[:80].strip("-") or "unnamed"
+
+
+def model_key(run: Run) -> str:
+    """Runs of one model (or of quantizations of one base model) share this key."""
+    return (run.info.base_model or run.info.model).lower()
+
+
+def accelerator_key(run: Run) -> str:
+    return run.hardware.accelerator.lower()
+
+
+def _newest_first(run: Run) -> tuple[str, str]:
+    return (run.info.date or "", run.id)
+
+
+def _groups(kind: str, runs: list[Run], key: Callable[[Run], str], label: Callable[[Run], str],
+            short: Callable[[str], str]) -> list[Group]:
+    members: dict[str, list[Run]] = defaultdict(list)
+    for run in runs:
+        members[key(run)].append(run)
+    # Short slugs read better; a short slug two groups would share falls back to the full key.
+    shorts = defaultdict(list)
+    for group_key in members:
+        shorts[slugify(short(group_key))].append(group_key)
+    groups = []
+    for group_key, group_runs in members.items():
+        slug = slugify(short(group_key))
+        if len(shorts[slug]) > 1:
+            slug = slugify(group_key)
+        ordered = tuple(sorted(group_runs, key=_newest_first, reverse=True))
+        groups.append(Group(kind, group_key, slug, label(ordered[0]), ordered))
+    return sorted(groups, key=lambda g: g.slug)
+
+
+def model_groups(runs: list[Run]) -> list[Group]:
+    return _groups("models", runs, model_key, lambda r: r.info.base_model or r.info.model,
+                   lambda key: key.rsplit("/", 1)[-1])
+
+
+def hardware_groups(runs: list[Run]) -> list[Group]:
+    def label(run: Run) -> str:
+        vendor = run.hardware.vendor
+        return f"{vendor} {run.hardware.accelerator}" if vendor else run.hardware.accelerator
+
+    return _groups("hardware", runs, accelerator_key, label, lambda key: key)
+
+
+def natural_pairs(runs: list[Run]) -> list[tuple[Run, Run]]:
+    """(older, newer) pairs of consecutive runs of one model on one accelerator."""
+    members: dict[tuple[str, str], list[Run]] = defaultdict(list)
+    for run in runs:
+        members[(model_key(run), accelerator_key(run))].append(run)
+    pairs = []
+    for group in members.values():
+        ordered = sorted(group, key=_newest_first)
+        pairs += list(itertools.pairwise(ordered))
+    return sorted(pairs, key=lambda pair: (pair[0].id, pair[1].id))
+
+
+def compare_path(a: Run, b: Run) -> str:
+    return f"compare/{a.id}--{b.id}/"
