@@ -12,8 +12,8 @@ Anything else is a bug in sitegen and keeps its traceback.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 
 @dataclass(frozen=True, order=True)

@@ -53,11 +53,11 @@ def pointer_join(pointer: str, token: str | int) -> str:
 class _StrictLoader(yaml.SafeLoader):
     """SafeLoader that refuses aliases while composing, before any expansion happens."""
 
-    def compose_node(self, parent: Node | None, index: object) -> Node | None:  # type: ignore[override]
+    def compose_node(self, parent: Node | None, index: int) -> Node | None:  # type: ignore[override]
         if self.check_event(AliasEvent):
-            event = self.peek_event()
+            event = self.peek_event()  # type: ignore[no-untyped-call]
             raise _Refused("anchors and aliases (*name) are not allowed; write the value out", event.start_mark.line + 1)
-        return super().compose_node(parent, index)  # type: ignore[misc]
+        return super().compose_node(parent, index)  # type: ignore[no-any-return]
 
 
 class _Refused(Exception):
@@ -67,9 +67,10 @@ class _Refused(Exception):
         self.line = line
 
 
-def _decode(source: str, raw: bytes) -> str:
-    if len(raw) > MAX_FILE_BYTES:
-        raise SitegenError(Problem(source, None, "", f"file is {len(raw):,} bytes, over the {MAX_FILE_BYTES:,}-byte limit for a result file"))
+def _decode(source: str, raw: bytes, max_bytes: int = MAX_FILE_BYTES) -> str:
+    if len(raw) > max_bytes:
+        raise SitegenError(Problem(source, None, "",
+                                   f"file is {len(raw):,} bytes, over the {max_bytes:,}-byte limit for a result file"))
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
     try:
@@ -158,9 +159,13 @@ def _construct(loader: yaml.SafeLoader, node: Node, pointer: str, lines: dict[st
     raise SitegenError(Problem(source, line, pointer, "unsupported YAML node"))
 
 
-def parse_json(source: str, raw: bytes) -> Document:
-    """Parse JSON strictly (no NaN, no duplicate keys); lines come from a YAML pass when it agrees."""
-    text = _decode(source, raw)
+def parse_json(source: str, raw: bytes, *, max_bytes: int = MAX_FILE_BYTES) -> Document:
+    """Parse JSON strictly (no NaN, no duplicate keys); lines come from a YAML pass when it agrees.
+
+    ``max_bytes`` lets raw tool output (telemetry, request samples) be larger than a result
+    file; past MAX_FILE_BYTES the YAML pass refuses, so such a document has no line numbers.
+    """
+    text = _decode(source, raw, max_bytes)
 
     def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
         result: dict[str, Any] = {}

@@ -100,8 +100,8 @@ def test_hostile_text_is_escaped(project: Path) -> None:
     text = text.replace("accelerator: RTX 4090", "accelerator: '<img src=x onerror=alert(1)>'")
     text = text.replace("model: Qwen/Qwen3-8B",
                         "model: '\"><script>alert(1)</script>'\n  notes: '<script>alert(2)</script> [x](javascript:alert(3))'")
-    text = text.replace("name: llama.cpp",
-                        "name: llama.cpp\n  repository: 'javascript:alert(4)'\n  launch_command: '</code><script>alert(5)</script>'")
+    text = text.replace("name: llama.cpp", "name: llama.cpp\n  repository: 'javascript:alert(4)'\n"
+                                           "  launch_command: '</code><script>alert(5)</script>'")
     (runs / "hostile.yaml").write_text(text)
     assert run_cli(project, "collect") == 0
     assert run_cli(project, "build") == 0

@@ -7,8 +7,8 @@ that becomes its permalink, so names that would make bad URLs are refused here.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from sitegen.model import DecodeCell, Run
 from sitegen.site import labels, numbers
 from sitegen.site.charts import ChartSpec, Series, decode_overlay, pareto, prefill_overlay
-from sitegen.site.common import Field, Page, Site, engine_summary, hardware_name, model_name
+from sitegen.site.common import Field, Page, Site, hardware_name, model_name
 from sitegen.site.group_pages import MAX_CONTEXT_CHARTS, ContextChart, shared_contexts
 from sitegen.site.groups import compare_path
 
@@ -157,7 +157,8 @@ def _facts(a: Run, b: Run) -> tuple[FactRow, ...]:
 
 
 def short_label(run: Run) -> str:
-    return f"{model_name(run)} · {hardware_name(run, with_memory=False)} · {engine_summary(run)}"
+    engine = " ".join(p for p in (run.engine.name, run.engine.version) if p)
+    return f"{model_name(run)} · {hardware_name(run, with_memory=False)} · {engine}"
 
 
 def compare_page(site: Site, a: Run, b: Run) -> Page:

@@ -229,13 +229,14 @@
         var target = document.createElement("div");
         target.className = "interactive";
         var picture = figure.querySelector("picture");
-        // CSP forbids eval, so Vega runs its expression interpreter instead of generated code.
-        return window.vegaEmbed(target, spec, {
-          actions: false, renderer: "svg", ast: true, expr: window.vega.expressionInterpreter
-        }).then(function () {
+        figure.insertBefore(target, picture);  // in the page first, so "container" has a width
+        // CSP forbids eval; with ast on, vega-embed runs Vega's expression interpreter instead.
+        return window.vegaEmbed(target, spec, { actions: false, renderer: "svg", ast: true }).then(function () {
           picture.hidden = true;
-          figure.appendChild(target);
           button.remove();
+        }, function (error) {
+          target.remove();
+          throw error;
         });
       }).catch(function (error) {
         button.disabled = false;

@@ -1,0 +1,115 @@
+"""``sitegen import``: raw benchmark output → a canonical ``content/runs/<id>.yaml``.
+
+Adapt (with run.yaml), redact secrets, validate, then write atomically; any problem stops
+it before anything is written. An existing run is replaced only with ``force``, and never
+when the id belongs to a different file or folder (collect would then see the id twice).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sitegen.collect import validate_result
+from sitegen.collect.adapters import META_NAME, adapt_raw, find_raw_file, read_meta, read_raw_file
+from sitegen.collect.local import RESULT_SUFFIXES, check_id, suggest_id
+from sitegen.collect.redact import redact_document
+from sitegen.collect.result_yaml import dump_result
+from sitegen.config import Config
+from sitegen.errors import Problem, SitegenError
+from sitegen.parse import Document
+from sitegen.store import write_atomic
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    run_id: str
+    path: Path
+    data: dict[str, Any]
+    replaced: bool
+    redacted: tuple[str, ...]
+
+    def summary(self) -> str:
+        """One line: how many points and cells of each status were written."""
+        measurements = self.data["measurements"]
+        statuses: dict[str, int] = {}
+        for cell in measurements["decode"]:
+            statuses[cell["status"]] = statuses.get(cell["status"], 0) + 1
+        parts = ", ".join(f"{count} {status.replace('_', ' ')}" for status, count in sorted(statuses.items()))
+        cells = len(measurements["decode"])
+        return (f"{len(measurements['prefill'])} prefill points, {cells} decode cell{'s' if cells != 1 else ''}"
+                + (f" ({parts})" if parts else ""))
+
+
+def default_id(data: dict[str, Any]) -> str:
+    """``<accelerator><count>-<engine>-<model>``, e.g. ``h200nvl2-sglang-deepseek-v4-flash-dspark``."""
+    hardware, engine, run = data["hardware"], data["engine"], data["run"]
+    accelerator = re.sub(r"[^a-z0-9]+", "", str(hardware["accelerator"]).lower())
+    count = int(hardware["count"])
+    if count > 1:
+        # "b200x2", but "h200nvl2": an x keeps a trailing model number apart from the count.
+        accelerator += f"x{count}" if accelerator[-1:].isdigit() else str(count)
+    # The model's own name, without the publisher: "deepseek-ai/DeepSeek-V4-Flash" → "deepseek-v4-flash".
+    model = str(run["model"]).rstrip("/").rsplit("/", 1)[-1]
+    parts = (accelerator, suggest_id(str(engine["name"])), suggest_id(model))
+    return suggest_id("-".join(part for part in parts if part))
+
+
+def load_raw(path: Path, meta_path: Path | None, display: str) -> Document:
+    """Adapt a raw file, or a raw-output folder (whose run.yaml ``meta_path`` may replace)."""
+    if path.is_dir():
+        raw_path = find_raw_file(path, display)
+        meta_path = meta_path or path / META_NAME
+        raw_display = f"{display.rstrip('/')}/{raw_path.name}"
+    elif path.is_file():
+        raw_path, raw_display = path, display
+    else:
+        raise SitegenError(Problem(display, None, "", "not found"))
+    results = read_raw_file(raw_path, raw_display)
+    meta = None
+    if meta_path is not None:
+        if not meta_path.is_file():
+            raise SitegenError(Problem(str(meta_path), None, "", "not found"))
+        meta = read_meta(meta_path, str(meta_path))
+    return adapt_raw(results, meta, display)
+
+
+def import_run(config: Config, path: Path, *, meta_path: Path | None = None, run_id: str | None = None,
+               force: bool = False) -> ImportReport:
+    """Write ``content/runs/<id>.yaml`` from raw output; raise SitegenError (writing nothing) on any problem."""
+    document = load_raw(path, meta_path, str(path))
+    document, redacted = redact_document(document)
+    problems = validate_result(document)
+    if problems:
+        raise SitegenError(problems)
+    run_id = run_id or default_id(document.data)
+    problem = check_id(run_id, "--id")
+    if problem:
+        raise SitegenError(problem)
+    target = config.runs_dir / f"{run_id}.yaml"
+    replaced = _check_target(config, run_id, target, force)
+    content = dump_result(document.data, config.display(target))
+    try:
+        write_atomic(target, content)
+    except OSError as exc:
+        raise SitegenError(Problem(config.display(target), None, "", f"cannot write: {exc.strerror}")) from None
+    return ImportReport(run_id, target, document.data, replaced, tuple(redacted))
+
+
+def _check_target(config: Config, run_id: str, target: Path, force: bool) -> bool:
+    """Whether ``target`` will be replaced; refuse ids another file or folder already uses."""
+    others = [config.runs_dir / f"{run_id}{suffix}" for suffix in RESULT_SUFFIXES if suffix != ".yaml"]
+    others.append(config.runs_dir / run_id)
+    for other in others:
+        if other.exists():
+            kind = "a raw-output folder" if other.is_dir() else "a result file"
+            raise SitegenError(Problem(config.display(other), None, "", f"{kind} already has the run id {run_id!r}; "
+                                       "import with another --id (or remove it first)"))
+    if target.exists():
+        if not force:
+            raise SitegenError(Problem(config.display(target), None, "", "already exists; pass --force to replace "
+                                       "it, or --id to import as another run"))
+        return True
+    return False

@@ -1,0 +1,96 @@
+"""Write a canonical result document as the YAML a contributor would review.
+
+Block style, the sections in reading order (schema_version, source, hardware, engine, run,
+provenance, measurements), the fields of each in the schema's order, long text folded and
+multi-line text literal, and a leading comment that points at the schema. The output is
+parsed back and compared, so a quirk of the emitter can never change a value on disk.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+from sitegen.errors import Problem, SitegenError
+from sitegen.parse import parse_yaml
+from sitegen.resources import load_schema
+
+HEADER = (
+    "# A sitegen result file: one benchmark run. Format: schema/result.schema.json\n"
+    "# (fields and units are documented in docs/result-format.md). Check it with `sitegen collect`.\n"
+)
+TOP_LEVEL = ("schema_version", "source", "hardware", "engine", "run", "provenance", "measurements")
+# Which $defs entry describes the items at each place, for the field order.
+_SECTION_DEFS = {"source": "source", "hardware": "hardware", "engine": "engine", "run": "run",
+                 "provenance": "provenance", "measurements": "measurements"}
+_ITEM_DEFS = {"prefill": "prefill_point", "decode": "decode_cell"}
+_FOLD_AFTER = 80
+_WIDTH = 100
+
+
+class _Dumper(yaml.SafeDumper):
+    """Indents lists under their key (``prefill:`` / ``    - context_tokens: …``), as the seed file does."""
+
+    def increase_indent(self, flow: bool = False, indentless: bool = False) -> None:
+        super().increase_indent(flow, False)
+
+
+def _represent_text(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    style: str | None = None
+    if "\n" in value:
+        style = "|"
+    elif len(value) > _FOLD_AFTER:
+        style = ">"
+    elif value[:1].isdigit():
+        # Versions and dates: plain 0.5.16 is text but 0.5 would be a number; quoting all of
+        # them keeps a reviewer's edit from silently changing the type.
+        style = '"'
+    # The emitter falls back to quotes where a block style cannot hold the text exactly.
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_Dumper.add_representer(str, _represent_text)
+
+
+def _field_order(def_name: str) -> list[str]:
+    definition = load_schema("result")["$defs"][def_name]
+    order = list(definition.get("properties", {}))
+    if def_name == "hardware" and "vendor" in order:
+        # "NVIDIA" then "H200 NVL" reads as the product's name, as in the shipped seed file.
+        order.remove("vendor")
+        order.insert(order.index("accelerator"), "vendor")
+    return order
+
+
+def _ordered(mapping: dict[str, Any], order: list[str]) -> dict[str, Any]:
+    known = [key for key in order if key in mapping]
+    return {key: mapping[key] for key in known + [key for key in mapping if key not in order]}
+
+
+def ordered_result(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` with sections and fields in reading order (values unchanged)."""
+    result = _ordered(data, list(TOP_LEVEL))
+    for section, def_name in _SECTION_DEFS.items():
+        if isinstance(result.get(section), dict):
+            result[section] = _ordered(result[section], _field_order(def_name))
+    measurements = result.get("measurements")
+    if isinstance(measurements, dict):
+        for kind, def_name in _ITEM_DEFS.items():
+            items = measurements.get(kind)
+            if isinstance(items, list):
+                order = _field_order(def_name)
+                measurements[kind] = [_ordered(item, order) if isinstance(item, dict) else item for item in items]
+    return result
+
+
+def dump_result(data: dict[str, Any], source: str = "result") -> bytes:
+    """The result file's bytes: the header comment, then ``data`` as block YAML."""
+    body = yaml.dump(ordered_result(data), Dumper=_Dumper, sort_keys=False, allow_unicode=True,
+                     default_flow_style=False, width=_WIDTH, indent=2)
+    text = HEADER + body
+    # Parse back with sitegen's own (strict) reader: what is written must be what was meant.
+    if parse_yaml(source, text.encode()).data != data:
+        raise SitegenError(Problem(source, None, "", "internal error: the YAML written does not read back the "
+                                   "same; please report this with the input file"))
+    return text.encode()
