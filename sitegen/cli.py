@@ -1,4 +1,4 @@
-"""The command line: ``sitegen collect``, ``sitegen build``.
+"""The command line: ``sitegen collect``, ``build``, ``import``, ``check``, ``summary``, ``serve``, ``new``.
 
 The only place that prints errors and chooses exit codes. It catches SitegenError,
 prints one line per problem and returns 1; anything else is a bug and keeps its
@@ -13,8 +13,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from sitegen import __version__
-from sitegen.config import CONFIG_NAME, Config, load_config
+from sitegen.config import CONFIG_NAME, Config, load_config, with_base_url
 from sitegen.errors import Problem, SitegenError
+from sitegen.github import Level, annotation
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -26,9 +27,41 @@ def _parser() -> argparse.ArgumentParser:
     collect = commands.add_parser("collect", help="gather and check every run into .sitegen/collected.json")
     collect.add_argument("--offline", action="store_true",
                          help="use only the cached copies of remote sources; never touch the network")
-    commands.add_parser("build", help="render the collected runs into the output folder (_site/)")
+    _add_format_argument(collect)
+    build = commands.add_parser("build", help="render the collected runs into the output folder (_site/)")
+    _add_base_url_argument(build)
     _add_import_parser(commands)
+    _add_contributor_parsers(commands)
     return parser
+
+
+def _add_format_argument(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--format", choices=("text", "github"), default="text",
+                         help="github: print problems as GitHub Actions annotations on their file and line")
+
+
+def _add_base_url_argument(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--base-url", metavar="URL",
+                         help="serve the site from this address instead of sitegen.yaml's base_url, "
+                              "e.g. https://<owner>.github.io/<repo>/")
+
+
+def _add_contributor_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    check = commands.add_parser("check", help="check result files (default: all of content/runs/); writes nothing")
+    check.add_argument("files", nargs="*", type=Path, metavar="FILE",
+                       help="result files, raw-output folders or files inside one")
+    _add_format_argument(check)
+    summary = commands.add_parser("summary", help="Markdown for a pull request's job summary: the runs it changes")
+    summary.add_argument("--changed", type=Path, required=True, metavar="FILE",
+                         help="the output of `git diff --name-status BASE...HEAD` ('-' for standard input)")
+    summary.add_argument("--preview-url", metavar="URL", help="where reviewers download the built site")
+    serve = commands.add_parser("serve", help="build and serve the site on 127.0.0.1, rebuilding on changes")
+    serve.add_argument("--port", type=int, default=8000, help="the port on 127.0.0.1 (default: 8000; 0 picks a free one)")
+    serve.add_argument("--no-watch", dest="watch", action="store_false", help="build once; do not rebuild on changes")
+    serve.add_argument("--offline", action="store_true", help="use only the cached copies of remote sources")
+    _add_base_url_argument(serve)
+    new = commands.add_parser("new", help="start content/runs/<id>.yaml from an annotated template")
+    new.add_argument("run_id", metavar="ID", help="the run id: file name and permalink, e.g. h100x2-vllm-llama33-70b")
 
 
 def _add_import_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -42,20 +75,24 @@ def _add_import_parser(commands: argparse._SubParsersAction[argparse.ArgumentPar
     command.add_argument("--force", action="store_true", help="replace content/runs/<id>.yaml if it exists")
 
 
-def _print_problems(problems: Sequence[Problem]) -> None:
+def _print_problems(problems: Sequence[Problem], output: str = "text", level: Level = "error") -> None:
     for problem in problems:
-        print(str(problem), file=sys.stderr)
+        if output == "github":
+            # Workflow commands are read from standard output.
+            print(annotation(problem, level), flush=True)
+        else:
+            print(str(problem), file=sys.stderr)
 
 
 def _progress(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-def _collect(config: Config, offline: bool = False) -> int:
+def _collect(config: Config, offline: bool = False, output: str = "text") -> int:
     from sitegen.collect import collect
 
     report = collect(config, offline=offline, progress=_progress)
-    _print_problems(report.warnings)
+    _print_problems(report.warnings, output, "warning")
     print(f"collected {len(report.runs)} run{'s' if len(report.runs) != 1 else ''} into .sitegen/collected.json")
     return 0
 
@@ -75,21 +112,72 @@ def _build(config: Config) -> int:
     from sitegen.site.build import build
 
     summary = build(config)
-    print(f"built {summary.pages} pages into {config.display(config.output_dir)}/")
+    print(f"built {summary.pages} pages ({summary.pages_built} rendered, {summary.charts_rendered} new charts) "
+          f"into {config.display(config.output_dir)}/")
     return 0
+
+
+def _check(config: Config, args: argparse.Namespace) -> int:
+    from sitegen.commands.check import check_files
+
+    report = check_files(config, args.files)
+    _print_problems(report.warnings, args.format, "warning")
+    if report.problems:
+        raise SitegenError(report.problems)
+    count = len(report.checked)
+    print(f"checked {count} run{'s' if count != 1 else ''}: no problems")
+    return 0
+
+
+def _summary(config: Config, args: argparse.Namespace) -> int:
+    from sitegen.commands.summary import pr_summary
+
+    try:
+        changed = sys.stdin.read() if str(args.changed) == "-" else args.changed.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise SitegenError(Problem(str(args.changed), None, "", f"cannot read: {exc.strerror}")) from None
+    print(pr_summary(config, changed, preview_url=args.preview_url))
+    return 0
+
+
+def _serve(config: Config, args: argparse.Namespace) -> int:
+    from sitegen.commands.serve import serve
+
+    serve(config, port=args.port, watch_files=args.watch, offline=args.offline,
+          say=lambda message: print(message, flush=True), show_problems=_print_problems)
+    return 0
+
+
+def _new(config: Config, args: argparse.Namespace) -> int:
+    from sitegen.commands.new import new_run
+
+    path = config.display(new_run(config, args.run_id))
+    print(f"wrote {path}: replace every <fill in: …> value, then run `sitegen check {path}`")
+    print("have raw llm-inference-bench output? `sitegen import` fills most of it in for you (docs/importing.md)")
+    return 0
+
+
+_COMMANDS = {"check": _check, "summary": _summary, "serve": _serve, "new": _new}
+# Commands that never write, so "nothing was written" would be noise.
+_READ_ONLY = {"check", "summary"}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         config = load_config(args.config)
+        if getattr(args, "base_url", None):
+            config = with_base_url(config, args.base_url)
         if args.command == "collect":
-            return _collect(config, offline=args.offline)
+            return _collect(config, offline=args.offline, output=args.format)
         if args.command == "import":
             return _import(config, args)
+        if args.command in _COMMANDS:
+            return _COMMANDS[args.command](config, args)
         return _build(config)
     except SitegenError as error:
-        _print_problems(error.problems)
+        _print_problems(error.problems, getattr(args, "format", "text"))
         count = len(error.problems)
-        print(f"sitegen {args.command}: {count} problem{'s' if count != 1 else ''}; nothing was written", file=sys.stderr)
+        written = "" if args.command in _READ_ONLY else "; nothing was written"
+        print(f"sitegen {args.command}: {count} problem{'s' if count != 1 else ''}{written}", file=sys.stderr)
         return 1

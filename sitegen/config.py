@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from sitegen.errors import Problem, SitegenError
 from sitegen.parse import parse_yaml
+from sitegen.resources import load_schema
 from sitegen.validate import check_schema
 
 CONFIG_NAME = "sitegen.yaml"
@@ -92,3 +94,12 @@ def _inside(root: Path, relative: str, source: str, pointer: str) -> Path:
     if resolved == root or root not in resolved.parents:
         raise SitegenError(Problem(source, None, pointer, f"{relative!r} must be a folder inside the site folder"))
     return resolved
+
+
+def with_base_url(config: Config, base_url: str, source: str = "--base-url") -> Config:
+    """``config`` served from another address, e.g. a GitHub Pages project site that only the
+    deploy workflow knows (``https://<owner>.github.io/<repo>/``); checked like sitegen.yaml's."""
+    rule = load_schema("config")["properties"]["base_url"]
+    if not re.fullmatch(rule["pattern"], base_url):
+        raise SitegenError(Problem(source, None, "", f"{base_url!r} is not a base URL: {rule['description']}"))
+    return replace(config, base_url=base_url)

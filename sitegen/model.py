@@ -142,6 +142,7 @@ class Run:
     provenance: Provenance | None = None
     origin: str = ""
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    digest: str = field(default="", compare=False)  # fingerprint of ``raw``, see store.digest
 
     @property
     def contexts(self) -> list[int]:
@@ -163,7 +164,7 @@ def _pairs(mapping: dict[str, Any] | None) -> tuple[tuple[str, Any], ...]:
     return tuple(sorted((mapping or {}).items()))
 
 
-def run_from_dict(run_id: str, data: dict[str, Any], origin: str = "") -> Run:
+def run_from_dict(run_id: str, data: dict[str, Any], origin: str = "", digest: str = "") -> Run:
     """Build a Run from a result document that passed validation."""
     hardware = dict(data["hardware"])
     engine = dict(data["engine"])
@@ -198,4 +199,5 @@ def run_from_dict(run_id: str, data: dict[str, Any], origin: str = "") -> Run:
         provenance=Provenance(**{**provenance, "notes": tuple(provenance.get("notes", ()))}) if provenance else None,
         origin=origin,
         raw=data,
+        digest=digest,
     )

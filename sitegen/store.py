@@ -6,6 +6,7 @@ document, sorted by id, with sorted keys, so the same content gives the same byt
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tempfile
@@ -36,9 +37,16 @@ def encode(runs: list[CollectedRun]) -> bytes:
     document = {
         "format": FORMAT_NAME,
         "version": FORMAT_VERSION,
-        "runs": [{"id": r.id, "origin": r.origin, "result": r.result} for r in sorted(runs, key=lambda r: r.id)],
+        "runs": [{"id": r.id, "origin": r.origin, "result": r.result, "digest": digest(r.result)}
+                 for r in sorted(runs, key=lambda r: r.id)],
     }
     return (json.dumps(document, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False) + "\n").encode()
+
+
+def digest(result: dict[str, Any]) -> str:
+    """A fingerprint of a run's content: build re-renders a run's pages only when it changes."""
+    canonical = json.dumps(result, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return hashlib.sha256(canonical.encode()).hexdigest()
 
 
 def write_atomic(path: Path, data: bytes) -> None:
@@ -58,8 +66,11 @@ def write_atomic(path: Path, data: bytes) -> None:
 
 def write_collected(state_dir: Path, runs: list[CollectedRun]) -> Path:
     path = collected_path(state_dir)
+    data = encode(runs)
     try:
-        write_atomic(path, encode(runs))
+        if path.is_file() and path.read_bytes() == data:
+            return path  # unchanged: keep the file (and its time stamp) as it is
+        write_atomic(path, data)
     except OSError as exc:
         raise SitegenError(Problem(str(path), None, "", f"cannot write the collected file: {exc.strerror}")) from None
     return path
@@ -83,4 +94,5 @@ def read_collected(state_dir: Path, display: str = ".sitegen/collected.json") ->
     if version > FORMAT_VERSION:
         raise SitegenError(Problem(display, None, "", f"was written by a newer sitegen (format {version}, this is "
                                                       f"sitegen {__version__}); upgrade sitegen"))
-    return [run_from_dict(entry["id"], entry["result"], entry["origin"]) for entry in document["runs"]]
+    return [run_from_dict(entry["id"], entry["result"], entry["origin"], entry.get("digest") or digest(entry["result"]))
+            for entry in document["runs"]]

@@ -1,11 +1,19 @@
-"""Shared fixtures: a throw-away copy of the shipped site to run sitegen against."""
+"""Shared fixtures: a throw-away copy of the shipped site to run sitegen against, and for
+the browser tests, that site built once, served on 127.0.0.1 and opened in chromium."""
 
 from __future__ import annotations
 
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+from tests.browser_kit import CHROMIUM_ARGS, Browsing, chromium_path, page_addresses, require, serve
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
@@ -22,7 +30,10 @@ def shared_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def project(tmp_path: Path, shared_cache: Path) -> Path:
     """A copy of the repository's site (sitegen.yaml and content/) in a temporary folder,
     sharing the session's chart cache."""
-    site = tmp_path / "site"
+    return copy_site(tmp_path / "site", shared_cache)
+
+
+def copy_site(site: Path, shared_cache: Path) -> Path:
     site.mkdir()
     shutil.copy(REPO / "sitegen.yaml", site / "sitegen.yaml")
     shutil.copytree(REPO / "content", site / "content")
@@ -36,3 +47,48 @@ def run_cli(site: Path, *args: str) -> int:
     from sitegen.cli import main
 
     return main(["--config", str(site / "sitegen.yaml"), *args])
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory: pytest.TempPathFactory, shared_cache: Path) -> Path:
+    """The shipped site, built once for every test that only reads it (the browser tests)."""
+    site = copy_site(tmp_path_factory.mktemp("built") / "site", shared_cache)
+    assert run_cli(site, "collect") == 0
+    assert run_cli(site, "build") == 0
+    return site / "_site"
+
+
+@pytest.fixture(scope="session")
+def site_pages(built_site: Path) -> dict[str, str]:
+    """An address of every kind of page of the built site, by kind ("run", "compare-app", …)."""
+    return page_addresses(built_site, SEED_RUN_ID)
+
+@pytest.fixture(scope="session")
+def site_origin(built_site: Path) -> Iterator[str]:
+    """The built site served over HTTP on 127.0.0.1, e.g. http://127.0.0.1:41234."""
+    with serve(built_site) as origin:
+        yield origin
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    """Debian's chromium, headless, launched once for the session."""
+    executable = chromium_path()
+    if executable is None:
+        require("chromium", "install it with `apt-get install chromium` (.ci/run does) or set SITEGEN_CHROMIUM")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        require("playwright", "install the test extra: pip install -e '.[test]'")
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS, timeout=30_000)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def browse(browser: Browser, site_origin: str) -> Iterator[Browsing]:
+    """Open pages of the built site; every context a test opens is closed after it."""
+    browsing = Browsing(browser, site_origin)
+    yield browsing
+    browsing.close()

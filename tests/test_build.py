@@ -133,3 +133,31 @@ def test_unwritable_output_is_a_clear_error(project: Path, capsys: pytest.Captur
     assert run_cli(project, "build") == 1
     err = capsys.readouterr().err
     assert "_site" in err and "Traceback" not in err
+
+
+def test_incremental_build_is_byte_identical_to_a_cold_one(project: Path, tmp_path: Path) -> None:
+    runs = project / "content" / "runs"
+    assert run_cli(project, "collect") == 0
+    assert run_cli(project, "build") == 0
+    # Change the site the ways contributors do: edit a figure, add a run, remove a run.
+    seed = runs / f"{SEED_RUN_ID}.yaml"
+    seed.write_text(seed.read_text().replace("total_tokens_per_s: 228.386789", "total_tokens_per_s: 230.5", 1))
+    shutil.copy(MINIMAL, runs / "added-run.yaml")
+    (runs / "ttp300-vllm-qwen3-4b.yaml").unlink()
+    assert run_cli(project, "collect") == 0
+    assert run_cli(project, "build") == 0
+    incremental = _files(project / "_site")
+    shutil.rmtree(project / "_site")
+    shutil.rmtree(project / ".sitegen" / "build")
+    assert run_cli(project, "build") == 0
+    assert _files(project / "_site") == incremental
+    page = (project / "_site" / "runs" / SEED_RUN_ID / "index.html").read_text()
+    assert "230.5" in page and "added-run" in (project / "_site" / "index.html").read_text()
+
+
+def test_unchanged_build_renders_nothing(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_cli(project, "collect") == 0
+    assert run_cli(project, "build") == 0
+    capsys.readouterr()
+    assert run_cli(project, "build") == 0
+    assert "(0 rendered, 0 new charts)" in capsys.readouterr().out

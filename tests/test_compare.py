@@ -52,7 +52,7 @@ def test_pareto_per_device_divides_by_the_device_count() -> None:
     data["hardware"]["count"] = 4
     data["measurements"]["decode"][0]["per_request_tokens_per_s"] = 120.5
     run = run_from_dict("x", data)
-    spec = dict(pareto([Series("x", run)], per_device=True).specs)["light-wide"]  # type: ignore[union-attr]
+    spec = dict(pareto([Series("x", run)], per_device=True).specs)["light"]  # type: ignore[union-attr]
     assert '"total":30.125' in spec and '"tok/s per device"' in spec
 
 

@@ -109,4 +109,4 @@ def test_status_explanations_are_the_seeds(page: str) -> None:
 
 def test_chart_files_exist_and_are_svg(page: str, tmp_path: Path) -> None:
     charts = re.findall(r'(?:src|srcset)="/(assets/charts/[0-9a-f]+\.svg)"', page)
-    assert len(charts) == 4  # light and dark, wide and narrow
+    assert len(charts) == 2  # light and dark

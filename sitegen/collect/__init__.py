@@ -6,12 +6,16 @@ leaves the previous collected file untouched.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Collection
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import httpx
 
 from sitegen.collect.adapters import adapt_folder
+from sitegen.collect.cache import EntryCache
 from sitegen.collect.local import Entry, discover
 from sitegen.collect.redact import redact_document, redact_document_detailed, redaction_warnings
 from sitegen.collect.remote import gather_remote
@@ -19,7 +23,10 @@ from sitegen.config import CONFIG_NAME, Config
 from sitegen.errors import Problem, SitegenError
 from sitegen.parse import Document, parse_document
 from sitegen.store import CollectedRun, write_collected
-from sitegen.validate import check_numbers, check_result_rules, check_schema
+from sitegen.validate import check_numbers, check_placeholders, check_result_rules, check_schema
+
+# Below this many files to check, starting worker processes costs more than it saves.
+PARALLEL_THRESHOLD = 40
 
 
 @dataclass
@@ -32,7 +39,8 @@ def validate_result(document: Document) -> list[Problem]:
     """Schema problems plus the rules a schema cannot express."""
     if not isinstance(document.data, dict):
         return [Problem(document.source, 1, "", "expected a mapping with hardware, engine, run and measurements")]
-    problems = check_schema(document, "result") + check_numbers(document) + check_result_rules(document)
+    problems = (check_schema(document, "result") + check_numbers(document) + check_placeholders(document)
+                + check_result_rules(document))
     return sorted(set(problems), key=lambda p: (p.line or 0, p.pointer, p.message))
 
 
@@ -52,6 +60,109 @@ def load_entry(entry: Entry, source: str) -> Document:
     return parse_document(source, raw)
 
 
+@dataclass(frozen=True)
+class CheckedEntry:
+    """One local entry after load, redact and validate; ``document`` is set only when it is valid."""
+
+    entry: Entry
+    source: str
+    document: Document | None
+    problems: list[Problem]
+    warnings: list[Problem]
+    clash: bool = False  # its id was already taken by an earlier entry, so it was not read
+
+
+def check_entry(entry: Entry, source: str, cache: EntryCache | None = None) -> CheckedEntry:
+    """Load, redact and validate one run: exactly what collect does to each file.
+
+    With a cache, a result file whose bytes were checked before is taken from it.
+    """
+    key = None
+    if cache is not None and entry.kind == "result":
+        try:
+            key = cache.key(source, entry.path.read_bytes())
+        except OSError:
+            key = None  # load_entry reports the unreadable file
+        hit = cache.get(key) if key else None
+        if hit is not None:
+            return CheckedEntry(entry, source, Document(source, hit[0], {}), [], hit[1])
+    try:
+        document = load_entry(entry, source)
+        # Before validation, so that no message or stored value repeats a secret.
+        document, redactions = redact_document_detailed(document)
+    except SitegenError as error:
+        return CheckedEntry(entry, source, None, error.problems, [])
+    found = validate_result(document)
+    warnings = redaction_warnings(document, redactions)
+    if cache is not None and key and not found:
+        cache.put(key, document.data, warnings)
+    return CheckedEntry(entry, source, None if found else document, found, warnings)
+
+
+def _check_entries(work: list[tuple[Entry, str]], cache: EntryCache | None) -> list[CheckedEntry]:
+    """Check entries in order; when many are not cached, in one process per core."""
+    misses = work
+    if cache is not None:
+        misses = [(e, s) for e, s in work if e.kind != "result" or not cache.has(cache.key(s, _bytes(e.path)))]
+    if len(misses) < PARALLEL_THRESHOLD or (os.cpu_count() or 1) < 2:
+        return [check_entry(entry, source, cache) for entry, source in work]
+    with ProcessPoolExecutor() as pool:
+        fresh = dict(zip((e.path for e, _ in misses),
+                         pool.map(_check_uncached, misses, chunksize=max(1, len(misses) // 16)), strict=True))
+    results = []
+    for entry, source in work:
+        item = fresh.get(entry.path)
+        if item is None:
+            results.append(check_entry(entry, source, cache))
+            continue
+        if cache is not None and item.document is not None and entry.kind == "result":
+            cache.put(cache.key(source, _bytes(entry.path)), item.document.data, item.warnings)
+        results.append(item)
+    return results
+
+
+def _check_uncached(work: tuple[Entry, str]) -> CheckedEntry:
+    return check_entry(*work)
+
+
+def _bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return b""
+
+
+def check_local(config: Config, only: Collection[Path] | None = None,
+                cache: EntryCache | None = None) -> tuple[list[Problem], list[CheckedEntry]]:
+    """Check the runs of content/runs/ in name order: listing problems, then each entry.
+
+    With ``only`` (absolute paths of entries), just those are read and reported, but every
+    entry still counts for id clashes, so ``sitegen check x.yaml`` sees an ``x.json`` beside it.
+    """
+    entries, problems = discover(config.runs_dir, config.content_dir, config.display)
+    if only is not None:
+        wanted = {config.display(path) for path in only}
+        problems = [problem for problem in problems if problem.source in wanted]
+    checked: list[CheckedEntry] = []
+    work: list[tuple[Entry, str]] = []
+    first_origin: dict[str, str] = {}
+    for entry in entries:
+        source = config.display(entry.path)
+        selected = only is None or entry.path in only
+        if entry.id in first_origin:
+            if selected:
+                clash = f"run id {entry.id!r} is already used by {first_origin[entry.id]}; rename one of them"
+                checked.append(CheckedEntry(entry, source, None, [Problem(source, None, "", clash)], [], clash=True))
+            continue
+        first_origin[entry.id] = source
+        if selected:
+            work.append((entry, source))
+    checked += _check_entries(work, cache)
+    order = {entry.path: index for index, entry in enumerate(entries)}
+    checked.sort(key=lambda item: (order[item.entry.path], item.clash))
+    return problems, checked
+
+
 def gather(config: Config, *, offline: bool = False, client: httpx.Client | None = None,
            progress: Callable[[str], None] | None = None) -> CollectReport:
     """Read and check every run; raise SitegenError listing every problem of every file.
@@ -59,30 +170,19 @@ def gather(config: Config, *, offline: bool = False, client: httpx.Client | None
     Remote ``sources`` are fetched with ``client`` (one is made when None), or read from the
     cache only when ``offline``; a source that fails but has a good cached copy is a warning.
     """
-    entries, problems = discover(config.runs_dir, config.content_dir, config.display)
+    cache = EntryCache(config.state_dir / "cache" / "collect")
+    problems, checked = check_local(config, cache=cache)
+    cache.prune()
     runs: list[CollectedRun] = []
     warnings: list[Problem] = []
     first_origin: dict[str, str] = {}
-    for entry in entries:
-        source = config.display(entry.path)
-        if entry.id in first_origin:
-            clash = f"run id {entry.id!r} is already used by {first_origin[entry.id]}; rename one of them"
-            problems.append(Problem(source, None, "", clash))
-            continue
-        first_origin[entry.id] = source
-        try:
-            document = load_entry(entry, source)
-            # Before validation, so that no message or stored value repeats a secret.
-            document, redactions = redact_document_detailed(document)
-        except SitegenError as error:
-            problems.extend(error.problems)
-            continue
-        warnings.extend(redaction_warnings(document, redactions))
-        found = validate_result(document)
-        if found:
-            problems.extend(found)
-            continue
-        runs.append(CollectedRun(entry.id, source, document.data))
+    for item in checked:
+        problems.extend(item.problems)
+        warnings.extend(item.warnings)
+        if not item.clash:
+            first_origin[item.entry.id] = item.source
+        if item.document is not None:
+            runs.append(CollectedRun(item.entry.id, item.source, item.document.data))
     if config.sources:
         remote = gather_remote(config.sources, config.state_dir / "cache" / "remote", check_run,
                                offline=offline, client=client, progress=progress)

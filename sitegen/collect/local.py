@@ -17,7 +17,7 @@ from sitegen.errors import Problem
 RESULT_SUFFIXES = (".yaml", ".yml", ".json")
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,99}$")
 # Files an editor or a repository keeps beside results; never taken for runs.
-_IGNORED_SUFFIXES = (".md", ".txt", ".rst")
+IGNORED_SUFFIXES = (".md", ".txt", ".rst")
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,7 @@ def discover(runs_dir: Path, content_dir: Path, display: Callable[[Path], str]) 
     content_root = content_dir.resolve()
     for path in sorted(runs_dir.iterdir()):
         name = path.name
-        if name.startswith(".") or name.endswith(_IGNORED_SUFFIXES):
+        if name.startswith(".") or name.endswith(IGNORED_SUFFIXES):
             continue
         source = display(path)
         if path.is_symlink():

@@ -1,7 +1,9 @@
 """Charts as data: Altair describes each kind of chart, vl-convert draws it as static SVG.
 
-Every chart exists in four variants, light and dark, wide (desktop) and narrow (phone);
-the page picks one with ``<picture>`` media queries, so charts show without JavaScript.
+Every chart exists in a light and a dark variant; the page picks one with a ``<picture>``
+media query, so charts show without JavaScript. Charts are drawn at one compact size that
+stays legible from phones to desktops: rendering is most of a cold build's cost, so each
+chart is rendered once (the dark variant is the light SVG recoloured, see chart_render).
 
 Altair builds one template per kind of chart, theme and layout (its objects are slow to
 build and copy); each chart is that template with its own data filled in, so a site with
@@ -30,9 +32,8 @@ THEMES: dict[str, dict[str, str]] = {
     "light": {"text": "#1f2430", "muted": "#5b6472", "grid": "#e3e6eb", "bar": "#2f6db5"},
     "dark": {"text": "#e6e9ef", "muted": "#a3abb8", "grid": "#343a46", "bar": "#6ea8ff"},
 }
-# A wide chart for desktops and a narrow one that stays legible on phones.
-LAYOUTS: dict[str, dict[str, int]] = {"wide": {"width": 640, "font": 12}, "narrow": {"width": 230, "font": 11}}
-VARIANTS = tuple(f"{theme}-{layout}" for theme in THEMES for layout in LAYOUTS)
+VARIANTS = tuple(THEMES)
+FONT_SIZE = 13
 FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif"
 _CONTEXT_LABEL = "datum.value >= 1024 ? format(datum.value / 1024, ',d') + 'K' : format(datum.value, ',d')"
 
@@ -45,7 +46,7 @@ class ChartSpec:
     """One chart in every variant; ``alt`` describes it in words for screen readers."""
 
     alt: str
-    specs: tuple[tuple[str, str], ...]  # ("light-wide", canonical Vega-Lite JSON), …
+    specs: tuple[tuple[str, str], ...]  # ("light", canonical Vega-Lite JSON), ("dark", …)
 
     def spec(self, variant: str) -> str:
         return dict(self.specs)[variant]
@@ -54,8 +55,6 @@ class ChartSpec:
         """The chart's file inside the site, named by the hash of its spec."""
         return f"assets/charts/{hashlib.sha256(self.spec(variant).encode()).hexdigest()[:20]}.svg"
 
-    def spec_for_path(self, path: str) -> str:
-        return next(spec for variant, spec in self.specs if self.path(variant) == path)
 
 
 @dataclass(frozen=True)
@@ -76,9 +75,9 @@ def _config(theme: dict[str, str]) -> dict[str, Any]:
         "font": FONT,
         "view": {"stroke": None},
         "axis": {"labelColor": theme["muted"], "titleColor": theme["text"], "gridColor": theme["grid"],
-                 "domainColor": theme["grid"], "tickColor": theme["grid"], "labelFontSize": 12, "titleFontSize": 12,
-                 "titleFontWeight": "normal"},
-        "legend": {"labelColor": theme["text"], "titleColor": theme["text"]},
+                 "domainColor": theme["grid"], "tickColor": theme["grid"], "labelFontSize": FONT_SIZE,
+                 "titleFontSize": FONT_SIZE, "titleFontWeight": "normal"},
+        "legend": {"labelColor": theme["text"], "titleColor": theme["text"], "labelFontSize": FONT_SIZE},
     }
 
 
@@ -87,7 +86,7 @@ def _finish(chart: alt.TopLevelMixin, theme: dict[str, str]) -> str:
     spec: dict[str, Any] = chart.to_dict(validate=False)
     spec["config"] = _config(theme)
     # Browsers may draw the SVG's text in a wider font than vl-convert measured with.
-    spec["padding"] = {"left": 24, "right": 24, "top": 4, "bottom": 4}
+    spec["padding"] = {"left": 16, "right": 16, "top": 4, "bottom": 4}
     return _canonical(spec)
 
 
@@ -108,8 +107,8 @@ def _fill(template: str, values: dict[str, Any]) -> str:
     return _canonical(walk(json.loads(template)))
 
 
-def _chart(alt_text: str, kind: str, values: dict[str, Any], **options: Any) -> ChartSpec:
-    specs = tuple((variant, _fill(_template(kind, variant, **options), values)) for variant in VARIANTS)
+def _chart(alt_text: str, kind: str, values: dict[str, Any]) -> ChartSpec:
+    specs = tuple((variant, _fill(_template(kind, variant), values)) for variant in VARIANTS)
     return ChartSpec(alt=alt_text, specs=specs)
 
 
@@ -117,29 +116,28 @@ def _chart(alt_text: str, kind: str, values: dict[str, Any], **options: Any) -> 
 
 
 @cache
-def _template(kind: str, variant: str, **options: Any) -> str:
-    theme_name, layout_name = variant.split("-")
-    theme, layout = THEMES[theme_name], LAYOUTS[layout_name]
+def _template(kind: str, variant: str) -> str:
+    theme = THEMES[variant]
     if kind == "prefill-bars":
-        return _finish(_prefill_bars(theme, layout, layout_name == "narrow"), theme)
-    return _finish(_series_lines(kind, theme, layout, layout_name == "narrow", **options), theme)
+        return _finish(_prefill_bars(theme), theme)
+    return _finish(_series_lines(kind, theme), theme)
 
 
-def _prefill_bars(theme: dict[str, str], layout: dict[str, int], narrow: bool) -> alt.TopLevelMixin:
+def _prefill_bars(theme: dict[str, str]) -> alt.TopLevelMixin:
     base = alt.Chart(alt.Data(name=_DATA)).encode(  # type: ignore[no-untyped-call]
         y=alt.Y("context:N", sort=alt.EncodingSortField("order"), title=None,
-                axis=alt.Axis(labelColor=theme["text"], labelPadding=8, ticks=False, domain=False,
-                              labelFontSize=layout["font"])),
+                axis=alt.Axis(labelColor=theme["text"], labelPadding=8, ticks=False, domain=False)),
     )
-    bars = base.mark_bar(color=theme["bar"], cornerRadiusEnd=3, height={"band": 0.7}).encode(
+    # Square bar ends: rounded ones cost vl-convert a clip path per bar, doubling render time.
+    bars = base.mark_bar(color=theme["bar"], height={"band": 0.7}).encode(
         # Head room on the right keeps each bar's label inside the chart.
-        x=alt.X("rate:Q", title="prompt tok/s", axis=alt.Axis(format="~s", tickCount=4 if narrow else 6),
+        x=alt.X("rate:Q", title="prompt tok/s", axis=alt.Axis(format="~s", tickCount=4),
                 scale=alt.Scale(domain=[0, _X_MAX], nice=False)),
     )
-    labels = base.mark_text(align="left", dx=5, color=theme["text"], fontSize=layout["font"]).encode(
-        x=alt.X("rate:Q"), text=alt.Text("short:N" if narrow else "label:N"),
+    labels = base.mark_text(align="left", dx=5, color=theme["text"], fontSize=FONT_SIZE).encode(
+        x=alt.X("rate:Q"), text=alt.Text("label:N"),
     )
-    chart: alt.TopLevelMixin = (bars + labels).properties(width=layout["width"], height=alt.Step(26 if narrow else 30))
+    chart: alt.TopLevelMixin = (bars + labels).properties(width=300, height=alt.Step(26))
     return chart
 
 
@@ -165,24 +163,23 @@ def _axes(kind: str) -> tuple[alt.X, alt.Y, list[tuple[str, str]]]:
     }[kind]
 
 
-def _series_lines(kind: str, theme: dict[str, str], layout: dict[str, int], narrow: bool) -> alt.TopLevelMixin:
+def _series_lines(kind: str, theme: dict[str, str]) -> alt.TopLevelMixin:
     x, y, tooltip = _axes(kind)
     color = alt.Color("series:N", scale=alt.Scale(domain=[_DOMAIN], range=[_COLORS]),
-                      legend=alt.Legend(title=None, orient="bottom", direction="vertical",
-                                        labelLimit=280 if narrow else 560, labelFontSize=layout["font"]))
+                      legend=alt.Legend(title=None, orient="bottom", direction="vertical", labelLimit=380))
     base = alt.Chart(alt.Data(name=_DATA)).encode(  # type: ignore[no-untyped-call]
         x=x, y=y, color=color,
         tooltip=[alt.Tooltip(f"{field}:N", title=title) for field, title in tooltip],
         shape=alt.Shape("series:N", scale=alt.Scale(domain=[_DOMAIN]), legend=None),
     )
-    points = base.mark_point(filled=True, size=45 if narrow else 55, opacity=0.9)
+    points = base.mark_point(filled=True, size=50, opacity=0.9)
     if kind == "pareto":
         # Only frontier points are joined; the others stand alone.
         line = base.mark_line(strokeWidth=2, opacity=0.8).encode(
             order=alt.Order("per_request:Q")).transform_filter("datum.frontier")
     else:
         line = base.mark_line(strokeWidth=2, opacity=0.8).encode(detail="line:N")
-    chart: alt.TopLevelMixin = alt.layer(line, points).properties(width=layout["width"] + 40, height=200 if narrow else 280)
+    chart: alt.TopLevelMixin = alt.layer(line, points).properties(width=380, height=230)
     return chart
 
 
@@ -197,9 +194,7 @@ def prefill_chart(points: tuple[PrefillPoint, ...]) -> ChartSpec | None:
             "order": index,
             "rate": p.prompt_tokens_per_s,
             "label": numbers.rate_short(p.prompt_tokens_per_s)
-            + (f"  ·  {numbers.milliseconds(p.ttft_ms)} TTFT" if p.ttft_ms is not None else ""),
-            "short": numbers.rate_short(p.prompt_tokens_per_s)
-            + (f" · {numbers.milliseconds(p.ttft_ms)}" if p.ttft_ms is not None else ""),
+            + (f" · {numbers.milliseconds(p.ttft_ms)} TTFT" if p.ttft_ms is not None else ""),
         }
         for index, p in enumerate(points)
         if p.prompt_tokens_per_s is not None
@@ -208,12 +203,11 @@ def prefill_chart(points: tuple[PrefillPoint, ...]) -> ChartSpec | None:
         return None
     peak = max(float(row["rate"]) for row in rows)
     description = "Prompt tokens per second by context length: " + "; ".join(
-        f"{row['context']} {row['label'].replace('  ·  ', ', ')}" for row in rows
+        f"{row['context']} {row['label'].replace(' · ', ', ')}" for row in rows
     )
     specs = []
     for variant in VARIANTS:
-        head_room = 2.4 if variant.endswith("narrow") else 1.5
-        specs.append((variant, _fill(_template("prefill-bars", variant), {_DATA: None, _X_MAX: peak * head_room})))
+        specs.append((variant, _fill(_template("prefill-bars", variant), {_DATA: None, _X_MAX: peak * 1.9})))
     return ChartSpec(description, tuple((v, _with_values(spec, rows)) for v, spec in specs))
 
 

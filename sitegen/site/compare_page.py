@@ -107,6 +107,8 @@ def _ratio_cell(a: DecodeCell | None, b: DecodeCell | None) -> RatioCell:
             return "—"
         return numbers.rate(value) if value is not None else labels.STATUSES[cell.status]
 
+    if a is None and b is None:
+        return RatioCell("", "", numbers.MISSING, 0, False)  # neither run measured here: one dash, not two
     return RatioCell("", "", f"A {state(a, a_value)} · B {state(b, b_value)}", 0, False)
 
 

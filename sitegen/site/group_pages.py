@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from sitegen.model import Run
 from sitegen.site import numbers
 from sitegen.site.charts import MAX_SERIES, ChartSpec, Series, decode_overlay, prefill_overlay
-from sitegen.site.common import Field, Page, Site, engine_summary, hardware_name, model_name
+from sitegen.site.common import Field, Page, Site, hardware_name, model_name
 from sitegen.site.groups import Group, compare_path
 from sitegen.site.index_page import RunRow, run_row
 
@@ -38,13 +38,19 @@ class GroupPageContext:
     comparisons: tuple[Field, ...]
 
 
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def series_label(run: Run, group_kind: str) -> str:
-    """What a legend calls a run: what differs within the group."""
+    """What a legend calls a run: what most often differs within the group comes first."""
+    engine = " ".join(p for p in (run.engine.name, run.engine.version) if p)
+    quantization = _clip(run.engine.quantization or "", 22)
     if group_kind == "models":
-        text = f"{hardware_name(run, with_memory=False)} · {engine_summary(run)}"
+        parts = [engine, quantization, hardware_name(run, with_memory=False)]
     else:
-        text = f"{model_name(run)} ×{run.hardware.count} · {engine_summary(run)}"
-    return text if len(text) <= 70 else text[:69] + "…"
+        parts = [f"{model_name(run)} ×{run.hardware.count}", engine, quantization]
+    return _clip(" · ".join(p for p in parts if p), 64)
 
 
 def unique_series(runs: list[Run], kind: str) -> list[Series]:

@@ -13,10 +13,12 @@ from sitegen.site.headlines import headlines
 
 @dataclass(frozen=True)
 class Cell:
-    """A table cell: the text shown and the raw value it sorts by ('' sorts last)."""
+    """A table cell: the text shown, where the figure was measured ('8K context', shown
+    beneath it), and the raw value it sorts by ('' sorts last)."""
 
     text: str
     sort: str = ""
+    at: str = ""
 
 
 @dataclass(frozen=True)
@@ -61,7 +63,7 @@ class IndexPageContext:
 def _figure(value: float | None, at: str | None = None) -> Cell:
     if value is None:
         return Cell(numbers.MISSING)
-    return Cell(numbers.rate(value) + (f" @ {at}" if at else ""), repr(float(value)))
+    return Cell(numbers.rate(value), repr(float(value)), f"at {at}" if at else "")
 
 
 def run_row(site: Site, run: Run, groups: dict[tuple[str, str], Group]) -> RunRow:
@@ -80,11 +82,11 @@ def run_row(site: Site, run: Run, groups: dict[tuple[str, str], Group]) -> RunRo
         engine=engine,
         quantization=run.engine.quantization or numbers.MISSING,
         date=run.info.date or numbers.MISSING,
-        decode_single=_figure(figures.decode_single, numbers.context(figures.decode_single_context)
+        decode_single=_figure(figures.decode_single, f"{numbers.context(figures.decode_single_context)} context"
                               if figures.decode_single_context is not None else None),
-        decode_peak=_figure(figures.decode_peak, f"{figures.decode_peak_concurrency} req"
+        decode_peak=_figure(figures.decode_peak, numbers.count_noun(figures.decode_peak_concurrency, "request")
                             if figures.decode_peak_concurrency else None),
-        prefill_first=_figure(figures.prefill_first, numbers.context(figures.prefill_first_context)
+        prefill_first=_figure(figures.prefill_first, f"{numbers.context(figures.prefill_first_context)} context"
                               if figures.prefill_first_context is not None else None),
         largest_context=Cell(numbers.context(largest), str(largest)) if largest is not None else Cell(numbers.MISSING),
         filters=(("model", model_group.label), ("accelerator", hardware_group.label),

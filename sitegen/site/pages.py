@@ -1,11 +1,17 @@
-"""Plan every page of the site: pure functions from the collected runs to Page objects.
+"""Plan every page of the site: pure functions from the collected runs to pages.
 
 Nothing here touches the disk or Jinja; each page's context is a typed object whose
 fields the templates use, so a page can be tested by looking at its context.
+
+Each planned page carries a key, a fingerprint of everything its bytes depend on, made
+from cheap inputs (run digests, group memberships). Its context is built only when
+asked for: an incremental build builds only pages whose key changed.
 """
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from sitegen.model import Run
@@ -13,7 +19,7 @@ from sitegen.site.common import Page, Site
 from sitegen.site.compare_page import compare_app_page, compare_page
 from sitegen.site.feeds import SitemapContext, absolute, feed_context
 from sitegen.site.group_pages import group_page
-from sitegen.site.groups import hardware_groups, model_groups, natural_pairs
+from sitegen.site.groups import Group, accelerator_key, compare_path, hardware_groups, model_groups, model_key, natural_pairs
 from sitegen.site.index_page import index_page
 from sitegen.site.run_page import run_page
 
@@ -26,18 +32,66 @@ class NotFoundPageContext:
     title: str
 
 
-def plan(site: Site, runs: list[Run], base_url: str = "/") -> list[Page]:
+@dataclass(frozen=True)
+class PlannedPage:
+    """A page that can be built: its output path, its key, and how to make it."""
+
+    path: str
+    key: str
+    make: Callable[[], Page]
+
+
+def _key(*parts: object) -> str:
+    return hashlib.sha256(repr(parts).encode()).hexdigest()
+
+
+def plan(site: Site, runs: list[Run], base_url: str = "/") -> list[PlannedPage]:
     """Every page of the site, in a stable order. Cost is linear in the number of runs."""
+    runs = sorted(runs, key=lambda r: r.id)
     groups = {(g.kind, g.key): g for g in model_groups(runs) + hardware_groups(runs)}
     pairs = natural_pairs(runs)
-    pages = [index_page(site, runs, groups)]
-    pages += [run_page(site, run, groups) for run in sorted(runs, key=lambda r: r.id)]
-    pages += [group_page(site, group, groups, pairs) for group in sorted(groups.values(), key=lambda g: g.path)]
-    pages += [compare_page(site, a, b) for a, b in pairs]
-    pages.append(compare_app_page(site, runs, pairs))
-    pages.append(Page("404.html", "pages/404.html", NotFoundPageContext(site, "Page not found")))
+
+    def membership(run: Run) -> tuple[object, ...]:
+        # What a run's row or links show of its groups: their paths, labels and sizes.
+        model, hardware = groups[("models", model_key(run))], groups[("hardware", accelerator_key(run))]
+        return (run.id, run.digest, model.path, model.label, len(model.runs), hardware.path, hardware.label,
+                len(hardware.runs))
+
+    everything = _key(site, base_url, [membership(run) for run in runs], [(a.id, b.id) for a, b in pairs])
+    planned = [PlannedPage("index.html", everything, lambda: index_page(site, runs, groups))]
+    planned += [
+        PlannedPage(f"runs/{run.id}/index.html", _key(site, membership(run)),
+                    lambda run=run: run_page(site, run, groups))  # type: ignore[misc]
+        for run in runs
+    ]
+    for group in sorted(groups.values(), key=lambda g: g.path):
+        members = {run.id for run in group.runs}
+        group_pairs = [(a.id, b.id) for a, b in pairs if a.id in members and b.id in members]
+        planned.append(PlannedPage(
+            f"{group.path}index.html",
+            _key(site, group.kind, group.key, group.label, [membership(run) for run in group.runs], group_pairs),
+            lambda group=group: group_page(site, group, groups, pairs),  # type: ignore[misc]
+        ))
+    planned += [
+        PlannedPage(f"{compare_path(a, b)}index.html", _key(site, a.id, a.digest, b.id, b.digest),
+                    lambda a=a, b=b: compare_page(site, a, b))  # type: ignore[misc]
+        for a, b in pairs
+    ]
+    planned.append(PlannedPage("compare/index.html", everything, lambda: compare_app_page(site, runs, pairs)))
+    planned.append(PlannedPage("404.html", _key(site), lambda: Page("404.html", "pages/404.html",
+                                                                   NotFoundPageContext(site, "Page not found"))))
     html_urls = tuple(absolute(base_url, site.url(p.path.removesuffix("index.html")))
-                      for p in pages if p.path != "404.html")
-    pages.append(Page("feed.xml", "feed.xml", feed_context(site, base_url, runs)))
-    pages.append(Page("sitemap.xml", "sitemap.xml", SitemapContext(site, html_urls)))
-    return pages
+                      for p in planned if p.path != "404.html")
+    planned.append(PlannedPage("feed.xml", everything,
+                               lambda: Page("feed.xml", "feed.xml", feed_context(site, base_url, runs))))
+    planned.append(PlannedPage("sitemap.xml", everything,
+                               lambda: Page("sitemap.xml", "sitemap.xml", SitemapContext(site, html_urls))))
+    return planned
+
+
+def pages(site: Site, runs: list[Run], base_url: str = "/") -> list[Page]:
+    """Every page, built: for tests and tools that want the contexts."""
+    return [planned.make() for planned in plan(site, runs, base_url)]
+
+
+__all__ = ["Group", "NotFoundPageContext", "Page", "PlannedPage", "pages", "plan"]

@@ -27,18 +27,34 @@ class StagedOutput:
         except OSError as exc:
             raise SitegenError(Problem(str(output_dir), None, "", f"cannot create the output folder: {exc.strerror}")) from None
 
-    def write(self, relative: str, data: bytes) -> None:
-        """Write one file; refuse paths that leave the output folder or repeat another file."""
+    def _claim(self, relative: str) -> None:
         path = PurePosixPath(relative)
         if path.is_absolute() or ".." in path.parts or not path.parts or relative != path.as_posix():
             raise SitegenError(Problem(relative, None, "", "refusing to write outside the output folder"))
         if relative in self.written:
             raise SitegenError(Problem(relative, None, "", "two pages want the same output file"))
         self.written.add(relative)
+
+    def write(self, relative: str, data: bytes) -> None:
+        """Write one file; refuse paths that leave the output folder or repeat another file."""
+        self._claim(relative)
         target = self.staging / relative
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
+        except OSError as exc:
+            raise SitegenError(Problem(str(self.output_dir / relative), None, "", f"cannot write: {exc.strerror}")) from None
+
+    def link(self, relative: str, source: Path) -> None:
+        """Put an unchanged file from the previous site in place: a hard link, or a copy."""
+        self._claim(relative)
+        target = self.staging / relative
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                os.link(source, target)
+            except OSError:
+                shutil.copyfile(source, target)  # another file system, or no hard links
         except OSError as exc:
             raise SitegenError(Problem(str(self.output_dir / relative), None, "", f"cannot write: {exc.strerror}")) from None
 

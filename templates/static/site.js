@@ -120,6 +120,12 @@
       if (className) node.className = className;
       return node;
     };
+    // As the static compare pages word a cell without a figure (sitegen/site/labels.py).
+    var statusLabels = { over_capacity: "Over capacity", not_run: "Not run", failed: "Failed" };
+    var state = function (cell, value) {
+      if (!cell) return "—";
+      return value !== null && value !== undefined ? format(value) : statusLabels[cell.status] || "—";
+    };
     var measured = function (cell) {
       return cell && (cell.status === "valid" || cell.status === "requests_queued") ? cell.total_tokens_per_s : null;
     };
@@ -138,13 +144,21 @@
       var ctxList = sortNumbers(contexts), levelList = sortNumbers(levels);
       result.textContent = "";
       result.appendChild(el("h2", "Sustained decode, B against A"));
+      // The same markup as a static compare page, so the same styles and checks apply.
       var wrap = el("div", undefined, "scroll");
+      wrap.setAttribute("role", "region");
+      wrap.setAttribute("aria-labelledby", "ratio-caption");
+      wrap.tabIndex = 0;
+      var caption = el("p", "change in total tok/s · rows are context length, columns are simultaneous requests · each cell: A → B",
+                       "table-caption");
+      caption.id = "ratio-caption";
+      wrap.appendChild(caption);
       var table = el("table", undefined, "matrix ratio");
-      var caption = el("caption", "change in total tok/s · rows are context length, columns are simultaneous requests · each cell: A → B");
-      table.appendChild(caption);
+      table.setAttribute("aria-labelledby", "ratio-caption");
       var head = table.createTHead().insertRow();
-      head.appendChild(el("th", "Context"));
-      levelList.forEach(function (level) { head.appendChild(el("th", String(level))); });
+      var column = function (text) { var th = el("th", text); th.scope = "col"; return th; };
+      head.appendChild(column("Context"));
+      levelList.forEach(function (level) { head.appendChild(column(String(level))); });
       var body = table.createTBody();
       ctxList.forEach(function (ctx) {
         var row = body.insertRow();
@@ -163,13 +177,16 @@
             td.appendChild(el("span", format(x) + " → " + format(y), "ttft"));
           } else {
             td.className += " cell-absent";
-            td.appendChild(el("span", "A " + format(x) + " · B " + format(y), "ttft"));
+            var cellA = ca[ctx + "x" + level], cellB = cb[ctx + "x" + level];
+            td.appendChild(el("span", cellA || cellB ? "A " + state(cellA, x) + " · B " + state(cellB, y) : "—", "ttft"));
           }
           row.appendChild(td);
         });
       });
       wrap.appendChild(table);
       result.appendChild(wrap);
+      result.appendChild(el("p", "▲ B higher, ▼ B lower, = within half a percent. Colour steps: under 3 %, under 15 %, " +
+                                 "under 40 %, 40 % and more.", "legend"));
     };
     var update = function () {
       var params = new URLSearchParams();
@@ -229,9 +246,18 @@
         var target = document.createElement("div");
         target.className = "interactive";
         var picture = figure.querySelector("picture");
-        figure.insertBefore(target, picture);  // in the page first, so "container" has a width
+        // As wide as the static chart it replaces; in the page first, so "container" has a width.
+        // (Setting a style property from a script is allowed by the CSP; inline style attributes are not.)
+        target.style.width = Math.round(picture.getBoundingClientRect().width) + "px";
+        figure.insertBefore(target, picture);
         // CSP forbids eval; with ast on, vega-embed runs Vega's expression interpreter instead.
-        return window.vegaEmbed(target, spec, { actions: false, renderer: "svg", ast: true }).then(function () {
+        // It also forbids inline styles, so vega-embed and its tooltips must not inject their
+        // own <style>: style.css carries what they need.
+        var options = {
+          actions: false, renderer: "svg", ast: true, defaultStyle: false,
+          tooltip: { disableDefaultStyle: true }
+        };
+        return window.vegaEmbed(target, spec, options).then(function () {
           picture.hidden = true;
           button.remove();
         }, function (error) {

@@ -1,0 +1,238 @@
+#!/usr/bin/env python3
+"""Speed and size of sitegen on synthetic sites of N runs.
+
+    python benchmarks/bench.py                 # N = 1,000 and 5,000, medians of 3
+    python benchmarks/bench.py --runs 200 --repeat 1
+
+Each run is shaped like the seed run (9 prefill rows, 64 decode cells, the same statuses)
+with plausible, seeded numbers, spread over models, accelerators and engines so that the
+model, hardware and compare pages exist in realistic proportions. Synthetic data is
+written to a temporary folder only, never to content/.
+
+Every figure is the median of --repeat runs of the real command line in a fresh process;
+peak memory is the largest resident set of those processes. Targets (issue 7) are printed
+beside the figures; they are goals, never timed tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+CONTEXTS = [8192, 16384, 32768, 65536, 131072, 262144, 524288, 1043456]
+LEVELS = [1, 2, 4, 8, 16, 32, 64, 128]
+PREFILL = [*CONTEXTS, 1048576]
+ACCELERATORS = [("H200 NVL", 141), ("H100 SXM", 80), ("B200", 179), ("MI300X", 192), ("RTX PRO 6000", 96),
+                ("L40S", 48), ("A100 SXM", 80), ("GB200", 186), ("MI325X", 256), ("RTX 5090", 32),
+                ("H20", 96), ("GH200", 96)]
+ENGINES = [("sglang", "0.5.16"), ("vLLM", "0.17.0"), ("llama.cpp", "b6918")]
+
+
+def synthetic_run(index: int, models: int, rng: random.Random) -> str:
+    """One result file in the canonical YAML form, numbers in the seed's ranges."""
+    model = f"org-{index % 7}/Model-{index % models}-{'A' if index % 3 else 'B'}"
+    accelerator, memory = ACCELERATORS[rng.randrange(len(ACCELERATORS))]
+    engine, version = ENGINES[rng.randrange(len(ENGINES))]
+    count = rng.choice([1, 2, 4, 8])
+    speed = rng.uniform(0.5, 2.0) * count ** 0.5
+    budget = rng.choice([1_500_000, 3_000_000, 6_000_000])
+    lines = [
+        "# Synthetic run for benchmarks/bench.py",
+        "schema_version: 1",
+        "hardware:",
+        "  type: discrete-gpu",
+        f"  accelerator: {accelerator}",
+        f"  count: {count}",
+        f"  memory_per_device_gb: {memory}",
+        "  os: linux",
+        "engine:",
+        f"  name: {engine}",
+        f'  version: "{version}"',
+        "  quantization: FP8",
+        f"  launch_command: serve {model} --tp {count} --port 8000",
+        "run:",
+        f"  model: {model}",
+        "  benchmark_tool: llm-inference-bench",
+        '  benchmark_tool_version: "0.4.29"',
+        "  decode_mode: fixed-duration",
+        "  prefill_mode: decode-warmup",
+        "  time_per_measurement_s: 30",
+        "  max_output_tokens: 4096",
+        f'  date: "2026-{1 + index % 12:02d}-{1 + index % 28:02d}"',
+        "measurements:",
+        "  prefill:",
+    ]
+    for context in PREFILL:
+        rate = round(15000 * speed * rng.uniform(0.4, 1.0), 6)
+        lines += [f"    - context_tokens: {context}", f"      prompt_tokens: {context + 9}",
+                  f"      prompt_tokens_per_s: {rate}", f"      ttft_ms: {round(context / rate * 1000, 6)}",
+                  "      samples: 1"]
+    lines.append("  decode:")
+    for context in CONTEXTS:
+        for level in LEVELS:
+            lines += [f"    - context_tokens: {context}", f"      concurrency: {level}"]
+            if level * (context + 4096) > budget:
+                lines.append("      status: over_capacity")
+                continue
+            per_request = 230 * speed / (1 + level ** 0.6) * rng.uniform(0.9, 1.1)
+            active = level - (0.1 if rng.random() < 0.2 and level > 1 else 0)
+            status = "requests_queued" if level > 1 and rng.random() < 0.03 else "valid"
+            lines += [f"      status: {status}",
+                      f"      total_tokens_per_s: {round(per_request * active, 6)}",
+                      f"      per_request_tokens_per_s: {round(per_request, 6)}",
+                      f"      ttft_ms: {round(100 + context / 8000 * rng.uniform(5, 20) * level ** 0.5, 6)}",
+                      f"      time_between_tokens_ms: {round(1000 / per_request, 6)}",
+                      f"      average_active_requests: {active:.1f}",
+                      f"      completed_requests: {rng.randrange(0, 10)}",
+                      f"      output_tokens: {int(per_request * active * 30)}",
+                      f"      measured_s: {round(rng.uniform(29.9, 30.1), 6)}"]
+    return "\n".join(lines) + "\n"
+
+
+def make_site(folder: Path, runs: int, seed: int = 1) -> None:
+    rng = random.Random(seed)
+    (folder / "content" / "runs").mkdir(parents=True)
+    (folder / "sitegen.yaml").write_text("title: Benchmark site\nbase_url: /\n")
+    models = max(1, runs // 10)
+    for index in range(runs):
+        (folder / "content" / "runs" / f"run-{index:05d}.yaml").write_text(synthetic_run(index, models, rng))
+
+
+@dataclass
+class Measure:
+    seconds: float
+    peak_mb: float
+
+
+def sitegen(folder: Path, *args: str) -> Measure:
+    """Run the real command line in a fresh process; its wall time and peak memory."""
+    start = time.perf_counter()
+    process = subprocess.Popen([sys.executable, "-m", "sitegen", "--config", str(folder / "sitegen.yaml"), *args],
+                               cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(process.pid, 0)
+    elapsed = time.perf_counter() - start
+    process.returncode = os.waitstatus_to_exitcode(status)
+    stderr = process.stderr.read().decode() if process.stderr else ""
+    if process.returncode != 0:
+        raise SystemExit(f"sitegen {' '.join(args)} failed:\n{stderr}")
+    # ru_maxrss is in KiB on Linux; worker processes report on their own, so this is the main process.
+    return Measure(elapsed, usage.ru_maxrss / 1024)
+
+
+def cold(folder: Path, what: str) -> None:
+    if what == "collect":
+        shutil.rmtree(folder / ".sitegen", ignore_errors=True)
+    else:
+        shutil.rmtree(folder / "_site", ignore_errors=True)
+        shutil.rmtree(folder / ".sitegen" / "cache", ignore_errors=True)
+        shutil.rmtree(folder / ".sitegen" / "build", ignore_errors=True)
+        (folder / ".sitegen").mkdir(exist_ok=True)
+
+
+def median(measures: list[Measure]) -> Measure:
+    return Measure(statistics.median(m.seconds for m in measures), max(m.peak_mb for m in measures))
+
+
+def both(folder: Path) -> Measure:
+    first, second = sitegen(folder, "collect"), sitegen(folder, "build")
+    return Measure(first.seconds + second.seconds, max(first.peak_mb, second.peak_mb))
+
+
+def bench(runs: int, repeat: int) -> dict[str, object]:
+    with tempfile.TemporaryDirectory(prefix="sitegen-bench-") as tmp:
+        folder = Path(tmp)
+        make_site(folder, runs)
+        results: dict[str, object] = {}
+        measures = []
+        for _ in range(repeat):
+            cold(folder, "collect")
+            measures.append(sitegen(folder, "collect"))
+        results["collect cold"] = median(measures)
+        results["collect unchanged"] = median([sitegen(folder, "collect") for _ in range(repeat)])
+        measures = []
+        for _ in range(repeat):
+            cold(folder, "build")
+            measures.append(sitegen(folder, "build"))
+        results["build cold (all charts)"] = median(measures)
+        results["build unchanged"] = median([sitegen(folder, "build") for _ in range(repeat)])
+        results["collect + build unchanged"] = median([both(folder) for _ in range(repeat)])
+
+        rng = random.Random(99)
+        measures = []
+        for attempt in range(repeat):
+            added = folder / "content" / "runs" / f"added-{attempt}.yaml"
+            added.write_text(synthetic_run(runs + attempt, max(1, runs // 10), rng))
+            measures.append(both(folder))
+            added.unlink()
+            both(folder)  # back to the base site before the next attempt
+        results["collect + build, one run added"] = median(measures)
+
+        edited = folder / "content" / "runs" / "run-00000.yaml"
+        original = edited.read_text()
+        measures = []
+        for attempt in range(repeat):
+            edited.write_text(original.replace("prompt_tokens_per_s: ", f"prompt_tokens_per_s: {attempt + 1}", 1))
+            measures.append(both(folder))
+            edited.write_text(original)
+            both(folder)
+        results["collect + build, one run edited"] = median(measures)
+
+        site = folder / "_site"
+        files = [p for p in site.rglob("*") if p.is_file()]
+        results["output"] = f"{len(files):,} files, {sum(p.stat().st_size for p in files) / 1e6:,.1f} MB"
+        page = (site / "runs" / "run-00000" / "index.html").read_bytes()
+        css = (site / "assets" / "style.css").read_bytes()
+        charts = [site / src.decode().lstrip("/").split("?")[0]
+                  for src in __import__("re").findall(rb'<img src="([^"]+)"', page)]
+        total = len(gzip.compress(page)) + len(gzip.compress(css)) + sum(len(gzip.compress(c.read_bytes())) for c in charts)
+        results["run page"] = (f"{len(page) / 1000:,.1f} KB HTML, {len(gzip.compress(page)) / 1000:,.1f} KB gzip; "
+                               f"with CSS and charts {total / 1000:,.1f} KB gzip")
+        return results
+
+
+TARGETS = {
+    "collect cold": "< 10 s at 1,000",
+    "build cold (all charts)": "< 30 s at 1,000",
+    "collect + build unchanged": "< 1.5 s at 1,000",
+    "collect + build, one run added": "< 3 s at 1,000",
+    "run page": "< 60 KB gzip",
+}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, action="append", help="site sizes to measure (default 1000 and 5000)")
+    parser.add_argument("--repeat", type=int, default=3, help="measurements per figure; the median is shown")
+    args = parser.parse_args()
+    sizes = args.runs or [1000, 5000]
+    table = {size: bench(size, args.repeat) for size in sizes}
+    names = list(next(iter(table.values())))
+    width = max(map(len, names))
+    print(f"{'':{width}}  " + "  ".join(f"{f'N = {size:,}':>24}" for size in sizes) + "  target")
+    for name in names:
+        cells = []
+        for size in sizes:
+            value = table[size][name]
+            cells.append(f"{value.seconds:7.2f} s {value.peak_mb:7.0f} MB" if isinstance(value, Measure) else str(value))
+        if all(isinstance(table[s][name], Measure) for s in sizes):
+            print(f"{name:{width}}  " + "  ".join(f"{c:>24}" for c in cells) + f"  {TARGETS.get(name, '')}")
+        else:
+            for size, cell in zip(sizes, cells, strict=True):
+                print(f"{name:{width}}  N = {size:,}: {cell}  {TARGETS.get(name, '')}")
+    print(f"\n{os.cpu_count()} cores; peak memory is the largest resident set of the sitegen process.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

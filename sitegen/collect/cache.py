@@ -1,0 +1,63 @@
+"""Remember checked result files by their content, so an unchanged file is neither parsed
+nor validated again: an unchanged collect reads each file and one small cache entry.
+
+The key covers everything the outcome depends on: the file's bytes and name, the schemas
+and the version of sitegen. Entries not used by a full collect are removed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from sitegen import __version__
+from sitegen.errors import Problem
+from sitegen.resources import resource_dir
+from sitegen.store import write_atomic
+
+
+@cache
+def _salt() -> bytes:
+    digest = hashlib.sha256(__version__.encode())
+    for schema in sorted(resource_dir("schema").glob("*.json")):
+        digest.update(schema.read_bytes())
+    return digest.digest()
+
+
+class EntryCache:
+    """Checked, redacted result documents and their warnings, keyed by file content."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.used: set[str] = set()
+
+    def key(self, source: str, raw: bytes) -> str:
+        return hashlib.sha256(_salt() + source.encode() + b"\0" + raw).hexdigest()
+
+    def has(self, key: str) -> bool:
+        return (self.folder / f"{key}.json").is_file()
+
+    def get(self, key: str) -> tuple[Any, list[Problem]] | None:
+        try:
+            entry = json.loads((self.folder / f"{key}.json").read_bytes())
+        except (OSError, ValueError):
+            return None
+        self.used.add(key)
+        return entry["data"], [Problem(*warning) for warning in entry["warnings"]]
+
+    def put(self, key: str, data: Any, warnings: list[Problem]) -> None:
+        entry = {"data": data, "warnings": [[w.source, w.line, w.pointer, w.message] for w in warnings]}
+        self.used.add(key)
+        with contextlib.suppress(OSError):  # a cache that cannot be written only costs time
+            write_atomic(self.folder / f"{key}.json", json.dumps(entry, allow_nan=False).encode())
+
+    def prune(self) -> None:
+        """Forget files that are gone or changed (call after a collect that read everything)."""
+        with contextlib.suppress(OSError):
+            for path in self.folder.glob("*.json"):
+                if path.stem not in self.used:
+                    path.unlink(missing_ok=True)

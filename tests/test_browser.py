@@ -1,0 +1,228 @@
+"""The built site in a real browser: every kind of page loads cleanly and only from its own
+host, charts are drawn with and without JavaScript, the enhancements work, phones never
+scroll sideways, dark mode and paper get their own designs. Screenshots of the main pages
+land in tests/artifacts/screenshots/ for people to look at (CI uploads the folder)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from tests.browser_kit import CHARTS_JS, DESKTOP, PAGE_KINDS, PHONE, Browsing, Visit, chart_problems
+from tests.conftest import REPO
+
+pytestmark = pytest.mark.browser
+
+SCREENSHOTS = REPO / "tests" / "artifacts" / "screenshots"
+CHARTED = {"run", "model", "hardware", "compare"}  # kinds of page that must show at least one chart
+
+
+def rgb(css_colour: str) -> tuple[float, ...]:
+    channels = [float(c) for c in re.findall(r"[\d.]+", css_colour)[:3]]
+    assert len(channels) == 3, css_colour
+    return tuple(channels)
+
+
+def luminance(css_colour: str) -> float:
+    """WCAG relative luminance, 0 (black) to 1 (white)."""
+    def linear(channel: float) -> float:
+        c = channel / 255
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (linear(c) for c in rgb(css_colour))
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+@pytest.mark.parametrize("javascript", [True, False], ids=["js", "no-js"])
+@pytest.mark.parametrize("kind", PAGE_KINDS)
+def test_page_loads_cleanly_and_draws_its_charts(browse: Browsing, site_pages: dict[str, str], kind: str,
+                                                 javascript: bool) -> None:
+    visit = browse.open_kind(site_pages, kind, javascript=javascript)
+    visit.assert_clean()
+    charts = visit.js(CHARTS_JS)
+    if kind in CHARTED:
+        assert charts, f"{kind} page shows no chart"
+    assert not chart_problems(charts), "\n".join(chart_problems(charts))
+    if javascript:
+        # The 404 page has nothing to enhance; the others share one small script. The chart
+        # library (vega.js, ~900 KB) waits for a reader's click on "Interactive".
+        scripts = sorted({urlsplit(url).path for url in visit.requests if urlsplit(url).path.endswith(".js")})
+        assert scripts == ([] if kind == "404" else ["/assets/site.js"])
+    main_text = visit.js("() => document.querySelector('main').innerText.trim()")
+    assert len(main_text) > 40, f"{kind} page shows almost nothing: {main_text!r}"
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_interactive_upgrade_draws_a_chart_under_the_csp(browse: Browsing, site_pages: dict[str, str], scheme: str) -> None:
+    visit = browse.open_kind(site_pages, "run", scheme=scheme)
+    figure = visit.page.locator("figure.chart").first
+    spec_url = figure.get_attribute(f"data-spec-{scheme}")
+    assert spec_url
+    assert not visit.requested("/assets/vega.js"), "the chart library loads only when asked for"
+    figure.locator("button.chart-toggle").click()
+    svg = figure.locator(".interactive svg").first
+    svg.wait_for(state="visible")
+    box = svg.bounding_box()
+    assert box and box["width"] > 100 and box["height"] > 50, box
+    assert figure.locator("picture").is_hidden(), "the static chart gives way to the interactive one"
+    assert visit.requested("/assets/vega.js") and visit.requested(spec_url)
+    visit.assert_clean()
+
+
+def visible_rows(visit: Visit) -> list[str]:
+    rows: list[str] = visit.js("""() => Array.from(document.querySelectorAll("table[data-filterable='true'] tbody tr"))
+        .filter((row) => !row.hidden)
+        .map((row) => row.querySelector("th a").getAttribute("href") + " " + row.cells[1].innerText.trim())""")
+    return rows
+
+
+def column_values(visit: Visit, header: str) -> list[float | None]:
+    """The sort keys of one column of the index, top to bottom; None where not measured."""
+    values: list[str] = visit.js("""(header) => {
+        const table = document.querySelector("table.sortable");
+        const column = Array.from(table.tHead.rows[0].cells).findIndex((th) => th.innerText.trim().startsWith(header));
+        return Array.from(table.tBodies[0].rows).map((row) => row.cells[column].getAttribute("data-sort"));
+    }""", header)
+    return [float(v) if v else None for v in values]
+
+
+def test_index_filters_and_sorting(browse: Browsing, site_pages: dict[str, str]) -> None:
+    visit = browse.open_kind(site_pages, "index")
+    page = visit.page
+    everything = visible_rows(visit)
+    engine = page.locator("#filters select[name=engine]")
+    choice = engine.locator("option").nth(1).get_attribute("value")
+    assert choice
+    engine.select_option(choice)
+    filtered = visible_rows(visit)
+    assert 0 < len(filtered) < len(everything)
+    assert parse_qs(urlsplit(page.url).query) == {"engine": [choice]}
+    assert page.locator("#shown-count").inner_text() == f"{len(filtered)} shown"
+
+    # The address alone reproduces the view: a shared link shows the same rows.
+    shared = browse.open("/?" + urlsplit(page.url).query)
+    assert visible_rows(shared) == filtered
+    assert shared.page.locator("#filters select[name=engine]").input_value() == choice
+
+    page.locator("#filters button[type=reset]").click()
+    page.wait_for_function("() => location.search === ''")
+    assert visible_rows(visit) == everything
+
+    header = "Peak decode"
+    page.locator("table.sortable thead th", has_text=header).locator("button.sort").click()
+    ascending = column_values(visit, header)
+    measured = [v for v in ascending if v is not None]
+    assert measured == sorted(measured) and ascending[len(measured):] == [None] * (len(ascending) - len(measured))
+    assert page.locator("table.sortable thead th", has_text=header).get_attribute("aria-sort") == "ascending"
+    page.locator("table.sortable thead th", has_text=header).locator("button.sort").click()
+    descending = [v for v in column_values(visit, header) if v is not None]
+    assert descending == sorted(measured, reverse=True)
+    visit.assert_clean()
+    shared.assert_clean()
+
+
+@pytest.mark.parametrize("kind", PAGE_KINDS)
+def test_phone_never_scrolls_sideways(browse: Browsing, site_pages: dict[str, str], kind: str) -> None:
+    visit = browse.open_kind(site_pages, kind, width=PHONE)
+    scroll_width, inner_width = visit.js("() => [document.scrollingElement.scrollWidth, window.innerWidth]")
+    if scroll_width > inner_width:
+        culprits = visit.js("""(width) => Array.from(document.querySelectorAll("body *"))
+            .filter((el) => el.getBoundingClientRect().right > width + 0.5 && !el.closest(".scroll"))
+            .slice(0, 5).map((el) => el.tagName.toLowerCase() + (el.className ? "." + el.className : "")
+                 + " right edge at " + Math.round(el.getBoundingClientRect().right))""", inner_width)
+        pytest.fail(f"{site_pages[kind]} is {scroll_width}px wide on a {inner_width}px phone: {culprits}")
+    charts = visit.js(CHARTS_JS)
+    assert not chart_problems(charts), "\n".join(chart_problems(charts))
+    visit.assert_clean()
+
+
+@pytest.mark.parametrize(("kind", "matrix"), [("run", "table.matrix"), ("compare", "table.matrix.ratio"),
+                                              ("compare-app", "#compare-result table.matrix")])
+def test_wide_matrix_scrolls_inside_with_its_context_column_in_view(browse: Browsing, site_pages: dict[str, str],
+                                                                    kind: str, matrix: str) -> None:
+    visit = browse.open_kind(site_pages, kind, width=PHONE)
+    container = visit.page.locator(matrix).first.locator("xpath=ancestor::div[contains(@class, 'scroll')][1]")
+    geometry = container.evaluate("""(box) => {
+        const before = box.getBoundingClientRect();
+        box.scrollLeft = box.scrollWidth;
+        const header = box.querySelector("tbody th[scope=row]");
+        return {overflow: box.scrollWidth - box.clientWidth, scrolled: box.scrollLeft,
+                inner: before.left + box.clientLeft, right: before.right,
+                header: header.getBoundingClientRect().left, text: header.innerText};
+    }""")
+    assert geometry["overflow"] > 0, "at 390 px the matrix is wider than the phone, so this test means something"
+    assert geometry["scrolled"] > 0 and geometry["right"] <= PHONE
+    assert abs(geometry["header"] - geometry["inner"]) <= 1, (
+        f"the context column ({geometry['text']!r}) scrolled away: its left edge is at {geometry['header']}px, "
+        f"the container's at {geometry['inner']}px")
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("kind", ["index", "run", "compare", "404"])
+def test_colour_scheme_styles_page_and_charts(browse: Browsing, site_pages: dict[str, str], kind: str, scheme: str) -> None:
+    visit = browse.open_kind(site_pages, kind, scheme=scheme)
+    background, text = visit.js("""() => [getComputedStyle(document.body).backgroundColor,
+                                          getComputedStyle(document.body).color]""")
+    if scheme == "dark":
+        assert luminance(background) < 0.03 and luminance(text) > 0.6, (background, text)
+    else:
+        assert luminance(background) > 0.85 and luminance(text) < 0.05, (background, text)
+    charts = visit.js(CHARTS_JS)
+    assert not chart_problems(charts), "\n".join(chart_problems(charts))
+    for chart in charts:
+        assert ("dark" in chart["media"]) == (scheme == "dark"), f"{chart['src']} ({chart['media']!r}) on a {scheme} page"
+    visit.assert_clean()
+
+
+@pytest.mark.parametrize("kind", ["run", "compare", "index"])
+def test_print_gives_clean_paper(browse: Browsing, site_pages: dict[str, str], kind: str, tmp_path: Path) -> None:
+    # Dark mode on screen is the hard case: paper must still be white, with the light charts.
+    visit = browse.open_kind(site_pages, kind, scheme="dark", width=760)
+    page = visit.page
+    page.emulate_media(media="print")
+    page.wait_for_function("() => Array.from(document.images).every((img) => img.complete && img.naturalWidth > 0)")
+    looks = visit.js("""() => ({
+        nav: getComputedStyle(document.querySelector(".site-header nav")).display,
+        background: getComputedStyle(document.body).backgroundColor,
+        clipped: Array.from(document.querySelectorAll(".scroll"))
+            .filter((box) => box.scrollWidth > box.clientWidth + 1)
+            .map((box) => (box.querySelector("caption, table") || box).className + " " + box.scrollWidth + ">" + box.clientWidth),
+        // Sort buttons are the column names; on paper they must only lose their arrows.
+        buttons: Array.from(document.querySelectorAll("main button:not(.sort)")).filter((b) => b.checkVisibility()).length,
+        arrows: Array.from(document.querySelectorAll("th .sort"))
+            .filter((b) => getComputedStyle(b, "::after").content !== "none").length,
+    })""")
+    assert looks["nav"] == "none"
+    assert rgb(looks["background"]) == (255, 255, 255)
+    assert looks["clipped"] == [], "tables cut off on paper"
+    assert looks["buttons"] == looks["arrows"] == 0, "buttons mean nothing on paper"
+    charts = visit.js(CHARTS_JS)
+    assert not chart_problems(charts), "\n".join(chart_problems(charts))
+    assert all("dark" not in chart["media"] for chart in charts)
+    if kind == "run":
+        pdf = page.pdf(format="A4", print_background=True)
+        (tmp_path / "run.pdf").write_bytes(pdf)
+        assert pdf.startswith(b"%PDF") and len(pdf) > 20_000
+    visit.assert_clean()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("width", [DESKTOP, PHONE], ids=["desktop", "phone"])
+@pytest.mark.parametrize("kind", ["run", "index", "compare"])
+def test_screenshots(browse: Browsing, site_pages: dict[str, str], kind: str, width: int, scheme: str) -> None:
+    """Full pages for review; the README's two pictures are the top of two of them."""
+    visit = browse.open_kind(site_pages, kind, width=width, scheme=scheme)
+    page = visit.page
+    page.evaluate("() => document.fonts.ready")
+    name = f"{kind}-{'desktop' if width == DESKTOP else 'phone'}-{scheme}"
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=SCREENSHOTS / f"{name}.png", full_page=True)
+    readme = {"run-desktop-light": "run-desktop.png", "run-phone-dark": "run-phone-dark.png"}.get(name)
+    if readme:  # copied by hand to docs/screenshots/ when the pages change
+        height = 2000 if width == DESKTOP else 1700
+        page.screenshot(path=SCREENSHOTS / "readme" / readme, full_page=True,
+                        clip={"x": 0, "y": 0, "width": width, "height": height})
+    visit.assert_clean()

@@ -1,0 +1,166 @@
+"""`sitegen serve`, driven over HTTP on 127.0.0.1: it serves under the configured base path,
+picks up an edited result file without a restart, keeps the previous site when a rebuild
+fails, and stops cleanly on Ctrl-C. Every wait is a bounded poll."""
+
+from __future__ import annotations
+
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import httpx
+import pytest
+
+from sitegen.commands.serve import HOST, bind, snapshot, watch
+from sitegen.config import load_config
+from tests.conftest import REPO, SEED_RUN_ID
+
+STARTUP_S = 180.0  # a first build with a cold chart cache renders every chart
+CHANGE_S = 20.0
+STOP_S = 20.0
+POLL_S = 0.2
+
+
+@dataclass
+class Served:
+    process: subprocess.Popen[str]
+    url: str
+    stdout: list[str] = field(default_factory=list)
+    stderr: list[str] = field(default_factory=list)
+
+    def get(self, path: str) -> httpx.Response:
+        """GET an absolute path on the server, without following redirects."""
+        return httpx.get(f"http://{urlsplit(self.url).netloc}{path}", follow_redirects=False, timeout=5.0)
+
+
+def _until(condition: Callable[[], bool], seconds: float, what: str) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(POLL_S)
+    pytest.fail(f"not within {seconds:.0f} s: {what}")
+
+
+def _drain(stream: object, into: list[str], lines: queue.Queue[str] | None) -> None:
+    for line in stream:  # type: ignore[attr-defined]  # ends when the process closes the pipe
+        into.append(line)
+        if lines is not None:
+            lines.put(line)
+
+
+@pytest.fixture
+def served(project: Path) -> Iterator[Served]:
+    config = project / "sitegen.yaml"
+    config.write_text(config.read_text().replace("base_url: /\n", "base_url: /bench/\n"))
+    assert "base_url: /bench/" in config.read_text()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "sitegen", "--config", str(config), "serve", "--port", "0"],
+        cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+    stdout: list[str] = []
+    stderr: list[str] = []
+    lines: queue.Queue[str] = queue.Queue()
+    readers = [threading.Thread(target=_drain, args=(process.stdout, stdout, lines), daemon=True),
+               threading.Thread(target=_drain, args=(process.stderr, stderr, None), daemon=True)]
+    for reader in readers:
+        reader.start()
+    try:
+        deadline = time.monotonic() + STARTUP_S
+        url = ""
+        while not url and time.monotonic() < deadline and process.poll() is None:
+            try:
+                line = lines.get(timeout=POLL_S)
+            except queue.Empty:
+                continue
+            if line.startswith("serving "):
+                url = line.split()[1]
+        assert url, f"no 'serving' line; stdout: {stdout}, stderr: {stderr}"
+        yield Served(process, url, stdout, stderr)
+    finally:
+        if process.poll() is None:
+            process.kill()  # only when a test failed before stopping it
+            process.wait(STOP_S)
+        for reader in readers:
+            reader.join(STOP_S)
+
+
+def test_serves_under_the_base_path_and_picks_up_edits(served: Served, project: Path) -> None:
+    assert served.url.startswith(f"http://{HOST}:") and served.url.endswith("/bench/")
+    root = served.get("/")
+    assert root.status_code == 302 and root.headers["location"] == "/bench/"
+    index = served.get("/bench/")
+    assert index.status_code == 200 and f'href="/bench/runs/{SEED_RUN_ID}/"' in index.text
+    folder = served.get(f"/bench/runs/{SEED_RUN_ID}")
+    assert folder.status_code == 302 and folder.headers["location"] == f"/bench/runs/{SEED_RUN_ID}/"
+    outside = served.get(f"/runs/{SEED_RUN_ID}/")
+    assert outside.status_code == 404
+    page = served.get(f"/bench/runs/{SEED_RUN_ID}/")
+    assert page.status_code == 200 and "Revision</dt><dd>main<" in page.text
+    assert page.headers["cache-control"] == "no-store"
+
+    run_file = project / "content" / "runs" / f"{SEED_RUN_ID}.yaml"
+    original = run_file.read_text()
+    run_file.write_text(original.replace("  revision: main\n", "  revision: edited-while-serving\n"))
+    _until(lambda: "edited-while-serving" in served.get(f"/bench/runs/{SEED_RUN_ID}/").text, CHANGE_S,
+           "the edited revision on the run page")
+
+    # A broken edit: the problem is printed and the last good site stays up.
+    run_file.write_text(original.replace("  revision: main\n", "  revision: edited-while-serving\n  bogus: 1\n"))
+    _until(lambda: any("/run/bogus: unknown field 'bogus'" in line for line in served.stderr), CHANGE_S,
+           "the problem of the broken edit")
+    _until(lambda: any("build failed with 1 problem" in line for line in served.stdout), CHANGE_S, "the failure notice")
+    still = served.get(f"/bench/runs/{SEED_RUN_ID}/")
+    assert still.status_code == 200 and "edited-while-serving" in still.text
+
+    served.process.send_signal(signal.SIGINT)
+    assert served.process.wait(STOP_S) == 0
+    _until(lambda: bool(served.stdout) and served.stdout[-1] == "stopped\n", STOP_S, "the 'stopped' line")
+    assert not any("Traceback" in line for line in served.stderr), "".join(served.stderr)
+
+
+def test_binds_only_the_loopback_address(project: Path) -> None:
+    server = bind(load_config(project / "sitegen.yaml"), 0)
+    try:
+        assert server.server_address[0] == "127.0.0.1"
+    finally:
+        server.server_close()
+
+
+def test_watch_calls_back_once_per_change_and_stops(tmp_path: Path) -> None:
+    watched = tmp_path / "content"
+    watched.mkdir()
+    (watched / "a.yaml").write_text("a: 1\n")
+    calls: list[float] = []
+    stop = threading.Event()
+    thread = threading.Thread(target=watch, args=([watched], lambda: calls.append(time.monotonic()), stop, 0.05),
+                              daemon=True)
+    thread.start()
+    try:
+        time.sleep(0.3)
+        assert calls == []
+        (watched / "a.yaml").write_text("a: 22\n")
+        _until(lambda: len(calls) == 1, 10.0, "one call after one change")
+        (watched / "sub").mkdir()
+        (watched / "sub" / "b.yaml").write_text("b: 1\n")
+        _until(lambda: len(calls) == 2, 10.0, "a call for a new file in a new folder")
+    finally:
+        stop.set()
+        thread.join(10.0)
+    assert not thread.is_alive()
+
+
+def test_snapshot_is_bounded(tmp_path: Path) -> None:
+    for index in range(30):
+        (tmp_path / f"{index}.yaml").write_text("x")
+    assert len(snapshot([tmp_path], limit=10)) == 10
+    assert len(snapshot([tmp_path])) == 30
