@@ -41,7 +41,8 @@ ENGINES = [("sglang", "0.5.16"), ("vLLM", "0.17.0"), ("llama.cpp", "b6918")]
 
 def synthetic_run(index: int, models: int, rng: random.Random) -> str:
     """One result file in the canonical YAML form, numbers in the seed's ranges."""
-    model = f"org-{index % 7}/Model-{index % models}-{'A' if index % 3 else 'B'}"
+    family = index % models
+    model = f"org-{family % 7}/Model-{family}-{'A' if family % 3 else 'B'}"
     accelerator, memory = ACCELERATORS[rng.randrange(len(ACCELERATORS))]
     engine, version = ENGINES[rng.randrange(len(ENGINES))]
     count = rng.choice([1, 2, 4, 8])

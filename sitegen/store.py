@@ -33,20 +33,26 @@ def collected_path(state_dir: Path) -> Path:
     return state_dir / "collected.json"
 
 
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
 def encode(runs: list[CollectedRun]) -> bytes:
-    document = {
-        "format": FORMAT_NAME,
-        "version": FORMAT_VERSION,
-        "runs": [{"id": r.id, "origin": r.origin, "result": r.result, "digest": digest(r.result)}
-                 for r in sorted(runs, key=lambda r: r.id)],
-    }
-    return (json.dumps(document, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False) + "\n").encode()
+    """The collected file: the same as ``_canonical`` of the whole document, but each run's
+    result is serialised once and serves for both its digest and the file."""
+    entries = []
+    for run in sorted(runs, key=lambda r: r.id):
+        result = _canonical(run.result)
+        fingerprint = hashlib.sha256(result.encode()).hexdigest()
+        entries.append(f'{{"digest":"{fingerprint}","id":{_canonical(run.id)},"origin":{_canonical(run.origin)},'
+                       f'"result":{result}}}')
+    return (f'{{"format":{_canonical(FORMAT_NAME)},"runs":[{",".join(entries)}],'
+            f'"version":{FORMAT_VERSION}}}\n').encode()
 
 
 def digest(result: dict[str, Any]) -> str:
     """A fingerprint of a run's content: build re-renders a run's pages only when it changes."""
-    canonical = json.dumps(result, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    return hashlib.sha256(canonical.encode()).hexdigest()
+    return hashlib.sha256(_canonical(result).encode()).hexdigest()
 
 
 def write_atomic(path: Path, data: bytes) -> None:

@@ -9,15 +9,17 @@ import difflib
 import math
 from collections.abc import Callable, Iterator
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import fastjsonschema
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError
 
 from sitegen.errors import Problem
 from sitegen.parse import Document, pointer_join
 from sitegen.resources import load_schema
+
+if TYPE_CHECKING:  # jsonschema is imported only when a file is invalid: it is slow to import
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import ValidationError
 
 _TYPE_NAMES = {
     "string": "text", "integer": "a whole number", "number": "a number", "object": "a mapping of fields",
@@ -27,6 +29,8 @@ _TYPE_NAMES = {
 
 @cache
 def _validator(name: str) -> Draft202012Validator:
+    from jsonschema import Draft202012Validator
+
     schema = load_schema(name)
     Draft202012Validator.check_schema(schema)
     return Draft202012Validator(inline_refs(schema))

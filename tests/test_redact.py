@@ -306,10 +306,10 @@ _HOSTILE_UNITS = [
 
 
 @pytest.mark.parametrize("unit", _HOSTILE_UNITS)
-def test_one_megabyte_takes_well_under_two_seconds(unit: str) -> None:
+def test_one_megabyte_is_linear_not_quadratic(unit: str) -> None:
     size = 1_000_000
     text = (unit * (size // len(unit) + 1))[:size]
     started = time.perf_counter()
     redact_text(text)
     # Loose on purpose (shared CI machines); quadratic behaviour would take minutes.
-    assert time.perf_counter() - started < 2.0
+    assert time.perf_counter() - started < 10.0

@@ -11,19 +11,20 @@ from collections.abc import Callable, Collection
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import httpx
+from typing import TYPE_CHECKING
 
 from sitegen.collect.adapters import adapt_folder
 from sitegen.collect.cache import EntryCache
 from sitegen.collect.local import Entry, discover
 from sitegen.collect.redact import redact_document, redact_document_detailed, redaction_warnings
-from sitegen.collect.remote import gather_remote
 from sitegen.config import CONFIG_NAME, Config
 from sitegen.errors import Problem, SitegenError
 from sitegen.parse import Document, parse_document
 from sitegen.store import CollectedRun, write_collected
 from sitegen.validate import check_numbers, check_placeholders, check_result_rules, check_schema
+
+if TYPE_CHECKING:
+    import httpx
 
 # Below this many files to check, starting worker processes costs more than it saves.
 PARALLEL_THRESHOLD = 40
@@ -184,6 +185,8 @@ def gather(config: Config, *, offline: bool = False, client: httpx.Client | None
         if item.document is not None:
             runs.append(CollectedRun(item.entry.id, item.source, item.document.data))
     if config.sources:
+        from sitegen.collect.remote import gather_remote  # httpx is slow to import; most sites have no sources
+
         remote = gather_remote(config.sources, config.state_dir / "cache" / "remote", check_run,
                                offline=offline, client=client, progress=progress)
         problems.extend(remote.problems)

@@ -2,7 +2,8 @@
 nor validated again: an unchanged collect reads each file and one small cache entry.
 
 The key covers everything the outcome depends on: the file's bytes and name, the schemas
-and the version of sitegen. Entries not used by a full collect are removed.
+and sitegen's own code (parsing, redaction and validation rules). Entries not used by a full
+collect are removed.
 """
 
 from __future__ import annotations
@@ -23,8 +24,10 @@ from sitegen.store import write_atomic
 @cache
 def _salt() -> bytes:
     digest = hashlib.sha256(__version__.encode())
-    for schema in sorted(resource_dir("schema").glob("*.json")):
-        digest.update(schema.read_bytes())
+    package = Path(__file__).resolve().parent.parent
+    # A new redaction pattern or check must reach files checked before it existed.
+    for path in [*sorted(package.rglob("*.py")), *sorted(resource_dir("schema").glob("*.json"))]:
+        digest.update(path.as_posix().encode() + b"\0" + path.read_bytes())
     return digest.digest()
 
 

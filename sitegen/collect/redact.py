@@ -43,6 +43,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from sitegen.errors import Problem, SitegenError
@@ -109,6 +110,7 @@ def _has_secret_word(words: list[str]) -> bool:
     return False
 
 
+@lru_cache(maxsize=4096)
 def is_secret_name(name: str) -> bool:
     """Whether a variable, option, header or field called ``name`` holds a secret."""
     return _has_secret_word(_words(name))
@@ -155,6 +157,8 @@ def _unquote(value: str) -> str:
 
 
 def _is_placeholder(value: str) -> bool:
+    if value == REDACTED:
+        return True
     inner = _unquote(value).strip()
     return (not inner or inner.lower() == REDACTED or _MASKED_VALUE.fullmatch(inner) is not None
             or _REFERENCE_VALUE.fullmatch(inner) is not None)
@@ -167,6 +171,7 @@ def _masked(value: str) -> str:
     return REDACTED
 
 
+@lru_cache(maxsize=4096)
 def _label(name: str) -> str:
     """A name fit for a message: short, and never itself a secret (``ghp_…Token=x``)."""
     if _SHAPE.search(name.lstrip("-")):
@@ -178,7 +183,7 @@ def _label(name: str) -> str:
 _Edit = tuple[int, int, str, str]
 
 
-def _value_edit(text: str, position: int, kind: str, *, no_dash: bool = False) -> _Edit | None:
+def _value_edit(text: str, position: int, name: str, *, no_dash: bool = False) -> _Edit | None:
     if no_dash and text.startswith("-", position):
         return None  # the next option, not a value
     match = _VALUE.match(text, position)
@@ -187,7 +192,7 @@ def _value_edit(text: str, position: int, kind: str, *, no_dash: bool = False) -
     value = match.group()
     if _is_placeholder(value):
         return None
-    return match.start(), match.end(), _masked(value), kind
+    return match.start(), match.end(), _masked(value), f"value of {_label(name)}"
 
 
 # --- the passes -----------------------------------------------------------------------
@@ -251,16 +256,15 @@ def _headers(text: str) -> Iterator[_Edit]:
         if match.start() < covered:
             continue
         name = match.group("name")
-        kind = f"{name} header"
         if "cookie" in name.lower():
             value = _COOKIE_VALUE.match(text, match.end())
             edit = None if value is None or _is_placeholder(value.group()) else (
-                value.start(), value.end(), REDACTED, kind)
+                value.start(), value.end(), REDACTED, "")
         else:
-            edit = _value_edit(text, match.end(), kind)
+            edit = _value_edit(text, match.end(), name)
         if edit is not None:
             covered = edit[1]
-            yield edit
+            yield edit[0], edit[1], edit[2], f"{name} header"
 
 
 _BEARER = re.compile(r"b(?<![\w-]b)earer[ \t]+(?P<token>[A-Za-z0-9._~+/-]+=*)", re.IGNORECASE)
@@ -295,8 +299,7 @@ def _options(text: str) -> Iterator[_Edit]:
         separator = _OPTION_SEPARATOR.match(text, match.end())
         if separator is None:
             continue
-        edit = _value_edit(text, separator.end(), f"value of {_label(name)}",
-                           no_dash=separator.group("equals") is None)
+        edit = _value_edit(text, separator.end(), name, no_dash=separator.group("equals") is None)
         if edit is None:
             continue
         covered = edit[1]
@@ -314,6 +317,8 @@ _ASSIGNMENT = re.compile(
 
 
 def _assignments(text: str) -> Iterator[_Edit]:
+    if not _SECRET_HINT.search(text):
+        return  # no secret name anywhere: skip the per-name work
     covered = 0
     for match in _ASSIGNMENT.finditer(text):
         if match.start() < covered:
@@ -324,7 +329,7 @@ def _assignments(text: str) -> Iterator[_Edit]:
             continue
         if match.group("colon") and not match.group("quote") and len(words) == 1 and words[0] in _PROSE_WORDS:
             continue  # "Key: the figures are …"; a quoted "token": … is data
-        edit = _value_edit(text, match.end(), f"value of {_label(name)}")
+        edit = _value_edit(text, match.end(), name)
         if edit is not None:
             covered = edit[1]
             yield edit
@@ -395,6 +400,23 @@ def _splice(text: str, edits: Iterable[_Edit], kinds: list[str]) -> str:
 
 def find_and_redact(text: str) -> tuple[str, list[str]]:
     """``text`` with every secret replaced by ``<redacted>``, and the kinds of secret found."""
+    if len(text) <= _MEMO_LENGTH:
+        redacted, kinds = _find_and_redact_short(text)
+        return redacted, list(kinds)
+    return _find_and_redact(text)
+
+
+# Field names and statuses repeat thousands of times in a collect: remember short texts.
+_MEMO_LENGTH = 128
+
+
+@lru_cache(maxsize=8192)
+def _find_and_redact_short(text: str) -> tuple[str, tuple[str, ...]]:
+    redacted, kinds = _find_and_redact(text)
+    return redacted, tuple(kinds)
+
+
+def _find_and_redact(text: str) -> tuple[str, list[str]]:
     kinds: list[str] = []
     # A second round catches anything a replacement brought together; it normally finds nothing.
     for _ in range(3):

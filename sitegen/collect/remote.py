@@ -39,6 +39,7 @@ import httpx
 from sitegen import __version__
 from sitegen.collect import adapters
 from sitegen.collect.local import check_id, suggest_id
+from sitegen.collect.redact import redact_text
 from sitegen.config import RemoteSource
 from sitegen.errors import Problem, SitegenError
 from sitegen.parse import MAX_FILE_BYTES, Document, parse_json, parse_yaml
@@ -485,7 +486,7 @@ class _Collector:
             self._fall_back(source, run_id, urls, cached, source.url, reason, problems)
             return
         self._remember(urls, fetched, cached)
-        self.report.runs.append(RemoteRun(run_id, source.url, document))
+        self.report.runs.append(RemoteRun(run_id, redact_text(source.url), document))
 
     def _offline(self, source: RemoteSource, run_id: str, urls: list[str], cached: dict[str, Copy | None]) -> None:
         missing = [url for url in urls if cached[url] is None]
@@ -497,7 +498,7 @@ class _Collector:
         if document is None:
             self.report.problems.extend(problems)
             return
-        self.report.runs.append(RemoteRun(run_id, source.url, document))
+        self.report.runs.append(RemoteRun(run_id, redact_text(source.url), document))
 
     def _fall_back(self, source: RemoteSource, run_id: str, urls: list[str], cached: dict[str, Copy | None],
                    url: str, reason: str, problems: list[Problem] | None = None) -> None:
@@ -513,7 +514,7 @@ class _Collector:
             self.report.problems.extend(cached_problems)
             return
         self.report.warnings.append(Problem(url, None, "", f"{reason}; using the last good copy from the cache"))
-        self.report.runs.append(RemoteRun(run_id, source.url, document))
+        self.report.runs.append(RemoteRun(run_id, redact_text(source.url), document))
 
     def _remember(self, urls: list[str], fetched: list[Copy], cached: dict[str, Copy | None]) -> None:
         # Called only once the bodies parsed and validated: the cache holds good copies only.

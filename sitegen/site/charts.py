@@ -74,10 +74,13 @@ def _config(theme: dict[str, str]) -> dict[str, Any]:
         "background": "transparent",
         "font": FONT,
         "view": {"stroke": None},
-        "axis": {"labelColor": theme["muted"], "titleColor": theme["text"], "gridColor": theme["grid"],
+        "axis": {"aria": False, "labelColor": theme["muted"], "titleColor": theme["text"], "gridColor": theme["grid"],
                  "domainColor": theme["grid"], "tickColor": theme["grid"], "labelFontSize": FONT_SIZE,
                  "titleFontSize": FONT_SIZE, "titleFontWeight": "normal"},
-        "legend": {"labelColor": theme["text"], "titleColor": theme["text"], "labelFontSize": FONT_SIZE},
+        "legend": {"labelColor": theme["text"], "titleColor": theme["text"], "labelFontSize": FONT_SIZE,
+                   "aria": False},
+        # The <img> alt text describes each chart; ARIA inside an image is never read, only weighed.
+        "mark": {"aria": False},
     }
 
 

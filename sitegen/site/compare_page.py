@@ -172,7 +172,8 @@ def compare_page(site: Site, a: Run, b: Run) -> Page:
     )
     prefill = prefill_overlay(series)
     frontier = pareto(series, per_device=False)
-    frontier_per_device = pareto(series, per_device=True)
+    # Per device only tells something new when the two runs use different numbers of devices.
+    frontier_per_device = pareto(series, per_device=True) if a.hardware.count != b.hardware.count else None
     context = ComparePageContext(
         site=site,
         title=f"{a.id} vs {b.id}",

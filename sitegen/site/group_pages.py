@@ -11,7 +11,8 @@ from sitegen.site.common import Field, Page, Site, hardware_name, model_name
 from sitegen.site.groups import Group, compare_path
 from sitegen.site.index_page import RunRow, run_row
 
-MAX_CONTEXT_CHARTS = 4
+# Charts cost most of a cold build: a few contexts, spread from the shortest to the longest, tell the story.
+MAX_CONTEXT_CHARTS = 2
 
 
 @dataclass(frozen=True)
