@@ -56,12 +56,18 @@ def _add_contributor_parsers(commands: argparse._SubParsersAction[argparse.Argum
                          help="the output of `git diff --name-status BASE...HEAD` ('-' for standard input)")
     summary.add_argument("--preview-url", metavar="URL", help="where reviewers download the built site")
     serve = commands.add_parser("serve", help="build and serve the site on 127.0.0.1, rebuilding on changes")
-    serve.add_argument("--port", type=int, default=8000, help="the port on 127.0.0.1 (default: 8000; 0 picks a free one)")
+    serve.add_argument("--port", type=_port, default=8000, help="the port on 127.0.0.1 (default: 8000; 0 picks a free one)")
     serve.add_argument("--no-watch", dest="watch", action="store_false", help="build once; do not rebuild on changes")
     serve.add_argument("--offline", action="store_true", help="use only the cached copies of remote sources")
     _add_base_url_argument(serve)
     new = commands.add_parser("new", help="start content/runs/<id>.yaml from an annotated template")
     new.add_argument("run_id", metavar="ID", help="the run id: file name and permalink, e.g. h100x2-vllm-llama33-70b")
+
+
+def _port(text: str) -> int:
+    if not text.isdigit() or int(text) > 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number (0 to 65535)")
+    return int(text)
 
 
 def _add_import_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -143,8 +149,11 @@ def _summary(config: Config, args: argparse.Namespace) -> int:
 def _serve(config: Config, args: argparse.Namespace) -> int:
     from sitegen.commands.serve import serve
 
-    serve(config, port=args.port, watch_files=args.watch, offline=args.offline,
-          say=lambda message: print(message, flush=True), show_problems=_print_problems)
+    try:
+        serve(config, args.config, port=args.port, watch_files=args.watch, offline=args.offline, base_url=args.base_url,
+              say=lambda message: print(message, flush=True))
+    except KeyboardInterrupt:
+        print("stopped")  # Ctrl-C before the server was up; serve() handles it from then on
     return 0
 
 
@@ -168,8 +177,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         config = load_config(args.config)
         if getattr(args, "base_url", None):
             config = with_base_url(config, args.base_url)
-        if args.command == "collect":
-            return _collect(config, offline=args.offline, output=args.format)
+        if args.command in ("collect", "build"):
+            # One collect or build at a time per project (sitegen/lock.py).
+            from sitegen.lock import project_lock
+
+            with project_lock(config.state_dir, args.command):
+                if args.command == "collect":
+                    return _collect(config, offline=args.offline, output=args.format)
+                return _build(config)
         if args.command == "import":
             return _import(config, args)
         if args.command in _COMMANDS:

@@ -154,10 +154,10 @@ class Run:
         return sorted({cell.concurrency for cell in self.decode})
 
     def cell(self, context_tokens: int, concurrency: int) -> DecodeCell | None:
-        for cell in self.decode:
-            if cell.context_tokens == context_tokens and cell.concurrency == concurrency:
-                return cell
-        return None
+        """The cell at this position; where a source varied the output length, the run's own."""
+        matches = [c for c in self.decode if c.context_tokens == context_tokens and c.concurrency == concurrency]
+        default = self.info.output_tokens_per_request
+        return next((c for c in matches if c.output_tokens_per_request in (None, default)), matches[0] if matches else None)
 
 
 def _pairs(mapping: dict[str, Any] | None) -> tuple[tuple[str, Any], ...]:

@@ -53,6 +53,8 @@ def pointer_join(pointer: str, token: str | int) -> str:
 # reference to one node (never expanding it), which is how _construct finds and refuses aliases.
 _Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _ALIAS = "anchors and aliases (*name) are not allowed; write the value out"
+_HUGE_NUMBER = "a number with thousands of digits is not a figure; write it in a normal size"
+_SURROGATE = "text holds an invalid character (a lone UTF-16 surrogate such as \\ud800); remove it"
 
 
 class _Refused(Exception):
@@ -128,6 +130,9 @@ def _construct(loader: yaml.SafeLoader, node: Node, pointer: str, lines: dict[st
             return loader.construct_object(node, deep=True)
         except yaml.YAMLError as exc:
             raise SitegenError(Problem(source, line, pointer, f"invalid value: {exc}")) from None
+        except ValueError:
+            # Python refuses to convert integers of more than 4,300 digits (a denial-of-service guard).
+            raise SitegenError(Problem(source, line, pointer, _HUGE_NUMBER)) from None
     if isinstance(node, SequenceNode):
         if node.tag != "tag:yaml.org,2002:seq":
             raise SitegenError(Problem(source, line, pointer, f"the tag {node.tag!r} is not allowed; use plain values"))
@@ -183,15 +188,61 @@ def parse_json(source: str, raw: bytes, *, max_bytes: int = MAX_FILE_BYTES) -> D
         raise SitegenError(Problem(source, None, "", f"nested more than {MAX_DEPTH} levels deep")) from None
     except _Refused as exc:
         raise SitegenError(Problem(source, _line_of_text(text, exc.message), "", exc.message)) from None
-    return Document(source, data, _json_lines(source, raw, data))
+    except ValueError:
+        # Integers of more than 4,300 digits: Python refuses to convert them (a denial-of-service guard).
+        raise SitegenError(Problem(source, None, "", _HUGE_NUMBER)) from None
+    lines = _json_lines(source, raw, data)
+    _check_plain(source, data, lines)
+    return Document(source, data, lines)
+
+
+def _check_plain(source: str, data: Any, lines: dict[str, int]) -> None:
+    """What YAML refuses while parsing but JSON lets through: deep nesting and lone surrogates.
+
+    Walks with an explicit stack, so that nesting just under Python's recursion limit cannot
+    crash a later recursive stage (redaction, validation, rendering) instead.
+    """
+    stack: list[tuple[Any, str, int]] = [(data, "", 0)]
+    while stack:
+        value, pointer, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise SitegenError(Problem(source, None, "", f"nested more than {MAX_DEPTH} levels deep"))
+        if isinstance(value, str):
+            if _has_surrogate(value):
+                raise SitegenError(Problem(source, _line(lines, pointer), pointer, _SURROGATE))
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                child = pointer_join(pointer, key)
+                if _has_surrogate(key):
+                    raise SitegenError(Problem(source, _line(lines, pointer), pointer, _SURROGATE))
+                stack.append((item, child, depth + 1))
+        elif isinstance(value, list):
+            stack.extend((item, pointer_join(pointer, index), depth + 1) for index, item in enumerate(value))
+
+
+def _has_surrogate(text: str) -> bool:
+    # A lone surrogate can be decoded from a JSON escape but never encoded again as UTF-8,
+    # so it would crash writing the collected file or a page.
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _line(lines: dict[str, int], pointer: str) -> int | None:
+    return Document("", None, lines).line_of(pointer)
 
 
 def _line_of_text(text: str, message: str) -> int | None:
     # Best effort: find the first occurrence of the quoted key or constant named in the message.
     for quote in ("'", '"'):
         if quote in message:
-            needle = message.split(quote)[1]
-            index = text.find(f'"{needle}"')
+            needle = f'"{message.split(quote)[1]}"'
+            index = text.find(needle)
+            if message.startswith("duplicate key") and index >= 0:
+                # The duplicate is a later occurrence than the first: point at the second one.
+                index = text.find(needle, index + 1)
             if index >= 0:
                 return text.count("\n", 0, index) + 1
     for constant in ("NaN", "-Infinity", "Infinity"):
@@ -208,7 +259,20 @@ def _json_lines(source: str, raw: bytes, data: Any) -> dict[str, int]:
         document = parse_yaml(source, raw)
     except SitegenError:
         return {}
-    return document.lines if document.data == data else {}
+    # YAML reads a few JSON scalars differently (1e999 is text to YAML, infinity to JSON), but
+    # any document both accept has the same shape in both, so its lines still apply.
+    try:
+        return document.lines if _shape(document.data) == _shape(data) else {}
+    except RecursionError:
+        return {}  # too deep for lines; _check_plain refuses it next
+
+
+def _shape(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _shape(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_shape(item) for item in value]
+    return None
 
 
 def parse_document(source: str, raw: bytes) -> Document:

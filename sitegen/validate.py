@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import difflib
 import math
+import re
 from collections.abc import Callable, Iterator
 from functools import cache
 from typing import TYPE_CHECKING, Any
@@ -264,6 +265,8 @@ def check_result_rules(document: Document) -> list[Problem]:
                 continue
             key = (point["context_tokens"], point.get("prompt_chunk_tokens"))
             pointer = f"/measurements/prefill/{index}"
+            if not _hashable(key):
+                continue  # a list or mapping where a number belongs: the schema reports it
             if key in seen:
                 problems.append(Problem(source, document.line_of(pointer), pointer,
                                         f"duplicate prefill point for context {point['context_tokens']} "
@@ -279,7 +282,7 @@ def check_result_rules(document: Document) -> list[Problem]:
                 continue
             pointer = f"/measurements/decode/{index}"
             position = (cell.get("context_tokens"), cell.get("concurrency"), cell.get("output_tokens_per_request"))
-            if None not in position[:2]:
+            if None not in position[:2] and _hashable(position):
                 if position in cells:
                     problems.append(Problem(source, document.line_of(pointer), pointer,
                                             f"duplicate decode cell for context {position[0]} × {position[1]} requests "
@@ -290,9 +293,17 @@ def check_result_rules(document: Document) -> list[Problem]:
     return problems
 
 
+def _hashable(value: Any) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
+
+
 def _check_status(document: Document, cell: dict[str, Any], pointer: str) -> Iterator[Problem]:
     status = cell.get("status")
-    if status not in _STATUSES:
+    if not isinstance(status, str) or status not in _STATUSES:
         return  # the schema reports unknown statuses
     present = [name for name in _FIGURES if name in cell]
     if status in _MEASURED:
@@ -312,3 +323,86 @@ def _check_status(document: Document, cell: dict[str, Any], pointer: str) -> Ite
             yield Problem(document.source, document.line_of(child), child,
                           f"a cell with status {status!r} has no measurements ({label}), but {name} is given; "
                           "remove the figure or correct the status")
+
+
+# --- text that would mislead a reader ---------------------------------------------------
+
+# Bidirectional embeddings, overrides and isolates reorder what a reader sees ("Trojan Source"):
+# a launch command or a model name could display as something other than what it is. Ordinary
+# right-to-left text needs none of them, so they are refused everywhere rather than stripped
+# (stripping would silently publish text that differs from the reviewed pull request).
+_BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+# Invisible characters make two names that look identical differ (split model and hardware
+# pages, impersonate a run). Prose may need them (ZWJ in emoji and Indic scripts); names do not.
+_INVISIBLE = frozenset("\u200b\u200c\u200d\u200e\u200f\u2060\u2061\u2062\u2063\u2064\ufeff\u061c\u00ad")
+# The short fields that name a run, its hardware and its engine, and label its pages.
+NAME_FIELDS = frozenset({
+    "/hardware/accelerator", "/hardware/vendor", "/engine/name", "/engine/version", "/engine/quantization",
+    "/run/model", "/run/base_model", "/run/served_model_name", "/source/publisher",
+})
+_CONTROLS = "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f"
+_REFUSED = re.compile(f"[{_CONTROLS}{''.join(sorted(_BIDI_CONTROLS))}]")
+_NAME_REFUSED = re.compile(f"[{_CONTROLS}{''.join(sorted(_BIDI_CONTROLS | _INVISIBLE))}]")
+MAX_MATRIX_CELLS = 20_000
+
+
+def _character_name(char: str) -> str:
+    import unicodedata
+
+    return f"U+{ord(char):04X} {unicodedata.name(char, '')}".rstrip()
+
+
+def check_text(document: Document) -> list[Problem]:
+    """Control characters anywhere, bidi controls anywhere, invisible characters in names."""
+    problems: list[Problem] = []
+
+    def refuse(pointer: str, char: str, why: str) -> None:
+        problems.append(Problem(document.source, document.line_of(pointer), pointer,
+                                f"contains {_character_name(char)}, {why}; remove it"))
+
+    def check(text: str, pointer: str) -> None:
+        # One regular-expression scan per string: a 5-MB file is checked in milliseconds.
+        found = (_NAME_REFUSED if pointer in NAME_FIELDS else _REFUSED).search(text)
+        if found is None:
+            return
+        char = found.group()
+        if char in _BIDI_CONTROLS:
+            refuse(pointer, char, "which reorders how the text is shown")
+        elif char in _INVISIBLE:
+            refuse(pointer, char, "an invisible character that makes look-alike names")
+        else:
+            problems.append(Problem(document.source, document.line_of(pointer), pointer,
+                                    f"contains the control character U+{ord(char):04X}; remove it"))
+
+    def walk(value: Any, pointer: str) -> None:
+        if isinstance(value, str):
+            check(value, pointer)
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                child = pointer_join(pointer, key)
+                check(key, child)
+                walk(item, child)
+        elif isinstance(value, list):
+            for index, item in enumerate(value):
+                walk(item, pointer_join(pointer, index))
+
+    walk(document.data, "")
+    return problems
+
+
+def check_matrix_size(document: Document) -> list[Problem]:
+    """A decode matrix has one row per context and one column per concurrency level, so a few
+    thousand cells on a diagonal would make a page of millions of empty cells."""
+    measurements = document.data.get("measurements") if isinstance(document.data, dict) else None
+    decode = measurements.get("decode") if isinstance(measurements, dict) else None
+    if not isinstance(decode, list):
+        return []
+    cells = [cell for cell in decode if isinstance(cell, dict)]
+    contexts = {repr(cell.get("context_tokens")) for cell in cells}  # repr: the values may be lists
+    levels = {repr(cell.get("concurrency")) for cell in cells}
+    if len(contexts) * len(levels) <= MAX_MATRIX_CELLS:
+        return []
+    pointer = "/measurements/decode"
+    return [Problem(document.source, document.line_of(pointer), pointer,
+                    f"the decode matrix would be {len(contexts):,} contexts × {len(levels):,} concurrency levels "
+                    f"= {len(contexts) * len(levels):,} cells; the limit is {MAX_MATRIX_CELLS:,}")]

@@ -87,8 +87,10 @@ def browser() -> Iterator[Browser]:
 
 
 @pytest.fixture
-def browse(browser: Browser, site_origin: str) -> Iterator[Browsing]:
+def browse(site_origin: str, browser: Browser) -> Iterator[Browsing]:
     """Open pages of the built site; every context a test opens is closed after it."""
+    # site_origin first: building forks worker processes, which must happen before Playwright
+    # and the server start their threads (forking a threaded process can deadlock the child).
     browsing = Browsing(browser, site_origin)
     yield browsing
     browsing.close()

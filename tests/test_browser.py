@@ -158,6 +158,7 @@ def test_wide_matrix_scrolls_inside_with_its_context_column_in_view(browse: Brow
     assert abs(geometry["header"] - geometry["inner"]) <= 1, (
         f"the context column ({geometry['text']!r}) scrolled away: its left edge is at {geometry['header']}px, "
         f"the container's at {geometry['inner']}px")
+    visit.assert_clean()
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])

@@ -1,5 +1,7 @@
-"""Page weight: a run page is light enough for a slow phone connection, readable with no
-JavaScript, and loads scripts only where they are used (never the chart library up front)."""
+"""Page weight: a run page is light enough for a slow phone connection and readable with no
+JavaScript. That scripts load only where they are used (site.js, never the chart library up
+front) is checked on every kind of page by test_browser.py, and that vega.js waits for a click
+on "Interactive" by its interactive-upgrade test."""
 
 from __future__ import annotations
 
@@ -64,14 +66,4 @@ def test_run_page_reads_without_javascript(browse: Browsing, site_pages: dict[st
                              return [selector, !!el && el.checkVisibility() && el.getBoundingClientRect().height > 0]; }))""")
     assert all(shown.values()), shown
     assert not visit.requested(".js"), "with JavaScript off the browser fetches no script"
-    visit.assert_clean()
-
-
-@pytest.mark.browser
-def test_run_page_loads_one_small_script_and_not_the_chart_library(browse: Browsing, site_pages: dict[str, str]) -> None:
-    visit = browse.open_kind(site_pages, "run")
-    # Deferred scripts have run by the load event, so site.js has done all it does unasked.
-    scripts = sorted({urlsplit(url).path for url in visit.requests if urlsplit(url).path.endswith(".js")})
-    assert scripts == ["/assets/site.js"], "vega.js (~900 KB) waits for a click on Interactive"
-    assert visit.page.locator("figure.chart button.chart-toggle").count() > 0  # the enhancement is there to click
     visit.assert_clean()

@@ -126,3 +126,5 @@ def test_a_garbled_change_list_is_a_located_problem() -> None:
     with pytest.raises(SitegenError) as caught:
         parse_name_status("A\tcontent/runs/x.yaml\nnot a status line\n")
     assert str(caught.value) == "changed files:2: not a line of `git diff --name-status`: 'not a status line'"
+    with pytest.raises(SitegenError):
+        parse_name_status("\tcontent/runs/x.yaml\n")

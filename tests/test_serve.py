@@ -118,7 +118,7 @@ def test_serves_under_the_base_path_and_picks_up_edits(served: Served, project: 
     run_file.write_text(original.replace("  revision: main\n", "  revision: edited-while-serving\n  bogus: 1\n"))
     _until(lambda: any("/run/bogus: unknown field 'bogus'" in line for line in served.stderr), CHANGE_S,
            "the problem of the broken edit")
-    _until(lambda: any("build failed with 1 problem" in line for line in served.stdout), CHANGE_S, "the failure notice")
+    _until(lambda: any("the rebuild failed" in line for line in served.stdout), CHANGE_S, "the failure notice")
     still = served.get(f"/bench/runs/{SEED_RUN_ID}/")
     assert still.status_code == 200 and "edited-while-serving" in still.text
 

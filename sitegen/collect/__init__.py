@@ -15,13 +15,21 @@ from typing import TYPE_CHECKING
 
 from sitegen.collect.adapters import adapt_folder
 from sitegen.collect.cache import EntryCache
-from sitegen.collect.local import Entry, discover
+from sitegen.collect.local import Entry, discover, entry_source
 from sitegen.collect.redact import redact_document, redact_document_detailed, redaction_warnings
 from sitegen.config import CONFIG_NAME, Config
 from sitegen.errors import Problem, SitegenError
 from sitegen.parse import Document, parse_document
 from sitegen.store import CollectedRun, write_collected
-from sitegen.validate import check_numbers, check_placeholders, check_result_rules, check_schema
+from sitegen.validate import (
+    check_matrix_size,
+    check_numbers,
+    check_placeholders,
+    check_result_rules,
+    check_schema,
+    check_text,
+)
+from sitegen.workers import worker_context
 
 if TYPE_CHECKING:
     import httpx
@@ -41,7 +49,7 @@ def validate_result(document: Document) -> list[Problem]:
     if not isinstance(document.data, dict):
         return [Problem(document.source, 1, "", "expected a mapping with hardware, engine, run and measurements")]
     problems = (check_schema(document, "result") + check_numbers(document) + check_placeholders(document)
-                + check_result_rules(document))
+                + check_result_rules(document) + check_text(document) + check_matrix_size(document))
     return sorted(set(problems), key=lambda p: (p.line or 0, p.pointer, p.message))
 
 
@@ -107,7 +115,7 @@ def _check_entries(work: list[tuple[Entry, str]], cache: EntryCache | None) -> l
         misses = [(e, s) for e, s in work if e.kind != "result" or not cache.has(cache.key(s, _bytes(e.path)))]
     if len(misses) < PARALLEL_THRESHOLD or (os.cpu_count() or 1) < 2:
         return [check_entry(entry, source, cache) for entry, source in work]
-    with ProcessPoolExecutor() as pool:
+    with ProcessPoolExecutor(mp_context=worker_context()) as pool:
         fresh = dict(zip((e.path for e, _ in misses),
                          pool.map(_check_uncached, misses, chunksize=max(1, len(misses) // 16)), strict=True))
     results = []
@@ -143,6 +151,7 @@ def check_local(config: Config, only: Collection[Path] | None = None,
     entries, problems = discover(config.runs_dir, config.content_dir, config.display)
     if only is not None:
         wanted = {config.display(path) for path in only}
+        wanted |= {entry_source(config.runs_dir, path.name, config.display) for path in only}
         problems = [problem for problem in problems if problem.source in wanted]
     checked: list[CheckedEntry] = []
     work: list[tuple[Entry, str]] = []

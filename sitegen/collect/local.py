@@ -13,9 +13,11 @@ from pathlib import Path
 from typing import Literal
 
 from sitegen.errors import Problem
+from sitegen.parse import MAX_FILE_BYTES
 
 RESULT_SUFFIXES = (".yaml", ".yml", ".json")
-ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,99}$")
+# \Z, not $: '$' also matches before a final newline, which would let 'x\n.yaml' through.
+ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,99}\Z")
 # Files an editor or a repository keeps beside results; never taken for runs.
 IGNORED_SUFFIXES = (".md", ".txt", ".rst")
 
@@ -41,6 +43,13 @@ def check_id(run_id: str, source: str) -> Problem | None:
                                     f"(at most 100, starting with a letter or digit), e.g. {suggest_id(run_id)!r}")
 
 
+def entry_source(runs_dir: Path, name: str, display: Callable[[Path], str]) -> str:
+    """How problems name an entry: by its own name, never its link target (which display()
+    would resolve), escaped when unprintable (a newline or a bidi override would garble it)."""
+    shown = name if name.isprintable() else name.encode("unicode_escape").decode("ascii")
+    return f"{display(runs_dir)}/{shown}"
+
+
 def discover(runs_dir: Path, content_dir: Path, display: Callable[[Path], str]) -> tuple[list[Entry], list[Problem]]:
     """Every entry under ``runs_dir``, sorted by name, and the problems with names and links."""
     entries: list[Entry] = []
@@ -52,12 +61,22 @@ def discover(runs_dir: Path, content_dir: Path, display: Callable[[Path], str]) 
         name = path.name
         if name.startswith(".") or name.endswith(IGNORED_SUFFIXES):
             continue
-        source = display(path)
+        source = entry_source(runs_dir, name, display)
         if path.is_symlink():
             target = path.resolve()
             if content_root not in target.parents:
                 problems.append(Problem(source, None, "", "is a link to a place outside content/; copy the file in instead"))
                 continue
+        if not path.is_dir() and not path.is_file():
+            # A pipe would block collect forever; a device could be read without end.
+            problems.append(Problem(source, None, "", "is not a plain file or folder (a device, pipe or socket)"))
+            continue
+        if path.is_file() and path.suffix.lower() in RESULT_SUFFIXES and path.stat().st_size > MAX_FILE_BYTES:
+            # Refused before anything reads it: a huge file is never loaded into memory.
+            size = path.stat().st_size
+            problems.append(Problem(source, None, "", f"file is {size:,} bytes, over the {MAX_FILE_BYTES:,}-byte limit "
+                                                      "for a result file"))
+            continue
         if path.is_dir():
             kind: Literal["result", "raw"] = "raw"
             run_id = name

@@ -4,8 +4,11 @@ The site is served under its configured base path (``/`` redirects there), exact
 will be published, so a project site's links can be checked before a pull request. Only
 the loopback address is ever bound: a preview is for the person at the keyboard.
 
-A change to content/, the site's templates/ or sitegen.yaml runs ``collect`` and
-``build`` again. A rebuild that fails prints its problems and leaves the previous site in
+A change to content/, the site's templates/ or sitegen.yaml runs ``sitegen collect`` and
+``sitegen build`` again, each as a child process: they print their own progress and
+problems exactly as on the command line, take the project lock like any other collect or
+build, and fork their worker pools from a process that has no server threads (forking a
+threaded process can deadlock the child). A rebuild that fails leaves the previous site in
 place (both stages write nothing unless they succeed), so the browser keeps working.
 
 Watching is a small polling loop rather than a library such as watchfiles: a site has a
@@ -18,6 +21,9 @@ from __future__ import annotations
 
 import os
 import signal
+import socketserver
+import subprocess
+import sys
 import threading
 from collections.abc import Callable, Sequence
 from http import HTTPStatus
@@ -27,10 +33,9 @@ from types import FrameType
 from typing import Any
 from urllib.parse import quote, unquote, urlsplit
 
-from sitegen.collect import collect
-from sitegen.config import CONFIG_NAME, Config
+from sitegen.config import Config
 from sitegen.errors import Problem, SitegenError
-from sitegen.site.build import build, templates_dir
+from sitegen.site.build import templates_dir
 
 HOST = "127.0.0.1"
 POLL_S = 0.5
@@ -38,12 +43,13 @@ SETTLE_S = 0.2  # editors save in several writes; wait until two scans agree
 SETTLE_ROUNDS = 10
 MAX_WATCHED_FILES = 20_000  # a runaway tree (a venv dropped in content/) cannot stall the loop
 SHUTDOWN_WAIT_S = 60.0  # let a running rebuild finish its atomic swap before exiting
+STAGE_TIMEOUT_S = 1800.0  # a collect or build that takes longer is stuck, not slow
 
 Snapshot = dict[str, tuple[int, int]]
 
 
-def watched_paths(config: Config) -> list[Path]:
-    return [config.content_dir, templates_dir(config), config.root / CONFIG_NAME]
+def watched_paths(config: Config, config_path: Path) -> list[Path]:
+    return [config.content_dir, templates_dir(config), config_path]
 
 
 def snapshot(paths: Sequence[Path], limit: int = MAX_WATCHED_FILES) -> Snapshot:
@@ -69,9 +75,12 @@ def snapshot(paths: Sequence[Path], limit: int = MAX_WATCHED_FILES) -> Snapshot:
     return found
 
 
-def watch(paths: Sequence[Path], on_change: Callable[[], None], stop: threading.Event, poll_s: float = POLL_S) -> None:
-    """Call ``on_change`` after the files under ``paths`` change, until ``stop`` is set."""
-    before = snapshot(paths)
+def watch(paths: Sequence[Path], on_change: Callable[[], None], stop: threading.Event, poll_s: float = POLL_S,
+          before: Snapshot | None = None) -> None:
+    """Call ``on_change`` after the files under ``paths`` change from ``before`` (default: now),
+    until ``stop`` is set."""
+    if before is None:
+        before = snapshot(paths)
     while not stop.wait(poll_s):
         now = snapshot(paths)
         if now == before:
@@ -88,13 +97,36 @@ def watch(paths: Sequence[Path], on_change: Callable[[], None], stop: threading.
         on_change()
 
 
-def rebuild(config: Config, offline: bool) -> tuple[int, list[Problem]]:
-    """collect + build; (pages built, []) or (0, the problems). Never raises for bad input."""
+def rebuild_commands(config_path: Path, *, offline: bool, base_url: str | None) -> list[list[str]]:
+    """``sitegen collect`` and ``sitegen build`` for this site, as the user would type them."""
+    base = [sys.executable, "-m", "sitegen", "--config", str(config_path.resolve())]
+    return [[*base, "collect", *(["--offline"] if offline else [])],
+            [*base, "build", *(["--base-url", base_url] if base_url else [])]]
+
+
+def _run_stage(command: list[str]) -> bool:
+    """Run one stage to the end; True when it succeeded."""
+    # A session of its own: Ctrl-C in the terminal stops the server, not a build half-way.
+    child = subprocess.Popen(command, start_new_session=True)
     try:
-        collect(config, offline=offline)
-        return build(config).pages, []
-    except SitegenError as error:
-        return 0, error.problems
+        return child.wait(STAGE_TIMEOUT_S) == 0
+    except subprocess.TimeoutExpired:
+        child.kill()
+        child.wait()
+        return False
+    except KeyboardInterrupt:
+        # Let it finish: killed during its swap, a build would leave a staging folder behind.
+        try:
+            child.wait(SHUTDOWN_WAIT_S)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
+        raise
+
+
+def rebuild(commands: list[list[str]]) -> bool:
+    """Run collect, then build; stop at the first that fails (it has printed its problems)."""
+    return all(_run_stage(command) for command in commands)
 
 
 def _handler(output_dir: Path, base_path: str) -> type[SimpleHTTPRequestHandler]:
@@ -166,9 +198,18 @@ def _handler(output_dir: Path, base_path: str) -> type[SimpleHTTPRequestHandler]
     return Handler
 
 
+class _Server(ThreadingHTTPServer):
+    def server_bind(self) -> None:
+        # HTTPServer.server_bind asks reverse DNS for the host's name, which can take seconds
+        # on a machine without a resolver; nothing here uses that name.
+        socketserver.TCPServer.server_bind(self)
+        self.server_name = HOST
+        self.server_port = self.server_address[1]
+
+
 def bind(config: Config, port: int) -> ThreadingHTTPServer:
     try:
-        return ThreadingHTTPServer((HOST, port), _handler(config.output_dir, config.base_path))
+        return _Server((HOST, port), _handler(config.output_dir, config.base_path))
     except OSError as exc:
         raise SitegenError(Problem(f"{HOST}:{port}", None, "", f"cannot listen: {exc.strerror}; "
                                    "pass another --port (0 picks a free one)")) from None
@@ -182,39 +223,35 @@ def _stop_on_sigterm() -> None:
         signal.signal(signal.SIGTERM, handler)
 
 
-def serve(config: Config, *, port: int, watch_files: bool, offline: bool,
-          say: Callable[[str], None], show_problems: Callable[[Sequence[Problem]], None]) -> None:
-    """Build, then serve until Ctrl-C (or SIGTERM); rebuild on changes unless ``watch_files`` is False."""
-    lock = threading.Lock()  # one rebuild at a time
+def serve(config: Config, config_path: Path, *, port: int, watch_files: bool, offline: bool,
+          base_url: str | None, say: Callable[[str], None]) -> None:
+    """Build, then serve until Ctrl-C (or SIGTERM); rebuild on changes unless ``watch_files`` is False.
+
+    ``base_url`` is the ``--base-url`` override, if any; the server keeps the base path it
+    started with, so a new ``base_url`` in sitegen.yaml needs a restart.
+    """
+    commands = rebuild_commands(config_path, offline=offline, base_url=base_url)
 
     def rebuild_and_report(reason: str) -> None:
-        with lock:
-            say(f"{reason}: collecting and building…")
-            pages, problems = rebuild(config, offline)
-            if problems:
-                show_problems(problems)
-                count = len(problems)
-                say(f"build failed with {count} problem{'s' if count != 1 else ''}; still serving the previous site")
-            else:
-                say(f"built {pages} pages")
+        say(f"{reason}: collecting and building…")
+        if not rebuild(commands):
+            say("the rebuild failed (problems above); still serving the previous site")
 
-    try:
-        rebuild_and_report("starting")
-    except KeyboardInterrupt:
-        say("stopped")
-        return
-    server = bind(config, port)
+    paths = watched_paths(config, config_path)
+    # Taken before the first build, so an edit saved while it runs is not missed.
+    baseline = snapshot(paths)
+    server = bind(config, port)  # before building: a port in use fails at once
     stop = threading.Event()
     watcher: threading.Thread | None = None
-    if watch_files:
-        paths = watched_paths(config)
-        watcher = threading.Thread(target=watch, args=(paths, lambda: rebuild_and_report("change seen"), stop),
-                                   name="sitegen-watch", daemon=True)
-        watcher.start()
-    host, bound_port = server.server_address[:2]
-    say(f"serving http://{host!s}:{bound_port}{config.base_path} (Ctrl-C to stop)")
     _stop_on_sigterm()
     try:
+        rebuild_and_report("starting")
+        if watch_files:
+            watcher = threading.Thread(target=watch, args=(paths, lambda: rebuild_and_report("change seen"), stop),
+                                       kwargs={"before": baseline}, name="sitegen-watch", daemon=True)
+            watcher.start()
+        host, bound_port = server.server_address[:2]
+        say(f"serving http://{host!s}:{bound_port}{config.base_path} (Ctrl-C to stop)")
         server.serve_forever(poll_interval=0.25)
     except KeyboardInterrupt:
         pass

@@ -2,8 +2,9 @@
 
 It lists the runs a pull request adds, changes or removes, each checked like ``sitegen
 check`` does, with the headline figures of the valid ones, and says where the preview is.
-Which files changed comes in as the text of ``git diff --name-status BASE...HEAD`` (the
-workflow runs git; this module never does), so it can be tested without a repository.
+Which files changed comes in as the text of ``git diff --name-status`` between the base and
+the pull request (the workflow runs git; this module never does), so it can be tested
+without a repository.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ def parse_name_status(text: str) -> list[tuple[str, str]]:
             continue
         fields = line.split("\t")
         status = fields[0][:1]
-        if status not in "ACDMRTU" or len(fields) < 2:
+        if len(status) != 1 or status not in "ACDMRTU" or len(fields) < 2:
             raise SitegenError(Problem("changed files", number, "", f"not a line of `git diff --name-status`: {line!r}"))
         if status in "RC" and len(fields) >= 3:
             if status == "R":

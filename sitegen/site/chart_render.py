@@ -16,6 +16,7 @@ from pathlib import Path
 
 from sitegen.site.charts import THEMES
 from sitegen.store import write_atomic
+from sitegen.workers import worker_context
 
 _CLIP_ID = re.compile(r"\bclip(\d+)\b")
 # A theme differs from the other only in colours, so the dark SVG is the light one recoloured:
@@ -83,7 +84,7 @@ class ChartRenderer:
                 missing.append(index)
         todo = [specs[i] for i in missing]
         if len(todo) >= PARALLEL_THRESHOLD and self.workers > 1:
-            with ProcessPoolExecutor(max_workers=self.workers) as pool:
+            with ProcessPoolExecutor(max_workers=self.workers, mp_context=worker_context()) as pool:
                 rendered = list(pool.map(render_svg, todo, chunksize=max(1, len(todo) // (self.workers * 8))))
         else:
             rendered = [render_svg(spec) for spec in todo]

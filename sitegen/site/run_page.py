@@ -60,6 +60,7 @@ class MeasurementRow:
     completed: str
     output_tokens: str
     measured: str
+    output_length: str = ""  # this cell's own output length, for sources that vary it
 
 
 @dataclass(frozen=True)
@@ -90,6 +91,7 @@ class RunPageContext:
     ttft_note: str | None
     latency_note: str
     measurements: tuple[MeasurementRow, ...]
+    varied_output: bool  # some cells have their own output length: the table shows it
     notes: Markup | None
     section_notes: tuple[tuple[str, Markup], ...]
     source: tuple[Field, ...]
@@ -249,6 +251,7 @@ def _measurement_rows(run: Run) -> tuple[MeasurementRow, ...]:
             completed=numbers.integer(c.completed_requests),
             output_tokens=numbers.integer(c.output_tokens),
             measured=numbers.seconds(c.measured_s),
+            output_length=numbers.integer(c.output_tokens_per_request) if c.output_tokens_per_request else "",
         )
         for c in run.decode
     ]
@@ -310,6 +313,7 @@ def run_page(site: Site, run: Run, groups: dict[tuple[str, str], Group]) -> Page
                    if run.info.prefill_mode == "decode-warmup" else None),
         latency_note=("Latencies are medians." if is_llm_inference_bench else "Latencies as the source reports them."),
         measurements=_measurement_rows(run),
+        varied_output=any(c.output_tokens_per_request for c in run.decode),
         notes=markdown(run.info.notes),
         section_notes=section_notes,
         source=_source_fields(run),

@@ -57,6 +57,7 @@ def adapt_folder(folder: Path, source: str) -> Document:
     lil-bench document (``<run id>.json.gz`` or ``.json``). Which format it is follows from
     its content, not its name.
     """
+    _refuse_links(folder, source)
     raw_path = find_raw_file(folder, source)
     meta_path = folder / META_NAME
     if not meta_path.is_file():
@@ -65,6 +66,21 @@ def adapt_folder(folder: Path, source: str) -> Document:
     results = read_raw_file(raw_path, f"{source}/{raw_path.name}")
     meta = read_meta(meta_path, f"{source}/{META_NAME}")
     return adapt_raw(results, meta, source)
+
+
+def _refuse_links(folder: Path, source: str) -> None:
+    """A folder in content/ comes from a pull request: a link in it could make collect read
+    (and publish) any file of the machine that builds the site, or block on a device."""
+    try:
+        children = sorted(folder.iterdir())
+    except OSError as exc:
+        raise SitegenError(Problem(source, None, "", f"cannot read the folder: {exc.strerror}")) from None
+    problems = [Problem(f"{source}/{path.name}", None, "", "is a link; copy the file in instead")
+                for path in children if path.is_symlink()]
+    problems += [Problem(f"{source}/{path.name}", None, "", "is not a plain file or folder (a device, pipe or socket)")
+                 for path in children if not path.is_symlink() and not path.is_file() and not path.is_dir()]
+    if problems:
+        raise SitegenError(problems)
 
 
 def find_raw_file(folder: Path, source: str) -> Path:
