@@ -202,23 +202,26 @@ def is_placeholder(value: Any) -> bool:
     return isinstance(value, str) and value.startswith(PLACEHOLDER)
 
 
+def _scalars(value: Any, pointer: str = "") -> Iterator[tuple[str, Any]]:
+    """Every value that is not a mapping or a list, with its JSON pointer."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _scalars(item, pointer_join(pointer, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _scalars(item, pointer_join(pointer, index))
+    else:
+        yield pointer, value
+
+
 def check_placeholders(document: Document) -> list[Problem]:
     """Values still holding a ``sitegen new`` placeholder, each with what belongs there."""
     problems: list[Problem] = []
-
-    def walk(value: Any, pointer: str) -> None:
+    for pointer, value in _scalars(document.data):
         if is_placeholder(value):
             wanted = value.removeprefix(PLACEHOLDER).lstrip(":").strip().removesuffix(">").strip()
             problems.append(Problem(document.source, document.line_of(pointer), pointer,
                                     f"fill in {wanted or 'this value'} (replace the placeholder from `sitegen new`)"))
-        elif isinstance(value, dict):
-            for key, item in value.items():
-                walk(item, pointer_join(pointer, key))
-        elif isinstance(value, list):
-            for index, item in enumerate(value):
-                walk(item, pointer_join(pointer, index))
-
-    walk(document.data, "")
     return problems
 
 
@@ -232,21 +235,12 @@ _STATUSES = _MEASURED | {"over_capacity", "not_run", "failed"}
 
 def check_numbers(document: Document) -> list[Problem]:
     """NaN and infinities pass a JSON Schema ``minimum``; refuse them everywhere."""
-    problems: list[Problem] = []
-
-    def walk(value: Any, pointer: str) -> None:
-        if isinstance(value, float) and not math.isfinite(value):
-            problems.append(Problem(document.source, document.line_of(pointer), pointer,
-                                    f"{value} is not a finite number; leave the figure out if it was not measured"))
-        elif isinstance(value, dict):
-            for key, item in value.items():
-                walk(item, pointer_join(pointer, key))
-        elif isinstance(value, list):
-            for index, item in enumerate(value):
-                walk(item, pointer_join(pointer, index))
-
-    walk(document.data, "")
-    return problems
+    return [
+        Problem(document.source, document.line_of(pointer), pointer,
+                f"{value} is not a finite number; leave the figure out if it was not measured")
+        for pointer, value in _scalars(document.data)
+        if isinstance(value, float) and not math.isfinite(value)
+    ]
 
 
 def check_result_rules(document: Document) -> list[Problem]:
