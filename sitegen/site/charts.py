@@ -134,7 +134,8 @@ def _prefill_bars(theme: dict[str, str]) -> alt.TopLevelMixin:
     # Square bar ends: rounded ones cost vl-convert a clip path per bar, doubling render time.
     bars = base.mark_bar(color=theme["bar"], height={"band": 0.7}).encode(
         # Head room on the right keeps each bar's label inside the chart.
-        x=alt.X("rate:Q", title="prompt tok/s", axis=alt.Axis(format="~s", tickCount=4),
+        # No grid: the bar labels would cross it.
+        x=alt.X("rate:Q", title="prompt tok/s", axis=alt.Axis(format="~s", tickCount=4, grid=False),
                 scale=alt.Scale(domain=[0, _X_MAX], nice=False)),
     )
     labels = base.mark_text(align="left", dx=5, color=theme["text"], fontSize=FONT_SIZE).encode(
@@ -169,7 +170,7 @@ def _axes(kind: str) -> tuple[alt.X, alt.Y, list[tuple[str, str]]]:
 def _series_lines(kind: str, theme: dict[str, str]) -> alt.TopLevelMixin:
     x, y, tooltip = _axes(kind)
     color = alt.Color("series:N", scale=alt.Scale(domain=[_DOMAIN], range=[_COLORS]),
-                      legend=alt.Legend(title=None, orient="bottom", direction="vertical", labelLimit=380))
+                      legend=alt.Legend(title=None, orient="bottom", direction="vertical", labelLimit=520))
     base = alt.Chart(alt.Data(name=_DATA)).encode(  # type: ignore[no-untyped-call]
         x=x, y=y, color=color,
         tooltip=[alt.Tooltip(f"{field}:N", title=title) for field, title in tooltip],
