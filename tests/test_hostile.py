@@ -224,15 +224,16 @@ def _output_parent_is_file(site: Path, outside: Path, monkeypatch: pytest.Monkey
 def _disk_full_build(site: Path, outside: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # A full build (the manifest gone), so that files are written rather than linked.
     (site / ".sitegen" / "build" / "manifest.json").unlink()
-    monkeypatch.setattr(Path, "write_bytes", _failing_write_bytes(20, errno.ENOSPC))
+    # Fail at a file whose name does not depend on chart hashes, well into the build.
+    monkeypatch.setattr(Path, "write_bytes", _failing_write_bytes(0, errno.ENOSPC, f"runs/{SEED_RUN_ID}.csv"))
 
 
-def _failing_write_bytes(count: int, error: int) -> Callable[..., int]:
+def _failing_write_bytes(count: int, error: int, name: str = "") -> Callable[..., int]:
     original = Path.write_bytes
     calls = iter(range(10**9))
 
     def write_bytes(self: Path, data: Any) -> int:
-        if ".building-" in str(self) and next(calls) >= count:
+        if ".building-" in str(self) and str(self).endswith(name) and next(calls) >= count:
             original(self, bytes(data)[: len(data) // 2])  # half a file, as a full disk leaves it
             raise OSError(error, os.strerror(error))
         return original(self, data)
