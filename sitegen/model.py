@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import cached_property
 from typing import Any
 
 
@@ -136,13 +137,29 @@ class Run:
     hardware: Hardware
     engine: Engine
     info: RunInfo
-    prefill: tuple[PrefillPoint, ...]
-    decode: tuple[DecodeCell, ...]
     source: Source | None = None
     provenance: Provenance | None = None
     origin: str = ""
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
     digest: str = field(default="", compare=False)  # fingerprint of ``raw``, see store.digest
+
+    # The measurements are made from ``raw`` on first use: a build that only has to link
+    # unchanged pages never needs the tens of thousands of cells of a large site.
+    @cached_property
+    def prefill(self) -> tuple[PrefillPoint, ...]:
+        return tuple(sorted(
+            (PrefillPoint(**{**point, "source_values": _pairs(point.get("source_values"))})
+             for point in self.raw["measurements"]["prefill"]),
+            key=lambda p: (p.context_tokens, p.prompt_chunk_tokens or 0),
+        ))
+
+    @cached_property
+    def decode(self) -> tuple[DecodeCell, ...]:
+        return tuple(sorted(
+            (DecodeCell(**{**cell, "status": Status(cell["status"]), "source_values": _pairs(cell.get("source_values"))})
+             for cell in self.raw["measurements"]["decode"]),
+            key=lambda c: (c.context_tokens, c.concurrency, c.output_tokens_per_request or 0),
+        ))
 
     @property
     def contexts(self) -> list[int]:
@@ -170,31 +187,13 @@ def run_from_dict(run_id: str, data: dict[str, Any], origin: str = "", digest: s
     engine = dict(data["engine"])
     engine["settings"] = _pairs(engine.get("settings"))
     info = dict(data["run"])
-    measurements = data["measurements"]
     source = data.get("source")
     provenance = data.get("provenance")
-    prefill = tuple(
-        sorted(
-            (PrefillPoint(**{**point, "source_values": _pairs(point.get("source_values"))})
-             for point in measurements["prefill"]),
-            key=lambda p: (p.context_tokens, p.prompt_chunk_tokens or 0),
-        )
-    )
-    decode = tuple(
-        sorted(
-            (DecodeCell(**{**cell, "status": Status(cell["status"]),
-                           "source_values": _pairs(cell.get("source_values"))})
-             for cell in measurements["decode"]),
-            key=lambda c: (c.context_tokens, c.concurrency, c.output_tokens_per_request or 0),
-        )
-    )
     return Run(
         id=run_id,
         hardware=Hardware(**hardware),
         engine=Engine(**engine),
         info=RunInfo(**info),
-        prefill=prefill,
-        decode=decode,
         source=Source(**{**source, "related_urls": tuple(source.get("related_urls", ()))}) if source else None,
         provenance=Provenance(**{**provenance, "notes": tuple(provenance.get("notes", ()))}) if provenance else None,
         origin=origin,

@@ -15,10 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
-
-import altair as alt
 
 from sitegen.model import PrefillPoint, Run
 from sitegen.site import numbers
@@ -84,15 +81,6 @@ def _config(theme: dict[str, str]) -> dict[str, Any]:
     }
 
 
-def _finish(chart: alt.TopLevelMixin, theme: dict[str, str]) -> str:
-    # Config is set on the dict: Altair would validate it against the whole schema each time.
-    spec: dict[str, Any] = chart.to_dict(validate=False)
-    spec["config"] = _config(theme)
-    # Browsers may draw the SVG's text in a wider font than vl-convert measured with.
-    spec["padding"] = {"left": 16, "right": 16, "top": 4, "bottom": 4}
-    return _canonical(spec)
-
-
 def _fill(template: str, values: dict[str, Any]) -> str:
     """The template with every placeholder string replaced by its value."""
 
@@ -110,81 +98,16 @@ def _fill(template: str, values: dict[str, Any]) -> str:
     return _canonical(walk(json.loads(template)))
 
 
+def _template(kind: str, variant: str) -> str:
+    # Altair takes most of a second to import; a build with nothing new to draw never needs it.
+    from sitegen.site.chart_templates import template
+
+    return template(kind, variant)
+
+
 def _chart(alt_text: str, kind: str, values: dict[str, Any]) -> ChartSpec:
     specs = tuple((variant, _fill(_template(kind, variant), values)) for variant in VARIANTS)
     return ChartSpec(alt=alt_text, specs=specs)
-
-
-# --- templates: built once per kind, variant and options ----------------------------------
-
-
-@cache
-def _template(kind: str, variant: str) -> str:
-    theme = THEMES[variant]
-    if kind == "prefill-bars":
-        return _finish(_prefill_bars(theme), theme)
-    return _finish(_series_lines(kind, theme), theme)
-
-
-def _prefill_bars(theme: dict[str, str]) -> alt.TopLevelMixin:
-    base = alt.Chart(alt.Data(name=_DATA)).encode(  # type: ignore[no-untyped-call]
-        y=alt.Y("context:N", sort=alt.EncodingSortField("order"), title=None,
-                axis=alt.Axis(labelColor=theme["text"], labelPadding=8, ticks=False, domain=False)),
-    )
-    # Square bar ends: rounded ones cost vl-convert a clip path per bar, doubling render time.
-    bars = base.mark_bar(color=theme["bar"], height={"band": 0.7}).encode(
-        # Head room on the right keeps each bar's label inside the chart.
-        # No grid: the bar labels would cross it.
-        x=alt.X("rate:Q", title="prompt tok/s", axis=alt.Axis(format="~s", tickCount=4, grid=False),
-                scale=alt.Scale(domain=[0, _X_MAX], nice=False)),
-    )
-    labels = base.mark_text(align="left", dx=5, color=theme["text"], fontSize=FONT_SIZE).encode(
-        x=alt.X("rate:Q"), text=alt.Text("label:N"),
-    )
-    chart: alt.TopLevelMixin = (bars + labels).properties(width=300, height=alt.Step(26))
-    return chart
-
-
-def _axes(kind: str) -> tuple[alt.X, alt.Y, list[tuple[str, str]]]:
-    return {
-    "decode": (
-        alt.X("concurrency:Q", title="simultaneous requests", scale=alt.Scale(type="log", base=2),
-              axis=alt.Axis(values=[_X_TICKS], format="d")),
-        alt.Y("total:Q", title="total decode tok/s", axis=alt.Axis(format="~s")),
-        [("series", "run"), ("concurrency", "requests"), ("total_text", "total tok/s"), ("ttft_text", "TTFT")],
-    ),
-    "prefill": (
-        alt.X("context:Q", title="context length (tokens)", scale=alt.Scale(type="log", base=2),
-              axis=alt.Axis(values=[_X_TICKS], labelExpr=_CONTEXT_LABEL, labelOverlap=True)),
-        alt.Y("rate:Q", title="prompt tok/s", axis=alt.Axis(format="~s")),
-        [("series", "run"), ("context_text", "context"), ("rate_text", "prompt tok/s"), ("ttft_text", "TTFT")],
-    ),
-    "pareto": (
-        alt.X("per_request:Q", title="per-request tok/s (interactivity)", axis=alt.Axis(format="~s")),
-        alt.Y("total:Q", title="@y-title", axis=alt.Axis(format="~s")),
-        [("series", "run"), ("cell", "cell"), ("per_request_text", "per request tok/s"), ("total_text", "@y-title")],
-    ),
-    }[kind]
-
-
-def _series_lines(kind: str, theme: dict[str, str]) -> alt.TopLevelMixin:
-    x, y, tooltip = _axes(kind)
-    color = alt.Color("series:N", scale=alt.Scale(domain=[_DOMAIN], range=[_COLORS]),
-                      legend=alt.Legend(title=None, orient="bottom", direction="vertical", labelLimit=520))
-    base = alt.Chart(alt.Data(name=_DATA)).encode(  # type: ignore[no-untyped-call]
-        x=x, y=y, color=color,
-        tooltip=[alt.Tooltip(f"{field}:N", title=title) for field, title in tooltip],
-        shape=alt.Shape("series:N", scale=alt.Scale(domain=[_DOMAIN]), legend=None),
-    )
-    points = base.mark_point(filled=True, size=50, opacity=0.9)
-    if kind == "pareto":
-        # Only frontier points are joined; the others stand alone.
-        line = base.mark_line(strokeWidth=2, opacity=0.8).encode(
-            order=alt.Order("per_request:Q")).transform_filter("datum.frontier")
-    else:
-        line = base.mark_line(strokeWidth=2, opacity=0.8).encode(detail="line:N")
-    chart: alt.TopLevelMixin = alt.layer(line, points).properties(width=380, height=230)
-    return chart
 
 
 # --- the charts -------------------------------------------------------------------------

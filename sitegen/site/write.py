@@ -19,6 +19,7 @@ class StagedOutput:
     def __init__(self, output_dir: Path) -> None:
         self.output_dir = output_dir
         self.written: set[str] = set()
+        self._folders: set[str] = set()
         if output_dir.exists() and not output_dir.is_dir():
             raise SitegenError(Problem(str(output_dir), None, "", "exists but is not a folder; move it away or set output_dir"))
         try:
@@ -48,9 +49,13 @@ class StagedOutput:
     def link(self, relative: str, source: Path) -> None:
         """Put an unchanged file from the previous site in place: a hard link, or a copy."""
         self._claim(relative)
-        target = self.staging / relative
+        # Plain strings and a memo of made folders: an unchanged build links thousands of files.
+        target = os.path.join(self.staging, relative)
         try:
-            target.parent.mkdir(parents=True, exist_ok=True)
+            folder = os.path.dirname(target)
+            if folder not in self._folders:
+                os.makedirs(folder, exist_ok=True)
+                self._folders.add(folder)
             try:
                 os.link(source, target)
             except OSError:
