@@ -135,10 +135,13 @@ def cold(folder: Path, what: str) -> None:
     if what == "collect":
         shutil.rmtree(folder / ".sitegen", ignore_errors=True)
     else:
+        # A cold build: no site, no rendered charts, no manifest; the collect cache stays, since
+        # it belongs to collect and later figures measure an unchanged collect.
         shutil.rmtree(folder / "_site", ignore_errors=True)
-        shutil.rmtree(folder / ".sitegen" / "cache", ignore_errors=True)
+        shutil.rmtree(folder / ".sitegen" / "cache" / "charts", ignore_errors=True)
+        for bundle in (folder / ".sitegen" / "cache").glob("vega-*.js"):
+            bundle.unlink()
         shutil.rmtree(folder / ".sitegen" / "build", ignore_errors=True)
-        (folder / ".sitegen").mkdir(exist_ok=True)
 
 
 def median(measures: list[Measure]) -> Measure:
