@@ -52,10 +52,9 @@ def plan(site: Site, runs: list[Run], base_url: str = "/") -> list[PlannedPage]:
     pairs = natural_pairs(runs)
 
     def membership(run: Run) -> tuple[object, ...]:
-        # What a run's row or links show of its groups: their paths, labels and sizes.
+        # What a run's page, row or links show of its groups: their paths and labels.
         model, hardware = groups[("models", model_key(run))], groups[("hardware", accelerator_key(run))]
-        return (run.id, run.digest, model.path, model.label, len(model.runs), hardware.path, hardware.label,
-                len(hardware.runs))
+        return (run.id, run.digest, model.path, model.label, hardware.path, hardware.label)
 
     everything = _key(site, base_url, [membership(run) for run in runs], [(a.id, b.id) for a, b in pairs])
     planned = [PlannedPage("index.html", everything, lambda: index_page(site, runs, groups))]

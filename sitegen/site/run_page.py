@@ -280,9 +280,10 @@ def _source_fields(run: Run) -> tuple[Field, ...]:
 def _related(site: Site, run: Run, groups: dict[tuple[str, str], Group]) -> tuple[Field, ...]:
     model_group = groups[("models", model_key(run))]
     hardware_group = groups[("hardware", accelerator_key(run))]
+    # No run counts here: a new run would change every page of its group, not just its own.
     return (
-        Field(f"All runs of {model_group.label}", str(len(model_group.runs)), site.url(model_group.path)),
-        Field(f"All runs on {hardware_group.label}", str(len(hardware_group.runs)), site.url(hardware_group.path)),
+        Field(f"All runs of {model_group.label}", model_group.label, site.url(model_group.path)),
+        Field(f"All runs on {hardware_group.label}", hardware_group.label, site.url(hardware_group.path)),
     )
 
 
