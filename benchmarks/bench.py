@@ -144,6 +144,11 @@ def cold(folder: Path, what: str) -> None:
         shutil.rmtree(folder / ".sitegen" / "build", ignore_errors=True)
 
 
+def cold_run(folder: Path, what: str) -> Measure:
+    cold(folder, what)
+    return sitegen(folder, what)
+
+
 def median(measures: list[Measure]) -> Measure:
     return Measure(statistics.median(m.seconds for m in measures), max(m.peak_mb for m in measures))
 
@@ -158,17 +163,9 @@ def bench(runs: int, repeat: int) -> dict[str, object]:
         folder = Path(tmp)
         make_site(folder, runs)
         results: dict[str, object] = {}
-        measures = []
-        for _ in range(repeat):
-            cold(folder, "collect")
-            measures.append(sitegen(folder, "collect"))
-        results["collect cold"] = median(measures)
+        results["collect cold"] = median([cold_run(folder, "collect") for _ in range(repeat)])
         results["collect unchanged"] = median([sitegen(folder, "collect") for _ in range(repeat)])
-        measures = []
-        for _ in range(repeat):
-            cold(folder, "build")
-            measures.append(sitegen(folder, "build"))
-        results["build cold (all charts)"] = median(measures)
+        results["build cold (all charts)"] = median([cold_run(folder, "build") for _ in range(repeat)])
         results["build unchanged"] = median([sitegen(folder, "build") for _ in range(repeat)])
         results["collect + build unchanged"] = median([both(folder) for _ in range(repeat)])
 

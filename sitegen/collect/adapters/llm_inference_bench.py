@@ -122,14 +122,23 @@ def _run_facts(adapted: Adapted, metadata: Node, version: str | None, prefill_on
         adapted.put("run", "date", timestamp.iso_date(), timestamp)
 
 
+def _mode(adapted: Adapted, metadata: Node, field: str, known: dict[str, str]) -> Node | None:
+    """Put the file's decode or prefill mode in sitegen's words; None when it is absent or unknown."""
+    mode = metadata.get(field)
+    if mode is None:
+        return None
+    if mode.text() not in known:
+        adapted.notes.append(f"The file's {field.replace('_', ' ')} {mode.text()!r} is not one sitegen knows; "
+                             "it is left out.")
+        return None
+    adapted.put("run", field, known[mode.text()], mode)
+    return mode
+
+
 def _decode_mode(adapted: Adapted, metadata: Node) -> None:
-    mode = metadata.get("decode_mode")
+    mode = _mode(adapted, metadata, "decode_mode", _DECODE_MODES)
     if mode is None:
         return
-    if mode.text() not in _DECODE_MODES:
-        adapted.notes.append(f"The file's decode mode {mode.text()!r} is not one sitegen knows; it is left out.")
-        return
-    adapted.put("run", "decode_mode", _DECODE_MODES[mode.text()], mode)
     duration = metadata.get("duration_per_test")
     if mode.text() == "duration" and duration is not None:
         adapted.put("run", "time_per_measurement_s", round(duration.number(), DECIMALS), duration)
@@ -142,13 +151,7 @@ def _decode_mode(adapted: Adapted, metadata: Node) -> None:
 
 
 def _prefill_mode(adapted: Adapted, metadata: Node) -> None:
-    mode = metadata.get("prefill_mode")
-    if mode is None:
-        return
-    if mode.text() not in _PREFILL_MODES:
-        adapted.notes.append(f"The file's prefill mode {mode.text()!r} is not one sitegen knows; it is left out.")
-        return
-    adapted.put("run", "prefill_mode", _PREFILL_MODES[mode.text()], mode)
+    _mode(adapted, metadata, "prefill_mode", _PREFILL_MODES)
 
 
 def _hardware_facts(adapted: Adapted, bench: Node) -> None:
