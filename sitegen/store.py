@@ -33,8 +33,8 @@ def collected_path(state_dir: Path) -> Path:
     return state_dir / "collected.json"
 
 
-def _canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+# One encoder for every document: json.dumps with options makes a new one per call.
+_canonical = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
 
 
 def encode(runs: list[CollectedRun]) -> bytes:
@@ -55,15 +55,20 @@ def digest(result: dict[str, Any]) -> str:
     return hashlib.sha256(_canonical(result).encode()).hexdigest()
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` so readers see the old bytes or the new, never a mix."""
+def write_atomic(path: Path, data: bytes, durable: bool = True) -> None:
+    """Write ``data`` to ``path`` so readers see the old bytes or the new, never a mix.
+
+    ``durable=False`` skips the flush to disk, for caches: after a power cut a cache file
+    may be empty, which costs a rebuild of that entry, while a build writes thousands.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)
-            stream.flush()
-            os.fsync(stream.fileno())
+            if durable:
+                stream.flush()
+                os.fsync(stream.fileno())
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)

@@ -17,7 +17,8 @@ from tests.conftest import REPO
 pytestmark = pytest.mark.browser
 
 SCREENSHOTS = REPO / "tests" / "artifacts" / "screenshots"
-CHARTED = {"run", "model", "hardware", "compare"}  # kinds of page that must show at least one chart
+CHARTED = {"model", "hardware", "compare"}  # kinds of page that must show at least one chart image
+BARRED = {"run", "compare"}  # kinds of page that draw prefill bars in the page itself
 
 
 def rgb(css_colour: str) -> tuple[float, ...]:
@@ -45,6 +46,10 @@ def test_page_loads_cleanly_and_draws_its_charts(browse: Browsing, site_pages: d
     if kind in CHARTED:
         assert charts, f"{kind} page shows no chart"
     assert not chart_problems(charts), "\n".join(chart_problems(charts))
+    if kind in BARRED:
+        bars = visit.js("""() => Array.from(document.querySelectorAll("figure.bars svg.bar rect"))
+            .map((rect) => rect.getBoundingClientRect().width)""")
+        assert bars and all(width > 0 for width in bars), bars
     visit.assert_clean()
     if javascript:
         # The 404 page has nothing to enhance; the others share one small script. The chart
@@ -57,9 +62,9 @@ def test_page_loads_cleanly_and_draws_its_charts(browse: Browsing, site_pages: d
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_interactive_upgrade_draws_a_chart_under_the_csp(browse: Browsing, site_pages: dict[str, str], scheme: str) -> None:
-    visit = browse.open_kind(site_pages, "run", scheme=scheme)
+    visit = browse.open_kind(site_pages, "compare", scheme=scheme)
     figure = visit.page.locator("figure.chart").first
-    spec_url = figure.get_attribute(f"data-spec-{scheme}")
+    spec_url = figure.get_attribute("data-spec")
     assert spec_url
     assert not visit.requested("/assets/vega.js"), "the chart library loads only when asked for"
     figure.locator("button.chart-toggle").click()
@@ -69,6 +74,12 @@ def test_interactive_upgrade_draws_a_chart_under_the_csp(browse: Browsing, site_
     assert box and box["width"] > 100 and box["height"] > 50, box
     assert figure.locator("picture").is_hidden(), "the static chart gives way to the interactive one"
     assert visit.requested("/assets/vega.js") and visit.requested(spec_url)
+    # A dark screen recolours the light spec as the dark SVG was.
+    assert visit.requested("/assets/chart-colours.json") == (scheme == "dark")
+    if scheme == "dark":
+        labels = visit.js("""() => Array.from(document.querySelectorAll(".interactive svg text"))
+            .map((text) => getComputedStyle(text).fill)""")
+        assert labels and all(luminance(colour) > 0.3 for colour in labels), labels
     visit.assert_clean()
 
 

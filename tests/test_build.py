@@ -76,7 +76,7 @@ def test_pages_reference_no_other_host(project: Path) -> None:
     assert run_cli(project, "build") == 0
     for page in (project / "_site").rglob("*.html"):
         html = page.read_text()
-        for attribute, url in re.findall(r'\b(src|srcset|data-spec-light|data-spec-dark)="([^"]*)"', html):
+        for attribute, url in re.findall(r'\b(src|srcset|data-spec)="([^"]*)"', html):
             assert url.startswith("/") and not url.startswith("//"), (page, attribute, url)
         for url in re.findall(r'<link [^>]*href="([^"]*)"', html):
             assert url.startswith("/") and not url.startswith("//"), (page, url)

@@ -76,5 +76,6 @@ def test_compare_page_of_two_runs_of_one_model(project: Path) -> None:
     page = project / "_site" / "compare" / "rtx6kpro4x-vllm-qwen35-397b-awq-mtp--rtx6kpro4x-vllm-qwen35-397b-nvfp4-nomtp"
     html = (page / "index.html").read_text()
     assert 'class="matrix ratio"' in html
-    assert html.count('<figure class="chart"') >= 4  # decode curves, Pareto (two), prefill
+    assert html.count('<figure class="chart"') >= 2  # decode curves (both contexts on one), Pareto
+    assert html.count('<span class="bar-series">') == 2 * html.count('class="bar-row"') > 0  # prefill, A over B
     assert "B is faster in" in html

@@ -56,7 +56,7 @@ class EntryCache:
         entry = {"data": data, "warnings": [[w.source, w.line, w.pointer, w.message] for w in warnings]}
         self.used.add(key)
         with contextlib.suppress(OSError):  # a cache that cannot be written only costs time
-            write_atomic(self.folder / f"{key}.json", json.dumps(entry, allow_nan=False).encode())
+            write_atomic(self.folder / f"{key}.json", json.dumps(entry, allow_nan=False).encode(), durable=False)
 
     def prune(self) -> None:
         """Forget files that are gone or changed (call after a collect that read everything)."""

@@ -23,9 +23,9 @@ from sitegen.config import Config
 from sitegen.errors import Problem, SitegenError
 from sitegen.resources import resource_dir
 from sitegen.site import exports, feeds
-from sitegen.site.chart_render import ChartRenderer, dark_svg
+from sitegen.site.chart_render import DARK_COLOURS_JSON, ChartBatch, ChartRenderer, dark_svg
 from sitegen.site.charts import ChartSpec
-from sitegen.site.common import Page, Site
+from sitegen.site.common import Site
 from sitegen.site.pages import PlannedPage, plan
 from sitegen.site.render import environment, render
 from sitegen.site.write import StagedOutput
@@ -60,26 +60,25 @@ def _fingerprint(*folders: Path) -> str:
 
 
 def chart_files(charts: list[ChartSpec]) -> list[str]:
-    """The files a page's charts occupy: both variants and their specs."""
+    """The files a page's charts occupy: both variants and the spec of the light one."""
     paths = []
     for chart in charts:
-        for variant in ("light", "dark"):
-            svg = chart.path(variant)
-            paths += [svg, svg.removesuffix(".svg") + ".json"]
+        light = chart.path("light")
+        paths += [light, chart.path("dark"), light.removesuffix(".svg") + ".json"]
     return paths
 
 
-def write_charts(output: StagedOutput, renderer: ChartRenderer, charts: list[ChartSpec]) -> int:
-    """Write both variants of every chart once, with their specs for the interactive upgrade."""
-    unique = sorted({chart.path("light"): chart for chart in charts}.items())  # a chart may be on several pages
-    unique = [(path, chart) for path, chart in unique if path not in output.written]
-    svgs = renderer.svgs([chart.spec("light") for _, chart in unique])
-    for (light_path, chart), light_svg in zip(unique, svgs, strict=True):
-        for path, svg, spec in ((light_path, light_svg, chart.spec("light")),
-                                (chart.path("dark"), dark_svg(light_svg), chart.spec("dark"))):
-            output.write(path, svg)
-            output.write(path.removesuffix(".svg") + ".json", spec.encode())
-    return 2 * len(unique)
+def write_charts(output: StagedOutput, charts: dict[str, ChartSpec], svgs: dict[str, bytes]) -> None:
+    """Write both variants of every chart not already in place, with its spec for the
+    interactive upgrade."""
+    for light_path, chart in sorted(charts.items()):
+        if light_path in output.written:  # linked with a page that did not change
+            continue
+        light_svg = svgs[light_path]
+        output.write(light_path, light_svg)
+        output.write(chart.path("dark"), dark_svg(light_svg))
+        # One spec: the interactive upgrade recolours it for dark screens (assets/chart-colours.json).
+        output.write(light_path.removesuffix(".svg") + ".json", chart.spec("light").encode())
 
 
 class Manifest:
@@ -127,22 +126,29 @@ def build(config: Config) -> BuildSummary:
     output = StagedOutput(config.output_dir)
     entries: dict[str, dict[str, Any]] = {}
     try:
-        built = _write_pages(output, planned, manifest, entries, env, renderer, config.output_dir)
-        for run in runs:
-            _write_or_link(output, manifest, entries, config.output_dir, f"runs/{run.id}.json", run.digest,
-                           lambda run=run: exports.run_json(run))  # type: ignore[misc]
-            _write_or_link(output, manifest, entries, config.output_dir, f"runs/{run.id}.csv", run.digest,
-                           lambda run=run: exports.run_csv(run))  # type: ignore[misc]
-        if any(name.startswith("assets/charts/") for name in output.written):
-            output.write("assets/vega.js", renderer.javascript_bundle())
-        output.write("data/runs.json", feeds.runs_index(site, runs))
-        # The contract contributors write against, at a stable address of the site.
-        for schema_file in sorted(resource_dir("schema").glob("*.schema.json")):
-            output.write(f"schema/{schema_file.name}", schema_file.read_bytes())
-        static = templates / "static"
-        for path in sorted(static.rglob("*")):
-            if path.is_file():
-                output.write(f"assets/{path.relative_to(static).as_posix()}", path.read_bytes())
+        # Worker processes draw the charts while this one writes everything else.
+        with renderer.batch() as batch:
+            built, charts = _write_pages(output, planned, manifest, entries, env, batch, config.output_dir)
+            for run in runs:
+                _write_or_link(output, manifest, entries, config.output_dir, f"runs/{run.id}.json", run.digest,
+                               lambda run=run: exports.run_json(run))  # type: ignore[misc]
+                _write_or_link(output, manifest, entries, config.output_dir, f"runs/{run.id}.csv", run.digest,
+                               lambda run=run: exports.run_csv(run))  # type: ignore[misc]
+            # Made from every run's figures: linked unless a run or the site changed.
+            index_key = hashlib.sha256(repr((site, sorted((run.id, run.digest) for run in runs))).encode()).hexdigest()
+            _write_or_link(output, manifest, entries, config.output_dir, "data/runs.json", index_key,
+                           lambda: feeds.runs_index(site, runs))
+            # The contract contributors write against, at a stable address of the site.
+            for schema_file in sorted(resource_dir("schema").glob("*.schema.json")):
+                output.write(f"schema/{schema_file.name}", schema_file.read_bytes())
+            static = templates / "static"
+            for path in sorted(static.rglob("*")):
+                if path.is_file():
+                    output.write(f"assets/{path.relative_to(static).as_posix()}", path.read_bytes())
+            write_charts(output, charts, batch.result())
+            if any(name.startswith("assets/charts/") for name in output.written):
+                output.write("assets/vega.js", renderer.javascript_bundle())
+                output.write("assets/chart-colours.json", DARK_COLOURS_JSON)
         manifest.forget()
         output.commit()
     except SitegenError:
@@ -154,8 +160,8 @@ def build(config: Config) -> BuildSummary:
             raise SitegenError(Problem(str(config.output_dir), None, "", f"build failed: {exc}")) from None
         raise
     manifest.save(entries)
-    charts = sum(1 for name in output.written if name.startswith("assets/charts/") and name.endswith(".svg"))
-    return BuildSummary(len(planned), built, charts, renderer.rendered, len(output.written))
+    chart_count = sum(1 for name in output.written if name.startswith("assets/charts/") and name.endswith(".svg"))
+    return BuildSummary(len(planned), built, chart_count, renderer.rendered, len(output.written))
 
 
 def _write_or_link(output: StagedOutput, manifest: Manifest, entries: dict[str, dict[str, Any]], old_site: Path,
@@ -169,20 +175,26 @@ def _write_or_link(output: StagedOutput, manifest: Manifest, entries: dict[str, 
 
 
 def _write_pages(output: StagedOutput, planned: list[PlannedPage], manifest: Manifest,
-                 entries: dict[str, dict[str, Any]], env: Any, renderer: ChartRenderer, old_site: Path) -> int:
-    """Render the pages whose key changed, link the others; return how many were built."""
-    fresh: list[Page] = []
-    for item in planned:
+                 entries: dict[str, dict[str, Any]], env: Any, batch: ChartBatch,
+                 old_site: Path) -> tuple[int, dict[str, ChartSpec]]:
+    """Render the pages whose key changed and link the others; hand their charts to ``batch``.
+    Return how many pages were built, and their charts by path."""
+    built = 0
+    charts: dict[str, ChartSpec] = {}
+    # Pages with charts first, so the workers start drawing while run pages (no charts) are made.
+    for item in sorted(planned, key=lambda item: item.path.startswith("runs/")):
         files = manifest.reusable(item.path, item.key, old_site)
         if files is None:
             page = item.make()
+            for chart in page.charts:
+                charts[chart.path("light")] = chart
+                batch.add(chart)
             output.write(page.path, render(env, page))
             entries[item.path] = {"key": item.key, "files": [page.path, *chart_files(list(page.charts))]}
-            fresh.append(page)
+            built += 1
             continue
         for name in files:
             if name not in output.written:  # a chart may belong to several pages
                 output.link(name, old_site / name)
         entries[item.path] = {"key": item.key, "files": files}
-    write_charts(output, renderer, [chart for page in fresh for chart in page.charts])
-    return len(fresh)
+    return built, charts

@@ -11,11 +11,12 @@ import altair as alt
 from sitegen.site.charts import (
     _COLORS,
     _CONTEXT_LABEL,
+    _DASH_DOMAIN,
+    _DASHES,
     _DATA,
     _DOMAIN,
-    _X_MAX,
+    _SHAPES,
     _X_TICKS,
-    FONT_SIZE,
     THEMES,
     _canonical,
     _config,
@@ -38,28 +39,7 @@ def _finish(chart: alt.TopLevelMixin, theme: dict[str, str]) -> str:
 def template(kind: str, variant: str) -> str:
     """The Vega-Lite spec of one kind of chart in one theme, with placeholders for its data."""
     theme = THEMES[variant]
-    if kind == "prefill-bars":
-        return _finish(_prefill_bars(theme), theme)
     return _finish(_series_lines(kind, theme), theme)
-
-
-def _prefill_bars(theme: dict[str, str]) -> alt.TopLevelMixin:
-    base = alt.Chart(alt.Data(name=_DATA)).encode(  # type: ignore[no-untyped-call]
-        y=alt.Y("context:N", sort=alt.EncodingSortField("order"), title=None,
-                axis=alt.Axis(labelColor=theme["text"], labelPadding=8, ticks=False, domain=False)),
-    )
-    # Square bar ends: rounded ones cost vl-convert a clip path per bar, doubling render time.
-    bars = base.mark_bar(color=theme["bar"], height={"band": 0.7}).encode(
-        # Head room on the right keeps each bar's label inside the chart.
-        # No grid: the bar labels would cross it.
-        x=alt.X("rate:Q", title="prompt tok/s", axis=alt.Axis(format="~s", tickCount=4, grid=False),
-                scale=alt.Scale(domain=[0, _X_MAX], nice=False)),
-    )
-    labels = base.mark_text(align="left", dx=5, color=theme["text"], fontSize=FONT_SIZE).encode(
-        x=alt.X("rate:Q"), text=alt.Text("label:N"),
-    )
-    chart: alt.TopLevelMixin = (bars + labels).properties(width=300, height=alt.Step(26))
-    return chart
 
 
 def _axes(kind: str) -> tuple[alt.X, alt.Y, list[tuple[str, str]]]:
@@ -68,7 +48,8 @@ def _axes(kind: str) -> tuple[alt.X, alt.Y, list[tuple[str, str]]]:
         alt.X("concurrency:Q", title="simultaneous requests", scale=alt.Scale(type="log", base=2),
               axis=alt.Axis(values=[_X_TICKS], format="d")),
         alt.Y("total:Q", title="total decode tok/s", axis=alt.Axis(format="~s")),
-        [("series", "run"), ("concurrency", "requests"), ("total_text", "total tok/s"), ("ttft_text", "TTFT")],
+        [("series", "run"), ("context", "context"), ("concurrency", "requests"), ("total_text", "total tok/s"),
+         ("ttft_text", "TTFT")],
     ),
     "prefill": (
         alt.X("context:Q", title="context length (tokens)", scale=alt.Scale(type="log", base=2),
@@ -86,12 +67,12 @@ def _axes(kind: str) -> tuple[alt.X, alt.Y, list[tuple[str, str]]]:
 
 def _series_lines(kind: str, theme: dict[str, str]) -> alt.TopLevelMixin:
     x, y, tooltip = _axes(kind)
-    color = alt.Color("series:N", scale=alt.Scale(domain=[_DOMAIN], range=[_COLORS]),
-                      legend=alt.Legend(title=None, orient="bottom", direction="vertical", labelLimit=520))
+    # The legend is HTML beside the chart (see charts.ChartSpec).
+    color = alt.Color("series:N", scale=alt.Scale(domain=[_DOMAIN], range=[_COLORS]), legend=None)
     base = alt.Chart(alt.Data(name=_DATA)).encode(  # type: ignore[no-untyped-call]
         x=x, y=y, color=color,
         tooltip=[alt.Tooltip(f"{field}:N", title=title) for field, title in tooltip],
-        shape=alt.Shape("series:N", scale=alt.Scale(domain=[_DOMAIN]), legend=None),
+        shape=alt.Shape("series:N", scale=alt.Scale(domain=[_DOMAIN], range=[_SHAPES]), legend=None),
     )
     points = base.mark_point(filled=True, size=50, opacity=0.9)
     if kind == "pareto":
@@ -100,5 +81,8 @@ def _series_lines(kind: str, theme: dict[str, str]) -> alt.TopLevelMixin:
             order=alt.Order("per_request:Q")).transform_filter("datum.frontier")
     else:
         line = base.mark_line(strokeWidth=2, opacity=0.8).encode(detail="line:N")
+    if kind == "decode":  # one line style per context length (charts.decode_overlay)
+        line = line.encode(strokeDash=alt.StrokeDash("context:N", scale=alt.Scale(domain=[_DASH_DOMAIN], range=[_DASHES]),
+                                                     legend=None))
     chart: alt.TopLevelMixin = alt.layer(line, points).properties(width=380, height=230)
     return chart

@@ -12,17 +12,22 @@ thousands of charts costs a dict copy per chart, not an Altair object graph.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
-from sitegen.model import PrefillPoint, Run
+from sitegen.model import Run
 from sitegen.site import numbers
 
 # Okabe–Ito: distinguishable with the common colour-vision deficiencies.
 # Its black is a mid grey here, so that the eighth line shows on both themes.
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#8c8c8c"]
+# Each run also has its own point shape, so lines stay apart without colour; the page's legend
+# draws the same shapes (templates/_macros.html).
+SHAPES = ["circle", "square", "triangle-up", "diamond", "cross", "triangle-down", "triangle-right", "triangle-left"]
 MAX_SERIES = len(PALETTE)  # more lines than colours would be unreadable; pages say so
 
 THEMES: dict[str, dict[str, str]] = {
@@ -35,15 +40,37 @@ FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif"
 _CONTEXT_LABEL = "datum.value >= 1024 ? format(datum.value / 1024, ',d') + 'K' : format(datum.value, ',d')"
 
 # Placeholders in templates, replaced by each chart's own values.
-_DATA, _DOMAIN, _X_TICKS, _X_MAX, _COLORS = "@data", "@series", "@x-ticks", "@x-max", "@colors"
+_DATA, _DOMAIN, _X_TICKS, _COLORS, _SHAPES = "@data", "@series", "@x-ticks", "@colors", "@shapes"
+_DASH_DOMAIN, _DASHES = "@contexts", "@dashes"
+# Line styles of the context lengths on one decode chart: solid, then dashed.
+DASHES = [[1, 0], [6, 4]]
+
+
+@dataclass(frozen=True)
+class LegendEntry:
+    """A run (its colour and shape) or, with ``dash``, a line style (a context length)."""
+
+    label: str
+    colour: str
+    shape: str  # one of SHAPES
+    dash: str = ""  # SVG stroke-dasharray
 
 
 @dataclass(frozen=True)
 class ChartSpec:
-    """One chart in every variant; ``alt`` describes it in words for screen readers."""
+    """One chart in every variant; ``alt`` describes it in words for screen readers.
+
+    The legend is the page's HTML, not part of the drawing: its labels wrap on phones, can
+    be selected and searched, and drawing legend text costs vl-convert more than the lines.
+    """
 
     alt: str
     specs: tuple[tuple[str, str], ...]  # ("light", canonical Vega-Lite JSON), ("dark", …)
+    legend: tuple[LegendEntry, ...] = ()
+    # What chart_render draws from: the kind of chart, its placeholder values and its rows, as JSON text.
+    kind: str = ""
+    fills: tuple[tuple[str, str], ...] = ()
+    rows: str = "[]"
 
     def spec(self, variant: str) -> str:
         return dict(self.specs)[variant]
@@ -62,8 +89,8 @@ class Series:
     run: Run
 
 
-def _canonical(spec: dict[str, Any]) -> str:
-    return json.dumps(spec, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+# One encoder for the whole build: json.dumps with options makes a new one per call.
+_canonical = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode
 
 
 def _config(theme: dict[str, str]) -> dict[str, Any]:
@@ -71,31 +98,34 @@ def _config(theme: dict[str, str]) -> dict[str, Any]:
         "background": "transparent",
         "font": FONT,
         "view": {"stroke": None},
+        # No label or title limits: a limit makes Vega measure each text again to see whether it
+        # must be cut, and measuring text is most of vl-convert's time. Our labels are short.
         "axis": {"aria": False, "labelColor": theme["muted"], "titleColor": theme["text"], "gridColor": theme["grid"],
                  "domainColor": theme["grid"], "tickColor": theme["grid"], "labelFontSize": FONT_SIZE,
-                 "titleFontSize": FONT_SIZE, "titleFontWeight": "normal"},
-        "legend": {"labelColor": theme["text"], "titleColor": theme["text"], "labelFontSize": FONT_SIZE,
-                   "aria": False},
+                 "titleFontSize": FONT_SIZE, "titleFontWeight": "normal", "labelLimit": 0, "titleLimit": 0},
         # The <img> alt text describes each chart; ARIA inside an image is never read, only weighed.
         "mark": {"aria": False},
     }
 
 
-def _fill(template: str, values: dict[str, Any]) -> str:
-    """The template with every placeholder string replaced by its value."""
+_PLACEHOLDER = re.compile(r'\["(@[a-z-]+)"\]|"(@[a-z-]+)"|(\{"name":"@data"\})')
 
-    def walk(node: Any) -> Any:
-        if isinstance(node, str) and node in values:
-            return values[node]
-        if isinstance(node, list) and len(node) == 1 and isinstance(node[0], str) and node[0] in values:
-            return values[node[0]]  # Altair checks types as it builds, so list placeholders stand in for lists
-        if isinstance(node, dict):
-            return {key: walk(value) for key, value in node.items()}
-        if isinstance(node, list):
-            return [walk(value) for value in node]
-        return node
 
-    return _canonical(walk(json.loads(template)))
+def fill(template: str, values: dict[str, str], data: str) -> str:
+    """Template JSON text with each placeholder replaced by the JSON text of its value.
+
+    ``["@x"]`` stands for a whole list (Altair checks types as it builds, so a list needs a
+    list placeholder), ``"@x"`` for any value, and the named dataset ``{"name":"@data"}``
+    for ``data``. One pass over the text: what is put in is never read again as a placeholder,
+    whatever a run's labels say. Text, not objects: a chart costs a few string operations.
+    """
+
+    def replace(match: re.Match[str]) -> str:
+        if match.group(3):
+            return data
+        return values.get(match.group(1) or match.group(2), match.group(0))
+
+    return _PLACEHOLDER.sub(replace, template)
 
 
 def _template(kind: str, variant: str) -> str:
@@ -105,43 +135,7 @@ def _template(kind: str, variant: str) -> str:
     return template(kind, variant)
 
 
-def _chart(alt_text: str, kind: str, values: dict[str, Any]) -> ChartSpec:
-    specs = tuple((variant, _fill(_template(kind, variant), values)) for variant in VARIANTS)
-    return ChartSpec(alt=alt_text, specs=specs)
-
-
 # --- the charts -------------------------------------------------------------------------
-
-
-def prefill_chart(points: tuple[PrefillPoint, ...]) -> ChartSpec | None:
-    """Horizontal bars of prompt tok/s by context length, each labelled with its TTFT."""
-    rows: list[dict[str, Any]] = [
-        {
-            "context": f"{numbers.context(p.context_tokens)} context",
-            "order": index,
-            "rate": p.prompt_tokens_per_s,
-            "label": numbers.rate_short(p.prompt_tokens_per_s)
-            + (f" · {numbers.milliseconds(p.ttft_ms)} TTFT" if p.ttft_ms is not None else ""),
-        }
-        for index, p in enumerate(points)
-        if p.prompt_tokens_per_s is not None
-    ]
-    if not rows:
-        return None
-    peak = max(float(row["rate"]) for row in rows)
-    description = "Prompt tokens per second by context length: " + "; ".join(
-        f"{row['context']} {row['label'].replace(' · ', ', ')}" for row in rows
-    )
-    specs = []
-    for variant in VARIANTS:
-        specs.append((variant, _fill(_template("prefill-bars", variant), {_DATA: None, _X_MAX: peak * 1.9})))
-    return ChartSpec(description, tuple((v, _with_values(spec, rows)) for v, spec in specs))
-
-
-def _with_values(spec_json: str, rows: list[dict[str, Any]]) -> str:
-    spec = json.loads(spec_json)
-    spec["data"] = {"values": rows}
-    return _canonical(spec)
 
 
 def _series_spec(kind: str, rows: list[dict[str, Any]], series: list[Series], ticks: list[Any] | None,
@@ -149,30 +143,47 @@ def _series_spec(kind: str, rows: list[dict[str, Any]], series: list[Series], ti
     if not rows:
         return None
     labels = [s.label for s in series]
-    values = {_DATA: None, _DOMAIN: labels, _COLORS: PALETTE[: len(labels)], _X_TICKS: ticks, **(extra or {})}
-    chart = _chart(description, kind, values)
-    return ChartSpec(chart.alt, tuple((v, _with_values(spec, rows)) for v, spec in chart.specs))
+    colours, shapes = PALETTE[: len(labels)], SHAPES[: len(labels)]
+    values = {_DOMAIN: labels, _COLORS: colours, _SHAPES: shapes, _X_TICKS: ticks, **(extra or {})}
+    fills = {name: _canonical(value) for name, value in values.items()}
+    rows_json = _canonical(rows)
+    specs = tuple((variant, fill(_template(kind, variant), fills, f'{{"values":{rows_json}}}')) for variant in VARIANTS)
+    legend = tuple(LegendEntry(*entry) for entry in zip(labels, colours, shapes, strict=True))
+    return ChartSpec(description, specs, legend, kind, tuple(sorted(fills.items())), rows_json)
 
 
 def _describe_series(title: str, per_series: dict[str, list[str]]) -> str:
     return title + ": " + "; ".join(f"{label}: {', '.join(points)}" for label, points in per_series.items() if points)
 
 
-def decode_overlay(series: list[Series], context_tokens: int) -> ChartSpec | None:
-    """Total decode tok/s against simultaneous requests at one context, one line per run."""
+def decode_overlay(series: list[Series], contexts: list[int]) -> ChartSpec | None:
+    """Total decode tok/s against simultaneous requests, one line per run and context length:
+    the first context solid, the next dashed, so two contexts share one chart."""
     rows: list[dict[str, Any]] = []
     words: dict[str, list[str]] = {}
+    context_labels = [f"{numbers.context(tokens)} context" for tokens in contexts[: len(DASHES)]]
     for s in series:
-        words[s.label] = []
-        for cell in s.run.decode:
-            if cell.context_tokens == context_tokens and cell.status.measured and cell.total_tokens_per_s is not None:
-                rows.append({"series": s.label, "line": f"{s.label}|{cell.output_tokens_per_request or ''}",
-                             "concurrency": cell.concurrency, "total": cell.total_tokens_per_s,
-                             "total_text": numbers.rate(cell.total_tokens_per_s),
-                             "ttft_text": numbers.milliseconds(cell.ttft_ms)})
-                words[s.label].append(f"{cell.concurrency} → {numbers.rate(cell.total_tokens_per_s)}")
-    title = f"Total decode tok/s by simultaneous requests at {numbers.context(context_tokens)} context"
-    return _series_spec("decode", rows, series, sorted({r["concurrency"] for r in rows}), _describe_series(title, words))
+        for tokens, context_label in zip(contexts, context_labels, strict=False):
+            key = f"{s.label} at {context_label}" if len(contexts) > 1 else s.label
+            words[key] = []
+            for cell in s.run.decode:
+                if cell.context_tokens == tokens and cell.status.measured and cell.total_tokens_per_s is not None:
+                    rows.append({"series": s.label, "context": context_label,
+                                 "line": f"{s.label}|{context_label}|{cell.output_tokens_per_request or ''}",
+                                 "concurrency": cell.concurrency, "total": cell.total_tokens_per_s,
+                                 "total_text": numbers.rate(cell.total_tokens_per_s),
+                                 "ttft_text": numbers.milliseconds(cell.ttft_ms)})
+                    words[key].append(f"{cell.concurrency} → {numbers.rate(cell.total_tokens_per_s)}")
+    title = f"Total decode tok/s by simultaneous requests at {' and '.join(context_labels)}"
+    dashes = {_DASH_DOMAIN: context_labels, _DASHES: DASHES[: len(context_labels)]}
+    chart = _series_spec("decode", rows, series, sorted({r["concurrency"] for r in rows}),
+                         _describe_series(title, words), dashes)
+    if chart is None or len(context_labels) < 2:
+        return chart
+    # The legend's swatch is 4 units for 28 pixels: the chart's dashes in its units.
+    styles = tuple(LegendEntry(label, "", "", " ".join(f"{length / 7:.2f}" for length in dash))
+                   for label, dash in zip(context_labels, DASHES, strict=False))
+    return dataclasses.replace(chart, legend=chart.legend + styles)
 
 
 def prefill_overlay(series: list[Series]) -> ChartSpec | None:

@@ -12,9 +12,10 @@ from dataclasses import dataclass
 
 from sitegen.model import DecodeCell, Run
 from sitegen.site import labels, numbers
-from sitegen.site.charts import ChartSpec, Series, decode_overlay, pareto, prefill_overlay
+from sitegen.site.bars import BarChart, prefill_bars
+from sitegen.site.charts import ChartSpec, Series, decode_overlay, pareto
 from sitegen.site.common import Field, Page, Site, hardware_name, model_name
-from sitegen.site.group_pages import MAX_CONTEXT_CHARTS, ContextChart, shared_contexts
+from sitegen.site.group_pages import MAX_CONTEXT_CHARTS, shared_contexts
 from sitegen.site.groups import compare_path
 
 
@@ -69,10 +70,11 @@ class ComparePageContext:
     swap_href: str
     facts: tuple[FactRow, ...]
     ratios: RatioMatrix | None
-    decode_charts: tuple[ContextChart, ...]
-    prefill_chart: ChartSpec | None
+    decode_chart: ChartSpec | None
+    decode_contexts: str
+    prefill_bars: BarChart | None
     pareto_chart: ChartSpec | None
-    pareto_per_device_chart: ChartSpec | None
+    pareto_per_device: bool
 
 
 @dataclass(frozen=True)
@@ -165,15 +167,13 @@ def short_label(run: Run) -> str:
 
 def compare_page(site: Site, a: Run, b: Run) -> Page:
     series = [Series(f"A: {a.id}", a), Series(f"B: {b.id}", b)]
-    decode_charts = tuple(
-        ContextChart(numbers.context(context), chart)
-        for context in shared_contexts([a, b], MAX_CONTEXT_CHARTS)
-        if (chart := decode_overlay(series, context)) is not None
-    )
-    prefill = prefill_overlay(series)
-    frontier = pareto(series, per_device=False)
-    # Per device only tells something new when the two runs use different numbers of devices.
-    frontier_per_device = pareto(series, per_device=True) if a.hardware.count != b.hardware.count else None
+    contexts = shared_contexts([a, b], MAX_CONTEXT_CHARTS)
+    # Both context lengths on one chart (solid and dashed): two runs make four lines, still legible.
+    decode_chart = decode_overlay(series, contexts)
+    # Runs on different numbers of accelerators are compared per device: totals would weigh
+    # the hardware budget, not the setup. The ratio matrix still compares totals.
+    per_device = a.hardware.count != b.hardware.count
+    frontier = pareto(series, per_device=per_device)
     context = ComparePageContext(
         site=site,
         title=f"{a.id} vs {b.id}",
@@ -183,12 +183,13 @@ def compare_page(site: Site, a: Run, b: Run) -> Page:
         swap_href=site.url(f"compare/?a={b.id}&b={a.id}"),
         facts=_facts(a, b),
         ratios=ratio_matrix(a, b),
-        decode_charts=decode_charts,
-        prefill_chart=prefill,
+        decode_chart=decode_chart,
+        decode_contexts=" and ".join(numbers.context(c) for c in contexts),
+        prefill_bars=prefill_bars([("A", a), ("B", b)]),
         pareto_chart=frontier,
-        pareto_per_device_chart=frontier_per_device,
+        pareto_per_device=per_device,
     )
-    charts = tuple(c.chart for c in decode_charts) + tuple(c for c in (prefill, frontier, frontier_per_device) if c)
+    charts = tuple(c for c in (decode_chart, frontier) if c)
     return Page(f"{compare_path(a, b)}index.html", "pages/compare.html", context, charts)
 
 

@@ -86,7 +86,7 @@ def group_page(site: Site, group: Group, groups: dict[tuple[str, str], Group],
     decode_charts = tuple(
         ContextChart(numbers.context(context), chart)
         for context in shared_contexts(charted, MAX_CONTEXT_CHARTS)
-        if (chart := decode_overlay(series, context)) is not None
+        if (chart := decode_overlay(series, [context])) is not None
     )
     prefill = prefill_overlay(series)
     members = {run.id for run in runs}

@@ -9,7 +9,7 @@ from markupsafe import Markup
 
 from sitegen.model import DecodeCell, Run, Status
 from sitegen.site import labels, numbers
-from sitegen.site.charts import ChartSpec, prefill_chart
+from sitegen.site.bars import BarChart, prefill_bars
 from sitegen.site.common import Field, Page, Site, engine_summary, fields, hardware_name, model_name, repository_link
 from sitegen.site.groups import Group, accelerator_key, model_key
 from sitegen.site.prose import markdown
@@ -85,7 +85,7 @@ class RunPageContext:
     engine: tuple[Field, ...]
     run_fields: tuple[Field, ...]
     launch_command: str | None
-    prefill_chart: ChartSpec | None
+    prefill_bars: BarChart | None
     matrix: Matrix | None
     explanations: tuple[Explanation, ...]
     ttft_note: str | None
@@ -289,7 +289,6 @@ def _related(site: Site, run: Run, groups: dict[tuple[str, str], Group]) -> tupl
 
 def run_page(site: Site, run: Run, groups: dict[tuple[str, str], Group]) -> Page:
     """The speed-test-matrix page of one run, at /runs/<id>/."""
-    chart = prefill_chart(run.prefill)
     is_llm_inference_bench = (run.info.benchmark_tool or "").lower().startswith("llm-inference-bench")
     section_notes = tuple(
         (name, rendered)
@@ -307,7 +306,7 @@ def run_page(site: Site, run: Run, groups: dict[tuple[str, str], Group]) -> Page
         engine=_engine_fields(run),
         run_fields=_run_fields(run),
         launch_command=run.engine.launch_command,
-        prefill_chart=chart,
+        prefill_bars=prefill_bars([("", run)]),
         matrix=_matrix(run),
         explanations=_explanations(run),
         ttft_note=("TTFT is measured after the benchmark warms the server's prompt cache, so it mostly excludes prefill."
@@ -323,4 +322,4 @@ def run_page(site: Site, run: Run, groups: dict[tuple[str, str], Group]) -> Page
                    Field("All measurements (CSV)", f"{run.id}.csv", site.url(f"runs/{run.id}.csv"))),
         related=_related(site, run, groups),
     )
-    return Page(f"runs/{run.id}/index.html", "pages/run.html", context, charts=(chart,) if chart else ())
+    return Page(f"runs/{run.id}/index.html", "pages/run.html", context)

@@ -36,13 +36,19 @@ class StagedOutput:
             raise SitegenError(Problem(relative, None, "", "two pages want the same output file"))
         self.written.add(relative)
 
+    def _make_folder(self, folder: str) -> None:
+        # Remembered: a build writes thousands of files into a few folders.
+        if folder not in self._folders:
+            os.makedirs(folder, exist_ok=True)
+            self._folders.add(folder)
+
     def write(self, relative: str, data: bytes) -> None:
         """Write one file; refuse paths that leave the output folder or repeat another file."""
         self._claim(relative)
-        target = self.staging / relative
+        target = os.path.join(self.staging, relative)
         try:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
+            self._make_folder(os.path.dirname(target))
+            Path(target).write_bytes(data)
         except OSError as exc:
             raise SitegenError(Problem(str(self.output_dir / relative), None, "", f"cannot write: {exc.strerror}")) from None
 
@@ -52,10 +58,7 @@ class StagedOutput:
         # Plain strings and a memo of made folders: an unchanged build links thousands of files.
         target = os.path.join(self.staging, relative)
         try:
-            folder = os.path.dirname(target)
-            if folder not in self._folders:
-                os.makedirs(folder, exist_ok=True)
-                self._folders.add(folder)
+            self._make_folder(os.path.dirname(target))
             try:
                 os.link(source, target)
             except OSError:

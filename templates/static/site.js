@@ -230,7 +230,21 @@
     return vegaLoading;
   };
   var dark = window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches;
-  document.querySelectorAll("figure.chart[data-spec-light]").forEach(function (figure) {
+  var fetchJson = function (url) {
+    return fetch(url).then(function (r) {
+      if (!r.ok) { throw new Error(url + ": " + r.status); }
+      return r.text();
+    });
+  };
+  // The spec is the light chart's; on a dark screen its colours are swapped as the dark SVG's were.
+  var loadSpec = function (url) {
+    if (!dark) { return fetchJson(url).then(JSON.parse); }
+    return Promise.all([fetchJson(url), fetchJson(scriptBase + "chart-colours.json")]).then(function (texts) {
+      var colours = JSON.parse(texts[1]);
+      return JSON.parse(texts[0].replace(/#[0-9a-fA-F]{6}\b/g, function (colour) { return colours[colour] || colour; }));
+    });
+  };
+  document.querySelectorAll("figure.chart[data-spec]").forEach(function (figure) {
     var button = document.createElement("button");
     button.type = "button";
     button.className = "button chart-toggle";
@@ -239,8 +253,7 @@
     figure.insertBefore(button, figure.firstChild);
     button.addEventListener("click", function () {
       button.disabled = true;
-      var specUrl = figure.getAttribute(dark ? "data-spec-dark" : "data-spec-light");
-      Promise.all([loadVega(), fetch(specUrl).then(function (r) { return r.json(); })]).then(function (done) {
+      Promise.all([loadVega(), loadSpec(figure.getAttribute("data-spec"))]).then(function (done) {
         var spec = done[1];
         spec.width = "container";
         var target = document.createElement("div");
