@@ -101,7 +101,8 @@ class ChartRenderer:
             path = self.cache_dir.parent / f"vega-template-{digest[:32]}.json"
             try:
                 compiled = path.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError):
+                json.loads(compiled)  # a cache file cut short (written without fsync) is a miss
+            except (OSError, ValueError):
                 import vl_convert
 
                 compiled = _canonical(vl_convert.vegalite_to_vega(_without_tooltips(json.loads(source))))
@@ -193,11 +194,11 @@ class ChartBatch:
             return
         self._seen.add(path)
         cache_file = self._renderer._path(chart.spec("light"))
-        try:
-            self._svgs[path] = cache_file.read_bytes()
-            return
-        except FileNotFoundError:
-            pass
+        with contextlib.suppress(OSError):
+            cached = cache_file.read_bytes()
+            if cached.rstrip().endswith(b"</svg>"):  # not a file cut short (caches skip fsync)
+                self._svgs[path] = cached
+                return
         self._waiting.append((path, cache_file, self._renderer._vega(chart)))
         self._renderer.rendered += 1
         if self._pool is None and len(self._waiting) >= PARALLEL_THRESHOLD and self._renderer.workers > 1:
