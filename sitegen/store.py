@@ -26,7 +26,8 @@ FORMAT_VERSION = 1
 class CollectedRun:
     id: str
     origin: str
-    result: dict[str, Any]
+    result: dict[str, Any] | None  # None when ``canonical`` is given
+    canonical: str | None = None  # the result as canonical JSON, when already known (the collect cache)
 
 
 def collected_path(state_dir: Path) -> Path:
@@ -42,12 +43,17 @@ def encode(runs: list[CollectedRun]) -> bytes:
     result is serialised once and serves for both its digest and the file."""
     entries = []
     for run in sorted(runs, key=lambda r: r.id):
-        result = _canonical(run.result)
+        result = run.canonical if run.canonical is not None else _canonical(run.result)
         fingerprint = hashlib.sha256(result.encode()).hexdigest()
         entries.append(f'{{"digest":"{fingerprint}","id":{_canonical(run.id)},"origin":{_canonical(run.origin)},'
                        f'"result":{result}}}')
     return (f'{{"format":{_canonical(FORMAT_NAME)},"runs":[{",".join(entries)}],'
             f'"version":{FORMAT_VERSION}}}\n').encode()
+
+
+def canonical(value: Any) -> str:
+    """The one JSON text of a value: sorted keys, no spaces, no NaN."""
+    return _canonical(value)
 
 
 def digest(result: dict[str, Any]) -> str:

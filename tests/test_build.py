@@ -161,3 +161,50 @@ def test_unchanged_build_renders_nothing(project: Path, capsys: pytest.CaptureFi
     capsys.readouterr()
     assert run_cli(project, "build") == 0
     assert "(0 rendered, 0 new charts)" in capsys.readouterr().out
+
+
+def test_incremental_build_moves_in_only_what_changed(project: Path) -> None:
+    assert run_cli(project, "collect") == 0
+    assert run_cli(project, "build") == 0
+    site = project / "_site"
+    unchanged, changed = site / "runs" / "ttp300-vllm-qwen3-4b" / "index.html", site / "runs" / SEED_RUN_ID / "index.html"
+    inodes = {path: path.stat().st_ino for path in (unchanged, changed)}
+    seed = project / "content" / "runs" / f"{SEED_RUN_ID}.yaml"
+    seed.write_text(seed.read_text().replace("total_tokens_per_s: 228.386789", "total_tokens_per_s: 230.5", 1))
+    assert run_cli(project, "collect") == 0
+    assert run_cli(project, "build") == 0
+    assert unchanged.stat().st_ino == inodes[unchanged], "an unchanged page is left where it is"
+    assert changed.stat().st_ino != inodes[changed] and "230.5" in changed.read_text()
+
+
+def test_incremental_build_that_fails_while_moving_in_puts_everything_back(
+        project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import errno
+    import os
+
+    assert run_cli(project, "collect") == 0
+    assert run_cli(project, "build") == 0
+    before = _files(project / "_site")
+    runs = project / "content" / "runs"
+    seed = runs / f"{SEED_RUN_ID}.yaml"
+    seed.write_text(seed.read_text().replace("total_tokens_per_s: 228.386789", "total_tokens_per_s: 230.5", 1))
+    (runs / "ttp300-vllm-qwen3-4b.yaml").unlink()  # so files are also set aside for removal
+    assert run_cli(project, "collect") == 0
+    original, moved_in = os.replace, []
+
+    def replace(source: object, target: object) -> None:
+        if ".building-" in str(source):
+            if len(moved_in) == 5:  # some new files are in place already
+                raise OSError(errno.EIO, os.strerror(errno.EIO))
+            moved_in.append(source)
+        original(source, target)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "replace", replace)
+    capsys.readouterr()
+    assert run_cli(project, "build") == 1
+    assert "cannot replace the output folder: Input/output error" in capsys.readouterr().err
+    assert len(moved_in) == 5
+    assert _files(project / "_site") == before
+    monkeypatch.setattr(os, "replace", original)
+    assert run_cli(project, "build") == 0  # and the next build gets it right
+    assert "230.5" in (project / "_site" / "runs" / SEED_RUN_ID / "index.html").read_text()

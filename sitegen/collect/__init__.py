@@ -6,12 +6,14 @@ leaves the previous collected file untouched.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable, Collection
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sitegen.collect.adapters import adapt_folder
 from sitegen.collect.cache import EntryCache
@@ -79,6 +81,22 @@ class CheckedEntry:
     problems: list[Problem]
     warnings: list[Problem]
     clash: bool = False  # its id was already taken by an earlier entry, so it was not read
+    canonical: str | None = None  # the document as canonical JSON, when the cache had it
+
+
+class CachedDocument(Document):
+    """A document from the collect cache: its data is parsed from the stored text on first use."""
+
+    _text: str
+
+    def __init__(self, source: str, text: str) -> None:
+        object.__setattr__(self, "source", source)
+        object.__setattr__(self, "lines", {})
+        object.__setattr__(self, "_text", text)
+
+    @cached_property
+    def data(self) -> Any:  # type: ignore[override]
+        return json.loads(self._text)
 
 
 def check_entry(entry: Entry, source: str, cache: EntryCache | None = None) -> CheckedEntry:
@@ -94,7 +112,7 @@ def check_entry(entry: Entry, source: str, cache: EntryCache | None = None) -> C
             key = None  # load_entry reports the unreadable file
         hit = cache.get(key) if key else None
         if hit is not None:
-            return CheckedEntry(entry, source, Document(source, hit[0], {}), [], hit[1])
+            return CheckedEntry(entry, source, CachedDocument(source, hit[1]), [], hit[0], canonical=hit[1])
     try:
         document = load_entry(entry, source)
         # Before validation, so that no message or stored value repeats a secret.
@@ -192,7 +210,9 @@ def gather(config: Config, *, offline: bool = False, client: httpx.Client | None
         if not item.clash:
             first_origin[item.entry.id] = item.source
         if item.document is not None:
-            runs.append(CollectedRun(item.entry.id, item.source, item.document.data))
+            # A cached document is copied as text, never parsed: most of an unchanged collect.
+            result = None if item.canonical is not None else item.document.data
+            runs.append(CollectedRun(item.entry.id, item.source, result, item.canonical))
     if config.sources:
         from sitegen.collect.remote import gather_remote  # httpx is slow to import; most sites have no sources
 

@@ -18,7 +18,7 @@ from typing import Any
 from sitegen import __version__
 from sitegen.errors import Problem
 from sitegen.resources import resource_dir
-from sitegen.store import write_atomic
+from sitegen.store import canonical, write_atomic
 
 
 @cache
@@ -44,19 +44,25 @@ class EntryCache:
     def has(self, key: str) -> bool:
         return (self.folder / f"{key}.json").is_file()
 
-    def get(self, key: str) -> tuple[Any, list[Problem]] | None:
+    def get(self, key: str) -> tuple[list[Problem], str] | None:
+        """The warnings of a checked document, and the document as canonical JSON text (parsed
+        only by those who need it: collect copies the text as it is into collected.json)."""
         try:
-            entry = json.loads((self.folder / f"{key}.json").read_bytes())
-        except (OSError, ValueError):
+            header, text = (self.folder / f"{key}.json").read_bytes().decode().split("\n", 1)
+            warnings = [Problem(*warning) for warning in json.loads(header)["warnings"]]
+        except (OSError, ValueError, KeyError, TypeError):
+            return None  # missing, or cut short (caches skip fsync): check the file again
+        if not text.endswith("}"):
             return None
         self.used.add(key)
-        return entry["data"], [Problem(*warning) for warning in entry["warnings"]]
+        return warnings, text
 
     def put(self, key: str, data: Any, warnings: list[Problem]) -> None:
-        entry = {"data": data, "warnings": [[w.source, w.line, w.pointer, w.message] for w in warnings]}
+        # The document as collected.json stores it, so an unchanged collect need not encode it again.
+        header = json.dumps({"warnings": [[w.source, w.line, w.pointer, w.message] for w in warnings]})
         self.used.add(key)
-        with contextlib.suppress(OSError):  # a cache that cannot be written only costs time
-            write_atomic(self.folder / f"{key}.json", json.dumps(entry, allow_nan=False).encode(), durable=False)
+        with contextlib.suppress(OSError, ValueError):  # a cache that cannot be written only costs time
+            write_atomic(self.folder / f"{key}.json", f"{header}\n{canonical(data)}".encode(), durable=False)
 
     def prune(self) -> None:
         """Forget files that are gone or changed (call after a collect that read everything)."""

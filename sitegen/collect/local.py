@@ -57,11 +57,12 @@ def discover(runs_dir: Path, content_dir: Path, display: Callable[[Path], str]) 
     if not runs_dir.is_dir():
         return entries, [Problem(display(runs_dir), None, "", "folder not found; result files go in content/runs/")]
     content_root = content_dir.resolve()
+    runs_shown = display(runs_dir)  # once, not once per entry: it resolves the path
     for path in sorted(runs_dir.iterdir()):
         name = path.name
         if name.startswith(".") or name.endswith(IGNORED_SUFFIXES):
             continue
-        source = entry_source(runs_dir, name, display)
+        source = entry_source(runs_dir, name, lambda _: runs_shown)
         if path.is_symlink():
             target = path.resolve()
             if content_root not in target.parents:

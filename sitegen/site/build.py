@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,7 @@ from sitegen.errors import Problem, SitegenError
 from sitegen.resources import resource_dir
 from sitegen.site import exports, feeds
 from sitegen.site.chart_render import DARK_COLOURS_JSON, ChartBatch, ChartRenderer, dark_svg
-from sitegen.site.charts import ChartSpec
+from sitegen.site.charts import ChartSpec, keep_templates_in
 from sitegen.site.common import Site
 from sitegen.site.pages import PlannedPage, plan
 from sitegen.site.render import environment, render
@@ -101,7 +102,8 @@ class Manifest:
         if not entry or entry.get("key") != key:
             return None
         files: list[str] = entry["files"]
-        return files if all((output_dir / name).is_file() for name in files) else None
+        folder = str(output_dir)
+        return files if all(os.path.isfile(os.path.join(folder, name)) for name in files) else None
 
     def forget(self) -> None:
         """Drop the manifest while the site changes, so a crash can only cost a full build."""
@@ -121,9 +123,11 @@ def build(config: Config) -> BuildSummary:
     templates = templates_dir(config)
     env = environment(templates, site.base_path)
     renderer = ChartRenderer(config.state_dir / "cache" / "charts")
+    keep_templates_in(config.state_dir / "cache")
     fingerprint = _fingerprint(Path(__file__).resolve().parent.parent, templates, resource_dir("schema"))
     manifest = Manifest(config.state_dir / "build" / "manifest.json", fingerprint)
-    output = StagedOutput(config.output_dir)
+    # With a manifest to go by, only changed files are staged; the others stay where they are.
+    output = StagedOutput(config.output_dir, in_place=bool(manifest.entries))
     entries: dict[str, dict[str, Any]] = {}
     try:
         # Worker processes draw the charts while this one writes everything else.
@@ -168,7 +172,7 @@ def _write_or_link(output: StagedOutput, manifest: Manifest, entries: dict[str, 
                    path: str, key: str, make: Any) -> None:
     files = manifest.reusable(path, key, old_site) if key else None
     if files:
-        output.link(path, old_site / path)
+        output.keep(path)
     else:
         output.write(path, make())
     entries[path] = {"key": key, "files": [path]}
@@ -195,6 +199,6 @@ def _write_pages(output: StagedOutput, planned: list[PlannedPage], manifest: Man
             continue
         for name in files:
             if name not in output.written:  # a chart may belong to several pages
-                output.link(name, old_site / name)
+                output.keep(name)
         entries[item.path] = {"key": item.key, "files": files}
     return built, charts

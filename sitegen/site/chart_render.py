@@ -17,7 +17,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from sitegen.site.charts import THEMES, ChartSpec, _canonical, fill
+from sitegen.site.charts import THEMES, ChartSpec, _canonical, fill, template_text
 from sitegen.store import write_atomic
 from sitegen.workers import worker_context
 
@@ -94,9 +94,7 @@ class ChartRenderer:
         """The light Vega-Lite template of a kind of chart compiled to Vega (canonical JSON text),
         placeholders kept."""
         if kind not in self._compiled:
-            from sitegen.site.chart_templates import template
-
-            source = template(kind, "light")
+            source = template_text(kind, "light")
             digest = hashlib.sha256(f"{RENDER_VERSION}\0{_vl_convert_version()}\0{source}".encode()).hexdigest()
             path = self.cache_dir.parent / f"vega-template-{digest[:32]}.json"
             try:

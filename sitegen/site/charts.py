@@ -12,11 +12,13 @@ thousands of charts costs a dict copy per chart, not an Altair object graph.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import json
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from sitegen.model import Run
@@ -128,11 +130,45 @@ def fill(template: str, values: dict[str, str], data: str) -> str:
     return _PLACEHOLDER.sub(replace, template)
 
 
-def _template(kind: str, variant: str) -> str:
-    # Altair takes most of a second to import; a build with nothing new to draw never needs it.
+KINDS = ("decode", "prefill", "pareto")
+_templates: dict[str, str] = {}
+_template_folder: list[Path] = []
+
+
+def keep_templates_in(folder: Path) -> None:
+    """Keep the templates Altair builds in ``folder``: Altair takes most of a second to import,
+    which a build that adds one run would otherwise spend on every run."""
+    _template_folder[:] = [folder]
+
+
+def template_text(kind: str, variant: str) -> str:
+    if not _templates:
+        _templates.update(_load_templates())
+    return _templates[f"{kind}/{variant}"]
+
+
+def _load_templates() -> dict[str, str]:
+    from importlib.metadata import version
+
+    here = Path(__file__).resolve().parent
+    digest = hashlib.sha256(version("altair").encode())
+    for name in ("charts.py", "chart_templates.py"):  # everything the templates are made from
+        digest.update((here / name).read_bytes())
+    path = _template_folder[0] / f"chart-templates-{digest.hexdigest()[:32]}.json" if _template_folder else None
+    if path is not None:
+        with contextlib.suppress(OSError, ValueError):
+            cached = json.loads(path.read_bytes())
+            if isinstance(cached, dict) and all(isinstance(text, str) for text in cached.values()):
+                return cached
     from sitegen.site.chart_templates import template
 
-    return template(kind, variant)
+    built = {f"{kind}/{variant}": template(kind, variant) for kind in KINDS for variant in VARIANTS}
+    if path is not None:
+        from sitegen.store import write_atomic
+
+        with contextlib.suppress(OSError):  # without the file the next build imports Altair again
+            write_atomic(path, json.dumps(built, sort_keys=True).encode(), durable=False)
+    return built
 
 
 # --- the charts -------------------------------------------------------------------------
@@ -147,7 +183,7 @@ def _series_spec(kind: str, rows: list[dict[str, Any]], series: list[Series], ti
     values = {_DOMAIN: labels, _COLORS: colours, _SHAPES: shapes, _X_TICKS: ticks, **(extra or {})}
     fills = {name: _canonical(value) for name, value in values.items()}
     rows_json = _canonical(rows)
-    specs = tuple((variant, fill(_template(kind, variant), fills, f'{{"values":{rows_json}}}')) for variant in VARIANTS)
+    specs = tuple((variant, fill(template_text(kind, variant), fills, f'{{"values":{rows_json}}}')) for variant in VARIANTS)
     legend = tuple(LegendEntry(*entry) for entry in zip(labels, colours, shapes, strict=True))
     return ChartSpec(description, specs, legend, kind, tuple(sorted(fills.items())), rows_json)
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-from sitegen.model import Run
+from sitegen.model import Run, Status
 
 
 @dataclass(frozen=True)
@@ -20,19 +21,33 @@ class Headlines:
     largest_context: int | None  # the longest context with a measurement
 
 
+_MEASURED = {status.value for status in Status if status.measured}
+
+
 def headlines(run: Run) -> Headlines:
-    measured = [c for c in run.decode if c.status.measured and c.total_tokens_per_s is not None]
-    single = min((c for c in measured if c.concurrency == 1), key=lambda c: c.context_tokens, default=None)
-    peak = max(measured, key=lambda c: (c.total_tokens_per_s or 0.0, -c.concurrency), default=None)
-    prefill = [p for p in run.prefill if p.prompt_tokens_per_s is not None]
-    first = min(prefill, key=lambda p: p.context_tokens, default=None)
-    contexts = [c.context_tokens for c in measured] + [p.context_tokens for p in prefill]
+    # From the raw cells, not run.decode: the index needs these few figures of every run, and
+    # making every run's cell objects would cost most of an incremental build.
+    measurements = run.raw["measurements"]
+    measured = [c for c in measurements["decode"]
+                if c.get("status") in _MEASURED and c.get("total_tokens_per_s") is not None]
+    single = min((c for c in measured if c["concurrency"] == 1), key=_context_order, default=None)
+    # Ties go to the fewest requests, then the shortest context, as in the run's cell order.
+    peak = max(measured, key=lambda c: (c["total_tokens_per_s"], -c["concurrency"], *(-v for v in _context_order(c))),
+               default=None)
+    prefill = [p for p in measurements["prefill"] if p.get("prompt_tokens_per_s") is not None]
+    first = min(prefill, key=_context_order, default=None)
+    contexts = [c["context_tokens"] for c in measured] + [p["context_tokens"] for p in prefill]
     return Headlines(
-        decode_single=single.total_tokens_per_s if single else None,
-        decode_single_context=single.context_tokens if single else None,
-        decode_peak=peak.total_tokens_per_s if peak else None,
-        decode_peak_concurrency=peak.concurrency if peak else None,
-        prefill_first=first.prompt_tokens_per_s if first else None,
-        prefill_first_context=first.context_tokens if first else None,
+        decode_single=single["total_tokens_per_s"] if single else None,
+        decode_single_context=single["context_tokens"] if single else None,
+        decode_peak=peak["total_tokens_per_s"] if peak else None,
+        decode_peak_concurrency=peak["concurrency"] if peak else None,
+        prefill_first=first["prompt_tokens_per_s"] if first else None,
+        prefill_first_context=first["context_tokens"] if first else None,
         largest_context=max(contexts, default=None),
     )
+
+
+def _context_order(item: dict[str, Any]) -> tuple[int, int]:
+    # As run.decode and run.prefill are sorted: by context, then output length or chunk size.
+    return item["context_tokens"], item.get("output_tokens_per_request") or item.get("prompt_chunk_tokens") or 0
