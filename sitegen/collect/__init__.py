@@ -22,7 +22,7 @@ from sitegen.collect.redact import redact_document, redact_document_detailed, re
 from sitegen.config import CONFIG_NAME, Config
 from sitegen.errors import Problem, SitegenError
 from sitegen.parse import Document, parse_document
-from sitegen.store import CollectedRun, write_collected
+from sitegen.store import CollectedRun, canonical, write_collected
 from sitegen.validate import (
     check_matrix_size,
     check_numbers,
@@ -85,7 +85,7 @@ class CheckedEntry:
 
 
 class CachedDocument(Document):
-    """A document from the collect cache: its data is parsed from the stored text on first use."""
+    """A checked document kept as canonical JSON text: its data is parsed on first use."""
 
     _text: str
 
@@ -121,9 +121,14 @@ def check_entry(entry: Entry, source: str, cache: EntryCache | None = None) -> C
         return CheckedEntry(entry, source, None, error.problems, [])
     found = validate_result(document)
     warnings = redaction_warnings(document, redactions)
-    if cache is not None and key and not found:
-        cache.put(key, document.data, warnings)
-    return CheckedEntry(entry, source, None if found else document, found, warnings)
+    if found:
+        return CheckedEntry(entry, source, None, found, warnings)
+    # A valid document is kept as its canonical text, a tenth of its objects' memory (a collect
+    # of thousands of runs holds them all) and what collected.json stores anyway.
+    text = canonical(document.data)
+    if cache is not None and key:
+        cache.put(key, text, warnings)
+    return CheckedEntry(entry, source, CachedDocument(source, text), [], warnings, canonical=text)
 
 
 def _check_entries(work: list[tuple[Entry, str]], cache: EntryCache | None) -> list[CheckedEntry]:
@@ -142,8 +147,8 @@ def _check_entries(work: list[tuple[Entry, str]], cache: EntryCache | None) -> l
         if item is None:
             results.append(check_entry(entry, source, cache))
             continue
-        if cache is not None and item.document is not None and entry.kind == "result":
-            cache.put(cache.key(source, _bytes(entry.path)), item.document.data, item.warnings)
+        if cache is not None and item.canonical is not None and entry.kind == "result":
+            cache.put(cache.key(source, _bytes(entry.path)), item.canonical, item.warnings)
         results.append(item)
     return results
 

@@ -13,12 +13,11 @@ import hashlib
 import json
 from functools import cache
 from pathlib import Path
-from typing import Any
 
 from sitegen import __version__
 from sitegen.errors import Problem
 from sitegen.resources import resource_dir
-from sitegen.store import canonical, write_atomic
+from sitegen.store import write_atomic
 
 
 @cache
@@ -57,12 +56,12 @@ class EntryCache:
         self.used.add(key)
         return warnings, text
 
-    def put(self, key: str, data: Any, warnings: list[Problem]) -> None:
-        # The document as collected.json stores it, so an unchanged collect need not encode it again.
+    def put(self, key: str, text: str, warnings: list[Problem]) -> None:
+        """Keep a checked document, as canonical JSON text (as collected.json stores it)."""
         header = json.dumps({"warnings": [[w.source, w.line, w.pointer, w.message] for w in warnings]})
         self.used.add(key)
-        with contextlib.suppress(OSError, ValueError):  # a cache that cannot be written only costs time
-            write_atomic(self.folder / f"{key}.json", f"{header}\n{canonical(data)}".encode(), durable=False)
+        with contextlib.suppress(OSError):  # a cache that cannot be written only costs time
+            write_atomic(self.folder / f"{key}.json", f"{header}\n{text}".encode(), durable=False)
 
     def prune(self) -> None:
         """Forget files that are gone or changed (call after a collect that read everything)."""
