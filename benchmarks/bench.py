@@ -139,8 +139,9 @@ def cold(folder: Path, what: str) -> None:
         # it belongs to collect and later figures measure an unchanged collect.
         shutil.rmtree(folder / "_site", ignore_errors=True)
         shutil.rmtree(folder / ".sitegen" / "cache" / "charts", ignore_errors=True)
-        for bundle in (folder / ".sitegen" / "cache").glob("vega-*"):
-            bundle.unlink()
+        cache = folder / ".sitegen" / "cache"
+        for made in [*cache.glob("vega-*"), *cache.glob("chart-templates-*")]:  # bundle, templates
+            made.unlink()
         shutil.rmtree(folder / ".sitegen" / "build", ignore_errors=True)
 
 

@@ -170,9 +170,17 @@ class Run:
     def concurrencies(self) -> list[int]:
         return sorted({cell.concurrency for cell in self.decode})
 
+    @cached_property
+    def _cells_at(self) -> dict[tuple[int, int], list[DecodeCell]]:
+        # The matrix asks for every position: one pass over the cells, not one per position.
+        cells: dict[tuple[int, int], list[DecodeCell]] = {}
+        for cell in self.decode:
+            cells.setdefault((cell.context_tokens, cell.concurrency), []).append(cell)
+        return cells
+
     def cell(self, context_tokens: int, concurrency: int) -> DecodeCell | None:
         """The cell at this position; where a source varied the output length, the run's own."""
-        matches = [c for c in self.decode if c.context_tokens == context_tokens and c.concurrency == concurrency]
+        matches = self._cells_at.get((context_tokens, concurrency), [])
         default = self.info.output_tokens_per_request
         return next((c for c in matches if c.output_tokens_per_request in (None, default)), matches[0] if matches else None)
 

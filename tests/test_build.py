@@ -208,3 +208,20 @@ def test_incremental_build_that_fails_while_moving_in_puts_everything_back(
     monkeypatch.setattr(os, "replace", original)
     assert run_cli(project, "build") == 0  # and the next build gets it right
     assert "230.5" in (project / "_site" / "runs" / SEED_RUN_ID / "index.html").read_text()
+
+
+def test_measurement_rows_hold_only_formatted_figures(project: Path) -> None:
+    # templates/pages/run.html prints these rows without escaping: only sitegen's formatters and
+    # label tables may fill them, never a result file's text, whatever the file says.
+    from sitegen.config import load_config
+    from sitegen.site.run_page import _measurement_rows
+    from sitegen.store import read_collected
+
+    assert run_cli(project, "collect") == 0
+    runs = read_collected(load_config(project / "sitegen.yaml").state_dir)
+    safe = re.compile(r"[\w ,.:/—-]*")
+    for run in runs:
+        for row in _measurement_rows(run):
+            for name, value in vars(row).items():
+                text = value.value if name == "status" else value
+                assert safe.fullmatch(text), (run.id, name, text)

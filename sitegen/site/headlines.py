@@ -24,7 +24,20 @@ class Headlines:
 _MEASURED = {status.value for status in Status if status.measured}
 
 
+_computed: dict[tuple[str, str], Headlines] = {}  # by run id and content digest
+
+
 def headlines(run: Run) -> Headlines:
+    """The run's headline figures; the index, the group pages and runs.json each ask for them."""
+    if not run.digest:
+        return _headlines(run)
+    key = (run.id, run.digest)
+    if key not in _computed:
+        _computed[key] = _headlines(run)
+    return _computed[key]
+
+
+def _headlines(run: Run) -> Headlines:
     # From the raw cells, not run.decode: the index needs these few figures of every run, and
     # making every run's cell objects would cost most of an incremental build.
     measurements = run.raw["measurements"]
@@ -32,8 +45,8 @@ def headlines(run: Run) -> Headlines:
                 if c.get("status") in _MEASURED and c.get("total_tokens_per_s") is not None]
     single = min((c for c in measured if c["concurrency"] == 1), key=_context_order, default=None)
     # Ties go to the fewest requests, then the shortest context, as in the run's cell order.
-    peak = max(measured, key=lambda c: (c["total_tokens_per_s"], -c["concurrency"], *(-v for v in _context_order(c))),
-               default=None)
+    peak = max(measured, key=lambda c: (c["total_tokens_per_s"], -c["concurrency"], -c["context_tokens"],
+                                        -(c.get("output_tokens_per_request") or 0)), default=None)
     prefill = [p for p in measurements["prefill"] if p.get("prompt_tokens_per_s") is not None]
     first = min(prefill, key=_context_order, default=None)
     contexts = [c["context_tokens"] for c in measured] + [p["context_tokens"] for p in prefill]
