@@ -5,8 +5,8 @@ deterministic, the same input gives byte-identical output.
 
 Builds are incremental: a manifest from the last build records each page's key (see
 pages.plan) and the chart files it shows. A page whose key is unchanged is not built
-again; its files are hard-linked from the previous site into the new one, so an
-unchanged build costs a link per file, and the result is byte-identical to a cold build.
+again and its files stay where they are; only changed files are staged and moved in
+(write.StagedOutput), and the result is byte-identical to a cold build.
 """
 
 from __future__ import annotations
@@ -134,13 +134,13 @@ def build(config: Config) -> BuildSummary:
         with renderer.batch() as batch:
             built, charts = _write_pages(output, planned, manifest, entries, env, batch, config.output_dir)
             for run in runs:
-                _write_or_link(output, manifest, entries, config.output_dir, f"runs/{run.id}.json", run.digest,
+                _write_or_keep(output, manifest, entries, config.output_dir, f"runs/{run.id}.json", run.digest,
                                lambda run=run: exports.run_json(run))  # type: ignore[misc]
-                _write_or_link(output, manifest, entries, config.output_dir, f"runs/{run.id}.csv", run.digest,
+                _write_or_keep(output, manifest, entries, config.output_dir, f"runs/{run.id}.csv", run.digest,
                                lambda run=run: exports.run_csv(run))  # type: ignore[misc]
             # Made from every run's figures: linked unless a run or the site changed.
             index_key = hashlib.sha256(repr((site, sorted((run.id, run.digest) for run in runs))).encode()).hexdigest()
-            _write_or_link(output, manifest, entries, config.output_dir, "data/runs.json", index_key,
+            _write_or_keep(output, manifest, entries, config.output_dir, "data/runs.json", index_key,
                            lambda: feeds.runs_index(site, runs))
             # The contract contributors write against, at a stable address of the site.
             for schema_file in sorted(resource_dir("schema").glob("*.schema.json")):
@@ -168,7 +168,7 @@ def build(config: Config) -> BuildSummary:
     return BuildSummary(len(planned), built, chart_count, renderer.rendered, len(output.written))
 
 
-def _write_or_link(output: StagedOutput, manifest: Manifest, entries: dict[str, dict[str, Any]], old_site: Path,
+def _write_or_keep(output: StagedOutput, manifest: Manifest, entries: dict[str, dict[str, Any]], old_site: Path,
                    path: str, key: str, make: Any) -> None:
     files = manifest.reusable(path, key, old_site) if key else None
     if files:
