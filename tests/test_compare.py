@@ -79,3 +79,27 @@ def test_compare_page_of_two_runs_of_one_model(project: Path) -> None:
     assert html.count('<figure class="chart"') >= 2  # decode curves (both contexts on one), Pareto
     assert html.count('<span class="bar-series">') == 2 * html.count('class="bar-row"') > 0  # prefill, A over B
     assert "B is faster in" in html
+
+
+def test_compare_page_of_runs_on_different_device_counts_is_per_device() -> None:
+    from sitegen.site.common import Site
+    from sitegen.site.compare_page import compare_page
+    from sitegen.site.render import environment, render
+
+    def run(run_id: str, count: int) -> Run:
+        data = copy.deepcopy(MINIMAL)
+        data["hardware"]["count"] = count
+        data["measurements"]["decode"][0].update({"total_tokens_per_s": 400.0, "per_request_tokens_per_s": 100.0})
+        return run_from_dict(run_id, data)
+
+    site = Site("t", "", "/")
+    same = compare_page(site, run("a", 2), run("b", 2)).context
+    mixed_page = compare_page(site, run("a", 2), run("b", 4))
+    mixed = mixed_page.context
+    html = render(environment(REPO / "templates", "/"), mixed_page).decode()
+    assert "different numbers of accelerators, so throughput is per device" in html
+    assert "tok/s per device against per-request tok/s" in html
+    assert not same.pareto_per_device and '"total tok/s"' in same.pareto_chart.spec("light")  # type: ignore[attr-defined]
+    assert mixed.pareto_per_device  # type: ignore[attr-defined]
+    spec = mixed.pareto_chart.spec("light")  # type: ignore[attr-defined]
+    assert '"tok/s per device"' in spec and '"total":200.0' in spec and '"total":100.0' in spec
