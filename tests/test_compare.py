@@ -52,7 +52,7 @@ def test_pareto_per_device_divides_by_the_device_count() -> None:
     data["hardware"]["count"] = 4
     data["measurements"]["decode"][0]["per_request_tokens_per_s"] = 120.5
     run = run_from_dict("x", data)
-    spec = dict(pareto([Series("x", run)], per_device=True).specs)["light"]  # type: ignore[union-attr]
+    spec = pareto([Series("x", run)], per_device=True).spec  # type: ignore[union-attr]
     assert '"total":30.125' in spec and '"tok/s per device"' in spec
 
 
@@ -99,7 +99,7 @@ def test_compare_page_of_runs_on_different_device_counts_is_per_device() -> None
     html = render(environment(REPO / "templates", "/"), mixed_page).decode()
     assert "different numbers of accelerators, so throughput is per device" in html
     assert "tok/s per device against per-request tok/s" in html
-    assert not same.pareto_per_device and '"total tok/s"' in same.pareto_chart.spec("light")  # type: ignore[attr-defined]
+    assert not same.pareto_per_device and '"total tok/s"' in same.pareto_chart.spec  # type: ignore[attr-defined]
     assert mixed.pareto_per_device  # type: ignore[attr-defined]
-    spec = mixed.pareto_chart.spec("light")  # type: ignore[attr-defined]
+    spec = mixed.pareto_chart.spec  # type: ignore[attr-defined]
     assert '"tok/s per device"' in spec and '"total":200.0' in spec and '"total":100.0' in spec

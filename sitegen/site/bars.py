@@ -38,15 +38,6 @@ class BarChart:
     caption: str
     rows: tuple[BarRow, ...]
 
-    @property
-    def description(self) -> str:
-        """The chart in words, row by row, as the page's text reads."""
-        return "; ".join(
-            f"{row.label} " + ", ".join(
-                " ".join(part for part in (bar.series, bar.value, bar.note) if part) for bar in row.bars)
-            for row in self.rows
-        )
-
 
 def _width(value: float, peak: float) -> str:
     # A measured figure always shows as a sliver, however small beside the peak.
@@ -65,16 +56,17 @@ def prefill_bars(runs: list[tuple[str, Run]]) -> BarChart | None:
     if not by_context:
         return None
     peak = max(rate for row in by_context.values() for rate, _ in row.values())
-    several = len(runs) > 1
+    colours = PALETTE[: len(runs)] if len(runs) > 1 else [""]  # one run: the theme's colour
     rows = []
     for context_tokens in sorted(by_context):
         bars = []
         for index, (label, _) in enumerate(runs):
-            if index not in by_context[context_tokens]:
-                bars.append(Bar(label, PALETTE[index] if several else "", numbers.MISSING, "not measured", "0"))
+            figure = by_context[context_tokens].get(index)
+            if figure is None:
+                bars.append(Bar(label, colours[index], numbers.MISSING, "not measured", "0"))
                 continue
-            rate, ttft = by_context[context_tokens][index]
+            rate, ttft = figure
             note = f"{numbers.milliseconds(ttft)} TTFT" if ttft is not None else ""
-            bars.append(Bar(label, PALETTE[index] if several else "", numbers.rate_short(rate), note, _width(rate, peak)))
+            bars.append(Bar(label, colours[index], numbers.rate_short(rate), note, _width(rate, peak)))
         rows.append(BarRow(f"{numbers.context(context_tokens)} context", tuple(bars)))
     return BarChart("prompt tok/s by context length", tuple(rows))

@@ -64,8 +64,7 @@ def chart_files(charts: list[ChartSpec]) -> list[str]:
     """The files a page's charts occupy: both variants and the spec of the light one."""
     paths = []
     for chart in charts:
-        light = chart.path("light")
-        paths += [light, chart.path("dark"), light.removesuffix(".svg") + ".json"]
+        paths += [chart.path(), chart.path("dark"), chart.spec_path]
     return paths
 
 
@@ -79,7 +78,7 @@ def write_charts(output: StagedOutput, charts: dict[str, ChartSpec], svgs: dict[
         output.write(light_path, light_svg)
         output.write(chart.path("dark"), dark_svg(light_svg))
         # One spec: the interactive upgrade recolours it for dark screens (assets/chart-colours.json).
-        output.write(light_path.removesuffix(".svg") + ".json", chart.spec("light").encode())
+        output.write(chart.spec_path, chart.spec.encode())
 
 
 class Manifest:
@@ -191,7 +190,7 @@ def _write_pages(output: StagedOutput, planned: list[PlannedPage], manifest: Man
         if files is None:
             page = item.make()
             for chart in page.charts:
-                charts[chart.path("light")] = chart
+                charts[chart.path()] = chart
                 batch.add(chart)
             output.write(page.path, render(env, page))
             entries[item.path] = {"key": item.key, "files": [page.path, *chart_files(list(page.charts))]}

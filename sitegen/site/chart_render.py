@@ -94,7 +94,7 @@ class ChartRenderer:
         """The light Vega-Lite template of a kind of chart compiled to Vega (canonical JSON text),
         placeholders kept."""
         if kind not in self._compiled:
-            source = template_text(kind, "light")
+            source = template_text(kind)
             digest = hashlib.sha256(f"{RENDER_VERSION}\0{_vl_convert_version()}\0{source}".encode()).hexdigest()
             path = self.cache_dir.parent / f"vega-template-{digest[:32]}.json"
             try:
@@ -123,14 +123,6 @@ class ChartRenderer:
     def batch(self) -> ChartBatch:
         """A batch to add charts to as pages are made; see ChartBatch."""
         return ChartBatch(self)
-
-    def svgs(self, charts: list[ChartSpec]) -> list[bytes]:
-        """The light SVG of every chart, in order: from the cache, or drawn."""
-        with self.batch() as batch:
-            for chart in charts:
-                batch.add(chart)
-            drawn = batch.result()
-        return [drawn[chart.path("light")] for chart in charts]
 
     def _start_pool(self) -> ProcessPoolExecutor:
         pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=worker_context())
@@ -187,11 +179,11 @@ class ChartBatch:
         self.close()
 
     def add(self, chart: ChartSpec) -> None:
-        path = chart.path("light")
+        path = chart.path()
         if path in self._seen:
             return
         self._seen.add(path)
-        cache_file = self._renderer._path(chart.spec("light"))
+        cache_file = self._renderer._path(chart.spec)
         with contextlib.suppress(OSError):
             cached = cache_file.read_bytes()
             if cached.rstrip().endswith(b"</svg>"):  # not a file cut short (caches skip fsync)

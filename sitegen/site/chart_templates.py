@@ -32,13 +32,13 @@ def _finish(chart: alt.TopLevelMixin, theme: dict[str, str]) -> str:
     return _canonical(spec)
 
 
-# --- templates: built once per kind, variant and options ----------------------------------
+# --- templates: built once per kind ---------------------------------------------------------
 
 
 @cache
-def template(kind: str, variant: str) -> str:
-    """The Vega-Lite spec of one kind of chart in one theme, with placeholders for its data."""
-    theme = THEMES[variant]
+def template(kind: str) -> str:
+    """The Vega-Lite spec of one kind of chart, in the light theme, with placeholders for its data."""
+    theme = THEMES["light"]
     return _finish(_series_lines(kind, theme), theme)
 
 

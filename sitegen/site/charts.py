@@ -5,9 +5,9 @@ media query, so charts show without JavaScript. Charts are drawn at one compact 
 stays legible from phones to desktops: rendering is most of a cold build's cost, so each
 chart is rendered once (the dark variant is the light SVG recoloured, see chart_render).
 
-Altair builds one template per kind of chart, theme and layout (its objects are slow to
-build and copy); each chart is that template with its own data filled in, so a site with
-thousands of charts costs a dict copy per chart, not an Altair object graph.
+Altair builds one template per kind of chart (its objects are slow to build and copy); each
+chart is that template with its own values filled in as text, so a site with thousands of
+charts costs a few string operations per chart, not an Altair object graph.
 """
 
 from __future__ import annotations
@@ -32,11 +32,11 @@ PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F
 SHAPES = ["circle", "square", "triangle-up", "diamond", "cross", "triangle-down", "triangle-right", "triangle-left"]
 MAX_SERIES = len(PALETTE)  # more lines than colours would be unreadable; pages say so
 
+# Charts are drawn in the light theme; the dark one is the same drawing with these colours swapped.
 THEMES: dict[str, dict[str, str]] = {
-    "light": {"text": "#1f2430", "muted": "#5b6472", "grid": "#e3e6eb", "bar": "#2f6db5"},
-    "dark": {"text": "#e6e9ef", "muted": "#a3abb8", "grid": "#343a46", "bar": "#6ea8ff"},
+    "light": {"text": "#1f2430", "muted": "#5b6472", "grid": "#e3e6eb"},
+    "dark": {"text": "#e6e9ef", "muted": "#a3abb8", "grid": "#343a46"},
 }
-VARIANTS = tuple(THEMES)
 FONT_SIZE = 13
 FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif"
 _CONTEXT_LABEL = "datum.value >= 1024 ? format(datum.value / 1024, ',d') + 'K' : format(datum.value, ',d')"
@@ -60,26 +60,32 @@ class LegendEntry:
 
 @dataclass(frozen=True)
 class ChartSpec:
-    """One chart in every variant; ``alt`` describes it in words for screen readers.
+    """One chart; ``alt`` describes it in words for screen readers.
+
+    ``spec`` is the light chart. The dark one is the same drawing recoloured (chart_render),
+    so it needs no spec of its own: its file is named after the light one's.
 
     The legend is the page's HTML, not part of the drawing: its labels wrap on phones, can
     be selected and searched, and drawing legend text costs vl-convert more than the lines.
     """
 
     alt: str
-    specs: tuple[tuple[str, str], ...]  # ("light", canonical Vega-Lite JSON), ("dark", …)
+    spec: str  # canonical Vega-Lite JSON
     legend: tuple[LegendEntry, ...] = ()
     # What chart_render draws from: the kind of chart, its placeholder values and its rows, as JSON text.
     kind: str = ""
     fills: tuple[tuple[str, str], ...] = ()
     rows: str = "[]"
 
-    def spec(self, variant: str) -> str:
-        return dict(self.specs)[variant]
+    def path(self, variant: str = "light") -> str:
+        """The chart's SVG file inside the site, named by the hash of its spec."""
+        name = hashlib.sha256(self.spec.encode()).hexdigest()[:20]
+        return f"assets/charts/{name}.svg" if variant == "light" else f"assets/charts/{name}-{variant}.svg"
 
-    def path(self, variant: str) -> str:
-        """The chart's file inside the site, named by the hash of its spec."""
-        return f"assets/charts/{hashlib.sha256(self.spec(variant).encode()).hexdigest()[:20]}.svg"
+    @property
+    def spec_path(self) -> str:
+        """The spec's file inside the site, for the interactive upgrade."""
+        return self.path().removesuffix(".svg") + ".json"
 
 
 
@@ -132,19 +138,20 @@ def fill(template: str, values: dict[str, str], data: str) -> str:
 
 KINDS = ("decode", "prefill", "pareto")
 _templates: dict[str, str] = {}
-_template_folder: list[Path] = []
+_template_folder: Path | None = None
 
 
 def keep_templates_in(folder: Path) -> None:
     """Keep the templates Altair builds in ``folder``: Altair takes most of a second to import,
     which a build that adds one run would otherwise spend on every run."""
-    _template_folder[:] = [folder]
+    global _template_folder
+    _template_folder = folder
 
 
-def template_text(kind: str, variant: str) -> str:
+def template_text(kind: str) -> str:
     if not _templates:
         _templates.update(_load_templates())
-    return _templates[f"{kind}/{variant}"]
+    return _templates[kind]
 
 
 def _load_templates() -> dict[str, str]:
@@ -154,7 +161,7 @@ def _load_templates() -> dict[str, str]:
     digest = hashlib.sha256(version("altair").encode())
     for name in ("charts.py", "chart_templates.py"):  # everything the templates are made from
         digest.update((here / name).read_bytes())
-    path = _template_folder[0] / f"chart-templates-{digest.hexdigest()[:32]}.json" if _template_folder else None
+    path = _template_folder / f"chart-templates-{digest.hexdigest()[:32]}.json" if _template_folder else None
     if path is not None:
         with contextlib.suppress(OSError, ValueError):
             cached = json.loads(path.read_bytes())
@@ -162,7 +169,7 @@ def _load_templates() -> dict[str, str]:
                 return cached
     from sitegen.site.chart_templates import template
 
-    built = {f"{kind}/{variant}": template(kind, variant) for kind in KINDS for variant in VARIANTS}
+    built = {kind: template(kind) for kind in KINDS}
     if path is not None:
         from sitegen.store import write_atomic
 
@@ -183,9 +190,9 @@ def _series_spec(kind: str, rows: list[dict[str, Any]], series: list[Series], ti
     values = {_DOMAIN: labels, _COLORS: colours, _SHAPES: shapes, _X_TICKS: ticks, **(extra or {})}
     fills = {name: _canonical(value) for name, value in values.items()}
     rows_json = _canonical(rows)
-    specs = tuple((variant, fill(template_text(kind, variant), fills, f'{{"values":{rows_json}}}')) for variant in VARIANTS)
+    spec = fill(template_text(kind), fills, f'{{"values":{rows_json}}}')
     legend = tuple(LegendEntry(*entry) for entry in zip(labels, colours, shapes, strict=True))
-    return ChartSpec(description, specs, legend, kind, tuple(sorted(fills.items())), rows_json)
+    return ChartSpec(description, spec, legend, kind, tuple(sorted(fills.items())), rows_json)
 
 
 def _describe_series(title: str, per_series: dict[str, list[str]]) -> str:

@@ -62,30 +62,14 @@ class StagedOutput:
             raise SitegenError(Problem(str(self.output_dir / relative), None, "", f"cannot write: {exc.strerror}")) from None
 
     def keep(self, relative: str) -> None:
-        """Keep an unchanged file of the previous site: where it is when building in place,
-        else as a hard link (or a copy) in the staged site."""
-        if self.in_place:
-            # No path check: nothing is written, and a file not in the site is removed at commit.
-            if relative in self.written:
-                raise SitegenError(Problem(relative, None, "", "two pages want the same output file"))
-            self.written.add(relative)
-            self._kept.add(relative)
-        else:
-            self.link(relative, self.output_dir / relative)
-
-    def link(self, relative: str, source: Path) -> None:
-        """Put a file in the staged site as a hard link to ``source``, or a copy."""
-        self._claim(relative)
-        # Plain strings and a memo of made folders: an unchanged build links thousands of files.
-        target = os.path.join(self.staging, relative)
-        try:
-            self._make_folder(os.path.dirname(target))
-            try:
-                os.link(source, target)
-            except OSError:
-                shutil.copyfile(source, target)  # another file system, or no hard links
-        except OSError as exc:
-            raise SitegenError(Problem(str(self.output_dir / relative), None, "", f"cannot write: {exc.strerror}")) from None
+        """Keep an unchanged file of the previous site where it is (incremental builds only,
+        which have a previous site whose files the manifest checked)."""
+        assert self.in_place, "only an incremental build keeps files of the previous site"
+        # No path check: nothing is written, and a file not in the site is removed at commit.
+        if relative in self.written:
+            raise SitegenError(Problem(relative, None, "", "two pages want the same output file"))
+        self.written.add(relative)
+        self._kept.add(relative)
 
     def commit(self) -> None:
         """Put the staged site in place of the old one."""
