@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from playwright.sync_api import Browser
 
 REPO = Path(__file__).resolve().parent.parent
-SHARED = REPO.parent / "shared"
+DATA = REPO / "tests" / "data"  # every fixture lives here; see tests/data/README.md
 SEED_RUN_ID = "h200nvl2-sglang-deepseek-v4-flash-dspark"
 
 

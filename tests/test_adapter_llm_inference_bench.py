@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from sitegen.collect.adapters import adapt_raw, parse_raw, read_meta, read_raw_file
 from sitegen.errors import SitegenError
 from sitegen.parse import Document, parse_yaml
-from tests.conftest import REPO, SEED_RUN_ID, SHARED
+from tests.conftest import DATA, REPO, SEED_RUN_ID
 from tests.raw_samples import (
     RUN_META,
     as_document,
@@ -29,7 +29,7 @@ from tests.raw_samples import (
     v060,
 )
 
-SAMPLE = SHARED / "upstream" / "sample_benchmark_results.json"
+SAMPLE = DATA / "upstream" / "sample_benchmark_results.json"
 SEED_META = REPO / "tests" / "data" / "import" / "seed-run.yaml"
 SEED_FILE = REPO / "content" / "runs" / f"{SEED_RUN_ID}.yaml"
 

@@ -82,7 +82,7 @@ def test_every_problem_of_every_named_file(project: Path, capsys: pytest.Capture
 def test_a_file_inside_a_raw_output_folder_checks_the_folder(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     folder = project / "content" / "runs" / "h200-raw"
     folder.mkdir()
-    shutil.copy(REPO.parent / "shared" / "upstream" / "sample_benchmark_results.json", folder / "benchmark_results.json")
+    shutil.copy(DATA / "upstream" / "sample_benchmark_results.json", folder / "benchmark_results.json")
     shutil.copy(DATA / "import" / "seed-run.yaml", folder / "run.yaml")
     assert run_cli(project, "check", str(folder / "run.yaml"), str(folder / "benchmark_results.json")) == 0
     assert capsys.readouterr().out == "checked 1 run: no problems\n"

@@ -12,10 +12,10 @@ import pytest
 from sitegen.collect.importer import default_id
 from sitegen.collect.result_yaml import HEADER, dump_result
 from sitegen.parse import parse_yaml
-from tests.conftest import REPO, SEED_RUN_ID, SHARED, run_cli
+from tests.conftest import DATA, REPO, SEED_RUN_ID, run_cli
 from tests.raw_samples import bench, lil_document
 
-SAMPLE = SHARED / "upstream" / "sample_benchmark_results.json"
+SAMPLE = DATA / "upstream" / "sample_benchmark_results.json"
 SEED_META = REPO / "tests" / "data" / "import" / "seed-run.yaml"
 SEED_FILE = REPO / "content" / "runs" / f"{SEED_RUN_ID}.yaml"
 

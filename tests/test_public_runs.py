@@ -1,7 +1,7 @@
 """The shipped transcriptions of public runs carry exactly the figures of their sources.
 
-Each ``shared/data/public-runs/<id>.json`` is a transcriber's record of a published benchmark;
-``content/runs/<id>.yaml`` is the canonical result file made from it. Cell by cell, every
+Each ``tests/data/public-runs/<id>.json`` (a copy; see tests/data/README.md) is a transcriber's
+record of a published benchmark; ``content/runs/<id>.yaml`` is the canonical result file made from it. Cell by cell, every
 figure in the record must be in the result file unchanged, and the result file must hold no
 figure that the record does not have.
 """
@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.conftest import REPO, SHARED
+from tests.conftest import DATA, REPO
 
-PUBLIC = SHARED / "data" / "public-runs"
+PUBLIC = DATA / "public-runs"
 RUNS = REPO / "content" / "runs"
 SCHEMA = json.loads((REPO / "schema" / "result.schema.json").read_text(encoding="utf-8"))
 
@@ -54,9 +54,6 @@ _NOT_FIGURES = {"context_tokens", "concurrency", "status", "note", "source_value
 RESULT_DECODE_FIGURES = set(SCHEMA["$defs"]["decode_cell"]["properties"]) - _NOT_FIGURES
 RESULT_PREFILL_FIGURES = set(SCHEMA["$defs"]["prefill_point"]["properties"]) - _NOT_FIGURES
 RUN_FIGURES = ("output_tokens_per_request", "max_output_tokens", "time_per_measurement_s")
-
-needs_shared = pytest.mark.skipif(not PUBLIC.is_dir(), reason=f"{PUBLIC} is not there")
-
 
 def load(run_id: str) -> tuple[dict[str, Any], dict[str, Any]]:
     source = json.loads((PUBLIC / f"{run_id}.json").read_text(encoding="utf-8"))
@@ -148,14 +145,12 @@ def compare(source: dict[str, Any], result: dict[str, Any]) -> None:
             assert point.get("note") == fields["note"], f"{where}: note"
 
 
-@needs_shared
 def test_every_public_run_is_shipped() -> None:
     assert sorted(path.stem for path in PUBLIC.glob("*.json")) == RUN_IDS
     for run_id in RUN_IDS:
         assert (RUNS / f"{run_id}.yaml").is_file(), run_id
 
 
-@needs_shared
 @pytest.mark.parametrize("run_id", RUN_IDS)
 def test_figures_match_the_source(run_id: str) -> None:
     source, result = load(run_id)
@@ -163,7 +158,6 @@ def test_figures_match_the_source(run_id: str) -> None:
     compare(source, result)
 
 
-@needs_shared
 @pytest.mark.parametrize("run_id", RUN_IDS)
 def test_shipped_file_is_a_valid_result(run_id: str) -> None:
     from sitegen.collect import validate_result
@@ -204,7 +198,6 @@ MUTATIONS = [
 ]
 
 
-@needs_shared
 @pytest.mark.parametrize("mutation", MUTATIONS)
 def test_a_wrong_figure_is_caught(mutation: str) -> None:
     source, result = load("mi100x4-vllm-qwen3coder30b-gptq4")

