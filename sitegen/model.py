@@ -64,6 +64,19 @@ class Engine:
     notes: str | None = None
 
 
+Statistics = dict[str, dict[str, float]]
+"""Figure name → statistic name (``mean``, ``p50``, ``p99.9`` …) → value in the figure's unit."""
+
+
+@dataclass(frozen=True)
+class AcknowledgedWarning:
+    """A plausibility warning the file explains: not printed, shown as a caveat on the run page."""
+
+    check: str
+    pointer: str
+    reason: str
+
+
 @dataclass(frozen=True)
 class RunInfo:
     model: str
@@ -79,6 +92,10 @@ class RunInfo:
     output_tokens_per_request: int | None = None
     date: str | None = None
     notes: str | None = None
+    label: str | None = None
+    latency_statistic: str | None = None  # "mean" or "median": what the headline latencies are
+    power_measurement: str | None = None
+    acknowledged_warnings: tuple[AcknowledgedWarning, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -109,6 +126,10 @@ class PrefillPoint:
     samples: int | None = None
     note: str | None = None
     source_values: tuple[tuple[str, Any], ...] = ()
+    statistics: Statistics = field(default_factory=dict, hash=False)
+
+    def statistic(self, figure: str, name: str) -> float | None:
+        return self.statistics.get(figure, {}).get(name)
 
 
 @dataclass(frozen=True)
@@ -127,6 +148,12 @@ class DecodeCell:
     output_tokens_per_request: int | None = None
     note: str | None = None
     source_values: tuple[tuple[str, Any], ...] = ()
+    statistics: Statistics = field(default_factory=dict, hash=False)
+    average_power_w: float | None = None
+    energy_per_output_token_j: float | None = None
+
+    def statistic(self, figure: str, name: str) -> float | None:
+        return self.statistics.get(figure, {}).get(name)
 
 
 @dataclass(frozen=True)
@@ -195,6 +222,7 @@ def run_from_dict(run_id: str, data: dict[str, Any], origin: str = "", digest: s
     engine = dict(data["engine"])
     engine["settings"] = _pairs(engine.get("settings"))
     info = dict(data["run"])
+    info["acknowledged_warnings"] = tuple(AcknowledgedWarning(**w) for w in info.get("acknowledged_warnings", ()))
     source = data.get("source")
     provenance = data.get("provenance")
     return Run(

@@ -81,6 +81,55 @@ def _fast_check(name: str) -> Callable[[Any], Any]:
     return check
 
 
+# Result schemas by the schema_version that chooses them. Schema 1.1 is schema 1 plus optional
+# fields, so every version a file can declare is checked by exactly one published schema.
+RESULT_SCHEMAS = {1: "result", 1.1: "result-1.1"}
+LATEST_RESULT_VERSION = 1.1
+
+
+def result_schema_name(data: Any) -> str:
+    """The schema a result document declares with ``schema_version`` (schema 1 when unknown,
+    so a wrong version is reported by the const rule with the versions there are)."""
+    version = data.get("schema_version") if isinstance(data, dict) else None
+    if isinstance(version, bool) or not isinstance(version, (int, float)):
+        return RESULT_SCHEMAS[1]
+    return RESULT_SCHEMAS.get(version, RESULT_SCHEMAS[1])
+
+
+def check_result_schema(document: Document) -> list[Problem]:
+    """``check_schema`` with the result schema the document declares, and the hints that
+    schema versions need: a 1.1 field in a schema-1 file, a version that does not exist."""
+    name = result_schema_name(document.data)
+    problems = check_schema(document, name)
+    if name != RESULT_SCHEMAS[1]:
+        return problems
+    newer = _fields_new_in(LATEST_RESULT_VERSION)
+    hinted = []
+    for problem in problems:
+        field = problem.pointer.rsplit("/", 1)[-1]
+        if problem.message.startswith("unknown field") and field in newer:
+            problem = Problem(problem.source, problem.line, problem.pointer,
+                              f"unknown field {field!r} in a schema_version 1 file; it is new in schema 1.1, "
+                              "so declare schema_version: 1.1 to use it")
+        elif problem.pointer == "/schema_version" and problem.message.startswith("must be"):
+            versions = " or ".join(str(v) for v in RESULT_SCHEMAS)
+            problem = Problem(problem.source, problem.line, problem.pointer,
+                              f"must be {versions}, not {_short(document.data.get('schema_version'))}")
+        hinted.append(problem)
+    return hinted
+
+
+@cache
+def _fields_new_in(version: float) -> frozenset[str]:
+    """Field names a newer result schema allows that schema 1 does not."""
+    old, new = load_schema(RESULT_SCHEMAS[1]), load_schema(RESULT_SCHEMAS[version])
+    added: set[str] = set()
+    for name, definition in new["$defs"].items():
+        before = set(old["$defs"].get(name, {}).get("properties", {}))
+        added |= set(definition.get("properties", {})) - before
+    return frozenset(added)
+
+
 def check_schema(document: Document, schema_name: str) -> list[Problem]:
     """Every schema violation in ``document``, one Problem each, sorted by line."""
     try:

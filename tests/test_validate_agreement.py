@@ -13,27 +13,28 @@ from jsonschema import Draft202012Validator
 
 from sitegen.parse import parse_document
 from sitegen.resources import load_schema
-from sitegen.validate import _fast_check
+from sitegen.validate import RESULT_SCHEMAS, _fast_check, result_schema_name
 from tests.conftest import REPO, SEED_RUN_ID
 
 FILES = sorted((REPO / "content" / "runs").glob("*.yaml")) + sorted((REPO / "tests" / "data" / "valid").iterdir())
 SEED = parse_document("seed.yaml", (REPO / "content" / "runs" / f"{SEED_RUN_ID}.yaml").read_bytes()).data
-FULL = Draft202012Validator(load_schema("result"))
+FULL = {name: Draft202012Validator(load_schema(name)) for name in RESULT_SCHEMAS.values()}
 
 
 def _agree(data: Any) -> bool:
+    name = result_schema_name(data)
     try:
-        _fast_check("result")(data)
+        _fast_check(name)(data)
         fast = True
     except Exception:
         fast = False
-    return fast == FULL.is_valid(data)
+    return fast == FULL[name].is_valid(data)
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
 def test_shipped_and_valid_files(path: Path) -> None:
     data = parse_document(path.name, path.read_bytes()).data
-    assert FULL.is_valid(data)
+    assert FULL[result_schema_name(data)].is_valid(data)
     assert _agree(data)
 
 
@@ -68,3 +69,42 @@ def test_random_mutations_of_the_seed() -> None:
         if not _agree(data):
             disagreements.append(path)
     assert disagreements == []
+
+
+def test_random_mutations_of_a_schema_1_1_file() -> None:
+    """The 1.1 additions (statistics, power, acknowledged warnings) through both checkers."""
+    every = parse_document("x.json", (REPO / "tests" / "data" / "valid" / "every-field-1-1.json").read_bytes()).data
+    rng = random.Random(20261201)
+    leaves = [leaf for leaf in _leaves(every) if leaf]
+    disagreements = []
+    for _ in range(150):
+        data = copy.deepcopy(every)
+        path = rng.choice(leaves)
+        parent = data
+        for key in path[:-1]:
+            parent = parent[key]
+        parent[path[-1]] = rng.choice([*REPLACEMENTS, "p50", {"p95th": 1}, {"mean": -1}])
+        if not _agree(data):
+            disagreements.append(path)
+    assert disagreements == []
+
+
+def test_schema_1_1_is_schema_1_plus_optional_fields() -> None:
+    """Every schema-1 rule holds unchanged in 1.1 (so changing schema_version alone upgrades a
+    file); 1.1 only adds properties, none of them required."""
+    old, new = load_schema("result"), load_schema("result-1.1")
+    assert new["$id"] == "urn:sitegen:schema:result:1.1" and old["$id"] == "urn:sitegen:schema:result:1"
+    assert new["properties"]["schema_version"]["const"] == 1.1
+    for name, definition in old["$defs"].items():
+        added = new["$defs"][name]
+        if "properties" not in definition:
+            assert added == definition, name
+            continue
+        assert added.get("required") == definition.get("required"), name
+        for field, rule in definition["properties"].items():
+            assert added["properties"][field] == rule, (name, field)
+    schema_1_file = copy.deepcopy(SEED) if SEED["schema_version"] == 1 else None
+    minimal = parse_document("m.yaml", (REPO / "tests" / "data" / "valid" / "minimal.yaml").read_bytes()).data
+    for data in filter(None, (schema_1_file, minimal)):
+        assert FULL["result"].is_valid(data)
+        assert FULL["result-1.1"].is_valid({**data, "schema_version": 1.1})

@@ -28,7 +28,7 @@ from sitegen.validate import (
     check_numbers,
     check_placeholders,
     check_result_rules,
-    check_schema,
+    check_result_schema,
     check_text,
 )
 from sitegen.workers import worker_context
@@ -50,7 +50,7 @@ def validate_result(document: Document) -> list[Problem]:
     """Schema problems plus the rules a schema cannot express."""
     if not isinstance(document.data, dict):
         return [Problem(document.source, 1, "", "expected a mapping with hardware, engine, run and measurements")]
-    problems = (check_schema(document, "result") + check_numbers(document) + check_placeholders(document)
+    problems = (check_result_schema(document) + check_numbers(document) + check_placeholders(document)
                 + check_result_rules(document) + check_text(document) + check_matrix_size(document))
     return sorted(set(problems), key=lambda p: (p.line or 0, p.pointer, p.message))
 

@@ -15,9 +15,10 @@ import yaml
 from sitegen.errors import Problem, SitegenError
 from sitegen.parse import parse_yaml
 from sitegen.resources import load_schema
+from sitegen.validate import LATEST_RESULT_VERSION, RESULT_SCHEMAS
 
 HEADER = (
-    "# A sitegen result file: one benchmark run. Format: schema/result.schema.json\n"
+    "# A sitegen result file: one benchmark run. Format: schema/result-1.1.schema.json\n"
     "# (fields and units are documented in docs/result-format.md). Check it with `sitegen collect`.\n"
 )
 TOP_LEVEL = ("schema_version", "source", "hardware", "engine", "run", "provenance", "measurements")
@@ -54,7 +55,7 @@ _Dumper.add_representer(str, _represent_text)
 
 
 def _field_order(def_name: str) -> list[str]:
-    definition = load_schema("result")["$defs"][def_name]
+    definition = load_schema(RESULT_SCHEMAS[LATEST_RESULT_VERSION])["$defs"][def_name]
     order = list(definition.get("properties", {}))
     if def_name == "hardware" and "vendor" in order:
         # "NVIDIA" then "H200 NVL" reads as the product's name, as in the shipped seed file.

@@ -26,7 +26,7 @@ from sitegen.collect.adapters import lil_bench, llm_inference_bench
 from sitegen.collect.adapters._foreign import SECTIONS, Adapted, Origin
 from sitegen.errors import Problem, SitegenError
 from sitegen.parse import Document, parse_json, parse_yaml
-from sitegen.validate import check_numbers, check_result_rules, check_schema
+from sitegen.validate import check_numbers, check_result_rules, check_result_schema, check_schema
 
 META_NAME = "run.yaml"
 # Raw output keeps request samples and telemetry, so it may be much larger than a result file.
@@ -195,7 +195,7 @@ def _merge(adapted: Adapted, meta: Document | None, source: str) -> Document:
     data["provenance"] = provenance
     data["measurements"] = {"prefill": adapted.prefill, "decode": adapted.decode}
     document = Document(source, data, {})
-    problems = check_schema(document, "result") + check_numbers(document) + check_result_rules(document)
+    problems = check_result_schema(document) + check_numbers(document) + check_result_rules(document)
     if problems:
         located = {_locate(problem, adapted.origins, meta, given) for problem in problems}
         raise SitegenError(sorted(located, key=lambda p: (p.source, p.line or 0, p.pointer, p.message)))
