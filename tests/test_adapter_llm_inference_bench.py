@@ -4,6 +4,7 @@ every other mode and version imports or is refused with a located message."""
 from __future__ import annotations
 
 import copy
+import json
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -123,13 +124,17 @@ def test_synthetic_run_maps_every_field() -> None:
         "benchmark_tool": "llm-inference-bench", "benchmark_tool_version": "0.4.29",
         "model": "Qwen/Qwen3-30B-A3B-FP8", "served_model_name": "served-name", "max_output_tokens": 2048,
         "decode_mode": "fixed-duration", "time_per_measurement_s": 30.0, "prefill_mode": "decode-warmup",
-        "date": "2026-03-04"}
+        "date": "2026-03-04", "latency_statistic": "mean"}
     assert result["measurements"]["prefill"][0] == {"context_tokens": 8192, "prompt_tokens": 8201,
                                                     "prompt_tokens_per_s": 10237.0, "ttft_ms": 801.2345, "samples": 1}
     assert cells(result)[(8192, 4)] == {
         "context_tokens": 8192, "concurrency": 4, "status": "valid", "total_tokens_per_s": 100.123457,
         "per_request_tokens_per_s": 98.765432, "ttft_ms": 250.123457, "time_between_tokens_ms": 10.123457,
-        "average_active_requests": 4, "completed_requests": 0, "output_tokens": 3003, "measured_s": 30.001235}
+        "average_active_requests": 4, "completed_requests": 0, "output_tokens": 3003, "measured_s": 30.001235,
+        # raw_samples.cell's _avg/_p50/_p90/_p99, seconds × 1000 for the latencies
+        "statistics": {"ttft_ms": {"mean": 250.123457, "p50": 250.0, "p90": 300.0, "p99": 310.0},
+                       "time_between_tokens_ms": {"mean": 10.123457, "p50": 10.1, "p90": 11.0, "p99": 12.0},
+                       "per_request_tokens_per_s": {"mean": 98.765432, "p50": 99.0, "p90": 100.0, "p99": 101.0}}}
     assert "notes" not in result["provenance"]
 
 
@@ -320,6 +325,78 @@ def test_request_count_mode() -> None:
         "Each decode cell measured 64 requests after 8 warm-up requests (--request-count)."]
 
 
+def test_request_count_notes_count_in_the_singular() -> None:
+    result = adapt(bench(decode_mode="request-count", request_count=1, warmup_request_count=1))
+    assert result["provenance"]["notes"] == [
+        "Each decode cell measured 1 request after 1 warm-up request (--request-count)."]
+
+
+def test_time_per_measurement_without_decode_mode() -> None:
+    """Files written before decode_mode existed still say how long each cell ran."""
+    data = bench(duration_per_test=20.0)
+    del data["metadata"]["decode_mode"]
+    result = adapt(data)
+    assert result["run"]["time_per_measurement_s"] == 20.0
+    assert "decode_mode" not in result["run"]
+
+
+def test_every_percentile_of_the_raw_cells_is_kept() -> None:
+    data = bench()
+    data["results"][1].update(ttft_p99=0.512345, ttft_p999=0.7, inter_token_latency_p90=0.0301,
+                              output_tps_per_user_p50=0.0, time_to_second_token_p99=0.5)
+    statistics = cells(adapt(data))[(8192, 4)]["statistics"]
+    assert statistics["ttft_ms"]["p99"] == 512.345
+    assert statistics["time_between_tokens_ms"]["p90"] == 30.1
+    assert "p50" not in statistics["per_request_tokens_per_s"]  # 0 is the tool's "no samples"
+    assert set(statistics) == {"ttft_ms", "time_between_tokens_ms", "per_request_tokens_per_s"}
+
+
+def test_sample_statistics_are_the_raw_values(seed_import: Document) -> None:
+    """Every _avg/_pNN of TTFT, time between tokens and per-request tok/s in the sample file, read
+    straight from the JSON here, is in the imported cell with the same value."""
+    raw = json.loads(SAMPLE.read_text(encoding="utf-8"))
+    imported = {(c["context_tokens"], c["concurrency"]): c for c in seed_import.data["measurements"]["decode"]}
+    names = {"ttft": ("ttft_ms", 1000), "inter_token_latency": ("time_between_tokens_ms", 1000),
+             "output_tps_per_user": ("per_request_tokens_per_s", 1)}
+    checked = 0
+    for raw_cell in raw["results"]:
+        statistics = imported[(raw_cell["context_tokens"], raw_cell["concurrency"])]["statistics"]
+        for prefix, (figure, scale) in names.items():
+            for suffix, name in (("avg", "mean"), ("p50", "p50"), ("p90", "p90"), ("p99", "p99")):
+                assert statistics[figure][name] == pytest.approx(raw_cell[f"{prefix}_{suffix}"] * scale, abs=1e-6)
+                checked += 1
+    assert checked == 43 * 12
+    assert seed_import.data["run"]["latency_statistic"] == "mean"
+    # The headline figures are the means: the statistic the run declares.
+    for cell in imported.values():
+        if "ttft_ms" in cell:
+            assert cell["ttft_ms"] == cell["statistics"]["ttft_ms"]["mean"]
+            assert cell["per_request_tokens_per_s"] == cell["statistics"]["per_request_tokens_per_s"]["mean"]
+
+
+def test_power_is_the_cells_measured_window_average() -> None:
+    data = bench()
+    data["results"][0]["hardware_summary"] = {"samples": 15, "gpu_count": 2, "power_total_avg_w": 1234.56}
+    result = adapt(data)
+    assert cells(result)[(8192, 1)]["average_power_w"] == 1234.56
+    assert "average_power_w" not in cells(result)[(8192, 4)]  # hardware_summary {}: no monitor
+    assert "nvidia-smi" in result["run"]["power_measurement"]
+    assert "power_measurement" not in adapt(bench())["run"]
+
+
+def test_older_files_without_queue_signals_say_so() -> None:
+    """Older llm-inference-bench files carry no avg_queue_reqs / queue_fraction in their cells."""
+    data = bench(version="0.4.10")
+    for raw_cell in data["results"]:
+        for key in ("avg_queue_reqs", "max_queue_reqs", "queue_fraction"):
+            del raw_cell[key]
+    result = adapt(data)
+    assert {c["status"] for c in result["measurements"]["decode"]} == {"valid"}
+    [note] = [n for n in result["provenance"]["notes"] if "queue signals" in n]
+    assert note.startswith("4 decode cells of this file have no queue signals")
+    assert "notes" not in adapt(bench())["provenance"]
+
+
 def test_metrics_unavailable_is_noted() -> None:
     result = adapt(bench(metrics_available=False))
     assert any("no usable /metrics" in note for note in result["provenance"]["notes"])
@@ -404,13 +481,14 @@ def test_a_bad_figure_is_reported_at_the_raw_line() -> None:
     document = as_document(data)
     with pytest.raises(SitegenError) as caught:
         adapt_raw(document, meta_document(RUN_META), "content/runs/x")
-    [problem] = caught.value.problems
-    assert problem.source == "benchmark_results.json"
-    assert problem.pointer == "/results/2/ttft_avg"
+    # The raw value is the headline TTFT and the mean among its statistics: both are named.
+    problems = caught.value.problems
     line = document.line_of("/results/2/ttft_avg")
     assert line is not None and line > 100
-    assert problem.line == line
-    assert problem.message == "-500.0 is out of range: must be at least 0 (read into /measurements/decode/2/ttft_ms)"
+    assert {(p.source, p.pointer, p.line) for p in problems} == {("benchmark_results.json", "/results/2/ttft_avg", line)}
+    assert sorted(p.message for p in problems) == [
+        "-500.0 is out of range: must be at least 0 (read into /measurements/decode/2/statistics/ttft_ms/mean)",
+        "-500.0 is out of range: must be at least 0 (read into /measurements/decode/2/ttft_ms)"]
 
 
 def test_run_yaml_problems_are_reported_at_its_lines() -> None:

@@ -54,6 +54,26 @@ def _represent_text(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
 _Dumper.add_representer(str, _represent_text)
 
 
+class _Inline(dict[str, Any]):
+    """A mapping written on one line: ``ttft_ms: {mean: 140.2, p50: 67.1, p90: 301.0}``."""
+
+
+def _represent_inline(dumper: yaml.SafeDumper, value: _Inline) -> yaml.MappingNode:
+    return dumper.represent_mapping("tag:yaml.org,2002:map", value.items(), flow_style=True)
+
+
+_Dumper.add_representer(_Inline, _represent_inline)
+
+
+def _inline_statistics(item: dict[str, Any]) -> dict[str, Any]:
+    # A cell's statistics would take a dozen lines each written in block style.
+    statistics = item.get("statistics")
+    if isinstance(statistics, dict):
+        item = {**item, "statistics": {name: _Inline(values) if isinstance(values, dict) else values
+                                       for name, values in statistics.items()}}
+    return item
+
+
 def _field_order(def_name: str) -> list[str]:
     definition = load_schema(RESULT_SCHEMAS[LATEST_RESULT_VERSION])["$defs"][def_name]
     order = list(definition.get("properties", {}))
@@ -81,7 +101,8 @@ def ordered_result(data: dict[str, Any]) -> dict[str, Any]:
             items = measurements.get(kind)
             if isinstance(items, list):
                 order = _field_order(def_name)
-                measurements[kind] = [_ordered(item, order) if isinstance(item, dict) else item for item in items]
+                measurements[kind] = [_inline_statistics(_ordered(item, order)) if isinstance(item, dict) else item
+                                      for item in items]
     return result
 
 

@@ -26,7 +26,7 @@ from sitegen.collect.adapters import lil_bench, llm_inference_bench
 from sitegen.collect.adapters._foreign import SECTIONS, Adapted, Origin
 from sitegen.errors import Problem, SitegenError
 from sitegen.parse import Document, parse_json, parse_yaml
-from sitegen.validate import check_numbers, check_result_rules, check_result_schema, check_schema
+from sitegen.validate import LATEST_RESULT_VERSION, check_numbers, check_result_rules, check_result_schema, check_schema
 
 META_NAME = "run.yaml"
 # Raw output keeps request samples and telemetry, so it may be much larger than a result file.
@@ -178,7 +178,7 @@ def _check_meta(meta: Document) -> None:
 
 def _merge(adapted: Adapted, meta: Document | None, source: str) -> Document:
     given: dict[str, Any] = meta.data if meta is not None else {}
-    data: dict[str, Any] = {"schema_version": 1}
+    data: dict[str, Any] = {"schema_version": LATEST_RESULT_VERSION}
     if "source" in given:
         data["source"] = given["source"]
     for section in SECTIONS:

@@ -5,6 +5,9 @@ The decisions that are easy to get wrong:
 
 * per-request tok/s is ``output_tps_per_user_avg`` (1 / inter-token latency), not
   ``per_request_avg_tps`` (which is merely aggregate / C);
+* the headline TTFT, time between tokens and per-request tok/s are the tool's means (``_avg``),
+  as its own tables print them, so the run says ``latency_statistic: mean``; every statistic
+  the file has for them (``_avg``, ``_p50``, ``_p90``, ``_p99``…) goes into ``statistics``;
 * a statistic of 0 means "no samples" in the tool, so it is left out, never stored as 0;
 * "requests queued" follows the queue signals only (``avg_queue_reqs`` / ``queue_fraction``),
   not ``underfilled`` or fewer active requests than C;
@@ -44,6 +47,20 @@ _OTHER_MODES = {
 # "HH:MM:SS startup engine SGLang 0.5.16 models=[...]": the only place the engine version is.
 _STARTUP_ENGINE = re.compile(r"startup engine \S+ (?P<version>[0-9][^\s,]*)")
 _FAILED_LOOP = "the tool's request loop failed for this cell: it recorded no statistics"
+# Raw statistic prefix → (canonical figure, factor to the figure's unit).
+_CELL_STATISTICS = {
+    "ttft": ("ttft_ms", 1000.0),
+    "inter_token_latency": ("time_between_tokens_ms", 1000.0),
+    "output_tps_per_user": ("per_request_tokens_per_s", 1.0),
+}
+_STATISTIC_SUFFIX = re.compile(r"_(avg|p[0-9]{1,2}(?:\.[0-9]{1,2})?)$")
+_QUEUE_SIGNALS = ("avg_queue_reqs", "queue_fraction")
+POWER_MEASUREMENT = ("llm-inference-bench's hardware monitor: nvidia-smi power.draw sampled during each cell's "
+                     "measured window (every 2 s by default), summed over every GPU of the host, averaged")
+
+
+def _plural(count: int, singular: str, plural: str | None = None) -> str:
+    return f"{count:,} {singular if count == 1 else plural or singular + 's'}"
 
 
 def looks_like(data: Any) -> bool:
@@ -99,6 +116,8 @@ def _version_note(adapted: Adapted, version: str | None) -> None:
 
 def _run_facts(adapted: Adapted, metadata: Node, version: str | None, prefill_only: bool) -> None:
     adapted.put("run", "benchmark_tool", TOOL, metadata)
+    if not prefill_only:
+        adapted.put("run", "latency_statistic", "mean", metadata)
     if version:
         adapted.put("run", "benchmark_tool_version", version, metadata.need("version"))
     engine = metadata.get("engine")
@@ -137,17 +156,17 @@ def _mode(adapted: Adapted, metadata: Node, field: str, known: dict[str, str]) -
 
 def _decode_mode(adapted: Adapted, metadata: Node) -> None:
     mode = _mode(adapted, metadata, "decode_mode", _DECODE_MODES)
-    if mode is None:
-        return
+    name = mode.text() if mode is not None else None
     duration = metadata.get("duration_per_test")
-    if mode.text() == "duration" and duration is not None:
+    # Files without decode_mode (it is newer than duration_per_test) measured for a duration.
+    if name in ("duration", None) and duration is not None and duration.number() > 0:
         adapted.put("run", "time_per_measurement_s", round(duration.number(), DECIMALS), duration)
-    if mode.text() == "request-count":
+    if name == "request-count":
         requests = metadata.opt_integer("request_count") or 0
         warmup = metadata.opt_integer("warmup_request_count") or 0
         if requests:
-            adapted.notes.append(f"Each decode cell measured {requests:,} requests after {warmup:,} warm-up requests "
-                                 "(--request-count).")
+            adapted.notes.append(f"Each decode cell measured {_plural(requests, 'request')} after "
+                                 f"{_plural(warmup, 'warm-up request')} (--request-count).")
 
 
 def _prefill_mode(adapted: Adapted, metadata: Node) -> None:
@@ -240,6 +259,10 @@ def _prefill_point(context: int, row: Node) -> Record | None:
     record.figure("ttft_ms", "ttft_seconds", 1000.0)
     if samples is not None:
         record.set("samples", samples, "samples")
+    ttft = row.opt_number("ttft_seconds")
+    if samples is not None and samples > 1 and ttft:
+        # Standalone cold prefill keeps the median of its samples (FORMAT.md §1.3).
+        record.set("statistics", {"ttft_ms": {"p50": round(ttft * 1000.0, DECIMALS)}})
     return record
 
 
@@ -252,6 +275,8 @@ def _decode(adapted: Adapted, bench: Node, metadata: Node, prefill_only: bool) -
     if not prefill_only:
         present = {(r.data["context_tokens"], r.data["concurrency"]) for r in records}
         records.extend(_missing_cells(adapted, metadata, present))
+    _queue_signal_note(adapted, results, metadata)
+    _power_measurement(adapted, records, metadata)
     failed = sum(1 for r in records if r.data["status"] == "failed")
     if failed:
         adapted.notes.append(f"{failed} decode cell{'s' if failed != 1 else ''} failed in the tool and "
@@ -291,7 +316,42 @@ def _decode_cell(cell: Node) -> Record:
         record.set("completed_requests", completed, "completed_request_count")
     record.figure("output_tokens", "client_output_tokens")
     record.figure("measured_s", "measurement_seconds")
+    _cell_statistics(record, cell)
+    hardware = cell.get("hardware_summary")
+    power = hardware.opt_number("power_total_avg_w") if hardware is not None and hardware.value else None
+    if power:
+        record.set("average_power_w", round(power, DECIMALS))
     return record
+
+
+def _cell_statistics(record: Record, cell: Node) -> None:
+    """Every statistic the cell has of TTFT, time between tokens and per-request tok/s.
+
+    0 is the tool's "no samples", so it is left out, as for the headline figures.
+    """
+    statistics: dict[str, dict[str, float]] = {}
+    raw_keys: dict[str, str] = {}
+    for key, node in cell.items():
+        match = _STATISTIC_SUFFIX.search(key)
+        if match is None or key[:match.start()] not in _CELL_STATISTICS:
+            continue
+        figure, scale = _CELL_STATISTICS[key[:match.start()]]
+        value = node.number()
+        if value:
+            name = "mean" if match[1] == "avg" else match[1]
+            statistics.setdefault(figure, {})[name] = round(value * scale if scale != 1.0 else value, DECIMALS)
+            raw_keys[f"statistics/{figure}/{name}"] = key  # a problem with it is shown at the raw line
+    if not statistics:
+        return
+    order = [figure for figure, _ in _CELL_STATISTICS.values()]
+    record.set("statistics", {figure: dict(sorted(statistics[figure].items(), key=_statistic_order))
+                              for figure in order if figure in statistics})
+    record.raw_keys.update(raw_keys)
+
+
+def _statistic_order(item: tuple[str, float]) -> tuple[int, float]:
+    name = item[0]
+    return (0, 0.0) if name == "mean" else (1, float(name[1:]))
 
 
 def _skipped(cell: Node) -> tuple[str, str] | None:
@@ -353,6 +413,24 @@ def _missing_cells(adapted: Adapted, metadata: Node, present: set[tuple[int, int
                              f"{'have' if count != 1 else 'has'} no result although within the KV cache; "
                              "marked not_run.")
     return records
+
+
+def _queue_signal_note(adapted: Adapted, results: Node | None, metadata: Node) -> None:
+    """Older files have no queue signals in their cells: then "valid" only means "measured"."""
+    if results is None or metadata.opt_flag("metrics_available") is False:
+        return  # no cells, or _other_notes already says queueing was not measured
+    blind = [cell for cell in results.elements()
+             if isinstance(cell.value, dict) and not any(key in cell.value for key in _QUEUE_SIGNALS)]
+    if blind:
+        adapted.notes.append(f"{_plural(len(blind), 'decode cell')} of this file {'has' if len(blind) == 1 else 'have'} "
+                             "no queue signals (avg_queue_reqs, queue_fraction; older versions of the tool did not "
+                             "save them), so queued requests could not be seen: a cell marked valid there was "
+                             "measured, but may have had requests waiting.")
+
+
+def _power_measurement(adapted: Adapted, records: list[Record], metadata: Node) -> None:
+    if any("average_power_w" in record.data for record in records):
+        adapted.put("run", "power_measurement", POWER_MEASUREMENT, metadata)
 
 
 def _int_list(metadata: Node, key: str) -> list[int]:
