@@ -368,10 +368,10 @@ def test_sample_statistics_are_the_raw_values(seed_import: Document) -> None:
     assert checked == 43 * 12
     assert seed_import.data["run"]["latency_statistic"] == "mean"
     # The headline figures are the means: the statistic the run declares.
-    for cell in imported.values():
-        if "ttft_ms" in cell:
-            assert cell["ttft_ms"] == cell["statistics"]["ttft_ms"]["mean"]
-            assert cell["per_request_tokens_per_s"] == cell["statistics"]["per_request_tokens_per_s"]["mean"]
+    for measured in imported.values():
+        if "ttft_ms" in measured:
+            assert measured["ttft_ms"] == measured["statistics"]["ttft_ms"]["mean"]
+            assert measured["per_request_tokens_per_s"] == measured["statistics"]["per_request_tokens_per_s"]["mean"]
 
 
 def test_power_is_the_cells_measured_window_average() -> None:
