@@ -22,6 +22,7 @@ from sitegen.collect.redact import redact_document, redact_document_detailed, re
 from sitegen.config import CONFIG_NAME, Config
 from sitegen.errors import Problem, SitegenError
 from sitegen.parse import Document, parse_document
+from sitegen.plausibility import plausibility_warnings
 from sitegen.store import CollectedRun, canonical, write_collected
 from sitegen.validate import (
     check_matrix_size,
@@ -123,6 +124,7 @@ def check_entry(entry: Entry, source: str, cache: EntryCache | None = None) -> C
     warnings = redaction_warnings(document, redactions)
     if found:
         return CheckedEntry(entry, source, None, found, warnings)
+    warnings += plausibility_warnings(document)  # figures that contradict each other: warned, never refused
     # A valid document is kept as its canonical text, a tenth of its objects' memory (a collect
     # of thousands of runs holds them all) and what collected.json stores anyway.
     text = canonical(document.data)

@@ -18,6 +18,21 @@ DECODE_MODES = {
     "batched": "One batch per cell",
     "single-stream": "One request at a time",
 }
+# What the decode phase is called on the run page (heading and the table's Phase column).
+# Runs that do not say how they measured decode keep the site's original word.
+DECODE_PHASES = {
+    "fixed-duration": "Sustained decode",
+    "fixed-request-count": "Request-count decode",
+    "batched": "Batched decode",
+    "single-stream": "Single-stream decode",
+}
+DEFAULT_DECODE_PHASE = "Sustained decode"
+# The sentence under "All measurements" that says what the latency columns are.
+LATENCY_STATISTICS = {
+    "mean": "TTFT, time between tokens and per-request tok/s are means over each cell's requests.",
+    "median": "TTFT, time between tokens and per-request tok/s are medians over each cell's requests.",
+}
+LATENCY_UNDECLARED = "Latencies as the source reports them."
 PREFILL_MODES = {
     "decode-warmup": "Measured during decode warm-up",
     "standalone-cold": "Standalone, cold cache",

@@ -57,6 +57,32 @@ def seconds_setting(value: float | None) -> str:
     return MISSING if value is None else f"{_plain(value)} s"
 
 
+def watts(value: float | None) -> str:
+    """An average power: 1,234 W."""
+    return MISSING if value is None else f"{value:,.0f} W"
+
+
+def _significant(value: float) -> str:
+    # Energy figures span 0.01 to 100: three significant digits, never scientific notation.
+    if value >= 100:
+        return f"{value:,.0f}"
+    if value >= 10:
+        return f"{value:.1f}"
+    if value >= 1:
+        return f"{value:.2f}"
+    return f"{value:.3f}"
+
+
+def joules(value: float | None) -> str:
+    """Energy per output token: 3.67 J, 0.412 J."""
+    return MISSING if value is None else f"{_significant(value)} J"
+
+
+def per_joule(value: float | None) -> str:
+    """Output tokens per joule: 2.43 tok/J."""
+    return MISSING if value is None else f"{_significant(value)} tok/J"
+
+
 def decimal(value: float | None) -> str:
     """An average count: 7.9."""
     return MISSING if value is None else f"{value:,.1f}"

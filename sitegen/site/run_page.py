@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 from markupsafe import Markup
 
-from sitegen.model import DecodeCell, Run, Status
+from sitegen.model import DecodeCell, PrefillPoint, Run, Status
+from sitegen.plausibility import describe
 from sitegen.site import labels, numbers
 from sitegen.site.bars import BarChart, prefill_bars
 from sitegen.site.common import Field, Page, Site, engine_summary, fields, hardware_name, model_name, repository_link
@@ -43,24 +44,89 @@ class Matrix:
     rows: tuple[MatrixRow, ...]
 
 
+def _figure(text: str) -> Markup:
+    """A formatted figure or one of sitegen's own labels, as markup.
+
+    Only number formatters (digits, separators, units) and the label tables make these, never
+    a result file's text (tests/test_build.py holds every row to that), so they need no
+    escaping: the template's autoescaping passes them through instead of escaping thousands
+    of cells one by one.
+    """
+    return Markup(text)
+
+
+_DASH = _figure(numbers.MISSING)
+
+
 @dataclass(frozen=True)
 class MeasurementRow:
     """One row of the "All measurements" table, every figure already formatted."""
 
-    phase: str
-    context: str
-    requests: str
+    phase: Markup
+    context: Markup
+    requests: Markup
     status: Status
-    status_label: str
-    total: str
-    per_request: str
-    ttft: str
-    time_between_tokens: str
-    active: str
-    completed: str
-    output_tokens: str
-    measured: str
-    output_length: str = ""  # this cell's own output length, for sources that vary it
+    status_label: Markup
+    total: Markup
+    per_request: Markup
+    ttft: Markup
+    time_between_tokens: Markup
+    active: Markup
+    completed: Markup
+    output_tokens: Markup
+    measured: Markup
+    output_length: Markup = _figure("")  # this cell's own output length, for sources that vary it
+
+
+@dataclass(frozen=True)
+class TailRow:
+    """One row of the statistics detail: each figure's statistics (mean, p50, p90, p99) in order."""
+
+    phase: Markup
+    context: Markup
+    requests: Markup
+    figures: tuple[tuple[Markup, ...], ...]  # one tuple per TailTable.figures entry
+
+
+@dataclass(frozen=True)
+class TailTable:
+    """The tails of the "All measurements" table, shown in an expandable detail."""
+
+    figures: tuple[str, ...]  # "TTFT", "Time between tokens", "Per request tok/s"
+    statistics: tuple[str, ...]  # "p50", "p90", "p99" (and "mean" when the headline is a median)
+    rows: tuple[TailRow, ...]
+    with_phase: bool  # prefill and decode rows both: a Phase column tells them apart
+
+
+@dataclass(frozen=True)
+class PowerRow:
+    """One measured cell with its power, and the energy figures derived from it."""
+
+    context: Markup
+    requests: Markup
+    total: Markup
+    power: Markup
+    energy_per_token: Markup
+    tokens_per_joule: Markup
+
+
+@dataclass(frozen=True)
+class PowerTable:
+    """Power of every measured cell that has it; the best energy figure leads."""
+
+    best: str  # "0.214 J per output token (4.67 tok/J) at 8K × 128 requests"
+    rows: tuple[PowerRow, ...]
+    measurement: str | None  # run.power_measurement, the file's own words
+    measured_energy: bool  # some cells give energy per output token as measured
+
+
+@dataclass(frozen=True)
+class Caveat:
+    """An acknowledged plausibility warning: where, which check, and the file's reason."""
+
+    where: str
+    check: str
+    reason: str
 
 
 @dataclass(frozen=True)
@@ -90,7 +156,12 @@ class RunPageContext:
     explanations: tuple[Explanation, ...]
     ttft_note: str | None
     latency_note: str
+    totals_note: str
+    decode_heading: str
     measurements: tuple[MeasurementRow, ...]
+    tails: TailTable | None
+    power: PowerTable | None
+    caveats: tuple[Caveat, ...]
     varied_output: bool  # some cells have their own output length: the table shows it
     notes: Markup | None
     section_notes: tuple[tuple[str, Markup], ...]
@@ -217,45 +288,130 @@ def _matrix(run: Run) -> Matrix | None:
     return Matrix(tuple(levels), tuple(rows))
 
 
+def decode_phase(run: Run) -> str:
+    """What the run page calls its decode measurements: 'Sustained decode', 'Request-count decode'."""
+    return labels.DECODE_PHASES.get(run.info.decode_mode or "", labels.DEFAULT_DECODE_PHASE)
+
+
 def _measurement_rows(run: Run) -> tuple[MeasurementRow, ...]:
+    valid = _figure(labels.STATUSES[Status.VALID])
+    prefill, one = _figure("Prefill"), _figure("1")
     rows = [
         MeasurementRow(
-            phase="Prefill",
-            context=numbers.context(p.context_tokens),
-            requests="1",
+            phase=prefill,
+            context=_figure(numbers.context(p.context_tokens)),
+            requests=one,
             status=Status.VALID,
-            status_label=labels.STATUSES[Status.VALID],
-            total=numbers.rate(p.prompt_tokens_per_s),
-            per_request=numbers.MISSING,
-            ttft=numbers.milliseconds(p.ttft_ms),
-            time_between_tokens=numbers.MISSING,
-            active=numbers.MISSING,
-            completed=numbers.integer(p.samples),
-            output_tokens=numbers.MISSING,
-            measured=numbers.MISSING,
+            status_label=valid,
+            total=_figure(numbers.rate(p.prompt_tokens_per_s)),
+            per_request=_DASH,
+            ttft=_figure(numbers.milliseconds(p.ttft_ms)),
+            time_between_tokens=_DASH,
+            active=_DASH,
+            completed=_figure(numbers.integer(p.samples)),
+            output_tokens=_DASH,
+            measured=_DASH,
         )
         for p in run.prefill
     ]
+    phase = _figure(decode_phase(run))
     rows += [
         MeasurementRow(
-            phase="Sustained decode",
-            context=numbers.context(c.context_tokens),
-            requests=str(c.concurrency),
+            phase=phase,
+            context=_figure(numbers.context(c.context_tokens)),
+            requests=_figure(str(c.concurrency)),
             status=c.status,
-            status_label=labels.STATUSES[c.status],
-            total=numbers.rate(c.total_tokens_per_s),
-            per_request=numbers.rate(c.per_request_tokens_per_s),
-            ttft=numbers.milliseconds(c.ttft_ms),
-            time_between_tokens=numbers.milliseconds_fine(c.time_between_tokens_ms),
-            active=numbers.decimal(c.average_active_requests),
-            completed=numbers.integer(c.completed_requests),
-            output_tokens=numbers.integer(c.output_tokens),
-            measured=numbers.seconds(c.measured_s),
-            output_length=numbers.integer(c.output_tokens_per_request) if c.output_tokens_per_request else "",
+            status_label=_figure(labels.STATUSES[c.status]),
+            total=_figure(numbers.rate(c.total_tokens_per_s)),
+            per_request=_figure(numbers.rate(c.per_request_tokens_per_s)),
+            ttft=_figure(numbers.milliseconds(c.ttft_ms)),
+            time_between_tokens=_figure(numbers.milliseconds_fine(c.time_between_tokens_ms)),
+            active=_figure(numbers.decimal(c.average_active_requests)),
+            completed=_figure(numbers.integer(c.completed_requests)),
+            output_tokens=_figure(numbers.integer(c.output_tokens)),
+            measured=_figure(numbers.seconds(c.measured_s)),
+            output_length=_figure(numbers.integer(c.output_tokens_per_request) if c.output_tokens_per_request else ""),
         )
         for c in run.decode
     ]
     return tuple(rows)
+
+
+# The figures with statistics, how each is written, and the words for its column group.
+_TAIL_FIGURES = (
+    ("ttft_ms", "TTFT", numbers.milliseconds),
+    ("time_between_tokens_ms", "Time between tokens", numbers.milliseconds_fine),
+    ("per_request_tokens_per_s", "Per request tok/s", numbers.rate),
+)
+TAIL_STATISTICS = ("p50", "p90", "p99")
+
+
+def _tails(run: Run) -> TailTable | None:
+    """p50/p90/p99 of every figure that has them (and the mean when the headline is a median)."""
+    items: list[tuple[str, PrefillPoint | DecodeCell]] = [("Prefill", p) for p in run.prefill if p.statistics]
+    items += [(decode_phase(run), c) for c in run.decode if c.statistics]
+    if not items:
+        return None
+    figures = [(key, title, fmt) for key, title, fmt in _TAIL_FIGURES
+               if any(key in item.statistics for _, item in items)]
+    statistics = list(TAIL_STATISTICS)
+    if run.info.latency_statistic != "mean" and any("mean" in values for _, item in items
+                                                    for values in item.statistics.values()):
+        statistics.insert(0, "mean")
+    rows = []
+    for phase, item in items:
+        requests = str(item.concurrency) if isinstance(item, DecodeCell) else "1"
+        rows.append(TailRow(
+            phase=_figure(phase),
+            context=_figure(numbers.context(item.context_tokens)),
+            requests=_figure(requests),
+            figures=tuple(tuple(_figure(fmt(item.statistic(key, name))) for name in statistics)
+                          for key, _, fmt in figures),
+        ))
+    return TailTable(tuple(title for _, title, _ in figures), tuple(statistics), tuple(rows),
+                     with_phase=len({phase for phase, _ in items}) > 1)
+
+
+def _power(run: Run) -> PowerTable | None:
+    cells = [c for c in run.decode if c.status.measured and (c.average_power_w or c.energy_per_output_token_j)]
+    if not cells:
+        return None
+    rows = []
+    best: tuple[float, DecodeCell] | None = None
+    for c in cells:
+        energy = c.energy_per_output_token_j
+        if energy is None and c.average_power_w and c.total_tokens_per_s:
+            energy = c.average_power_w / c.total_tokens_per_s  # derived: W ÷ tok/s = J per token
+        if energy and (best is None or energy < best[0]):
+            best = (energy, c)
+        rows.append(PowerRow(
+            context=_figure(numbers.context(c.context_tokens)),
+            requests=_figure(str(c.concurrency)),
+            total=_figure(numbers.rate(c.total_tokens_per_s)),
+            power=_figure(numbers.watts(c.average_power_w)),
+            energy_per_token=_figure(numbers.joules(energy) + (" measured" if c.energy_per_output_token_j else "")
+                                     if energy else numbers.MISSING),
+            tokens_per_joule=_figure(numbers.per_joule(1.0 / energy) if energy else numbers.MISSING),
+        ))
+    summary = ""
+    if best is not None:
+        energy, cell = best
+        summary = (f"{numbers.joules(energy)} per output token ({numbers.per_joule(1.0 / energy)}) at "
+                   f"{numbers.context(cell.context_tokens)} × {numbers.count_noun(cell.concurrency, 'request')}"
+                   + (" (measured)" if cell.energy_per_output_token_j else " (derived)"))
+    return PowerTable(summary, tuple(rows), run.info.power_measurement,
+                      any(c.energy_per_output_token_j for c in cells))
+
+
+def _caveats(run: Run) -> tuple[Caveat, ...]:
+    return tuple(Caveat(describe(run.raw, w.pointer), w.check, w.reason) for w in run.info.acknowledged_warnings)
+
+
+def _totals_note(run: Run) -> str:
+    if run.prefill:
+        return ("Total tok/s is output tokens per second across all simultaneous requests; on prefill rows it is "
+                "prompt tokens per second.")
+    return "Total tok/s is output across all simultaneous requests."
 
 
 def _explanations(run: Run) -> tuple[Explanation, ...]:
@@ -289,7 +445,6 @@ def _related(site: Site, run: Run, groups: dict[tuple[str, str], Group]) -> tupl
 
 def run_page(site: Site, run: Run, groups: dict[tuple[str, str], Group]) -> Page:
     """The speed-test-matrix page of one run, at /runs/<id>/."""
-    is_llm_inference_bench = (run.info.benchmark_tool or "").lower().startswith("llm-inference-bench")
     section_notes = tuple(
         (name, rendered)
         for name, text in (("Hardware", run.hardware.notes), ("Engine", run.engine.notes))
@@ -311,8 +466,13 @@ def run_page(site: Site, run: Run, groups: dict[tuple[str, str], Group]) -> Page
         explanations=_explanations(run),
         ttft_note=("TTFT is measured after the benchmark warms the server's prompt cache, so it mostly excludes prefill."
                    if run.info.prefill_mode == "decode-warmup" else None),
-        latency_note=("Latencies are medians." if is_llm_inference_bench else "Latencies as the source reports them."),
+        latency_note=labels.LATENCY_STATISTICS.get(run.info.latency_statistic or "", labels.LATENCY_UNDECLARED),
+        totals_note=_totals_note(run),
+        decode_heading=decode_phase(run),
         measurements=_measurement_rows(run),
+        tails=_tails(run),
+        power=_power(run),
+        caveats=_caveats(run),
         varied_output=any(c.output_tokens_per_request for c in run.decode),
         notes=markdown(run.info.notes),
         section_notes=section_notes,

@@ -1,0 +1,222 @@
+"""Plausibility warnings: figures of a valid result file that contradict each other, or what
+the file itself says about how they were measured.
+
+A warning never fails a check: the figures may be right (a server that batches oddly, a
+tool that counts differently). It names the figure by file, line and JSON pointer, and the
+check's id, so a contributor can either fix the figure or acknowledge the warning in the
+file (``run.acknowledged_warnings``, with a reason the run page shows as a caveat).
+
+Every rule reads only the document's data, so collect, ``sitegen check`` and the pull-request
+annotations give the same warnings. The thresholds are documented in docs/result-format.md
+("Plausibility warnings"); they are loose on purpose, to flag order-of-magnitude mistakes
+(a unit slip, a misread column, a queue the tool did not see), not measurement noise.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from sitegen.errors import Problem
+from sitegen.parse import Document, pointer_join
+from sitegen.site.numbers import context as context_label
+
+# per-request tok/s × requests running at once should be total tok/s; the tool's own files
+# differ by −14 % to +19 % (requests start and end inside the window), so warn outside ½–2×.
+THROUGHPUT_RATIO = (0.5, 2.0)
+# A valid cell whose server ran fewer than half the requests sent at once, yet saw no queue.
+ACTIVE_SHARE = 0.5
+# per-request tok/s × time between tokens (s) is 1 for one request; a mean of ratios and a
+# ratio of means differ a little, a slipped unit by 1000×.
+TBT_PRODUCT = (0.5, 2.0)
+# A figure 10× above or below every one of at least two measured neighbours in the matrix.
+JUMP_FACTOR = 10.0
+# How far a headline figure may be from the statistic the run says it is (rounding).
+HEADLINE_TOLERANCE = 0.01
+
+CHECKS = ("per-request-vs-total", "active-below-requested", "tbt-vs-per-request", "jump-from-neighbours",
+          "statistics-order")
+_MEASURED = ("valid", "requests_queued")
+_DECODE_CELL = re.compile(r"^/measurements/decode/(\d+)(?:/(.*))?$")
+_PREFILL_POINT = re.compile(r"^/measurements/prefill/(\d+)(?:/(.*))?$")
+_FIGURE_NAMES = {
+    "total_tokens_per_s": "total tok/s", "per_request_tokens_per_s": "per-request tok/s", "ttft_ms": "TTFT",
+    "time_between_tokens_ms": "time between tokens", "average_active_requests": "average active requests",
+    "statistics": "statistics",
+}
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One plausibility warning: which check, which figure, and what contradicts it."""
+
+    check: str
+    pointer: str
+    message: str
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def describe(data: Any, pointer: str) -> str:
+    """Where ``pointer`` is, in a reader's words: '8K × 64 requests, total tok/s'."""
+    measurements = data.get("measurements", {}) if isinstance(data, dict) else {}
+    for pattern, kind in ((_DECODE_CELL, "decode"), (_PREFILL_POINT, "prefill")):
+        match = pattern.match(pointer)
+        items = measurements.get(kind) if isinstance(measurements, dict) else None
+        if match is None or not isinstance(items, list) or int(match[1]) >= len(items):
+            continue
+        item = items[int(match[1])]
+        if not isinstance(item, dict) or not isinstance(item.get("context_tokens"), int):
+            break
+        where = context_label(item["context_tokens"])
+        if kind == "decode" and isinstance(item.get("concurrency"), int):
+            requests = item["concurrency"]
+            where += f" × {requests} request{'s' if requests != 1 else ''}"
+        else:
+            where = f"prefill at {where}"
+        rest = match[2] or ""
+        figure = rest.split("/")[0]
+        if figure:
+            where += ", " + _FIGURE_NAMES.get(figure, figure.replace("_", " "))
+            if figure == "statistics" and rest.count("/") >= 1:
+                where += " of " + _FIGURE_NAMES.get(rest.split("/")[1], rest.split("/")[1])
+        return where
+    return pointer
+
+
+def findings(data: Any) -> list[Finding]:
+    """Every plausibility finding of a valid result document, acknowledged or not."""
+    measurements = data.get("measurements") if isinstance(data, dict) else None
+    decode = measurements.get("decode") if isinstance(measurements, dict) else None
+    prefill = measurements.get("prefill") if isinstance(measurements, dict) else None
+    run = data.get("run", {}) if isinstance(data, dict) else {}
+    statistic = run.get("latency_statistic") if isinstance(run, dict) else None
+    found: list[Finding] = []
+    cells = decode if isinstance(decode, list) else []
+    for index, cell in enumerate(cells):
+        if isinstance(cell, dict) and cell.get("status") in _MEASURED:
+            found.extend(_cell_findings(f"/measurements/decode/{index}", cell))
+        if isinstance(cell, dict):
+            found.extend(_statistics_findings(f"/measurements/decode/{index}", cell, statistic))
+    for index, point in enumerate(prefill if isinstance(prefill, list) else []):
+        if isinstance(point, dict):
+            found.extend(_statistics_findings(f"/measurements/prefill/{index}", point, None))
+    found.extend(_jumps(cells))
+    return found
+
+
+def _cell_findings(pointer: str, cell: dict[str, Any]) -> Iterator[Finding]:
+    concurrency = _number(cell.get("concurrency")) or 1.0
+    total = _number(cell.get("total_tokens_per_s"))
+    per_request = _number(cell.get("per_request_tokens_per_s"))
+    active = _number(cell.get("average_active_requests"))
+    tbt = _number(cell.get("time_between_tokens_ms"))
+    running = active if active else concurrency
+    if total and per_request:
+        expected = per_request * running
+        ratio = total / expected
+        if not THROUGHPUT_RATIO[0] <= ratio <= THROUGHPUT_RATIO[1]:
+            what = "average active requests" if active else "requests sent at once"
+            yield Finding("per-request-vs-total", f"{pointer}/total_tokens_per_s",
+                          f"total tok/s {total:,.1f} is {ratio:.2f}× per-request tok/s {per_request:,.1f} × "
+                          f"{running:g} {what} ({expected:,.1f}); expected within "
+                          f"{THROUGHPUT_RATIO[0]:g}–{THROUGHPUT_RATIO[1]:g}×")
+    if active is not None and concurrency > 1 and cell.get("status") == "valid" and active < ACTIVE_SHARE * concurrency:
+        yield Finding("active-below-requested", f"{pointer}/average_active_requests",
+                      f"on average {active:g} of the {concurrency:g} requests sent at once were running, yet the cell "
+                      "is valid, not requests_queued: a queue the tool did not see, or a server limit on requests")
+    if per_request and tbt:
+        product = per_request * tbt / 1000.0
+        if not TBT_PRODUCT[0] <= product <= TBT_PRODUCT[1]:
+            yield Finding("tbt-vs-per-request", f"{pointer}/time_between_tokens_ms",
+                          f"time between tokens {tbt:,.1f} ms means {1000.0 / tbt:,.1f} tok/s for one request, but "
+                          f"per-request tok/s is {per_request:,.1f} ({product:.2f}×); check the units")
+
+
+def _statistics_findings(pointer: str, item: dict[str, Any], headline_statistic: Any) -> Iterator[Finding]:
+    statistics = item.get("statistics")
+    if not isinstance(statistics, dict):
+        return
+    for figure, values in statistics.items():
+        if not isinstance(values, dict):
+            continue
+        here = f"{pointer}/statistics/{figure}"
+        percentiles = sorted((float(name[1:]), name, value) for name, value in values.items()
+                             if name.startswith("p") and _number(value) is not None)
+        for (_, low_name, low), (_, high_name, high) in zip(percentiles, percentiles[1:], strict=False):
+            if low > high:
+                yield Finding("statistics-order", here, f"{low_name} {low:g} is above {high_name} {high:g}; "
+                              "percentiles grow with their rank")
+        low_bound, high_bound, mean = (_number(values.get(name)) for name in ("min", "max", "mean"))
+        if mean is not None and ((low_bound is not None and mean < low_bound)
+                                 or (high_bound is not None and mean > high_bound)):
+            yield Finding("statistics-order", here, f"the mean {mean:g} is outside min–max "
+                          f"{low_bound if low_bound is not None else '…'}–{high_bound if high_bound is not None else '…'}")
+        headline = _number(item.get(figure))
+        name = {"mean": "mean", "median": "p50"}.get(headline_statistic) if isinstance(headline_statistic, str) else None
+        declared = _number(values.get(name)) if name else None
+        if headline is not None and declared is not None and abs(headline - declared) > HEADLINE_TOLERANCE * max(
+                abs(declared), 1e-9):
+            yield Finding("statistics-order", f"{pointer}/{figure}",
+                          f"the run says its figures are {headline_statistic}s, but {figure} {headline:g} is not the "
+                          f"{name} {declared:g} of its statistics")
+
+
+def _jumps(cells: list[Any]) -> Iterator[Finding]:
+    """Throughputs 10× off every measured neighbour (adjacent context or concurrency level)."""
+    measured = [(index, cell) for index, cell in enumerate(cells)
+                if isinstance(cell, dict) and cell.get("status") in _MEASURED and cell.get("output_tokens_per_request") is None
+                and isinstance(cell.get("context_tokens"), int) and isinstance(cell.get("concurrency"), int)]
+    contexts = sorted({cell["context_tokens"] for _, cell in measured})
+    levels = sorted({cell["concurrency"] for _, cell in measured})
+    at = {(cell["context_tokens"], cell["concurrency"]): (index, cell) for index, cell in measured}
+    for figure in ("total_tokens_per_s", "per_request_tokens_per_s"):
+        for (context, level), (index, cell) in sorted(at.items()):
+            value = _number(cell.get(figure))
+            if not value:
+                continue
+            ci, li = contexts.index(context), levels.index(level)
+            around = [(contexts[c], levels[li]) for c in (ci - 1, ci + 1) if 0 <= c < len(contexts)]
+            around += [(contexts[ci], levels[level_index]) for level_index in (li - 1, li + 1) if 0 <= level_index < len(levels)]
+            values = [v for position in around if position in at and (v := _number(at[position][1].get(figure)))]
+            if len(values) < 2:
+                continue
+            if all(value >= JUMP_FACTOR * v for v in values) or all(value * JUMP_FACTOR <= v for v in values):
+                direction = "above" if value > values[0] else "below"
+                yield Finding("jump-from-neighbours", f"/measurements/decode/{index}/{figure}",
+                              f"{_FIGURE_NAMES[figure]} {value:,.1f} is {JUMP_FACTOR:g}× or more {direction} every "
+                              f"neighbouring cell ({', '.join(f'{v:,.1f}' for v in values)}); a unit or column slip?")
+
+
+def acknowledged(data: Any) -> dict[tuple[str, str], str]:
+    """(check, pointer) → reason, for every warning the file acknowledges."""
+    run = data.get("run") if isinstance(data, dict) else None
+    items = run.get("acknowledged_warnings") if isinstance(run, dict) else None
+    return {(item["check"], item["pointer"]): item["reason"] for item in items or ()
+            if isinstance(item, dict) and {"check", "pointer", "reason"} <= set(item)}
+
+
+def plausibility_warnings(document: Document) -> list[Problem]:
+    """The findings the file does not acknowledge, as located warnings, plus acknowledgements
+    that match no finding (a stale one would hide nothing, but mislead the page's reader)."""
+    found = findings(document.data)
+    known = acknowledged(document.data)
+    warnings = [
+        Problem(document.source, document.line_of(f.pointer), f.pointer,
+                f"warning: {describe(document.data, f.pointer)}: {f.message} [{f.check}]; if the figure is right, "
+                "acknowledge it in run.acknowledged_warnings with a reason")
+        for f in found if (f.check, f.pointer) not in known
+    ]
+    given = {(f.check, f.pointer) for f in found}
+    items = document.data.get("run", {}).get("acknowledged_warnings", []) if isinstance(document.data, dict) else []
+    for index, item in enumerate(items if isinstance(items, list) else []):
+        if isinstance(item, dict) and (item.get("check"), item.get("pointer")) not in given:
+            pointer = pointer_join("/run/acknowledged_warnings", index)
+            warnings.append(Problem(document.source, document.line_of(pointer), pointer,
+                                    f"warning: acknowledges a {item.get('check')} warning at {item.get('pointer')} that sitegen "
+                                    "does not give; remove it, or correct its check or pointer"))
+    return sorted(warnings, key=lambda p: (p.line or 0, p.pointer, p.message))
