@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any
 
 from sitegen.errors import Problem
@@ -147,7 +148,7 @@ def _statistics_findings(pointer: str, item: dict[str, Any], headline_statistic:
         here = f"{pointer}/statistics/{figure}"
         percentiles = sorted((float(name[1:]), name, value) for name, value in values.items()
                              if name.startswith("p") and _number(value) is not None)
-        for (_, low_name, low), (_, high_name, high) in zip(percentiles, percentiles[1:], strict=False):
+        for (_, low_name, low), (_, high_name, high) in pairwise(percentiles):
             if low > high:
                 yield Finding("statistics-order", here, f"{low_name} {low:g} is above {high_name} {high:g}; "
                               "percentiles grow with their rank")

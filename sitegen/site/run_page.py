@@ -56,6 +56,7 @@ def _figure(text: str) -> Markup:
 
 
 _DASH = _figure(numbers.MISSING)
+_EMPTY = _figure("")
 
 
 @dataclass(frozen=True)
@@ -75,7 +76,7 @@ class MeasurementRow:
     completed: Markup
     output_tokens: Markup
     measured: Markup
-    output_length: Markup = _figure("")  # this cell's own output length, for sources that vary it
+    output_length: Markup = _EMPTY  # this cell's own output length, for sources that vary it
 
 
 @dataclass(frozen=True)
