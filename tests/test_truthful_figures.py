@@ -284,3 +284,67 @@ def test_shipped_runs_give_no_plausibility_warning(project: Path, capsys: pytest
     capsys.readouterr()
     assert run_cli(project, "check") == 0
     assert "warning:" not in capsys.readouterr().err
+
+
+# --- distinguishing labels -----------------------------------------------------------------------------
+
+
+def _unique(texts: list[str]) -> bool:
+    return len(texts) == len(set(texts))
+
+
+def test_no_two_shipped_runs_share_a_displayed_name(built_site: Path) -> None:
+    """Wherever a reader reads or picks runs: page titles, index rows, the compare picker, the
+    ready-made comparisons, chart legends and the feed."""
+    run_pages = sorted((built_site / "runs").glob("*/index.html"))
+    titles = [re.search(r"<title>(.*?)</title>", p.read_text())[1] for p in run_pages]  # type: ignore[index]
+    assert len(titles) == len(list((REPO / "content" / "runs").glob("*.yaml"))) and _unique(titles)
+    # The two llama.cpp runs on one DGX Spark, and vLLM with and without MTP, differ as the issue asks.
+    assert any(t.startswith("gpt-oss-120b-GGUF on GB10 ×1 · batched ·") for t in titles)
+    assert any(t.startswith("gpt-oss-120b-GGUF on GB10 ×1 · single stream at depth ·") for t in titles)
+    assert any("×4 · with MTP ·" in t for t in titles) and any("×4 · no speculative decoding ·" in t for t in titles)
+
+    index = (built_site / "index.html").read_text()
+    rows = tables(index)["data runs sortable"][1:]
+    names = [" | ".join(row[:5]).replace("all runs", "") for row in rows]  # model (+ label), hardware, engine, …
+    assert _unique(names), names
+
+    picker = (built_site / "compare" / "index.html").read_text()
+    select = picker.split('<select name="a"', 1)[1].split("</select>", 1)[0]
+    options = [html.unescape(o) for o in re.findall(r"<option value=\"[^\"]+\"[^>]*>(.*?)</option>", select)]
+    assert len(options) == len(titles) and _unique(options)
+    pairs = [html.unescape(p) for p in re.findall(r'<li><a href="[^"]*">(.*?)</a></li>', picker)]
+    assert _unique(pairs)
+
+    for group in list((built_site / "models").glob("*/index.html")) + list((built_site / "hardware").glob("*/index.html")):
+        page = group.read_text()
+        for legend in re.findall(r'<ul class="chart-legend">(.*?)</ul>', page, re.S):
+            entries = [html.unescape(re.sub(r"<[^>]+>", "", e)) for e in re.findall(r"<li>(.*?)</li>", legend, re.S)]
+            assert _unique(entries), (group, entries)
+            assert not any(re.search(r"\((dgxspark|rtx6kpro)[^)]*\)$", e) for e in entries)  # no run-id fallback
+
+    feed = (built_site / "feed.xml").read_text()
+    entry_titles = re.findall(r"<entry>.*?<title[^>]*>(.*?)</title>", feed, re.S)
+    assert len(entry_titles) == len(titles) and _unique(entry_titles)
+
+
+def test_label_rules() -> None:
+    from sitegen.model import run_from_dict
+    from sitegen.site.labels import distinguishing_labels
+
+    def run(run_id: str, **run_fields: Any) -> Any:
+        data = yaml.safe_load(MINIMAL.read_text())
+        engine = run_fields.pop("engine", {})
+        data["engine"].update(engine)
+        data["run"].update(run_fields)
+        return run_from_dict(run_id, data)
+
+    other_model = run("c", model="other/model")
+    assert distinguishing_labels([run("a"), other_model]) == {}  # nothing alike: no labels
+    assert distinguishing_labels([run("a", engine={"version": "0.5"}), run("b", engine={"version": "0.6"})]) == {
+        "a": "v0.5", "b": "v0.6"}
+    assert distinguishing_labels([run("a", label="tuned kernels"), run("b", date="2026-01-02"),
+                                  run("c", date="2026-01-03")]) == {
+        "a": "tuned kernels", "b": "2026-01-02", "c": "2026-01-03"}
+    # Nothing differs at all: the run id is the only thing that tells them apart.
+    assert distinguishing_labels([run("a"), run("b")]) == {"a": "a", "b": "b"}

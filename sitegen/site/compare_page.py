@@ -8,6 +8,7 @@ arrow carries the sign for readers who cannot tell the colours apart.
 from __future__ import annotations
 
 import statistics
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from sitegen.model import DecodeCell, Run
@@ -160,12 +161,13 @@ def _facts(a: Run, b: Run) -> tuple[FactRow, ...]:
     )
 
 
-def short_label(run: Run) -> str:
+def short_label(run: Run, run_labels: Mapping[str, str] | None = None) -> str:
     engine = " ".join(p for p in (run.engine.name, run.engine.version) if p)
-    return f"{model_name(run)} · {hardware_name(run, with_memory=False)} · {engine}"
+    name = f"{model_name(run)} · {hardware_name(run, with_memory=False)} · {engine}"
+    return labels.with_label(name, (run_labels or {}).get(run.id))
 
 
-def compare_page(site: Site, a: Run, b: Run) -> Page:
+def compare_page(site: Site, a: Run, b: Run, run_labels: Mapping[str, str] | None = None) -> Page:
     series = [Series(f"A: {a.id}", a), Series(f"B: {b.id}", b)]
     contexts = shared_contexts([a, b], MAX_CONTEXT_CHARTS)
     # Both context lengths on one chart (solid and dashed): two runs make four lines, still legible.
@@ -178,7 +180,7 @@ def compare_page(site: Site, a: Run, b: Run) -> Page:
         site=site,
         title=f"{a.id} vs {b.id}",
         a=a, b=b,
-        a_label=short_label(a), b_label=short_label(b),
+        a_label=short_label(a, run_labels), b_label=short_label(b, run_labels),
         a_href=site.url(f"runs/{a.id}/"), b_href=site.url(f"runs/{b.id}/"),
         swap_href=site.url(f"compare/?a={b.id}&b={a.id}"),
         facts=_facts(a, b),
@@ -193,13 +195,15 @@ def compare_page(site: Site, a: Run, b: Run) -> Page:
     return Page(f"{compare_path(a, b)}index.html", "pages/compare.html", context, charts)
 
 
-def compare_app_page(site: Site, runs: list[Run], pairs: list[tuple[Run, Run]]) -> Page:
+def compare_app_page(site: Site, runs: list[Run], pairs: list[tuple[Run, Run]],
+                     run_labels: Mapping[str, str] | None = None) -> Page:
     context = CompareAppContext(
         site=site,
         title="Compare runs",
-        runs=tuple(Field(run.id, short_label(run), site.url(f"runs/{run.id}.json"))
+        runs=tuple(Field(run.id, short_label(run, run_labels), site.url(f"runs/{run.id}.json"))
                    for run in sorted(runs, key=lambda r: r.id)),
-        pairs=tuple(Field(f"{a.id} → {b.id}", f"{short_label(a)} → {short_label(b)}", site.url(compare_path(a, b)))
+        pairs=tuple(Field(f"{a.id} → {b.id}", f"{short_label(a, run_labels)} → {short_label(b, run_labels)}",
+                          site.url(compare_path(a, b)))
                     for a, b in pairs),
     )
     return Page("compare/index.html", "pages/compare_app.html", context)

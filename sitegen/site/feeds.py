@@ -10,6 +10,7 @@ from sitegen.model import Run
 from sitegen.site.common import Site, engine_summary, hardware_name, model_name
 from sitegen.site.groups import model_key
 from sitegen.site.headlines import headlines
+from sitegen.site.labels import distinguishing_labels, with_label
 
 FEED_SIZE = 50
 RUNS_INDEX_FORMAT = "sitegen-runs"
@@ -18,6 +19,7 @@ RUNS_INDEX_VERSION = 1
 
 def runs_index(site: Site, runs: list[Run]) -> bytes:
     """Every run with its facts and headline figures, in raw units, for scripts and the compare view."""
+    run_labels = distinguishing_labels(runs)
     entries = [
         {
             "id": run.id,
@@ -31,6 +33,7 @@ def runs_index(site: Site, runs: list[Run]) -> bytes:
             "engine_version": run.engine.version,
             "quantization": run.engine.quantization,
             "date": run.info.date,
+            "label": run_labels.get(run.id),
             "headlines": asdict(headlines(run)),
             "page": site.url(f"runs/{run.id}/"),
             "result": site.url(f"runs/{run.id}.json"),
@@ -79,11 +82,13 @@ def _timestamp(date: str | None) -> str:
 
 def feed_context(site: Site, base_url: str, runs: list[Run]) -> FeedContext:
     newest = sorted(runs, key=lambda r: (r.info.date or "", r.id), reverse=True)[:FEED_SIZE]
+    run_labels = distinguishing_labels(runs)
     host = urlsplit(base_url).netloc
     entries = tuple(
         FeedEntry(
             id=absolute(base_url, site.url(f"runs/{run.id}/")) if host else f"urn:sitegen:run:{run.id}",
-            title=f"{model_name(run)} on {hardware_name(run)} · {engine_summary(run)}",
+            title=with_label(f"{model_name(run)} on {hardware_name(run)} · {engine_summary(run)}",
+                             run_labels.get(run.id)),
             link=absolute(base_url, site.url(f"runs/{run.id}/")),
             updated=_timestamp(run.info.date),
             summary=f"{run.info.model} on {run.hardware.count} × {run.hardware.accelerator} with {engine_summary(run)}.",

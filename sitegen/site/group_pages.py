@@ -10,6 +10,7 @@ from sitegen.site.charts import MAX_SERIES, ChartSpec, Series, decode_overlay, p
 from sitegen.site.common import Field, Page, Site, hardware_name, model_name
 from sitegen.site.groups import Group, compare_path
 from sitegen.site.index_page import RunRow, run_row
+from sitegen.site.labels import distinguishing_labels
 
 # Charts cost most of a cold build: a few contexts, spread from the shortest to the longest, tell the story.
 MAX_CONTEXT_CHARTS = 2
@@ -43,22 +44,26 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def series_label(run: Run, group_kind: str) -> str:
-    """What a legend calls a run: what most often differs within the group comes first."""
+def series_label(run: Run, group_kind: str, label: str = "") -> str:
+    """What a legend calls a run: what most often differs within the group comes first, and
+    the run's distinguishing label where its group has runs like it."""
     engine = " ".join(p for p in (run.engine.name, run.engine.version) if p)
     quantization = _clip(run.engine.quantization or "", 22)
     if group_kind == "models":
         parts = [engine, quantization, hardware_name(run, with_memory=False)]
     else:
         parts = [f"{model_name(run)} ×{run.hardware.count}", engine, quantization]
+    if label:
+        # The label is what tells two otherwise identical lines apart: it must survive the clip.
+        return _clip(" · ".join(p for p in parts if p), 63 - len(label)) + " · " + label
     return _clip(" · ".join(p for p in parts if p), 64)
 
 
-def unique_series(runs: list[Run], kind: str) -> list[Series]:
+def unique_series(runs: list[Run], kind: str, run_labels: dict[str, str] | None = None) -> list[Series]:
     seen: dict[str, int] = {}
     result = []
     for run in runs:
-        label = series_label(run, kind)
+        label = series_label(run, kind, (run_labels or {}).get(run.id, ""))
         seen[label] = seen.get(label, 0) + 1
         result.append(Series(label if seen[label] == 1 else f"{label} ({run.id})", run))
     return result
@@ -81,8 +86,11 @@ def shared_contexts(runs: list[Run], limit: int) -> list[int]:
 def group_page(site: Site, group: Group, groups: dict[tuple[str, str], Group],
                pairs: list[tuple[Run, Run]]) -> Page:
     runs = list(group.runs)
+    # A group holds every run like each of its runs (same model, or same accelerator), so its
+    # own runs label them as the whole site does.
+    run_labels = distinguishing_labels(runs)
     charted = runs[:MAX_SERIES]
-    series = unique_series(charted, group.kind)
+    series = unique_series(charted, group.kind, run_labels)
     decode_charts = tuple(
         ContextChart(numbers.context(context), chart)
         for context in shared_contexts(charted, MAX_CONTEXT_CHARTS)
@@ -91,7 +99,8 @@ def group_page(site: Site, group: Group, groups: dict[tuple[str, str], Group],
     prefill = prefill_overlay(series)
     members = {run.id for run in runs}
     comparisons = tuple(
-        Field(f"{a.id} → {b.id}", f"{series_label(a, group.kind)} → {series_label(b, group.kind)}",
+        Field(f"{a.id} → {b.id}", f"{series_label(a, group.kind, run_labels.get(a.id, ''))} → "
+                                  f"{series_label(b, group.kind, run_labels.get(b.id, ''))}",
               site.url(compare_path(a, b)))
         for a, b in pairs if a.id in members and b.id in members
     )
@@ -104,7 +113,7 @@ def group_page(site: Site, group: Group, groups: dict[tuple[str, str], Group],
         eyebrow="Model" if group.kind == "models" else "Accelerator",
         heading=group.label,
         summary=f"{count} on this {noun}, {numbers.count_noun(configurations, 'setup')}",
-        rows=tuple(run_row(site, run, groups) for run in runs),
+        rows=tuple(run_row(site, run, groups, run_labels.get(run.id, "")) for run in runs),
         decode_charts=decode_charts,
         prefill_chart=prefill,
         charted_note=(f"Charts show the {MAX_SERIES} newest runs; the table lists all {len(runs)}."

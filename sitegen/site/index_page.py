@@ -9,6 +9,7 @@ from sitegen.site import numbers
 from sitegen.site.common import Page, Site, hardware_name, model_name
 from sitegen.site.groups import Group, accelerator_key, model_key
 from sitegen.site.headlines import headlines
+from sitegen.site.labels import distinguishing_labels
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,7 @@ class RunRow:
     prefill_first: Cell
     largest_context: Cell
     filters: tuple[tuple[str, str], ...]  # (facet, value) pairs the index filters on
+    label: str = ""  # tells the run from others of its model, accelerator and engine
 
 
 @dataclass(frozen=True)
@@ -66,7 +68,7 @@ def _figure(value: float | None, at: str | None = None) -> Cell:
     return Cell(numbers.rate(value), repr(float(value)), f"at {at}" if at else "")
 
 
-def run_row(site: Site, run: Run, groups: dict[tuple[str, str], Group]) -> RunRow:
+def run_row(site: Site, run: Run, groups: dict[tuple[str, str], Group], label: str = "") -> RunRow:
     figures = headlines(run)
     engine = " ".join(p for p in (run.engine.name, run.engine.version) if p)
     model_group = groups[("models", model_key(run))]
@@ -91,6 +93,7 @@ def run_row(site: Site, run: Run, groups: dict[tuple[str, str], Group]) -> RunRo
         largest_context=Cell(numbers.context(largest), str(largest)) if largest is not None else Cell(numbers.MISSING),
         filters=(("model", model_group.label), ("accelerator", hardware_group.label),
                  ("engine", run.engine.name), ("quantization", run.engine.quantization or "")),
+        label=label,
     )
 
 
@@ -107,5 +110,6 @@ def _facets(rows: tuple[RunRow, ...]) -> tuple[Facet, ...]:
 
 def index_page(site: Site, runs: list[Run], groups: dict[tuple[str, str], Group]) -> Page:
     ordered = sorted(runs, key=lambda r: (model_key(r), -(headlines(r).decode_peak or 0.0), r.id))
-    rows = tuple(run_row(site, run, groups) for run in ordered)
+    run_labels = distinguishing_labels(runs)
+    rows = tuple(run_row(site, run, groups, run_labels.get(run.id, "")) for run in ordered)
     return Page("index.html", "pages/index.html", IndexPageContext(site, site.title, rows, _facets(rows)))

@@ -1,8 +1,12 @@
-"""The words the site uses for the schema's enumerated values."""
+"""The words the site uses for the schema's enumerated values, and the labels that tell
+runs of one model, accelerator and engine apart (:func:`distinguishing_labels`)."""
 
 from __future__ import annotations
 
-from sitegen.model import Status
+import re
+from collections.abc import Callable, Iterable
+
+from sitegen.model import Run, Status
 
 HARDWARE_TYPES = {
     "discrete-gpu": "Discrete GPU",
@@ -54,3 +58,113 @@ STATUS_EXPLANATIONS = {
     Status.NOT_RUN: "not run for another reason; the cell's note says why.",
     Status.FAILED: "the measurement failed, so there is no figure.",
 }
+
+
+# --- telling runs apart ----------------------------------------------------------------------
+
+LABEL_LIMIT = 60
+_NO_SPECULATION = {"none", "off", "no", "false", "disabled", "0"}
+_MODE_WORDS = {"fixed-duration": "sustained", "fixed-request-count": "request count", "batched": "batched",
+               "single-stream": "single stream"}
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _speculation(run: Run) -> str | None:
+    value = run.engine.speculative_decoding
+    if not value:
+        return None
+    if value.strip().lower() in _NO_SPECULATION:
+        return "no speculative decoding"
+    # "MTP, num_speculative_tokens=2" → "MTP"; "EAGLE3 (draft …)" → "EAGLE3"
+    return "with " + _clip(re.split(r"[,;(]", value)[0].strip() or value, 24)
+
+
+def _version(run: Run) -> str | None:
+    version = run.engine.version
+    if not version:
+        return None
+    return _clip(f"v{version}" if version[:1].isdigit() else version, 24)
+
+
+def _mode(run: Run) -> str | None:
+    words = _MODE_WORDS.get(run.info.decode_mode or "")
+    if words and run.info.prefill_mode == "at-depth":
+        words += " at depth"  # llama-bench's depth sweep: each test on top of a filled KV cache
+    return words
+
+
+def _tool(run: Run) -> str | None:
+    return _clip(run.info.benchmark_tool, 24) if run.info.benchmark_tool else None
+
+
+def _quantization(run: Run) -> str | None:
+    return _clip(run.engine.quantization, 20) if run.engine.quantization else None
+
+
+def _count(run: Run) -> str:
+    return f"×{run.hardware.count}"
+
+
+# What may tell runs of one model, accelerator and engine apart, in the order a reader would
+# look for it (issue 13): speculative decoding, engine version, how it was measured, date.
+_DIMENSIONS: tuple[Callable[[Run], str | None], ...] = (
+    _speculation, _quantization, _version, _mode, _tool, lambda run: run.info.date, _count,
+)
+
+
+def _siblings_key(run: Run) -> tuple[str, str, str]:
+    """Runs with the same key look alike in every list: model, accelerator and engine."""
+    return ((run.info.base_model or run.info.model).lower(), run.hardware.accelerator.lower(),
+            run.engine.name.lower())
+
+
+def distinguishing_labels(runs: Iterable[Run]) -> dict[str, str]:
+    """A short label for every run that shares model, accelerator and engine with another,
+    by run id; runs alone in their kind have none (their names already tell them apart).
+
+    A run's own ``run.label`` wins. The others are labelled with the first of _DIMENSIONS on
+    which the group differs, adding the next while two labels are still alike, and fall back
+    to the run id. The result depends only on each group, so any collection that holds a
+    run's whole group (its model's runs, its accelerator's runs) labels it the same way.
+    """
+    groups: dict[tuple[str, str, str], list[Run]] = {}
+    for run in runs:
+        groups.setdefault(_siblings_key(run), []).append(run)
+    labels: dict[str, str] = {}
+    for members in groups.values():
+        if len(members) > 1:
+            labels.update(_label_group(sorted(members, key=lambda r: r.id)))
+    return labels
+
+
+def _label_group(members: list[Run]) -> dict[str, str]:
+    given = {run.id: _clip(run.info.label, LABEL_LIMIT) for run in members if run.info.label}
+    rest = [run for run in members if run.id not in given]
+    chosen: list[Callable[[Run], str | None]] = []
+    derived: dict[str, str] = {}
+    for dimension in _DIMENSIONS:
+        if len({dimension(run) for run in members}) < 2:
+            continue  # the same for every run of the group: tells nothing
+        chosen.append(dimension)
+        derived = {run.id: _clip(" · ".join(v for d in chosen if (v := d(run))), LABEL_LIMIT) for run in rest}
+        if _all_distinct([*given.values(), *derived.values()]):
+            break
+    labels = {**given, **derived}
+    counts: dict[str, int] = {}
+    for text in labels.values():
+        counts[text] = counts.get(text, 0) + 1
+    # Still alike (or empty): the run id is unique by construction.
+    return {run.id: labels[run.id] if labels.get(run.id) and counts[labels[run.id]] == 1 else run.id
+            for run in members}
+
+
+def _all_distinct(texts: list[str]) -> bool:
+    return all(texts) and len(set(texts)) == len(texts)
+
+
+def with_label(name: str, label: str | None) -> str:
+    """'gpt-oss-120b-GGUF on GB10 ×1 · batched': a run's name and, when it needs one, its label."""
+    return f"{name} · {label}" if label else name

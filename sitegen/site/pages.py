@@ -21,6 +21,7 @@ from sitegen.site.feeds import SitemapContext, absolute, feed_context
 from sitegen.site.group_pages import group_page
 from sitegen.site.groups import Group, accelerator_key, compare_path, hardware_groups, model_groups, model_key, natural_pairs
 from sitegen.site.index_page import index_page
+from sitegen.site.labels import distinguishing_labels
 from sitegen.site.run_page import run_page
 
 
@@ -50,17 +51,19 @@ def plan(site: Site, runs: list[Run], base_url: str = "/") -> list[PlannedPage]:
     runs = sorted(runs, key=lambda r: r.id)
     groups = {(g.kind, g.key): g for g in model_groups(runs) + hardware_groups(runs)}
     pairs = natural_pairs(runs)
+    run_labels = distinguishing_labels(runs)
 
     def membership(run: Run) -> tuple[object, ...]:
-        # What a run's page, row or links show of its groups: their paths and labels.
+        # What a run's page, row or links show of its groups (their paths and labels) and of
+        # the runs like it (its distinguishing label).
         model, hardware = groups[("models", model_key(run))], groups[("hardware", accelerator_key(run))]
-        return (run.id, run.digest, model.path, model.label, hardware.path, hardware.label)
+        return (run.id, run.digest, model.path, model.label, hardware.path, hardware.label, run_labels.get(run.id))
 
     everything = _key(site, base_url, [membership(run) for run in runs], [(a.id, b.id) for a, b in pairs])
     planned = [PlannedPage("index.html", everything, lambda: index_page(site, runs, groups))]
     planned += [
         PlannedPage(f"runs/{run.id}/index.html", _key(site, membership(run)),
-                    lambda run=run: run_page(site, run, groups))  # type: ignore[misc]
+                    lambda run=run: run_page(site, run, groups, run_labels.get(run.id, "")))  # type: ignore[misc]
         for run in runs
     ]
     for group in sorted(groups.values(), key=lambda g: g.path):
@@ -72,11 +75,12 @@ def plan(site: Site, runs: list[Run], base_url: str = "/") -> list[PlannedPage]:
             lambda group=group: group_page(site, group, groups, pairs),  # type: ignore[misc]
         ))
     planned += [
-        PlannedPage(f"{compare_path(a, b)}index.html", _key(site, a.id, a.digest, b.id, b.digest),
-                    lambda a=a, b=b: compare_page(site, a, b))  # type: ignore[misc]
+        PlannedPage(f"{compare_path(a, b)}index.html",
+                    _key(site, a.id, a.digest, b.id, b.digest, run_labels.get(a.id), run_labels.get(b.id)),
+                    lambda a=a, b=b: compare_page(site, a, b, run_labels))  # type: ignore[misc]
         for a, b in pairs
     ]
-    planned.append(PlannedPage("compare/index.html", everything, lambda: compare_app_page(site, runs, pairs)))
+    planned.append(PlannedPage("compare/index.html", everything, lambda: compare_app_page(site, runs, pairs, run_labels)))
     planned.append(PlannedPage("404.html", _key(site), lambda: Page("404.html", "pages/404.html",
                                                                    NotFoundPageContext(site, "Page not found"))))
     html_urls = tuple(absolute(base_url, site.url(p.path.removesuffix("index.html")))

@@ -444,8 +444,9 @@ def _related(site: Site, run: Run, groups: dict[tuple[str, str], Group]) -> tupl
     )
 
 
-def run_page(site: Site, run: Run, groups: dict[tuple[str, str], Group]) -> Page:
-    """The speed-test-matrix page of one run, at /runs/<id>/."""
+def run_page(site: Site, run: Run, groups: dict[tuple[str, str], Group], label: str = "") -> Page:
+    """The speed-test-matrix page of one run, at /runs/<id>/; ``label`` tells it from runs of
+    the same model, accelerator and engine (labels.distinguishing_labels)."""
     section_notes = tuple(
         (name, rendered)
         for name, text in (("Hardware", run.hardware.notes), ("Engine", run.engine.notes))
@@ -454,8 +455,8 @@ def run_page(site: Site, run: Run, groups: dict[tuple[str, str], Group]) -> Page
     context = RunPageContext(
         site=site,
         run=run,
-        title=f"{model_name(run)} on {hardware_name(run)}",
-        heading=f"{model_name(run)} on {hardware_name(run)}",
+        title=labels.with_label(f"{model_name(run)} on {hardware_name(run)}", label),
+        heading=labels.with_label(f"{model_name(run)} on {hardware_name(run)}", label),
         subtitle=engine_summary(run),
         summary=_summary(run),
         hardware=_hardware_fields(run),
