@@ -23,9 +23,23 @@ def _property_names(schema: object) -> set[str]:
 
 
 def test_every_schema_field_is_documented() -> None:
-    schema = json.loads((REPO / "schema" / "result.schema.json").read_text())
     documented = set(re.findall(r"`([a-z_]+)`", (REPO / "docs" / "result-format.md").read_text()))
-    assert _property_names(schema) - documented == set()
+    for name in ("result.schema.json", "result-1.1.schema.json"):
+        schema = json.loads((REPO / "schema" / name).read_text())
+        assert _property_names(schema) - documented == set(), name
+
+
+def test_every_plausibility_check_and_threshold_is_documented() -> None:
+    from sitegen import plausibility
+
+    text = (REPO / "docs" / "result-format.md").read_text()
+    schema = json.loads((REPO / "schema" / "result-1.1.schema.json").read_text())
+    assert list(plausibility.CHECKS) == schema["$defs"]["acknowledged_warning"]["properties"]["check"]["enum"]
+    for check in plausibility.CHECKS:
+        assert f"`{check}`" in text, check
+    for value in (*plausibility.THROUGHPUT_RATIO, plausibility.ACTIVE_SHARE, *plausibility.TBT_PRODUCT,
+                  plausibility.JUMP_FACTOR):
+        assert f"{value:g}" in text.split("## Plausibility warnings", 1)[1], value
 
 
 def test_every_page_context_is_a_documented_dataclass() -> None:
