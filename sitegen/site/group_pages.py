@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from sitegen.model import Run
@@ -55,7 +56,8 @@ def series_label(run: Run, group_kind: str, label: str = "") -> str:
         parts = [f"{model_name(run)} ×{run.hardware.count}", engine, quantization]
     if label:
         # The label is what tells two otherwise identical lines apart: it must survive the clip.
-        return _clip(" · ".join(p for p in parts if p), 63 - len(label)) + " · " + label
+        head = _clip(" · ".join(p for p in parts if p), 63 - len(label))
+        return re.sub(r"[…· ]+…$", "…", head) + " · " + label  # one ellipsis where two clips meet
     return _clip(" · ".join(p for p in parts if p), 64)
 
 
