@@ -348,3 +348,18 @@ def test_label_rules() -> None:
         "a": "tuned kernels", "b": "2026-01-02", "c": "2026-01-03"}
     # Nothing differs at all: the run id is the only thing that tells them apart.
     assert distinguishing_labels([run("a"), run("b")]) == {"a": "a", "b": "b"}
+
+
+def test_the_json_export_carries_every_percentile_of_the_raw_file(built_site: Path) -> None:
+    exported = json.loads((built_site / "runs" / f"{SEED_RUN_ID}.json").read_text())
+    assert exported["schema_version"] == 1.1 and exported["run"]["latency_statistic"] == "mean"
+    cells = {(c["context_tokens"], c["concurrency"]): c for c in exported["measurements"]["decode"]}
+    raw = json.loads(SAMPLE.read_text(encoding="utf-8"))
+    for raw_cell in raw["results"]:
+        statistics = cells[(raw_cell["context_tokens"], raw_cell["concurrency"])]["statistics"]
+        for suffix in ("p50", "p90", "p99"):
+            assert statistics["ttft_ms"][suffix] == pytest.approx(raw_cell[f"ttft_{suffix}"] * 1000, abs=1e-6)
+            assert statistics["time_between_tokens_ms"][suffix] == pytest.approx(
+                raw_cell[f"inter_token_latency_{suffix}"] * 1000, abs=1e-6)
+            assert statistics["per_request_tokens_per_s"][suffix] == pytest.approx(
+                raw_cell[f"output_tps_per_user_{suffix}"], abs=1e-6)
