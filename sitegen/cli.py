@@ -72,8 +72,9 @@ def _port(text: str) -> int:
 
 def _add_import_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     command = commands.add_parser("import", help="turn raw benchmark output into content/runs/<id>.yaml")
-    command.add_argument("path", type=Path, metavar="PATH",
-                         help="benchmark_results.json, a lil-bench .json(.gz), or a folder holding one and run.yaml")
+    command.add_argument("paths", nargs="+", type=Path, metavar="PATH",
+                         help="the raw files of one run, or folders holding them (a sweep becomes one run): "
+                              "llm-inference-bench, lil-bench, vLLM, SGLang, llama-bench, GuideLLM, GenAI-Perf, AIPerf")
     command.add_argument("--meta", type=Path, metavar="RUN_YAML",
                          help="run.yaml with the hardware/engine/run facts the raw file lacks")
     command.add_argument("--id", dest="run_id", metavar="ID",
@@ -106,9 +107,11 @@ def _collect(config: Config, offline: bool = False, output: str = "text") -> int
 def _import(config: Config, args: argparse.Namespace) -> int:
     from sitegen.collect.importer import import_run
 
-    report = import_run(config, args.path, meta_path=args.meta, run_id=args.run_id, force=args.force)
+    report = import_run(config, args.paths, meta_path=args.meta, run_id=args.run_id, force=args.force)
+    for skipped in report.skipped:
+        print(f"{skipped}: note: not a benchmark result sitegen reads; skipped", file=sys.stderr)
     for pointer in report.redacted:
-        print(f"{args.path}: {pointer}: note: redacted a secret", file=sys.stderr)
+        print(f"{args.paths[0]}: {pointer}: note: redacted a secret", file=sys.stderr)
     verb = "replaced" if report.replaced else "wrote"
     print(f"{verb} {config.display(report.path)}: {report.summary()}")
     return 0

@@ -161,11 +161,14 @@ def _construct(loader: yaml.SafeLoader, node: Node, pointer: str, lines: dict[st
     raise SitegenError(Problem(source, line, pointer, "unsupported YAML node"))
 
 
-def parse_json(source: str, raw: bytes, *, max_bytes: int = MAX_FILE_BYTES) -> Document:
+def parse_json(source: str, raw: bytes, *, max_bytes: int = MAX_FILE_BYTES, non_finite: bool = False) -> Document:
     """Parse JSON strictly (no NaN, no duplicate keys); lines come from a YAML pass when it agrees.
 
     ``max_bytes`` lets raw tool output (telemetry, request samples) be larger than a result
     file; past MAX_FILE_BYTES the YAML pass refuses, so such a document has no line numbers.
+    ``non_finite`` reads the bare ``Infinity``/``NaN`` that Python tools write (SGLang's
+    ``"request_rate": Infinity``) as floats: only for foreign files, whose adapters decide what
+    such a value means; a result file never holds one.
     """
     text = _decode(source, raw, max_bytes)
 
@@ -181,7 +184,7 @@ def parse_json(source: str, raw: bytes, *, max_bytes: int = MAX_FILE_BYTES) -> D
         raise _Refused(f"{name} is not a number JSON allows; leave the figure out", None)
 
     try:
-        data = json.loads(text, object_pairs_hook=pairs, parse_constant=constant)
+        data = json.loads(text, object_pairs_hook=pairs, parse_constant=float if non_finite else constant)
     except json.JSONDecodeError as exc:
         raise SitegenError(Problem(source, exc.lineno, "", f"invalid JSON: {exc.msg} (column {exc.colno})")) from None
     except RecursionError:

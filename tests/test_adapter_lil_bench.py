@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from sitegen.collect.adapters import adapt_folder, adapt_raw
+from sitegen.collect.adapters.raw import adapt_folder, adapt_raw
 from sitegen.errors import SitegenError
 from tests.raw_samples import as_document, bench, cell, lil_document, meta_document
 

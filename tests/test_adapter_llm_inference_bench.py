@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sitegen.collect.adapters import adapt_raw, parse_raw, read_meta, read_raw_file
+from sitegen.collect.adapters.raw import adapt_raw, parse_raw, read_meta, read_raw_file
 from sitegen.errors import SitegenError
 from sitegen.parse import Document, parse_yaml
 from tests.conftest import DATA, REPO, SEED_RUN_ID

@@ -206,8 +206,8 @@ def test_raw_folder_problems_name_the_file_and_line(empty_project: Path, capsys:
 
 @pytest.mark.parametrize(("files", "message"), [
     ({"benchmark_results.json": "{}"}, "content/runs/raw: no run.yaml: a raw-output folder needs one"),
-    ({"run.yaml": "hardware: {type: cpu}\n"}, "content/runs/raw: no raw file: put benchmark_results.json"),
-    ({"run.yaml": "{}", "a.json": "{}", "b.json.gz": ""}, "content/runs/raw: more than one raw file (a.json, b.json.gz)"),
+    ({"run.yaml": "hardware: {type: cpu}\n"}, "content/runs/raw: no raw file: put the benchmark's output"),
+    ({"run.yaml": "{}", "a.json": "{}", "b.json.gz": ""}, "content/runs/raw/b.json.gz: file is empty"),
     ({"run.yaml": "{}", "a.json": "{}", "results.csv": ""}, "content/runs/raw/results.csv: unexpected in a raw-output"),
 ])
 def test_raw_folder_layout_problems(empty_project: Path, capsys: pytest.CaptureFixture[str],

@@ -10,8 +10,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from sitegen.collect import adapters, check_run
+from sitegen.collect import check_run
 from sitegen.collect import remote as remote_module
+from sitegen.collect.adapters import raw as adapters
 from sitegen.collect.remote import (
     Copy,
     Fetcher,

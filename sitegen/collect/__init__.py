@@ -15,7 +15,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sitegen.collect.adapters import adapt_folder
+from sitegen.collect.adapters.raw import adapt_folder
 from sitegen.collect.cache import EntryCache
 from sitegen.collect.local import Entry, discover, entry_source
 from sitegen.collect.redact import redact_document, redact_document_detailed, redaction_warnings

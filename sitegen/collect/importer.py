@@ -1,5 +1,10 @@
 """``sitegen import``: raw benchmark output → a canonical ``content/runs/<id>.yaml``.
 
+The paths given are the files of one run: a file, several files, or folders (read at any
+depth: a sweep keeps one sub-folder per point). Files given by name must be of a format
+sitegen reads; in a folder, files that are not (a tool's inputs, per-request exports) are
+skipped and listed, since tools write them beside their results.
+
 Adapt (with run.yaml), redact secrets, validate, then write atomically; any problem stops
 it before anything is written. An existing run is replaced only with ``force``, and never
 when the id belongs to a different file or folder (collect would then see the id twice).
@@ -13,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from sitegen.collect import validate_result
-from sitegen.collect.adapters import META_NAME, adapt_raw, find_raw_file, read_meta, read_raw_file
+from sitegen.collect.adapters.raw import META_NAME, adapt_records, read_meta, read_records, recognised, walk_raw_files
 from sitegen.collect.local import RESULT_SUFFIXES, check_id, suggest_id
 from sitegen.collect.redact import redact_document
 from sitegen.collect.result_yaml import dump_result
@@ -30,6 +35,7 @@ class ImportReport:
     data: dict[str, Any]
     replaced: bool
     redacted: tuple[str, ...]
+    skipped: tuple[str, ...] = ()
 
     def summary(self) -> str:
         """One line: how many points and cells of each status were written."""
@@ -57,29 +63,47 @@ def default_id(data: dict[str, Any]) -> str:
     return suggest_id("-".join(part for part in parts if part))
 
 
-def load_raw(path: Path, meta_path: Path | None, display: str) -> Document:
-    """Adapt a raw file, or a raw-output folder (whose run.yaml ``meta_path`` may replace)."""
-    if path.is_dir():
-        raw_path = find_raw_file(path, display)
-        meta_path = meta_path or path / META_NAME
-        raw_display = f"{display.rstrip('/')}/{raw_path.name}"
-    elif path.is_file():
-        raw_path, raw_display = path, display
-    else:
-        raise SitegenError(Problem(display, None, "", "not found"))
-    results = read_raw_file(raw_path, raw_display)
+def load_raw(paths: list[Path], meta_path: Path | None) -> tuple[Document, tuple[str, ...]]:
+    """Adapt the raw files of one run, and the files of its folders that were skipped.
+
+    A single folder's own run.yaml is used unless ``meta_path`` names another.
+    """
+    records: list[Document] = []
+    skipped: list[str] = []
+    problems: list[Problem] = []
+    for path in paths:
+        display = str(path)
+        if path.is_dir():
+            if meta_path is None and len(paths) == 1 and (path / META_NAME).is_file():
+                meta_path = path / META_NAME
+            found = walk_raw_files(path, display)
+            read = [record for file, shown in found for record in read_records(file, shown)]
+            known, unknown = recognised(read)
+            records += known
+            skipped += unknown
+            if not known:
+                problems.append(Problem(display, None, "", "holds no benchmark result sitegen reads "
+                                        f"({len(found)} file{'s' if len(found) != 1 else ''} looked at); "
+                                        "see docs/importing.md for the formats"))
+        elif path.is_file():
+            records += read_records(path, display)
+        else:
+            problems.append(Problem(display, None, "", "not found"))
+    if problems:
+        raise SitegenError(problems)
     meta = None
     if meta_path is not None:
         if not meta_path.is_file():
             raise SitegenError(Problem(str(meta_path), None, "", "not found"))
         meta = read_meta(meta_path, str(meta_path))
-    return adapt_raw(results, meta, display)
+    source = str(paths[0]) if len(paths) == 1 else f"{paths[0]} (and {len(paths) - 1} more)"
+    return adapt_records(records, meta, source), tuple(skipped)
 
 
-def import_run(config: Config, path: Path, *, meta_path: Path | None = None, run_id: str | None = None,
+def import_run(config: Config, paths: list[Path], *, meta_path: Path | None = None, run_id: str | None = None,
                force: bool = False) -> ImportReport:
     """Write ``content/runs/<id>.yaml`` from raw output; raise SitegenError (writing nothing) on any problem."""
-    document = load_raw(path, meta_path, str(path))
+    document, skipped = load_raw(paths, meta_path)
     document, redacted = redact_document(document)
     problems = validate_result(document)
     if problems:
@@ -95,7 +119,7 @@ def import_run(config: Config, path: Path, *, meta_path: Path | None = None, run
         write_atomic(target, content)
     except OSError as exc:
         raise SitegenError(Problem(config.display(target), None, "", f"cannot write: {exc.strerror}")) from None
-    return ImportReport(run_id, target, document.data, replaced, tuple(redacted))
+    return ImportReport(run_id, target, document.data, replaced, tuple(redacted), skipped)
 
 
 def _check_target(config: Config, run_id: str, target: Path, force: bool) -> bool:

@@ -37,7 +37,8 @@ from urllib.parse import urlsplit
 import httpx
 
 from sitegen import __version__
-from sitegen.collect import adapters
+from sitegen.collect.adapters import raw as adapters
+from sitegen.collect.adapters import registry
 from sitegen.collect.local import check_id, suggest_id
 from sitegen.collect.redact import redact_text
 from sitegen.config import RemoteSource
@@ -543,9 +544,11 @@ def _build(source: RemoteSource, bodies: list[bytes], check: Check) -> tuple[Doc
     try:
         if source.meta or bodies[0].startswith(_GZIP_MAGIC):
             # Raw tool output: larger limits and gzip (lil-bench saves .json.gz) are the adapter's.
-            results = adapters.parse_raw(source.url, bodies[0])
+            records = adapters.parse_records(source.url, bodies[0])
             meta = _parse(source.meta, bodies[1]) if source.meta else None
-            document = adapters.adapt_raw(results, meta, source.url)
+            # JSON Lines (SGLang, llama-bench) hold several records; a JSON file one.
+            document = (adapters.adapt_raw(records[0], meta, source.url) if len(records) == 1
+                        else adapters.adapt_records(records, meta, source.url))
         else:
             document = _parse(source.url, bodies[0])
             if _looks_raw(document.data):
@@ -563,8 +566,8 @@ def _parse(url: str, body: bytes) -> Document:
 
 
 def _looks_raw(data: object) -> bool:
-    """A benchmark_results.json (``metadata``) or lil-bench document (``schema``), not a result file."""
-    return isinstance(data, dict) and "schema_version" not in data and ("metadata" in data or "schema" in data)
+    """Raw output of a tool sitegen reads, not a result file (the registry decides which)."""
+    return registry.recognise(data) is not None
 
 
 def _summary(problems: list[Problem]) -> str:

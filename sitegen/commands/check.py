@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sitegen.collect import CheckedEntry, check_entry, check_local
-from sitegen.collect.adapters import META_NAME
+from sitegen.collect.adapters.raw import META_NAME
 from sitegen.collect.local import IGNORED_SUFFIXES, RESULT_SUFFIXES, Entry, check_id
 from sitegen.config import Config
 from sitegen.errors import Problem

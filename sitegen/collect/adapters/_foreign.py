@@ -12,6 +12,7 @@ merge with run.yaml can be reported at the line of the raw file it came from.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -177,6 +178,16 @@ class Record:
         self.set(name, round(value * scale if scale != 1.0 else value, DECIMALS), raw_key)
 
 
+@dataclass(frozen=True)
+class Recorded:
+    """A fact the raw file records about the run (a GPU, a build, a server version): run.yaml
+    may restate it, but not contradict it."""
+
+    node: Node
+    shown: str
+    agrees: Callable[[Any], bool]
+
+
 @dataclass
 class Adapted:
     """The canonical result an adapter could build from a raw document alone."""
@@ -187,6 +198,13 @@ class Adapted:
     decode: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     origins: dict[str, Origin] = field(default_factory=dict)
+    recorded: dict[str, Recorded] = field(default_factory=dict)
+
+    def record(self, section: str, name: str, value: Any, node: Node, shown: str,
+               agrees: Callable[[Any], bool]) -> None:
+        """Put a field the raw file records, which run.yaml may restate but not contradict."""
+        self.put(section, name, value, node)
+        self.recorded[f"/{section}/{name}"] = Recorded(node, shown, agrees)
 
     def put(self, section: str, name: str, value: Any, node: Node) -> None:
         """Set a field of hardware/engine/run, read from ``node`` (later calls win)."""

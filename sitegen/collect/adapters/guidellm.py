@@ -1,0 +1,138 @@
+"""GuideLLM reports (``guidellm benchmark … --output-path X.json|.yaml``), both schema
+generations: ≥0.4 (``metadata``, ``args``, ``benchmarks[].config/metrics``) and the older one
+(``benchmarks[].args/run_stats/worker``). One report holds one entry per load point.
+
+Per entry, from ``metrics.<name>.successful`` (errored and incomplete requests are counted in
+source_values, never mixed in): context = mean ``prompt_token_count``; total tok/s = mean
+``output_tokens_per_second``; TTFT = median ``time_to_first_token_ms``; time between tokens =
+median ``inter_token_latency_ms``; per-request tok/s = 1000 / that median (derived, named in
+provenance). Concurrency: ``synchronous`` is 1, ``concurrent`` its streams; ``throughput``,
+``constant`` and ``poisson`` are driven by a rate and never become matrix cells.
+"""
+
+from __future__ import annotations
+
+import datetime
+from typing import Any
+
+from sitegen.collect.adapters import serving, vllm_bench
+from sitegen.collect.adapters._foreign import Adapted, Node, Record
+
+TOOL = "GuideLLM"
+_PERCENTILES = {"p50": "p50", "p90": "p90", "p95": "p95", "p99": "p99", "p999": "p99.9"}
+_FIGURES = {"time_to_first_token_ms": "ttft_ms", "inter_token_latency_ms": "time_between_tokens_ms"}
+
+
+def looks_like(data: Any) -> bool:
+    if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), list) or not data["benchmarks"]:
+        return False
+    first = data["benchmarks"][0]
+    return isinstance(first, dict) and "metrics" in first and ("config" in first or "args" in first)
+
+
+def adapt(records: list[Node]) -> Adapted:
+    entries = [entry for record in records for entry in record.need("benchmarks").elements()]
+    adapted = Adapted(f"{TOOL} report{'s' if len(records) != 1 else ''} ({len(entries)} benchmark"
+                      f"{'s' if len(entries) != 1 else ''})")
+    points = [_point(entry) for entry in entries]
+    adapted.put("run", "benchmark_tool", TOOL, records[0])
+    adapted.put("run", "latency_statistic", "median", records[0])
+    adapted.put("run", "prefill_mode", "not-measured", records[0])
+    metadata = records[0].get("metadata")
+    version = metadata.opt_text("guidellm_version") if metadata is not None else None
+    if version:
+        adapted.put("run", "benchmark_tool_version", version, metadata.need("guidellm_version"))  # type: ignore[union-attr]
+    vllm_bench.same_model(adapted, [(entry, _model(record, entry)) for record in records
+                                    for entry in record.need("benchmarks").elements()])
+    starts = [float(start) for entry in entries
+              if (start := entry.opt_number("start_time")) is not None and serving.finite(start)]
+    if starts:
+        date = datetime.datetime.fromtimestamp(min(starts), tz=datetime.UTC).date().isoformat()
+        adapted.put("run", "date", date, entries[0])
+    serving.matrix(adapted, points, TOOL, "--profile synchronous or --profile concurrent --rate N")
+    adapted.notes.append("per_request_tokens_per_s = 1000 / median inter-token latency (derived); total tok/s is "
+                         "GuideLLM's mean output_tokens_per_second; only successful requests are counted.")
+    return adapted
+
+
+def _model(record: Node, entry: Node) -> Node | None:
+    args = record.get("args")
+    if args is not None and args.get("model") is not None:
+        return args.get("model")
+    worker = entry.get("worker")
+    return worker.get("backend_model") if worker is not None else None
+
+
+def _point(entry: Node) -> serving.Point:
+    point = serving.Point(entry, Record(entry))
+    config = entry.get("config") or entry.need("args")
+    strategy = config.need("strategy")
+    kind = strategy.need("type_").text()
+    if kind == "synchronous":
+        point.concurrency = 1
+    elif kind == "concurrent":
+        streams = strategy.get("streams") or strategy.need("max_concurrency")
+        point.concurrency = streams.integer()
+    else:
+        rate = strategy.opt_number("rate")
+        point.open_loop = (f"the {kind!r} strategy" + (f" at {rate:g} requests/s" if rate else "")
+                           + " is driven by a request rate, not a fixed concurrency")
+    totals = _request_totals(entry)
+    successful = totals.get("successful")
+    if successful == 0:
+        point.failed = f"no request succeeded ({totals.get('errored', 0)} errored, {totals.get('incomplete', 0)} incomplete)"
+        return point
+    metrics = entry.need("metrics")
+    prompt = _successful(metrics, "prompt_token_count")
+    point.mean_input_tokens = prompt.opt_number("mean") if prompt is not None else None
+    output = _successful(metrics, "output_tokens_per_second")
+    if output is not None:
+        point.figure("total_tokens_per_s", output.opt_number("mean"), None)
+    for metric, figure in _FIGURES.items():
+        values = _successful(metrics, metric)
+        if values is None:
+            continue
+        median = values.opt_number("median")
+        point.figure(figure, median, None)
+        _statistics(point, figure, values)
+        if figure == "time_between_tokens_ms" and median:
+            point.figure("per_request_tokens_per_s", 1000 / median, None)
+            point.statistic("per_request_tokens_per_s", "p50", 1000 / median)
+    if successful is not None:
+        point.record.set("completed_requests", successful)
+    for status in ("errored", "incomplete"):
+        if totals.get(status):
+            point.keep(f"{status}_requests", totals[status])
+    concurrency = _successful(metrics, "request_concurrency")
+    if concurrency is not None:
+        point.keep("measured_concurrency", concurrency.opt_number("mean"))
+    point.keep("strategy", kind)
+    duration = entry.opt_number("duration")
+    point.figure("measured_s", duration, "duration")
+    return point
+
+
+def _request_totals(entry: Node) -> dict[str, int]:
+    scheduler = entry.get("scheduler_metrics")
+    totals = scheduler.get("requests_made") if scheduler is not None else None
+    totals = totals or entry.get("request_totals")
+    if totals is None:
+        return {}
+    return {key: child.integer() for key, child in totals.items() if child.value is not None}
+
+
+def _successful(metrics: Node, name: str) -> Node | None:
+    metric = metrics.get(name)
+    return metric.get("successful") if metric is not None else None
+
+
+def _statistics(point: serving.Point, figure: str, values: Node) -> None:
+    point.statistic(figure, "mean", values.opt_number("mean"))
+    point.statistic(figure, "p50", values.opt_number("median"))
+    point.statistic(figure, "stddev", values.opt_number("std_dev"))
+    point.statistic(figure, "min", values.opt_number("min"))
+    point.statistic(figure, "max", values.opt_number("max"))
+    percentiles = values.get("percentiles")
+    if percentiles is not None and isinstance(percentiles.value, dict):
+        for key, name in _PERCENTILES.items():
+            point.statistic(figure, name, percentiles.opt_number(key))

@@ -1,0 +1,195 @@
+"""What the serving benchmarks (vLLM, SGLang, GuideLLM, GenAI-Perf/AIPerf) share: one record
+is one load point, and the load points of a sweep become one decode matrix.
+
+* **Context** is the measured mean input length of each point, never the requested one (SGLang
+  draws prompts shorter than ``--random-input-len``; vLLM keeps no input-length setting). Points
+  whose measured means lie within 10 % of the smallest mean of their group share one context:
+  the means sorted, a new group starts where a mean exceeds 1.1 × its group's first; the
+  group's context is the mean of its members' means, rounded to a whole token. Each cell keeps
+  its own measured mean in ``source_values.mean_input_tokens``.
+* **Concurrency** is the fixed number of requests in flight the tool kept. A point driven by a
+  request rate (or sending every request at once) has no such coordinate: it is never a
+  matrix cell. A sweep that also has fixed-concurrency points imports those, with a note
+  naming what was left out; one with none is refused, saying why.
+* **A point in which every request failed** is refused, never drawn as zero.
+* Identical records count once (``vllm bench sweep`` repeats each run in its ``summary.json``).
+* **Repetitions** of one point (``vllm bench sweep --num-runs``, a JSON Lines file appended to
+  twice) make one cell: the repetition with the median total tok/s (the lower of the two
+  middle ones for an even count), so the cell is one real measurement, never an average;
+  every repetition's total tok/s is kept in ``source_values`` and the cell's note says so.
+* Points of different server or client configurations (a ``vllm bench sweep`` over
+  ``max_num_seqs``) are not one run: refused, naming what differs.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from sitegen.collect.adapters._foreign import DECIMALS, Adapted, Node, Record
+from sitegen.errors import SitegenError
+
+# Cells whose measured mean input lengths differ by less than this share a context.
+CONTEXT_TOLERANCE = 0.10
+OPEN_LOOP_HINT = ("sitegen's decode matrix is context × concurrency, and this run kept no fixed number of "
+                  "requests in flight, so it has no place in it")
+
+
+def where(node: Node) -> str:
+    """A record as messages name it: its file, and its line when it is one of many."""
+    line = node.document.line_of(node.pointer)
+    return f"{node.document.source}:{line}" if line else node.document.source
+
+
+def rate(node: Node) -> float:
+    """A request rate: a number, Python's bare ``Infinity``, or the string ``"inf"`` (vLLM)."""
+    if isinstance(node.value, str) and node.value.strip().lower() in ("inf", "infinity", "+inf"):
+        return math.inf
+    value = float(node.number())
+    if math.isnan(value):
+        raise node.error("expected a request rate, got NaN")
+    return value
+
+
+def rounded(value: float) -> float:
+    return round(value, DECIMALS)
+
+
+def finite(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+@dataclass
+class Point:
+    """One load point of a serving benchmark, before it has a place in the matrix."""
+
+    node: Node
+    record: Record
+    concurrency: int | None = None
+    open_loop: str = ""          # why there is no concurrency coordinate
+    failed: str = ""             # why nothing was measured
+    mean_input_tokens: float | None = None
+    statistics: dict[str, dict[str, float]] = field(default_factory=dict)
+    source_values: dict[str, Any] = field(default_factory=dict)
+    # Settings the record states besides the load (a sweep's serve parameters): one run has one.
+    configuration: dict[str, Any] = field(default_factory=dict)
+
+    def figure(self, name: str, value: Any, raw_key: str | None) -> None:
+        """A headline figure; a missing, non-finite or zero statistic is "not measured", never 0."""
+        if finite(value) and value > 0:
+            self.record.set(name, rounded(value), raw_key)
+
+    def statistic(self, figure: str, statistic: str, value: Any) -> None:
+        if finite(value) and value >= 0:
+            self.statistics.setdefault(figure, {})[statistic] = rounded(value)
+
+    def keep(self, name: str, value: Any) -> None:
+        """A value as the tool wrote it, for reviewers (schema ``source_values``)."""
+        if value is None or isinstance(value, (str, bool)) or finite(value):
+            self.source_values[name] = rounded(value) if isinstance(value, float) else value
+
+
+def matrix(adapted: Adapted, points: list[Point], tool: str, rerun: str) -> None:
+    """Place the points in the decode matrix, or refuse the import with every reason.
+
+    ``rerun`` says how to make the tool keep a fixed concurrency (its own flag).
+    """
+    points = _unique(points)
+    failed = [p for p in points if p.failed]
+    if failed:
+        raise SitegenError([p.node.problem(f"{p.failed}: nothing was measured, so it is not imported (a failed "
+                                           "benchmark is never drawn as zero); rerun it, or leave this file out")
+                            for p in failed])
+    fixed = [p for p in points if p.concurrency is not None]
+    open_loop = [p for p in points if p.concurrency is None]
+    if not fixed:
+        raise SitegenError([p.node.problem(f"{p.open_loop}: {OPEN_LOOP_HINT}; rerun with {rerun}")
+                            for p in open_loop])
+    if open_loop:
+        left = ", ".join(f"{where(p.node)} ({p.open_loop})" for p in open_loop)
+        adapted.notes.append(f"Left out, with no concurrency to place them by ({tool} runs driven by a request "
+                             f"rate): {left}"[:2000])
+    missing = [p for p in fixed if p.mean_input_tokens is None or p.mean_input_tokens <= 0]
+    if missing:
+        raise SitegenError([p.node.problem("the file records no input tokens for this run, so its context "
+                                           "cannot be told") for p in missing])
+    _one_configuration(fixed)
+    contexts = bucket([p.mean_input_tokens or 0.0 for p in fixed])
+    cells: dict[tuple[int, int], list[Point]] = {}
+    for point, context in zip(fixed, contexts, strict=True):
+        assert point.concurrency is not None
+        cells.setdefault((context, point.concurrency), []).append(point)
+    records = [_cell(_representative(points), context, len(points)) for (context, _), points in cells.items()]
+    records.sort(key=lambda r: (r.data["context_tokens"], r.data["concurrency"]))
+    adapted.add_records("decode", records)
+    adapted.notes.append(f"Context is each run's measured mean input length ({tool}), grouped within "
+                         f"{CONTEXT_TOLERANCE:.0%} (docs/importing.md); each cell keeps its own mean in "
+                         "source_values.mean_input_tokens.")
+
+
+def _one_configuration(points: list[Point]) -> None:
+    keys = sorted({key for point in points for key in point.configuration})
+    differing = [key for key in keys if len({repr(point.configuration.get(key)) for point in points}) > 1]
+    if differing:
+        values = "; ".join(f"{key}: {', '.join(sorted({repr(p.configuration.get(key)) for p in points}))}"
+                           for key in differing)
+        raise points[0].node.error(f"these results come from different configurations ({values}); one run is one "
+                                   "configuration: import each setting's files separately")
+
+
+def _representative(points: list[Point]) -> Point:
+    """Of the repetitions of one point, the one with the median total tok/s (lower middle)."""
+    if len(points) == 1:
+        return points[0]
+    ranked = sorted(points, key=lambda p: (p.record.data.get("total_tokens_per_s") or 0.0, where(p.node)))
+    chosen = ranked[(len(ranked) - 1) // 2]
+    rates = ", ".join(f"{p.record.data.get('total_tokens_per_s', 0):g}" for p in points)
+    chosen.source_values["repetitions_total_tokens_per_s"] = rates[:2000]
+    note = (f"{len(points)} repetitions of this point; this is the one with the median total tok/s "
+            f"({where(chosen.node)})")
+    existing = chosen.record.data.get("note")
+    chosen.record.set("note", (f"{existing}; {note}" if existing else note)[:2000])
+    return chosen
+
+
+def bucket(means: list[float]) -> list[int]:
+    """The context of each measured mean input length (the rule is in the module docstring)."""
+    order = sorted(range(len(means)), key=lambda i: means[i])
+    groups: list[list[int]] = []
+    for index in order:
+        if groups and means[index] <= means[groups[-1][0]] * (1 + CONTEXT_TOLERANCE):
+            groups[-1].append(index)
+        else:
+            groups.append([index])
+    contexts = [0] * len(means)
+    for group in groups:
+        value = round(sum(means[i] for i in group) / len(group))
+        for index in group:
+            contexts[index] = value
+    return contexts
+
+
+def _unique(points: list[Point]) -> list[Point]:
+    """Drop records identical to an earlier one (a sweep's summary repeats its run files)."""
+    seen: list[Any] = []
+    unique: list[Point] = []
+    for point in points:
+        if point.node.value in seen:
+            continue
+        seen.append(point.node.value)
+        unique.append(point)
+    return unique
+
+
+def _cell(point: Point, context: int, repetitions: int) -> Record:
+    record = point.record
+    assert point.concurrency is not None and point.mean_input_tokens is not None
+    record.data = {"context_tokens": context, "concurrency": point.concurrency, "status": "valid", **record.data}
+    if point.statistics:
+        record.set("statistics", {name: dict(sorted(values.items())) for name, values in point.statistics.items()})
+    values = {"mean_input_tokens": rounded(point.mean_input_tokens), **point.source_values}
+    if repetitions > 1:
+        values["repetitions"] = repetitions
+    record.set("source_values", dict(list(values.items())[:50]))
+    return record
