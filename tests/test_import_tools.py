@@ -401,12 +401,14 @@ def test_genai_perf_concurrency_sweep_folder(project: Path, tmp_path: Path) -> N
 
 def test_aiperf_exports_with_gpu_telemetry(project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     files = sorted(AIPERF.glob("aiperf-*.json"))
-    meta = write_meta(tmp_path, "hardware:\n  type: discrete-gpu\n  count: 1\nengine:\n  name: vLLM\n")
+    meta = write_meta(tmp_path, "hardware:\n  type: discrete-gpu\nengine:\n  name: vLLM\n")
     assert run_import(project, files, meta) == 0
     data = imported(project)
     first = load_json(files[0])
-    [gpu] = first["telemetry_data"]["endpoints"]["localhost:9400"]["gpus"].values()
-    assert "NVIDIA " + data["hardware"]["accelerator"] == gpu["gpu_name"]
+    gpus = [gpu for endpoint in first["telemetry_data"]["endpoints"].values() for gpu in endpoint["gpus"].values()]
+    assert {"NVIDIA " + data["hardware"]["accelerator"]} == {gpu["gpu_name"] for gpu in gpus}
+    # Two DCGM exporters report the same GPU: counted once, by its UUID.
+    assert len(gpus) == 2 and data["hardware"]["count"] == len({gpu["gpu_uuid"] for gpu in gpus}) == 1
     by_level = {c["concurrency"]: c for c in data["measurements"]["decode"]}
     assert len(by_level) == 3
     for path in files:

@@ -143,7 +143,8 @@ def _telemetry(adapted: Adapted, records: list[Node]) -> None:
             for key, device in devices.items() if devices is not None else []:
                 name = device.opt_text("gpu_name")
                 if name:
-                    gpus.setdefault(name, set()).add(f"{host}/{device.opt_text('gpu_uuid') or key}")
+                    # By UUID: two DCGM exporters may report the same GPU (the fixtures' do).
+                    gpus.setdefault(name, set()).add(device.opt_text("gpu_uuid") or f"{host}/{key}")
                     where = where or device.need("gpu_name")
     if where is None:
         return

@@ -75,7 +75,9 @@ def _point(entry: Node) -> serving.Point:
         point.concurrency = streams.integer()
     else:
         rate = strategy.opt_number("rate")
-        point.open_loop = (f"the {kind!r} strategy" + (f" at {rate:g} requests/s" if rate else "")
+        point.open_loop = ("the 'throughput' strategy sends requests as fast as the server takes them, with no "
+                           "fixed concurrency" if kind == "throughput" else
+                           f"the {kind!r} strategy" + (f" at {rate:g} requests/s" if rate else "")
                            + " is driven by a request rate, not a fixed concurrency")
     totals = _request_totals(entry)
     successful = totals.get("successful")
