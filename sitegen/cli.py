@@ -165,7 +165,8 @@ def _new(config: Config, args: argparse.Namespace) -> int:
 
     path = config.display(new_run(config, args.run_id))
     print(f"wrote {path}: replace every <fill in: …> value, then run `sitegen check {path}`")
-    print("have raw llm-inference-bench output? `sitegen import` fills most of it in for you (docs/importing.md)")
+    print("have raw benchmark output (llm-inference-bench, vLLM, SGLang, llama-bench, GuideLLM, AIPerf)? "
+          "`sitegen import` fills most of it in for you (docs/importing.md)")
     return 0
 
 
