@@ -379,6 +379,24 @@ def test_raw_sources_go_through_the_adapter(site: Site, tmp_path: Path) -> None:
         ("h100-raw", RUN_META["run"]["model"]), ("3f2a", RUN_META["run"]["model"])]
 
 
+def test_a_remote_json_lines_file_of_another_tool(site: Site, tmp_path: Path) -> None:
+    """An SGLang bench_serving file (JSON Lines, a bare Infinity) goes through the same registry."""
+    raw = (REPO / "tests" / "data" / "samples" / "sglang" / "scicom-h100x8-gptoss120b-tp8-in1024-c100.jsonl").read_bytes()
+    meta = b"hardware: {type: discrete-gpu, accelerator: H100 SXM, count: 8}\nrun: {model: openai/gpt-oss-120b}\n"
+    site.routes["/sglang/out.jsonl"] = replies(Reply(body=raw, headers={"Content-Type": "application/octet-stream"}))
+    site.routes["/sglang/run.yaml"] = replies(Reply(body=meta, headers={"Content-Type": "text/plain"}))
+    report = fetch_all(tmp_path, RemoteSource(site.url("/sglang/out.jsonl"), meta=site.url("/sglang/run.yaml"),
+                                              id="h100-sglang"))
+    assert report.problems == []
+    [run] = report.runs
+    line = json.loads(raw)
+    [cell] = run.document.data["measurements"]["decode"]
+    assert (cell["context_tokens"], cell["concurrency"]) == (round(line["total_input_tokens"] / line["completed"]),
+                                                             line["max_concurrency"])
+    assert cell["total_tokens_per_s"] == pytest.approx(line["output_throughput"], abs=1e-6)
+    assert run.document.data["engine"]["version"] == line["server_info"]["version"]
+
+
 # --- end to end through the CLI -------------------------------------------------------
 
 
