@@ -80,9 +80,12 @@ def _decode(source: str, raw: bytes, max_bytes: int = MAX_FILE_BYTES) -> str:
     return text.replace("\r\n", "\n")
 
 
-def parse_yaml(source: str, raw: bytes) -> Document:
-    """Parse one YAML document with line numbers; raise SitegenError on any problem."""
-    text = _decode(source, raw)
+def parse_yaml(source: str, raw: bytes, *, max_bytes: int = MAX_FILE_BYTES) -> Document:
+    """Parse one YAML document with line numbers; raise SitegenError on any problem.
+
+    ``max_bytes`` lets raw tool output (a GuideLLM YAML report) be larger than a result file.
+    """
+    text = _decode(source, raw, max_bytes)
     loader = _Loader(text)
     try:
         try:

@@ -28,14 +28,18 @@ _STATISTICS = {"avg": "mean", "std": "stddev", "min": "min", "max": "max", "p50"
 _LATENCIES = {"time_to_first_token": "ttft_ms", "inter_token_latency": "time_between_tokens_ms"}
 
 
+# A non-streaming run has no TTFT, but always a request throughput and latency.
+_METRICS = ("time_to_first_token", "request_throughput", "request_latency")
+
+
 def looks_like_aiperf(data: Any) -> bool:
     config = data.get("input_config") if isinstance(data, dict) else None
-    return isinstance(config, dict) and "loadgen" in config and "time_to_first_token" in data
+    return isinstance(config, dict) and "loadgen" in config and any(key in data for key in _METRICS)
 
 
 def looks_like_genai_perf(data: Any) -> bool:
     config = data.get("input_config") if isinstance(data, dict) else None
-    return isinstance(config, dict) and "concurrency" in config and "time_to_first_token" in data
+    return isinstance(config, dict) and "concurrency" in config and any(key in data for key in _METRICS)
 
 
 def adapt(records: list[Node]) -> Adapted:

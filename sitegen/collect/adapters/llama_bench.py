@@ -55,6 +55,10 @@ def adapt(records: list[Node]) -> Adapted:
             prefill.append(_test(row, "prompt_tokens_per_s", prompt))
         elif generated > 0:
             decode.append(_test(row, "per_request_tokens_per_s", generated))
+    if not prefill and not decode:
+        raise first.error("the file holds no prompt-processing (n_gen 0) or text-generation (n_prompt 0) test, "
+                          "only combined ones whose rate cannot be split: rerun llama-bench with -p and -n "
+                          "(not -pg)")
     _no_repeats(prefill + decode)
     prefill.sort(key=lambda r: (r.data["context_tokens"], r.data["prompt_chunk_tokens"]))
     decode.sort(key=lambda r: (r.data["context_tokens"], r.data["output_tokens_per_request"]))
