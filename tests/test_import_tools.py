@@ -165,6 +165,20 @@ def test_vllm_request_rate_run_is_kept_out_of_the_matrix(project: Path, tmp_path
     assert any("rate.json:1 (driven by a request rate of 4/s" in note for note in data["provenance"]["notes"])
 
 
+def test_vllm_nan_statistic_is_left_out(project: Path, tmp_path: Path) -> None:
+    # Python's json.dump writes a bare NaN for a statistic of no samples.
+    text = (VLLM / "scicom-b200x8-qwen3-32b-tp8-ctx1024-c100.json").read_text(encoding="utf-8")
+    raw = json.loads(text)
+    assert '"std_ttft_ms": ' in text
+    path = tmp_path / "nan.json"
+    path.write_text(json.dumps(raw | {"std_ttft_ms": math.nan}))
+    assert "NaN" in path.read_text()
+    assert run_import(project, [path], write_meta(tmp_path, B200_META)) == 0
+    [cell] = imported(project)["measurements"]["decode"]
+    assert "stddev" not in cell["statistics"]["ttft_ms"]
+    assert cell["statistics"]["ttft_ms"]["mean"] == close(raw["mean_ttft_ms"])
+
+
 # --- SGLang -----------------------------------------------------------------------------------
 
 H100_META = """\
@@ -320,6 +334,21 @@ def test_llama_bench_gpu_contradicting_run_yaml(project: Path, tmp_path: Path,
             f"'NVIDIA GeForce RTX 4090' (gpu_info) ({path}:{line}, /0/gpu_info)") in err
 
 
+def test_llama_bench_build_contradicting_run_yaml(project: Path, tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    path = LLAMA / "brayniac-rtx4090-snowpiercer15b-q3kl.json"
+    [row, _] = load_json(path)
+    meta = write_meta(tmp_path, LLAMA_META.format(type="discrete-gpu", model="x/y") + "engine:\n  version: b6000\n")
+    assert run_import(project, [path], meta) == 1
+    err = refused(project, capsys)
+    assert (f"{meta}:7: /engine/version: 'b6000' contradicts the raw file, which records llama.cpp build "
+            f"{row['build_commit']} ({row['build_number']})") in err
+    # The same build in other words is no contradiction.
+    restated = write_meta(tmp_path, LLAMA_META.format(type="discrete-gpu", model="x/y")
+                          + f"engine:\n  version: b{row['build_number']}\n")
+    assert run_import(project, [path], restated) == 0
+
+
 def test_llama_bench_file_mixing_builds_is_refused(project: Path, tmp_path: Path,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
     mixed = tmp_path / "mixed.jsonl"
@@ -370,7 +399,7 @@ def test_guidellm_reports(project: Path, tmp_path: Path, name: str) -> None:
 # --- GenAI-Perf and AIPerf ----------------------------------------------------------------------
 
 
-def test_genai_perf_concurrency_sweep_folder(project: Path, tmp_path: Path) -> None:
+def test_genai_perf_concurrency_sweep_folder(project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     folder = tmp_path / "artifacts"
     files = sorted(AIPERF.glob("genaiperf-*.json"))
     for path in files:
@@ -382,6 +411,7 @@ def test_genai_perf_concurrency_sweep_folder(project: Path, tmp_path: Path) -> N
     meta = write_meta(tmp_path, "hardware:\n  type: discrete-gpu\n  accelerator: H100\n  count: 1\n"
                                 "engine:\n  name: TensorRT-LLM (NIM)\n")
     assert run_import(project, [folder], meta) == 0
+    assert f"{folder}/inputs.json: note: not a benchmark result sitegen reads; skipped" in capsys.readouterr().err
     data = imported(project)
     cells = data["measurements"]["decode"]
     assert len(cells) == len(files) == 7
