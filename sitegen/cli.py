@@ -108,8 +108,8 @@ def _import(config: Config, args: argparse.Namespace) -> int:
     from sitegen.collect.importer import import_run
 
     report = import_run(config, args.paths, meta_path=args.meta, run_id=args.run_id, force=args.force)
-    for skipped in report.skipped:
-        print(f"{skipped}: note: not a benchmark result sitegen reads; skipped", file=sys.stderr)
+    for skipped, why in report.skipped:
+        print(f"{skipped}: note: {why}; skipped", file=sys.stderr)
     for pointer in report.redacted:
         print(f"{args.paths[0]}: {pointer}: note: redacted a secret", file=sys.stderr)
     verb = "replaced" if report.replaced else "wrote"

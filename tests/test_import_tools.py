@@ -128,16 +128,19 @@ def test_vllm_all_failed_run_is_refused(project: Path, tmp_path: Path, capsys: p
     assert "never drawn as zero" in err
 
 
-def test_vllm_sweep_folder_with_repetitions(project: Path, tmp_path: Path) -> None:
+def test_vllm_sweep_folder_with_repetitions(project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # The layout of `vllm bench sweep serve`: one folder per point, run=N.json plus summary.json.
     point = tmp_path / "sweep" / "SERVE--max_num_seqs=4-BENCH--max_concurrency=2-num_prompts=8"
     point.mkdir(parents=True)
     shutil.copy(VLLM / "er0080-sweep-v0.25.1-opt125m-mns4-c2-run0.json", point / "run=0.json")
     shutil.copy(VLLM / "er0080-sweep-v0.25.1-opt125m-mns4-c2-summary.json", point / "summary.json")
     (point / "notes.log").write_text("not read\n")
+    (tmp_path / "sweep" / "broken.json").write_text('{"cut": ')  # a half-written file beside the sweep
     meta = write_meta(tmp_path, B200_META.replace("B200", "EPYC").replace("discrete-gpu", "cpu").replace(
         "count: 8", "count: 1") + "engine:\n  name: vLLM\n  version: 0.25.1\n")
     assert run_import(project, [tmp_path / "sweep"], meta) == 0
+    assert (f"{tmp_path / 'sweep'}/broken.json: note: not read (invalid JSON: Expecting value (column 9)); skipped"
+            in capsys.readouterr().err)
     summary = load_json(point / "summary.json")
     assert [run["run_number"] for run in summary] == [0, 1]
     [cell] = imported(project)["measurements"]["decode"]

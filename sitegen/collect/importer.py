@@ -35,7 +35,8 @@ class ImportReport:
     data: dict[str, Any]
     replaced: bool
     redacted: tuple[str, ...]
-    skipped: tuple[str, ...] = ()
+    # (file, why) for files of a folder that were not read as results
+    skipped: tuple[tuple[str, str], ...] = ()
 
     def summary(self) -> str:
         """One line: how many points and cells of each status were written."""
@@ -63,13 +64,13 @@ def default_id(data: dict[str, Any]) -> str:
     return suggest_id("-".join(part for part in parts if part))
 
 
-def load_raw(paths: list[Path], meta_path: Path | None) -> tuple[Document, tuple[str, ...]]:
+def load_raw(paths: list[Path], meta_path: Path | None) -> tuple[Document, tuple[tuple[str, str], ...]]:
     """Adapt the raw files of one run, and the files of its folders that were skipped.
 
     A single folder's own run.yaml is used unless ``meta_path`` names another.
     """
     records: list[Document] = []
-    skipped: list[str] = []
+    skipped: list[tuple[str, str]] = []
     problems: list[Problem] = []
     for path in paths:
         display = str(path)
@@ -77,10 +78,16 @@ def load_raw(paths: list[Path], meta_path: Path | None) -> tuple[Document, tuple
             if meta_path is None and len(paths) == 1 and (path / META_NAME).is_file():
                 meta_path = path / META_NAME
             found = walk_raw_files(path, display)
-            read = [record for file, shown in found for record in read_records(file, shown)]
+            read: list[Document] = []
+            for file, shown in found:
+                try:
+                    read += read_records(file, shown)
+                except SitegenError as error:
+                    # A tool's folder holds other files (huge per-request exports, inputs): say why, go on.
+                    skipped.append((shown, f"not read ({error.problems[0].message})"))
             known, unknown = recognised(read)
             records += known
-            skipped += unknown
+            skipped += [(shown, "not a benchmark result sitegen reads") for shown in unknown]
             if not known:
                 problems.append(Problem(display, None, "", "holds no benchmark result sitegen reads "
                                         f"({len(found)} file{'s' if len(found) != 1 else ''} looked at); "
@@ -97,7 +104,7 @@ def load_raw(paths: list[Path], meta_path: Path | None) -> tuple[Document, tuple
             raise SitegenError(Problem(str(meta_path), None, "", "not found"))
         meta = read_meta(meta_path, str(meta_path))
     source = str(paths[0]) if len(paths) == 1 else f"{paths[0]} (and {len(paths) - 1} more)"
-    return adapt_records(records, meta, source), tuple(skipped)
+    return adapt_records(records, meta, source), tuple(sorted(skipped))
 
 
 def import_run(config: Config, paths: list[Path], *, meta_path: Path | None = None, run_id: str | None = None,
