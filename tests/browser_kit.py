@@ -106,7 +106,7 @@ def serve(folder: Path) -> Iterator[str]:
         thread.join(timeout=5)
 
 
-PAGE_KINDS = ("index", "run", "model", "hardware", "compare", "compare-app", "404")
+PAGE_KINDS = ("index", "run", "model", "hardware", "models", "compare", "compare-app", "404")
 
 
 def page_addresses(site: Path, run_id: str) -> dict[str, str]:
@@ -130,6 +130,7 @@ def page_addresses(site: Path, run_id: str) -> dict[str, str]:
         "run": f"/runs/{run_id}/",
         "model": fullest("models"),
         "hardware": fullest("hardware"),
+        "models": "/models/",
         "compare": f"/compare/{compare.name}/",
         "compare-app": f"/compare/?a={a}&b={b}",
         "404": "/no-such-page/",

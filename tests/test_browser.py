@@ -17,7 +17,8 @@ from tests.conftest import REPO
 pytestmark = pytest.mark.browser
 
 SCREENSHOTS = REPO / "tests" / "artifacts" / "screenshots"
-CHARTED = {"model", "hardware", "compare"}  # kinds of page that must show at least one chart image
+CHARTED = {"model", "hardware"}  # kinds of page that must show at least one chart image
+PLOTTED = {"model", "hardware", "compare", "compare-app"}  # kinds of page that draw small charts in the page
 BARRED = {"run", "compare"}  # kinds of page that draw prefill bars in the page itself
 
 
@@ -46,6 +47,10 @@ def test_page_loads_cleanly_and_draws_its_charts(browse: Browsing, site_pages: d
     if kind in CHARTED:
         assert charts, f"{kind} page shows no chart"
     assert not chart_problems(charts), "\n".join(chart_problems(charts))
+    if kind in PLOTTED and (javascript or kind != "compare-app"):
+        plots = visit.js("""() => Array.from(document.querySelectorAll("figure.plot svg.plot-svg"))
+            .map((svg) => [svg.getBoundingClientRect().width, svg.querySelectorAll("path[fill]").length])""")
+        assert plots and all(width > 100 and points > 0 for width, points in plots), plots
     if kind in BARRED:
         bars = visit.js("""() => Array.from(document.querySelectorAll("figure.bars svg.bar rect"))
             .map((rect) => rect.getBoundingClientRect().width)""")
@@ -55,14 +60,15 @@ def test_page_loads_cleanly_and_draws_its_charts(browse: Browsing, site_pages: d
         # The 404 page has nothing to enhance; the others share one small script. The chart
         # library (vega.js, ~900 KB) waits for a reader's click on "Interactive".
         scripts = sorted({urlsplit(url).path for url in visit.requests if urlsplit(url).path.endswith(".js")})
-        assert scripts == ([] if kind == "404" else ["/assets/site.js"])
+        expected = ["/assets/compare.js", "/assets/site.js"] if kind == "compare-app" else ["/assets/site.js"]
+        assert scripts == ([] if kind == "404" else expected)
     main_text = visit.js("() => document.querySelector('main').innerText.trim()")
     assert len(main_text) > 40, f"{kind} page shows almost nothing: {main_text!r}"
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_interactive_upgrade_draws_a_chart_under_the_csp(browse: Browsing, site_pages: dict[str, str], scheme: str) -> None:
-    visit = browse.open_kind(site_pages, "compare", scheme=scheme)
+    visit = browse.open_kind(site_pages, "model", scheme=scheme)
     figure = visit.page.locator("figure.chart").first
     spec_url = figure.get_attribute("data-spec")
     assert spec_url

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import re
 from pathlib import Path
 from typing import Any
 
@@ -37,9 +38,11 @@ def test_ratio_matrix_reads_b_against_a() -> None:
     assert (first.cells[0].change, first.cells[0].arrow, first.cells[0].step) == ("+12%", "▲", 1)
     assert first.cells[0].detail == "100.0 → 112.0"
     assert (first.cells[1].change, first.cells[1].arrow, first.cells[1].step) == ("−25%", "▼", -2)
-    assert (second.cells[0].change, second.cells[0].arrow, second.cells[0].step) == ("+0%", "=", 0)
+    # 50.0 → 50.1 is +0.2 %: rounds to zero, written without a sign.
+    assert (second.cells[0].change, second.cells[0].arrow, second.cells[0].step) == ("0%", "=", 0)
     assert not second.cells[1].comparable and second.cells[1].detail == "A Over capacity · B 90.0"
-    assert matrix.summary == "B is faster in 1 of 3 cells both runs measured; median change +0%."
+    # Changes +12 %, −25 %, +0.2 %: only +12 % is faster (within half a percent is not); the median is +0.2 %.
+    assert matrix.summary == "B is faster in 1 of 3 cells both runs measured as valid; median change 0%."
 
 
 def test_frontier_keeps_only_undominated_points() -> None:
@@ -70,15 +73,67 @@ def test_base_model_groups_quantizations_together() -> None:
     assert len(groups) == 1 and groups[0].label == "Qwen/Qwen" and {r.id for r in groups[0].runs} == {"a", "b"}
 
 
-def test_compare_page_of_two_runs_of_one_model(project: Path) -> None:
+def _raw(run_id: str) -> dict[str, Any]:
+    path = REPO / "content" / "runs" / f"{run_id}.yaml"
+    data: dict[str, Any] = parse_yaml(path.name, path.read_bytes()).data
+    return data
+
+
+def _context_label(tokens: int) -> str:
+    return f"{tokens // 1024}K" if tokens >= 1024 and tokens % 1024 == 0 else f"{tokens:,}"
+
+
+def test_static_compare_pages_are_complete_and_swap_to_each_other(project: Path) -> None:
     assert run_cli(project, "collect") == 0
     assert run_cli(project, "build") == 0
-    page = project / "_site" / "compare" / "rtx6kpro4x-vllm-qwen35-397b-awq-mtp--rtx6kpro4x-vllm-qwen35-397b-nvfp4-nomtp"
-    html = (page / "index.html").read_text()
-    assert 'class="matrix ratio"' in html
-    assert html.count('<figure class="chart"') >= 2  # decode curves (both contexts on one), Pareto
+    a, b = "rtx6kpro4x-vllm-qwen35-397b-awq-mtp", "rtx6kpro4x-vllm-qwen35-397b-nvfp4-nomtp"
+    html = (project / "_site" / "compare" / f"{a}--{b}" / "index.html").read_text()
+    swapped = project / "_site" / "compare" / f"{b}--{a}" / "index.html"
+    # The swap is a plain link to the static page of the pair the other way round, which exists.
+    assert f'<a href="/compare/{b}--{a}/" id="swap-link">' in html and swapped.is_file()
+    assert f'<a href="/compare/{a}--{b}/" id="swap-link">' in swapped.read_text()
+    # Every section is in the HTML itself: no script needed.
+    assert 'class="data facts"' in html and 'class="matrix ratio"' in html and "B against A" in html
+    # One decode chart per context both runs measured (read from the result files).
+    measured = [{c["context_tokens"] for c in _raw(run_id)["measurements"]["decode"]
+                 if c["status"] in ("valid", "requests_queued") and c.get("total_tokens_per_s") is not None}
+                for run_id in (a, b)]
+    shared = sorted(measured[0] & measured[1])
+    assert len(shared) >= 3
+    captions = re.findall(r'<figure class="plot">\s*<figcaption>([^<]*)</figcaption>', html)
+    assert captions == [f"{_context_label(c)} context" for c in shared] + ["Throughput against interactivity"]
     assert html.count('<span class="bar-series">') == 2 * html.count('class="bar-row"') > 0  # prefill, A over B
-    assert "B is faster in" in html
+    # The launch commands differ only in --speculative-config: that row, and no other launch row, is marked.
+    marked = re.findall(r'<tr class="differs"><th scope="row">Launch: ([^<]*)<', html)
+    assert marked == ["Speculative decoding"]
+    assert "Launch settings differ: Speculative decoding." in html
+
+
+def test_ratio_cells_never_divide_queued_or_over_capacity_cells() -> None:
+    a = _run("a", [(0, 1, "valid", 100.0), (0, 2, "requests_queued", 150.0), (0, 4, "valid", 300.0)])
+    b = _run("b", [(0, 1, "requests_queued", 90.0), (0, 2, "valid", 200.0), (0, 4, "over_capacity", None)])
+    cells = ratio_matrix(a, b).rows[0].cells  # type: ignore[union-attr]
+    assert not any(cell.comparable or "%" in cell.change + cell.detail for cell in cells)
+    assert [cell.detail for cell in cells] == [
+        "A 100.0 · B Requests queued (90.0)", "A Requests queued (150.0) · B 200.0", "A 300.0 · B Over capacity"]
+
+
+def test_a_run_with_per_request_figures_at_one_request_is_left_off_the_frontier() -> None:
+    from sitegen.site.common import Site
+    from sitegen.site.compare_page import compare_context
+
+    def run(run_id: str, levels: tuple[int, ...]) -> Run:
+        data = copy.deepcopy(MINIMAL)
+        data["measurements"]["decode"] = [
+            {"context_tokens": 0, "concurrency": level, "status": "valid", "total_tokens_per_s": 100.0 * level,
+             **({"per_request_tokens_per_s": 100.0} if level in levels else {})} for level in (1, 2, 4)]
+        return run_from_dict(run_id, data)
+
+    context = compare_context(Site("t", "", "/"), [run("one", (1,)), run("all", (1, 2, 4))])
+    assert context.pareto_plot is not None
+    assert [line.label for line in context.pareto_plot.lines] == ["B: all"]
+    assert context.pareto_note == ("Left out, for lack of per-request figures at two or more request counts: "
+                                   "A: one (per-request tok/s: only at 1 request).")
 
 
 def test_compare_page_of_runs_on_different_device_counts_is_per_device() -> None:
@@ -89,7 +144,9 @@ def test_compare_page_of_runs_on_different_device_counts_is_per_device() -> None
     def run(run_id: str, count: int) -> Run:
         data = copy.deepcopy(MINIMAL)
         data["hardware"]["count"] = count
-        data["measurements"]["decode"][0].update({"total_tokens_per_s": 400.0, "per_request_tokens_per_s": 100.0})
+        data["measurements"]["decode"] = [
+            {"context_tokens": 0, "concurrency": level, "status": "valid", "total_tokens_per_s": 400.0 * level,
+             "per_request_tokens_per_s": 400.0} for level in (1, 2)]
         return run_from_dict(run_id, data)
 
     site = Site("t", "", "/")
@@ -97,9 +154,11 @@ def test_compare_page_of_runs_on_different_device_counts_is_per_device() -> None
     mixed_page = compare_page(site, run("a", 2), run("b", 4))
     mixed = mixed_page.context
     html = render(environment(REPO / "templates", "/"), mixed_page).decode()
-    assert "different numbers of accelerators, so throughput is per device" in html
-    assert "tok/s per device against per-request tok/s" in html
-    assert not same.pareto_per_device and '"total tok/s"' in same.pareto_chart.spec  # type: ignore[attr-defined]
-    assert mixed.pareto_per_device  # type: ignore[attr-defined]
-    spec = mixed.pareto_chart.spec  # type: ignore[attr-defined]
-    assert '"tok/s per device"' in spec and '"total":200.0' in spec and '"total":100.0' in spec
+    assert "Different numbers of accelerators" in html and "(A 2; B 4)" in html
+    assert not same.per_device and mixed.per_device
+    # The frontier is per accelerator either way: 800 tok/s at 2 requests on 2 devices is 400 per device.
+    assert same.pareto_plot.y_title == mixed.pareto_plot.y_title == "tok/s per accelerator"
+    assert "400.0 per request, 400.0" in same.pareto_plot.lines[0].points[1].title
+    # 800 tok/s on 2 devices is 400 per device; on 4 devices, 200: B is half of A per device.
+    assert [c.change for c in mixed.ratios[0].rows[0].cells] == ["−50%", "−50%"]
+    assert mixed.ratios[0].rows[0].cells[1].detail == "400.0 → 200.0"

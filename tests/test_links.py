@@ -107,7 +107,7 @@ def test_pages_grow_linearly_with_runs(project: Path) -> None:
     site = project / "_site"
     runs = len(list((project / "content" / "runs").glob("*.yaml")))
     compare_pages = len(list((site / "compare").glob("*--*/index.html")))
-    assert 0 < compare_pages < runs  # consecutive pairs only, never every pair
+    assert 0 < compare_pages < 2 * runs  # consecutive pairs only (both ways round), never every pair
     html_pages = len(list(site.rglob("*.html")))
     assert html_pages <= 4 * runs + 3
 
@@ -119,5 +119,45 @@ def test_every_model_and_accelerator_has_its_page(project: Path) -> None:
     index = (site / "index.html").read_text()
     for href in set(re.findall(r'href="/((?:models|hardware)/[^"]+/)"', index)):
         assert (site / href / "index.html").is_file()
-    assert len(list((site / "models").iterdir())) == 7
-    assert len(list((site / "hardware").iterdir())) == 7
+    assert len([p for p in (site / "models").iterdir() if p.is_dir()]) == 7
+    assert len([p for p in (site / "hardware").iterdir() if p.is_dir()]) == 7
+
+
+def test_group_index_pages_link_every_group_and_the_nav_links_them(project: Path) -> None:
+    assert run_cli(project, "collect") == 0
+    assert run_cli(project, "build") == 0
+    site = project / "_site"
+    for kind in ("models", "hardware"):
+        listing = (site / kind / "index.html").read_text()
+        groups = {p.name for p in (site / kind).iterdir() if p.is_dir()}
+        assert set(re.findall(rf'<th scope="row"><a href="/{kind}/([^"/]+)/">', listing)) == groups
+        assert f'<a href="/{kind}/">' in (site / "index.html").read_text()  # in the site nav
+
+
+def test_every_run_page_links_to_a_comparison_when_its_group_has_another_run(project: Path) -> None:
+    from sitegen.parse import parse_yaml
+
+    assert run_cli(project, "collect") == 0
+    assert run_cli(project, "build") == 0
+    site = project / "_site"
+    # Groups as the result files say: the base model (or the model), and the accelerator.
+    facts = {}
+    for path in sorted((project / "content" / "runs").glob("*.yaml")):
+        data = parse_yaml(path.name, path.read_bytes()).data
+        facts[path.stem] = ((data["run"].get("base_model") or data["run"]["model"]).lower(),
+                            data["hardware"]["accelerator"].lower())
+    linked = 0
+    for run_id, (model, accelerator) in facts.items():
+        others = [other for other, (m, a) in facts.items() if other != run_id and (m == model or a == accelerator)]
+        html = (site / "runs" / run_id / "index.html").read_text()
+        targets = re.findall(r'<a href="(/compare/[^"]+)">Compare with', html)
+        if not others:
+            assert not targets
+            continue
+        linked += 1
+        for other in others:  # each other run of its model or accelerator, by a static page or the reader's view
+            assert any(other in target and run_id in target for target in targets), (run_id, other)
+        for target in targets:
+            if "?" not in target:
+                assert (site / target.lstrip("/") / "index.html").is_file()
+    assert linked >= 5

@@ -310,7 +310,7 @@ def test_no_two_shipped_runs_share_a_displayed_name(built_site: Path) -> None:
     assert _unique(names), names
 
     picker = (built_site / "compare" / "index.html").read_text()
-    select = picker.split('<select name="a"', 1)[1].split("</select>", 1)[0]
+    select = picker.split('<select name="add"', 1)[1].split("</select>", 1)[0]
     options = [html.unescape(o) for o in re.findall(r"<option value=\"[^\"]+\"[^>]*>(.*?)</option>", select)]
     assert len(options) == len(titles) and _unique(options)
     pairs = [html.unescape(p) for p in re.findall(r'<li><a href="[^"]*">(.*?)</a></li>', picker)]
@@ -319,7 +319,7 @@ def test_no_two_shipped_runs_share_a_displayed_name(built_site: Path) -> None:
     for group in list((built_site / "models").glob("*/index.html")) + list((built_site / "hardware").glob("*/index.html")):
         page = group.read_text()
         for legend in re.findall(r'<ul class="chart-legend">(.*?)</ul>', page, re.S):
-            entries = [html.unescape(re.sub(r"<[^>]+>", "", e)) for e in re.findall(r"<li>(.*?)</li>", legend, re.S)]
+            entries = [html.unescape(re.sub(r"<[^>]+>", "", e)) for e in re.findall(r"<li[^>]*>(.*?)</li>", legend, re.S)]
             assert _unique(entries), (group, entries)
             assert not any(re.search(r"\((dgxspark|rtx6kpro)[^)]*\)$", e) for e in entries)  # no run-id fallback
 

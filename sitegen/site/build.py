@@ -27,6 +27,7 @@ from sitegen.site import exports, feeds
 from sitegen.site.chart_render import DARK_COLOURS_JSON, ChartBatch, ChartRenderer, dark_svg
 from sitegen.site.charts import ChartSpec, keep_templates_in
 from sitegen.site.common import Site
+from sitegen.site.compare_page import setups_json
 from sitegen.site.pages import PlannedPage, plan
 from sitegen.site.render import environment, render
 from sitegen.site.write import StagedOutput
@@ -141,6 +142,8 @@ def build(config: Config) -> BuildSummary:
             index_key = hashlib.sha256(repr((site, sorted((run.id, run.digest) for run in runs))).encode()).hexdigest()
             _write_or_keep(output, manifest, entries, config.output_dir, "data/runs.json", index_key,
                            lambda: feeds.runs_index(site, runs))
+            _write_or_keep(output, manifest, entries, config.output_dir, "data/setups.json", index_key,
+                           lambda: setups_json(runs))
             # The contract contributors write against, at a stable address of the site.
             for schema_file in sorted(resource_dir("schema").glob("*.schema.json")):
                 output.write(f"schema/{schema_file.name}", schema_file.read_bytes())

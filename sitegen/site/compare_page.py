@@ -1,28 +1,41 @@
-"""Compare two runs: /compare/<a>--<b>/ for the natural pairs, and /compare/ for any pick.
+"""Compare runs: /compare/<a>--<b>/ for the natural pairs (both ways round), and /compare/
+for any 2 to 6 runs the reader picks (``?runs=a,b,c``, drawn by templates/static/compare.js).
 
-The ratio matrix reads "B against A": +12 % means B's total decode throughput is 12 %
-above A's in that cell. Every cell shows both figures too, so it reads either way, and an
-arrow carries the sign for readers who cannot tell the colours apart.
+Every comparison has the same sections, top to bottom: caveats (what makes the runs unlike),
+the setup table (facts and launch settings, differences marked), the ratio matrix against a
+baseline, the decode curves at every context two runs share, the throughput/interactivity
+frontier, and prefill.
+
+The ratio matrix reads "B against A": +12 % means B's decode throughput is 12 % above A's
+in that cell. Only two valid cells are divided: a queued, over-capacity, failed or
+unmeasured cell shows both statuses instead. Runs on different numbers of accelerators are
+compared per accelerator (total tok/s ÷ accelerators, a derived figure) everywhere.
 """
 
 from __future__ import annotations
 
+import json
 import statistics
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from sitegen.model import DecodeCell, Run
+from sitegen.model import DecodeCell, Run, Status
 from sitegen.site import labels, numbers
 from sitegen.site.bars import BarChart, prefill_bars
-from sitegen.site.charts import ChartSpec, Series, decode_overlay, pareto
+from sitegen.site.charts import PALETTE, _frontier
 from sitegen.site.common import Field, Page, Site, hardware_name, model_name
-from sitegen.site.group_pages import MAX_CONTEXT_CHARTS, shared_contexts
 from sitegen.site.groups import compare_path
+from sitegen.site.launch_settings import SETTINGS, parse_launch_command
+from sitegen.site.plots import Plot, PlotSeries, plot
+
+LETTERS = "ABCDEF"
+MAX_RUNS = len(LETTERS)
+NOT_SET = "not set"
 
 
 @dataclass(frozen=True)
 class RatioCell:
-    """B against A in one cell: the change, both figures, and a colour step from -3 to +3."""
+    """A run against the baseline in one cell: the change, both figures, a colour step from -3 to +3."""
 
     change: str
     arrow: str
@@ -41,51 +54,62 @@ class RatioRow:
 class RatioMatrix:
     """The decode matrices of two runs as ratios, on the union of their axes."""
 
+    heading: str
     concurrencies: tuple[int, ...]
     rows: tuple[RatioRow, ...]
     summary: str
 
 
 @dataclass(frozen=True)
-class FactRow:
-    """One fact of both runs side by side."""
+class SetupRow:
+    """One fact or launch setting of every compared run; ``differs`` marks the row."""
 
     label: str
-    a: str
-    b: str
+    values: tuple[str, ...]
     differs: bool
 
 
 @dataclass(frozen=True)
+class ComparedRun:
+    letter: str
+    run: Run
+    label: str
+    href: str
+    colour: str
+
+
+@dataclass(frozen=True)
 class ComparePageContext:
-    """A comparison of two runs (templates/pages/compare.html)."""
+    """A comparison of runs (templates/pages/compare.html)."""
 
     site: Site
     title: str
-    a: Run
-    b: Run
-    a_label: str
-    b_label: str
-    a_href: str
-    b_href: str
-    swap_href: str
-    facts: tuple[FactRow, ...]
-    ratios: RatioMatrix | None
-    decode_chart: ChartSpec | None
-    decode_contexts: str
+    runs: tuple[ComparedRun, ...]
+    swap_href: str | None
+    caveats: tuple[str, ...]
+    setup: tuple[SetupRow, ...]
+    per_device: bool
+    ratios: tuple[RatioMatrix, ...]
+    decode_plots: tuple[Plot, ...]
+    decode_note: str | None
+    pareto_plot: Plot | None
+    pareto_note: str | None
     prefill_bars: BarChart | None
-    pareto_chart: ChartSpec | None
-    pareto_per_device: bool
+    prefill_note: str | None
 
 
 @dataclass(frozen=True)
 class CompareAppContext:
-    """/compare/: pick any two runs (JavaScript), or follow a ready-made comparison."""
+    """/compare/: pick any runs (JavaScript), or follow a ready-made comparison."""
 
     site: Site
     title: str
     runs: tuple[Field, ...]
     pairs: tuple[Field, ...]
+    max_runs: int
+
+
+# --- the ratio matrix ---------------------------------------------------------------------
 
 
 def _step(ratio: float) -> int:
@@ -95,104 +119,316 @@ def _step(ratio: float) -> int:
     return size if change > 0 else -size
 
 
-def _ratio_cell(a: DecodeCell | None, b: DecodeCell | None) -> RatioCell:
-    a_value = a.total_tokens_per_s if a and a.status.measured else None
-    b_value = b.total_tokens_per_s if b and b.status.measured else None
-    if a_value and b_value is not None:
-        ratio = b_value / a_value
-        change = (ratio - 1.0) * 100
-        arrow = "▲" if change >= 0.5 else "▼" if change <= -0.5 else "="
-        return RatioCell(f"{change:+.0f}%".replace("-", "−"), arrow,
-                         f"{numbers.rate(a_value)} → {numbers.rate(b_value)}", _step(ratio), True)
-
-    def state(cell: DecodeCell | None, value: float | None) -> str:
-        if cell is None:
-            return "—"
-        return numbers.rate(value) if value is not None else labels.STATUSES[cell.status]
-
-    if a is None and b is None:
-        return RatioCell("", "", numbers.MISSING, 0, False)  # neither run measured here: one dash, not two
-    return RatioCell("", "", f"A {state(a, a_value)} · B {state(b, b_value)}", 0, False)
+def percent(change: float) -> str:
+    """A change in percent, signed, with a true minus; what rounds to zero is "0%", never "−0%"."""
+    rounded = round(change * 100)
+    if rounded == 0:
+        return "0%"
+    return f"{rounded:+d}%".replace("-", "−")
 
 
-def ratio_matrix(a: Run, b: Run) -> RatioMatrix | None:
+def _state(cell: DecodeCell | None, value: float | None) -> str:
+    if cell is None:
+        return "not measured"
+    label = labels.STATUSES[cell.status]
+    if value is None:
+        return label
+    return numbers.rate(value) if cell.status is Status.VALID else f"{label} ({numbers.rate(value)})"
+
+
+def _ratio_cell(base: DecodeCell | None, other: DecodeCell | None, base_count: int, other_count: int,
+                names: tuple[str, str]) -> tuple[RatioCell, float | None]:
+    def value(cell: DecodeCell | None, count: int) -> float | None:
+        if cell is None or cell.total_tokens_per_s is None or not cell.status.measured:
+            return None
+        return cell.total_tokens_per_s / count
+
+    base_value, other_value = value(base, base_count), value(other, other_count)
+    both_valid = (base is not None and other is not None
+                  and base.status is Status.VALID and other.status is Status.VALID)
+    if both_valid and base_value and other_value is not None:
+        ratio = other_value / base_value
+        change = ratio - 1.0
+        arrow = "▲" if change >= 0.005 else "▼" if change <= -0.005 else "="
+        detail = f"{numbers.rate(base_value)} → {numbers.rate(other_value)}"
+        return RatioCell(percent(change), arrow, detail, _step(ratio), True), change
+    if base is None and other is None:
+        return RatioCell("", "", numbers.MISSING, 0, False), None  # neither run measured here: one dash
+    # A queued or over-capacity cell is not divided by a valid one: both statuses are shown.
+    detail = f"{names[0]} {_state(base, base_value)} · {names[1]} {_state(other, other_value)}"
+    return RatioCell("", "", detail, 0, False), None
+
+
+def ratio_matrix(a: Run, b: Run, per_device: bool = False, names: tuple[str, str] = ("A", "B")) -> RatioMatrix | None:
+    """``b`` against ``a`` in every cell either measured."""
     contexts = sorted(set(a.contexts) | set(b.contexts))
     levels = sorted(set(a.concurrencies) | set(b.concurrencies))
     if not contexts:
         return None
+    counts = (a.hardware.count, b.hardware.count) if per_device else (1, 1)
     rows = []
     changes = []
     for context in contexts:
         cells = []
         for level in levels:
-            cell = _ratio_cell(a.cell(context, level), b.cell(context, level))
+            cell, change = _ratio_cell(a.cell(context, level), b.cell(context, level), *counts, names)
             cells.append(cell)
-            if cell.comparable:
-                a_cell, b_cell = a.cell(context, level), b.cell(context, level)
-                assert a_cell and b_cell and a_cell.total_tokens_per_s and b_cell.total_tokens_per_s is not None
-                changes.append(b_cell.total_tokens_per_s / a_cell.total_tokens_per_s - 1.0)
+            if change is not None:
+                changes.append(change)
         rows.append(RatioRow(numbers.context(context), tuple(cells)))
     if changes:
-        faster = sum(change > 0.005 for change in changes)
-        summary = (f"B is faster in {faster} of {len(changes)} cells both runs measured; "
-                   f"median change {statistics.median(changes) * 100:+.0f}%.").replace("-", "−")
+        faster = sum(change >= 0.005 for change in changes)
+        summary = (f"{names[1]} is faster in {faster} of {len(changes)} cells both runs measured as valid; "
+                   f"median change {percent(statistics.median(changes))}.")
     else:
-        summary = "The two runs have no measured cell in common."
-    return RatioMatrix(tuple(levels), tuple(rows), summary)
+        summary = "The two runs have no valid cell in common."
+    unit = "tok/s per accelerator" if per_device else "total tok/s"
+    return RatioMatrix(f"{names[1]} against {names[0]}, {unit}", tuple(levels), tuple(rows), summary)
 
 
-def _facts(a: Run, b: Run) -> tuple[FactRow, ...]:
-    def row(label: str, get: object) -> FactRow:
-        assert callable(get)
-        left, right = get(a) or numbers.MISSING, get(b) or numbers.MISSING
-        return FactRow(label, left, right, left != right)
+# --- the setup table and the caveats --------------------------------------------------------
 
-    return (
-        row("Model", lambda r: r.info.model),
-        row("Hardware", lambda r: hardware_name(r)),
-        row("Engine", lambda r: " ".join(p for p in (r.engine.name, r.engine.version) if p)),
-        row("Quantization", lambda r: r.engine.quantization),
-        row("Parallelism", lambda r: r.engine.parallelism),
-        row("Speculative decoding", lambda r: r.engine.speculative_decoding),
-        row("Benchmark tool", lambda r: " ".join(p for p in (r.info.benchmark_tool, r.info.benchmark_tool_version) if p)),
-        row("Decode test", lambda r: labels.DECODE_MODES.get(r.info.decode_mode or "")),
-        row("Max output", lambda r: numbers.tokens(r.info.max_output_tokens) if r.info.max_output_tokens else None),
-        row("Date", lambda r: r.info.date),
+
+def _joined(*parts: str | None) -> str | None:
+    return " ".join(p for p in parts if p) or None
+
+
+FACTS: tuple[tuple[str, Callable[[Run], str | None]], ...] = (
+    ("Model", lambda r: r.info.model),
+    ("Accelerator", lambda r: hardware_name(r, with_memory=True).rsplit(" ×", 1)[0]),
+    ("Accelerators", lambda r: str(r.hardware.count)),
+    ("Engine", lambda r: _joined(r.engine.name, r.engine.version)),
+    ("Quantization", lambda r: r.engine.quantization),
+    ("Parallelism", lambda r: r.engine.parallelism),
+    ("Speculative decoding", lambda r: r.engine.speculative_decoding),
+    ("Benchmark tool", lambda r: _joined(r.info.benchmark_tool, r.info.benchmark_tool_version)),
+    ("Decode test", lambda r: labels.DECODE_MODES.get(r.info.decode_mode or "")),
+    ("Time per measurement", lambda r: numbers.seconds_setting(r.info.time_per_measurement_s)
+     if r.info.time_per_measurement_s is not None else None),
+    ("Max output", lambda r: numbers.tokens(r.info.max_output_tokens) if r.info.max_output_tokens else None),
+    ("Date", lambda r: r.info.date),
+)
+
+
+def setup_rows(runs: list[Run]) -> tuple[SetupRow, ...]:
+    """Facts, then every launch setting any run's command gives, then the engine settings
+    of the result files, then the flags sitegen does not know, verbatim."""
+    rows = []
+    for label, get in FACTS:
+        values = tuple(get(run) or numbers.MISSING for run in runs)
+        rows.append(SetupRow(label, values, len(set(values)) > 1))
+    parsed = [parse_launch_command(run.engine.launch_command) for run in runs]
+    with_command = [p for run, p in zip(runs, parsed, strict=True) if run.engine.launch_command]
+    for key, label in SETTINGS:
+        if any(p.get(key) for p in parsed):
+            values = tuple((p.get(key) or NOT_SET) if run.engine.launch_command else "no command"
+                           for run, p in zip(runs, parsed, strict=True))
+            rows.append(SetupRow(f"Launch: {label}", values, len(set(values)) > 1))
+    for key in sorted({name for run in runs for name, _ in run.engine.settings}):
+        values = tuple(str(dict(run.engine.settings).get(key, numbers.MISSING)) for run in runs)
+        rows.append(SetupRow(f"Setting: {key}", values, len(set(values)) > 1))
+    if any(p.other_flags for p in with_command):
+        values = tuple(" ".join(p.other_flags) or "none" if run.engine.launch_command else "no command"
+                       for run, p in zip(runs, parsed, strict=True))
+        rows.append(SetupRow("Launch: other flags", values, len(set(values)) > 1))
+    return tuple(rows)
+
+
+# Differences that change what a figure means, so the comparison names them at the top.
+_CAVEAT_FACTS: tuple[tuple[str, str], ...] = (
+    ("Model", "Different models: their tokens are not the same work."),
+    ("Quantization", "Different quantizations: the figures include the quantization's effect."),
+    ("Accelerators", "Different numbers of accelerators: figures are per accelerator (total tok/s ÷ accelerators, "
+                     "a derived figure) unless a section says otherwise."),
+    ("Benchmark tool", "Different benchmark tools: they load the server differently."),
+    ("Decode test", "Different decode tests: one request at a time, a batch and a sustained load differ."),
+    ("Time per measurement", "Different times per measurement."),
+    ("Max output", "Different maximum output lengths per request."),
+)
+
+
+def caveats(runs: list[ComparedRun], setup: tuple[SetupRow, ...]) -> tuple[str, ...]:
+    by_label = {row.label: row for row in setup}
+    result = []
+    for label, text in _CAVEAT_FACTS:
+        row = by_label[label]
+        if row.differs:
+            values = "; ".join(f"{run.letter} {value}" for run, value in zip(runs, row.values, strict=True))
+            result.append(f"{text} ({values})")
+    launch = [row.label.removeprefix("Launch: ") for row in setup if row.differs and row.label.startswith("Launch: ")]
+    if launch:
+        result.append(f"Launch settings differ: {', '.join(launch)}. See the setup table.")
+    return tuple(result)
+
+
+# --- curves, frontier and prefill --------------------------------------------------------
+
+
+def shared_contexts(runs: list[Run]) -> list[int]:
+    """Contexts measured by at least two of ``runs`` (every context for a single run)."""
+    counts: dict[int, int] = {}
+    for run in runs:
+        for context in {c.context_tokens for c in run.decode if c.status.measured and c.total_tokens_per_s is not None}:
+            counts[context] = counts.get(context, 0) + 1
+    needed = 2 if len(runs) > 1 else 1
+    return sorted(c for c, n in counts.items() if n >= needed)
+
+
+def decode_plot(named: list[tuple[str, int, Run]], context: int, per_device: bool) -> Plot | None:
+    """Decode tok/s against simultaneous requests at one context, one line per run measured there."""
+    series = []
+    for label, index, run in named:
+        divisor = run.hardware.count if per_device else 1
+        points = tuple(
+            (float(c.concurrency), c.total_tokens_per_s / divisor,
+             f"{label}: {c.concurrency} requests → {numbers.rate(c.total_tokens_per_s / divisor)}"
+             + ("" if c.status is Status.VALID else f" ({labels.STATUSES[c.status].lower()})"))
+            for c in run.decode
+            if c.context_tokens == context and c.status.measured and c.total_tokens_per_s is not None
+        )
+        series.append(PlotSeries(label, index, points, run_id=run.id))
+    missing = [s.label for s in series if not s.points]
+    # A single point has no curve and may hide behind another run's point: say where it is.
+    single = [f"{s.label} (at {numbers.count_noun(int(s.points[0][0]), 'request')})" for s in series if len(s.points) == 1]
+    notes = ([f"Not measured at this context: {', '.join(missing)}."] if missing else []) + (
+        [f"One point only: {', '.join(single)}."] if single else [])
+    note = " ".join(notes) or None
+    unit = "tok/s per accelerator" if per_device else "total tok/s"
+    return plot(f"{numbers.context(context)} context", series, x_log=True, x_title="simultaneous requests",
+                y_title=unit, note=note)
+
+
+def pareto_plot(named: list[tuple[str, int, Run]], per_device: bool = True) -> tuple[Plot | None, str | None]:
+    """Throughput (per accelerator, as frontiers are usually read) against per-request speed,
+    each run's frontier joined. A run with
+    per-request figures at fewer than two request counts has no trade-off to draw: it is left
+    out, and the note says so, rather than showing a few points that read as a slow run."""
+    series = []
+    left_out = []
+    for label, index, run in named:
+        cells = [c for c in run.decode if c.status is Status.VALID
+                 and c.total_tokens_per_s is not None and c.per_request_tokens_per_s is not None]
+        levels = {c.concurrency for c in cells}
+        if len(levels) < 2:
+            where = f"only at {numbers.count_noun(next(iter(levels)), 'request')}" if levels else "none"
+            left_out.append(f"{label} (per-request tok/s: {where})")
+            continue
+        divisor = run.hardware.count if per_device else 1
+        points = [(c.per_request_tokens_per_s or 0.0, (c.total_tokens_per_s or 0.0) / divisor, c) for c in cells]
+        frontier = _frontier([(x, y) for x, y, _ in points])
+        series.append(PlotSeries(label, index, tuple(
+            (x, y, f"{label}: {numbers.context(c.context_tokens)} context × {c.concurrency} → "
+                   f"{numbers.rate(x)} per request, {numbers.rate(y)}") for x, y, c in points),
+            tuple(sorted(frontier)), run.id))
+    note = (f"Left out, for lack of per-request figures at two or more request counts: {'; '.join(left_out)}."
+            if left_out else None)
+    unit = "tok/s per accelerator" if per_device else "total tok/s"
+    return plot("Throughput against interactivity", series, x_log=False, x_title="per-request tok/s",
+                y_title=unit, note=note), note
+
+
+def compare_context(site: Site, runs: list[Run], swap_href: str | None = None,
+                    run_labels: Mapping[str, str] | None = None) -> ComparePageContext:
+    """Everything a comparison of 2 to 6 runs shows; the first run is the baseline."""
+    compared = tuple(ComparedRun(LETTERS[i], run, short_label(run, run_labels), site.url(f"runs/{run.id}/"), PALETTE[i])
+                     for i, run in enumerate(runs[:MAX_RUNS]))
+    plain = [c.run for c in compared]
+    setup = setup_rows(plain)
+    per_device = len({run.hardware.count for run in plain}) > 1
+    # Legends name runs by letter and id: unique, short enough never to need cutting.
+    named = [(f"{c.letter}: {c.run.id}", i, c.run) for i, c in enumerate(compared)]
+    base = compared[0]
+    ratios = tuple(m for other in compared[1:]
+                   if (m := ratio_matrix(base.run, other.run, per_device, (base.letter, other.letter))) is not None)
+    contexts = shared_contexts(plain)
+    plots = tuple(p for context in contexts if (p := decode_plot(named, context, per_device)) is not None)
+    alone = sorted(set().union(*(set(r.contexts) for r in plain)) - set(contexts))
+    decode_note = (f"Contexts only one run measured are in the matrices above, not drawn: "
+                   f"{', '.join(numbers.context(c) for c in alone)}." if alone and len(plain) > 1 else None)
+    pareto, pareto_note = pareto_plot(named)
+    no_prefill = [c.letter for c in compared if not any(p.prompt_tokens_per_s is not None for p in c.run.prefill)]
+    return ComparePageContext(
+        site=site,
+        title=" vs ".join(run.id for run in plain),
+        runs=compared,
+        swap_href=swap_href,
+        caveats=caveats(list(compared), setup),
+        setup=setup,
+        per_device=per_device,
+        ratios=ratios,
+        decode_plots=plots,
+        decode_note=decode_note,
+        pareto_plot=pareto,
+        pareto_note=pareto_note,
+        prefill_bars=prefill_bars([(c.letter, c.run) for c in compared if c.letter not in no_prefill]),
+        prefill_note=(f"No prefill figures: {', '.join(no_prefill)}." if no_prefill else None),
     )
 
 
+MAX_LINKED = 5  # other runs a run page links to per group: a few close ones, then "all side by side"
+
+
+def run_comparisons(site: Site, run: Run, groups: list[tuple[str, tuple[Run, ...]]],
+                    paired: set[tuple[str, str]]) -> tuple[Field, ...]:
+    """Links from a run's page to comparisons with the other runs of its model and of its
+    accelerator: the static page where the two are a natural pair, the reader's view otherwise."""
+    links: list[Field] = []
+    seen = {run.id}
+    for noun, members in groups:
+        others = [other for other in members if other.id not in seen][:MAX_LINKED]
+        for other in others:
+            seen.add(other.id)
+            if (run.id, other.id) in paired or (other.id, run.id) in paired:
+                href = site.url(compare_path(run, other))
+            else:
+                href = site.url("compare/") + f"?runs={run.id},{other.id}"
+            links.append(Field(f"Compare with {other.id}", other.id, href))
+        everyone = [run, *[other for other in members if other.id != run.id][: MAX_RUNS - 1]]
+        href = site.url("compare/") + "?runs=" + ",".join(r.id for r in everyone)
+        if len(everyone) > 2 and all(link.href != href for link in links):
+            links.append(Field(f"Compare with {len(everyone) - 1} other runs {noun}", noun, href))
+    return tuple(links)
+
+
+SETUPS_FORMAT = "sitegen-setups"
+
+
+def setups_json(runs: list[Run]) -> bytes:
+    """/data/setups.json: what the reader's comparison view (compare.js) needs beyond each
+    run's result file: its facts and launch settings as the static pages word them, and the
+    caveats' rules, so the view and the static pages never disagree on either."""
+    entries = {}
+    for run in sorted(runs, key=lambda r: r.id):
+        parsed = parse_launch_command(run.engine.launch_command)
+        entries[run.id] = {
+            "facts": [get(run) or numbers.MISSING for _, get in FACTS],
+            "command": bool(run.engine.launch_command),
+            "launch": dict(parsed.settings),
+            "other_flags": " ".join(parsed.other_flags) or "none",
+            "settings": {key: str(value) for key, value in run.engine.settings},
+            "count": run.hardware.count,
+        }
+    document = {
+        "format": SETUPS_FORMAT, "version": 1,
+        "facts": [label for label, _ in FACTS],
+        "launch": [[key, label] for key, label in SETTINGS],
+        "caveats": [[label, text] for label, text in _CAVEAT_FACTS],
+        "runs": entries,
+    }
+    return (json.dumps(document, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+
+
 def short_label(run: Run, run_labels: Mapping[str, str] | None = None) -> str:
+    """'Qwen3-8B · RTX 4090 ×1 · vLLM 0.9', with the run's distinguishing label where it has one."""
     engine = " ".join(p for p in (run.engine.name, run.engine.version) if p)
     name = f"{model_name(run)} · {hardware_name(run, with_memory=False)} · {engine}"
     return labels.with_label(name, (run_labels or {}).get(run.id))
 
 
 def compare_page(site: Site, a: Run, b: Run, run_labels: Mapping[str, str] | None = None) -> Page:
-    series = [Series(f"A: {a.id}", a), Series(f"B: {b.id}", b)]
-    contexts = shared_contexts([a, b], MAX_CONTEXT_CHARTS)
-    # Both context lengths on one chart (solid and dashed): two runs make four lines, still legible.
-    decode_chart = decode_overlay(series, contexts)
-    # Runs on different numbers of accelerators are compared per device: totals would weigh
-    # the hardware budget, not the setup. The ratio matrix still compares totals.
-    per_device = a.hardware.count != b.hardware.count
-    frontier = pareto(series, per_device=per_device)
-    context = ComparePageContext(
-        site=site,
-        title=f"{a.id} vs {b.id}",
-        a=a, b=b,
-        a_label=short_label(a, run_labels), b_label=short_label(b, run_labels),
-        a_href=site.url(f"runs/{a.id}/"), b_href=site.url(f"runs/{b.id}/"),
-        swap_href=site.url(f"compare/?a={b.id}&b={a.id}"),
-        facts=_facts(a, b),
-        ratios=ratio_matrix(a, b),
-        decode_chart=decode_chart,
-        decode_contexts=" and ".join(numbers.context(c) for c in contexts),
-        prefill_bars=prefill_bars([("A", a), ("B", b)]),
-        pareto_chart=frontier,
-        pareto_per_device=per_device,
-    )
-    charts = tuple(c for c in (decode_chart, frontier) if c)
-    return Page(f"{compare_path(a, b)}index.html", "pages/compare.html", context, charts)
+    """The static page of a pair; its swap link is the static page of the pair the other way round."""
+    context = compare_context(site, [a, b], swap_href=site.url(compare_path(b, a)), run_labels=run_labels)
+    return Page(f"{compare_path(a, b)}index.html", "pages/compare.html", context)
 
 
 def compare_app_page(site: Site, runs: list[Run], pairs: list[tuple[Run, Run]],
@@ -205,5 +441,10 @@ def compare_app_page(site: Site, runs: list[Run], pairs: list[tuple[Run, Run]],
         pairs=tuple(Field(f"{a.id} → {b.id}", f"{short_label(a, run_labels)} → {short_label(b, run_labels)}",
                           site.url(compare_path(a, b)))
                     for a, b in pairs),
+        max_runs=MAX_RUNS,
     )
     return Page("compare/index.html", "pages/compare_app.html", context)
+
+
+__all__ = ["ComparePageContext", "compare_app_page", "compare_context", "compare_page",
+           "ratio_matrix", "setup_rows", "shared_contexts"]

@@ -2,27 +2,19 @@
 
 from __future__ import annotations
 
-import re
+import dataclasses
 from dataclasses import dataclass
 
 from sitegen.model import Run
 from sitegen.site import numbers
-from sitegen.site.charts import MAX_SERIES, ChartSpec, Series, decode_overlay, prefill_overlay
+from sitegen.site.charts import MAX_SERIES, PALETTE, SHAPES, ChartSpec, Series, _canonical, prefill_overlay
 from sitegen.site.common import Field, Page, Site, hardware_name, model_name
+from sitegen.site.compare_page import decode_plot, shared_contexts
 from sitegen.site.groups import Group, compare_path
+from sitegen.site.headlines import headlines
 from sitegen.site.index_page import RunRow, run_row
-from sitegen.site.labels import distinguishing_labels
-
-# Charts cost most of a cold build: a few contexts, spread from the shortest to the longest, tell the story.
-MAX_CONTEXT_CHARTS = 2
-
-
-@dataclass(frozen=True)
-class ContextChart:
-    """One overlay chart of decode throughput at one context length."""
-
-    context: str
-    chart: ChartSpec
+from sitegen.site.labels import distinguishing_labels, with_label
+from sitegen.site.plots import Plot
 
 
 @dataclass(frozen=True)
@@ -35,75 +27,76 @@ class GroupPageContext:
     heading: str
     summary: str
     rows: tuple[RunRow, ...]
-    decode_charts: tuple[ContextChart, ...]
+    decode_plots: tuple[Plot, ...]
     prefill_chart: ChartSpec | None
+    prefill_note: str | None
     charted_note: str | None
     comparisons: tuple[Field, ...]
 
 
-def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+@dataclass(frozen=True)
+class GroupListing:
+    """One group on /models/ or /hardware/: its run count and best figures."""
+
+    label: str
+    href: str
+    runs: str
+    decode_single: str
+    decode_peak: str
+    prefill: str
 
 
-def series_label(run: Run, group_kind: str, label: str = "") -> str:
-    """What a legend calls a run: what most often differs within the group comes first, and
-    the run's distinguishing label where its group has runs like it."""
-    engine = " ".join(p for p in (run.engine.name, run.engine.version) if p)
-    quantization = _clip(run.engine.quantization or "", 22)
-    if group_kind == "models":
-        parts = [engine, quantization, hardware_name(run, with_memory=False)]
-    else:
-        parts = [f"{model_name(run)} ×{run.hardware.count}", engine, quantization]
-    if label:
-        # The label is what tells two otherwise identical lines apart: it must survive the clip.
-        head = _clip(" · ".join(p for p in parts if p), 63 - len(label))
-        return re.sub(r"[…· ]+…$", "…", head) + " · " + label  # one ellipsis where two clips meet
-    return _clip(" · ".join(p for p in parts if p), 64)
+@dataclass(frozen=True)
+class GroupIndexContext:
+    """/models/ or /hardware/ (templates/pages/groups.html)."""
+
+    site: Site
+    title: str
+    heading: str
+    summary: str
+    groups: tuple[GroupListing, ...]
 
 
-def unique_series(runs: list[Run], kind: str, run_labels: dict[str, str] | None = None) -> list[Series]:
-    seen: dict[str, int] = {}
-    result = []
+def series_labels(runs: list[Run], kind: str) -> dict[str, str]:
+    """What legends call each run, by id: what most often differs within the group first, then
+    the run's distinguishing label (labels.distinguishing_labels) where runs like it share the
+    group. Never cut (legends are page text that wraps); a name two runs still share gets the
+    run id."""
+    run_labels = distinguishing_labels(runs)
+    names = {}
     for run in runs:
-        label = series_label(run, kind, (run_labels or {}).get(run.id, ""))
-        seen[label] = seen.get(label, 0) + 1
-        result.append(Series(label if seen[label] == 1 else f"{label} ({run.id})", run))
-    return result
-
-
-def shared_contexts(runs: list[Run], limit: int) -> list[int]:
-    """Contexts measured by at least two of ``runs`` (all contexts for one run), at most ``limit``, spread out."""
-    counts: dict[int, int] = {}
-    for run in runs:
-        for context in {c.context_tokens for c in run.decode if c.status.measured}:
-            counts[context] = counts.get(context, 0) + 1
-    needed = 2 if len(runs) > 1 else 1
-    contexts = sorted(c for c, n in counts.items() if n >= needed)
-    if len(contexts) <= limit:
-        return contexts
-    step = (len(contexts) - 1) / (limit - 1)
-    return sorted({contexts[round(i * step)] for i in range(limit)})
+        engine = " ".join(p for p in (run.engine.name, run.engine.version) if p)
+        if kind == "models":
+            parts = [engine, run.engine.quantization, hardware_name(run, with_memory=False)]
+        else:
+            parts = [f"{model_name(run)} ×{run.hardware.count}", engine, run.engine.quantization]
+        name = " · ".join(p for p in parts if p)
+        # A label part the name already spells out in full (a quantization, clipped in the label) is left out.
+        extra = [part for part in (run_labels.get(run.id) or "").split(" · ")
+                 if part and part.rstrip("…") not in name]
+        names[run.id] = with_label(name, " · ".join(extra))
+    taken = list(names.values())
+    return {run_id: name if taken.count(name) == 1 else f"{name} ({run_id})" for run_id, name in names.items()}
 
 
 def group_page(site: Site, group: Group, groups: dict[tuple[str, str], Group],
                pairs: list[tuple[Run, Run]]) -> Page:
     runs = list(group.runs)
+    charted = runs[:MAX_SERIES]
+    names = series_labels(runs, group.kind)
     # A group holds every run like each of its runs (same model, or same accelerator), so its
     # own runs label them as the whole site does.
     run_labels = distinguishing_labels(runs)
-    charted = runs[:MAX_SERIES]
-    series = unique_series(charted, group.kind, run_labels)
-    decode_charts = tuple(
-        ContextChart(numbers.context(context), chart)
-        for context in shared_contexts(charted, MAX_CONTEXT_CHARTS)
-        if (chart := decode_overlay(series, [context])) is not None
-    )
-    prefill = prefill_overlay(series)
+    decode_plots = tuple(p for context in shared_contexts(runs)
+                         if (p := decode_plot(_drawn_at(runs, context, names), context, per_device=False)) is not None)
+    with_prefill = [run for run in charted if any(p.prompt_tokens_per_s is not None for p in run.prefill)]
+    prefill = prefill_overlay([Series(names[run.id], run) for run in with_prefill])
+    if prefill is not None:  # the prefill chart's colours follow the decode charts' (a run's place in the group)
+        prefill = _recoloured(prefill, [charted.index(run) for run in with_prefill])
+    without = [names[run.id] for run in charted if run not in with_prefill]
     members = {run.id for run in runs}
     comparisons = tuple(
-        Field(f"{a.id} → {b.id}", f"{series_label(a, group.kind, run_labels.get(a.id, ''))} → "
-                                  f"{series_label(b, group.kind, run_labels.get(b.id, ''))}",
-              site.url(compare_path(a, b)))
+        Field(f"{a.id} → {b.id}", f"{names[a.id]} → {names[b.id]}", site.url(compare_path(a, b)))
         for a, b in pairs if a.id in members and b.id in members
     )
     noun = "model" if group.kind == "models" else "accelerator"
@@ -116,11 +109,60 @@ def group_page(site: Site, group: Group, groups: dict[tuple[str, str], Group],
         heading=group.label,
         summary=f"{count} on this {noun}, {numbers.count_noun(configurations, 'setup')}",
         rows=tuple(run_row(site, run, groups, run_labels.get(run.id, "")) for run in runs),
-        decode_charts=decode_charts,
+        decode_plots=decode_plots,
         prefill_chart=prefill,
-        charted_note=(f"Charts show the {MAX_SERIES} newest runs; the table lists all {len(runs)}."
+        prefill_note=(f"No prefill figures: {', '.join(without)}." if without and with_prefill else None),
+        charted_note=(f"Each chart shows the {MAX_SERIES} newest runs measured at its context (the prefill chart, "
+                      f"the {MAX_SERIES} newest runs); the table lists all {len(runs)}."
                       if len(runs) > MAX_SERIES else None),
         comparisons=comparisons,
     )
-    charts = tuple(c.chart for c in decode_charts) + ((prefill,) if prefill else ())
-    return Page(f"{group.path}index.html", "pages/group.html", context, charts)
+    return Page(f"{group.path}index.html", "pages/group.html", context, (prefill,) if prefill else ())
+
+
+def _drawn_at(runs: list[Run], context: int, names: dict[str, str]) -> list[tuple[str, int, Run]]:
+    """The runs a decode chart at ``context`` draws, with their colour places. Up to MAX_SERIES
+    runs keep their place in the group on every chart (a run has one colour on the page); a
+    bigger group draws, at each context, the newest MAX_SERIES runs measured there."""
+    if len(runs) <= MAX_SERIES:
+        return [(names[run.id], index, run) for index, run in enumerate(runs)]
+    measured = [run for run in runs if any(c.context_tokens == context and c.status.measured
+                                           and c.total_tokens_per_s is not None for c in run.decode)]
+    return [(names[run.id], index, run) for index, run in enumerate(measured[:MAX_SERIES])]
+
+
+def _recoloured(chart: ChartSpec, places: list[int]) -> ChartSpec:
+    """``chart`` with each run in the colour and shape of its place among the group's runs."""
+    if places == list(range(len(places))):
+        return chart
+    colours = [PALETTE[i] for i in places]
+    shapes = [SHAPES[i] for i in places]
+    fills = dict(chart.fills)
+    spec = chart.spec.replace(fills["@colors"], _canonical(colours)).replace(fills["@shapes"], _canonical(shapes))
+    fills["@colors"], fills["@shapes"] = _canonical(colours), _canonical(shapes)
+    legend = tuple(dataclasses.replace(entry, colour=colour, shape=shape)
+                   for entry, colour, shape in zip(chart.legend, colours, shapes, strict=True))
+    return dataclasses.replace(chart, spec=spec, legend=legend, fills=tuple(sorted(fills.items())))
+
+
+def group_index_page(site: Site, kind: str, groups: list[Group]) -> Page:
+    """/models/ or /hardware/: every group, its run count and its best figures."""
+    def best(values: list[float | None]) -> str:
+        present = [v for v in values if v is not None]
+        return numbers.rate(max(present)) if present else numbers.MISSING
+
+    listings = []
+    for group in sorted(groups, key=lambda g: g.label.lower()):
+        figures = [headlines(run) for run in group.runs]
+        listings.append(GroupListing(
+            group.label, site.url(group.path), str(len(group.runs)),
+            best([f.decode_single for f in figures]), best([f.decode_peak for f in figures]),
+            best([f.prefill_first for f in figures])))
+    noun = "model" if kind == "models" else "accelerator"
+    heading = "Models" if kind == "models" else "Hardware"
+    context = GroupIndexContext(
+        site=site, title=heading, heading=heading,
+        summary=f"{numbers.count_noun(len(listings), noun)}; each links to its runs side by side.",
+        groups=tuple(listings),
+    )
+    return Page(f"{kind}/index.html", "pages/groups.html", context)

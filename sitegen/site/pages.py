@@ -16,9 +16,9 @@ from dataclasses import dataclass
 
 from sitegen.model import Run
 from sitegen.site.common import Page, Site
-from sitegen.site.compare_page import compare_app_page, compare_page
+from sitegen.site.compare_page import compare_app_page, compare_page, run_comparisons
 from sitegen.site.feeds import SitemapContext, absolute, feed_context
-from sitegen.site.group_pages import group_page
+from sitegen.site.group_pages import group_index_page, group_page
 from sitegen.site.groups import Group, accelerator_key, compare_path, hardware_groups, model_groups, model_key, natural_pairs
 from sitegen.site.index_page import index_page
 from sitegen.site.labels import distinguishing_labels
@@ -61,9 +61,21 @@ def plan(site: Site, runs: list[Run], base_url: str = "/") -> list[PlannedPage]:
 
     everything = _key(site, base_url, [membership(run) for run in runs], [(a.id, b.id) for a, b in pairs])
     planned = [PlannedPage("index.html", everything, lambda: index_page(site, runs, groups))]
+    paired = {(a.id, b.id) for a, b in pairs}
+
+    def comparable(run: Run) -> list[tuple[str, tuple[Run, ...]]]:
+        # The other runs of its model and of its accelerator, which its page links to.
+        model, hardware = groups[("models", model_key(run))], groups[("hardware", accelerator_key(run))]
+        return [(f"of {model.label}", model.runs), (f"on {hardware.label}", hardware.runs)]
+
+    def linked(run: Run) -> tuple[object, ...]:
+        return tuple((noun, [other.id for other in members]) for noun, members in comparable(run))
+
     planned += [
-        PlannedPage(f"runs/{run.id}/index.html", _key(site, membership(run)),
-                    lambda run=run: run_page(site, run, groups, run_labels.get(run.id, "")))  # type: ignore[misc]
+        PlannedPage(f"runs/{run.id}/index.html",
+                    _key(site, membership(run), linked(run), sorted(p for p in paired if run.id in p)),
+                    lambda run=run: run_page(site, run, groups, run_labels.get(run.id, ""),  # type: ignore[misc]
+                                             run_comparisons(site, run, comparable(run), paired)))
         for run in runs
     ]
     for group in sorted(groups.values(), key=lambda g: g.path):
@@ -74,12 +86,17 @@ def plan(site: Site, runs: list[Run], base_url: str = "/") -> list[PlannedPage]:
             _key(site, group.kind, group.key, group.label, [membership(run) for run in group.runs], group_pairs),
             lambda group=group: group_page(site, group, groups, pairs),  # type: ignore[misc]
         ))
+    # Each natural pair both ways round: a static page's swap link is the other static page.
     planned += [
         PlannedPage(f"{compare_path(a, b)}index.html",
                     _key(site, a.id, a.digest, b.id, b.digest, run_labels.get(a.id), run_labels.get(b.id)),
                     lambda a=a, b=b: compare_page(site, a, b, run_labels))  # type: ignore[misc]
-        for a, b in pairs
+        for first, second in pairs for a, b in ((first, second), (second, first))
     ]
+    for kind in ("models", "hardware"):
+        listed = [g for g in groups.values() if g.kind == kind]
+        planned.append(PlannedPage(f"{kind}/index.html", everything,
+                                   lambda kind=kind, listed=listed: group_index_page(site, kind, listed)))  # type: ignore[misc]
     planned.append(PlannedPage("compare/index.html", everything, lambda: compare_app_page(site, runs, pairs, run_labels)))
     planned.append(PlannedPage("404.html", _key(site), lambda: Page("404.html", "pages/404.html",
                                                                    NotFoundPageContext(site, "Page not found"))))

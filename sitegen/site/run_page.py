@@ -444,9 +444,11 @@ def _related(site: Site, run: Run, groups: dict[tuple[str, str], Group]) -> tupl
     )
 
 
-def run_page(site: Site, run: Run, groups: dict[tuple[str, str], Group], label: str = "") -> Page:
+def run_page(site: Site, run: Run, groups: dict[tuple[str, str], Group], label: str = "",
+             comparisons: tuple[Field, ...] = ()) -> Page:
     """The speed-test-matrix page of one run, at /runs/<id>/; ``label`` tells it from runs of
-    the same model, accelerator and engine (labels.distinguishing_labels)."""
+    the same model, accelerator and engine (labels.distinguishing_labels); ``comparisons``
+    link it to comparisons with the other runs of its model and accelerator."""
     section_notes = tuple(
         (name, rendered)
         for name, text in (("Hardware", run.hardware.notes), ("Engine", run.engine.notes))
@@ -482,6 +484,6 @@ def run_page(site: Site, run: Run, groups: dict[tuple[str, str], Group], label: 
         provenance=run.provenance.notes if run.provenance else (),
         downloads=(Field("Result file (JSON)", f"{run.id}.json", site.url(f"runs/{run.id}.json")),
                    Field("All measurements (CSV)", f"{run.id}.csv", site.url(f"runs/{run.id}.csv"))),
-        related=_related(site, run, groups),
+        related=_related(site, run, groups) + comparisons,
     )
     return Page(f"runs/{run.id}/index.html", "pages/run.html", context)

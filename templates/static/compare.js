@@ -1,0 +1,582 @@
+// The reader's comparison view, /compare/?runs=a,b,c (2 to 6 runs; ?a=&b= still works).
+// It draws the sections of a static compare page (templates/_compare_body.html) with the
+// same markup and rules: sitegen/site/compare_page.py for caveats, setups and ratios, and
+// sitegen/site/plots.py for the small charts. Wording of facts, launch settings and caveats
+// comes from /data/setups.json, written by the same Python, so the two never disagree.
+(function () {
+  "use strict";
+
+  var form = document.getElementById("compare-form");
+  if (!form || !window.fetch) return;
+  var result = document.getElementById("compare-result");
+  var chosenList = document.getElementById("compare-chosen");
+  var add = form.elements.add;
+  var maxRuns = parseInt(form.getAttribute("data-max"), 10) || 6;
+  var LETTERS = "ABCDEF";
+  var PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#8c8c8c"];
+  var SHAPES = ["circle", "square", "triangle-up", "diamond", "cross", "triangle-down", "triangle-right", "triangle-left"];
+  // As templates/_macros.html draws each shape.
+  var SYMBOLS = {
+    "circle": "M0.75 0A0.75 0.75 0 1 1 -0.75 0A0.75 0.75 0 1 1 0.75 0Z",
+    "square": "M-0.7 -0.7H0.7V0.7H-0.7Z",
+    "triangle-up": "M0 -0.8L0.85 0.7H-0.85Z",
+    "diamond": "M0 -0.9L0.9 0L0 0.9L-0.9 0Z",
+    "cross": "M-0.3 -0.9H0.3V-0.3H0.9V0.3H0.3V0.9H-0.3V0.3H-0.9V-0.3H-0.3Z",
+    "triangle-down": "M0 0.8L0.85 -0.7H-0.85Z",
+    "triangle-right": "M0.8 0L-0.7 0.85V-0.85Z",
+    "triangle-left": "M-0.8 0L0.7 0.85V-0.85Z"
+  };
+  var STATUS = { valid: "Valid", requests_queued: "Requests queued", over_capacity: "Over capacity",
+                 not_run: "Not run", failed: "Failed" };
+  var SVG = "http://www.w3.org/2000/svg";
+  var MISSING = "—";
+
+  // --- numbers, as sitegen/site/numbers.py writes them ----------------------------------------
+  var grouped = function (value, digits) {
+    return value.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+  };
+  var scaled = function (value) {
+    var strip = function (text) { return text.replace(/\.0$/, ""); };
+    if (value >= 999950) return strip((value / 1e6).toFixed(1)) + "M";
+    if (value >= 10000) return strip((value / 1000).toFixed(1)) + "K";
+    return null;
+  };
+  var rate = function (value) { return value === null || value === undefined ? MISSING : scaled(value) || grouped(value, 1); };
+  var rateShort = function (value) { return scaled(value) || grouped(value, 0); };
+  var contextLabel = function (tokens) {
+    return tokens >= 1024 && tokens % 1024 === 0 ? tokens / 1024 + "K" : grouped(tokens, 0);
+  };
+  var percent = function (change) {
+    var rounded = Math.round(change * 100);
+    if (rounded === 0) return "0%";  // never a signed zero
+    return (rounded > 0 ? "+" : "−") + Math.abs(rounded) + "%";
+  };
+  var median = function (values) {
+    var sorted = values.slice().sort(function (x, y) { return x - y; });
+    var middle = Math.floor(sorted.length / 2);
+    return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+  };
+
+  var el = function (tag, text, className) {
+    var node = document.createElement(tag);
+    if (text !== undefined && text !== null) node.textContent = text;
+    if (className) node.className = className;
+    return node;
+  };
+  var svgEl = function (tag, attrs) {
+    var node = document.createElementNS(SVG, tag);
+    Object.keys(attrs || {}).forEach(function (name) { node.setAttribute(name, attrs[name]); });
+    return node;
+  };
+  var section = function (id, heading) {
+    var node = el("section");
+    node.setAttribute("aria-labelledby", id);
+    var h = el("h2", heading);
+    h.id = id;
+    node.appendChild(h);
+    return node;
+  };
+  var measured = function (cell) { return cell.status === "valid" || cell.status === "requests_queued"; };
+  var hasPrefill = function (run) {
+    return run.doc.measurements.prefill.some(function (p) { return p.prompt_tokens_per_s !== null && p.prompt_tokens_per_s !== undefined; });
+  };
+
+  // --- the small charts (sitegen/site/plots.py) ------------------------------------------------
+  var W = 360, H = 210, LEFT = 52, RIGHT = 14, TOP = 10, BOTTOM = 38;
+  var niceStep = function (top, count) {
+    var raw = top / (count || 4);
+    var power = Math.pow(10, Math.floor(Math.log10(raw)));
+    var steps = [1, 2, 2.5, 5, 10];
+    for (var i = 0; i < steps.length; i++) { if (steps[i] * power >= raw) return steps[i] * power; }
+    return 10 * power;
+  };
+  var fmt = function (value) { return value >= 1 || value === 0 ? rateShort(value) : value.toPrecision(2); };
+  var legendSymbol = function (colour, shape) {
+    var svg = svgEl("svg", { "class": "swatch", viewBox: "-2 -1 4 2", "aria-hidden": "true", focusable: "false" });
+    svg.appendChild(svgEl("path", { d: "M-2 0H2", stroke: colour, "stroke-width": "0.3" }));
+    svg.appendChild(svgEl("path", { d: SYMBOLS[shape], fill: colour }));
+    return svg;
+  };
+  // series: [{label, index, points: [[x, y, title]], joined: [[x, y]] or null}]
+  var plot = function (caption, series, xLog, xTitle, yTitle, note) {
+    var drawn = series.filter(function (s) { return s.points.length; });
+    if (!drawn.length) return null;
+    var xs = [], yTop = 0;
+    drawn.forEach(function (s) { s.points.forEach(function (p) { if (xs.indexOf(p[0]) < 0) xs.push(p[0]); yTop = Math.max(yTop, p[1]); }); });
+    xs.sort(function (a, b) { return a - b; });
+    yTop = yTop || 1;
+    var step = niceStep(yTop), yMax = Math.ceil(yTop / step) * step;
+    var innerW = W - LEFT - RIGHT, innerH = H - TOP - BOTTOM;
+    var xAt, xTicks = [];
+    if (xLog) {
+      var low = Math.log2(xs[0]), high = Math.log2(xs[xs.length - 1]);
+      xAt = function (v) { return LEFT + (high === low ? innerW / 2 : (Math.log2(v) - low) / (high - low) * innerW); };
+      var every = xs.length <= 7 ? 1 : Math.ceil(xs.length / 7);
+      xs.forEach(function (x, i) { if (i % every === 0) xTicks.push([xAt(x), grouped(x, 0)]); });
+    } else {
+      var last = xs[xs.length - 1] || 1, xStep = niceStep(last), xMax = Math.ceil(last / xStep) * xStep;
+      xAt = function (v) { return LEFT + v / xMax * innerW; };
+      for (var i = 0; i <= Math.round(xMax / xStep); i++) xTicks.push([xAt(i * xStep), fmt(i * xStep)]);
+    }
+    var yAt = function (v) { return TOP + innerH - v / yMax * innerH; };
+    var figure = el("figure", undefined, "plot");
+    figure.appendChild(el("figcaption", caption));
+    var words = drawn.map(function (s) { return s.label + ": " + s.points.map(function (p) { return p[2]; }).join(", "); });
+    var svg = svgEl("svg", { "class": "plot-svg", viewBox: "0 0 " + W + " " + H, role: "img",
+                             "aria-label": caption + ". " + words.join("; ") });
+    for (var t = 0; t <= Math.round(yMax / step); t++) {
+      var y = yAt(t * step).toFixed(1);
+      svg.appendChild(svgEl("line", { "class": "grid", x1: LEFT, x2: W - RIGHT, y1: y, y2: y }));
+      var label = svgEl("text", { "class": "tick", x: LEFT - 6, y: (+y + 4).toFixed(1), "text-anchor": "end" });
+      label.textContent = fmt(t * step);
+      svg.appendChild(label);
+    }
+    xTicks.forEach(function (tick) {
+      var text = svgEl("text", { "class": "tick", x: tick[0].toFixed(1), y: H - BOTTOM + 15, "text-anchor": "middle" });
+      text.textContent = tick[1];
+      svg.appendChild(text);
+    });
+    var xt = svgEl("text", { "class": "axis-title", x: (LEFT + W - RIGHT) / 2, y: H - 4, "text-anchor": "middle" });
+    xt.textContent = xTitle;
+    svg.appendChild(xt);
+    var yt = svgEl("text", { "class": "axis-title", transform: "translate(12 " + (H - BOTTOM + 10) / 2 + ") rotate(-90)", "text-anchor": "middle" });
+    yt.textContent = yTitle;
+    svg.appendChild(yt);
+    var legend = el("ul", undefined, "chart-legend");
+    drawn.forEach(function (s) {
+      var colour = PALETTE[s.index % PALETTE.length], shape = SHAPES[s.index % SHAPES.length];
+      var group = svgEl("g");
+      var joined = (s.joined || s.points).map(function (p) { return [p[0], p[1]]; }).sort(function (a, b) { return a[0] - b[0] || a[1] - b[1]; });
+      var d = joined.map(function (p, i) { return (i ? "L" : "M") + xAt(p[0]).toFixed(1) + " " + yAt(p[1]).toFixed(1); }).join("");
+      if (d) group.appendChild(svgEl("path", { d: d, fill: "none", stroke: colour, "stroke-width": "2" }));
+      s.points.forEach(function (p) {
+        var mark = svgEl("path", { d: SYMBOLS[shape], fill: colour,
+                                   transform: "translate(" + xAt(p[0]).toFixed(1) + " " + yAt(p[1]).toFixed(1) + ") scale(4.5)" });
+        var title = svgEl("title");
+        title.textContent = p[2];
+        mark.appendChild(title);
+        group.appendChild(mark);
+      });
+      svg.appendChild(group);
+      var item = el("li");
+      item.setAttribute("data-run", s.runId || "");
+      item.appendChild(legendSymbol(colour, shape));
+      item.appendChild(document.createTextNode(s.label));
+      legend.appendChild(item);
+    });
+    figure.appendChild(svg);
+    figure.appendChild(legend);
+    if (note) figure.appendChild(el("p", note, "legend plot-note"));
+    return figure;
+  };
+
+  // --- the sections (sitegen/site/compare_page.py) -----------------------------------------------
+  var setupRows = function (runs, setups) {
+    var rows = [];
+    var push = function (label, values) {
+      rows.push({ label: label, values: values, differs: values.some(function (v) { return v !== values[0]; }) });
+    };
+    setups.facts.forEach(function (label, i) { push(label, runs.map(function (r) { return r.setup.facts[i]; })); });
+    setups.launch.forEach(function (pair) {
+      if (!runs.some(function (r) { return r.setup.launch[pair[0]]; })) return;
+      push("Launch: " + pair[1], runs.map(function (r) { return r.setup.command ? r.setup.launch[pair[0]] || "not set" : "no command"; }));
+    });
+    var keys = [];
+    runs.forEach(function (r) { Object.keys(r.setup.settings).forEach(function (k) { if (keys.indexOf(k) < 0) keys.push(k); }); });
+    keys.sort().forEach(function (key) {
+      push("Setting: " + key, runs.map(function (r) { return key in r.setup.settings ? r.setup.settings[key] : MISSING; }));
+    });
+    if (runs.some(function (r) { return r.setup.command && r.setup.other_flags !== "none"; })) {
+      push("Launch: other flags", runs.map(function (r) { return r.setup.command ? r.setup.other_flags : "no command"; }));
+    }
+    return rows;
+  };
+
+  var caveatsOf = function (runs, rows, setups) {
+    var byLabel = {};
+    rows.forEach(function (row) { byLabel[row.label] = row; });
+    var list = [];
+    setups.caveats.forEach(function (pair) {
+      var row = byLabel[pair[0]];
+      if (row && row.differs) {
+        list.push(pair[1] + " (" + runs.map(function (r, i) { return r.letter + " " + row.values[i]; }).join("; ") + ")");
+      }
+    });
+    var launch = rows.filter(function (row) { return row.differs && row.label.indexOf("Launch: ") === 0; })
+                     .map(function (row) { return row.label.slice(8); });
+    if (launch.length) list.push("Launch settings differ: " + launch.join(", ") + ". See the setup table.");
+    return list;
+  };
+
+  var cellMap = function (run) {
+    var map = {};
+    run.doc.measurements.decode.forEach(function (c) {
+      var key = c.context_tokens + "x" + c.concurrency;
+      if (!(key in map)) map[key] = c;
+    });
+    return map;
+  };
+
+  var ratioSection = function (base, other, perDevice, index) {
+    var contexts = {}, levels = {};
+    [base, other].forEach(function (run) {
+      run.doc.measurements.decode.forEach(function (c) { contexts[c.context_tokens] = 1; levels[c.concurrency] = 1; });
+    });
+    var sorted = function (o) { return Object.keys(o).map(Number).sort(function (x, y) { return x - y; }); };
+    var ctxList = sorted(contexts), levelList = sorted(levels);
+    if (!ctxList.length) return null;
+    var ca = cellMap(base), cb = cellMap(other);
+    var divisor = function (run) { return perDevice ? run.setup.count : 1; };
+    var value = function (cell, run) {
+      return cell && measured(cell) && cell.total_tokens_per_s !== null && cell.total_tokens_per_s !== undefined
+        ? cell.total_tokens_per_s / divisor(run) : null;
+    };
+    var state = function (cell, v) {
+      if (!cell) return "not measured";
+      var label = STATUS[cell.status] || cell.status;
+      if (v === null) return label;
+      return cell.status === "valid" ? rate(v) : label + " (" + rate(v) + ")";
+    };
+    var unit = perDevice ? "tok/s per accelerator" : "total tok/s";
+    var node = section("ratio-h-" + index, "Sustained decode, " + other.letter + " against " + base.letter + ", " + unit);
+    var summary = el("p");
+    node.appendChild(summary);
+    var wrap = el("div", undefined, "scroll");
+    wrap.setAttribute("role", "region");
+    wrap.setAttribute("aria-labelledby", "ratio-caption-" + index);
+    wrap.tabIndex = 0;
+    var caption = el("p", "change in " + (perDevice ? "tok/s per accelerator (derived)" : "total tok/s") +
+                     " · rows are context length, columns are simultaneous requests · each cell: baseline → other", "table-caption");
+    caption.id = "ratio-caption-" + index;
+    wrap.appendChild(caption);
+    var table = el("table", undefined, "matrix ratio");
+    table.setAttribute("aria-labelledby", caption.id);
+    var head = table.createTHead().insertRow();
+    var column = function (text) { var th = el("th", text); th.scope = "col"; return th; };
+    head.appendChild(column("Context"));
+    levelList.forEach(function (level) { head.appendChild(column(String(level))); });
+    var body = table.createTBody();
+    var changes = [];
+    ctxList.forEach(function (ctx) {
+      var row = body.insertRow();
+      var th = el("th", contextLabel(ctx));
+      th.scope = "row";
+      row.appendChild(th);
+      levelList.forEach(function (level) {
+        var cellA = ca[ctx + "x" + level], cellB = cb[ctx + "x" + level];
+        var x = value(cellA, base), y = value(cellB, other);
+        var td = el("td", undefined, "cell");
+        // Only two valid cells are divided; any other pair shows both statuses.
+        if (cellA && cellB && cellA.status === "valid" && cellB.status === "valid" && x && y !== null) {
+          var change = y / x - 1;
+          changes.push(change);
+          var size = Math.abs(change) < 0.03 ? 0 : Math.abs(change) < 0.15 ? 1 : Math.abs(change) < 0.40 ? 2 : 3;
+          td.className += " change" + (change < 0 && size ? -size : size);
+          var arrow = change >= 0.005 ? "▲" : change <= -0.005 ? "▼" : "=";
+          var figure = el("span", undefined, "value");
+          var mark = el("span", arrow);
+          mark.setAttribute("aria-hidden", "true");
+          figure.appendChild(mark);
+          figure.appendChild(document.createTextNode(" " + percent(change)));
+          td.appendChild(figure);
+          td.appendChild(el("span", rate(x) + " → " + rate(y), "ttft"));
+        } else {
+          td.className += " cell-absent";
+          td.appendChild(el("span", cellA || cellB ? base.letter + " " + state(cellA, x) + " · " + other.letter + " " + state(cellB, y) : MISSING, "ttft"));
+        }
+        row.appendChild(td);
+      });
+    });
+    summary.textContent = changes.length
+      ? other.letter + " is faster in " + changes.filter(function (c) { return c >= 0.005; }).length + " of " + changes.length +
+        " cells both runs measured as valid; median change " + percent(median(changes)) + "."
+      : "The two runs have no valid cell in common.";
+    wrap.appendChild(table);
+    node.appendChild(wrap);
+    return node;
+  };
+
+  var frontier = function (points) {
+    var best = -1, kept = [];
+    points.slice().sort(function (a, b) { return b[0] - a[0] || b[1] - a[1]; }).forEach(function (p) {
+      if (p[1] > best) { kept.push([p[0], p[1]]); best = p[1]; }
+    });
+    return kept;
+  };
+
+  var prefillSection = function (runs) {
+    var withPrefill = runs.filter(hasPrefill);
+    if (!withPrefill.length) return null;
+    var node = section("prefill-h", "Prefill");
+    node.id = "prefill";
+    var byContext = {}, peak = 0;
+    withPrefill.forEach(function (run, i) {
+      run.doc.measurements.prefill.forEach(function (p) {
+        if (p.prompt_tokens_per_s === null || p.prompt_tokens_per_s === undefined) return;
+        byContext[p.context_tokens] = byContext[p.context_tokens] || {};
+        if (!(i in byContext[p.context_tokens])) byContext[p.context_tokens][i] = p;
+        peak = Math.max(peak, p.prompt_tokens_per_s);
+      });
+    });
+    var figure = el("figure", undefined, "bars");
+    figure.appendChild(el("figcaption", "prompt tok/s by context length"));
+    Object.keys(byContext).map(Number).sort(function (a, b) { return a - b; }).forEach(function (ctx) {
+      var row = el("div", undefined, "bar-row");
+      row.appendChild(el("span", contextLabel(ctx) + " context", "bar-label"));
+      var cells = el("span", undefined, "bar-cells");
+      withPrefill.forEach(function (run, i) {
+        var point = byContext[ctx][i];
+        var cell = el("span", undefined, "bar-cell");
+        cell.appendChild(el("span", run.letter, "bar-series"));
+        var bar = svgEl("svg", { "class": "bar", viewBox: "0 0 100 1", preserveAspectRatio: "none", "aria-hidden": "true", focusable: "false" });
+        var width = point ? Math.max(0.5, point.prompt_tokens_per_s / peak * 100).toFixed(1) : "0";
+        bar.appendChild(svgEl("rect", { width: width, height: "1", "class": "fixed", fill: PALETTE[run.index % PALETTE.length] }));
+        cell.appendChild(bar);
+        cell.appendChild(el("span", point ? rateShort(point.prompt_tokens_per_s) : MISSING, "bar-value"));
+        var ttft = point && point.ttft_ms !== null && point.ttft_ms !== undefined ? grouped(point.ttft_ms, 0) + " ms TTFT" : "";
+        cell.appendChild(el("span", point ? ttft : "not measured", "bar-note"));
+        cells.appendChild(cell);
+      });
+      row.appendChild(cells);
+      figure.appendChild(row);
+    });
+    node.appendChild(figure);
+    return node;
+  };
+
+  var render = function (runs, setups) {
+    result.textContent = "";
+    var rows = setupRows(runs, setups);
+    var counts = {};
+    runs.forEach(function (r) { counts[r.setup.count] = 1; });
+    var perDevice = Object.keys(counts).length > 1;
+    var unit = perDevice ? "tok/s per accelerator" : "total tok/s";
+
+    var caveats = caveatsOf(runs, rows, setups);
+    if (caveats.length) {
+      var box = section("caveats-h", "Before you compare");
+      box.className = "caveats";
+      var list = el("ul");
+      caveats.forEach(function (text) { list.appendChild(el("li", text)); });
+      box.appendChild(list);
+      result.appendChild(box);
+    }
+
+    var facts = section("facts-h", "Setups");
+    var scroll = el("div", undefined, "scroll");
+    scroll.setAttribute("role", "region");
+    scroll.setAttribute("aria-labelledby", "facts-h");
+    scroll.tabIndex = 0;
+    var table = el("table", undefined, "data facts");
+    var head = table.createTHead().insertRow();
+    var corner = el("th");
+    corner.scope = "col";
+    head.appendChild(corner);
+    runs.forEach(function (r) { var th = el("th", r.letter); th.scope = "col"; head.appendChild(th); });
+    var body = table.createTBody();
+    rows.forEach(function (row) {
+      var tr = body.insertRow();
+      if (row.differs) tr.className = "differs";
+      var th = el("th", row.label);
+      th.scope = "row";
+      if (row.differs) th.appendChild(el("span", " (differs)", "visually-hidden"));
+      tr.appendChild(th);
+      row.values.forEach(function (v) { tr.appendChild(el("td", v)); });
+    });
+    scroll.appendChild(table);
+    facts.appendChild(scroll);
+    facts.appendChild(el("p", "Rows where the setups differ are marked with a bar. Launch settings are read from each run's " +
+                              "launch command; \"not set\" means the engine's default, which can differ between engines and versions.", "legend"));
+    result.appendChild(facts);
+
+    runs.slice(1).forEach(function (other, i) {
+      var node = ratioSection(runs[0], other, perDevice, i + 1);
+      if (node) result.appendChild(node);
+    });
+    result.appendChild(el("p", "▲ higher than the baseline, ▼ lower, = within half a percent. Colour steps: under 3 %, under 15 %, " +
+      "under 40 %, 40 % and more. Only two valid cells are divided; any other pair shows both statuses." +
+      (perDevice ? " The runs use different numbers of accelerators, so every figure is per accelerator (total tok/s ÷ accelerators), a derived figure." : ""),
+      "legend"));
+
+    // Decode curves at every context two or more runs measured.
+    var curves = section("curves-h", "Decode curves");
+    var seen = {};
+    runs.forEach(function (run) {
+      var mine = {};
+      run.doc.measurements.decode.forEach(function (c) {
+        if (measured(c) && c.total_tokens_per_s !== null && c.total_tokens_per_s !== undefined) mine[c.context_tokens] = 1;
+      });
+      Object.keys(mine).forEach(function (ctx) { seen[ctx] = (seen[ctx] || 0) + 1; });
+    });
+    var shared = Object.keys(seen).map(Number).filter(function (c) { return seen[c] >= 2; }).sort(function (a, b) { return a - b; });
+    var alone = Object.keys(seen).map(Number).filter(function (c) { return seen[c] < 2; }).sort(function (a, b) { return a - b; });
+    if (shared.length) {
+      curves.appendChild(el("p", (perDevice ? "tok/s per accelerator (derived)" : "Total tok/s") +
+                                 " by simultaneous requests, one chart per context length two or more runs measured.", "legend"));
+      var grid = el("div", undefined, "plot-grid");
+      shared.forEach(function (ctx) {
+        var series = runs.map(function (run) {
+          var divisor = perDevice ? run.setup.count : 1;
+          var label = run.letter + ": " + run.id;
+          return { label: label, index: run.index, runId: run.id, joined: null, points: run.doc.measurements.decode.filter(function (c) {
+            return c.context_tokens === ctx && measured(c) && c.total_tokens_per_s !== null && c.total_tokens_per_s !== undefined;
+          }).map(function (c) {
+            return [c.concurrency, c.total_tokens_per_s / divisor, label + ": " + c.concurrency + " requests → " +
+                    rate(c.total_tokens_per_s / divisor) + (c.status === "valid" ? "" : " (" + STATUS[c.status].toLowerCase() + ")")];
+          }) };
+        });
+        var missing = series.filter(function (s) { return !s.points.length; }).map(function (s) { return s.label; });
+        // A single point has no curve and may hide behind another run's point: say where it is.
+        var single = series.filter(function (s) { return s.points.length === 1; }).map(function (s) {
+          var level = s.points[0][0];
+          return s.label + " (at " + grouped(level, 0) + (level === 1 ? " request)" : " requests)");
+        });
+        var notes = (missing.length ? ["Not measured at this context: " + missing.join(", ") + "."] : [])
+          .concat(single.length ? ["One point only: " + single.join(", ") + "."] : []);
+        var figure = plot(contextLabel(ctx) + " context", series, true, "simultaneous requests", unit,
+                          notes.length ? notes.join(" ") : null);
+        if (figure) grid.appendChild(figure);
+      });
+      curves.appendChild(grid);
+    } else {
+      curves.appendChild(el("p", "No context length was measured by two of these runs, so there is no curve to compare.", "legend"));
+    }
+    if (alone.length) {
+      curves.appendChild(el("p", "Contexts only one run measured are in the matrices above, not drawn: " +
+                                 alone.map(contextLabel).join(", ") + ".", "legend"));
+    }
+    result.appendChild(curves);
+
+    // Throughput against interactivity: runs with per-request figures at two or more request counts.
+    var pareto = section("pareto-h", "Throughput against interactivity");
+    pareto.appendChild(el("p", "Each point is one valid cell; the lines join each run's frontier, the cells no other cell of that " +
+                               "run beats on both axes. Throughput is per accelerator (total tok/s ÷ accelerators), a derived figure, so setups " +
+                               "of any size read on one scale.", "legend"));
+    var leftOut = [];
+    var paretoSeries = [];
+    runs.forEach(function (run) {
+      var label = run.letter + ": " + run.id;
+      var cells = run.doc.measurements.decode.filter(function (c) {
+        return c.status === "valid" && c.total_tokens_per_s !== null && c.total_tokens_per_s !== undefined &&
+               c.per_request_tokens_per_s !== null && c.per_request_tokens_per_s !== undefined;
+      });
+      var levels = {};
+      cells.forEach(function (c) { levels[c.concurrency] = 1; });
+      var levelKeys = Object.keys(levels);
+      if (levelKeys.length < 2) {
+        var where = levelKeys.length ? "only at " + levelKeys[0] + (levelKeys[0] === "1" ? " request" : " requests") : "none";
+        leftOut.push(label + " (per-request tok/s: " + where + ")");
+        return;
+      }
+      var divisor = run.setup.count;  // the frontier is always per accelerator
+      var points = cells.map(function (c) {
+        var y = c.total_tokens_per_s / divisor;
+        return [c.per_request_tokens_per_s, y, label + ": " + contextLabel(c.context_tokens) + " context × " + c.concurrency +
+                " → " + rate(c.per_request_tokens_per_s) + " per request, " + rate(y)];
+      });
+      paretoSeries.push({ label: label, index: run.index, runId: run.id, points: points, joined: frontier(points) });
+    });
+    var note = leftOut.length ? "Left out, for lack of per-request figures at two or more request counts: " + leftOut.join("; ") + "." : null;
+    var frontierPlot = plot("Throughput against interactivity", paretoSeries, false, "per-request tok/s", "tok/s per accelerator", note);
+    if (frontierPlot) pareto.appendChild(frontierPlot);
+    else if (note) pareto.appendChild(el("p", note, "legend"));
+    result.appendChild(pareto);
+
+    var prefill = prefillSection(runs);
+    if (prefill) result.appendChild(prefill);
+    var without = runs.filter(function (r) { return !hasPrefill(r); }).map(function (r) { return r.letter; });
+    if (without.length) result.appendChild(el("p", "No prefill figures: " + without.join(", ") + ".", "legend"));
+  };
+
+  // --- picking runs, kept in the address --------------------------------------------------------
+  var known = {};
+  Array.prototype.forEach.call(add.options, function (option) {
+    if (option.value) known[option.value] = { result: option.getAttribute("data-result"), label: option.textContent };
+  });
+  var query = new URLSearchParams(window.location.search);
+  var asked = (query.get("runs") || [query.get("a"), query.get("b")].filter(Boolean).join(",")).split(",")
+    .filter(function (id, i, all) { return id && all.indexOf(id) === i; });
+  var unknown = asked.filter(function (id) { return !known[id]; });
+  var chosen = asked.filter(function (id) { return known[id]; });
+  var dropped = chosen.slice(maxRuns);
+  chosen = chosen.slice(0, maxRuns);
+  // Said once, above the comparison: what the address asked for that cannot be shown.
+  var warning = el("p", undefined, "legend");
+  warning.id = "compare-warning";
+  warning.textContent = (unknown.length ? "No such run on this site: " + unknown.join(", ") + ". " : "") +
+    (dropped.length ? "At most " + maxRuns + " runs at once; left out: " + dropped.join(", ") + "." : "");
+  if (warning.textContent) form.parentNode.insertBefore(warning, result);
+  var setupsPromise = null;
+  var loadSetups = function () {
+    if (!setupsPromise) {
+      setupsPromise = fetch(form.getAttribute("data-setups")).then(function (r) {
+        if (!r.ok) throw new Error(r.status + " " + r.url);
+        return r.json();
+      });
+    }
+    return setupsPromise;
+  };
+  var cache = {};
+  var loadRun = function (id) {
+    if (!cache[id]) {
+      cache[id] = fetch(known[id].result).then(function (r) {
+        if (!r.ok) throw new Error(r.status + " " + r.url);
+        return r.json();
+      });
+    }
+    return cache[id];
+  };
+  var button = function (text, label, action) {
+    var b = el("button", text, "button");
+    b.type = "button";
+    b.setAttribute("aria-label", label);
+    b.addEventListener("click", action);
+    return b;
+  };
+  var drawList = function () {
+    chosenList.textContent = "";
+    chosen.forEach(function (id, i) {
+      var item = el("li");
+      item.appendChild(el("span", LETTERS[i], "tag tag-" + LETTERS[i].toLowerCase()));
+      item.appendChild(document.createTextNode(" " + id + (i === 0 ? " (baseline)" : "") + " "));
+      if (i > 0) item.appendChild(button("Make baseline", "Make baseline: " + id, function () {
+        chosen.splice(i, 1);
+        chosen.unshift(id);
+        update();
+      }));
+      item.appendChild(button("Remove", "Remove: " + id, function () {
+        chosen.splice(i, 1);
+        update();
+      }));
+      chosenList.appendChild(item);
+    });
+    add.disabled = chosen.length >= maxRuns;
+  };
+  var update = function () {
+    history.replaceState(null, "", chosen.length ? "?runs=" + chosen.join(",") : window.location.pathname);
+    drawList();
+    if (chosen.length < 2) {
+      result.textContent = "";
+      result.appendChild(el("p", "Pick at least two runs.", "legend"));
+      return;
+    }
+    var ids = chosen.slice();
+    Promise.all([loadSetups()].concat(ids.map(loadRun))).then(function (loaded) {
+      if (ids.join(",") !== chosen.join(",")) return;  // the choice changed while loading
+      var setups = loaded[0];
+      var runs = ids.map(function (id, i) {
+        return { id: id, letter: LETTERS[i], index: i, doc: loaded[i + 1], setup: setups.runs[id] };
+      });
+      render(runs, setups);
+    }).catch(function (error) {
+      result.textContent = "Could not load the runs: " + error.message;
+    });
+  };
+  add.addEventListener("change", function () {
+    if (add.value && chosen.indexOf(add.value) < 0 && chosen.length < maxRuns) chosen.push(add.value);
+    add.value = "";
+    update();
+  });
+  form.hidden = false;
+  update();
+})();

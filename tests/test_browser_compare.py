@@ -1,0 +1,111 @@
+"""Comparisons in a real browser: the reader's view of three unlike runs, and the static pages
+with JavaScript off. Expected values come from the result files (content/runs/*.yaml) and
+arithmetic done here."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from sitegen.parse import parse_yaml
+from tests.browser_kit import Browsing
+from tests.conftest import REPO
+
+pytestmark = pytest.mark.browser
+
+# Three models on 2, 4 and 1 accelerators, two engines with launch commands and one without.
+THREE = ("h200nvl2-sglang-deepseek-v4-flash-dspark", "rtx6kpro4x-vllm-qwen35-397b-awq-mtp",
+         "dgxspark-llamacpp-gptoss120b-batched")
+
+
+def _raw(run_id: str) -> dict[str, Any]:
+    path = REPO / "content" / "runs" / f"{run_id}.yaml"
+    data: dict[str, Any] = parse_yaml(path.name, path.read_bytes()).data
+    return data
+
+
+def _context_label(tokens: int) -> str:
+    return f"{tokens // 1024}K" if tokens >= 1024 and tokens % 1024 == 0 else f"{tokens:,}"
+
+
+def test_three_unlike_runs_in_the_readers_view(browse: Browsing) -> None:
+    visit = browse.open("/compare/?runs=" + ",".join(THREE))
+    page = visit.page
+    page.locator("#compare-result table.matrix").first.wait_for()
+    # The caveats come first and name what differs.
+    caveats = page.locator("#compare-result .caveats")
+    assert caveats.is_visible()
+    text = caveats.inner_text()
+    assert "Different models" in text and "Different numbers of accelerators" in text and "(A 2; B 4; C 1)" in text
+    # Per-accelerator figures by default: the first valid cell both A and B measured, divided here.
+    a, b = (_raw(run_id) for run_id in THREE[:2])
+    cells_a = {(c["context_tokens"], c["concurrency"]): c for c in a["measurements"]["decode"]}
+    both = [(key, cell, cells_a[key]) for cell in b["measurements"]["decode"]
+            if (key := (cell["context_tokens"], cell["concurrency"])) in cells_a
+            and cell["status"] == "valid" and cells_a[key]["status"] == "valid"]
+    assert both
+    first_table = page.locator("#compare-result table.matrix.ratio").first
+    assert "B against A, tok/s per accelerator" in page.locator("#ratio-h-1").inner_text()
+    (context, level), cell_b, cell_a = both[0]
+    levels = sorted({c["concurrency"] for c in a["measurements"]["decode"] + b["measurements"]["decode"]})
+    contexts = sorted({c["context_tokens"] for c in a["measurements"]["decode"] + b["measurements"]["decode"]})
+    shown = first_table.locator("tbody tr").nth(contexts.index(context)).locator("td").nth(levels.index(level))
+    per_device = (cell_a["total_tokens_per_s"] / a["hardware"]["count"], cell_b["total_tokens_per_s"] / b["hardware"]["count"])
+    assert f"{per_device[0]:,.1f} → {per_device[1]:,.1f}" in shown.inner_text()
+    # No percentage unless both cells are valid: count them from the files.
+    statuses = {}
+    for key, cell in cells_a.items():
+        statuses[key] = [cell["status"], None]
+    for cell in b["measurements"]["decode"]:
+        statuses.setdefault((cell["context_tokens"], cell["concurrency"]), [None, None])[1] = cell["status"]
+    valid_pairs = sum(1 for s in statuses.values() if s == ["valid", "valid"])
+    texts: list[str] = first_table.locator("td").all_inner_texts()
+    assert sum("%" in t for t in texts) == valid_pairs
+    for t in texts:
+        if "queued" in t.lower() or "over capacity" in t.lower():
+            assert "%" not in t, t
+    # The setup table marks the launch settings that differ, with each run's value.
+    row = page.locator("#compare-result table.facts tr", has_text="Launch: Tensor parallel")
+    assert row.get_attribute("class") == "differs"
+    assert row.locator("td").all_inner_texts() == ["2", "4", "no command"]
+    speculative = page.locator("#compare-result table.facts tr", has_text="Launch: Speculative decoding")
+    assert speculative.locator("td").all_inner_texts() == ["DSPARK", "mtp, 2 tokens", "no command"]
+    # Decode curves at every context two or more of the runs measured, from the files.
+    measured = [{c["context_tokens"] for c in _raw(run_id)["measurements"]["decode"]
+                 if c["status"] in ("valid", "requests_queued") and c.get("total_tokens_per_s") is not None}
+                for run_id in THREE]
+    shared = sorted(c for c in set().union(*measured) if sum(c in m for m in measured) >= 2)
+    captions = page.locator("#compare-result .plot-grid figure.plot figcaption").all_inner_texts()
+    assert captions == [f"{_context_label(c)} context" for c in shared]
+    assert "per accelerator" in page.locator("#compare-result .plot-svg .axis-title").nth(1).text_content()
+    visit.assert_clean()
+
+
+def test_static_comparison_without_javascript_is_complete_and_swaps(browse: Browsing, built_site: Any) -> None:
+    pages = sorted(p.parent.name for p in built_site.glob("compare/*--*/index.html"))
+    assert pages
+    for name in pages:
+        a, b = name.split("--")
+        visit = browse.open(f"/compare/{name}/", javascript=False)
+        page = visit.page
+        for selector in ("table.facts", "table.matrix.ratio", "#curves-h", "#pareto-h"):
+            assert page.locator(selector).count() >= 1, (name, selector)
+        plots = page.locator("figure.plot svg.plot-svg")
+        assert plots.count() >= 1 and all(box and box["width"] > 100
+                                          for box in (plots.nth(i).bounding_box() for i in range(plots.count())))
+        with page.expect_navigation(wait_until="load"):
+            page.locator("#swap-link").click()
+        assert page.url.endswith(f"/compare/{b}--{a}/"), page.url
+        assert f"Run A: {b}" in page.locator(".summary").inner_text()
+        visit.assert_clean()
+
+
+def test_an_unknown_run_in_the_address_is_named(browse: Browsing) -> None:
+    visit = browse.open(f"/compare/?runs=no-such-run,{THREE[0]}")
+    page = visit.page
+    page.locator("#compare-warning").wait_for()
+    assert page.locator("#compare-warning").inner_text() == "No such run on this site: no-such-run."
+    assert page.locator("#compare-result").inner_text() == "Pick at least two runs."
+    assert page.url.endswith(f"?runs={THREE[0]}")  # the address keeps only what is shown
+    visit.assert_clean()

@@ -1,0 +1,135 @@
+"""Model and accelerator pages: a decode chart at every context two runs share, legends that
+list only the runs drawn, in full. Expected values are read from the result files."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from sitegen.parse import parse_yaml
+from tests.conftest import run_cli
+
+
+def _context_label(tokens: int) -> str:
+    return f"{tokens // 1024}K" if tokens >= 1024 and tokens % 1024 == 0 else f"{tokens:,}"
+
+
+def _runs(project: Path) -> dict[str, dict[str, Any]]:
+    return {path.stem: parse_yaml(path.name, path.read_bytes()).data
+            for path in sorted((project / "content" / "runs").glob("*.yaml"))}
+
+
+def _figures(html: str) -> list[tuple[str, list[str]]]:
+    """Each in-page chart's caption and the labels of its legend."""
+    result = []
+    for figure in re.findall(r'<figure class="plot">(.*?)</figure>', html, re.S):
+        caption = re.search(r"<figcaption>([^<]*)</figcaption>", figure)
+        legend = re.findall(r'<li data-run="([^"]*)"><svg class="swatch"', figure)
+        result.append((caption.group(1) if caption else "", legend))
+    return result
+
+
+def test_every_model_page_charts_decode_at_every_shared_context(project: Path) -> None:
+    assert run_cli(project, "collect") == 0
+    assert run_cli(project, "build") == 0
+    runs = _runs(project)
+    by_model: dict[str, list[str]] = defaultdict(list)
+    for run_id, data in runs.items():
+        by_model[(data["run"].get("base_model") or data["run"]["model"])].append(run_id)
+    checked = 0
+    for model, members in by_model.items():
+        measured = {run_id: {c["context_tokens"] for c in runs[run_id]["measurements"]["decode"]
+                             if c["status"] in ("valid", "requests_queued") and c.get("total_tokens_per_s") is not None}
+                    for run_id in members}
+        needed = 2 if len(members) > 1 else 1  # a model with one run: its own curve at each context
+        shared = sorted(c for c in set().union(*measured.values()) if sum(c in m for m in measured.values()) >= needed)
+        pages = [p for p in (project / "_site" / "models").glob("*/index.html") if f"<h1>{model}</h1>" in p.read_text()]
+        assert len(pages) == 1, model
+        figures = _figures(pages[0].read_text())
+        assert [caption for caption, _ in figures] == [f"{_context_label(c)} context" for c in shared], model
+        for (caption, legend), context in zip(figures, shared, strict=True):
+            # Only the runs drawn, nothing extra.
+            assert sorted(legend) == sorted(run_id for run_id in members if context in measured[run_id]), caption
+        checked += bool(shared)
+    assert checked >= 2  # the Qwen3.5 and gpt-oss pages have shared contexts
+
+
+def test_no_legend_label_is_cut_and_prefill_legends_list_only_runs_with_prefill(project: Path) -> None:
+    assert run_cli(project, "collect") == 0
+    assert run_cli(project, "build") == 0
+    runs = _runs(project)
+    with_prefill = {run_id for run_id, data in runs.items()
+                    if any(p.get("prompt_tokens_per_s") is not None for p in data["measurements"]["prefill"])}
+    pages = [*(project / "_site" / "models").glob("*/index.html"), *(project / "_site" / "hardware").glob("*/index.html"),
+             *(project / "_site" / "compare").glob("*/index.html")]
+    for page in pages:
+        html = page.read_text()
+        labels = re.findall(r'<li(?: data-run="[^"]*")?><svg class="swatch".*?</svg>([^<]*)</li>', html, re.S)
+        assert labels or "plot" not in html
+        for label in labels:  # whole: no ellipsis, however long (legends wrap)
+            assert "…" not in label, (page, label)
+        for figure in re.findall(r'<figure class="plot">(.*?)</figure>', html, re.S):
+            legend = re.findall(r'<li data-run="[^"]*"><svg class="swatch".*?</svg>([^<]*)</li>', figure, re.S)
+            assert len(set(legend)) == len(legend), (page, legend)  # each run told apart
+        prefill = re.search(r'<section id="prefill".*?</section>', html, re.S)
+        if prefill and "<figure class=\"chart\"" in prefill.group(0):
+            drawn = re.findall(r'<li><svg class="swatch".*?</svg>([^<]*)</li>', prefill.group(0), re.S)
+            # As many entries as runs of the page with prefill figures (the page's table links each run).
+            listed = set(re.findall(r'<a href="/runs/([^/"]+)/">', html))
+            assert drawn and len(drawn) == len(listed & with_prefill), page
+
+
+def test_legend_names_are_whole_and_tell_alike_runs_apart() -> None:
+    import copy
+
+    from sitegen.model import run_from_dict
+    from sitegen.site.group_pages import series_labels
+    from tests.conftest import REPO
+
+    minimal = parse_yaml("minimal.yaml", (REPO / "tests" / "data" / "valid" / "minimal.yaml").read_bytes()).data
+    long_quantization = "MXFP4 (GGUF ggml-org/gpt-oss-120b-GGUF, 59.02 GiB, 116.83 B params)"
+
+    def run(run_id: str, label: str | None = None, quantization: str = long_quantization) -> Any:
+        data = copy.deepcopy(minimal)
+        data["engine"]["quantization"] = quantization
+        if label:
+            data["run"]["label"] = label
+        return run_from_dict(run_id, data)
+
+    names = series_labels([run("a", "tuned kernels"), run("b"), run("c", quantization="FP8")], "models")
+    # Engine · quantization · hardware, in full, then the label that tells alike runs apart
+    # (a's own; b's the quantization that differs from c's, clipped only by the label rules).
+    assert names["a"] == f"llama.cpp · {long_quantization} · RTX 4090 ×1 · tuned kernels"
+    # b and c differ by quantization, which their names already spell out: no clipped repeat of it.
+    assert names["b"] == f"llama.cpp · {long_quantization} · RTX 4090 ×1"
+    assert names["c"] == "llama.cpp · FP8 · RTX 4090 ×1"
+    assert not any("…" in name for name in names.values())
+
+
+def test_a_context_shared_only_by_the_oldest_runs_of_a_big_group_is_charted() -> None:
+    import copy
+
+    from sitegen.model import run_from_dict
+    from sitegen.site.common import Site
+    from sitegen.site.group_pages import group_page
+    from sitegen.site.groups import hardware_groups, model_groups
+    from tests.conftest import REPO
+
+    minimal = parse_yaml("minimal.yaml", (REPO / "tests" / "data" / "valid" / "minimal.yaml").read_bytes()).data
+    runs = []
+    for i in range(10):  # r0 and r1 are the oldest; only they measured 64K
+        data = copy.deepcopy(minimal)
+        data["run"]["date"] = f"2026-01-{i + 10}"
+        contexts = [0, 65536] if i < 2 else [0]
+        data["measurements"]["decode"] = [{"context_tokens": c, "concurrency": level, "status": "valid",
+                                           "total_tokens_per_s": 10.0 * level} for c in contexts for level in (1, 2)]
+        runs.append(run_from_dict(f"r{i}", data))
+    groups = {(g.kind, g.key): g for g in model_groups(runs) + hardware_groups(runs)}
+    page = group_page(Site("t", "", "/"), groups[("models", "qwen/qwen3-8b")], groups, [])
+    plots = {p.caption: p for p in page.context.decode_plots}
+    assert sorted(plots) == ["0 context", "64K context"]
+    assert sorted(plots["64K context"].legend_runs) == ["r0", "r1"]
+    assert len(plots["0 context"].legend) == 8  # the eight newest: r9 … r2
+    assert set(plots["0 context"].legend_runs) == {f"r{i}" for i in range(2, 10)}
