@@ -63,18 +63,22 @@ def series_labels(runs: list[Run], kind: str) -> dict[str, str]:
     group. Never cut (legends are page text that wraps); a name two runs still share gets the
     run id."""
     run_labels = distinguishing_labels(runs)
-    names = {}
+    parts: dict[str, list[str]] = {}
     for run in runs:
         engine = " ".join(p for p in (run.engine.name, run.engine.version) if p)
         if kind == "models":
-            parts = [engine, run.engine.quantization, hardware_name(run, with_memory=False)]
+            parts[run.id] = [engine, run.engine.quantization or "", hardware_name(run, with_memory=False)]
         else:
-            parts = [f"{model_name(run)} ×{run.hardware.count}", engine, run.engine.quantization]
-        name = " · ".join(p for p in parts if p)
+            parts[run.id] = [f"{model_name(run)} ×{run.hardware.count}", engine, run.engine.quantization or ""]
+    # What every run of the group shares (the hardware on most model pages) tells no line apart.
+    varied = [i for i in range(3) if len(runs) < 2 or len({parts[run.id][i] for run in runs}) > 1] or [0]
+    names = {}
+    for run in runs:
+        name = " · ".join(part for i in varied if (part := parts[run.id][i]))
         # A label part the name already spells out in full (a quantization, clipped in the label) is left out.
         extra = [part for part in (run_labels.get(run.id) or "").split(" · ")
                  if part and part.rstrip("…") not in name]
-        names[run.id] = with_label(name, " · ".join(extra))
+        names[run.id] = with_label(name, " · ".join(extra)) or run.id
     taken = list(names.values())
     return {run_id: name if taken.count(name) == 1 else f"{name} ({run_id})" for run_id, name in names.items()}
 
