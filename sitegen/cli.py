@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from sitegen import __version__
-from sitegen.config import CONFIG_NAME, Config, load_config, with_base_url
+from sitegen.config import CONFIG_NAME, Config, load_config, with_site_url
 from sitegen.errors import Problem, SitegenError
 from sitegen.github import Level, annotation
 
@@ -29,7 +30,11 @@ def _parser() -> argparse.ArgumentParser:
                          help="use only the cached copies of remote sources; never touch the network")
     _add_format_argument(collect)
     build = commands.add_parser("build", help="render the collected runs into the output folder (_site/)")
-    _add_base_url_argument(build)
+    build.add_argument("--site-url", metavar="URL",
+                       help="the site's absolute address for the feed, sitemap and canonical links, instead of "
+                            "sitegen.yaml's site_url, e.g. https://<owner>.github.io/<repo>/")
+    # The option of sitegen 0.x before links became relative; kept so old workflows get a clear message.
+    build.add_argument("--base-url", help=argparse.SUPPRESS)
     _add_import_parser(commands)
     _add_contributor_parsers(commands)
     return parser
@@ -38,12 +43,6 @@ def _parser() -> argparse.ArgumentParser:
 def _add_format_argument(command: argparse.ArgumentParser) -> None:
     command.add_argument("--format", choices=("text", "github"), default="text",
                          help="github: print problems as GitHub Actions annotations on their file and line")
-
-
-def _add_base_url_argument(command: argparse.ArgumentParser) -> None:
-    command.add_argument("--base-url", metavar="URL",
-                         help="serve the site from this address instead of sitegen.yaml's base_url, "
-                              "e.g. https://<owner>.github.io/<repo>/")
 
 
 def _add_contributor_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -59,7 +58,6 @@ def _add_contributor_parsers(commands: argparse._SubParsersAction[argparse.Argum
     serve.add_argument("--port", type=_port, default=8000, help="the port on 127.0.0.1 (default: 8000; 0 picks a free one)")
     serve.add_argument("--no-watch", dest="watch", action="store_false", help="build once; do not rebuild on changes")
     serve.add_argument("--offline", action="store_true", help="use only the cached copies of remote sources")
-    _add_base_url_argument(serve)
     new = commands.add_parser("new", help="start content/runs/<id>.yaml from an annotated template")
     new.add_argument("run_id", metavar="ID", help="the run id: file name and permalink, e.g. h100x2-vllm-llama33-70b")
 
@@ -95,11 +93,11 @@ def _progress(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-def _collect(config: Config, offline: bool = False, output: str = "text") -> int:
+def _collect(config: Config, args: argparse.Namespace) -> int:
     from sitegen.collect import collect
 
-    report = collect(config, offline=offline, progress=_progress)
-    _print_problems(report.warnings, output, "warning")
+    report = collect(config, offline=args.offline, progress=_progress)
+    _print_problems(report.warnings, args.format, "warning")
     print(f"collected {len(report.runs)} run{'s' if len(report.runs) != 1 else ''} into .sitegen/collected.json")
     return 0
 
@@ -117,10 +115,21 @@ def _import(config: Config, args: argparse.Namespace) -> int:
     return 0
 
 
-def _build(config: Config) -> int:
+def _build(config: Config, args: argparse.Namespace) -> int:
     from sitegen.site.build import build
 
+    if args.base_url is not None:
+        if args.site_url is not None or not args.base_url.startswith(("http://", "https://")):
+            _progress("--base-url: deprecated and ignored: links are relative now; pass --site-url URL for absolute "
+                      "feed, sitemap and canonical addresses")
+        else:
+            _progress(f"--base-url: deprecated: pass --site-url {args.base_url} instead (read as --site-url for now)")
+            config = with_site_url(config, args.base_url, "--base-url")
+    if args.site_url is not None:
+        config = with_site_url(config, args.site_url)
     summary = build(config)
+    for note in summary.notes:
+        _progress(f"note: {note}")
     print(f"built {summary.pages} pages ({summary.pages_built} rendered, {summary.charts_rendered} new charts) "
           f"into {config.display(config.output_dir)}/")
     return 0
@@ -153,7 +162,7 @@ def _serve(config: Config, args: argparse.Namespace) -> int:
     from sitegen.commands.serve import serve
 
     try:
-        serve(config, args.config, port=args.port, watch_files=args.watch, offline=args.offline, base_url=args.base_url,
+        serve(config, args.config, port=args.port, watch_files=args.watch, offline=args.offline,
               say=lambda message: print(message, flush=True))
     except KeyboardInterrupt:
         print("stopped")  # Ctrl-C before the server was up; serve() handles it from then on
@@ -170,33 +179,46 @@ def _new(config: Config, args: argparse.Namespace) -> int:
     return 0
 
 
-_COMMANDS = {"check": _check, "summary": _summary, "serve": _serve, "new": _new}
-# Commands that never write, so "nothing was written" would be noise.
-_READ_ONLY = {"check", "summary"}
+@dataclass(frozen=True)
+class Command:
+    """How main runs a command: its function, whether it writes (a failure then says
+    "nothing was written"), and whether it takes the project lock (sitegen/lock.py), so that
+    only one collect or build runs at a time per project."""
+
+    run: Callable[[Config, argparse.Namespace], int]
+    writes: bool = True
+    locked: bool = False
+
+
+COMMANDS = {
+    "collect": Command(_collect, locked=True),
+    "build": Command(_build, locked=True),
+    "import": Command(_import),
+    "check": Command(_check, writes=False),
+    "summary": Command(_summary, writes=False),
+    "serve": Command(_serve),
+    "new": Command(_new),
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
+    command = COMMANDS.get(args.command)
+    if command is None:  # a parser entry without a handler: refuse rather than guess
+        parser.error(f"unknown command {args.command!r}; the commands are {', '.join(COMMANDS)}")
     try:
         config = load_config(args.config)
-        if getattr(args, "base_url", None):
-            config = with_base_url(config, args.base_url)
-        if args.command in ("collect", "build"):
-            # One collect or build at a time per project (sitegen/lock.py).
-            from sitegen.lock import project_lock
+        _print_problems(config.warnings, getattr(args, "format", "text"), "warning")
+        if not command.locked:
+            return command.run(config, args)
+        from sitegen.lock import project_lock
 
-            with project_lock(config.state_dir, args.command):
-                if args.command == "collect":
-                    return _collect(config, offline=args.offline, output=args.format)
-                return _build(config)
-        if args.command == "import":
-            return _import(config, args)
-        if args.command in _COMMANDS:
-            return _COMMANDS[args.command](config, args)
-        return _build(config)
+        with project_lock(config.state_dir, args.command):
+            return command.run(config, args)
     except SitegenError as error:
         _print_problems(error.problems, getattr(args, "format", "text"))
         count = len(error.problems)
-        written = "" if args.command in _READ_ONLY else "; nothing was written"
+        written = "; nothing was written" if command.writes else ""
         print(f"sitegen {args.command}: {count} problem{'s' if count != 1 else ''}{written}", file=sys.stderr)
         return 1

@@ -8,7 +8,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from sitegen.errors import Problem, SitegenError
-from sitegen.parse import parse_yaml
+from sitegen.parse import Document, parse_yaml
 from sitegen.resources import load_schema
 from sitegen.validate import check_schema
 
@@ -27,10 +27,12 @@ class Config:
     root: Path
     title: str
     description: str
-    base_url: str
+    site_url: str | None  # absolute, ending with "/"; only for the feed, sitemap, canonical and og: tags
     content_dir: Path
     output_dir: Path
     sources: tuple[RemoteSource, ...] = ()
+    # Things worth telling the user that do not stop the command (a deprecated setting).
+    warnings: tuple[Problem, ...] = ()
 
     @property
     def state_dir(self) -> Path:
@@ -43,8 +45,9 @@ class Config:
 
     @property
     def base_path(self) -> str:
-        """The path part of base_url, always starting and ending with '/'."""
-        return urlsplit(self.base_url).path or "/"
+        """The path part of site_url ("/" without one), where `sitegen serve` serves the site and
+        where 404.html links from: it starts and ends with '/'."""
+        return urlsplit(self.site_url).path if self.site_url else "/"
 
     def display(self, path: Path) -> str:
         """A path as the user should see it: relative to the site root when inside it."""
@@ -67,7 +70,7 @@ def load_config(path: Path) -> Config:
         raise SitegenError(Problem(str(path), None, "", f"cannot read: {exc.strerror}")) from None
     document = parse_yaml(source, raw)
     if not isinstance(document.data, dict):
-        raise SitegenError(Problem(source, 1, "", "expected a mapping of settings (title: …, base_url: …)"))
+        raise SitegenError(Problem(source, 1, "", "expected a mapping of settings (title: …, site_url: …)"))
     problems = check_schema(document, "config")
     if problems:
         raise SitegenError(problems)
@@ -77,11 +80,13 @@ def load_config(path: Path) -> Config:
         RemoteSource(url=item) if isinstance(item, str) else RemoteSource(**item)
         for item in data.get("sources", [])
     )
+    site_url, warnings = _site_url(document)
     return Config(
         root=root,
         title=data["title"],
         description=data.get("description", ""),
-        base_url=data["base_url"],
+        site_url=site_url,
+        warnings=warnings,
         content_dir=_inside(root, data.get("content_dir", "content"), source, "/content_dir"),
         output_dir=_inside(root, data.get("output_dir", "_site"), source, "/output_dir"),
         sources=sources,
@@ -96,10 +101,39 @@ def _inside(root: Path, relative: str, source: str, pointer: str) -> Path:
     return resolved
 
 
-def with_base_url(config: Config, base_url: str, source: str = "--base-url") -> Config:
-    """``config`` served from another address, e.g. a GitHub Pages project site that only the
+def _site_url(document: Document) -> tuple[str | None, tuple[Problem, ...]]:
+    """site_url, normalised, and a deprecation warning for the old base_url setting.
+
+    Links became relative, so a base path is no longer needed. An old sitegen.yaml keeps
+    working: a full base_url is read as site_url, a path-only one is ignored, and either way
+    the user is told what to write instead.
+    """
+    data = document.data
+    site_url = data.get("site_url")
+    if "base_url" not in data:
+        return _normalised(site_url), ()
+    old = data["base_url"]
+    line = document.line_of("/base_url")
+    if site_url is not None:
+        message = "base_url is deprecated and ignored (site_url is set): remove it"
+    elif urlsplit(old).netloc:
+        site_url = old
+        message = f"base_url is deprecated: write 'site_url: {old}' instead (read as site_url for now)"
+    else:
+        message = ("base_url is deprecated and ignored: links are relative now, so the site works under any path; "
+                   "remove it, and set 'site_url: https://…/' for absolute feed, sitemap and canonical addresses")
+    return _normalised(site_url), (Problem(document.source, line, "/base_url", message),)
+
+
+def _normalised(site_url: str | None) -> str | None:
+    # As MkDocs does: the address of a folder, so relative paths join onto it.
+    return None if site_url is None else site_url.rstrip("/") + "/"
+
+
+def with_site_url(config: Config, site_url: str, source: str = "--site-url") -> Config:
+    """``config`` published at another address, e.g. a GitHub Pages project site that only the
     deploy workflow knows (``https://<owner>.github.io/<repo>/``); checked like sitegen.yaml's."""
-    rule = load_schema("config")["properties"]["base_url"]
-    if not re.fullmatch(rule["pattern"], base_url):
-        raise SitegenError(Problem(source, None, "", f"{base_url!r} is not a base URL: {rule['description']}"))
-    return replace(config, base_url=base_url)
+    rule = load_schema("config")["properties"]["site_url"]
+    if not re.fullmatch(rule["pattern"], site_url):
+        raise SitegenError(Problem(source, None, "", f"{site_url!r} is not an absolute http(s) address: {rule['description']}"))
+    return replace(config, site_url=_normalised(site_url))

@@ -1,7 +1,8 @@
 """``sitegen serve``: build the site, serve it on 127.0.0.1, rebuild when its inputs change.
 
-The site is served under its configured base path (``/`` redirects there), exactly as it
-will be published, so a project site's links can be checked before a pull request. Only
+The site is served under the path of its ``site_url`` (``/`` without one; ``/`` redirects
+there), as it will be published, as ``mkdocs serve`` does: page links are relative and work
+at any path, and 404.html, which links from the site's root path, works here too. Only
 the loopback address is ever bound: a preview is for the person at the keyboard.
 
 A change to content/, the site's templates/ or sitegen.yaml runs ``sitegen collect`` and
@@ -97,11 +98,10 @@ def watch(paths: Sequence[Path], on_change: Callable[[], None], stop: threading.
         on_change()
 
 
-def rebuild_commands(config_path: Path, *, offline: bool, base_url: str | None) -> list[list[str]]:
+def rebuild_commands(config_path: Path, *, offline: bool) -> list[list[str]]:
     """``sitegen collect`` and ``sitegen build`` for this site, as the user would type them."""
     base = [sys.executable, "-m", "sitegen", "--config", str(config_path.resolve())]
-    return [[*base, "collect", *(["--offline"] if offline else [])],
-            [*base, "build", *(["--base-url", base_url] if base_url else [])]]
+    return [[*base, "collect", *(["--offline"] if offline else [])], [*base, "build"]]
 
 
 def _run_stage(command: list[str]) -> bool:
@@ -224,13 +224,12 @@ def _stop_on_sigterm() -> None:
 
 
 def serve(config: Config, config_path: Path, *, port: int, watch_files: bool, offline: bool,
-          base_url: str | None, say: Callable[[str], None]) -> None:
+          say: Callable[[str], None]) -> None:
     """Build, then serve until Ctrl-C (or SIGTERM); rebuild on changes unless ``watch_files`` is False.
 
-    ``base_url`` is the ``--base-url`` override, if any; the server keeps the base path it
-    started with, so a new ``base_url`` in sitegen.yaml needs a restart.
+    The server keeps the path it started with, so a new ``site_url`` in sitegen.yaml needs a restart.
     """
-    commands = rebuild_commands(config_path, offline=offline, base_url=base_url)
+    commands = rebuild_commands(config_path, offline=offline)
 
     def rebuild_and_report(reason: str) -> None:
         say(f"{reason}: collecting and building…")

@@ -43,6 +43,11 @@ class BuildSummary:
     charts: int
     charts_rendered: int
     files: int
+    notes: tuple[str, ...] = ()  # said once after the build, e.g. what a missing site_url leaves out
+
+
+WITHOUT_SITE_URL = ("no site_url in sitegen.yaml (or --site-url): links work anywhere, but sitemap.xml and the "
+                    "canonical and og: tags are left out and the feed's links are relative to feed.xml")
 
 
 def templates_dir(config: Config) -> Path:
@@ -118,10 +123,10 @@ class Manifest:
 
 def build(config: Config) -> BuildSummary:
     runs = read_collected(config.state_dir)
-    site = Site(config.title, config.description, config.base_path)
-    planned = plan(site, runs, config.base_url)
+    site = Site(config.title, config.description, config.site_url)
+    planned = plan(site, runs)
     templates = templates_dir(config)
-    env = environment(templates, site.base_path)
+    env = environment(templates)
     renderer = ChartRenderer(config.state_dir / "cache" / "charts")
     keep_templates_in(config.state_dir / "cache")
     fingerprint = _fingerprint(Path(__file__).resolve().parent.parent, templates, resource_dir("schema"))
@@ -167,7 +172,8 @@ def build(config: Config) -> BuildSummary:
         raise
     manifest.save(entries)
     chart_count = sum(1 for name in output.written if name.startswith("assets/charts/") and name.endswith(".svg"))
-    return BuildSummary(len(planned), built, chart_count, renderer.rendered, len(output.written))
+    notes = () if config.site_url else (WITHOUT_SITE_URL,)
+    return BuildSummary(len(planned), built, chart_count, renderer.rendered, len(output.written), notes)
 
 
 def _write_or_keep(output: StagedOutput, manifest: Manifest, entries: dict[str, dict[str, Any]], old_site: Path,

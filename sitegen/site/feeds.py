@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass
-from urllib.parse import urlsplit
 
 from sitegen.model import Run
 from sitegen.site.common import Site, engine_summary, hardware_name, model_name
@@ -18,7 +17,9 @@ RUNS_INDEX_VERSION = 1
 
 
 def runs_index(site: Site, runs: list[Run]) -> bytes:
-    """Every run with its facts and headline figures, in raw units, for scripts and the compare view."""
+    """Every run with its facts and headline figures, in raw units, for scripts and the compare view.
+    Its links are relative to the file itself (data/runs.json), as any relative URL is."""
+    site = site.at("data/runs.json")
     run_labels = distinguishing_labels(runs)
     entries = [
         {
@@ -68,28 +69,27 @@ class FeedContext:
     entries: tuple[FeedEntry, ...]
 
 
-def absolute(base_url: str, path: str) -> str:
-    """An absolute address when the site knows its host; otherwise the path (documented)."""
-    parts = urlsplit(base_url)
-    prefix = f"{parts.scheme}://{parts.netloc}" if parts.netloc else ""
-    return prefix + path
-
-
 def _timestamp(date: str | None) -> str:
     # Atom needs a time; runs have dates. Midnight UTC keeps the feed reproducible.
     return f"{date or '1970-01-01'}T00:00:00Z"
 
 
-def feed_context(site: Site, base_url: str, runs: list[Run]) -> FeedContext:
+def feed_context(site: Site, runs: list[Run]) -> FeedContext:
+    """The feed's links are absolute with site_url; without it they are relative to feed.xml,
+    which Atom allows (RFC 4287 §2: relative references resolve against the document's
+    address). Atom ids must be absolute, so without site_url they are sitegen URNs."""
     newest = sorted(runs, key=lambda r: (r.info.date or "", r.id), reverse=True)[:FEED_SIZE]
     run_labels = distinguishing_labels(runs)
-    host = urlsplit(base_url).netloc
+
+    def link(path: str) -> str:
+        return site.absolute(path) or site.url(path)
+
     entries = tuple(
         FeedEntry(
-            id=absolute(base_url, site.url(f"runs/{run.id}/")) if host else f"urn:sitegen:run:{run.id}",
+            id=site.absolute(f"runs/{run.id}/") or f"urn:sitegen:run:{run.id}",
             title=with_label(f"{model_name(run)} on {hardware_name(run)} · {engine_summary(run)}",
                              run_labels.get(run.id)),
-            link=absolute(base_url, site.url(f"runs/{run.id}/")),
+            link=link(f"runs/{run.id}/"),
             updated=_timestamp(run.info.date),
             summary=f"{run.info.model} on {run.hardware.count} × {run.hardware.accelerator} with {engine_summary(run)}.",
         )
@@ -97,9 +97,9 @@ def feed_context(site: Site, base_url: str, runs: list[Run]) -> FeedContext:
     )
     return FeedContext(
         site=site,
-        id=absolute(base_url, site.url()) if host else "urn:sitegen:site",
-        link=absolute(base_url, site.url()),
-        self_link=absolute(base_url, site.url("feed.xml")),
+        id=site.absolute() or "urn:sitegen:site",
+        link=link(""),
+        self_link=link("feed.xml"),
         updated=max((entry.updated for entry in entries), default=_timestamp(None)),
         entries=entries,
     )
@@ -107,7 +107,7 @@ def feed_context(site: Site, base_url: str, runs: list[Run]) -> FeedContext:
 
 @dataclass(frozen=True)
 class SitemapContext:
-    """/sitemap.xml: every HTML page of the site."""
+    """/sitemap.xml: the absolute address of every HTML page (written only with site_url)."""
 
     site: Site
     urls: tuple[str, ...]

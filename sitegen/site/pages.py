@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from sitegen.model import Run
 from sitegen.site.common import Page, Site
 from sitegen.site.compare_page import compare_app_page, compare_page, run_comparisons
-from sitegen.site.feeds import SitemapContext, absolute, feed_context
+from sitegen.site.feeds import SitemapContext, feed_context
 from sitegen.site.group_pages import group_index_page, group_page
 from sitegen.site.groups import Group, accelerator_key, compare_path, hardware_groups, model_groups, model_key, natural_pairs
 from sitegen.site.index_page import index_page
@@ -46,8 +46,11 @@ def _key(*parts: object) -> str:
     return hashlib.sha256(repr(parts).encode()).hexdigest()
 
 
-def plan(site: Site, runs: list[Run], base_url: str = "/") -> list[PlannedPage]:
-    """Every page of the site, in a stable order. Cost is linear in the number of runs."""
+def plan(site: Site, runs: list[Run]) -> list[PlannedPage]:
+    """Every page of the site, in a stable order. Cost is linear in the number of runs.
+
+    Each page gets ``site`` placed at its own path (Site.at), so its links are relative to it.
+    """
     runs = sorted(runs, key=lambda r: r.id)
     groups = {(g.kind, g.key): g for g in model_groups(runs) + hardware_groups(runs)}
     pairs = natural_pairs(runs)
@@ -59,8 +62,8 @@ def plan(site: Site, runs: list[Run], base_url: str = "/") -> list[PlannedPage]:
         model, hardware = groups[("models", model_key(run))], groups[("hardware", accelerator_key(run))]
         return (run.id, run.digest, model.path, model.label, hardware.path, hardware.label, run_labels.get(run.id))
 
-    everything = _key(site, base_url, [membership(run) for run in runs], [(a.id, b.id) for a, b in pairs])
-    planned = [PlannedPage("index.html", everything, lambda: index_page(site, runs, groups))]
+    everything = _key(site, [membership(run) for run in runs], [(a.id, b.id) for a, b in pairs])
+    planned = [PlannedPage("index.html", everything, lambda: index_page(site.at("index.html"), runs, groups))]
     paired = {(a.id, b.id) for a, b in pairs}
 
     def comparable(run: Run) -> list[tuple[str, tuple[Run, ...]]]:
@@ -71,47 +74,57 @@ def plan(site: Site, runs: list[Run], base_url: str = "/") -> list[PlannedPage]:
     def linked(run: Run) -> tuple[object, ...]:
         return tuple((noun, [other.id for other in members]) for noun, members in comparable(run))
 
-    planned += [
-        PlannedPage(f"runs/{run.id}/index.html",
-                    _key(site, membership(run), linked(run), sorted(p for p in paired if run.id in p)),
-                    lambda run=run: run_page(site, run, groups, run_labels.get(run.id, ""),  # type: ignore[misc]
-                                             run_comparisons(site, run, comparable(run), paired)))
-        for run in runs
-    ]
+    def make_run_page(run: Run, path: str) -> Page:
+        at = site.at(path)
+        return run_page(at, run, groups, run_labels.get(run.id, ""), run_comparisons(at, run, comparable(run), paired))
+
+    for run in runs:
+        path = f"runs/{run.id}/index.html"
+        planned.append(PlannedPage(path, _key(site, path, membership(run), linked(run),
+                                              sorted(p for p in paired if run.id in p)),
+                                   lambda run=run, path=path: make_run_page(run, path)))  # type: ignore[misc]
     for group in sorted(groups.values(), key=lambda g: g.path):
         members = {run.id for run in group.runs}
         group_pairs = [(a.id, b.id) for a, b in pairs if a.id in members and b.id in members]
+        path = f"{group.path}index.html"
         planned.append(PlannedPage(
-            f"{group.path}index.html",
-            _key(site, group.kind, group.key, group.label, [membership(run) for run in group.runs], group_pairs),
-            lambda group=group: group_page(site, group, groups, pairs),  # type: ignore[misc]
+            path,
+            _key(site, path, group.kind, group.key, group.label, [membership(run) for run in group.runs], group_pairs),
+            lambda group=group, path=path: group_page(site.at(path), group, groups, pairs),  # type: ignore[misc]
         ))
     # Each natural pair both ways round: a static page's swap link is the other static page.
-    planned += [
-        PlannedPage(f"{compare_path(a, b)}index.html",
-                    _key(site, a.id, a.digest, b.id, b.digest, run_labels.get(a.id), run_labels.get(b.id)),
-                    lambda a=a, b=b: compare_page(site, a, b, run_labels))  # type: ignore[misc]
-        for first, second in pairs for a, b in ((first, second), (second, first))
-    ]
+    for first, second in pairs:
+        for a, b in ((first, second), (second, first)):
+            path = f"{compare_path(a, b)}index.html"
+            planned.append(PlannedPage(path, _key(site, path, a.id, a.digest, b.id, b.digest, run_labels.get(a.id),
+                                                  run_labels.get(b.id)),
+                                       lambda a=a, b=b, path=path: compare_page(site.at(path), a, b,  # type: ignore[misc]
+                                                                                run_labels)))
     for kind in ("models", "hardware"):
         listed = [g for g in groups.values() if g.kind == kind]
-        planned.append(PlannedPage(f"{kind}/index.html", everything,
-                                   lambda kind=kind, listed=listed: group_index_page(site, kind, listed)))  # type: ignore[misc]
-    planned.append(PlannedPage("compare/index.html", everything, lambda: compare_app_page(site, runs, pairs, run_labels)))
-    planned.append(PlannedPage("404.html", _key(site), lambda: Page("404.html", "pages/404.html",
-                                                                   NotFoundPageContext(site, "Page not found"))))
-    html_urls = tuple(absolute(base_url, site.url(p.path.removesuffix("index.html")))
-                      for p in planned if p.path != "404.html")
+        path = f"{kind}/index.html"
+        planned.append(PlannedPage(path, everything,
+                                   lambda path=path, kind=kind, listed=listed: group_index_page(  # type: ignore[misc]
+                                       site.at(path), kind, listed)))
+    planned.append(PlannedPage("compare/index.html", everything,
+                               lambda: compare_app_page(site.at("compare/index.html"), runs, pairs, run_labels)))
+    not_found = site.served_anywhere("404.html")
+    planned.append(PlannedPage("404.html", _key(not_found), lambda: Page("404.html", "pages/404.html",
+                                                                        NotFoundPageContext(not_found, "Page not found"))))
     planned.append(PlannedPage("feed.xml", everything,
-                               lambda: Page("feed.xml", "feed.xml", feed_context(site, base_url, runs))))
-    planned.append(PlannedPage("sitemap.xml", everything,
-                               lambda: Page("sitemap.xml", "sitemap.xml", SitemapContext(site, html_urls))))
+                               lambda: Page("feed.xml", "feed.xml", feed_context(site.at("feed.xml"), runs))))
+    if site.site_url is not None:
+        # The sitemap protocol allows only absolute URLs: without site_url there is no sitemap.
+        html_urls = tuple(site.absolute(p.path.removesuffix("index.html")) or "" for p in planned
+                          if p.path.endswith(".html") and p.path != "404.html")
+        planned.append(PlannedPage("sitemap.xml", everything,
+                                   lambda: Page("sitemap.xml", "sitemap.xml", SitemapContext(site, html_urls))))
     return planned
 
 
-def pages(site: Site, runs: list[Run], base_url: str = "/") -> list[Page]:
+def pages(site: Site, runs: list[Run]) -> list[Page]:
     """Every page, built: for tests and tools that want the contexts."""
-    return [planned.make() for planned in plan(site, runs, base_url)]
+    return [planned.make() for planned in plan(site, runs)]
 
 
 __all__ = ["Group", "NotFoundPageContext", "Page", "PlannedPage", "pages", "plan"]

@@ -5,12 +5,13 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, pass_context
+from jinja2.runtime import Context
 
-from sitegen.site.common import Page
+from sitegen.site.common import Page, Site
 
 
-def environment(templates_dir: Path, base_path: str) -> Environment:
+def environment(templates_dir: Path) -> Environment:
     env = Environment(
         loader=FileSystemLoader(templates_dir),
         autoescape=True,
@@ -26,9 +27,12 @@ def environment(templates_dir: Path, base_path: str) -> Environment:
         if path.is_file()
     }
 
-    def asset(name: str) -> str:
-        # The content hash in the query string lets browsers cache assets until they change.
-        return f"{base_path}assets/{name}?v={versions[name]}"
+    @pass_context
+    def asset(context: Context, name: str) -> str:
+        # Relative to the page being rendered, like every link (common.Site.url). The content
+        # hash in the query string lets browsers cache assets until they change.
+        site: Site = context["page"].site
+        return f"{site.url('assets/' + name)}?v={versions[name]}"
 
     env.globals["asset"] = asset
     return env

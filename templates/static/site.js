@@ -2,10 +2,10 @@
 (function () {
   "use strict";
 
-  var scriptBase = (function () {
-    var src = document.currentScript && document.currentScript.src;
-    return src ? src.replace(/site\.js(\?.*)?$/, "") : "";
-  })();
+  // Every internal URL is relative to the page, so the site works from disk and under any path:
+  // the page carries the way back to the site root ("", "../../", or "/repo/" on the 404 page).
+  var root = document.documentElement.getAttribute("data-root") || "";
+  var siteUrl = function (path) { return root + path; };
 
   // --- copy the launch command ---------------------------------------------------
   document.querySelectorAll("button[data-copy]").forEach(function (button) {
@@ -98,7 +98,7 @@
     if (!vegaLoading) {
       vegaLoading = new Promise(function (resolve, reject) {
         var script = document.createElement("script");
-        script.src = scriptBase + "vega.js";
+        script.src = siteUrl("assets/vega.js");
         script.onload = resolve;
         script.onerror = function () { reject(new Error("could not load the chart library")); };
         document.head.appendChild(script);
@@ -116,7 +116,7 @@
   // The spec is the light chart's; on a dark screen its colours are swapped as the dark SVG's were.
   var loadSpec = function (url) {
     if (!dark) { return fetchJson(url).then(JSON.parse); }
-    return Promise.all([fetchJson(url), fetchJson(scriptBase + "chart-colours.json")]).then(function (texts) {
+    return Promise.all([fetchJson(url), fetchJson(siteUrl("assets/chart-colours.json"))]).then(function (texts) {
       var colours = JSON.parse(texts[1]);
       return JSON.parse(texts[0].replace(/#[0-9a-fA-F]{6}\b/g, function (colour) { return colours[colour] || colour; }));
     });
