@@ -129,7 +129,7 @@ def test_a_run_with_per_request_figures_at_one_request_is_left_off_the_frontier(
              **({"per_request_tokens_per_s": 100.0} if level in levels else {})} for level in (1, 2, 4)]
         return run_from_dict(run_id, data)
 
-    context = compare_context(Site("t", "", "/"), [run("one", (1,)), run("all", (1, 2, 4))])
+    context = compare_context(Site("t", ""), [run("one", (1,)), run("all", (1, 2, 4))])
     assert context.pareto_plot is not None
     assert [line.label for line in context.pareto_plot.lines] == ["B: all"]
     assert context.pareto_note == ("Left out, for lack of per-request figures at two or more request counts: "
@@ -149,11 +149,11 @@ def test_compare_page_of_runs_on_different_device_counts_is_per_device() -> None
              "per_request_tokens_per_s": 400.0} for level in (1, 2)]
         return run_from_dict(run_id, data)
 
-    site = Site("t", "", "/")
+    site = Site("t", "")
     same = compare_page(site, run("a", 2), run("b", 2)).context
     mixed_page = compare_page(site, run("a", 2), run("b", 4))
     mixed = mixed_page.context
-    html = render(environment(REPO / "templates", "/"), mixed_page).decode()
+    html = render(environment(REPO / "templates"), mixed_page).decode()
     assert "Different numbers of accelerators" in html and "(A 2; B 4)" in html
     assert not same.per_device and mixed.per_device
     # The frontier is per accelerator either way: 800 tok/s at 2 requests on 2 devices is 400 per device.

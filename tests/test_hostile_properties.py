@@ -59,8 +59,8 @@ values = st.recursive(scalars, lambda inner: st.one_of(
                                                  inner, max_size=4)), max_leaves=12)
 
 TEMPLATES = resource_dir("templates")  # the templates sitegen ships, as a site without its own uses
-_ENV = environment(TEMPLATES, "/")
-_SITE = Site("Fuzz", "Fuzzed runs", "/")
+_ENV = environment(TEMPLATES)
+_SITE = Site("Fuzz", "Fuzzed runs")
 
 
 def _pipeline(source: str, raw: bytes) -> None:

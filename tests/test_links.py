@@ -1,20 +1,31 @@
-"""Every internal link of the built site resolves, at the domain root and under a sub-path;
-the feed and the sitemap are well-formed XML; cost stays linear in the number of runs."""
+"""Every link of the built site is relative and names a file, so the site works opened from
+disk and served under any path with no setting; the one exception, 404.html, links from the
+site's root path. Served over real HTTP under an arbitrary sub-path, no link is broken. The
+feed and the sitemap are well-formed XML; cost stays linear in the number of runs."""
 
 from __future__ import annotations
 
+import functools
+import html
 import json
 import re
+import threading
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from contextlib import contextmanager
 from html.parser import HTMLParser
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
+from typing import Any
+from urllib.parse import unquote, urljoin, urlsplit
 
+import httpx
 import pytest
 
 from tests.conftest import run_cli
 
 ATOM = "{http://www.w3.org/2005/Atom}"
+SITEMAP = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
 
 
 class _Links(HTMLParser):
@@ -27,58 +38,144 @@ class _Links(HTMLParser):
         values = dict(attrs)
         if values.get("id"):
             self.ids.add(values["id"] or "")
-        for name in ("href", "src", "data-spec"):
+        for name in ("href", "src", "data-spec", "data-result"):
             if values.get(name):
                 self.links.append(values[name] or "")
         if values.get("srcset"):
             self.links += [part.strip().split(" ")[0] for part in (values["srcset"] or "").split(",")]
 
 
-def _resolve(site: Path, base: str, url: str) -> Path | None:
-    path = unquote(urlsplit(url).path)
-    assert path.startswith(base), f"{url} is outside the base path {base}"
-    relative = path[len(base):]
-    target = site / relative
-    if path.endswith("/"):
-        target = target / "index.html"
-    return target
+def links_of(html: str) -> _Links:
+    parser = _Links()
+    parser.feed(html)
+    return parser
 
 
-def check_links(site: Path, base: str) -> int:
+def _internal(link: str) -> bool:
+    return urlsplit(link).scheme not in ("http", "https", "mailto")  # links out go to sources
+
+
+def check_relative_links(site: Path) -> int:
+    """Every internal link of every page but 404.html, resolved from the page's own file as a
+    browser resolves it over file://, is an existing file inside the site; return how many."""
     checked = 0
+    base = "file:///site/"
     for page in sorted(site.rglob("*.html")):
-        parser = _Links()
-        parser.feed(page.read_text(encoding="utf-8"))
-        for link in parser.links:
+        if page.name == "404.html" and page.parent == site:
+            continue
+        page_url = base + page.relative_to(site).as_posix()
+        parser = links_of(page.read_text(encoding="utf-8"))
+        for link in filter(_internal, parser.links):
             parts = urlsplit(link)
-            if parts.scheme in ("http", "https", "mailto"):
-                continue  # links to sources; no page loads anything from other hosts (test_build)
-            assert not parts.scheme, f"{page}: unexpected link {link}"
-            if not parts.path and parts.fragment:
+            assert not parts.scheme and not link.startswith("/"), f"{page}: {link} is not relative"
+            if not parts.path:
                 assert parts.fragment in parser.ids, f"{page}: broken anchor {link}"
                 continue
-            target = _resolve(site, base, link)
-            assert target is not None and target.is_file(), f"{page}: broken link {link}"
+            resolved = unquote(urlsplit(urljoin(page_url, link)).path)
+            assert resolved.startswith("/site/"), f"{page}: {link} leaves the site"
+            target = site / resolved.removeprefix("/site/")
+            assert target.is_file(), f"{page}: {link} is not a file of the site (a folder opens a listing from disk)"
             checked += 1
     return checked
 
 
-@pytest.mark.parametrize("base_url", ["/", "/llm-bench/", "https://example.github.io/llm-bench/"])
-def test_no_broken_internal_link(project: Path, base_url: str) -> None:
-    config = project / "sitegen.yaml"
-    config.write_text(config.read_text().replace("base_url: /", f"base_url: {base_url}"))
+def build(project: Path, *args: str) -> Path:
     assert run_cli(project, "collect") == 0
-    assert run_cli(project, "build") == 0
-    base = urlsplit(base_url).path
-    assert check_links(project / "_site", base) > 400
+    assert run_cli(project, "build", *args) == 0
+    return project / "_site"
 
 
-def test_feed_sitemap_and_runs_index(project: Path) -> None:
-    config = project / "sitegen.yaml"
-    config.write_text(config.read_text().replace("base_url: /", "base_url: https://example.org/bench/"))
-    assert run_cli(project, "collect") == 0
-    assert run_cli(project, "build") == 0
-    site = project / "_site"
+def test_every_link_is_relative_and_names_a_file(project: Path) -> None:
+    site = build(project)
+    assert check_relative_links(site) > 400
+    # The index's links, read straight from the file: the run page by its file name.
+    run_ids = sorted(p.stem for p in (project / "content" / "runs").glob("*.yaml"))
+    index = (site / "index.html").read_text()
+    for run_id in run_ids:
+        assert f'href="runs/{run_id}/index.html"' in index
+    run_page = (site / "runs" / run_ids[0] / "index.html").read_text()
+    assert 'href="../../assets/style.css?v=' in run_page and 'href="../../index.html"' in run_page
+
+
+def test_the_404_page_links_from_the_site_path(project: Path) -> None:
+    # Hosts serve 404.html at whatever address was asked for, so its links start at the site's
+    # root path: "/" without site_url, the path of site_url with one.
+    site = build(project)
+    links = [link for link in links_of((site / "404.html").read_text()).links if _internal(link)]
+    assert links and all(link.startswith(("/", "#")) for link in links), links
+    assert "/" in links and any(link.startswith("/assets/style.css?v=") for link in links)
+
+    site = build(project, "--site-url", "https://example.org/deep/bench/")
+    links = [link for link in links_of((site / "404.html").read_text()).links if _internal(link)]
+    for link in links:
+        if link.startswith("#"):
+            continue
+        assert link.startswith("/deep/bench/"), link
+        path = urlsplit(link).path.removeprefix("/deep/bench/")
+        assert (site / path).is_file() or (site / path / "index.html").is_file(), link
+
+
+class _UnderPrefix(SimpleHTTPRequestHandler):
+    """The site's files under one path prefix only, as a host serving it in a sub-folder."""
+
+    prefix = "/"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def translate_path(self, path: str) -> str:
+        if not urlsplit(path).path.startswith(self.prefix):
+            return str(Path(self.directory) / "no such file")
+        return super().translate_path("/" + path[len(self.prefix):])
+
+
+@contextmanager
+def served_under(folder: Path, prefix: str) -> Iterator[str]:
+    """``folder`` over HTTP on 127.0.0.1 under ``prefix``; yields the site's address."""
+    handler = type("Handler", (_UnderPrefix,), {"prefix": prefix})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(folder)))
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}{prefix}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+def test_served_under_an_arbitrary_sub_path_no_link_is_broken(project: Path) -> None:
+    # Built with no base setting at all; served where the build could not have known.
+    assert "site_url:" not in (project / "sitegen.yaml").read_text().replace("# site_url:", "")
+    site = build(project)
+    pages = sum(1 for _ in site.rglob("*.html"))
+    files = sum(1 for path in site.rglob("*") if path.is_file())
+    with served_under(site, "/any/sub-path/x7/") as address, httpx.Client(timeout=5.0) as client:
+        assert client.get(address.replace("/any/", "/other/")).status_code == 404  # the prefix is real
+        seen: set[str] = set()
+        queue = [address + "index.html"]
+        checked = 0
+        while queue:
+            assert len(seen) <= files, "the crawl must end"  # bounded: each file of the site once
+            url = queue.pop()
+            if url in seen:
+                continue
+            seen.add(url)
+            response = client.get(url)
+            assert response.status_code == 200, f"broken: {url}"
+            checked += 1
+            if not urlsplit(url).path.endswith(".html"):
+                continue
+            for link in filter(_internal, links_of(response.text).links):
+                target = urljoin(url, link).split("#", 1)[0]
+                assert target.startswith(address), f"{url}: {link} leaves the site's path"
+                queue.append(target)
+    assert checked > 100 and sum(1 for url in seen if url.endswith(".html")) == pages - 1  # all but 404.html
+
+
+def test_feed_sitemap_and_runs_index_with_a_site_url(project: Path) -> None:
+    site = build(project, "--site-url", "https://example.org/bench")  # the trailing "/" is added
     runs = sorted(p.stem for p in (project / "content" / "runs").glob("*.yaml"))
 
     feed = ET.parse(site / "feed.xml").getroot()
@@ -86,25 +183,53 @@ def test_feed_sitemap_and_runs_index(project: Path) -> None:
     assert len(entries) == len(runs)
     links = {e.find(f"{ATOM}link").get("href") for e in entries}  # type: ignore[union-attr]
     assert links == {f"https://example.org/bench/runs/{run}/" for run in runs}
+    assert {e.findtext(f"{ATOM}id") for e in entries} == links
     dates = [e.findtext(f"{ATOM}updated") for e in entries]
     assert dates == sorted(dates, reverse=True)
 
     sitemap = ET.parse(site / "sitemap.xml").getroot()
-    locations = {loc.text for loc in sitemap.iter("{http://www.sitemaps.org/schemas/sitemap/0.9}loc")}
+    locations = {loc.text for loc in sitemap.iter(f"{SITEMAP}loc")}
     assert "https://example.org/bench/" in locations
     assert {f"https://example.org/bench/runs/{run}/" for run in runs} <= locations
     for location in locations:
         assert location and (site / (location.removeprefix("https://example.org/bench/") + "index.html")).is_file()
 
+    page = (site / "runs" / runs[0] / "index.html").read_text()
+    assert f'<link rel="canonical" href="https://example.org/bench/runs/{runs[0]}/">' in page
+    assert f'<meta property="og:url" content="https://example.org/bench/runs/{runs[0]}/">' in page
+    assert check_relative_links(site) > 400  # page links stay relative
+
     index = json.loads((site / "data" / "runs.json").read_text())
     assert [entry["id"] for entry in index["runs"]] == runs
+    # Relative to data/runs.json itself, as any relative URL in a document is.
+    assert index["runs"][0]["page"] == f"../runs/{runs[0]}/index.html"
+    assert (site / "data" / index["runs"][0]["result"]).resolve() == (site / "runs" / f"{runs[0]}.json").resolve()
     assert (site / "schema" / "result.schema.json").is_file()
 
 
+def test_without_a_site_url_the_build_says_what_it_leaves_out(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    site = build(project)
+    err = capsys.readouterr().err
+    assert err.count("no site_url") == 1 and "sitemap.xml" in err
+    assert not (site / "sitemap.xml").exists()  # the sitemap protocol allows only absolute URLs
+    page = (site / "index.html").read_text()
+    assert "canonical" not in page and "og:" not in page
+    feed = ET.parse(site / "feed.xml").getroot()
+    entries = feed.findall(f"{ATOM}entry")
+    for entry in entries:
+        link = entry.find(f"{ATOM}link").get("href")  # type: ignore[union-attr]
+        assert link is not None and not urlsplit(link).scheme  # relative to feed.xml (RFC 4287 allows it)
+        assert (site / link).is_file()
+        assert (entry.findtext(f"{ATOM}id") or "").startswith("urn:sitegen:run:")  # Atom ids must be absolute
+    build(project, "--site-url", "https://example.org/")
+    assert "no site_url" not in capsys.readouterr().err
+    assert (site / "sitemap.xml").is_file()
+    build(project)  # an incremental build without it again removes the sitemap
+    assert not (site / "sitemap.xml").exists()
+
+
 def test_pages_grow_linearly_with_runs(project: Path) -> None:
-    assert run_cli(project, "collect") == 0
-    assert run_cli(project, "build") == 0
-    site = project / "_site"
+    site = build(project)
     runs = len(list((project / "content" / "runs").glob("*.yaml")))
     compare_pages = len(list((site / "compare").glob("*--*/index.html")))
     assert 0 < compare_pages < 2 * runs  # consecutive pairs only (both ways round), never every pair
@@ -113,33 +238,30 @@ def test_pages_grow_linearly_with_runs(project: Path) -> None:
 
 
 def test_every_model_and_accelerator_has_its_page(project: Path) -> None:
-    assert run_cli(project, "collect") == 0
-    assert run_cli(project, "build") == 0
-    site = project / "_site"
+    site = build(project)
     index = (site / "index.html").read_text()
-    for href in set(re.findall(r'href="/((?:models|hardware)/[^"]+/)"', index)):
-        assert (site / href / "index.html").is_file()
+    hrefs = set(re.findall(r'href="((?:models|hardware)/[^"]+/index\.html)"', index))
+    assert hrefs
+    for href in hrefs:
+        assert (site / href).is_file()
     assert len([p for p in (site / "models").iterdir() if p.is_dir()]) == 7
     assert len([p for p in (site / "hardware").iterdir() if p.is_dir()]) == 7
 
 
 def test_group_index_pages_link_every_group_and_the_nav_links_them(project: Path) -> None:
-    assert run_cli(project, "collect") == 0
-    assert run_cli(project, "build") == 0
-    site = project / "_site"
+    site = build(project)
     for kind in ("models", "hardware"):
         listing = (site / kind / "index.html").read_text()
         groups = {p.name for p in (site / kind).iterdir() if p.is_dir()}
-        assert set(re.findall(rf'<th scope="row"><a href="/{kind}/([^"/]+)/">', listing)) == groups
-        assert f'<a href="/{kind}/">' in (site / "index.html").read_text()  # in the site nav
+        # Relative to /<kind>/index.html: the group's own page, by its file name.
+        assert set(re.findall(r'<th scope="row"><a href="([^"/]+)/index\.html">', listing)) == groups
+        assert f'<a href="{kind}/index.html">' in (site / "index.html").read_text()  # in the site nav
 
 
 def test_every_run_page_links_to_a_comparison_when_its_group_has_another_run(project: Path) -> None:
     from sitegen.parse import parse_yaml
 
-    assert run_cli(project, "collect") == 0
-    assert run_cli(project, "build") == 0
-    site = project / "_site"
+    site = build(project)
     # Groups as the result files say: the base model (or the model), and the accelerator.
     facts = {}
     for path in sorted((project / "content" / "runs").glob("*.yaml")):
@@ -149,8 +271,9 @@ def test_every_run_page_links_to_a_comparison_when_its_group_has_another_run(pro
     linked = 0
     for run_id, (model, accelerator) in facts.items():
         others = [other for other, (m, a) in facts.items() if other != run_id and (m == model or a == accelerator)]
-        html = (site / "runs" / run_id / "index.html").read_text()
-        targets = re.findall(r'<a href="(/compare/[^"]+)">Compare with', html)
+        page = site / "runs" / run_id / "index.html"
+        targets = [html.unescape(t) for t in re.findall(r'<a href="(\.\./\.\./compare/[^"]+)">Compare with',
+                                                        page.read_text())]
         if not others:
             assert not targets
             continue
@@ -158,6 +281,5 @@ def test_every_run_page_links_to_a_comparison_when_its_group_has_another_run(pro
         for other in others:  # each other run of its model or accelerator, by a static page or the reader's view
             assert any(other in target and run_id in target for target in targets), (run_id, other)
         for target in targets:
-            if "?" not in target:
-                assert (site / target.lstrip("/") / "index.html").is_file()
+            assert (page.parent / target.split("?", 1)[0]).resolve().is_file(), target
     assert linked >= 5

@@ -1,4 +1,4 @@
-"""`sitegen serve`, driven over HTTP on 127.0.0.1: it serves under the configured base path,
+"""`sitegen serve`, driven over HTTP on 127.0.0.1: it serves under the path of site_url,
 picks up an edited result file without a restart, keeps the previous site when a rebuild
 fails, and stops cleanly on Ctrl-C. Every wait is a bounded poll."""
 
@@ -60,8 +60,7 @@ def _drain(stream: object, into: list[str], lines: queue.Queue[str] | None) -> N
 @pytest.fixture
 def served(project: Path) -> Iterator[Served]:
     config = project / "sitegen.yaml"
-    config.write_text(config.read_text().replace("base_url: /\n", "base_url: /bench/\n"))
-    assert "base_url: /bench/" in config.read_text()
+    config.write_text(config.read_text() + "site_url: https://example.org/bench/\n")
     process = subprocess.Popen(
         [sys.executable, "-m", "sitegen", "--config", str(config), "serve", "--port", "0"],
         cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -94,12 +93,14 @@ def served(project: Path) -> Iterator[Served]:
             reader.join(STOP_S)
 
 
-def test_serves_under_the_base_path_and_picks_up_edits(served: Served, project: Path) -> None:
+def test_serves_under_the_site_path_and_picks_up_edits(served: Served, project: Path) -> None:
     assert served.url.startswith(f"http://{HOST}:") and served.url.endswith("/bench/")
     root = served.get("/")
     assert root.status_code == 302 and root.headers["location"] == "/bench/"
     index = served.get("/bench/")
-    assert index.status_code == 200 and f'href="/bench/runs/{SEED_RUN_ID}/"' in index.text
+    assert index.status_code == 200 and f'href="runs/{SEED_RUN_ID}/index.html"' in index.text
+    missing = served.get("/bench/no-such-page/")  # the 404 page links from the site's path
+    assert missing.status_code == 404 and 'href="/bench/assets/style.css?' in missing.text
     folder = served.get(f"/bench/runs/{SEED_RUN_ID}")
     assert folder.status_code == 302 and folder.headers["location"] == f"/bench/runs/{SEED_RUN_ID}/"
     outside = served.get(f"/runs/{SEED_RUN_ID}/")
