@@ -1,0 +1,97 @@
+"""The built site opened from disk (file://) in headless chromium, as README says to open it:
+the stylesheet applies, the page shows what it shows when served, and every internal link
+(pages, assets, charts, downloads) resolves to a file of the site, not a folder."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+from urllib.parse import unquote, urlsplit
+
+import pytest
+
+from tests.browser_kit import TIMEOUT_MS
+from tests.conftest import SEED_RUN_ID
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, BrowserContext, Page
+
+pytestmark = pytest.mark.browser
+
+# Every address the page's markup refers to, resolved by the browser against the page's own address.
+_REFERENCES = """() => {
+  const urls = [];
+  for (const el of document.querySelectorAll("[href], [src], [data-spec], [data-result], source[srcset]")) {
+    for (const name of ["href", "src", "data-spec", "data-result"]) {
+      const value = el.getAttribute(name);
+      if (value !== null && !(el.tagName === "A" && name === "href" && value.startsWith("#"))) {
+        urls.push(new URL(value, document.baseURI).href);
+      }
+    }
+    if (el.hasAttribute("srcset")) {
+      for (const part of el.getAttribute("srcset").split(",")) {
+        urls.push(new URL(part.trim().split(" ")[0], document.baseURI).href);
+      }
+    }
+  }
+  return urls;
+}"""
+
+
+class Disk:
+    """Pages opened from disk in one browser context, with every failed request and console error."""
+
+    def __init__(self, context: BrowserContext) -> None:
+        self.context = context
+        self.failures: list[str] = []
+        context.on("requestfailed", lambda request: self.failures.append(f"{request.url}: {request.failure}"))
+
+    def open(self, file: Path) -> Page:
+        page = self.context.new_page()
+        page.on("console", lambda message: self.failures.append(f"console: {message.text}")
+                if message.type == "error" else None)
+        page.goto(file.as_uri(), wait_until="load")
+        return page
+
+
+@pytest.fixture
+def disk(browser: Browser) -> Iterator[Disk]:
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(TIMEOUT_MS)
+    try:
+        yield Disk(context)
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("relative", ["index.html", f"runs/{SEED_RUN_ID}/index.html", "compare/index.html"])
+def test_opened_from_disk_the_page_is_styled_and_every_link_is_a_file(
+        disk: Disk, built_site: Path, relative: str) -> None:
+    page = disk.open(built_site / relative)
+    # style.css sets the header's surface and the page's layout; unstyled, the header is transparent.
+    header = page.evaluate("() => getComputedStyle(document.querySelector('.site-header')).backgroundColor")
+    assert header not in ("rgba(0, 0, 0, 0)", "transparent"), "the stylesheet did not apply"
+    assert page.evaluate("() => getComputedStyle(document.querySelector('.site-header .wrap')).display") == "flex"
+    urls = page.evaluate(_REFERENCES)
+    internal = [url for url in urls if urlsplit(url).scheme == "file"]
+    assert len(internal) > 5, urls
+    site = built_site.resolve()
+    for url in internal:
+        target = Path(unquote(urlsplit(url).path))
+        assert target.resolve().is_relative_to(site), f"{relative}: {url} leaves the site"
+        assert target.is_file(), f"{relative}: {url} is not a file of the site"
+    assert not [url for url in urls if urlsplit(url).scheme not in ("file", "http", "https", "mailto")], urls
+    assert not disk.failures, disk.failures  # the stylesheet, script and images all loaded
+
+
+def test_links_followed_from_disk_reach_the_pages(disk: Disk, built_site: Path) -> None:
+    page = disk.open(built_site / "index.html")
+    page.locator(f"a[href='runs/{SEED_RUN_ID}/index.html']").first.click()
+    page.wait_for_load_state("load")
+    assert page.url == (built_site / "runs" / SEED_RUN_ID / "index.html").as_uri()
+    assert page.locator("h1").inner_text().strip()
+    page.locator("header.site-header a.brand").click()  # and back home through the header
+    page.wait_for_load_state("load")
+    assert page.url == (built_site / "index.html").as_uri()
+    assert not disk.failures, disk.failures
