@@ -104,7 +104,7 @@ def synthetic_run(index: int, models: int, rng: random.Random) -> str:
 def make_site(folder: Path, runs: int, seed: int = 1) -> None:
     rng = random.Random(seed)
     (folder / "content" / "runs").mkdir(parents=True)
-    (folder / "sitegen.yaml").write_text("title: Benchmark site\nbase_url: /\n")
+    (folder / "sitegen.yaml").write_text("title: Benchmark site\n")
     models = max(1, runs // 10)
     for index in range(runs):
         (folder / "content" / "runs" / f"run-{index:05d}.yaml").write_text(synthetic_run(index, models, rng))

@@ -114,10 +114,10 @@ def test_link_pointing_outside_content_is_refused(project: Path, tmp_path: Path,
 
 
 def test_bad_config_is_reported_with_its_line(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    (project / "sitegen.yaml").write_text("title: x\nbase_url: /x\nthemes: []\n", encoding="utf-8")
+    (project / "sitegen.yaml").write_text("title: x\nsite_url: /x\nthemes: []\n", encoding="utf-8")
     assert run_cli(project, "collect") == 1
     err = capsys.readouterr().err
-    assert "sitegen.yaml:2: /base_url:" in err
+    assert "sitegen.yaml:2: /site_url:" in err
     assert "sitegen.yaml:3: /themes: unknown field 'themes'" in err
 
 

@@ -200,5 +200,5 @@ def test_pages_deploys_main_with_least_permissions() -> None:
     assert [step["uses"].split("@")[0] for step in deploy["steps"]] == ["actions/deploy-pages"]
     runs = _runs(workflow)
     assert "sitegen collect" in runs
-    assert 'sitegen build --base-url "${BASE_URL%/}/"' in runs
+    assert 'sitegen build --site-url "$SITE_URL"' in runs
     assert any(step.get("uses", "").startswith("actions/upload-pages-artifact@") for step in build["steps"])

@@ -34,6 +34,10 @@ class StagedOutput:
         try:
             output_dir.parent.mkdir(parents=True, exist_ok=True)
             self.staging = Path(tempfile.mkdtemp(prefix=f".{output_dir.name}.building-", dir=output_dir.parent))
+            # mkdtemp makes a private (0700) folder, and a full build renames it into place:
+            # give it the mode any new folder gets (0755 under the usual umask 022), so a web
+            # server running as another user can read the site. Files already get 0644 so.
+            os.chmod(self.staging, 0o777 & ~_umask())
         except OSError as exc:
             raise SitegenError(Problem(str(output_dir), None, "", f"cannot create the output folder: {exc.strerror}")) from None
 
@@ -134,6 +138,13 @@ class StagedOutput:
 
     def discard(self) -> None:
         shutil.rmtree(self.staging, ignore_errors=True)
+
+
+def _umask() -> int:
+    # Read by setting it, the only way POSIX offers; put back at once.
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def _files_under(root: str) -> Iterator[tuple[str, str]]:
