@@ -11,7 +11,6 @@ import os
 from collections.abc import Callable, Collection
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -62,42 +61,50 @@ def check_run(document: Document) -> tuple[Document, list[Problem]]:
     return document, validate_result(document)
 
 
-def load_entry(entry: Entry, source: str) -> Document:
+def load_entry(entry: Entry, source: str, raw: bytes | None = None) -> Document:
+    """Parse a result file (from ``raw``, its bytes, when already read) or adapt a raw-output folder."""
     if entry.kind == "raw":
         return adapt_folder(entry.path, source)
+    return parse_document(source, _read(entry, source) if raw is None else raw)
+
+
+def _read(entry: Entry, source: str) -> bytes:
     try:
-        raw = entry.path.read_bytes()
+        return entry.path.read_bytes()
     except OSError as exc:
         raise SitegenError(Problem(source, None, "", f"cannot read: {exc.strerror}")) from None
-    return parse_document(source, raw)
 
 
 @dataclass(frozen=True)
 class CheckedEntry:
-    """One local entry after load, redact and validate; ``document`` is set only when it is valid."""
+    """One local entry after load, redact and validate.
+
+    A valid entry keeps its redacted document as canonical JSON text (``canonical``): a tenth
+    of its objects' memory (a collect of thousands of runs holds them all), and what
+    collected.json stores anyway. ``data()`` parses it for the few who need the objects.
+    """
 
     entry: Entry
     source: str
-    document: Document | None
+    canonical: str | None  # None when the entry has problems
     problems: list[Problem]
     warnings: list[Problem]
     clash: bool = False  # its id was already taken by an earlier entry, so it was not read
-    canonical: str | None = None  # the document as canonical JSON, when the cache had it
+
+    def data(self) -> Any:
+        assert self.canonical is not None, "only a valid entry has data"
+        return json.loads(self.canonical)
 
 
-class CachedDocument(Document):
-    """A checked document kept as canonical JSON text: its data is parsed on first use."""
+@dataclass(frozen=True)
+class _Work:
+    """An entry to check, with the bytes of a result file already read (each file is read once)
+    and its cache key."""
 
-    _text: str
-
-    def __init__(self, source: str, text: str) -> None:
-        object.__setattr__(self, "source", source)
-        object.__setattr__(self, "lines", {})
-        object.__setattr__(self, "_text", text)
-
-    @cached_property
-    def data(self) -> Any:  # type: ignore[override]
-        return json.loads(self._text)
+    entry: Entry
+    source: str
+    raw: bytes | None = None
+    key: str | None = None
 
 
 def check_entry(entry: Entry, source: str, cache: EntryCache | None = None) -> CheckedEntry:
@@ -105,17 +112,34 @@ def check_entry(entry: Entry, source: str, cache: EntryCache | None = None) -> C
 
     With a cache, a result file whose bytes were checked before is taken from it.
     """
-    key = None
-    if cache is not None and entry.kind == "result":
-        try:
-            key = cache.key(source, entry.path.read_bytes())
-        except OSError:
-            key = None  # load_entry reports the unreadable file
-        hit = cache.get(key) if key else None
-        if hit is not None:
-            return CheckedEntry(entry, source, CachedDocument(source, hit[1]), [], hit[0], canonical=hit[1])
+    work, hit = _look_up(entry, source, cache)
+    if hit is not None:
+        return hit
+    checked = _check(work)
+    _remember(cache, work, checked)
+    return checked
+
+
+def _look_up(entry: Entry, source: str, cache: EntryCache | None) -> tuple[_Work, CheckedEntry | None]:
+    """Read a result file once; with a cache, return what it holds for these bytes."""
+    if entry.kind != "result":
+        return _Work(entry, source), None
     try:
-        document = load_entry(entry, source)
+        raw = _read(entry, source)
+    except SitegenError as error:
+        return _Work(entry, source), CheckedEntry(entry, source, None, error.problems, [])
+    key = cache.key(source, raw) if cache is not None else None
+    hit = cache.get(key) if cache is not None and key is not None else None
+    if hit is not None:
+        return _Work(entry, source, raw, key), CheckedEntry(entry, source, hit[1], [], hit[0])
+    return _Work(entry, source, raw, key), None
+
+
+def _check(work: _Work) -> CheckedEntry:
+    """Check one entry from its bytes: no disk access for a result file. Runs in worker processes too."""
+    entry, source = work.entry, work.source
+    try:
+        document = load_entry(entry, source, work.raw)
         # Before validation, so that no message or stored value repeats a secret.
         document, redactions = redact_document_detailed(document)
     except SitegenError as error:
@@ -125,45 +149,34 @@ def check_entry(entry: Entry, source: str, cache: EntryCache | None = None) -> C
     if found:
         return CheckedEntry(entry, source, None, found, warnings)
     warnings += plausibility_warnings(document)  # figures that contradict each other: warned, never refused
-    # A valid document is kept as its canonical text, a tenth of its objects' memory (a collect
-    # of thousands of runs holds them all) and what collected.json stores anyway.
-    text = canonical(document.data)
-    if cache is not None and key:
-        cache.put(key, text, warnings)
-    return CheckedEntry(entry, source, CachedDocument(source, text), [], warnings, canonical=text)
+    return CheckedEntry(entry, source, canonical(document.data), [], warnings)
 
 
-def _check_entries(work: list[tuple[Entry, str]], cache: EntryCache | None) -> list[CheckedEntry]:
-    """Check entries in order; when many are not cached, in one process per core."""
-    misses = work
-    if cache is not None:
-        misses = [(e, s) for e, s in work if e.kind != "result" or not cache.has(cache.key(s, _bytes(e.path)))]
-    if len(misses) < PARALLEL_THRESHOLD or (os.cpu_count() or 1) < 2:
-        return [check_entry(entry, source, cache) for entry, source in work]
-    with ProcessPoolExecutor(mp_context=worker_context()) as pool:
-        fresh = dict(zip((e.path for e, _ in misses),
-                         pool.map(_check_uncached, misses, chunksize=max(1, len(misses) // 16)), strict=True))
-    results = []
-    for entry, source in work:
-        item = fresh.get(entry.path)
-        if item is None:
-            results.append(check_entry(entry, source, cache))
-            continue
-        if cache is not None and item.canonical is not None and entry.kind == "result":
-            cache.put(cache.key(source, _bytes(entry.path)), item.canonical, item.warnings)
-        results.append(item)
-    return results
+def _remember(cache: EntryCache | None, work: _Work, checked: CheckedEntry) -> None:
+    if cache is not None and work.key is not None and checked.canonical is not None:
+        cache.put(work.key, checked.canonical, checked.warnings)
 
 
-def _check_uncached(work: tuple[Entry, str]) -> CheckedEntry:
-    return check_entry(*work)
-
-
-def _bytes(path: Path) -> bytes:
-    try:
-        return path.read_bytes()
-    except OSError:
-        return b""
+def _check_entries(entries: list[tuple[Entry, str]], cache: EntryCache | None,
+                   parallel_threshold: int = PARALLEL_THRESHOLD) -> list[CheckedEntry]:
+    """Check entries in order, each file read once; when many are not cached, the misses are
+    checked in one process per core, from the bytes read here."""
+    results: list[CheckedEntry | None] = []
+    misses: list[tuple[int, _Work]] = []
+    for entry, source in entries:
+        work, hit = _look_up(entry, source, cache)
+        if hit is None:
+            misses.append((len(results), work))
+        results.append(hit)
+    if len(misses) < parallel_threshold or (os.cpu_count() or 1) < 2:
+        fresh = [_check(work) for _, work in misses]
+    else:
+        with ProcessPoolExecutor(mp_context=worker_context()) as pool:
+            fresh = list(pool.map(_check, [work for _, work in misses], chunksize=max(1, len(misses) // 16)))
+    for (index, work), checked in zip(misses, fresh, strict=True):
+        _remember(cache, work, checked)
+        results[index] = checked
+    return [checked for checked in results if checked is not None]
 
 
 def check_local(config: Config, only: Collection[Path] | None = None,
@@ -216,10 +229,9 @@ def gather(config: Config, *, offline: bool = False, client: httpx.Client | None
         warnings.extend(item.warnings)
         if not item.clash:
             first_origin[item.entry.id] = item.source
-        if item.document is not None:
-            # A cached document is copied as text, never parsed: most of an unchanged collect.
-            result = None if item.canonical is not None else item.document.data
-            runs.append(CollectedRun(item.entry.id, item.source, result, item.canonical))
+        if item.canonical is not None:
+            # Copied as text, never parsed again: most of an unchanged collect.
+            runs.append(CollectedRun(item.entry.id, item.source, None, item.canonical))
     if config.sources:
         from sitegen.collect.remote import gather_remote  # httpx is slow to import; most sites have no sources
 

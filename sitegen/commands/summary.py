@@ -101,8 +101,7 @@ def _figure(value: float | None, unit: str, at: str | None) -> str:
 
 
 def _row(change: Change, checked: CheckedEntry) -> str:
-    assert checked.document is not None
-    run = run_from_dict(checked.entry.id, checked.document.data, checked.source)
+    run = run_from_dict(checked.entry.id, checked.data(), checked.source)
     figures = headlines(run)
     single_at = numbers.context(figures.decode_single_context) if figures.decode_single_context is not None else None
     peak_at = f"{figures.decode_peak_concurrency} req" if figures.decode_peak_concurrency else None
@@ -143,7 +142,7 @@ def pr_summary(config: Config, name_status: str, *, cwd: Path | None = None, pre
         report = check_files(config, [run.path for run in present])
         by_id = {item.entry.id: item for item in report.checked}
         valid = [(run.change, by_id[run.run_id]) for run in present
-                 if run.run_id in by_id and by_id[run.run_id].document is not None]
+                 if run.run_id in by_id and by_id[run.run_id].canonical is not None]
         counts = ", ".join(f"{numbers.count_noun(n, 'run')} {change}" for change in ("added", "changed", "removed")
                            if (n := sum(1 for run in runs if run.change == change)))
         lines += [counts + ".", ""]
@@ -152,7 +151,7 @@ def pr_summary(config: Config, name_status: str, *, cwd: Path | None = None, pre
                       "|---|---|---|---|---|---|---|---|---|"]
             lines += [_row(change, checked) for change, checked in valid]
             lines.append("")
-        invalid = [item for item in report.checked if item.document is None]
+        invalid = [item for item in report.checked if item.canonical is None]
         if invalid or report.listing:
             lines += ["### Problems", "", "Fix these before the run can be published (`sitegen check` shows them locally):", ""]
             lines += [f"- ❌ {_cell(str(problem))}" for problem in report.listing]
