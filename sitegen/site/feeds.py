@@ -109,5 +109,4 @@ def feed_context(site: Site, runs: list[Run]) -> FeedContext:
 class SitemapContext:
     """/sitemap.xml: the absolute address of every HTML page (written only with site_url)."""
 
-    site: Site
     urls: tuple[str, ...]

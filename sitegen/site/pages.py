@@ -118,7 +118,7 @@ def plan(site: Site, runs: list[Run]) -> list[PlannedPage]:
         html_urls = tuple(site.absolute(p.path.removesuffix("index.html")) or "" for p in planned
                           if p.path.endswith(".html") and p.path != "404.html")
         planned.append(PlannedPage("sitemap.xml", everything,
-                                   lambda: Page("sitemap.xml", "sitemap.xml", SitemapContext(site, html_urls))))
+                                   lambda: Page("sitemap.xml", "sitemap.xml", SitemapContext(html_urls))))
     return planned
 
 

@@ -143,7 +143,6 @@ class RunPageContext:
     """Everything the speed-test-matrix page (templates/pages/run.html) shows."""
 
     site: Site
-    run: Run
     title: str
     heading: str
     subtitle: str
@@ -456,7 +455,6 @@ def run_page(site: Site, run: Run, groups: dict[tuple[str, str], Group], label: 
     )
     context = RunPageContext(
         site=site,
-        run=run,
         title=labels.with_label(f"{model_name(run)} on {hardware_name(run)}", label),
         heading=labels.with_label(f"{model_name(run)} on {hardware_name(run)}", label),
         subtitle=engine_summary(run),
