@@ -28,7 +28,7 @@ def shared_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def project(tmp_path: Path, shared_cache: Path) -> Path:
-    """A copy of the repository's site (sitegen.yaml and content/) in a temporary folder,
+    """A copy of the repository's site (sitegen.yaml, content/ and schema/) in a temporary folder,
     sharing the session's chart cache."""
     return copy_site(tmp_path / "site", shared_cache)
 
@@ -37,6 +37,7 @@ def copy_site(site: Path, shared_cache: Path) -> Path:
     site.mkdir()
     shutil.copy(REPO / "sitegen.yaml", site / "sitegen.yaml")
     shutil.copytree(REPO / "content", site / "content")
+    shutil.copytree(REPO / "schema", site / "schema")  # as in the repository: result files' modelines point here
     (site / ".sitegen").mkdir()
     (site / ".sitegen" / "cache").symlink_to(shared_cache, target_is_directory=True)
     return site

@@ -36,7 +36,8 @@ def _fill(text: str, *, optional: bool) -> str:
 def test_new_writes_the_template(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert run_cli(project, "new", "rtx4090-llamacpp-qwen3-8b") == 0
     path = project / "content" / "runs" / "rtx4090-llamacpp-qwen3-8b.yaml"
-    assert path.read_text() == template("content/runs/rtx4090-llamacpp-qwen3-8b.yaml")
+    assert path.read_text() == template("content/runs/rtx4090-llamacpp-qwen3-8b.yaml",
+                                        "# yaml-language-server: $schema=../../schema/result-1.1.schema.json\n")
     out = capsys.readouterr().out
     assert "wrote content/runs/rtx4090-llamacpp-qwen3-8b.yaml" in out
     assert "sitegen check content/runs/rtx4090-llamacpp-qwen3-8b.yaml" in out
@@ -57,7 +58,7 @@ def test_the_unfilled_template_says_what_to_fill_in_at_each_line(project: Path,
     for message in err[:-1]:
         assert re.fullmatch(r"content/runs/my-run\.yaml:\d+: /[\w/]+: fill in .+ \(replace the placeholder from "
                             r"`sitegen new`\)", message), message
-    assert "content/runs/my-run.yaml:16: /hardware/type: fill in discrete-gpu, integrated-gpu, accelerator or cpu" in err[0]
+    assert "content/runs/my-run.yaml:17: /hardware/type: fill in discrete-gpu, integrated-gpu, accelerator or cpu" in err[0]
     assert err[-1] == "sitegen check: 10 problems"
 
 

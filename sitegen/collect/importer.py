@@ -21,7 +21,7 @@ from sitegen.collect import validate_result
 from sitegen.collect.adapters.raw import META_NAME, adapt_records, read_meta, read_records, recognised, walk_raw_files
 from sitegen.collect.local import RESULT_SUFFIXES, check_id, suggest_id
 from sitegen.collect.redact import redact_document
-from sitegen.collect.result_yaml import dump_result
+from sitegen.collect.result_yaml import dump_result, schema_modeline
 from sitegen.config import Config
 from sitegen.errors import Problem, SitegenError
 from sitegen.parse import Document
@@ -121,7 +121,7 @@ def import_run(config: Config, paths: list[Path], *, meta_path: Path | None = No
         raise SitegenError(problem)
     target = config.runs_dir / f"{run_id}.yaml"
     replaced = _check_target(config, run_id, target, force)
-    content = dump_result(document.data, config.display(target))
+    content = dump_result(document.data, config.display(target), schema_modeline(config, target, document.data))
     try:
         write_atomic(target, content)
     except OSError as exc:

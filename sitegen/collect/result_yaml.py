@@ -4,18 +4,41 @@ Block style, the sections in reading order (schema_version, source, hardware, en
 provenance, measurements), the fields of each in the schema's order, long text folded and
 multi-line text literal, and a leading comment that points at the schema. The output is
 parsed back and compared, so a quirk of the emitter can never change a value on disk.
+
+The first line can be the YAML language server's modeline (``# yaml-language-server:
+$schema=…``), so editors check the file against its schema as people type (see
+``schema_modeline``).
 """
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any
 
 import yaml
 
+from sitegen.config import Config
 from sitegen.errors import Problem, SitegenError
 from sitegen.parse import parse_yaml
 from sitegen.resources import load_schema
-from sitegen.validate import LATEST_RESULT_VERSION, RESULT_SCHEMAS
+from sitegen.validate import LATEST_RESULT_VERSION, RESULT_SCHEMAS, result_schema_name
+
+MODELINE = "# yaml-language-server: $schema="
+
+
+def schema_modeline(config: Config, target: Path, data: Any) -> str:
+    """The modeline for a result file written to ``target``: its schema (the one its
+    schema_version declares) by a relative path when the site keeps the schemas in
+    ``schema/`` (this repository does), else at the site's published address
+    (``<site_url>schema/…``); "" when neither is known, rather than a pointer to nowhere."""
+    name = f"{result_schema_name(data)}.schema.json"
+    local = config.root / "schema" / name
+    if local.is_file():
+        return MODELINE + Path(os.path.relpath(local, target.parent)).as_posix() + "\n"
+    if config.site_url:
+        return f"{MODELINE}{config.site_url}schema/{name}\n"
+    return ""
 
 HEADER = (
     "# A sitegen result file: one benchmark run. Format: schema/result-1.1.schema.json\n"
@@ -106,11 +129,11 @@ def ordered_result(data: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
-def dump_result(data: dict[str, Any], source: str = "result") -> bytes:
-    """The result file's bytes: the header comment, then ``data`` as block YAML."""
+def dump_result(data: dict[str, Any], source: str = "result", modeline: str = "") -> bytes:
+    """The result file's bytes: the modeline, the header comment, then ``data`` as block YAML."""
     body = yaml.dump(ordered_result(data), Dumper=_Dumper, sort_keys=False, allow_unicode=True,
                      default_flow_style=False, width=_WIDTH, indent=2)
-    text = HEADER + body
+    text = modeline + HEADER + body
     # Parse back with sitegen's own (strict) reader: what is written must be what was meant.
     if parse_yaml(source, text.encode()).data != data:
         raise SitegenError(Problem(source, None, "", "internal error: the YAML written does not read back the "

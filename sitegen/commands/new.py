@@ -11,15 +11,18 @@ from __future__ import annotations
 from pathlib import Path
 
 from sitegen.collect.local import RESULT_SUFFIXES, check_id
+from sitegen.collect.result_yaml import schema_modeline
 from sitegen.config import Config
 from sitegen.errors import Problem, SitegenError
+from sitegen.parse import parse_yaml
 from sitegen.store import write_atomic
 
 TEMPLATE = Path(__file__).with_name("run_template.yaml")
 
 
-def template(display_path: str) -> str:
-    return TEMPLATE.read_text(encoding="utf-8").replace("@PATH@", display_path)
+def template(display_path: str, modeline: str = "") -> str:
+    """The template for a file shown as ``display_path``, after the schema modeline, if any."""
+    return modeline + TEMPLATE.read_text(encoding="utf-8").replace("@PATH@", display_path)
 
 
 def new_run(config: Config, run_id: str) -> Path:
@@ -34,7 +37,9 @@ def new_run(config: Config, run_id: str) -> Path:
                                        "edit it, or choose another id"))
     target = config.runs_dir / f"{run_id}.yaml"
     try:
-        write_atomic(target, template(config.display(target)).encode("utf-8"))
+        # The schema the template declares (its schema_version).
+        modeline = schema_modeline(config, target, parse_yaml(TEMPLATE.name, TEMPLATE.read_bytes()).data)
+        write_atomic(target, template(config.display(target), modeline).encode("utf-8"))
     except OSError as exc:
         raise SitegenError(Problem(config.display(target), None, "", f"cannot write: {exc.strerror}")) from None
     return target
