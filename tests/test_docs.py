@@ -48,3 +48,12 @@ def test_every_page_context_is_a_documented_dataclass() -> None:
         cls = getattr(module, name)
         assert dataclasses.is_dataclass(cls) and cls.__dataclass_params__.frozen, name  # type: ignore[attr-defined]
         assert cls.__doc__ and not cls.__doc__.startswith(name + "("), f"{name} needs a docstring"
+
+
+def test_every_module_is_in_the_architecture_table() -> None:
+    text = (REPO / "docs" / "architecture.md").read_text(encoding="utf-8")
+    table = text.split("## Modules", 1)[1].split("\n## ", 1)[0]
+    named = set(re.findall(r"^\| `(sitegen/[\w/]+\.py)` \|", table, re.M))
+    modules = {path.relative_to(REPO).as_posix() for path in (REPO / "sitegen").rglob("*.py")}
+    assert modules - named == set(), "add these to docs/architecture.md's module table"
+    assert named - modules == set(), "docs/architecture.md names modules that are gone"
