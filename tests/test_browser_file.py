@@ -95,3 +95,14 @@ def test_links_followed_from_disk_reach_the_pages(disk: Disk, built_site: Path) 
     page.wait_for_load_state("load")
     assert page.url == (built_site / "index.html").as_uri()
     assert not disk.failures, disk.failures
+
+
+def test_the_compare_picker_from_disk_says_it_needs_a_server(disk: Disk, built_site: Path) -> None:
+    page = disk.open(built_site / "compare" / "index.html")
+    options = page.locator("#compare-form select[name=a] option[data-result]")
+    first, second = options.nth(0).get_attribute("value"), options.nth(1).get_attribute("value")
+    assert first and second
+    page.select_option("#compare-form select[name=a]", first)
+    page.select_option("#compare-form select[name=b]", second)
+    page.wait_for_function("() => document.getElementById('compare-result').textContent.length > 0")
+    assert "needs the site served over HTTP" in page.locator("#compare-result").inner_text()

@@ -38,7 +38,7 @@ class _Links(HTMLParser):
         values = dict(attrs)
         if values.get("id"):
             self.ids.add(values["id"] or "")
-        for name in ("href", "src", "data-spec", "data-result"):
+        for name in ("href", "src", "data-spec", "data-result", "data-setups"):
             if values.get(name):
                 self.links.append(values[name] or "")
         if values.get("srcset"):

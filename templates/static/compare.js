@@ -569,7 +569,11 @@
       });
       render(runs, setups);
     }).catch(function (error) {
-      result.textContent = "Could not load the runs: " + error.message;
+      // Browsers do not let a page opened from disk read other files with fetch().
+      result.textContent = window.location.protocol === "file:"
+        ? "Comparing runs here needs the site served over HTTP (for example `sitegen serve`); the " +
+          "ready-made comparisons below work from disk."
+        : "Could not load the runs: " + error.message;
     });
   };
   add.addEventListener("change", function () {
