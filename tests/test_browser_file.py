@@ -51,6 +51,7 @@ class Disk:
         page = self.context.new_page()
         page.on("console", lambda message: self.failures.append(f"console: {message.text}")
                 if message.type == "error" else None)
+        page.on("pageerror", lambda error: self.failures.append(f"script error: {error}"))
         page.goto(file.as_uri(), wait_until="load")
         return page
 
@@ -106,3 +107,17 @@ def test_the_compare_picker_from_disk_says_it_needs_a_server(disk: Disk, built_s
     page.select_option("#compare-form select[name=b]", second)
     page.wait_for_function("() => document.getElementById('compare-result').textContent.length > 0")
     assert "needs the site served over HTTP" in page.locator("#compare-result").inner_text()
+
+
+def test_the_index_filters_work_from_disk(disk: Disk, built_site: Path) -> None:
+    page = disk.open(built_site / "index.html")
+    rows = page.locator("table[data-filterable='true'] tbody tr")
+    total = rows.count()
+    engine = page.locator("#filters select[name=engine]")
+    engine.select_option(index=1)
+    wanted = engine.locator("option").nth(1).get_attribute("value")
+    assert wanted and page.url.endswith(f"index.html?engine={wanted}")  # kept in the address, from disk too
+    shown = [row for row in rows.all() if row.is_visible()]
+    assert 0 < len(shown) < total
+    assert all(row.get_attribute("data-engine") == wanted for row in shown)
+    assert not disk.failures, disk.failures
