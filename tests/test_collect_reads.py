@@ -7,6 +7,7 @@ import builtins
 import io
 import json
 import os
+import shutil
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -20,7 +21,7 @@ from sitegen.collect import _check_entries, gather
 from sitegen.collect.cache import EntryCache
 from sitegen.collect.local import discover
 from sitegen.config import load_config
-from tests.conftest import REPO
+from tests.conftest import DATA, REPO
 
 INVALID = REPO / "tests" / "data" / "invalid" / "bad-status.yaml"
 
@@ -44,13 +45,17 @@ def test_each_file_is_read_once_per_collect(project: Path, monkeypatch: pytest.M
     runs = (project / "content" / "runs").resolve()
     names = sorted(path.name for path in runs.iterdir())
     assert len(names) >= 10
+    raw = runs / "h200-raw"  # a raw-output folder too: its two files
+    raw.mkdir()
+    shutil.copy(DATA / "upstream" / "sample_benchmark_results.json", raw / "benchmark_results.json")
+    shutil.copy(DATA / "import" / "seed-run.yaml", raw / "run.yaml")
     config = load_config(project / "sitegen.yaml")
     for state in ("cold", "cached"):
         opened = _count_opens(monkeypatch, runs)
         report = gather(config)
         monkeypatch.undo()
-        assert len(report.runs) == len(names), state
-        assert opened == Counter({name: 1 for name in names}), state
+        assert len(report.runs) == len(names) + 1, state
+        assert opened == Counter({name: 1 for name in [*names, "benchmark_results.json", "run.yaml"]}), state
 
 
 def _serial_and_parallel(project: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[list[Any], list[Any], list[str]]:
