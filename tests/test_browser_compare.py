@@ -96,7 +96,7 @@ def test_static_comparison_without_javascript_is_complete_and_swaps(browse: Brow
                                           for box in (plots.nth(i).bounding_box() for i in range(plots.count())))
         with page.expect_navigation(wait_until="load"):
             page.locator("#swap-link").click()
-        assert page.url.endswith(f"/compare/{b}--{a}/"), page.url
+        assert page.url.endswith(f"/compare/{b}--{a}/index.html"), page.url
         assert f"Run A: {b}" in page.locator(".summary").inner_text()
         visit.assert_clean()
 

@@ -22,8 +22,8 @@ pytestmark = pytest.mark.browser
 # Every address the page's markup refers to, resolved by the browser against the page's own address.
 _REFERENCES = """() => {
   const urls = [];
-  for (const el of document.querySelectorAll("[href], [src], [data-spec], [data-result], source[srcset]")) {
-    for (const name of ["href", "src", "data-spec", "data-result"]) {
+  for (const el of document.querySelectorAll("[href], [src], [data-spec], [data-result], [data-setups], source[srcset]")) {
+    for (const name of ["href", "src", "data-spec", "data-result", "data-setups"]) {
       const value = el.getAttribute(name);
       if (value !== null && !(el.tagName === "A" && name === "href" && value.startsWith("#"))) {
         urls.push(new URL(value, document.baseURI).href);
@@ -100,12 +100,12 @@ def test_links_followed_from_disk_reach_the_pages(disk: Disk, built_site: Path) 
 
 def test_the_compare_picker_from_disk_says_it_needs_a_server(disk: Disk, built_site: Path) -> None:
     page = disk.open(built_site / "compare" / "index.html")
-    options = page.locator("#compare-form select[name=a] option[data-result]")
+    options = page.locator("#compare-form select[name=add] option[data-result]")
     first, second = options.nth(0).get_attribute("value"), options.nth(1).get_attribute("value")
     assert first and second
-    page.select_option("#compare-form select[name=a]", first)
-    page.select_option("#compare-form select[name=b]", second)
-    page.wait_for_function("() => document.getElementById('compare-result').textContent.length > 0")
+    page.select_option("#compare-form select[name=add]", first)
+    page.select_option("#compare-form select[name=add]", second)
+    page.wait_for_function("() => document.getElementById('compare-result').textContent.includes('HTTP')")
     assert "needs the site served over HTTP" in page.locator("#compare-result").inner_text()
 
 

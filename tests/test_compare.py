@@ -90,8 +90,9 @@ def test_static_compare_pages_are_complete_and_swap_to_each_other(project: Path)
     html = (project / "_site" / "compare" / f"{a}--{b}" / "index.html").read_text()
     swapped = project / "_site" / "compare" / f"{b}--{a}" / "index.html"
     # The swap is a plain link to the static page of the pair the other way round, which exists.
-    assert f'<a href="/compare/{b}--{a}/" id="swap-link">' in html and swapped.is_file()
-    assert f'<a href="/compare/{a}--{b}/" id="swap-link">' in swapped.read_text()
+    # Relative, from /compare/<a>--<b>/index.html.
+    assert f'<a href="../../compare/{b}--{a}/index.html" id="swap-link">' in html and swapped.is_file()
+    assert f'<a href="../../compare/{a}--{b}/index.html" id="swap-link">' in swapped.read_text()
     # Every section is in the HTML itself: no script needed.
     assert 'class="data facts"' in html and 'class="matrix ratio"' in html and "B against A" in html
     # One decode chart per context both runs measured (read from the result files).

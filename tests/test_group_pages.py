@@ -77,7 +77,7 @@ def test_no_legend_label_is_cut_and_prefill_legends_list_only_runs_with_prefill(
         if prefill and "<figure class=\"chart\"" in prefill.group(0):
             drawn = re.findall(r'<li><svg class="swatch".*?</svg>([^<]*)</li>', prefill.group(0), re.S)
             # As many entries as runs of the page with prefill figures (the page's table links each run).
-            listed = set(re.findall(r'<a href="/runs/([^/"]+)/">', html))
+            listed = set(re.findall(r'<a href="\.\./\.\./runs/([^/"]+)/index\.html">', html))
             assert drawn and len(drawn) == len(listed & with_prefill), page
 
 
@@ -127,7 +127,7 @@ def test_a_context_shared_only_by_the_oldest_runs_of_a_big_group_is_charted() ->
                                            "total_tokens_per_s": 10.0 * level} for c in contexts for level in (1, 2)]
         runs.append(run_from_dict(f"r{i}", data))
     groups = {(g.kind, g.key): g for g in model_groups(runs) + hardware_groups(runs)}
-    page = group_page(Site("t", "", "/"), groups[("models", "qwen/qwen3-8b")], groups, [])
+    page = group_page(Site("t", ""), groups[("models", "qwen/qwen3-8b")], groups, [])
     plots = {p.caption: p for p in page.context.decode_plots}
     assert sorted(plots) == ["0 context", "64K context"]
     assert sorted(plots["64K context"].legend_runs) == ["r0", "r1"]

@@ -171,7 +171,7 @@ def test_served_under_an_arbitrary_sub_path_no_link_is_broken(project: Path) -> 
                 target = urljoin(url, link).split("#", 1)[0]
                 assert target.startswith(address), f"{url}: {link} leaves the site's path"
                 queue.append(target)
-    assert checked > 100 and sum(1 for url in seen if url.endswith(".html")) == pages - 1  # all but 404.html
+    assert checked > 50 and sum(1 for url in seen if url.endswith(".html")) == pages - 1  # all but 404.html
 
 
 def test_feed_sitemap_and_runs_index_with_a_site_url(project: Path) -> None:
@@ -254,7 +254,7 @@ def test_group_index_pages_link_every_group_and_the_nav_links_them(project: Path
         listing = (site / kind / "index.html").read_text()
         groups = {p.name for p in (site / kind).iterdir() if p.is_dir()}
         # Relative to /<kind>/index.html: the group's own page, by its file name.
-        assert set(re.findall(r'<th scope="row"><a href="([^"/]+)/index\.html">', listing)) == groups
+        assert set(re.findall(rf'<th scope="row"><a href="\.\./{kind}/([^"/]+)/index\.html">', listing)) == groups
         assert f'<a href="{kind}/index.html">' in (site / "index.html").read_text()  # in the site nav
 
 
