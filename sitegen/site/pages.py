@@ -15,6 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from sitegen.model import Run
+from sitegen.site.analysis import Analysis, Settings
+from sitegen.site.capacity_page import capacity_page, preset_page
 from sitegen.site.common import Page, Site
 from sitegen.site.compare_page import compare_app_page, compare_page, run_comparisons
 from sitegen.site.feeds import SitemapContext, absolute, feed_context
@@ -46,9 +48,12 @@ def _key(*parts: object) -> str:
     return hashlib.sha256(repr(parts).encode()).hexdigest()
 
 
-def plan(site: Site, runs: list[Run], base_url: str = "/") -> list[PlannedPage]:
-    """Every page of the site, in a stable order. Cost is linear in the number of runs."""
+def plan(site: Site, runs: list[Run], base_url: str = "/", analysis: Analysis | None = None) -> list[PlannedPage]:
+    """Every page of the site, in a stable order. Cost is linear in the number of runs: one
+    page per run, group, natural pair and preset, never per operating point or threshold."""
     runs = sorted(runs, key=lambda r: r.id)
+    analysis = analysis or Analysis()
+    settings = analysis.settings
     groups = {(g.kind, g.key): g for g in model_groups(runs) + hardware_groups(runs)}
     pairs = natural_pairs(runs)
     run_labels = distinguishing_labels(runs)
@@ -59,8 +64,8 @@ def plan(site: Site, runs: list[Run], base_url: str = "/") -> list[PlannedPage]:
         model, hardware = groups[("models", model_key(run))], groups[("hardware", accelerator_key(run))]
         return (run.id, run.digest, model.path, model.label, hardware.path, hardware.label, run_labels.get(run.id))
 
-    everything = _key(site, base_url, [membership(run) for run in runs], [(a.id, b.id) for a, b in pairs])
-    planned = [PlannedPage("index.html", everything, lambda: index_page(site, runs, groups))]
+    everything = _key(site, settings, base_url, [membership(run) for run in runs], [(a.id, b.id) for a, b in pairs])
+    planned = [PlannedPage("index.html", everything, lambda: index_page(site, runs, groups, analysis))]
     paired = {(a.id, b.id) for a, b in pairs}
 
     def comparable(run: Run) -> list[tuple[str, tuple[Run, ...]]]:
@@ -73,18 +78,26 @@ def plan(site: Site, runs: list[Run], base_url: str = "/") -> list[PlannedPage]:
 
     planned += [
         PlannedPage(f"runs/{run.id}/index.html",
-                    _key(site, membership(run), linked(run), sorted(p for p in paired if run.id in p)),
+                    _key(site, settings, membership(run), linked(run), sorted(p for p in paired if run.id in p)),
                     lambda run=run: run_page(site, run, groups, run_labels.get(run.id, ""),  # type: ignore[misc]
-                                             run_comparisons(site, run, comparable(run), paired)))
+                                             run_comparisons(site, run, comparable(run), paired), analysis))
         for run in runs
+    ]
+    planned.append(PlannedPage("capacity/index.html", everything,
+                               lambda: capacity_page(site, runs, groups, analysis)))
+    planned += [
+        PlannedPage(f"at/{preset.name}/index.html", _key(everything, preset),
+                    lambda preset=preset: preset_page(site, runs, groups, preset, analysis))  # type: ignore[misc]
+        for preset in settings.presets
     ]
     for group in sorted(groups.values(), key=lambda g: g.path):
         members = {run.id for run in group.runs}
         group_pairs = [(a.id, b.id) for a, b in pairs if a.id in members and b.id in members]
         planned.append(PlannedPage(
             f"{group.path}index.html",
-            _key(site, group.kind, group.key, group.label, [membership(run) for run in group.runs], group_pairs),
-            lambda group=group: group_page(site, group, groups, pairs),  # type: ignore[misc]
+            _key(site, settings, group.kind, group.key, group.label, [membership(run) for run in group.runs],
+                 group_pairs),
+            lambda group=group: group_page(site, group, groups, pairs, analysis),  # type: ignore[misc]
         ))
     # Each natural pair both ways round: a static page's swap link is the other static page.
     planned += [
@@ -109,9 +122,9 @@ def plan(site: Site, runs: list[Run], base_url: str = "/") -> list[PlannedPage]:
     return planned
 
 
-def pages(site: Site, runs: list[Run], base_url: str = "/") -> list[Page]:
+def pages(site: Site, runs: list[Run], base_url: str = "/", analysis: Analysis | None = None) -> list[Page]:
     """Every page, built: for tests and tools that want the contexts."""
-    return [planned.make() for planned in plan(site, runs, base_url)]
+    return [planned.make() for planned in plan(site, runs, base_url, analysis)]
 
 
-__all__ = ["Group", "NotFoundPageContext", "Page", "PlannedPage", "pages", "plan"]
+__all__ = ["Analysis", "Group", "NotFoundPageContext", "Page", "PlannedPage", "Settings", "pages", "plan"]
