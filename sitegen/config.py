@@ -23,6 +23,55 @@ class RemoteSource:
 
 
 @dataclass(frozen=True)
+class ServiceLevel:
+    """What a reader needs of each request: the rules are in docs/capacity.md."""
+
+    name: str
+    min_tokens_per_s_per_request: float
+    max_ttft_ms: float
+    max_time_between_tokens_ms: float | None = None
+    percentile: str | None = None  # e.g. "p99": judge the cell's statistics at this percentile
+    label: str = ""
+
+    @property
+    def title(self) -> str:
+        return self.label or self.name
+
+
+@dataclass(frozen=True)
+class Price:
+    """What one accelerator costs per hour, and where that figure was published."""
+
+    usd_per_hour: float
+    source: str
+    date: str
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A named operating point: a static view at /at/<name>/ and a choice in the index's picker."""
+
+    name: str
+    context: int
+    concurrency: int
+    service_level: str | None = None
+
+
+# MLPerf Inference's two Llama-2-70B latency limits, as per-request speed (1000 / ms per
+# output token) and time to first token. MLPerf applies them at p99; ours apply to the
+# statistic each file reports unless a percentile is set (docs/capacity.md).
+DEFAULT_SERVICE_LEVELS = (
+    ServiceLevel("server", 5.0, 2000.0, label="Server: TTFT ≤ 2 s, ≥ 5 tok/s per request"),
+    ServiceLevel("interactive", 25.0, 450.0, label="Interactive: TTFT ≤ 450 ms, ≥ 25 tok/s per request"),
+)
+DEFAULT_PRESETS = (
+    Preset("8k-1", 8192, 1),
+    Preset("32k-16", 32768, 16, "server"),
+    Preset("128k-8", 131072, 8, "server"),
+)
+
+
+@dataclass(frozen=True)
 class Config:
     root: Path
     title: str
@@ -33,6 +82,9 @@ class Config:
     sources: tuple[RemoteSource, ...] = ()
     # Things worth telling the user that do not stop the command (a deprecated setting).
     warnings: tuple[Problem, ...] = ()
+    service_levels: tuple[ServiceLevel, ...] = DEFAULT_SERVICE_LEVELS
+    prices: tuple[tuple[str, Price], ...] = ()  # accelerator name, lower-cased → price
+    presets: tuple[Preset, ...] = DEFAULT_PRESETS
 
     @property
     def state_dir(self) -> Path:
@@ -81,6 +133,11 @@ def load_config(path: Path) -> Config:
         for item in data.get("sources", [])
     )
     site_url, warnings = _site_url(document)
+    levels = tuple(ServiceLevel(**item) for item in data["service_levels"]) \
+        if "service_levels" in data else DEFAULT_SERVICE_LEVELS
+    presets = tuple(Preset(**item) for item in data["presets"]) if "presets" in data else DEFAULT_PRESETS
+    _check_names(document, levels, presets)
+    prices = tuple(sorted((name.lower(), Price(**item)) for name, item in data.get("prices", {}).items()))
     return Config(
         root=root,
         title=data["title"],
@@ -90,7 +147,32 @@ def load_config(path: Path) -> Config:
         content_dir=_inside(root, data.get("content_dir", "content"), source, "/content_dir"),
         output_dir=_inside(root, data.get("output_dir", "_site"), source, "/output_dir"),
         sources=sources,
+        service_levels=levels,
+        prices=prices,
+        presets=presets,
     )
+
+
+def _check_names(document: Document, levels: tuple[ServiceLevel, ...], presets: tuple[Preset, ...]) -> None:
+    # Names are addresses and keys of /data/capacity.json: each must mean one thing.
+    source = document.source
+    problems = []
+    for kind, names in (("service_levels", [level.name for level in levels]),
+                        ("presets", [preset.name for preset in presets])):
+        for index, name in enumerate(names):
+            if name in names[:index]:
+                pointer = f"/{kind}/{index}/name"
+                problems.append(Problem(source, document.line_of(pointer), pointer,
+                                        f"{name!r} is used twice; names must be unique"))
+    known = {level.name for level in levels}
+    for index, preset in enumerate(presets):
+        if preset.service_level is not None and preset.service_level not in known:
+            pointer = f"/presets/{index}/service_level"
+            problems.append(Problem(source, document.line_of(pointer), pointer,
+                                    f"no service level is named {preset.service_level!r}; "
+                                    f"choose one of {sorted(known)} or add it under service_levels"))
+    if problems:
+        raise SitegenError(problems)
 
 
 def _inside(root: Path, relative: str, source: str, pointer: str) -> Path:

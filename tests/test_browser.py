@@ -57,10 +57,12 @@ def test_page_loads_cleanly_and_draws_its_charts(browse: Browsing, site_pages: d
         assert bars and all(width > 0 for width in bars), bars
     visit.assert_clean()
     if javascript:
-        # The 404 page has nothing to enhance; the others share one small script. The chart
-        # library (vega.js, ~900 KB) waits for a reader's click on "Interactive".
+        # The 404 page has nothing to enhance; the others share one small script, and the pages
+        # of runs tables add the operating-point picker. The chart library (vega.js, ~900 KB)
+        # waits for a reader's click on "Interactive".
         scripts = sorted({urlsplit(url).path for url in visit.requests if urlsplit(url).path.endswith(".js")})
-        expected = ["/assets/compare.js", "/assets/site.js"] if kind == "compare-app" else ["/assets/site.js"]
+        picker = ["/assets/point.js"] if kind in ("index", "model", "hardware") else []
+        expected = ["/assets/compare.js", "/assets/site.js"] if kind == "compare-app" else [*picker, "/assets/site.js"]
         assert scripts == ([] if kind == "404" else expected)
     main_text = visit.js("() => document.querySelector('main').innerText.trim()")
     assert len(main_text) > 40, f"{kind} page shows almost nothing: {main_text!r}"

@@ -24,6 +24,8 @@ from sitegen.config import Config
 from sitegen.errors import Problem, SitegenError
 from sitegen.resources import resource_dir
 from sitegen.site import exports, feeds
+from sitegen.site.analysis import Analysis, Settings
+from sitegen.site.capacity_page import capacity_json, point_files
 from sitegen.site.chart_render import DARK_COLOURS_JSON, ChartBatch, ChartRenderer, dark_svg
 from sitegen.site.charts import ChartSpec, keep_templates_in
 from sitegen.site.common import Site
@@ -124,7 +126,8 @@ class Manifest:
 def build(config: Config) -> BuildSummary:
     runs = read_collected(config.state_dir)
     site = Site(config.title, config.description, config.site_url)
-    planned = plan(site, runs)
+    analysis = Analysis(Settings.of(config))
+    planned = plan(site, runs, analysis)
     templates = templates_dir(config)
     env = environment(templates)
     renderer = ChartRenderer(config.state_dir / "cache" / "charts")
@@ -144,11 +147,16 @@ def build(config: Config) -> BuildSummary:
                 _write_or_keep(output, manifest, entries, config.output_dir, f"runs/{run.id}.csv", run.digest,
                                lambda run=run: exports.run_csv(run))  # type: ignore[misc]
             # Made from every run's figures: linked unless a run or the site changed.
-            index_key = hashlib.sha256(repr((site, sorted((run.id, run.digest) for run in runs))).encode()).hexdigest()
+            index_key = hashlib.sha256(repr((site, analysis.settings,
+                                             sorted((run.id, run.digest) for run in runs))).encode()).hexdigest()
             _write_or_keep(output, manifest, entries, config.output_dir, "data/runs.json", index_key,
-                           lambda: feeds.runs_index(site, runs))
+                           lambda: feeds.runs_index(site, runs, analysis.headlines))
             _write_or_keep(output, manifest, entries, config.output_dir, "data/setups.json", index_key,
                            lambda: setups_json(runs))
+            _write_or_keep(output, manifest, entries, config.output_dir, "data/capacity.json", index_key,
+                           lambda: capacity_json(runs, analysis))
+            # Derived cells per context for the index's operating-point picker, fetched on demand.
+            _write_points(output, manifest, entries, config.output_dir, index_key, runs, analysis)
             # The contract contributors write against, at a stable address of the site.
             for schema_file in sorted(resource_dir("schema").glob("*.schema.json")):
                 output.write(f"schema/{schema_file.name}", schema_file.read_bytes())
@@ -184,6 +192,21 @@ def _write_or_keep(output: StagedOutput, manifest: Manifest, entries: dict[str, 
     else:
         output.write(path, make())
     entries[path] = {"key": key, "files": [path]}
+
+
+def _write_points(output: StagedOutput, manifest: Manifest, entries: dict[str, dict[str, Any]], old_site: Path,
+                  key: str, runs: list[Any], analysis: Analysis) -> None:
+    entry = manifest.entries.get("data/points/")
+    files = manifest.reusable("data/points/", key, old_site) if entry else None
+    if files is not None:
+        for name in files:
+            output.keep(name)
+    else:
+        made = point_files(runs, analysis)
+        for name, data in sorted(made.items()):
+            output.write(name, data)
+        files = sorted(made)
+    entries["data/points/"] = {"key": key, "files": files}
 
 
 def _write_pages(output: StagedOutput, planned: list[PlannedPage], manifest: Manifest,

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
 from sitegen.model import Run
 from sitegen.site.common import Site, engine_summary, hardware_name, model_name
 from sitegen.site.groups import model_key
-from sitegen.site.headlines import headlines
+from sitegen.site.headlines import HeadlineBook, Headlines, headlines
 from sitegen.site.labels import distinguishing_labels, with_label
 
 FEED_SIZE = 50
@@ -16,11 +17,12 @@ RUNS_INDEX_FORMAT = "sitegen-runs"
 RUNS_INDEX_VERSION = 1
 
 
-def runs_index(site: Site, runs: list[Run]) -> bytes:
+def runs_index(site: Site, runs: list[Run], book: HeadlineBook | None = None) -> bytes:
     """Every run with its facts and headline figures, in raw units, for scripts and the compare view.
     Its links are relative to the file itself (data/runs.json), as any relative URL is."""
     site = site.at("data/runs.json")
     run_labels = distinguishing_labels(runs)
+    figures: Callable[[Run], Headlines] = book or headlines
     entries = [
         {
             "id": run.id,
@@ -35,7 +37,7 @@ def runs_index(site: Site, runs: list[Run]) -> bytes:
             "quantization": run.engine.quantization,
             "date": run.info.date,
             "label": run_labels.get(run.id),
-            "headlines": asdict(headlines(run)),
+            "headlines": asdict(figures(run)),
             "page": site.url(f"runs/{run.id}/"),
             "result": site.url(f"runs/{run.id}.json"),
             "csv": site.url(f"runs/{run.id}.csv"),

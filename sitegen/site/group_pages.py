@@ -7,12 +7,13 @@ from dataclasses import dataclass
 
 from sitegen.model import Run
 from sitegen.site import numbers
+from sitegen.site.analysis import Analysis
 from sitegen.site.charts import MAX_SERIES, PALETTE, SHAPES, ChartSpec, Series, _canonical, prefill_overlay
 from sitegen.site.common import Field, Page, Site, hardware_name, model_name
-from sitegen.site.compare_page import decode_plot, shared_contexts
+from sitegen.site.compare_page import decode_plot, pareto_plot, shared_contexts
 from sitegen.site.groups import Group, compare_path
-from sitegen.site.headlines import headlines
-from sitegen.site.index_page import RunRow, run_row
+from sitegen.site.headlines import REFERENCE_CONTEXT, headlines
+from sitegen.site.index_page import PointChoice, PresetLink, RunRow, point_choice, preset_links, run_row
 from sitegen.site.labels import distinguishing_labels, with_label
 from sitegen.site.plots import Plot
 
@@ -32,6 +33,11 @@ class GroupPageContext:
     prefill_note: str | None
     charted_note: str | None
     comparisons: tuple[Field, ...]
+    pareto_plot: Plot | None  # model pages: tok/s per accelerator against per-request tok/s
+    presets: tuple[PresetLink, ...]
+    presets_anchor: str  # where this group's runs are on the static views
+    choice: PointChoice
+    reference_context: str
 
 
 @dataclass(frozen=True)
@@ -84,7 +90,8 @@ def series_labels(runs: list[Run], kind: str) -> dict[str, str]:
 
 
 def group_page(site: Site, group: Group, groups: dict[tuple[str, str], Group],
-               pairs: list[tuple[Run, Run]]) -> Page:
+               pairs: list[tuple[Run, Run]], analysis: Analysis | None = None) -> Page:
+    analysis = analysis or Analysis()
     runs = list(group.runs)
     charted = runs[:MAX_SERIES]
     names = series_labels(runs, group.kind)
@@ -98,6 +105,9 @@ def group_page(site: Site, group: Group, groups: dict[tuple[str, str], Group],
     if prefill is not None:  # the prefill chart's colours follow the decode charts' (a run's place in the group)
         prefill = _recoloured(prefill, [charted.index(run) for run in with_prefill])
     without = [names[run.id] for run in charted if run not in with_prefill]
+    # Per accelerator, so setups of different sizes compare (derived: total ÷ accelerators).
+    frontier = pareto_plot([(names[run.id], i, run) for i, run in enumerate(charted)])[0] \
+        if group.kind == "models" else None
     members = {run.id for run in runs}
     comparisons = tuple(
         Field(f"{a.id} → {b.id}", f"{names[a.id]} → {names[b.id]}", site.url(compare_path(a, b)))
@@ -112,7 +122,7 @@ def group_page(site: Site, group: Group, groups: dict[tuple[str, str], Group],
         eyebrow="Model" if group.kind == "models" else "Accelerator",
         heading=group.label,
         summary=f"{count} on this {noun}, {numbers.count_noun(configurations, 'setup')}",
-        rows=tuple(run_row(site, run, groups, run_labels.get(run.id, "")) for run in runs),
+        rows=tuple(run_row(site, run, groups, analysis, run_labels.get(run.id, "")) for run in runs),
         decode_plots=decode_plots,
         prefill_chart=prefill,
         prefill_note=(f"No prefill figures: {', '.join(without)}." if without and with_prefill else None),
@@ -120,6 +130,11 @@ def group_page(site: Site, group: Group, groups: dict[tuple[str, str], Group],
                       f"the {MAX_SERIES} newest runs); the table lists all {len(runs)}."
                       if len(runs) > MAX_SERIES else None),
         comparisons=comparisons,
+        pareto_plot=frontier,
+        presets=preset_links(site, analysis),
+        presets_anchor=f"#m-{group.slug}" if group.kind == "models" else "",
+        choice=point_choice(site, runs, analysis),
+        reference_context=numbers.context(REFERENCE_CONTEXT),
     )
     return Page(f"{group.path}index.html", "pages/group.html", context, (prefill,) if prefill else ())
 

@@ -1,4 +1,10 @@
-"""The few figures that summarise a run on the index, the group pages and /data/runs.json."""
+"""The few figures that summarise a run on the index, the group pages and /data/runs.json.
+
+Columns that a reader sorts must compare like with like: the one-request and prefill figures
+are taken at one reference context for every run (matched by capacity.match_context, so a
+run's 8,000 stands for 8K), never at whatever context a run happened to start at. The peak
+is by nature each run's own best cell, and says where it was measured.
+"""
 
 from __future__ import annotations
 
@@ -6,59 +12,72 @@ from dataclasses import dataclass
 from typing import Any
 
 from sitegen.model import Run, Status
+from sitegen.site.capacity import match_context
+
+REFERENCE_CONTEXT = 8192  # 8K: measured by most runs, and a common chat-sized prompt
 
 
 @dataclass(frozen=True)
 class Headlines:
     """Raw headline figures of one run (tok/s, tokens); None where the run has no such figure."""
 
-    decode_single: float | None  # one request at the smallest context measured with one request
-    decode_single_context: int | None
+    decode_single: float | None  # total tok/s, one request, at the reference context
+    decode_single_context: int | None  # the run's own context standing for the reference
     decode_peak: float | None  # the highest total decode throughput of any measured cell
     decode_peak_concurrency: int | None
-    prefill_first: float | None  # prompt tok/s at the smallest prefill context
+    decode_peak_context: int | None
+    prefill_first: float | None  # prompt tok/s at the reference context
     prefill_first_context: int | None
     largest_context: int | None  # the longest context with a measurement
+    accelerators: int  # what per-accelerator figures divide by
 
 
 _MEASURED = {status.value for status in Status if status.measured}
 
 
-_computed: dict[tuple[str, str], Headlines] = {}  # by run id and content digest
-
-
 def headlines(run: Run) -> Headlines:
-    """The run's headline figures; the index, the group pages and runs.json each ask for them."""
-    if not run.digest:
-        return _headlines(run)
-    key = (run.id, run.digest)
-    if key not in _computed:
-        _computed[key] = _headlines(run)
-    return _computed[key]
-
-
-def _headlines(run: Run) -> Headlines:
+    """The run's headline figures. Callers that need them more than once keep them
+    (HeadlineBook), so nothing here outlives a build."""
     # From the raw cells, not run.decode: the index needs these few figures of every run, and
     # making every run's cell objects would cost most of an incremental build.
     measurements = run.raw["measurements"]
     measured = [c for c in measurements["decode"]
                 if c.get("status") in _MEASURED and c.get("total_tokens_per_s") is not None]
-    single = min((c for c in measured if c["concurrency"] == 1), key=_context_order, default=None)
+    singles = [c for c in measured if c["concurrency"] == 1]
+    single_context = match_context({c["context_tokens"] for c in singles}, REFERENCE_CONTEXT)
+    single = min((c for c in singles if c["context_tokens"] == single_context), key=_context_order, default=None)
     # Ties go to the fewest requests, then the shortest context, as in the run's cell order.
     peak = max(measured, key=lambda c: (c["total_tokens_per_s"], -c["concurrency"], -c["context_tokens"],
                                         -(c.get("output_tokens_per_request") or 0)), default=None)
     prefill = [p for p in measurements["prefill"] if p.get("prompt_tokens_per_s") is not None]
-    first = min(prefill, key=_context_order, default=None)
+    prefill_context = match_context({p["context_tokens"] for p in prefill}, REFERENCE_CONTEXT)
+    first = min((p for p in prefill if p["context_tokens"] == prefill_context), key=_context_order, default=None)
     contexts = [c["context_tokens"] for c in measured] + [p["context_tokens"] for p in prefill]
     return Headlines(
         decode_single=single["total_tokens_per_s"] if single else None,
         decode_single_context=single["context_tokens"] if single else None,
         decode_peak=peak["total_tokens_per_s"] if peak else None,
         decode_peak_concurrency=peak["concurrency"] if peak else None,
+        decode_peak_context=peak["context_tokens"] if peak else None,
         prefill_first=first["prompt_tokens_per_s"] if first else None,
         prefill_first_context=first["context_tokens"] if first else None,
         largest_context=max(contexts, default=None),
+        accelerators=run.hardware.count,
     )
+
+
+class HeadlineBook:
+    """Each run's headlines, worked out once for one build and shared by the index, the group
+    pages and runs.json. It lives as long as the build that made it: no module-level memo."""
+
+    def __init__(self) -> None:
+        self._by_run: dict[str, Headlines] = {}
+
+    def __call__(self, run: Run) -> Headlines:
+        found = self._by_run.get(run.id)
+        if found is None:
+            found = self._by_run[run.id] = headlines(run)
+        return found
 
 
 def _context_order(item: dict[str, Any]) -> tuple[int, int]:

@@ -15,6 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from sitegen.model import Run
+from sitegen.site.analysis import Analysis, Settings
+from sitegen.site.capacity_page import capacity_page, preset_page
 from sitegen.site.common import Page, Site
 from sitegen.site.compare_page import compare_app_page, compare_page, run_comparisons
 from sitegen.site.feeds import SitemapContext, feed_context
@@ -46,12 +48,15 @@ def _key(*parts: object) -> str:
     return hashlib.sha256(repr(parts).encode()).hexdigest()
 
 
-def plan(site: Site, runs: list[Run]) -> list[PlannedPage]:
-    """Every page of the site, in a stable order. Cost is linear in the number of runs.
+def plan(site: Site, runs: list[Run], analysis: Analysis | None = None) -> list[PlannedPage]:
+    """Every page of the site, in a stable order. Cost is linear in the number of runs: one
+    page per run, group, natural pair and preset, never per operating point or threshold.
 
     Each page gets ``site`` placed at its own path (Site.at), so its links are relative to it.
     """
     runs = sorted(runs, key=lambda r: r.id)
+    analysis = analysis or Analysis()
+    settings = analysis.settings
     groups = {(g.kind, g.key): g for g in model_groups(runs) + hardware_groups(runs)}
     pairs = natural_pairs(runs)
     run_labels = distinguishing_labels(runs)
@@ -62,8 +67,9 @@ def plan(site: Site, runs: list[Run]) -> list[PlannedPage]:
         model, hardware = groups[("models", model_key(run))], groups[("hardware", accelerator_key(run))]
         return (run.id, run.digest, model.path, model.label, hardware.path, hardware.label, run_labels.get(run.id))
 
-    everything = _key(site, [membership(run) for run in runs], [(a.id, b.id) for a, b in pairs])
-    planned = [PlannedPage("index.html", everything, lambda: index_page(site.at("index.html"), runs, groups))]
+    everything = _key(site, settings, [membership(run) for run in runs], [(a.id, b.id) for a, b in pairs])
+    planned = [PlannedPage("index.html", everything,
+                           lambda: index_page(site.at("index.html"), runs, groups, analysis))]
     paired = {(a.id, b.id) for a, b in pairs}
 
     def comparable(run: Run) -> list[tuple[str, tuple[Run, ...]]]:
@@ -76,21 +82,30 @@ def plan(site: Site, runs: list[Run]) -> list[PlannedPage]:
 
     def make_run_page(run: Run, path: str) -> Page:
         at = site.at(path)
-        return run_page(at, run, groups, run_labels.get(run.id, ""), run_comparisons(at, run, comparable(run), paired))
+        return run_page(at, run, groups, run_labels.get(run.id, ""), run_comparisons(at, run, comparable(run), paired),
+                        analysis)
 
     for run in runs:
         path = f"runs/{run.id}/index.html"
-        planned.append(PlannedPage(path, _key(site, path, membership(run), linked(run),
+        planned.append(PlannedPage(path, _key(site, settings, path, membership(run), linked(run),
                                               sorted(p for p in paired if run.id in p)),
                                    lambda run=run, path=path: make_run_page(run, path)))  # type: ignore[misc]
+    planned.append(PlannedPage("capacity/index.html", everything,
+                               lambda: capacity_page(site.at("capacity/index.html"), runs, groups, analysis)))
+    for preset in settings.presets:
+        path = f"at/{preset.name}/index.html"
+        planned.append(PlannedPage(path, _key(everything, path, preset),
+                                   lambda preset=preset, path=path: preset_page(  # type: ignore[misc]
+                                       site.at(path), runs, groups, preset, analysis)))
     for group in sorted(groups.values(), key=lambda g: g.path):
         members = {run.id for run in group.runs}
         group_pairs = [(a.id, b.id) for a, b in pairs if a.id in members and b.id in members]
         path = f"{group.path}index.html"
         planned.append(PlannedPage(
             path,
-            _key(site, path, group.kind, group.key, group.label, [membership(run) for run in group.runs], group_pairs),
-            lambda group=group, path=path: group_page(site.at(path), group, groups, pairs),  # type: ignore[misc]
+            _key(site, settings, path, group.kind, group.key, group.label, [membership(run) for run in group.runs],
+                 group_pairs),
+            lambda group=group, path=path: group_page(site.at(path), group, groups, pairs, analysis),  # type: ignore[misc]
         ))
     # Each natural pair both ways round: a static page's swap link is the other static page.
     for first, second in pairs:
@@ -122,9 +137,9 @@ def plan(site: Site, runs: list[Run]) -> list[PlannedPage]:
     return planned
 
 
-def pages(site: Site, runs: list[Run]) -> list[Page]:
+def pages(site: Site, runs: list[Run], analysis: Analysis | None = None) -> list[Page]:
     """Every page, built: for tests and tools that want the contexts."""
-    return [planned.make() for planned in plan(site, runs)]
+    return [planned.make() for planned in plan(site, runs, analysis)]
 
 
-__all__ = ["Group", "NotFoundPageContext", "Page", "PlannedPage", "pages", "plan"]
+__all__ = ["Analysis", "Group", "NotFoundPageContext", "Page", "PlannedPage", "Settings", "pages", "plan"]

@@ -7,10 +7,14 @@ from dataclasses import dataclass
 
 from markupsafe import Markup
 
+from sitegen.config import Price
 from sitegen.model import DecodeCell, PrefillPoint, Run, Status
 from sitegen.plausibility import describe
 from sitegen.site import labels, numbers
+from sitegen.site.analysis import Analysis
 from sitegen.site.bars import BarChart, prefill_bars
+from sitegen.site.capacity import cost_per_million_tokens
+from sitegen.site.capacity_page import RunCapacity, money, run_capacity
 from sitegen.site.common import Field, Page, Site, engine_summary, fields, hardware_name, model_name, repository_link
 from sitegen.site.groups import Group, accelerator_key, model_key
 from sitegen.site.prose import markdown
@@ -26,6 +30,7 @@ class MatrixCell:
     ttft: str
     shade: int  # 0–8: share of the run's peak throughput, for the cell's background
     note: str | None = None
+    cost: str = ""  # derived: USD per million output tokens, only where a price is configured
 
 
 @dataclass(frozen=True)
@@ -153,6 +158,7 @@ class RunPageContext:
     launch_command: str | None
     prefill_bars: BarChart | None
     matrix: Matrix | None
+    capacity: RunCapacity | None  # derived, per context and service level
     explanations: tuple[Explanation, ...]
     ttft_note: str | None
     latency_note: str
@@ -263,7 +269,7 @@ def _shade(cell: DecodeCell, peak: float) -> int:
     return 1 + min(7, int(cell.total_tokens_per_s / peak * 7.999))
 
 
-def _matrix(run: Run) -> Matrix | None:
+def _matrix(run: Run, price: Price | None = None) -> Matrix | None:
     if not run.decode:
         return None
     peak = max((c.total_tokens_per_s or 0.0 for c in run.decode), default=0.0)
@@ -283,6 +289,7 @@ def _matrix(run: Run) -> Matrix | None:
                 ttft=f"{numbers.milliseconds(cell.ttft_ms)} TTFT" if cell.ttft_ms is not None else "",
                 shade=_shade(cell, peak),
                 note=cell.note,
+                cost=_cell_cost(cell, run.hardware.count, price),
             ))
         rows.append(MatrixRow(numbers.context(context), tuple(cells)))
     return Matrix(tuple(levels), tuple(rows))
@@ -291,6 +298,13 @@ def _matrix(run: Run) -> Matrix | None:
 def decode_phase(run: Run) -> str:
     """What the run page calls its decode measurements: 'Sustained decode', 'Request-count decode'."""
     return labels.DECODE_PHASES.get(run.info.decode_mode or "", labels.DEFAULT_DECODE_PHASE)
+
+
+def _cell_cost(cell: DecodeCell, accelerators: int, price: Price | None) -> str:
+    if price is None or cell.status != Status.VALID:
+        return ""
+    usd = cost_per_million_tokens(price.usd_per_hour, accelerators, cell.total_tokens_per_s)
+    return f"{money(usd)}/M tok" if usd is not None else ""
 
 
 def _measurement_rows(run: Run) -> tuple[MeasurementRow, ...]:
@@ -444,10 +458,11 @@ def _related(site: Site, run: Run, groups: dict[tuple[str, str], Group]) -> tupl
 
 
 def run_page(site: Site, run: Run, groups: dict[tuple[str, str], Group], label: str = "",
-             comparisons: tuple[Field, ...] = ()) -> Page:
+             comparisons: tuple[Field, ...] = (), analysis: Analysis | None = None) -> Page:
     """The speed-test-matrix page of one run, at /runs/<id>/; ``label`` tells it from runs of
     the same model, accelerator and engine (labels.distinguishing_labels); ``comparisons``
     link it to comparisons with the other runs of its model and accelerator."""
+    analysis = analysis or Analysis()
     section_notes = tuple(
         (name, rendered)
         for name, text in (("Hardware", run.hardware.notes), ("Engine", run.engine.notes))
@@ -464,7 +479,8 @@ def run_page(site: Site, run: Run, groups: dict[tuple[str, str], Group], label: 
         run_fields=_run_fields(run),
         launch_command=run.engine.launch_command,
         prefill_bars=prefill_bars([("", run)]),
-        matrix=_matrix(run),
+        matrix=_matrix(run, analysis.price(run)),
+        capacity=run_capacity(site, run, analysis),
         explanations=_explanations(run),
         ttft_note=("TTFT is measured after the benchmark warms the server's prompt cache, so it mostly excludes prefill."
                    if run.info.prefill_mode == "decode-warmup" else None),

@@ -30,33 +30,36 @@
     return raw === "—" ? null : raw.toLowerCase();
   }
 
-  document.querySelectorAll("table.sortable").forEach(function (table) {
-    var headers = table.querySelectorAll("thead th");
-    headers.forEach(function (th, column) {
-      var button = document.createElement("button");
-      button.type = "button";
-      button.className = "sort";
-      button.textContent = th.textContent;
-      th.textContent = "";
-      th.appendChild(button);
-      button.addEventListener("click", function () {
-        var ascending = th.getAttribute("aria-sort") !== "ascending";
-        headers.forEach(function (other) { other.removeAttribute("aria-sort"); });
-        th.setAttribute("aria-sort", ascending ? "ascending" : "descending");
-        var type = th.getAttribute("data-type") || "text";
-        var body = table.tBodies[0];
-        var rows = Array.prototype.slice.call(body.rows);
-        rows.sort(function (a, b) {
-          var x = sortValue(a.cells[column], type), y = sortValue(b.cells[column], type);
-          if (x === null && y === null) return 0;
-          if (x === null) return 1;  // not measured sorts last either way
-          if (y === null) return -1;
-          var order = x < y ? -1 : x > y ? 1 : 0;
-          return ascending ? order : -order;
-        });
-        rows.forEach(function (row) { body.appendChild(row); });
+  // A header sorts by its own column, looked up when clicked: point.js adds columns later.
+  var makeSortable = function (table, th) {
+    var button = document.createElement("button");
+    button.type = "button";
+    button.className = "sort";
+    button.textContent = th.textContent;
+    th.textContent = "";
+    th.appendChild(button);
+    button.addEventListener("click", function () {
+      var column = th.cellIndex;
+      var ascending = th.getAttribute("aria-sort") !== "ascending";
+      table.querySelectorAll("thead th").forEach(function (other) { other.removeAttribute("aria-sort"); });
+      th.setAttribute("aria-sort", ascending ? "ascending" : "descending");
+      var type = th.getAttribute("data-type") || "text";
+      var body = table.tBodies[0];
+      var rows = Array.prototype.slice.call(body.rows);
+      rows.sort(function (a, b) {
+        var x = sortValue(a.cells[column], type), y = sortValue(b.cells[column], type);
+        if (x === null && y === null) return 0;
+        if (x === null) return 1;  // not measured sorts last either way
+        if (y === null) return -1;
+        var order = x < y ? -1 : x > y ? 1 : 0;
+        return ascending ? order : -order;
       });
+      rows.forEach(function (row) { body.appendChild(row); });
     });
+  };
+  window.sitegenSortable = makeSortable;
+  document.querySelectorAll("table.sortable").forEach(function (table) {
+    table.querySelectorAll("thead th").forEach(function (th) { makeSortable(table, th); });
   });
 
   // --- index filters, kept in the address -----------------------------------------------
@@ -71,9 +74,12 @@
       if (wanted) select.value = wanted.toLowerCase();
     });
     var apply = function () {
-      var query = new URLSearchParams();
+      // Other settings in the address (an operating point) stay as they are.
+      var query = new URLSearchParams(window.location.search);
       var visible = 0;
-      selects.forEach(function (select) { if (select.value) query.set(select.name, select.value); });
+      selects.forEach(function (select) {
+        if (select.value) query.set(select.name, select.value); else query.delete(select.name);
+      });
       Array.prototype.forEach.call(filtered.tBodies[0].rows, function (row) {
         var match = true;
         selects.forEach(function (select) {
@@ -84,7 +90,7 @@
       });
       var text = query.toString();
       history.replaceState(null, "", text ? "?" + text : window.location.pathname);
-      if (shown) shown.textContent = text ? visible + " shown" : "";
+      if (shown) shown.textContent = visible < filtered.tBodies[0].rows.length ? visible + " shown" : "";
     };
     selects.forEach(function (select) { select.addEventListener("change", apply); });
     filters.addEventListener("reset", function () { setTimeout(apply, 0); });

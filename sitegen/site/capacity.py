@@ -1,0 +1,208 @@
+"""Derived figures: operating points, service levels, capacity and cost.
+
+Nothing here is measured as such: every figure is worked out from a run's decode cells by
+the rules in docs/capacity.md, and pages label them "derived". Pure functions over the
+validated result documents (``run.raw``), so they need no cell objects and read fields of
+schema 1.1 (``statistics``) whether or not the model knows them yet.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from sitegen.config import Price, ServiceLevel
+from sitegen.model import Run, Status
+
+# Runs that mean the same context spell it differently (8,192 and 8,000; sglang's 1019K for
+# 1M): a context within 3 % of the one asked for counts as it. 3 % pairs those and never
+# two powers of two, nor 16K with 15K (6 %) — a reader who wants 15K asks for 15K.
+CONTEXT_TOLERANCE = 0.03
+
+# The figures a service level judges, as result files name them.
+PER_REQUEST = "per_request_tokens_per_s"
+TTFT = "ttft_ms"
+TIME_BETWEEN_TOKENS = "time_between_tokens_ms"
+
+Cell = dict[str, Any]  # one decode cell of a validated result document
+
+
+def context_matches(actual: int, wanted: int) -> bool:
+    """Whether a run's context counts as the context a reader asked for."""
+    return abs(actual - wanted) <= CONTEXT_TOLERANCE * wanted
+
+
+def match_context(contexts: Iterable[int], wanted: int) -> int | None:
+    """The run's context that stands for ``wanted``: the nearest within the tolerance (on a
+    tie the smaller), or None. Never a neighbour further off: nothing is interpolated."""
+    candidates = [c for c in contexts if context_matches(c, wanted)]
+    return min(candidates, key=lambda c: (abs(c - wanted), c), default=None)
+
+
+class CellGrid:
+    """A run's decode cells by context, then concurrency. Where a source varied the output
+    length, the cell with the run's own length stands for the position (as on its page)."""
+
+    def __init__(self, run: Run) -> None:
+        self.run = run
+        default = run.info.output_tokens_per_request
+        chosen: dict[tuple[int, int], Cell] = {}
+        cells = sorted(run.raw["measurements"]["decode"], key=lambda c: c.get("output_tokens_per_request") or 0)
+        for cell in cells:
+            key = (cell["context_tokens"], cell["concurrency"])
+            own = cell.get("output_tokens_per_request") in (None, default)
+            if key not in chosen or (own and chosen[key].get("output_tokens_per_request") not in (None, default)):
+                chosen[key] = cell
+        self.rows: dict[int, dict[int, Cell]] = {}
+        for (context, concurrency), cell in sorted(chosen.items()):
+            self.rows.setdefault(context, {})[concurrency] = cell
+
+    @property
+    def contexts(self) -> list[int]:
+        return sorted(self.rows)
+
+    @property
+    def accelerators(self) -> int:
+        return self.run.hardware.count
+
+    def row_for(self, wanted: int) -> tuple[int, dict[int, Cell]] | None:
+        """The run's actual context standing for ``wanted`` and its cells, or None."""
+        actual = match_context(self.rows, wanted)
+        return None if actual is None else (actual, self.rows[actual])
+
+    def point(self, context: int, concurrency: int) -> Cell | None:
+        """The cell at an operating point: matched context, exact concurrency."""
+        row = self.row_for(context)
+        return None if row is None else row[1].get(concurrency)
+
+
+def _number(value: object) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return None
+    return float(value)
+
+
+def mirrored_percentile(name: str) -> str:
+    """p99 of a latency is the slow tail; for a speed the slow tail is p1 (p99.9 → p0.1)."""
+    return "p" + format(Decimal(100) - Decimal(name[1:]), "f")
+
+
+def figure(cell: Cell, name: str, percentile: str | None) -> float | None:
+    """A figure of a cell: the headline value, or its percentile from ``statistics`` (schema
+    1.1). Absent, malformed or not a finite number: None, which never meets a level."""
+    if percentile is None:
+        return _number(cell.get(name))
+    statistics = cell.get("statistics")
+    if not isinstance(statistics, dict) or not isinstance(statistics.get(name), dict):
+        return None
+    key = mirrored_percentile(percentile) if name == PER_REQUEST else percentile
+    return _number(statistics[name].get(key))
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Whether a cell meets a service level, and if not, the first reason why."""
+
+    met: bool
+    reason: str = ""
+
+
+def judge(cell: Cell, level: ServiceLevel) -> Verdict:
+    """A cell meets a level only when it is valid and has every figure the level limits,
+    each within its limit. A missing figure is never taken as met."""
+    if cell.get("status") != Status.VALID.value:
+        return Verdict(False, "not a valid measurement")
+    at = f" ({level.percentile})" if level.percentile else ""
+    speed = figure(cell, PER_REQUEST, level.percentile)
+    if speed is None:
+        return Verdict(False, f"no per-request tok/s{at}")
+    if speed < level.min_tokens_per_s_per_request:
+        return Verdict(False, f"per-request tok/s{at} below {level.min_tokens_per_s_per_request:g}")
+    ttft = figure(cell, TTFT, level.percentile)
+    if ttft is None:
+        return Verdict(False, f"no TTFT{at}")
+    if ttft > level.max_ttft_ms:
+        return Verdict(False, f"TTFT{at} above {level.max_ttft_ms:g} ms")
+    if level.max_time_between_tokens_ms is not None:
+        gap = figure(cell, TIME_BETWEEN_TOKENS, level.percentile)
+        if gap is None:
+            return Verdict(False, f"no time between tokens{at}")
+        if gap > level.max_time_between_tokens_ms:
+            return Verdict(False, f"time between tokens{at} above {level.max_time_between_tokens_ms:g} ms")
+    return Verdict(True)
+
+
+@dataclass(frozen=True)
+class Capacity:
+    """How many simultaneous requests a run serves at one context within a service level."""
+
+    context_tokens: int
+    accelerators: int
+    max_concurrency: int | None  # None: not even the smallest measured concurrency meets it
+    total_tokens_per_s: float | None  # at max_concurrency
+
+    @property
+    def tokens_per_s_per_accelerator(self) -> float | None:
+        return None if self.total_tokens_per_s is None else self.total_tokens_per_s / self.accelerators
+
+    @property
+    def users_per_accelerator(self) -> float | None:
+        return None if self.max_concurrency is None else self.max_concurrency / self.accelerators
+
+
+def capacity(context: int, row: dict[int, Cell], level: ServiceLevel, accelerators: int) -> Capacity:
+    """The largest measured concurrency whose cell meets the level, with every smaller
+    measured concurrency at this context meeting it too: a load the run was seen to hold."""
+    best: Cell | None = None
+    for concurrency in sorted(row):
+        if not judge(row[concurrency], level).met:
+            break
+        best = row[concurrency]
+    if best is None:
+        return Capacity(context, accelerators, None, None)
+    return Capacity(context, accelerators, best["concurrency"], _number(best.get("total_tokens_per_s")))
+
+
+def capacities(grid: CellGrid, level: ServiceLevel) -> list[Capacity]:
+    """The run's capacity at each of its contexts."""
+    return [capacity(context, grid.rows[context], level, grid.accelerators) for context in grid.contexts]
+
+
+def cost_per_million_tokens(usd_per_hour: float, accelerators: int, total_tokens_per_s: float | None) -> float | None:
+    """USD per million output tokens: what the accelerators cost for the hour it takes to
+    make them, at this throughput. None without a positive throughput."""
+    if total_tokens_per_s is None or total_tokens_per_s <= 0:
+        return None
+    return usd_per_hour * accelerators / (total_tokens_per_s * 3600) * 1e6
+
+
+def price_for(run: Run, prices: tuple[tuple[str, Price], ...]) -> Price | None:
+    """The configured price of the run's accelerator (names compared case-insensitively)."""
+    name = run.hardware.accelerator.lower()
+    return next((price for key, price in prices if key == name), None)
+
+
+CAPACITY_FORMAT = "sitegen-capacity"
+CAPACITY_VERSION = 1
+
+
+def capacity_records(grids: Iterable[CellGrid], levels: Iterable[ServiceLevel]) -> list[dict[str, Any]]:
+    """/data/capacity.json's records: one per run × service level × context (docs/capacity.md)."""
+    levels = list(levels)
+    records = []
+    for grid in sorted(grids, key=lambda g: g.run.id):
+        for level in levels:
+            for found in capacities(grid, level):
+                records.append({
+                    "run": grid.run.id,
+                    "service_level": level.name,
+                    "context_tokens": found.context_tokens,
+                    "max_concurrency": found.max_concurrency,
+                    "total_tokens_per_s": found.total_tokens_per_s,
+                    "tokens_per_s_per_accelerator": found.tokens_per_s_per_accelerator,
+                    "users_per_accelerator": found.users_per_accelerator,
+                })
+    return records

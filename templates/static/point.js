@@ -1,0 +1,342 @@
+// The operating-point picker of the index and the group pages: each run's cell at a chosen
+// context × requests, its capacity at a service level and its cost, added to the runs table.
+// Progressive enhancement: without JavaScript the presets link to static views (at/<name>/).
+// Nothing is fetched until a reader picks a point or arrives with one in the address; then
+// one file, data/points/<context>.json, holds every run's cells at that context.
+// The rules mirror sitegen/site/capacity.py and are documented in docs/capacity.md.
+(function () {
+  "use strict";
+  var form = document.getElementById("point-form");
+  var table = document.querySelector("table.runs");
+  if (!form || !table || !window.fetch || !window.URLSearchParams) return;
+  var status = document.getElementById("point-status");
+  var TOLERANCE = 0.03;  // capacity.CONTEXT_TOLERANCE
+  var KEYS = ["context", "concurrency", "level", "min_tps", "max_ttft", "price"];
+  var STATUS = { valid: "Valid", requests_queued: "Requests queued", over_capacity: "Over capacity",
+                 not_run: "Not run", failed: "Failed" };
+  var field = function (name) { return form.elements[name]; };
+  var contexts = Array.prototype.map.call(field("context").options, function (o) { return Number(o.value); });
+
+  // --- numbers, as sitegen/site/numbers.py writes them ---------------------------------------
+  var strip = function (text) { return text.replace(/\.0$/, ""); };
+  var rate = function (v) {
+    if (v === null || v === undefined) return "—";
+    if (v >= 999950) return strip((v / 1e6).toFixed(1)) + "M";
+    if (v >= 10000) return strip((v / 1000).toFixed(1)) + "K";
+    // Python's format rounds an exact half to even (135.25 → 135.2); so must this, or the
+    // picker and the static pages would disagree in the last digit.
+    var tenths = v * 10, floor = Math.floor(tenths);
+    var rounded = tenths - floor === 0.5 ? (floor % 2 === 0 ? floor : floor + 1) : Math.round(tenths);
+    return (rounded / 10).toLocaleString("en-US", { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+  };
+  var ms = function (v) {
+    return v === null || v === undefined ? "—" : Math.round(v).toLocaleString("en-US") + " ms";
+  };
+  var contextLabel = function (tokens) {
+    return tokens >= 1024 && tokens % 1024 === 0 ? tokens / 1024 + "K" : tokens.toLocaleString("en-US");
+  };
+  var money = function (usd) { return "$" + (usd >= 0.1 ? usd.toFixed(2) : usd.toFixed(4)); };
+  var number = function (text) {
+    if (text === null || text === "") return null;
+    var value = Number(text);
+    return isFinite(value) && value > 0 ? value : null;
+  };
+
+  // --- the rules ---------------------------------------------------------------------------
+  // The run's context standing for the wanted one: the nearest within the tolerance, else none.
+  var matchContext = function (list, wanted) {
+    var best = null;
+    list.forEach(function (c) {
+      if (Math.abs(c - wanted) <= TOLERANCE * wanted &&
+          (best === null || Math.abs(c - wanted) < Math.abs(best - wanted) ||
+           (Math.abs(c - wanted) === Math.abs(best - wanted) && c < best))) best = c;
+    });
+    return best;
+  };
+  var mirrored = function (p) { return "p" + String(+(100 - Number(p.slice(1))).toFixed(2)); };
+  var figure = function (cell, name, percentile) {
+    var value;
+    if (!percentile) value = cell[name];
+    else {
+      var stats = cell.statistics && cell.statistics[name];
+      value = stats ? stats[name === "per_request_tokens_per_s" ? mirrored(percentile) : percentile] : null;
+    }
+    return typeof value === "number" && isFinite(value) ? value : null;
+  };
+  // A cell meets a level only when valid and every limited figure is present and within limit.
+  var judge = function (cell, level) {
+    if (cell.status !== "valid") return "not a valid measurement";
+    if (level.min !== null) {
+      var speed = figure(cell, "per_request_tokens_per_s", level.percentile);
+      if (speed === null) return "no per-request tok/s";
+      if (speed < level.min) return "per-request tok/s below " + level.min;
+    }
+    if (level.ttft !== null) {
+      var ttft = figure(cell, "ttft_ms", level.percentile);
+      if (ttft === null) return "no TTFT";
+      if (ttft > level.ttft) return "TTFT above " + level.ttft + " ms";
+    }
+    if (level.tbt !== null) {
+      var gap = figure(cell, "time_between_tokens_ms", level.percentile);
+      if (gap === null) return "no time between tokens";
+      if (gap > level.tbt) return "time between tokens above " + level.tbt + " ms";
+    }
+    return "";
+  };
+  // The largest measured concurrency meeting the level with every smaller one meeting it too.
+  var capacity = function (cells, level) {
+    var best = null;
+    for (var i = 0; i < cells.length; i += 1) {
+      if (judge(cells[i], level)) break;
+      best = cells[i];
+    }
+    return best;
+  };
+
+  // A named level's capacity comes worked out in the one-point file; the reader's own
+  // thresholds are applied here to the context's full row.
+  var held = function (data, entry, cells, level) {
+    var index = (data.service_levels || []).indexOf(level.name);
+    if (entry.capacity && index >= 0) {
+      var found = entry.capacity[index];
+      return found ? { concurrency: found[0], total_tokens_per_s: found[1] } : null;
+    }
+    return capacity(cells, level);
+  };
+
+  // --- reading and keeping the choice ------------------------------------------------------
+  var levelOf = function (choice) {
+    if (choice.level && choice.level !== "custom") {
+      var option = field("level").querySelector("option[value='" + CSS.escape(choice.level) + "']");
+      if (!option) return null;
+      return { name: choice.level, min: number(option.getAttribute("data-min")),
+               ttft: number(option.getAttribute("data-ttft")), tbt: number(option.getAttribute("data-tbt")),
+               percentile: option.getAttribute("data-percentile") };
+    }
+    var min = number(choice.min_tps), ttft = number(choice.max_ttft);
+    if (min === null && ttft === null) return null;
+    return { name: "your level", min: min, ttft: ttft, tbt: null, percentile: null };
+  };
+  var fromAddress = function () {
+    var params = new URLSearchParams(window.location.search), choice = {};
+    KEYS.forEach(function (key) { choice[key] = params.get(key) || ""; });
+    if (!choice.level && (choice.min_tps || choice.max_ttft)) choice.level = "custom";
+    return choice;
+  };
+  var fromForm = function () {
+    var choice = {};
+    KEYS.forEach(function (key) { choice[key] = field(key).value; });
+    if (choice.level !== "custom") { choice.min_tps = ""; choice.max_ttft = ""; }
+    return choice;
+  };
+  var toForm = function (choice) {
+    var wanted = Number(choice.context);
+    var shown = matchContext(contexts, wanted);
+    if (shown !== null) field("context").value = String(shown);
+    if (choice.concurrency) field("concurrency").value = choice.concurrency;
+    field("level").value = choice.level || "";
+    field("min_tps").value = choice.min_tps;
+    field("max_ttft").value = choice.max_ttft;
+    field("price").value = choice.price;
+    showThresholds();
+  };
+  var keep = function (choice) {
+    var params = new URLSearchParams(window.location.search);
+    KEYS.forEach(function (key) {
+      if (choice && choice[key]) params.set(key, choice[key]); else params.delete(key);
+    });
+    var text = params.toString();
+    history.replaceState(null, "", text ? "?" + text : window.location.pathname);
+  };
+  var showThresholds = function () {
+    var custom = field("level").value === "custom";
+    [field("min_tps"), field("max_ttft")].forEach(function (input) { input.parentNode.hidden = !custom; });
+  };
+
+  // --- drawing -----------------------------------------------------------------------------
+  var el = function (tag, text, className) {
+    var node = document.createElement(tag);
+    if (text !== undefined) node.textContent = text;
+    if (className) node.className = className;
+    return node;
+  };
+  // The point's columns take the headline columns' place while a point is chosen.
+  var clear = function () {
+    table.querySelectorAll(".op-col").forEach(function (node) { node.remove(); });
+    table.classList.remove("at-point");
+  };
+  var place = function (row, cell) { row.insertBefore(cell, row.querySelector(":scope > .headline")); };
+  var header = function (text, title, type) {
+    var th = el("th", text, type === "text" ? "op-col op-text" : "num op-col");
+    th.scope = "col";
+    th.setAttribute("data-type", type || "number");
+    if (title) th.title = title;
+    place(table.tHead.rows[0], th);
+    if (window.sitegenSortable) window.sitegenSortable(table, th);
+  };
+  var td = function (row, label, parts, sort, type) {
+    var cell = el("td", undefined, type === "text" ? "op-col op-text" : "num op-col");
+    cell.setAttribute("data-label", label);
+    if (type !== "text") cell.setAttribute("data-sort", sort === null || sort === undefined ? "" : String(sort));
+    parts.forEach(function (part, i) {
+      if (i) cell.appendChild(document.createTextNode(" "));
+      cell.appendChild(el("span", part[0], part[1]));
+    });
+    place(row, cell);
+  };
+
+  var render = function (data, choice, wanted, level) {
+    clear();
+    table.classList.add("at-point");
+    var columns = data.columns;
+    var concurrency = Number(choice.concurrency);
+    var entered = number(choice.price);
+    var at = contextLabel(wanted) + " × " + concurrency;
+    var priced = entered !== null || Object.keys(data.runs).some(function (id) {
+      return data.runs[id].price_usd_per_hour !== null;
+    });
+    header("Total tok/s at " + at);
+    header("Per request tok/s");
+    header("TTFT");
+    header("Status", undefined, "text");
+    if (level) header("Capacity at " + contextLabel(wanted) + ", " + level.name + ": users per accelerator (derived)");
+    if (priced) header("USD per million output tokens at " + at + " (derived)");
+    var found = 0;
+    Array.prototype.forEach.call(table.tBodies[0].rows, function (row) {
+      var entry = data.runs[row.getAttribute("data-run")];
+      var cells = entry ? (entry.cells || (entry.cell ? [entry.cell] : [])).map(function (values) {
+        var cell = {};
+        columns.forEach(function (name, i) { cell[name] = values[i]; });
+        return cell;
+      }) : [];
+      var cell = cells.filter(function (c) { return c.concurrency === concurrency; })[0];
+      var accelerators = entry ? entry.accelerators : 1;
+      var price = entered !== null ? entered : entry ? entry.price_usd_per_hour : null;
+      if (!cell) {
+        td(row, "At " + at, [["not measured", "absent"]], null);
+        td(row, "Per request", [["—"]], null);
+        td(row, "TTFT", [["—"]], null);
+        td(row, "Status", [["not measured"]], null, "text");
+      } else {
+        found += 1;
+        var measured = cell.status === "valid" || cell.status === "requests_queued";
+        var total = measured ? cell.total_tokens_per_s : null;
+        var parts = [[rate(total), "value"]];
+        if (total !== null && accelerators > 1) parts.push([rate(total / accelerators) + " per accelerator", "at derived"]);
+        if (entry.context_tokens !== wanted) parts.push(["run's context " + contextLabel(entry.context_tokens), "at"]);
+        td(row, "At " + at, parts, total);
+        td(row, "Per request", [[rate(cell.per_request_tokens_per_s)]], cell.per_request_tokens_per_s);
+        td(row, "TTFT", [[ms(cell.ttft_ms)]], cell.ttft_ms);
+        var verdict = [[STATUS[cell.status] || cell.status]];
+        if (level) {
+          var reason = judge(cell, level);
+          verdict.push([reason ? "misses " + level.name + ": " + reason : "meets " + level.name, reason ? "at miss" : "at meets"]);
+        }
+        td(row, "Status", verdict, undefined, "text");
+      }
+      if (level) {
+        var best = entry ? held(data, entry, cells, level) : null;
+        if (best) {
+          var users = best.concurrency / accelerators;
+          td(row, "Capacity", [[String(+users.toFixed(2)), "value"],
+            [best.concurrency + (best.concurrency === 1 ? " request · " : " requests · ") + rate(best.total_tokens_per_s) +
+             " tok/s · " + rate(best.total_tokens_per_s / accelerators) + " per accelerator", "at derived"]], users);
+        } else {
+          td(row, "Capacity", [[entry ? "none" : "—"]], null);
+        }
+      }
+      if (priced) {
+        var costs = [], sort = null;
+        if (price !== null && cell && cell.status === "valid" && cell.total_tokens_per_s > 0) {
+          sort = price * accelerators / (cell.total_tokens_per_s * 3600) * 1e6;
+          costs.push([money(sort), "value"]);
+        }
+        if (price !== null && level) {
+          var most = held(data, entry, cells, level);
+          if (most && most.total_tokens_per_s > 0) {
+            costs.push([money(price * accelerators / (most.total_tokens_per_s * 3600) * 1e6) + " at capacity", "at derived"]);
+          }
+        }
+        td(row, "USD per M tokens", costs.length ? costs : [["—"]], sort);
+      }
+    });
+    status.textContent = found + " of " + table.tBodies[0].rows.length + " runs measured " + at +
+      (wanted !== Number(choice.context) ? " (nearest listed context to " + contextLabel(Number(choice.context)) + ")" : "") +
+      ". Per-accelerator figures, service-level verdicts, capacity and cost are derived (rules: Capacity page)" +
+      (entered !== null ? "; cost at your price of $" + entered + " per accelerator-hour." : ".");
+  };
+
+  var apply = function (choice) {
+    keep(choice);
+    var wanted = matchContext(contexts, Number(choice.context));
+    if (wanted === null || !choice.concurrency) {
+      clear();
+      status.textContent = "No run here measured a context within ±3 % of " + choice.context + " tokens.";
+      return;
+    }
+    var level = levelOf(choice);
+    // Built from the page's way back to the site root (site.js explains data-root), so the
+    // picker works under any path.
+    var base = (document.documentElement.getAttribute("data-root") || "") + "data/points/" + wanted;
+    var load = function (url) {
+      return fetch(url).then(function (response) {
+        if (!response.ok) throw new Error(response.status + " " + response.url);
+        return response.json();
+      });
+    };
+    status.textContent = "Loading…";
+    // One small file per point; the context's full row only for the reader's own thresholds,
+    // or where no run at this context measured this many requests.
+    var custom = level && choice.level === "custom";
+    (custom ? load(base + ".json") : fetch(base + "/" + Number(choice.concurrency) + ".json").then(function (response) {
+      if (response.status === 404) return load(base + ".json");
+      if (!response.ok) throw new Error(response.status + " " + response.url);
+      return response.json();
+    })).then(function (data) { render(data, choice, wanted, level); }).catch(function (error) {
+      // Browsers do not let a page opened from disk read other files with fetch().
+      status.textContent = window.location.protocol === "file:"
+        ? "Reading the runs at any point needs the site served over HTTP (for example `sitegen serve`); " +
+          "the ready-made points above work from disk."
+        : "Could not load the figures: " + error.message;
+    });
+  };
+
+  form.hidden = false;
+  field("level").addEventListener("change", showThresholds);
+  form.addEventListener("submit", function (event) {
+    event.preventDefault();
+    apply(fromForm());
+  });
+  document.getElementById("point-clear").addEventListener("click", function () {
+    clear();
+    keep(null);
+    status.textContent = "";
+    field("level").value = "";
+    ["min_tps", "max_ttft", "price"].forEach(function (name) { field(name).value = ""; });
+    showThresholds();
+  });
+  // With JavaScript a preset reads this page's own runs at its point, in place; without it,
+  // the link opens the preset's static view.
+  var presets = Array.prototype.slice.call(document.querySelectorAll(".presets a[data-point]"));
+  var presetChoice = function (link) {
+    var params = new URLSearchParams(link.getAttribute("data-point")), choice = {};
+    KEYS.forEach(function (key) { choice[key] = params.get(key) || ""; });
+    choice.price = field("price").value;
+    return choice;
+  };
+  presets.forEach(function (link) {
+    link.addEventListener("click", function (event) {
+      event.preventDefault();
+      var choice = presetChoice(link);
+      toForm(choice);
+      apply(choice);
+    });
+  });
+  var start = fromAddress();
+  if (start.context && start.concurrency) {
+    toForm(start);
+    apply(start);
+  } else if (presets.length) {
+    toForm(presetChoice(presets[0]));  // offered, not fetched
+  }
+})();

@@ -1,0 +1,167 @@
+"""The operating-point picker and the static preset views in real chromium (docs/capacity.md).
+
+Expected figures are read here from the built site's own result files (/runs/<id>.json),
+not from the page's data files or sitegen's code."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from tests.browser_kit import Browsing, Visit
+from tests.conftest import SEED_RUN_ID
+
+pytestmark = pytest.mark.browser
+
+
+def results(site: Path) -> dict[str, dict[str, Any]]:
+    return {path.stem: json.loads(path.read_text()) for path in sorted((site / "runs").glob("*.json"))}
+
+
+def cell_at(document: dict[str, Any], context: int, concurrency: int) -> dict[str, Any] | None:
+    near = [c for c in document["measurements"]["decode"]
+            if abs(c["context_tokens"] - context) <= 0.03 * context and c["concurrency"] == concurrency]
+    near.sort(key=lambda c: (abs(c["context_tokens"] - context), c["context_tokens"]))
+    return near[0] if near else None
+
+
+def op_cells(visit: Visit) -> dict[str, list[str]]:
+    """The operating-point columns of each row, by run id."""
+    return visit.js("""() => Object.fromEntries(Array.from(document.querySelectorAll("table.runs tbody tr"))
+        .map((row) => [row.getAttribute("data-run"),
+                       Array.from(row.querySelectorAll("td.op-col")).map((td) => td.innerText.trim())]))""")
+
+
+def rate(value: float) -> str:
+    return f"{value / 1000:.1f}".removesuffix(".0") + "K" if value >= 10_000 else f"{value:,.1f}"
+
+
+def test_index_at_an_operating_point_from_the_address(browse: Browsing, built_site: Path) -> None:
+    visit = browse.open("/?context=32768&concurrency=16")
+    visit.page.wait_for_selector("td.op-col")
+    shown = op_cells(visit)
+    documents = results(built_site)
+    assert set(shown) == set(documents)
+    measured = 0
+    for run_id, document in documents.items():
+        cell = cell_at(document, 32768, 16)
+        first = shown[run_id][0]
+        if cell is None:
+            assert first == "not measured", run_id
+            continue
+        measured += 1
+        total = cell["total_tokens_per_s"]
+        assert first.startswith(rate(total)), (run_id, first)
+        count = document["hardware"]["count"]
+        if count > 1:
+            assert f"{rate(total / count)} per accelerator" in first, (run_id, first)
+    assert measured >= 2  # the seed run and others have a 32K × 16 cell
+    # Only the one context's file was fetched, and only because the address asked for it.
+    assert [u for u in visit.requests if "/data/" in u] == [visit.origin + "/data/points/32768/16.json"]
+    visit.assert_clean()
+
+
+def test_first_load_fetches_no_operating_point_data(browse: Browsing) -> None:
+    visit = browse.open("/")
+    visit.page.wait_for_timeout(300)
+    assert not visit.requested("/data/")
+    assert visit.page.locator("#point-form").is_visible()
+    visit.assert_clean()
+
+
+def test_own_thresholds_and_price_are_kept_in_the_address(browse: Browsing, built_site: Path) -> None:
+    visit = browse.open("/")
+    page = visit.page
+    page.select_option("#point-form select[name=context]", "8192")
+    page.select_option("#point-form select[name=concurrency]", "1")
+    page.select_option("#point-form select[name=level]", "custom")
+    page.fill("#point-form input[name=min_tps]", "20")
+    page.fill("#point-form input[name=max_ttft]", "1000")
+    page.fill("#point-form input[name=price]", "2")
+    page.locator("#point-form button[type=submit]").click()
+    page.wait_for_selector("td.op-col")
+    query = parse_qs(urlsplit(page.url).query)
+    assert query == {"context": ["8192"], "concurrency": ["1"], "level": ["custom"], "min_tps": ["20"],
+                     "max_ttft": ["1000"], "price": ["2"]}
+
+    # The shared address alone gives the same view, figures worked out here from the result file.
+    shared = browse.open("/?" + urlsplit(page.url).query)
+    shared.page.wait_for_selector("td.op-col")
+    assert shared.page.locator("#point-form input[name=min_tps]").input_value() == "20"
+    document = results(built_site)[SEED_RUN_ID]
+    row = {c["concurrency"]: c for c in document["measurements"]["decode"] if c["context_tokens"] == 8192}
+    best = None
+    for concurrency in sorted(row):
+        c = row[concurrency]
+        if not (c["status"] == "valid" and c.get("per_request_tokens_per_s", 0) >= 20 and c.get("ttft_ms", 1e9) <= 1000):
+            break
+        best = c
+    assert best is not None
+    cells = op_cells(shared)[SEED_RUN_ID]
+    count = document["hardware"]["count"]
+    users = best["concurrency"] / count
+    capacity = cells[4]
+    assert capacity.startswith(f"{users:g}") and f"{best['concurrency']} requests" in capacity, capacity
+    # The reader's own thresholds need the context's whole row, worked out in the browser.
+    assert shared.requested("/data/points/8192.json")
+    single = row[1]["total_tokens_per_s"]
+    cost = 2 * count / (single * 3600) * 1e6
+    assert cells[5].startswith(f"${cost:.2f}"), cells[5]
+    visit.assert_clean()
+    shared.assert_clean()
+
+
+def test_named_level_capacity_from_the_one_point_file(browse: Browsing, built_site: Path) -> None:
+    visit = browse.open("/?context=32768&concurrency=16&level=server")
+    visit.page.wait_for_selector("td.op-col")
+    assert [u for u in visit.requests if "/data/" in u] == [visit.origin + "/data/points/32768/16.json"]
+    capacity = op_cells(visit)[SEED_RUN_ID][4]
+    # Read off the seed run's 32K row: up to 32 requests every cell meets TTFT ≤ 2 s and ≥ 5 tok/s.
+    row = {c["concurrency"]: c for c in results(built_site)[SEED_RUN_ID]["measurements"]["decode"]
+           if c["context_tokens"] == 32768}
+    assert all(row[n]["ttft_ms"] <= 2000 and row[n]["per_request_tokens_per_s"] >= 5 for n in (1, 2, 4, 8, 16, 32))
+    assert row[64]["ttft_ms"] > 2000
+    assert capacity.startswith("16") and "32 requests" in capacity and rate(row[32]["total_tokens_per_s"]) in capacity
+    visit.assert_clean()
+
+
+def test_no_cost_column_without_a_price(browse: Browsing) -> None:
+    visit = browse.open("/?context=32768&concurrency=16&level=server")
+    visit.page.wait_for_selector("td.op-col")
+    headers = visit.js("() => Array.from(document.querySelectorAll('th.op-col')).map((th) => th.innerText)")
+    assert not any("USD" in h for h in headers)
+    assert "$" not in visit.js("() => document.querySelector('table.runs').innerText")
+    visit.assert_clean()
+
+
+def test_preset_links_work_without_javascript(browse: Browsing, built_site: Path) -> None:
+    visit = browse.open("/", javascript=False)
+    page = visit.page
+    assert not page.locator("#point-form").is_visible()
+    page.get_by_role("link", name="32K context × 16 requests, server").click()
+    page.wait_for_url("**/at/32k-16/")
+    text = page.locator("table.point").inner_text()
+    for run_id, document in results(built_site).items():
+        cell = cell_at(document, 32768, 16)
+        if cell and cell["status"] == "valid":
+            assert rate(cell["total_tokens_per_s"]) in text, run_id
+    assert "Not measured" in text
+    visit.assert_clean()
+
+
+def test_with_javascript_a_preset_reads_this_page_in_place(browse: Browsing, built_site: Path) -> None:
+    visit = browse.open("/")
+    page = visit.page
+    assert page.locator("#point-form select[name=context]").input_value() == "8192"  # the first preset, offered
+    assert not visit.requested("/data/")
+    page.get_by_role("link", name="32K context × 16 requests, server").click()
+    page.wait_for_selector("td.op-col")
+    assert urlsplit(page.url).path == "/"
+    assert parse_qs(urlsplit(page.url).query) == {"context": ["32768"], "concurrency": ["16"], "level": ["server"]}
+    cell = cell_at(results(built_site)[SEED_RUN_ID], 32768, 16)
+    assert cell and op_cells(visit)[SEED_RUN_ID][0].startswith(rate(cell["total_tokens_per_s"]))
+    visit.assert_clean()

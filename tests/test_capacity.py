@@ -1,0 +1,336 @@
+"""Capacity, operating points and cost (docs/capacity.md).
+
+The site's /data/capacity.json and pages are checked against figures worked out here, in the
+test, straight from the published result files (/runs/<id>.json) and sitegen.yaml's service
+levels, never by calling sitegen's capacity module; the rules themselves are checked on small
+hand-made cells whose answers are worked out by hand."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from sitegen.config import Price, ServiceLevel, load_config
+from sitegen.errors import SitegenError
+from sitegen.site import capacity as cap
+from tests.conftest import REPO, SEED_RUN_ID, run_cli
+from tests.html_tables import tables
+
+SERVER = ServiceLevel("server", 5.0, 2000.0)
+
+
+# --- the rules, on hand-made cells ---------------------------------------------------------
+
+@pytest.mark.parametrize(("actual", "wanted", "matches"), [
+    (8000, 8192, True),  # 2.4 % apart: one context spelt two ways
+    (8192, 8000, True),
+    (1043456, 1048576, True),  # sglang's 1019K for 1M: 0.5 %
+    (15360, 16384, False),  # 15K is not 16K (6 %)
+    (4096, 8192, False),
+    (0, 0, True),
+    (128, 0, False),
+])
+def test_contexts_match_within_three_percent(actual: int, wanted: int, matches: bool) -> None:
+    assert cap.context_matches(actual, wanted) is matches
+
+
+def test_the_nearest_matching_context_stands_for_the_wanted_one() -> None:
+    assert cap.match_context([8000, 8192, 16384], 8192) == 8192
+    assert cap.match_context([8000, 16384], 8192) == 8000
+    assert cap.match_context([4096, 16384], 8192) is None  # never a neighbour further off
+
+
+def cell(concurrency: int, **figures: Any) -> dict[str, Any]:
+    return {"context_tokens": 8192, "concurrency": concurrency, "status": "valid", **figures}
+
+
+def test_a_cell_meets_a_level_only_with_every_figure_it_limits() -> None:
+    assert cap.judge(cell(1, per_request_tokens_per_s=5.0, ttft_ms=2000.0), SERVER).met  # limits are inclusive
+    assert not cap.judge(cell(1, per_request_tokens_per_s=4.99, ttft_ms=100.0), SERVER).met
+    assert not cap.judge(cell(1, per_request_tokens_per_s=50.0, ttft_ms=2000.1), SERVER).met
+    assert not cap.judge(cell(1, ttft_ms=100.0), SERVER).met  # no per-request speed: not met
+    assert not cap.judge(cell(1, per_request_tokens_per_s=50.0), SERVER).met  # no TTFT: not met
+    queued = {**cell(1, per_request_tokens_per_s=50.0, ttft_ms=100.0), "status": "requests_queued"}
+    assert cap.judge(queued, SERVER).reason == "not a valid measurement"
+    gaps = ServiceLevel("gaps", 5.0, 2000.0, max_time_between_tokens_ms=40.0)
+    assert not cap.judge(cell(1, per_request_tokens_per_s=50.0, ttft_ms=100.0), gaps).met
+    assert cap.judge(cell(1, per_request_tokens_per_s=50.0, ttft_ms=100.0, time_between_tokens_ms=40.0), gaps).met
+
+
+def test_a_percentile_comes_from_the_cells_statistics_or_is_not_met() -> None:
+    p99 = ServiceLevel("p99", 20.0, 1000.0, percentile="p99")
+    headline_only = cell(1, per_request_tokens_per_s=50.0, ttft_ms=100.0)
+    assert cap.judge(headline_only, SERVER).met
+    assert cap.judge(headline_only, p99).reason == "no per-request tok/s (p99)"
+    # p99 of TTFT is its slow tail; for a speed the slow tail is p1.
+    tails = {**headline_only, "statistics": {"ttft_ms": {"p99": 900.0}, "per_request_tokens_per_s": {"p1": 21.0}}}
+    assert cap.judge(tails, p99).met
+    slow = {**tails, "statistics": {"ttft_ms": {"p99": 1200.0}, "per_request_tokens_per_s": {"p1": 21.0}}}
+    assert cap.judge(slow, p99).reason == "TTFT (p99) above 1000 ms"
+    assert cap.mirrored_percentile("p99.9") == "p0.1" and cap.mirrored_percentile("p90") == "p10"
+
+
+def test_capacity_needs_every_smaller_measured_concurrency_to_meet_the_level() -> None:
+    good = {"per_request_tokens_per_s": 30.0, "ttft_ms": 500.0}
+    row = {1: cell(1, **good, total_tokens_per_s=30.0), 2: cell(2, per_request_tokens_per_s=3.0, ttft_ms=500.0),
+           4: cell(4, **good, total_tokens_per_s=120.0)}
+    held = cap.capacity(8192, row, SERVER, accelerators=2)
+    # 4 meets the level but 2 does not: the run was not seen to hold 4.
+    assert (held.max_concurrency, held.total_tokens_per_s, held.users_per_accelerator) == (1, 30.0, 0.5)
+    assert held.tokens_per_s_per_accelerator == 15.0
+    none = cap.capacity(8192, {1: cell(1, per_request_tokens_per_s=3.0, ttft_ms=1.0)}, SERVER, 1)
+    assert none.max_concurrency is None and none.users_per_accelerator is None
+
+
+def test_cost_per_million_output_tokens() -> None:
+    # $2 an accelerator-hour × 4 accelerators = $8 an hour; 1,000 tok/s = 3.6M tokens an hour.
+    assert cap.cost_per_million_tokens(2.0, 4, 1000.0) == pytest.approx(8 / 3.6)
+    assert cap.cost_per_million_tokens(2.0, 4, None) is None
+
+
+# --- the built site against an independent reading of its own result files ------------------
+
+def _own_cells(document: dict[str, Any]) -> dict[int, dict[int, dict[str, Any]]]:
+    """Each position's cell; where the output length varies, the run's own (else the shortest)."""
+    default = document["run"].get("output_tokens_per_request")
+    rows: dict[int, dict[int, dict[str, Any]]] = {}
+    for c in document["measurements"]["decode"]:
+        row = rows.setdefault(c["context_tokens"], {})
+        held = row.get(c["concurrency"])
+        mine = c.get("output_tokens_per_request") in (None, default)
+        held_mine = held is not None and held.get("output_tokens_per_request") in (None, default)
+        if held is None or (mine and not held_mine) or (
+                mine == held_mine and (c.get("output_tokens_per_request") or 0) < (held.get("output_tokens_per_request") or 0)):
+            row[c["concurrency"]] = c
+    return rows
+
+
+def _meets(c: dict[str, Any], level: dict[str, Any]) -> bool:
+    speed, ttft, gap = c.get("per_request_tokens_per_s"), c.get("ttft_ms"), c.get("time_between_tokens_ms")
+    limit = level.get("max_time_between_tokens_ms")
+    return (c["status"] == "valid" and speed is not None and speed >= level["min_tokens_per_s_per_request"]
+            and ttft is not None and ttft <= level["max_ttft_ms"]
+            and (limit is None or (gap is not None and gap <= limit)))
+
+
+def expected_records(site: Path, levels: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    records = []
+    for path in sorted((site / "runs").glob("*.json")):
+        document = json.loads(path.read_text())
+        count = document["hardware"]["count"]
+        rows = _own_cells(document)
+        for level in levels:
+            for context in sorted(rows):
+                best = None
+                for concurrency in sorted(rows[context]):
+                    if not _meets(rows[context][concurrency], level):
+                        break
+                    best = rows[context][concurrency]
+                total = best.get("total_tokens_per_s") if best else None
+                records.append({
+                    "run": path.stem, "service_level": level["name"], "context_tokens": context,
+                    "max_concurrency": best["concurrency"] if best else None,
+                    "total_tokens_per_s": total,
+                    "tokens_per_s_per_accelerator": total / count if total is not None else None,
+                    "users_per_accelerator": best["concurrency"] / count if best else None,
+                })
+    return records
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory, shared_cache: Path) -> Path:
+    from tests.conftest import copy_site
+    site = copy_site(tmp_path_factory.mktemp("capacity") / "site", shared_cache)
+    assert run_cli(site, "collect") == 0 and run_cli(site, "build") == 0
+    return site
+
+
+def test_capacity_json_matches_a_recomputation_from_the_result_files(built: Path) -> None:
+    levels = yaml.safe_load((built / "sitegen.yaml").read_text())["service_levels"]
+    published = json.loads((built / "_site" / "data" / "capacity.json").read_text())
+    assert published["format"] == "sitegen-capacity" and published["derived"] is True
+    assert [level["name"] for level in published["service_levels"]] == ["server", "interactive"]
+    expected = expected_records(built / "_site", levels)
+    assert published["records"] == expected
+    assert {tuple(sorted(r)) for r in published["records"]} == {(
+        "context_tokens", "max_concurrency", "run", "service_level", "tokens_per_s_per_accelerator",
+        "total_tokens_per_s", "users_per_accelerator")}
+    # Some runs hold a load, some hold none: the check saw both kinds.
+    assert any(r["max_concurrency"] for r in expected) and any(r["max_concurrency"] is None for r in expected)
+
+
+def test_the_seed_run_at_32k_by_hand(built: Path) -> None:
+    # Read off the seed run's 32K row: every cell up to 32 requests is valid with TTFT under 2 s
+    # and more than 5 tok/s per request; 64 requests takes longer than 2 s to the first token.
+    document = json.loads((built / "_site" / "runs" / f"{SEED_RUN_ID}.json").read_text())
+    row = {c["concurrency"]: c for c in document["measurements"]["decode"] if c["context_tokens"] == 32768}
+    assert row[32]["ttft_ms"] <= 2000 < row[64]["ttft_ms"] and row[32]["status"] == "valid"
+    records = json.loads((built / "_site" / "data" / "capacity.json").read_text())["records"]
+    found = next(r for r in records if r["run"] == SEED_RUN_ID and r["service_level"] == "server"
+                 and r["context_tokens"] == 32768)
+    assert found["max_concurrency"] == 32 and found["users_per_accelerator"] == 16.0
+    assert found["total_tokens_per_s"] == row[32]["total_tokens_per_s"]
+
+
+def test_capacity_page_ranks_every_setup_and_says_it_is_derived(built: Path) -> None:
+    html = (built / "_site" / "capacity" / "index.html").read_text()
+    assert "not measured goodput" in html and "Derived" in html
+    records = json.loads((built / "_site" / "data" / "capacity.json").read_text())["records"]
+    model_tables = [rows for css, rows in _all_tables(html) if "capacity" in css]
+    shown = sum(len(rows) - 1 for rows in model_tables)
+    # One row per run and context (contexts within 3 % share a row set), each level a column.
+    assert shown == len({(r["run"], r["context_tokens"]) for r in records})
+    seed_32k = next(row for rows in model_tables for row in rows if row[0] == "32K" and row[1].startswith("H200"))
+    # 32 requests on 2 accelerators, the only setup of its model (the parser drops spaces between spans).
+    assert seed_32k[4].startswith("16#1") and "32 requests" in seed_32k[4]
+
+
+def _all_tables(html: str) -> list[tuple[str, list[list[str]]]]:
+    from tests.html_tables import _Tables
+    parser = _Tables()
+    parser.feed(html)
+    return parser.tables
+
+
+def test_run_page_has_a_capacity_row_per_context(built: Path) -> None:
+    html = (built / "_site" / "runs" / SEED_RUN_ID / "index.html").read_text()
+    table = tables(html)["data capacity"]
+    document = json.loads((built / "_site" / "runs" / f"{SEED_RUN_ID}.json").read_text())
+    contexts = sorted({c["context_tokens"] for c in document["measurements"]["decode"]})
+    assert len(table) - 1 == len(contexts)
+    assert "derived" in html[html.index('id="capacity"'):html.index('id="measurements"')]
+
+
+def test_preset_view_shows_each_runs_cell_or_not_measured(built: Path) -> None:
+    html = (built / "_site" / "at" / "32k-16" / "index.html").read_text()
+    rows = [row for row in tables(html)["data point"][1:] if len(row) > 1]
+    for path in sorted((built / "_site" / "runs").glob("*.json")):
+        document = json.loads(path.read_text())
+        near = [c for c in document["measurements"]["decode"]
+                if abs(c["context_tokens"] - 32768) <= 0.03 * 32768 and c["concurrency"] == 16]
+        link = f'href="../../runs/{path.stem}/index.html"'
+        assert link in html
+        # The row after this run's link: its cell's total, or "Not measured".
+        segment = html[html.index(link):].split("</tr>", 1)[0]
+        if near and near[0]["status"] in ("valid", "requests_queued"):
+            total = near[0]["total_tokens_per_s"]
+            assert f"{total:,.1f}" in segment or f"{total / 1000:.1f}K" in segment, (path.stem, segment)
+        else:
+            assert "Not measured" in segment or not near, (path.stem, segment)
+    assert rows
+
+
+def test_no_cost_anywhere_without_a_price(built: Path) -> None:
+    site = built / "_site"
+    for page in site.rglob("*.html"):
+        text = page.read_text()
+        assert not re.search(r"\$\s?\d", text), page  # no dollar figure
+        assert "per M tokens" not in text, page
+    for point in (site / "data" / "points").glob("*.json"):
+        runs = json.loads(point.read_text())["runs"]
+        assert all(entry["price_usd_per_hour"] is None for entry in runs.values())
+
+
+def test_a_configured_price_gives_cost_by_the_formula(project: Path) -> None:
+    config = project / "sitegen.yaml"
+    config.write_text(config.read_text() + (
+        "prices:\n  H200 NVL: {usd_per_hour: 3.5, source: 'a test price, not a real one', date: '2026-01-01'}\n"))
+    assert run_cli(project, "collect") == 0 and run_cli(project, "build") == 0
+    records = json.loads((project / "_site" / "data" / "capacity.json").read_text())["records"]
+    found = next(r for r in records if r["run"] == SEED_RUN_ID and r["service_level"] == "server"
+                 and r["context_tokens"] == 32768)
+    usd = 3.5 * 2 / (found["total_tokens_per_s"] * 3600) * 1e6  # two accelerators
+    html = (project / "_site" / "runs" / SEED_RUN_ID / "index.html").read_text()
+    assert f"${usd:,.2f} per M tokens" in html
+    assert "a test price, not a real one" in html
+    document = json.loads((project / "_site" / "runs" / f"{SEED_RUN_ID}.json").read_text())
+    single = next(c for c in document["measurements"]["decode"] if (c["context_tokens"], c["concurrency"]) == (32768, 1))
+    assert f"${3.5 * 2 / (single['total_tokens_per_s'] * 3600) * 1e6:,.2f}/M tok" in html  # in the matrix
+    other = (project / "_site" / "runs" / "b200x2-vllm-nemotron3nano30b-fp8" / "index.html").read_text()
+    assert not re.search(r"\$\s?\d", other)  # no price for B200: no cost
+
+
+def test_config_problems_are_located(project: Path) -> None:
+    config = project / "sitegen.yaml"
+    text = config.read_text()
+    config.write_text(text.replace("service_level: server}", "service_level: nosuch}", 1))
+    with pytest.raises(SitegenError) as caught:
+        load_config(config)
+    problem = caught.value.problems[0]
+    assert problem.pointer == "/presets/1/service_level" and "no service level is named 'nosuch'" in problem.message
+    assert problem.line == next(n for n, line in enumerate(text.splitlines(), 1) if "32k-16" in line)
+    config.write_text(text.replace("- name: interactive", "- name: server", 1))
+    with pytest.raises(SitegenError) as caught:
+        load_config(config)
+    assert caught.value.problems[0].pointer == "/service_levels/1/name"
+
+
+def test_shipped_defaults_are_the_documented_mlperf_style_levels() -> None:
+    levels = load_config(REPO / "sitegen.yaml").service_levels
+    assert [(lv.name, lv.min_tokens_per_s_per_request, lv.max_ttft_ms) for lv in levels] == [
+        ("server", 5, 2000), ("interactive", 25, 450)]
+    assert load_config(REPO / "sitegen.yaml").prices == ()
+    docs = (REPO / "docs" / "capacity.md").read_text()
+    for name in ("server", "interactive", "CONTEXT_TOLERANCE", "capacity.json"):
+        assert name in docs
+    assert Price(1.0, "x", "2026-01-01").usd_per_hour == 1.0
+
+
+def test_headlines_compare_like_with_like(built: Path) -> None:
+    # Every run's one-request figure is at 8K (within 3 %) or absent, never at another context.
+    index = (built / "_site" / "index.html").read_text()
+    for path in sorted((built / "_site" / "runs").glob("*.json")):
+        document = json.loads(path.read_text())
+        singles = [c for c in document["measurements"]["decode"] if c["concurrency"] == 1
+                   and c["status"] in ("valid", "requests_queued") and c.get("total_tokens_per_s") is not None
+                   and abs(c["context_tokens"] - 8192) <= 0.03 * 8192]
+        row = index[index.index(f'data-run="{path.stem}"'):].split("</tr>", 1)[0]
+        cell = re.search(r'data-label="Decode tok/s, 8K × 1 request" data-sort="([^"]*)"', row)
+        assert cell, row
+        if singles:
+            assert float(cell.group(1)) == singles[0]["total_tokens_per_s"]
+        else:
+            assert cell.group(1) == ""
+
+
+TAIL_RUN = """\
+schema_version: 1.1
+hardware: {type: discrete-gpu, accelerator: Test GPU, count: 2}
+engine: {name: vllm}
+run: {model: test/tail-model, latency_statistic: median}
+measurements:
+  prefill: []
+  decode:
+    - {context_tokens: 4096, concurrency: 1, status: valid, total_tokens_per_s: 40, per_request_tokens_per_s: 40,
+       ttft_ms: 100, statistics: {ttft_ms: {p99: 300}, per_request_tokens_per_s: {p1: 35}}}
+    - {context_tokens: 4096, concurrency: 2, status: valid, total_tokens_per_s: 76, per_request_tokens_per_s: 38,
+       ttft_ms: 120, statistics: {ttft_ms: {p99: 900}, per_request_tokens_per_s: {p1: 30}}}
+    - {context_tokens: 4096, concurrency: 4, status: valid, total_tokens_per_s: 144, per_request_tokens_per_s: 36,
+       ttft_ms: 150, statistics: {ttft_ms: {p99: 1500}, per_request_tokens_per_s: {p1: 31}}}
+    - {context_tokens: 4096, concurrency: 8, status: valid, total_tokens_per_s: 240, per_request_tokens_per_s: 30,
+       ttft_ms: 200}
+"""
+
+
+def test_a_percentile_level_reads_schema_1_1_statistics_end_to_end(project: Path) -> None:
+    (project / "content" / "runs" / "tail-test.yaml").write_text(TAIL_RUN)
+    (project / "sitegen.yaml").write_text(
+        "title: Tail test\n"
+        "service_levels:\n"
+        "  - {name: median, min_tokens_per_s_per_request: 25, max_ttft_ms: 1000}\n"
+        "  - {name: tail, min_tokens_per_s_per_request: 25, max_ttft_ms: 1000, percentile: p99}\n"
+        "presets: []\n")
+    assert run_cli(project, "collect") == 0 and run_cli(project, "build") == 0
+    records = {r["service_level"]: r for r in json.loads((project / "_site" / "data" / "capacity.json").read_text())
+               ["records"] if r["run"] == "tail-test"}
+    # By the medians every load holds; by p99, 4 requests take 1.5 s to a first token.
+    assert (records["median"]["max_concurrency"], records["median"]["users_per_accelerator"]) == (8, 4.0)
+    assert records["tail"] == {"run": "tail-test", "service_level": "tail", "context_tokens": 4096, "max_concurrency": 2,
+                               "total_tokens_per_s": 76, "tokens_per_s_per_accelerator": 38.0,
+                               "users_per_accelerator": 1.0}
+    assert not (project / "_site" / "at").exists()  # presets: [] gives no static views
