@@ -99,6 +99,7 @@ class RunCapacity:
     levels: tuple[LevelNote, ...]
     rows: tuple[CapacityRow, ...]
     device_noun: str
+    accelerators: int  # the run's accelerator count, the divisor of users per accelerator
     price: str  # "" without a configured price
     docs_href: str
 
@@ -115,7 +116,8 @@ def run_capacity(site: Site, run: Run, analysis: Analysis) -> RunCapacity | None
                           for level in levels))
         for context in grid.contexts
     )
-    return RunCapacity(level_notes(levels), rows, labels.DEVICE_NOUN[run.hardware.type], price_text(price),
+    return RunCapacity(level_notes(levels), rows, labels.DEVICE_NOUN[run.hardware.type], run.hardware.count,
+                       price_text(price),
                        docs_href=site.url("capacity/#rules"))
 
 
