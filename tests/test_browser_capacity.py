@@ -143,7 +143,7 @@ def test_preset_links_work_without_javascript(browse: Browsing, built_site: Path
     page = visit.page
     assert not page.locator("#point-form").is_visible()
     page.get_by_role("link", name="32K context × 16 requests, server").click()
-    page.wait_for_url("**/at/32k-16/")
+    page.wait_for_url("**/at/32k-16/index.html")
     text = page.locator("table.point").inner_text()
     for run_id, document in results(built_site).items():
         cell = cell_at(document, 32768, 16)
@@ -165,3 +165,25 @@ def test_with_javascript_a_preset_reads_this_page_in_place(browse: Browsing, bui
     cell = cell_at(results(built_site)[SEED_RUN_ID], 32768, 16)
     assert cell and op_cells(visit)[SEED_RUN_ID][0].startswith(rate(cell["total_tokens_per_s"]))
     visit.assert_clean()
+
+
+def test_the_picker_on_a_group_page_fetches_from_the_site_root_under_a_sub_path(
+        browser: Any, built_site: Path) -> None:
+    # point.js builds data/points/… from the page's data-root ("../../" on a model page), so the
+    # fetch lands in the site's own folder wherever it is served; built with no base setting.
+    from tests.test_links import served_under
+
+    model = next(page for page in sorted((built_site / "models").glob("*/index.html"))
+                 if f'href="../../runs/{SEED_RUN_ID}/index.html"' in page.read_text())
+    relative = model.relative_to(built_site).as_posix()
+    with served_under(built_site, "/deep/sub/path/") as address:
+        browsing = Browsing(browser, address.removesuffix("/deep/sub/path/"))
+        try:
+            visit = browsing.open(f"/deep/sub/path/{relative}?context=32768&concurrency=16")
+            visit.page.wait_for_selector("td.op-col")
+            assert [u for u in visit.requests if "/data/" in u] == [address + "data/points/32768/16.json"]
+            cell = cell_at(results(built_site)[SEED_RUN_ID], 32768, 16)
+            assert cell and op_cells(visit)[SEED_RUN_ID][0].startswith(rate(cell["total_tokens_per_s"]))
+            visit.assert_clean()
+        finally:
+            browsing.close()

@@ -66,7 +66,8 @@ def disk(browser: Browser) -> Iterator[Disk]:
         context.close()
 
 
-@pytest.mark.parametrize("relative", ["index.html", f"runs/{SEED_RUN_ID}/index.html", "compare/index.html"])
+@pytest.mark.parametrize("relative", ["index.html", f"runs/{SEED_RUN_ID}/index.html", "compare/index.html",
+                                      "capacity/index.html", "at/32k-16/index.html", "models/index.html"])
 def test_opened_from_disk_the_page_is_styled_and_every_link_is_a_file(
         disk: Disk, built_site: Path, relative: str) -> None:
     page = disk.open(built_site / relative)
@@ -121,3 +122,33 @@ def test_the_index_filters_work_from_disk(disk: Disk, built_site: Path) -> None:
     assert 0 < len(shown) < total
     assert all(row.get_attribute("data-engine") == wanted for row in shown)
     assert not disk.failures, disk.failures
+
+
+def test_the_operating_point_presets_work_from_disk(disk: Disk, built_site: Path) -> None:
+    # Without JavaScript the presets are links to static views; from disk they must reach them.
+    page = disk.open(built_site / "index.html")
+    presets = page.locator("nav.presets a[data-point]")
+    names = sorted(p.name for p in (built_site / "at").iterdir())
+    assert presets.count() == len(names) > 0
+    hrefs = [presets.nth(i).get_attribute("href") for i in range(presets.count())]
+    assert sorted(href.split("/")[1] for href in hrefs if href) == names
+    page.close()
+    # The static view (what a reader without JavaScript opens), and from it the run pages.
+    view = disk.open(built_site / "at" / "32k-16" / "index.html")
+    assert "32K" in view.locator("h1").inner_text()
+    run_link = view.locator("table a[href^='../../runs/']").first
+    run_link.click()
+    view.wait_for_load_state("load")
+    assert urlsplit(view.url).path.endswith("/index.html") and "/runs/" in view.url
+    view.locator("header.site-header nav a", has_text="Capacity").click()  # the nav reaches /capacity/
+    view.wait_for_load_state("load")
+    assert view.url == (built_site / "capacity" / "index.html").as_uri()
+    assert not disk.failures, disk.failures
+
+
+def test_the_point_picker_from_disk_says_it_needs_a_server(disk: Disk, built_site: Path) -> None:
+    # Browsers block fetch() on file://: the picker says so, and points at the static presets.
+    page = disk.open(built_site / "index.html")
+    page.goto((built_site / "index.html").as_uri() + "?context=32768&concurrency=16", wait_until="load")
+    page.wait_for_function("() => document.getElementById('point-status').textContent.includes('HTTP')")
+    assert "needs the site served over HTTP" in page.locator("#point-status").inner_text()

@@ -172,6 +172,16 @@ def test_served_under_an_arbitrary_sub_path_no_link_is_broken(project: Path) -> 
                 assert target.startswith(address), f"{url}: {link} leaves the site's path"
                 queue.append(target)
     assert checked > 50 and sum(1 for url in seen if url.endswith(".html")) == pages - 1  # all but 404.html
+    # Issue 14's pages among them: /capacity/ and every preset's static view.
+    presets = sorted(path.name for path in (site / "at").iterdir())
+    assert presets and address + "capacity/index.html" in seen
+    assert all(f"{address}at/{name}/index.html" in seen for name in presets)
+    # What point.js fetches from the index (data-root "" + data/points/<context>/<n>.json) is served there too.
+    points = sorted((site / "data" / "points").rglob("*.json"))
+    assert points
+    with served_under(site, "/any/sub-path/x7/") as address, httpx.Client(timeout=5.0) as client:
+        for path in points[:5]:
+            assert client.get(address + path.relative_to(site).as_posix()).status_code == 200
 
 
 def test_feed_sitemap_and_runs_index_with_a_site_url(project: Path) -> None:
