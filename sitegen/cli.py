@@ -14,7 +14,7 @@ from pathlib import Path
 
 from sitegen import __version__
 from sitegen.config import CONFIG_NAME, Config, load_config, with_base_url
-from sitegen.errors import Problem, SitegenError
+from sitegen.errors import Problem, SitegenError, shown
 from sitegen.github import Level, annotation
 
 
@@ -92,7 +92,8 @@ def _print_problems(problems: Sequence[Problem], output: str = "text", level: Le
 
 
 def _progress(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
+    # Progress names URLs, which may carry credentials: shown like any problem.
+    print(shown(message), file=sys.stderr, flush=True)
 
 
 def _collect(config: Config, offline: bool = False, output: str = "text") -> int:
@@ -154,7 +155,7 @@ def _serve(config: Config, args: argparse.Namespace) -> int:
 
     try:
         serve(config, args.config, port=args.port, watch_files=args.watch, offline=args.offline, base_url=args.base_url,
-              say=lambda message: print(message, flush=True))
+              say=lambda message: print(shown(message), flush=True))
     except KeyboardInterrupt:
         print("stopped")  # Ctrl-C before the server was up; serve() handles it from then on
     return 0
