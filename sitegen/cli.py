@@ -30,6 +30,9 @@ def _parser() -> argparse.ArgumentParser:
     _add_format_argument(collect)
     build = commands.add_parser("build", help="render the collected runs into the output folder (_site/)")
     _add_base_url_argument(build)
+    build.add_argument("--force-output", action="store_true",
+                       help="replace the output folder even if it holds files sitegen did not make "
+                            "(never one of the project's own folders)")
     _add_import_parser(commands)
     _add_contributor_parsers(commands)
     return parser
@@ -118,10 +121,10 @@ def _import(config: Config, args: argparse.Namespace) -> int:
     return 0
 
 
-def _build(config: Config) -> int:
+def _build(config: Config, force_output: bool = False) -> int:
     from sitegen.site.build import build
 
-    summary = build(config)
+    summary = build(config, force_output=force_output)
     print(f"built {summary.pages} pages ({summary.pages_built} rendered, {summary.charts_rendered} new charts) "
           f"into {config.display(config.output_dir)}/")
     return 0
@@ -189,7 +192,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             with project_lock(config.state_dir, args.command):
                 if args.command == "collect":
                     return _collect(config, offline=args.offline, output=args.format)
-                return _build(config)
+                return _build(config, force_output=args.force_output)
         if args.command == "import":
             return _import(config, args)
         if args.command in _COMMANDS:

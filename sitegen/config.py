@@ -83,6 +83,8 @@ class Config:
     service_levels: tuple[ServiceLevel, ...] = DEFAULT_SERVICE_LEVELS
     prices: tuple[tuple[str, Price], ...] = ()  # accelerator name, lower-cased → price
     presets: tuple[Preset, ...] = DEFAULT_PRESETS
+    # Replace an output folder that has files but no sitegen marker (output_replace / --force-output).
+    output_replace: bool = False
 
     @property
     def state_dir(self) -> Path:
@@ -145,6 +147,7 @@ def load_config(path: Path) -> Config:
         service_levels=levels,
         prices=prices,
         presets=presets,
+        output_replace=bool(data.get("output_replace", False)),
     )
 
 

@@ -177,10 +177,13 @@ def test_incremental_build_moves_in_only_what_changed(project: Path) -> None:
     assert changed.stat().st_ino != inodes[changed] and "230.5" in changed.read_text()
 
 
-def test_incremental_build_that_fails_while_moving_in_puts_everything_back(
-        project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize("failure", ["exchange", "rename-in"])
+def test_incremental_build_that_fails_while_swapping_in_keeps_the_old_site(
+        project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], failure: str) -> None:
     import errno
     import os
+
+    from sitegen.site import write
 
     assert run_cli(project, "collect") == 0
     assert run_cli(project, "build") == 0
@@ -188,24 +191,30 @@ def test_incremental_build_that_fails_while_moving_in_puts_everything_back(
     runs = project / "content" / "runs"
     seed = runs / f"{SEED_RUN_ID}.yaml"
     seed.write_text(seed.read_text().replace("total_tokens_per_s: 228.386789", "total_tokens_per_s: 230.5", 1))
-    (runs / "ttp300-vllm-qwen3-4b.yaml").unlink()  # so files are also set aside for removal
+    (runs / "ttp300-vllm-qwen3-4b.yaml").unlink()  # so files are also removed
     assert run_cli(project, "collect") == 0
-    original, moved_in = os.replace, []
+    original_rename = os.rename
 
-    def replace(source: object, target: object) -> None:
+    def failing_exchange(first: Path, second: Path) -> bool:
+        raise OSError(errno.EIO, os.strerror(errno.EIO))
+
+    def rename(source: object, target: object) -> None:
+        # Without an atomic exchange: the old site is set aside, then moving the new one in fails.
         if ".building-" in str(source):
-            if len(moved_in) == 5:  # some new files are in place already
-                raise OSError(errno.EIO, os.strerror(errno.EIO))
-            moved_in.append(source)
-        original(source, target)  # type: ignore[arg-type]
+            raise OSError(errno.EIO, os.strerror(errno.EIO))
+        original_rename(source, target)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(os, "replace", replace)
+    if failure == "exchange":
+        monkeypatch.setattr(write, "exchange", failing_exchange)
+    else:
+        monkeypatch.setattr(write, "exchange", lambda first, second: False)
+        monkeypatch.setattr(os, "rename", rename)
     capsys.readouterr()
     assert run_cli(project, "build") == 1
     assert "cannot replace the output folder: Input/output error" in capsys.readouterr().err
-    assert len(moved_in) == 5
     assert _files(project / "_site") == before
-    monkeypatch.setattr(os, "replace", original)
+    assert [p.name for p in project.iterdir() if p.name.startswith("._site.")] == []
+    monkeypatch.undo()
     assert run_cli(project, "build") == 0  # and the next build gets it right
     assert "230.5" in (project / "_site" / "runs" / SEED_RUN_ID / "index.html").read_text()
 
