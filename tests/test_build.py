@@ -4,8 +4,11 @@ escapes everything from result files, and gives the same bytes for the same inpu
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -234,3 +237,80 @@ def test_measurement_rows_hold_only_formatted_figures(project: Path) -> None:
             for name, value in vars(row).items():
                 text = value.value if name == "status" else value
                 assert safe.fullmatch(text), (run.id, name, text)
+
+
+# Run as `python - <crash at call N> <config>`: a build that dies (os._exit, as kill -9 does: no
+# cleanup, no finally) at the Nth file-system step that moves, links or removes files.
+_CRASHING_BUILD = """
+import os, shutil, sys
+from sitegen.site import write
+if sys.argv[3] == "no-exchange":
+    write.exchange = lambda first, second: False
+crash_at, calls = int(sys.argv[1]), [0]
+def counted(original):
+    def step(*args, **kwargs):
+        calls[0] += 1
+        if calls[0] == crash_at:
+            os._exit(137)
+        return original(*args, **kwargs)
+    return step
+os.link, os.rename, shutil.rmtree = counted(os.link), counted(os.rename), counted(shutil.rmtree)
+write.exchange = counted(write.exchange)
+from sitegen.cli import main
+code = main(["--config", sys.argv[2], "build"])
+print("steps", calls[0])
+sys.exit(code)
+"""
+
+
+def _crashing_build(project: Path, crash_at: int, mode: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", _CRASHING_BUILD, str(crash_at), str(project / "sitegen.yaml"), mode],
+                          capture_output=True, text=True, timeout=300, cwd=project,
+                          env={**os.environ, "PYTHONPATH": str(REPO)})
+
+
+@pytest.mark.parametrize("mode", ["exchange", "no-exchange"])
+def test_a_build_killed_at_any_step_leaves_the_old_site_or_the_new(
+        project: Path, tmp_path: Path, mode: str) -> None:
+    from sitegen.site.write import clean_leftovers
+
+    assert run_cli(project, "collect") == 0
+    assert run_cli(project, "build") == 0
+    old = _files(project / "_site")
+    seed = project / "content" / "runs" / f"{SEED_RUN_ID}.yaml"
+    seed.write_text(seed.read_text().replace("total_tokens_per_s: 228.386789", "total_tokens_per_s: 230.5", 1))
+    (project / "content" / "runs" / "ttp300-vllm-qwen3-4b.yaml").unlink()
+    assert run_cli(project, "collect") == 0
+    pristine = tmp_path / "pristine"
+    shutil.copytree(project, pristine, symlinks=True)
+    finished = _crashing_build(project, 0, mode)  # never crashes: counts the steps, makes the new site
+    assert finished.returncode == 0, finished.stderr
+    steps = int(finished.stdout.split("steps ")[1])
+    new = _files(project / "_site")
+    assert new != old and "230.5" in new[f"runs/{SEED_RUN_ID}/index.html"].decode()
+    assert new == _files(_cold_build_copy(pristine, tmp_path / "cold"))  # an incremental build is a cold one
+    # A step while staging, and every step of the swap and the clean-up at the end (the last
+    # three: exchange or two renames, then removing the old tree).
+    points = sorted({steps // 2, *range(max(1, steps - 3), steps + 1)})
+    for point in points:
+        trial = tmp_path / f"crash-{point}"
+        shutil.copytree(pristine, trial, symlinks=True)
+        crashed = _crashing_build(trial, point, mode)
+        assert crashed.returncode == 137, (point, crashed.stdout, crashed.stderr)
+        if (trial / "_site").exists():
+            assert _files(trial / "_site") in (old, new), f"a mixed site after a crash at step {point}"
+        else:  # only without an atomic exchange, between its two renames: the old site is set aside
+            assert mode == "no-exchange", point
+            clean_leftovers(trial / "_site")  # what the next build does first
+            assert _files(trial / "_site") == old
+        assert run_cli(trial, "build") == 0  # the next build cleans up and gets it right
+        assert _files(trial / "_site") == new
+        assert [p.name for p in trial.iterdir() if p.name.startswith("._site.")] == []
+
+
+def _cold_build_copy(project: Path, copy: Path) -> Path:
+    shutil.copytree(project, copy, symlinks=True)
+    shutil.rmtree(copy / "_site")
+    (copy / ".sitegen" / "build" / "manifest.json").unlink()
+    assert run_cli(copy, "build") == 0
+    return copy / "_site"

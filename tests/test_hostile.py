@@ -242,15 +242,18 @@ def _failing_write_bytes(count: int, error: int, name: str = "") -> Callable[...
 
 @builder("disk-full-swapping-in")
 def _disk_full_commit(site: Path, outside: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    original = os.replace
-    calls = iter(range(10**9))
+    from sitegen.site import write
 
-    def replace(source: Any, target: Any) -> None:
+    original = os.rename
+
+    def rename(source: Any, target: Any) -> None:
         # The old site has moved aside; putting the new one in its place fails.
-        if ".building-" in str(source) and next(calls) == 0:
+        if ".building-" in str(source):
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
         original(source, target)
-    monkeypatch.setattr(os, "replace", replace)
+    # The swap without an atomic exchange, whose second rename has the most to undo.
+    monkeypatch.setattr(write, "exchange", lambda first, second: False)
+    monkeypatch.setattr(os, "rename", rename)
 
 
 @builder("disk-full-during-collect")
