@@ -8,7 +8,8 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from sitegen.errors import Problem, SitegenError
-from sitegen.parse import Document, parse_yaml
+from sitegen.files import read_bounded
+from sitegen.parse import MAX_FILE_BYTES, Document, parse_yaml
 from sitegen.resources import load_schema
 from sitegen.validate import check_schema
 
@@ -113,7 +114,7 @@ def load_config(path: Path) -> Config:
     path = path.resolve()
     source = path.name
     try:
-        raw = path.read_bytes()
+        raw = read_bounded(path, MAX_FILE_BYTES, str(path), CONFIG_NAME)
     except FileNotFoundError:
         message = f"no {CONFIG_NAME} here; run sitegen in a site folder or pass --config"
         raise SitegenError(Problem(str(path), None, "", message)) from None

@@ -21,7 +21,8 @@ from sitegen.collect.local import Entry, discover, entry_source
 from sitegen.collect.redact import redact_document, redact_document_detailed, redaction_warnings
 from sitegen.config import CONFIG_NAME, Config
 from sitegen.errors import Problem, SitegenError
-from sitegen.parse import Document, parse_document
+from sitegen.files import read_bounded
+from sitegen.parse import MAX_FILE_BYTES, Document, parse_document
 from sitegen.plausibility import plausibility_warnings
 from sitegen.store import CollectedRun, canonical, write_collected
 from sitegen.validate import (
@@ -64,12 +65,17 @@ def check_run(document: Document) -> tuple[Document, list[Problem]]:
 
 def load_entry(entry: Entry, source: str) -> Document:
     if entry.kind == "raw":
-        return adapt_folder(entry.path, source)
+        return adapt_folder(entry.readable_path, source)
+    return parse_document(source, entry_bytes(entry, source))
+
+
+def entry_bytes(entry: Entry, source: str) -> bytes:
+    """A result file's bytes, read once at its resolved place: no link followed, no pipe or
+    device opened for reading, nothing past the size limit read. Raises SitegenError."""
     try:
-        raw = entry.path.read_bytes()
+        return read_bounded(entry.readable_path, MAX_FILE_BYTES, source)
     except OSError as exc:
         raise SitegenError(Problem(source, None, "", f"cannot read: {exc.strerror}")) from None
-    return parse_document(source, raw)
 
 
 @dataclass(frozen=True)
@@ -108,8 +114,8 @@ def check_entry(entry: Entry, source: str, cache: EntryCache | None = None) -> C
     key = None
     if cache is not None and entry.kind == "result":
         try:
-            key = cache.key(source, entry.path.read_bytes())
-        except OSError:
+            key = cache.key(source, entry_bytes(entry, source))
+        except SitegenError:
             key = None  # load_entry reports the unreadable file
         hit = cache.get(key) if key else None
         if hit is not None:
@@ -137,7 +143,7 @@ def _check_entries(work: list[tuple[Entry, str]], cache: EntryCache | None) -> l
     """Check entries in order; when many are not cached, in one process per core."""
     misses = work
     if cache is not None:
-        misses = [(e, s) for e, s in work if e.kind != "result" or not cache.has(cache.key(s, _bytes(e.path)))]
+        misses = [(e, s) for e, s in work if e.kind != "result" or not cache.has(cache.key(s, _bytes(e, s)))]
     if len(misses) < PARALLEL_THRESHOLD or (os.cpu_count() or 1) < 2:
         return [check_entry(entry, source, cache) for entry, source in work]
     with ProcessPoolExecutor(mp_context=worker_context()) as pool:
@@ -150,7 +156,7 @@ def _check_entries(work: list[tuple[Entry, str]], cache: EntryCache | None) -> l
             results.append(check_entry(entry, source, cache))
             continue
         if cache is not None and item.canonical is not None and entry.kind == "result":
-            cache.put(cache.key(source, _bytes(entry.path)), item.canonical, item.warnings)
+            cache.put(cache.key(source, _bytes(entry, source)), item.canonical, item.warnings)
         results.append(item)
     return results
 
@@ -159,10 +165,10 @@ def _check_uncached(work: tuple[Entry, str]) -> CheckedEntry:
     return check_entry(*work)
 
 
-def _bytes(path: Path) -> bytes:
+def _bytes(entry: Entry, source: str) -> bytes:
     try:
-        return path.read_bytes()
-    except OSError:
+        return entry_bytes(entry, source)
+    except SitegenError:
         return b""
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from sitegen.config import CONFIG_NAME, Config
 from sitegen.errors import Problem, SitegenError
 from sitegen.site.write import MARKER
+
 # Folders of the project besides content/ and .sitegen/ that a build must never replace.
 _OWNED_NAMES = ("templates", "schema", ".git", ".hg", ".svn", ".github")
 
