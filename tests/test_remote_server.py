@@ -7,9 +7,11 @@ shortened so the whole module runs in a few seconds.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
 import shutil
+import socketserver
 import ssl
 import subprocess
 import threading
@@ -490,3 +492,56 @@ def test_cli_offline(site: Site, project: Path, monkeypatch: pytest.MonkeyPatch,
     assert run_cli(project, "collect", "--offline") == 1
     assert (f"{site.url('/never-fetched.yaml')}: not in the cache (--offline); run `sitegen collect` without "
             "--offline to fetch it") in capsys.readouterr().err
+
+
+class _DripHandler(socketserver.BaseRequestHandler):
+    """Answers any request with response headers sent one byte at a time, never finishing them
+    (bounded by ``DRIP_FOR_S`` so the test's server always stops)."""
+
+    DRIP_FOR_S = 8.0
+    server: _DripServer
+
+    def handle(self) -> None:
+        self.request.settimeout(1.0)
+        with contextlib.suppress(OSError):
+            self.request.recv(65536)
+            self.request.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/yaml\r\nX-Drip: ")
+            started = time.monotonic()
+            while time.monotonic() - started < self.DRIP_FOR_S and not self.server.stopping.is_set():
+                self.request.sendall(b"a")
+                time.sleep(self.server.every_s)
+
+
+class _DripServer(socketserver.ThreadingTCPServer):
+    daemon_threads = True
+    block_on_close = False
+
+    def __init__(self, every_s: float) -> None:
+        super().__init__(("127.0.0.1", 0), _DripHandler)
+        self.every_s = every_s
+        self.stopping = threading.Event()
+
+
+@pytest.mark.parametrize("every_s", [0.05, 0.3])  # far inside the 0.5 s timeout of each read
+def test_a_server_dripping_its_headers_is_cut_off_at_the_deadline(tmp_path: Path, every_s: float,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    server = _DripServer(every_s)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    url = f"http://127.0.0.1:{server.server_address[1]}{RUN}"
+    settings = FetchSettings(timeout_s=0.5, attempts=2, backoff_s=0.01, max_sleep_s=0.05, deadline_s=1.0)
+    try:
+        started = time.monotonic()
+        report = fetch_all(tmp_path, RemoteSource(url), settings=settings)
+        elapsed = time.monotonic() - started
+    finally:
+        server.stopping.set()
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+    # Two attempts of one second each, not the eight seconds the server would drip.
+    assert elapsed < 2 * settings.deadline_s + 1.5, elapsed
+    assert messages(report) == [f"{url}: cannot fetch: the download took longer than 1 s (stopped) (tried 2 times); "
+                                "no cached copy to fall back on"]

@@ -12,7 +12,9 @@ failure is a value:
 
 Security and resource rules (see docs/remote-sources.md): https only, except plain http
 to loopback; every redirect hop is checked again and the hops are bounded; explicit
-timeouts; a size limit enforced while streaming; a content-type allow-list. Retries
+timeouts, and one deadline per download that every socket operation (connect, TLS,
+sending, each read of headers and body) is held to, so a server dripping bytes cannot
+stretch it; a size limit enforced while streaming; a content-type allow-list. Retries
 (429, 5xx, timeouts, broken connections) back off exponentially with a capped sleep.
 
 The cache (``.sitegen/cache/remote/``) holds, per URL, the last body that parsed and
@@ -24,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import ipaddress
 import json
+import math
 import ssl
 import threading
 import time
@@ -34,6 +37,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import urlsplit
 
+import httpcore
 import httpx
 
 from sitegen import __version__
@@ -250,6 +254,11 @@ class Fetcher:
             timer.cancel()
 
     def _follow(self, url: str, cached: Copy | None, limit: int) -> Copy:
+        # One deadline for the download, every hop included; the socket operations are held to it.
+        with download_deadline(self.settings.deadline_s):
+            return self._follow_hops(url, cached, limit)
+
+    def _follow_hops(self, url: str, cached: Copy | None, limit: int) -> Copy:
         # Redirects are followed here, not by httpx, so that every hop passes url_refusal.
         current = url
         for _ in range(self.settings.max_redirects + 1):
@@ -275,6 +284,8 @@ class Fetcher:
             finally:
                 response.close()
         except httpx.TimeoutException as exc:
+            if _past_deadline():
+                raise FetchError(url, self._too_long(), retry=True) from None
             raise FetchError(url, _timeout_reason(exc, self.settings.timeout_s), retry=True) from None
         except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as exc:
             raise FetchError(url, f"the connection broke ({_exception_text(exc)})", retry=True) from None
@@ -314,10 +325,87 @@ class Fetcher:
             size += len(chunk)
             if size > limit:
                 raise FetchError(url, f"the file is over the {limit:,}-byte limit (download stopped)")
-            if time.monotonic() - started > self.settings.deadline_s:
-                raise FetchError(url, f"the download took longer than {self.settings.deadline_s:g} s (stopped)")
+            if time.monotonic() - started > self.settings.deadline_s or _past_deadline():
+                raise FetchError(url, self._too_long())
             chunks.append(chunk)
         return b"".join(chunks)
+
+    def _too_long(self) -> str:
+        return f"the download took longer than {self.settings.deadline_s:g} s (stopped)"
+
+
+# --- one deadline per download ---------------------------------------------------------------
+# httpx's timeouts bound each socket operation, so a server that sends a byte just before
+# each one runs out keeps a download going forever. The client's network backend therefore
+# holds every operation to the deadline of the download in progress on its thread.
+
+_deadline = threading.local()
+
+
+@contextmanager
+def download_deadline(seconds: float) -> Iterator[None]:
+    """Hold every socket operation on this thread to ``seconds`` from now, together."""
+    _deadline.at = time.monotonic() + seconds
+    try:
+        yield
+    finally:
+        _deadline.at = None
+
+
+def _past_deadline() -> bool:
+    at = getattr(_deadline, "at", None)
+    return at is not None and time.monotonic() >= at
+
+
+def _bounded(timeout: float | None, error: type[Exception]) -> float | None:
+    """``timeout`` shortened to what is left of the download's deadline; raise ``error`` when none is."""
+    at = getattr(_deadline, "at", None)
+    if at is None:
+        return timeout
+    left = float(at) - time.monotonic()
+    if left <= 0:
+        raise error("the download's deadline has passed")
+    return min(timeout if timeout is not None else math.inf, left)
+
+
+class _DeadlineStream(httpcore.NetworkStream):
+    def __init__(self, stream: httpcore.NetworkStream) -> None:
+        self._stream = stream
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return self._stream.read(max_bytes, _bounded(timeout, httpcore.ReadTimeout))
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        self._stream.write(buffer, _bounded(timeout, httpcore.WriteTimeout))
+
+    def close(self) -> None:
+        self._stream.close()
+
+    def start_tls(self, ssl_context: ssl.SSLContext, server_hostname: str | None = None,
+                  timeout: float | None = None) -> httpcore.NetworkStream:
+        bounded = _bounded(timeout, httpcore.ConnectTimeout)
+        return _DeadlineStream(self._stream.start_tls(ssl_context, server_hostname, bounded))
+
+    def get_extra_info(self, info: str) -> Any:
+        return self._stream.get_extra_info(info)
+
+
+class _DeadlineBackend(httpcore.NetworkBackend):
+    def __init__(self, backend: httpcore.NetworkBackend) -> None:
+        self._backend = backend
+
+    def connect_tcp(self, host: str, port: int, timeout: float | None = None, local_address: str | None = None,
+                    socket_options: Any = None) -> httpcore.NetworkStream:
+        bounded = _bounded(timeout, httpcore.ConnectTimeout)
+        return _DeadlineStream(self._backend.connect_tcp(host, port, bounded, local_address, socket_options))
+
+    def connect_unix_socket(self, path: str, timeout: float | None = None,
+                            socket_options: Any = None) -> httpcore.NetworkStream:
+        bounded = _bounded(timeout, httpcore.ConnectTimeout)
+        return _DeadlineStream(self._backend.connect_unix_socket(path, bounded, socket_options))
+
+    def sleep(self, seconds: float) -> None:
+        self._backend.sleep(seconds)
 
 
 def _conditional_headers(cached: Copy | None) -> dict[str, str]:
@@ -395,8 +483,16 @@ def _exception_text(exc: BaseException) -> str:
 
 
 def make_client(settings: FetchSettings) -> httpx.Client:
-    """The production client: one per collect, so connections to one host are reused."""
+    """The production client: one per collect, so connections to one host are reused, its
+    sockets held to each download's deadline."""
+    transport = httpx.HTTPTransport()
+    pool = getattr(transport, "_pool", None)
+    backend = getattr(pool, "_network_backend", None)
+    # httpx offers no public way to choose the network backend; a test fails if this ever stops working.
+    if isinstance(backend, httpcore.NetworkBackend):
+        pool._network_backend = _DeadlineBackend(backend)  # type: ignore[union-attr]
     return httpx.Client(
+        transport=transport,
         timeout=settings.timeout(),
         follow_redirects=False,
         headers={
