@@ -545,3 +545,29 @@ def test_a_server_dripping_its_headers_is_cut_off_at_the_deadline(tmp_path: Path
     assert elapsed < 2 * settings.deadline_s + 1.5, elapsed
     assert messages(report) == [f"{url}: cannot fetch: the download took longer than 1 s (stopped) (tried 2 times); "
                                 "no cached copy to fall back on"]
+
+
+def test_no_secret_reaches_the_cache_or_a_message(site: Site, tmp_path: Path) -> None:
+    mark = "Rmt5ecretMark"  # letters and digits only: any byte-for-byte copy of a secret shows it
+    body = SEED.replace(b"--api-key <redacted>", f"--api-key sk-proj-{mark}Body0001aaaa".encode())
+    assert body != SEED
+    query = f"?token={mark}Query0002"
+    site.routes[RUN + query] = replies(Reply(body=body), Reply(500, b"down"))
+    url = site.url(RUN).replace("http://", f"http://reader:{mark}Password0003@") + query
+    first = fetch_all(tmp_path, RemoteSource(url))
+    assert first.problems == [] and [run.id for run in first.runs] == ["remote-seed"]
+    second = fetch_all(tmp_path, RemoteSource(url))  # the server fails: the cached copy serves, with a warning
+    assert [run.id for run in second.runs] == ["remote-seed"] and len(second.warnings) == 1
+    offline = fetch_all(tmp_path, RemoteSource(url), offline=True)
+    assert [run.id for run in offline.runs] == ["remote-seed"]
+    for report in (first, second, offline):
+        shown = [str(problem) for problem in report.problems + report.warnings] + [run.origin for run in report.runs]
+        shown += [json.dumps(run.document.data) for run in report.runs]
+        assert not any(mark in text for text in shown), shown
+    stored = [path for path in (tmp_path / "cache").rglob("*") if path.is_file()]
+    assert len(stored) == 2  # the metadata and the body
+    for path in stored:
+        assert mark not in path.name and mark.encode() not in path.read_bytes(), path
+    # The cached body is the fetched one with the secret redacted, and nothing else changed.
+    [cached_body] = [path.read_bytes() for path in stored if path.suffix == ".body"]
+    assert cached_body == body.replace(f"sk-proj-{mark}Body0001aaaa".encode(), b"<redacted>")

@@ -23,6 +23,7 @@ validated plus its ETag / Last-Modified, so a bad update never replaces a good c
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import ipaddress
 import json
@@ -47,6 +48,7 @@ from sitegen.collect.local import check_id, suggest_id
 from sitegen.collect.redact import redact_text
 from sitegen.config import RemoteSource
 from sitegen.errors import Problem, SitegenError
+from sitegen.files import read_bounded
 from sitegen.parse import MAX_FILE_BYTES, Document, parse_json, parse_yaml
 from sitegen.store import write_atomic
 
@@ -108,6 +110,10 @@ class RemoteCache:
     ``<key>.json`` names the body file ``<key>-<hash of body>.body``: the body is written
     first and the metadata, written atomically, is the commit point, so a crash leaves the
     old copy or the new one, never a body paired with the wrong validators.
+
+    Nothing secret is stored: the key and the recorded URL are made from the URL with its
+    credentials and secret query values redacted, and a body is stored redacted (gzip
+    bodies unpacked first), exactly as collect would publish it.
     """
 
     def __init__(self, folder: Path) -> None:
@@ -115,20 +121,20 @@ class RemoteCache:
 
     @staticmethod
     def key(url: str) -> str:
-        return hashlib.sha256(url.encode()).hexdigest()[:32]
+        return hashlib.sha256(redact_text(url).encode()).hexdigest()[:32]
 
     def load(self, url: str) -> Copy | None:
         """The cached copy of ``url``; a missing, foreign or damaged entry is no copy at all."""
         key = self.key(url)
         try:
-            meta = json.loads((self.folder / f"{key}.json").read_bytes())
-            if not isinstance(meta, dict) or meta.get("url") != url:
+            meta = json.loads(read_bounded(self.folder / f"{key}.json", MAX_FILE_BYTES))
+            if not isinstance(meta, dict) or meta.get("url") != redact_text(url):
                 return None
             body_name = str(meta["body"])
             if not body_name.startswith(f"{key}-") or "/" in body_name:
                 return None
-            body = (self.folder / body_name).read_bytes()
-        except (OSError, ValueError, KeyError):
+            body = read_bounded(self.folder / body_name, adapters.RAW_MAX_BYTES)
+        except (OSError, ValueError, KeyError, SitegenError):
             return None
         if hashlib.sha256(body).hexdigest() != meta.get("sha256"):
             return None
@@ -137,16 +143,32 @@ class RemoteCache:
     def store(self, url: str, copy: Copy) -> None:
         """Keep ``copy`` as the last good copy of ``url``; raises OSError."""
         key = self.key(url)
-        digest = hashlib.sha256(copy.body).hexdigest()
+        body = storable(copy.body)
+        digest = hashlib.sha256(body).hexdigest()
         body_name = f"{key}-{digest[:16]}.body"
         body_path = self.folder / body_name
         if not body_path.exists():
-            write_atomic(body_path, copy.body)
-        meta = {"url": url, "body": body_name, "sha256": digest, "etag": copy.etag, "last_modified": copy.last_modified}
+            write_atomic(body_path, body)
+        meta = {"url": redact_text(url), "body": body_name, "sha256": digest, "etag": copy.etag,
+                "last_modified": copy.last_modified}
         write_atomic(self.folder / f"{key}.json", (json.dumps(meta, sort_keys=True, indent=1) + "\n").encode())
         for old in self.folder.glob(f"{key}-*.body"):
             if old.name != body_name:
                 old.unlink(missing_ok=True)
+
+
+def storable(body: bytes) -> bytes:
+    """A body as the cache may keep it: with every secret redacted, as text (gzip bodies
+    unpacked, redacted and packed again, so they are read back as what they were).
+
+    Only bodies that parsed and passed the checks are stored, so they are UTF-8 (or gzip of
+    it); redaction keeps YAML and JSON valid, since it replaces values by a plain word.
+    Raises SitegenError for a gzip body that does not unpack.
+    """
+    if body.startswith(_GZIP_MAGIC):
+        text = adapters.parse_raw_bytes("cache", body)
+        return gzip.compress(redact_text(text.decode("utf-8", errors="replace")).encode(), mtime=0)
+    return redact_text(body.decode("utf-8", errors="replace")).encode()
 
 
 def _text_or_none(value: Any) -> str | None:
@@ -620,9 +642,9 @@ class _Collector:
                 continue
             try:
                 self.cache.store(url, copy)
-            except OSError as exc:
+            except (OSError, SitegenError) as exc:
                 self.report.warnings.append(Problem(url, None, "", f"could not update the cache in "
-                                                    f"{self.cache.folder}: {exc.strerror or exc}"))
+                                                    f"{self.cache.folder}: {getattr(exc, 'strerror', None) or exc}"))
 
 
 def _limit(source: RemoteSource, url: str, settings: FetchSettings) -> int:

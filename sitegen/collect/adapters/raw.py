@@ -211,6 +211,11 @@ def _json_lines(source: str, raw: bytes) -> list[Document] | None:
     return records
 
 
+def parse_raw_bytes(source: str, raw: bytes) -> bytes:
+    """Raw tool output unpacked when it is gzip, within the size limit; raises SitegenError."""
+    return _gunzip(source, raw) if raw.startswith(_GZIP_MAGIC) else raw
+
+
 def _gunzip(source: str, raw: bytes) -> bytes:
     try:
         with gzip.GzipFile(fileobj=io.BytesIO(raw)) as stream:
