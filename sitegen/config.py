@@ -105,7 +105,7 @@ class Config:
         """A path as the user should see it: relative to the site root when inside it."""
         try:
             return path.resolve().relative_to(self.root).as_posix()
-        except ValueError:
+        except (ValueError, OSError, RuntimeError):  # outside, or a link loop (RuntimeError)
             return str(path)
 
 

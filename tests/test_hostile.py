@@ -161,6 +161,67 @@ def _link_in_raw_folder(site: Path, outside: Path, monkeypatch: pytest.MonkeyPat
     (folder / "run.yaml").symlink_to(outside / "run.yaml")
 
 
+@builder("runs-folder-is-a-link-outside")
+def _runs_link_outside(site: Path, outside: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (outside / "elsewhere.yaml").write_text(MINIMAL, encoding="utf-8")
+    shutil.rmtree(_runs(site))
+    _runs(site).symlink_to(outside, target_is_directory=True)
+
+
+@builder("link-loop")
+def _link_loop(site: Path, outside: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (_runs(site) / "loop-a.yaml").symlink_to(_runs(site) / "loop-b.yaml")
+    (_runs(site) / "loop-b.yaml").symlink_to(_runs(site) / "loop-a.yaml")
+
+
+@builder("runs-folder-link-loop")
+def _runs_link_loop(site: Path, outside: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    shutil.rmtree(_runs(site))
+    _runs(site).symlink_to(_runs(site), target_is_directory=True)
+
+
+@builder("broken-link")
+def _broken_link(site: Path, outside: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (_runs(site) / "gone.yaml").symlink_to(_runs(site) / "never-there.yaml")
+
+
+def _swap_after_discovery(site: Path, monkeypatch: pytest.MonkeyPatch, swap: Callable[[Path], None]) -> None:
+    """swapped.yaml is a good file when collect lists the folder, then ``swap`` replaces it
+    before collect reads it (a race a contributor cannot win on CI, but a local user could)."""
+    from sitegen import collect
+    from sitegen.collect import local
+
+    target = _runs(site) / "swapped.yaml"
+    target.write_text(MINIMAL, encoding="utf-8")
+    original = local.discover
+
+    def discover(*args: Any, **kwargs: Any) -> Any:
+        found = original(*args, **kwargs)
+        target.unlink()
+        swap(target)
+        return found
+    monkeypatch.setattr(collect, "discover", discover)
+
+
+@builder("swapped-for-a-pipe")
+def _swapped_for_pipe(site: Path, outside: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _swap_after_discovery(site, monkeypatch, os.mkfifo)
+
+
+@builder("swapped-for-a-link")
+def _swapped_for_link(site: Path, outside: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (outside / "secret.yaml").write_text(MINIMAL, encoding="utf-8")
+    _swap_after_discovery(site, monkeypatch, lambda target: target.symlink_to(outside / "secret.yaml"))
+
+
+@builder("swapped-for-a-huge-file")
+def _swapped_for_huge(site: Path, outside: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def huge(target: Path) -> None:
+        with target.open("wb") as stream:
+            stream.truncate(MAX_FILE_BYTES + 1)  # sparse: no disk used, and never read in full
+    _swap_after_discovery(site, monkeypatch, huge)
+
+
 @builder("pipe-as-result-file")
 def _pipe(site: Path, outside: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     os.mkfifo(_runs(site) / "pipe.yaml")  # reading it would block collect forever
@@ -218,6 +279,55 @@ def _output_parent_is_file(site: Path, outside: Path, monkeypatch: pytest.Monkey
     # The place of a read-only parent: tests run as root, where permissions stop nothing.
     (site / "blocker").write_text("not a folder\n", encoding="utf-8")
     _config(site, "output_dir: blocker/site\n")
+
+
+@builder("output-is-content")
+def _output_is_content(site: Path, outside: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _config(site, "output_dir: content\n")
+
+
+@builder("output-inside-content")
+def _output_inside_content(site: Path, outside: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _config(site, "output_dir: content/site\n")
+
+
+@builder("output-contains-content")
+def _output_contains_content(site: Path, outside: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (site / "pages").mkdir()
+    (site / "content").rename(site / "pages" / "content")
+    _config(site, "content_dir: pages/content\noutput_dir: pages\n")
+
+
+@builder("output-is-git")
+def _output_is_git(site: Path, outside: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (site / ".git").mkdir()
+    (site / ".git" / "HEAD").write_text("ref: refs/heads/main\n", encoding="utf-8")
+    _config(site, "output_dir: .git\n")
+
+
+@builder("output-inside-state")
+def _output_inside_state(site: Path, outside: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _config(site, "output_dir: .sitegen/site\n")
+
+
+@builder("output-is-templates")
+def _output_is_templates(site: Path, outside: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (site / "templates").mkdir()
+    (site / "templates" / "note.txt").write_text("the site's own templates\n", encoding="utf-8")
+    _config(site, "output_dir: templates\n")
+
+
+@builder("output-link-to-content")
+def _output_link_to_content(site: Path, outside: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (site / "published").symlink_to(site / "content", target_is_directory=True)
+    _config(site, "output_dir: published\n")
+
+
+@builder("output-foreign-folder")
+def _output_foreign_folder(site: Path, outside: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (site / "docs").mkdir()
+    (site / "docs" / "guide.md").write_text("# A guide someone wrote\n", encoding="utf-8")
+    _config(site, "output_dir: docs\n")
 
 
 @builder("disk-full-during-build")
@@ -403,7 +513,9 @@ def test_hostile_case(name: str, site: Path, tmp_path: Path, monkeypatch: pytest
         # The previous site and collected file are untouched, byte for byte.
         assert under(after, "_site") == under(before, "_site")
         assert after[".sitegen/collected.json"] == before[".sitegen/collected.json"]
-        assert outside_output(after) == outside_output(placed)
+        swapped = set(case.get("swapped", []))  # replaced by the case itself while the command ran
+        assert {k: v for k, v in outside_output(after).items() if k not in swapped} == \
+            {k: v for k, v in outside_output(placed).items() if k not in swapped}
         assert [k for k in after if ".tmp" in k or ".building-" in k or ".old-" in k] == []
     else:
         collected_rc = run_cli(site, "collect")

@@ -187,8 +187,10 @@ def check_local(config: Config, only: Collection[Path] | None = None,
     checked: list[CheckedEntry] = []
     work: list[tuple[Entry, str]] = []
     first_origin: dict[str, str] = {}
+    runs_shown = config.display(config.runs_dir)
     for entry in entries:
-        source = config.display(entry.path)
+        # By the name it was found under: resolving it again could follow a link swapped in since.
+        source = entry_source(config.runs_dir, entry.path.name, lambda _: runs_shown)
         selected = only is None or entry.path in only
         if entry.id in first_origin:
             if selected:

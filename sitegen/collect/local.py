@@ -63,7 +63,9 @@ def discover(runs_dir: Path, content_dir: Path, display: Callable[[Path], str]) 
     entries: list[Entry] = []
     problems: list[Problem] = []
     content_root = content_dir.resolve()
-    runs_real, problem = resolve_inside(runs_dir, content_root, display(content_dir / "runs"), "content/")
+    # Named without resolving: display() would show where a linked runs folder leads.
+    runs_named = f"{display(content_dir)}/{runs_dir.name}"
+    runs_real, problem = resolve_inside(runs_dir, content_root, runs_named, "content/")
     if problem:
         return entries, [problem]
     assert runs_real is not None
