@@ -580,6 +580,51 @@ def test_two_builds_at_once_run_one_after_the_other(site: Path, capsys: pytest.C
     assert [p.name for p in site.iterdir() if ".building-" in p.name or ".old-" in p.name] == []
 
 
+# --- messages: no secret, no flood --------------------------------------------------------------
+
+def test_no_message_line_is_longer_than_the_cap(site: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A 400,000-character field name, value and duplicate key: each message keeps its start and end."""
+    from sitegen.errors import MAX_PART_CHARS
+
+    document = yaml.safe_load(MINIMAL)
+    document["run"]["K" * 400_000] = 1
+    document["engine"]["name"] = "N" * 400_000
+    (_runs(site) / "long-key.json").write_text(json.dumps(document), encoding="utf-8")
+    # YAML refuses keys over 1,024 characters while parsing; JSON takes them, twice.
+    long_key = json.dumps("Y" * 400_000)
+    (_runs(site) / "long-duplicate.json").write_text(f'{{"schema_version": 1, {long_key}: 1, {long_key}: 2}}',
+                                                     encoding="utf-8")
+    capsys.readouterr()
+    assert run_cli(site, "collect") == 1
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 4, [line[:200] for line in err]
+    # Source, line, pointer and message each capped: a few parts of the cap, never the whole value.
+    assert all(len(line) <= 3 * MAX_PART_CHARS + 40 for line in err), [len(line) for line in err]
+    assert sum("characters left out" in line for line in err) == 2
+    assert any(line.endswith("over the limit of 100") for line in err)
+
+
+def test_a_token_in_run_yaml_that_fails_validation_is_not_repeated(
+        site: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """run.yaml is checked before the merged result is redacted: its messages must still not leak."""
+    folder = tmp_path / "raw"
+    folder.mkdir()
+    (folder / "benchmark_results.json").write_text(json.dumps(raw_samples.bench()), encoding="utf-8")
+    meta = json.loads(json.dumps(raw_samples.RUN_META))
+    meta["hardware"]["count"] = f"hf_{MARK}Count0001aaaaaaaa"
+    meta["engine"]["version"] = {"api_key": f"{MARK}Version0002"}
+    meta["run"]["model"] = f"--hf-token {MARK}Model0003"
+    (folder / "run.yaml").write_text(yaml.safe_dump(meta), encoding="utf-8")
+    capsys.readouterr()
+    assert run_cli(site, "import", str(folder)) == 1
+    shown = capsys.readouterr()
+    assert "problem" in shown.err and MARK not in shown.err + shown.out, shown.err
+    shutil.copytree(folder, _runs(site) / "raw-meta-secret")
+    assert run_cli(site, "collect") == 1
+    shown = capsys.readouterr()
+    assert "raw-meta-secret" in shown.err and MARK not in shown.err + shown.out, shown.err
+
+
 # --- in a real browser ----------------------------------------------------------------------------
 
 @pytest.mark.browser

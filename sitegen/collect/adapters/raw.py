@@ -23,6 +23,7 @@ from typing import Any
 
 from sitegen.collect.adapters import registry
 from sitegen.collect.adapters._foreign import SECTIONS, Adapted, Node, Origin
+from sitegen.collect.redact import redact_document
 from sitegen.errors import Problem, SitegenError
 from sitegen.parse import Document, parse_json, parse_yaml
 from sitegen.validate import LATEST_RESULT_VERSION, check_numbers, check_result_rules, check_result_schema, check_schema
@@ -282,7 +283,9 @@ def _check_meta(meta: Document) -> None:
     if not isinstance(meta.data, dict):
         raise SitegenError(Problem(meta.source, 1, "", "expected a mapping with hardware:, engine:, run: "
                                    "(and source:) sections"))
-    problems = check_schema(meta, "run-meta")
+    # Checked as redacted, so that no message quotes a secret (a token in a field of the wrong
+    # type); the caller keeps the document as it is, and redacts it later with notes.
+    problems = check_schema(redact_document(meta)[0], "run-meta")
     if problems:
         raise SitegenError(problems)
 
@@ -310,7 +313,8 @@ def _merge(adapted: Adapted, meta: Document | None, source: str) -> Document:
     data["provenance"] = provenance
     data["measurements"] = {"prefill": adapted.prefill, "decode": adapted.decode}
     document = Document(source, data, {})
-    problems = check_result_schema(document) + check_numbers(document) + check_result_rules(document)
+    checked = redact_document(document)[0]  # what messages may quote: see _check_meta
+    problems = check_result_schema(checked) + check_numbers(checked) + check_result_rules(checked)
     if problems or contradictions:
         located = {_locate(problem, adapted.origins, meta, given) for problem in problems}
         located.update(contradictions)
