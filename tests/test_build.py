@@ -314,3 +314,44 @@ def _cold_build_copy(project: Path, copy: Path) -> Path:
     (copy / ".sitegen" / "build" / "manifest.json").unlink()
     assert run_cli(copy, "build") == 0
     return copy / "_site"
+
+
+@pytest.mark.parametrize("how", ["--force-output", "output_replace"])
+def test_a_foreign_output_folder_is_replaced_only_when_told(
+        project: Path, capsys: pytest.CaptureFixture[str], how: str) -> None:
+    assert run_cli(project, "collect") == 0
+    docs = project / "docs"
+    docs.mkdir()
+    (docs / "guide.md").write_text("# someone's guide\n")
+    config = project / "sitegen.yaml"
+    config.write_text(config.read_text() + "output_dir: docs\n")
+    assert run_cli(project, "build") == 1
+    assert "docs: holds files that sitegen did not make" in capsys.readouterr().err
+    assert (docs / "guide.md").read_text() == "# someone's guide\n"
+    if how == "output_replace":
+        config.write_text(config.read_text() + "output_replace: true\n")
+        assert run_cli(project, "build") == 0
+    else:
+        assert run_cli(project, "build", "--force-output") == 0
+    assert not (docs / "guide.md").exists() and (docs / "index.html").is_file()
+    assert (docs / ".sitegen-output").is_file()
+    if how == "output_replace":
+        config.write_text(config.read_text().replace("output_replace: true\n", ""))
+    assert run_cli(project, "build") == 0  # a folder sitegen made is its own to replace
+
+
+def test_an_empty_output_folder_is_used(project: Path) -> None:
+    assert run_cli(project, "collect") == 0
+    (project / "_site").mkdir()
+    assert run_cli(project, "build") == 0
+    assert (project / "_site" / "index.html").is_file()
+
+
+def test_force_output_never_replaces_the_projects_own_folders(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_cli(project, "collect") == 0
+    config = project / "sitegen.yaml"
+    before = _files(project / "content")
+    config.write_text(config.read_text() + "output_dir: content\noutput_replace: true\n")
+    assert run_cli(project, "build", "--force-output") == 1
+    assert "output_dir: content is the content folder" in capsys.readouterr().err
+    assert _files(project / "content") == before
