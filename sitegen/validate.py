@@ -287,11 +287,12 @@ _STATUSES = _MEASURED | {"over_capacity", "not_run", "failed"}
 SMALLEST_FIGURE = 1e-6
 
 
-def check_numbers(document: Document, schema_name: str = "result") -> list[Problem]:
+def check_numbers(document: Document) -> list[Problem]:
     """What a JSON Schema lets through in numbers: NaN and infinities, -0.0, figures too small
-    to be measurements, and integral floats (``2.0``) where the schema wants a whole number."""
+    to be measurements, and integral floats (``2.0``) where the result schema the document
+    declares wants a whole number."""
     problems: list[Problem] = []
-    whole = _integer_places(schema_name)
+    whole = _integer_places(result_schema_name(document.data))
     for pointer, value in _scalars(document.data):
         if not isinstance(value, float):
             continue
