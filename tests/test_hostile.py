@@ -330,6 +330,13 @@ def _output_foreign_folder(site: Path, outside: Path, monkeypatch: pytest.Monkey
     _config(site, "output_dir: docs\n")
 
 
+@builder("lock-is-a-link")
+def _lock_is_a_link(site: Path, outside: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    lock_file = site / ".sitegen" / "lock"
+    lock_file.unlink(missing_ok=True)
+    lock_file.symlink_to(outside / "created-through-the-link")  # opening it would create this file
+
+
 @builder("disk-full-during-build")
 def _disk_full_build(site: Path, outside: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # A full build (the manifest gone), so that files are written rather than linked.

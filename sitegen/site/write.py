@@ -128,7 +128,11 @@ def swap(new: Path, live: Path) -> Path:
     if exchange(new, live):
         return new  # the old site now has the staging folder's name
     aside = Path(tempfile.mkdtemp(prefix=_prefix(live, _ASIDE), dir=live.parent))
-    os.rename(live, aside / "site")
+    try:
+        os.rename(live, aside / "site")
+    except OSError:
+        os.rmdir(aside)
+        raise
     try:
         os.rename(new, live)
     except OSError:
