@@ -25,7 +25,8 @@ from sitegen.collect.adapters import registry
 from sitegen.collect.adapters._foreign import SECTIONS, Adapted, Node, Origin
 from sitegen.collect.redact import redact_document
 from sitegen.errors import Problem, SitegenError
-from sitegen.parse import Document, parse_json, parse_yaml
+from sitegen.files import read_bounded
+from sitegen.parse import MAX_FILE_BYTES, Document, parse_json, parse_yaml
 from sitegen.validate import LATEST_RESULT_VERSION, check_numbers, check_result_rules, check_result_schema, check_schema
 
 META_NAME = "run.yaml"
@@ -162,10 +163,9 @@ def read_records(path: Path, source: str) -> list[Document]:
 
 
 def _read_bytes(path: Path, source: str) -> bytes:
+    # No link followed, no pipe or device read, nothing past the limit read (sitegen.files).
     try:
-        if path.stat().st_size > RAW_MAX_BYTES:
-            raise SitegenError(Problem(source, None, "", f"file is over the {RAW_MAX_BYTES:,}-byte limit"))
-        return path.read_bytes()
+        return read_bounded(path, RAW_MAX_BYTES, source, "raw tool output")
     except OSError as exc:
         raise SitegenError(Problem(source, None, "", f"cannot read: {exc.strerror}")) from None
 
@@ -231,7 +231,7 @@ def _gunzip(source: str, raw: bytes) -> bytes:
 
 def read_meta(path: Path, source: str) -> Document:
     try:
-        raw = path.read_bytes()
+        raw = read_bounded(path, MAX_FILE_BYTES, source, "run.yaml")
     except OSError as exc:
         raise SitegenError(Problem(source, None, "", f"cannot read: {exc.strerror}")) from None
     return parse_yaml(source, raw)
