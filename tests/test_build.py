@@ -355,3 +355,18 @@ def test_force_output_never_replaces_the_projects_own_folders(project: Path, cap
     assert run_cli(project, "build", "--force-output") == 1
     assert "output_dir: content is the content folder" in capsys.readouterr().err
     assert _files(project / "content") == before
+
+
+def test_characters_xml_forbids_never_reach_an_xml_file(project: Path) -> None:
+    # sitegen.yaml is not a result file, so its text is not checked like one; the feed must still parse.
+    from xml.etree import ElementTree
+
+    config = project / "sitegen.yaml"
+    text = config.read_text()
+    assert "title: LLM inference speed tests\n" in text
+    config.write_text(text.replace("title: LLM inference speed tests\n", 'title: "Speed\\x01 tests\\uffff\\x1b"\n'))
+    assert run_cli(project, "collect") == 0
+    assert run_cli(project, "build") == 0
+    for name in ("feed.xml", "sitemap.xml"):
+        ElementTree.fromstring((project / "_site" / name).read_bytes())  # raises on a forbidden character
+    assert b"<title>Speed tests</title>" in (project / "_site" / "feed.xml").read_bytes()
