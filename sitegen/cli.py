@@ -15,7 +15,7 @@ from pathlib import Path
 
 from sitegen import __version__
 from sitegen.config import CONFIG_NAME, Config, load_config, with_site_url
-from sitegen.errors import Problem, SitegenError
+from sitegen.errors import Problem, SitegenError, shown
 from sitegen.github import Level, annotation
 
 
@@ -35,6 +35,9 @@ def _parser() -> argparse.ArgumentParser:
                             "sitegen.yaml's site_url, e.g. https://<owner>.github.io/<repo>/")
     # The option of sitegen 0.x before links became relative; kept so old workflows get a clear message.
     build.add_argument("--base-url", help=argparse.SUPPRESS)
+    build.add_argument("--force-output", action="store_true",
+                       help="replace the output folder even if it holds files sitegen did not make "
+                            "(never one of the project's own folders)")
     _add_import_parser(commands)
     _add_contributor_parsers(commands)
     return parser
@@ -90,7 +93,8 @@ def _print_problems(problems: Sequence[Problem], output: str = "text", level: Le
 
 
 def _progress(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
+    # Progress names URLs, which may carry credentials: shown like any problem.
+    print(shown(message), file=sys.stderr, flush=True)
 
 
 def _collect(config: Config, args: argparse.Namespace) -> int:
@@ -127,7 +131,7 @@ def _build(config: Config, args: argparse.Namespace) -> int:
             config = with_site_url(config, args.base_url, "--base-url")
     if args.site_url is not None:
         config = with_site_url(config, args.site_url)
-    summary = build(config)
+    summary = build(config, force_output=args.force_output)
     for note in summary.notes:
         _progress(f"note: {note}")
     print(f"built {summary.pages} pages ({summary.pages_built} rendered, {summary.charts_rendered} new charts) "
@@ -163,7 +167,7 @@ def _serve(config: Config, args: argparse.Namespace) -> int:
 
     try:
         serve(config, args.config, port=args.port, watch_files=args.watch, offline=args.offline,
-              say=lambda message: print(message, flush=True))
+              say=lambda message: print(shown(message), flush=True))
     except KeyboardInterrupt:
         print("stopped")  # Ctrl-C before the server was up; serve() handles it from then on
     return 0

@@ -8,7 +8,8 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from sitegen.errors import Problem, SitegenError
-from sitegen.parse import Document, parse_yaml
+from sitegen.files import read_bounded
+from sitegen.parse import MAX_FILE_BYTES, Document, parse_yaml
 from sitegen.resources import load_schema
 from sitegen.validate import check_schema
 
@@ -85,6 +86,8 @@ class Config:
     service_levels: tuple[ServiceLevel, ...] = DEFAULT_SERVICE_LEVELS
     prices: tuple[tuple[str, Price], ...] = ()  # accelerator name, lower-cased → price
     presets: tuple[Preset, ...] = DEFAULT_PRESETS
+    # Replace an output folder that has files but no sitegen marker (output_replace / --force-output).
+    output_replace: bool = False
 
     @property
     def state_dir(self) -> Path:
@@ -105,7 +108,7 @@ class Config:
         """A path as the user should see it: relative to the site root when inside it."""
         try:
             return path.resolve().relative_to(self.root).as_posix()
-        except ValueError:
+        except (ValueError, OSError, RuntimeError):  # outside, or a link loop (RuntimeError)
             return str(path)
 
 
@@ -114,7 +117,7 @@ def load_config(path: Path) -> Config:
     path = path.resolve()
     source = path.name
     try:
-        raw = path.read_bytes()
+        raw = read_bounded(path, MAX_FILE_BYTES, str(path), CONFIG_NAME)
     except FileNotFoundError:
         message = f"no {CONFIG_NAME} here; run sitegen in a site folder or pass --config"
         raise SitegenError(Problem(str(path), None, "", message)) from None
@@ -150,6 +153,7 @@ def load_config(path: Path) -> Config:
         service_levels=levels,
         prices=prices,
         presets=presets,
+        output_replace=bool(data.get("output_replace", False)),
     )
 
 

@@ -33,8 +33,12 @@ def project_lock(state_dir: Path, command: str, wait_s: float | None = None) -> 
     path = state_dir / LOCK_NAME
     try:
         state_dir.mkdir(parents=True, exist_ok=True)
-        handle = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        # No link followed (a link could make sitegen create a file anywhere), no pipe waited on.
+        handle = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
     except OSError as exc:
+        if os.path.islink(path):
+            raise SitegenError(Problem(str(path), None, "", "is a link; remove it (sitegen makes its own lock "
+                                       "file)")) from None
         raise SitegenError(Problem(str(path), None, "", f"cannot create the lock file: {exc.strerror}")) from None
     try:
         deadline = time.monotonic() + wait

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,10 +17,13 @@ from typing import Any
 
 from sitegen import __version__
 from sitegen.errors import Problem, SitegenError
+from sitegen.files import MAX_STATE_BYTES, read_bounded
 from sitegen.model import Run, run_from_dict
 
 FORMAT_NAME = "sitegen-collected"
 FORMAT_VERSION = 1
+# The run id rule of collect.local (not imported: collect imports this module).
+ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,99}\Z")
 
 
 @dataclass(frozen=True)
@@ -81,6 +85,28 @@ def write_atomic(path: Path, data: bytes, durable: bool = True) -> None:
         raise
 
 
+# Every cache file starts with the checksum of what follows: a file cut short (caches skip
+# fsync), hand-edited or replaced is a miss that is made again, never content.
+_CACHE_HEADER = b"sitegen-cache sha256="
+
+
+def write_cache(path: Path, data: bytes) -> None:
+    """Keep ``data`` in a cache file, with its checksum; raises OSError."""
+    write_atomic(path, _CACHE_HEADER + hashlib.sha256(data).hexdigest().encode() + b"\n" + data, durable=False)
+
+
+def read_cache(path: Path, limit: int = MAX_STATE_BYTES) -> bytes | None:
+    """The data of a cache file, or None when it is missing or in any doubt (no follow, no pipe)."""
+    try:
+        raw = read_bounded(path, limit)
+    except (OSError, SitegenError):
+        return None
+    header, _, data = raw.partition(b"\n")
+    if not header.startswith(_CACHE_HEADER) or header[len(_CACHE_HEADER):] != hashlib.sha256(data).hexdigest().encode():
+        return None
+    return data
+
+
 def write_collected(state_dir: Path, runs: list[CollectedRun]) -> Path:
     path = collected_path(state_dir)
     data = encode(runs)
@@ -94,10 +120,14 @@ def write_collected(state_dir: Path, runs: list[CollectedRun]) -> Path:
 
 
 def read_collected(state_dir: Path, display: str = ".sitegen/collected.json") -> list[Run]:
-    """Load the collected runs; a missing, foreign or outdated file asks for a new collect."""
+    """Load the collected runs; a missing, foreign, outdated or damaged file asks for a new collect.
+
+    The file is sitegen's own, but it sits in the project where anyone can edit or cut it
+    short, so every entry is checked against its digest before it is believed.
+    """
     path = collected_path(state_dir)
     try:
-        document = json.loads(path.read_bytes())
+        document = json.loads(read_bounded(path, MAX_STATE_BYTES, display, "the collected file"))
     except FileNotFoundError:
         raise SitegenError(Problem(display, None, "", "not found; run `sitegen collect` first")) from None
     except (OSError, ValueError) as exc:
@@ -111,5 +141,26 @@ def read_collected(state_dir: Path, display: str = ".sitegen/collected.json") ->
     if version > FORMAT_VERSION:
         raise SitegenError(Problem(display, None, "", f"was written by a newer sitegen (format {version}, this is "
                                                       f"sitegen {__version__}); upgrade sitegen"))
-    return [run_from_dict(entry["id"], entry["result"], entry["origin"], entry.get("digest") or digest(entry["result"]))
-            for entry in document["runs"]]
+    entries = document.get("runs")
+    if not isinstance(entries, list):
+        raise SitegenError(Problem(display, None, "", _DAMAGED))
+    runs = []
+    for index, entry in enumerate(entries):
+        if not isinstance(entry, dict) or not isinstance(entry.get("id"), str) or not ID_PATTERN.match(entry["id"]) \
+                or not isinstance(entry.get("origin"), str) or not isinstance(entry.get("result"), dict):
+            raise SitegenError(Problem(display, None, f"/runs/{index}", _DAMAGED))
+        try:
+            fingerprint = digest(entry["result"])
+        except (TypeError, ValueError):  # NaN or a value JSON cannot hold
+            raise SitegenError(Problem(display, None, f"/runs/{index}", _DAMAGED)) from None
+        if entry.get("digest") != fingerprint:
+            raise SitegenError(Problem(display, None, f"/runs/{index}", "does not match its checksum (edited by "
+                                       "hand?); run `sitegen collect` again"))
+        try:
+            runs.append(run_from_dict(entry["id"], entry["result"], entry["origin"], fingerprint))
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError):
+            raise SitegenError(Problem(display, None, f"/runs/{index}", _DAMAGED)) from None
+    return runs
+
+
+_DAMAGED = "is damaged (not what sitegen collect writes); run `sitegen collect` again"

@@ -282,14 +282,66 @@ _MEASURED = {"valid", "requests_queued"}
 _STATUSES = _MEASURED | {"over_capacity", "not_run", "failed"}
 
 
+# The smallest figure that is not zero: a denormal speed such as 5e-324 passes a schema
+# minimum of 0 but divides to infinity in every ratio the site shows.
+SMALLEST_FIGURE = 1e-6
+
+
 def check_numbers(document: Document) -> list[Problem]:
-    """NaN and infinities pass a JSON Schema ``minimum``; refuse them everywhere."""
-    return [
-        Problem(document.source, document.line_of(pointer), pointer,
-                f"{value} is not a finite number; leave the figure out if it was not measured")
-        for pointer, value in _scalars(document.data)
-        if isinstance(value, float) and not math.isfinite(value)
-    ]
+    """What a JSON Schema lets through in numbers: NaN and infinities, -0.0, figures too small
+    to be measurements, and integral floats (``2.0``) where the result schema the document
+    declares wants a whole number."""
+    problems: list[Problem] = []
+    whole = _integer_places(result_schema_name(document.data))
+    for pointer, value in _scalars(document.data):
+        if not isinstance(value, float):
+            continue
+        message = None
+        if not math.isfinite(value):
+            message = f"{value} is not a finite number; leave the figure out if it was not measured"
+        elif value == 0 and math.copysign(1.0, value) < 0:
+            message = "-0.0 is not a figure; write 0"
+        elif 0 < abs(value) < SMALLEST_FIGURE:
+            message = (f"{value!r} is too small to be a measurement (the smallest figure that is not 0 is "
+                       f"{SMALLEST_FIGURE:g}); write 0 or the figure in its unit")
+        elif value.is_integer() and _place(pointer) in whole:
+            message = f"expected a whole number, got {value!r}; write {int(value)}"
+        if message:
+            problems.append(Problem(document.source, document.line_of(pointer), pointer, message))
+    return problems
+
+
+def _place(pointer: str) -> str:
+    """A pointer with list indices as ``*``: the place in the schema that describes its value."""
+    return "/".join("*" if token.isdigit() else token for token in pointer.split("/"))
+
+
+@cache
+def _integer_places(schema_name: str) -> frozenset[str]:
+    """Every place (see _place) where the schema wants an integer. JSON Schema counts 2.0 as an
+    integer, so without this a count of ``2.0`` would pass and be shown as "2.0 ×"."""
+    places: set[str] = set()
+
+    def walk(node: Any, place: str) -> None:
+        if isinstance(node, list):
+            for item in node:
+                walk(item, place)
+            return
+        if not isinstance(node, dict):
+            return
+        kind = node.get("type")
+        if kind == "integer" or (isinstance(kind, list) and "integer" in kind and "number" not in kind):
+            places.add(place)
+        for key in ("allOf", "anyOf", "oneOf"):
+            walk(node.get(key), place)
+        for name, child in (node.get("properties") or {}).items():
+            walk(child, f"{place}/{name}")
+        walk(node.get("items"), f"{place}/*")
+        if isinstance(node.get("additionalProperties"), dict):
+            walk(node["additionalProperties"], f"{place}/*")
+
+    walk(inline_refs(load_schema(schema_name)), "")
+    return frozenset(places)
 
 
 def check_result_rules(document: Document) -> list[Problem]:
@@ -383,7 +435,9 @@ NAME_FIELDS = frozenset({
     "/hardware/accelerator", "/hardware/vendor", "/engine/name", "/engine/version", "/engine/quantization",
     "/run/model", "/run/base_model", "/run/served_model_name", "/source/publisher",
 })
-_CONTROLS = "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f"
+# C0 (but tab and line ends), DEL, C1, and the two noncharacters XML 1.0 forbids as well:
+# any of them in text would make the feed, the sitemap or a chart not well-formed XML.
+_CONTROLS = "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufffe\uffff"
 _REFUSED = re.compile(f"[{_CONTROLS}{''.join(sorted(_BIDI_CONTROLS))}]")
 _NAME_REFUSED = re.compile(f"[{_CONTROLS}{''.join(sorted(_BIDI_CONTROLS | _INVISIBLE))}]")
 MAX_MATRIX_CELLS = 20_000
@@ -413,6 +467,9 @@ def check_text(document: Document) -> list[Problem]:
             refuse(pointer, char, "which reorders how the text is shown")
         elif char in _INVISIBLE:
             refuse(pointer, char, "an invisible character that makes look-alike names")
+        elif char in "\ufffe\uffff":
+            problems.append(Problem(document.source, document.line_of(pointer), pointer,
+                                    f"contains U+{ord(char):04X}, which is not a character (XML forbids it); remove it"))
         else:
             problems.append(Problem(document.source, document.line_of(pointer), pointer,
                                     f"contains the control character U+{ord(char):04X}; remove it"))

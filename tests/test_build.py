@@ -4,8 +4,11 @@ escapes everything from result files, and gives the same bytes for the same inpu
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -168,10 +171,13 @@ def test_incremental_build_moves_in_only_what_changed(project: Path) -> None:
     assert changed.stat().st_ino != inodes[changed] and "230.5" in changed.read_text()
 
 
-def test_incremental_build_that_fails_while_moving_in_puts_everything_back(
-        project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize("failure", ["exchange", "rename-in"])
+def test_incremental_build_that_fails_while_swapping_in_keeps_the_old_site(
+        project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], failure: str) -> None:
     import errno
     import os
+
+    from sitegen.site import write
 
     assert run_cli(project, "collect") == 0
     assert run_cli(project, "build") == 0
@@ -179,24 +185,30 @@ def test_incremental_build_that_fails_while_moving_in_puts_everything_back(
     runs = project / "content" / "runs"
     seed = runs / f"{SEED_RUN_ID}.yaml"
     seed.write_text(seed.read_text().replace("total_tokens_per_s: 228.386789", "total_tokens_per_s: 230.5", 1))
-    (runs / "ttp300-vllm-qwen3-4b.yaml").unlink()  # so files are also set aside for removal
+    (runs / "ttp300-vllm-qwen3-4b.yaml").unlink()  # so files are also removed
     assert run_cli(project, "collect") == 0
-    original, moved_in = os.replace, []
+    original_rename = os.rename
 
-    def replace(source: object, target: object) -> None:
+    def failing_exchange(first: Path, second: Path) -> bool:
+        raise OSError(errno.EIO, os.strerror(errno.EIO))
+
+    def rename(source: object, target: object) -> None:
+        # Without an atomic exchange: the old site is set aside, then moving the new one in fails.
         if ".building-" in str(source):
-            if len(moved_in) == 5:  # some new files are in place already
-                raise OSError(errno.EIO, os.strerror(errno.EIO))
-            moved_in.append(source)
-        original(source, target)  # type: ignore[arg-type]
+            raise OSError(errno.EIO, os.strerror(errno.EIO))
+        original_rename(source, target)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(os, "replace", replace)
+    if failure == "exchange":
+        monkeypatch.setattr(write, "exchange", failing_exchange)
+    else:
+        monkeypatch.setattr(write, "exchange", lambda first, second: False)
+        monkeypatch.setattr(os, "rename", rename)
     capsys.readouterr()
     assert run_cli(project, "build") == 1
     assert "cannot replace the output folder: Input/output error" in capsys.readouterr().err
-    assert len(moved_in) == 5
     assert _files(project / "_site") == before
-    monkeypatch.setattr(os, "replace", original)
+    assert [p.name for p in project.iterdir() if p.name.startswith("._site.")] == []
+    monkeypatch.undo()
     assert run_cli(project, "build") == 0  # and the next build gets it right
     assert "230.5" in (project / "_site" / "runs" / SEED_RUN_ID / "index.html").read_text()
 
@@ -216,3 +228,136 @@ def test_measurement_rows_hold_only_formatted_figures(project: Path) -> None:
             for name, value in vars(row).items():
                 text = value.value if name == "status" else value
                 assert safe.fullmatch(text), (run.id, name, text)
+
+
+# Run as `python - <crash at call N> <config>`: a build that dies (os._exit, as kill -9 does: no
+# cleanup, no finally) at the Nth file-system step that moves, links or removes files.
+_CRASHING_BUILD = """
+import os, shutil, sys
+from sitegen.site import write
+if sys.argv[3] == "no-exchange":
+    write.exchange = lambda first, second: False
+crash_at, calls = int(sys.argv[1]), [0]
+def counted(original):
+    def step(*args, **kwargs):
+        calls[0] += 1
+        if calls[0] == crash_at:
+            os._exit(137)
+        return original(*args, **kwargs)
+    return step
+os.link, os.rename, shutil.rmtree = counted(os.link), counted(os.rename), counted(shutil.rmtree)
+write.exchange = counted(write.exchange)
+from sitegen.cli import main
+code = main(["--config", sys.argv[2], "build"])
+print("steps", calls[0])
+sys.exit(code)
+"""
+
+
+def _crashing_build(project: Path, crash_at: int, mode: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", _CRASHING_BUILD, str(crash_at), str(project / "sitegen.yaml"), mode],
+                          capture_output=True, text=True, timeout=300, cwd=project,
+                          env={**os.environ, "PYTHONPATH": str(REPO)})
+
+
+@pytest.mark.parametrize("mode", ["exchange", "no-exchange"])
+def test_a_build_killed_at_any_step_leaves_the_old_site_or_the_new(
+        project: Path, tmp_path: Path, mode: str) -> None:
+    from sitegen.site.write import clean_leftovers
+
+    assert run_cli(project, "collect") == 0
+    assert run_cli(project, "build") == 0
+    old = _files(project / "_site")
+    seed = project / "content" / "runs" / f"{SEED_RUN_ID}.yaml"
+    seed.write_text(seed.read_text().replace("total_tokens_per_s: 228.386789", "total_tokens_per_s: 230.5", 1))
+    (project / "content" / "runs" / "ttp300-vllm-qwen3-4b.yaml").unlink()
+    assert run_cli(project, "collect") == 0
+    pristine = tmp_path / "pristine"
+    shutil.copytree(project, pristine, symlinks=True)
+    finished = _crashing_build(project, 0, mode)  # never crashes: counts the steps, makes the new site
+    assert finished.returncode == 0, finished.stderr
+    steps = int(finished.stdout.split("steps ")[1])
+    new = _files(project / "_site")
+    assert new != old and "230.5" in new[f"runs/{SEED_RUN_ID}/index.html"].decode()
+    assert new == _files(_cold_build_copy(pristine, tmp_path / "cold"))  # an incremental build is a cold one
+    # A step while staging, and every step of the swap and the clean-up at the end (the last
+    # three: exchange or two renames, then removing the old tree).
+    points = sorted({steps // 2, *range(max(1, steps - 3), steps + 1)})
+    for point in points:
+        trial = tmp_path / f"crash-{point}"
+        shutil.copytree(pristine, trial, symlinks=True)
+        crashed = _crashing_build(trial, point, mode)
+        assert crashed.returncode == 137, (point, crashed.stdout, crashed.stderr)
+        if (trial / "_site").exists():
+            assert _files(trial / "_site") in (old, new), f"a mixed site after a crash at step {point}"
+        else:  # only without an atomic exchange, between its two renames: the old site is set aside
+            assert mode == "no-exchange", point
+            clean_leftovers(trial / "_site")  # what the next build does first
+            assert _files(trial / "_site") == old
+        assert run_cli(trial, "build") == 0  # the next build cleans up and gets it right
+        assert _files(trial / "_site") == new
+        assert [p.name for p in trial.iterdir() if p.name.startswith("._site.")] == []
+
+
+def _cold_build_copy(project: Path, copy: Path) -> Path:
+    shutil.copytree(project, copy, symlinks=True)
+    shutil.rmtree(copy / "_site")
+    (copy / ".sitegen" / "build" / "manifest.json").unlink()
+    assert run_cli(copy, "build") == 0
+    return copy / "_site"
+
+
+@pytest.mark.parametrize("how", ["--force-output", "output_replace"])
+def test_a_foreign_output_folder_is_replaced_only_when_told(
+        project: Path, capsys: pytest.CaptureFixture[str], how: str) -> None:
+    assert run_cli(project, "collect") == 0
+    docs = project / "docs"
+    docs.mkdir()
+    (docs / "guide.md").write_text("# someone's guide\n")
+    config = project / "sitegen.yaml"
+    config.write_text(config.read_text() + "output_dir: docs\n")
+    assert run_cli(project, "build") == 1
+    assert "docs: holds files that sitegen did not make" in capsys.readouterr().err
+    assert (docs / "guide.md").read_text() == "# someone's guide\n"
+    if how == "output_replace":
+        config.write_text(config.read_text() + "output_replace: true\n")
+        assert run_cli(project, "build") == 0
+    else:
+        assert run_cli(project, "build", "--force-output") == 0
+    assert not (docs / "guide.md").exists() and (docs / "index.html").is_file()
+    assert (docs / ".sitegen-output").is_file()
+    if how == "output_replace":
+        config.write_text(config.read_text().replace("output_replace: true\n", ""))
+    assert run_cli(project, "build") == 0  # a folder sitegen made is its own to replace
+
+
+def test_an_empty_output_folder_is_used(project: Path) -> None:
+    assert run_cli(project, "collect") == 0
+    (project / "_site").mkdir()
+    assert run_cli(project, "build") == 0
+    assert (project / "_site" / "index.html").is_file()
+
+
+def test_force_output_never_replaces_the_projects_own_folders(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_cli(project, "collect") == 0
+    config = project / "sitegen.yaml"
+    before = _files(project / "content")
+    config.write_text(config.read_text() + "output_dir: content\noutput_replace: true\n")
+    assert run_cli(project, "build", "--force-output") == 1
+    assert "output_dir: content is the content folder" in capsys.readouterr().err
+    assert _files(project / "content") == before
+
+
+def test_characters_xml_forbids_never_reach_an_xml_file(project: Path) -> None:
+    # sitegen.yaml is not a result file, so its text is not checked like one; the feed must still parse.
+    from xml.etree import ElementTree
+
+    config = project / "sitegen.yaml"
+    text = config.read_text()
+    assert "title: LLM inference speed tests\n" in text
+    config.write_text(text.replace("title: LLM inference speed tests\n", 'title: "Speed\\x01 tests\\uffff\\x1b"\n'))
+    assert run_cli(project, "collect") == 0
+    assert run_cli(project, "build") == 0
+    for name in ("feed.xml", "sitemap.xml"):
+        ElementTree.fromstring((project / "_site" / name).read_bytes())  # raises on a forbidden character
+    assert b"<title>Speed tests</title>" in (project / "_site" / "feed.xml").read_bytes()

@@ -161,6 +161,67 @@ def _link_in_raw_folder(site: Path, outside: Path, monkeypatch: pytest.MonkeyPat
     (folder / "run.yaml").symlink_to(outside / "run.yaml")
 
 
+@builder("runs-folder-is-a-link-outside")
+def _runs_link_outside(site: Path, outside: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (outside / "elsewhere.yaml").write_text(MINIMAL, encoding="utf-8")
+    shutil.rmtree(_runs(site))
+    _runs(site).symlink_to(outside, target_is_directory=True)
+
+
+@builder("link-loop")
+def _link_loop(site: Path, outside: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (_runs(site) / "loop-a.yaml").symlink_to(_runs(site) / "loop-b.yaml")
+    (_runs(site) / "loop-b.yaml").symlink_to(_runs(site) / "loop-a.yaml")
+
+
+@builder("runs-folder-link-loop")
+def _runs_link_loop(site: Path, outside: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    shutil.rmtree(_runs(site))
+    _runs(site).symlink_to(_runs(site), target_is_directory=True)
+
+
+@builder("broken-link")
+def _broken_link(site: Path, outside: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (_runs(site) / "gone.yaml").symlink_to(_runs(site) / "never-there.yaml")
+
+
+def _swap_after_discovery(site: Path, monkeypatch: pytest.MonkeyPatch, swap: Callable[[Path], None]) -> None:
+    """swapped.yaml is a good file when collect lists the folder, then ``swap`` replaces it
+    before collect reads it (a race a contributor cannot win on CI, but a local user could)."""
+    from sitegen import collect
+    from sitegen.collect import local
+
+    target = _runs(site) / "swapped.yaml"
+    target.write_text(MINIMAL, encoding="utf-8")
+    original = local.discover
+
+    def discover(*args: Any, **kwargs: Any) -> Any:
+        found = original(*args, **kwargs)
+        target.unlink()
+        swap(target)
+        return found
+    monkeypatch.setattr(collect, "discover", discover)
+
+
+@builder("swapped-for-a-pipe")
+def _swapped_for_pipe(site: Path, outside: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _swap_after_discovery(site, monkeypatch, os.mkfifo)
+
+
+@builder("swapped-for-a-link")
+def _swapped_for_link(site: Path, outside: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (outside / "secret.yaml").write_text(MINIMAL, encoding="utf-8")
+    _swap_after_discovery(site, monkeypatch, lambda target: target.symlink_to(outside / "secret.yaml"))
+
+
+@builder("swapped-for-a-huge-file")
+def _swapped_for_huge(site: Path, outside: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def huge(target: Path) -> None:
+        with target.open("wb") as stream:
+            stream.truncate(MAX_FILE_BYTES + 1)  # sparse: no disk used, and never read in full
+    _swap_after_discovery(site, monkeypatch, huge)
+
+
 @builder("pipe-as-result-file")
 def _pipe(site: Path, outside: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     os.mkfifo(_runs(site) / "pipe.yaml")  # reading it would block collect forever
@@ -220,6 +281,62 @@ def _output_parent_is_file(site: Path, outside: Path, monkeypatch: pytest.Monkey
     _config(site, "output_dir: blocker/site\n")
 
 
+@builder("output-is-content")
+def _output_is_content(site: Path, outside: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _config(site, "output_dir: content\n")
+
+
+@builder("output-inside-content")
+def _output_inside_content(site: Path, outside: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _config(site, "output_dir: content/site\n")
+
+
+@builder("output-contains-content")
+def _output_contains_content(site: Path, outside: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (site / "pages").mkdir()
+    (site / "content").rename(site / "pages" / "content")
+    _config(site, "content_dir: pages/content\noutput_dir: pages\n")
+
+
+@builder("output-is-git")
+def _output_is_git(site: Path, outside: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (site / ".git").mkdir()
+    (site / ".git" / "HEAD").write_text("ref: refs/heads/main\n", encoding="utf-8")
+    _config(site, "output_dir: .git\n")
+
+
+@builder("output-inside-state")
+def _output_inside_state(site: Path, outside: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _config(site, "output_dir: .sitegen/site\n")
+
+
+@builder("output-is-templates")
+def _output_is_templates(site: Path, outside: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (site / "templates").mkdir()
+    (site / "templates" / "note.txt").write_text("the site's own templates\n", encoding="utf-8")
+    _config(site, "output_dir: templates\n")
+
+
+@builder("output-link-to-content")
+def _output_link_to_content(site: Path, outside: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (site / "published").symlink_to(site / "content", target_is_directory=True)
+    _config(site, "output_dir: published\n")
+
+
+@builder("output-foreign-folder")
+def _output_foreign_folder(site: Path, outside: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (site / "docs").mkdir()
+    (site / "docs" / "guide.md").write_text("# A guide someone wrote\n", encoding="utf-8")
+    _config(site, "output_dir: docs\n")
+
+
+@builder("lock-is-a-link")
+def _lock_is_a_link(site: Path, outside: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    lock_file = site / ".sitegen" / "lock"
+    lock_file.unlink(missing_ok=True)
+    lock_file.symlink_to(outside / "created-through-the-link")  # opening it would create this file
+
+
 @builder("disk-full-during-build")
 def _disk_full_build(site: Path, outside: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # A full build (the manifest gone), so that files are written rather than linked.
@@ -242,15 +359,18 @@ def _failing_write_bytes(count: int, error: int, name: str = "") -> Callable[...
 
 @builder("disk-full-swapping-in")
 def _disk_full_commit(site: Path, outside: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    original = os.replace
-    calls = iter(range(10**9))
+    from sitegen.site import write
 
-    def replace(source: Any, target: Any) -> None:
+    original = os.rename
+
+    def rename(source: Any, target: Any) -> None:
         # The old site has moved aside; putting the new one in its place fails.
-        if ".building-" in str(source) and next(calls) == 0:
+        if ".building-" in str(source):
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
         original(source, target)
-    monkeypatch.setattr(os, "replace", replace)
+    # The swap without an atomic exchange, whose second rename has the most to undo.
+    monkeypatch.setattr(write, "exchange", lambda first, second: False)
+    monkeypatch.setattr(os, "rename", rename)
 
 
 @builder("disk-full-during-collect")
@@ -400,7 +520,9 @@ def test_hostile_case(name: str, site: Path, tmp_path: Path, monkeypatch: pytest
         # The previous site and collected file are untouched, byte for byte.
         assert under(after, "_site") == under(before, "_site")
         assert after[".sitegen/collected.json"] == before[".sitegen/collected.json"]
-        assert outside_output(after) == outside_output(placed)
+        swapped = set(case.get("swapped", []))  # replaced by the case itself while the command ran
+        assert {k: v for k, v in outside_output(after).items() if k not in swapped} == \
+            {k: v for k, v in outside_output(placed).items() if k not in swapped}
         assert [k for k in after if ".tmp" in k or ".building-" in k or ".old-" in k] == []
     else:
         collected_rc = run_cli(site, "collect")
@@ -463,6 +585,51 @@ def test_two_builds_at_once_run_one_after_the_other(site: Path, capsys: pytest.C
     assert results == [0, 0]
     assert (site / "_site" / "index.html").is_file()
     assert [p.name for p in site.iterdir() if ".building-" in p.name or ".old-" in p.name] == []
+
+
+# --- messages: no secret, no flood --------------------------------------------------------------
+
+def test_no_message_line_is_longer_than_the_cap(site: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A 400,000-character field name, value and duplicate key: each message keeps its start and end."""
+    from sitegen.errors import MAX_PART_CHARS
+
+    document = yaml.safe_load(MINIMAL)
+    document["run"]["K" * 400_000] = 1
+    document["engine"]["name"] = "N" * 400_000
+    (_runs(site) / "long-key.json").write_text(json.dumps(document), encoding="utf-8")
+    # YAML refuses keys over 1,024 characters while parsing; JSON takes them, twice.
+    long_key = json.dumps("Y" * 400_000)
+    (_runs(site) / "long-duplicate.json").write_text(f'{{"schema_version": 1, {long_key}: 1, {long_key}: 2}}',
+                                                     encoding="utf-8")
+    capsys.readouterr()
+    assert run_cli(site, "collect") == 1
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 4, [line[:200] for line in err]
+    # Source, line, pointer and message each capped: a few parts of the cap, never the whole value.
+    assert all(len(line) <= 3 * MAX_PART_CHARS + 40 for line in err), [len(line) for line in err]
+    assert sum("characters left out" in line for line in err) == 2
+    assert any(line.endswith("over the limit of 100") for line in err)
+
+
+def test_a_token_in_run_yaml_that_fails_validation_is_not_repeated(
+        site: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """run.yaml is checked before the merged result is redacted: its messages must still not leak."""
+    folder = tmp_path / "raw"
+    folder.mkdir()
+    (folder / "benchmark_results.json").write_text(json.dumps(raw_samples.bench()), encoding="utf-8")
+    meta = json.loads(json.dumps(raw_samples.RUN_META))
+    meta["hardware"]["count"] = f"hf_{MARK}Count0001aaaaaaaa"
+    meta["engine"]["version"] = {"api_key": f"{MARK}Version0002"}
+    meta["run"]["model"] = f"--hf-token {MARK}Model0003"
+    (folder / "run.yaml").write_text(yaml.safe_dump(meta), encoding="utf-8")
+    capsys.readouterr()
+    assert run_cli(site, "import", str(folder)) == 1
+    shown = capsys.readouterr()
+    assert "problem" in shown.err and MARK not in shown.err + shown.out, shown.err
+    shutil.copytree(folder, _runs(site) / "raw-meta-secret")
+    assert run_cli(site, "collect") == 1
+    shown = capsys.readouterr()
+    assert "raw-meta-secret" in shown.err and MARK not in shown.err + shown.out, shown.err
 
 
 # --- in a real browser ----------------------------------------------------------------------------

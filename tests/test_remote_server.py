@@ -7,9 +7,11 @@ shortened so the whole module runs in a few seconds.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
 import shutil
+import socketserver
 import ssl
 import subprocess
 import threading
@@ -490,3 +492,82 @@ def test_cli_offline(site: Site, project: Path, monkeypatch: pytest.MonkeyPatch,
     assert run_cli(project, "collect", "--offline") == 1
     assert (f"{site.url('/never-fetched.yaml')}: not in the cache (--offline); run `sitegen collect` without "
             "--offline to fetch it") in capsys.readouterr().err
+
+
+class _DripHandler(socketserver.BaseRequestHandler):
+    """Answers any request with response headers sent one byte at a time, never finishing them
+    (bounded by ``DRIP_FOR_S`` so the test's server always stops)."""
+
+    DRIP_FOR_S = 8.0
+    server: _DripServer
+
+    def handle(self) -> None:
+        self.request.settimeout(1.0)
+        with contextlib.suppress(OSError):
+            self.request.recv(65536)
+            self.request.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/yaml\r\nX-Drip: ")
+            started = time.monotonic()
+            while time.monotonic() - started < self.DRIP_FOR_S and not self.server.stopping.is_set():
+                self.request.sendall(b"a")
+                time.sleep(self.server.every_s)
+
+
+class _DripServer(socketserver.ThreadingTCPServer):
+    daemon_threads = True
+    block_on_close = False
+
+    def __init__(self, every_s: float) -> None:
+        super().__init__(("127.0.0.1", 0), _DripHandler)
+        self.every_s = every_s
+        self.stopping = threading.Event()
+
+
+@pytest.mark.parametrize("every_s", [0.05, 0.3])  # far inside the 0.5 s timeout of each read
+def test_a_server_dripping_its_headers_is_cut_off_at_the_deadline(tmp_path: Path, every_s: float,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    server = _DripServer(every_s)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    url = f"http://127.0.0.1:{server.server_address[1]}{RUN}"
+    settings = FetchSettings(timeout_s=0.5, attempts=2, backoff_s=0.01, max_sleep_s=0.05, deadline_s=1.0)
+    try:
+        started = time.monotonic()
+        report = fetch_all(tmp_path, RemoteSource(url), settings=settings)
+        elapsed = time.monotonic() - started
+    finally:
+        server.stopping.set()
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+    # Two attempts of one second each, not the eight seconds the server would drip.
+    assert elapsed < 2 * settings.deadline_s + 1.5, elapsed
+    assert messages(report) == [f"{url}: cannot fetch: the download took longer than 1 s (stopped) (tried 2 times); "
+                                "no cached copy to fall back on"]
+
+
+def test_no_secret_reaches_the_cache_or_a_message(site: Site, tmp_path: Path) -> None:
+    mark = "Rmt5ecretMark"  # letters and digits only: any byte-for-byte copy of a secret shows it
+    body = SEED.replace(b"--api-key <redacted>", f"--api-key sk-proj-{mark}Body0001aaaa".encode())
+    assert body != SEED
+    query = f"?token={mark}Query0002"
+    site.routes[RUN + query] = replies(Reply(body=body), Reply(500, b"down"))
+    url = site.url(RUN).replace("http://", f"http://reader:{mark}Password0003@") + query
+    first = fetch_all(tmp_path, RemoteSource(url))
+    assert first.problems == [] and [run.id for run in first.runs] == ["remote-seed"]
+    second = fetch_all(tmp_path, RemoteSource(url))  # the server fails: the cached copy serves, with a warning
+    assert [run.id for run in second.runs] == ["remote-seed"] and len(second.warnings) == 1
+    offline = fetch_all(tmp_path, RemoteSource(url), offline=True)
+    assert [run.id for run in offline.runs] == ["remote-seed"]
+    for report in (first, second, offline):
+        shown = [str(problem) for problem in report.problems + report.warnings] + [run.origin for run in report.runs]
+        shown += [json.dumps(run.document.data) for run in report.runs]
+        assert not any(mark in text for text in shown), shown
+    stored = [path for path in (tmp_path / "cache").rglob("*") if path.is_file()]
+    assert len(stored) == 2  # the metadata and the body
+    for path in stored:
+        assert mark not in path.name and mark.encode() not in path.read_bytes(), path
+    # The cached body is the fetched one with the secret redacted, and nothing else changed.
+    [cached_body] = [path.read_bytes() for path in stored if path.suffix == ".body"]
+    assert cached_body == body.replace(f"sk-proj-{mark}Body0001aaaa".encode(), b"<redacted>")

@@ -165,3 +165,26 @@ def test_snapshot_is_bounded(tmp_path: Path) -> None:
         (tmp_path / f"{index}.yaml").write_text("x")
     assert len(snapshot([tmp_path], limit=10)) == 10
     assert len(snapshot([tmp_path])) == 30
+
+
+@pytest.mark.parametrize("request_path", ["/%2Fruns", "/%2F%2Fruns", "/%5Cruns", "/%2F%5Cruns", "//runs", "/%2F/runs"])
+def test_a_redirect_never_leaves_the_server(tmp_path: Path, request_path: str) -> None:
+    # A Location of //runs/ (or /\runs/) is read by browsers as the host "runs": an open redirect.
+    (tmp_path / "sitegen.yaml").write_text("title: T\nbase_url: /\n")
+    (tmp_path / "_site" / "runs").mkdir(parents=True)
+    (tmp_path / "_site" / "\\runs").mkdir()
+    server = bind(load_config(tmp_path / "sitegen.yaml"), 0)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        response = httpx.get(f"http://{HOST}:{server.server_address[1]}{request_path}", follow_redirects=False,
+                             timeout=5.0)
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(STOP_S)
+    location = response.headers.get("location", "/")
+    assert response.status_code in (302, 404)
+    assert location.startswith("/") and location[1:2] not in ("/", "\\"), location
+    # Resolved as a browser would, the target is still this server.
+    assert urlsplit(str(httpx.URL("http://127.0.0.1:1/x").join(location))).netloc == "127.0.0.1:1"

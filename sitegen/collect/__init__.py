@@ -20,7 +20,8 @@ from sitegen.collect.local import Entry, discover, entry_source
 from sitegen.collect.redact import redact_document, redact_document_detailed, redaction_warnings
 from sitegen.config import CONFIG_NAME, Config
 from sitegen.errors import Problem, SitegenError
-from sitegen.parse import Document, parse_document
+from sitegen.files import read_bounded
+from sitegen.parse import MAX_FILE_BYTES, Document, parse_document
 from sitegen.plausibility import plausibility_warnings
 from sitegen.store import CollectedRun, canonical, write_collected
 from sitegen.validate import (
@@ -64,13 +65,15 @@ def check_run(document: Document) -> tuple[Document, list[Problem]]:
 def load_entry(entry: Entry, source: str, raw: bytes | None = None) -> Document:
     """Parse a result file (from ``raw``, its bytes, when already read) or adapt a raw-output folder."""
     if entry.kind == "raw":
-        return adapt_folder(entry.path, source)
-    return parse_document(source, _read(entry, source) if raw is None else raw)
+        return adapt_folder(entry.readable_path, source)
+    return parse_document(source, entry_bytes(entry, source) if raw is None else raw)
 
 
-def _read(entry: Entry, source: str) -> bytes:
+def entry_bytes(entry: Entry, source: str) -> bytes:
+    """A result file's bytes, read once at its resolved place: no link followed, no pipe or
+    device opened for reading, nothing past the size limit read. Raises SitegenError."""
     try:
-        return entry.path.read_bytes()
+        return read_bounded(entry.readable_path, MAX_FILE_BYTES, source)
     except OSError as exc:
         raise SitegenError(Problem(source, None, "", f"cannot read: {exc.strerror}")) from None
 
@@ -125,7 +128,7 @@ def _look_up(entry: Entry, source: str, cache: EntryCache | None) -> tuple[_Work
     if entry.kind != "result":
         return _Work(entry, source), None
     try:
-        raw = _read(entry, source)
+        raw = entry_bytes(entry, source)
     except SitegenError as error:
         return _Work(entry, source), CheckedEntry(entry, source, None, error.problems, [])
     key = cache.key(source, raw) if cache is not None else None
@@ -194,8 +197,10 @@ def check_local(config: Config, only: Collection[Path] | None = None,
     checked: list[CheckedEntry] = []
     work: list[tuple[Entry, str]] = []
     first_origin: dict[str, str] = {}
+    runs_shown = config.display(config.runs_dir)
     for entry in entries:
-        source = config.display(entry.path)
+        # By the name it was found under: resolving it again could follow a link swapped in since.
+        source = entry_source(config.runs_dir, entry.path.name, lambda _: runs_shown)
         selected = only is None or entry.path in only
         if entry.id in first_origin:
             if selected:

@@ -17,7 +17,7 @@ from pathlib import Path
 from sitegen import __version__
 from sitegen.errors import Problem
 from sitegen.resources import resource_dir
-from sitegen.store import write_atomic
+from sitegen.store import read_cache, write_cache
 
 
 @cache
@@ -46,12 +46,13 @@ class EntryCache:
     def get(self, key: str) -> tuple[list[Problem], str] | None:
         """The warnings of a checked document, and the document as canonical JSON text (parsed
         only by those who need it: collect copies the text as it is into collected.json)."""
+        data = read_cache(self.folder / f"{key}.json")
+        if data is None:
+            return None  # missing, cut short (caches skip fsync) or edited: check the file again
         try:
-            header, text = (self.folder / f"{key}.json").read_bytes().decode().split("\n", 1)
+            header, text = data.decode().split("\n", 1)
             warnings = [Problem(*warning) for warning in json.loads(header)["warnings"]]
-        except (OSError, ValueError, KeyError, TypeError):
-            return None  # missing, or cut short (caches skip fsync): check the file again
-        if not text.endswith("}"):
+        except (ValueError, KeyError, TypeError):
             return None
         self.used.add(key)
         return warnings, text
@@ -61,7 +62,7 @@ class EntryCache:
         header = json.dumps({"warnings": [[w.source, w.line, w.pointer, w.message] for w in warnings]})
         self.used.add(key)
         with contextlib.suppress(OSError):  # a cache that cannot be written only costs time
-            write_atomic(self.folder / f"{key}.json", f"{header}\n{text}".encode(), durable=False)
+            write_cache(self.folder / f"{key}.json", f"{header}\n{text}".encode())
 
     def prune(self) -> None:
         """Forget files that are gone or changed (call after a collect that read everything)."""

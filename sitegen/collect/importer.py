@@ -81,7 +81,7 @@ def load_raw(paths: list[Path], meta_path: Path | None) -> tuple[Document, tuple
             read: list[Document] = []
             for file, shown in found:
                 try:
-                    read += read_records(file, shown)
+                    read += read_records(file.resolve(), shown)  # paths the user chose: links followed once
                 except SitegenError as error:
                     # A tool's folder holds other files (huge per-request exports, inputs): say why, go on.
                     skipped.append((shown, f"not read ({error.problems[0].message})"))
@@ -93,7 +93,7 @@ def load_raw(paths: list[Path], meta_path: Path | None) -> tuple[Document, tuple
                                         f"({len(found)} file{'s' if len(found) != 1 else ''} looked at); "
                                         "see docs/importing.md for the formats"))
         elif path.is_file():
-            records += read_records(path, display)
+            records += read_records(path.resolve(), display)
         else:
             problems.append(Problem(display, None, "", "not found"))
     if problems:
@@ -102,7 +102,7 @@ def load_raw(paths: list[Path], meta_path: Path | None) -> tuple[Document, tuple
     if meta_path is not None:
         if not meta_path.is_file():
             raise SitegenError(Problem(str(meta_path), None, "", "not found"))
-        meta = read_meta(meta_path, str(meta_path))
+        meta = read_meta(meta_path.resolve(), str(meta_path))
     source = str(paths[0]) if len(paths) == 1 else f"{paths[0]} (and {len(paths) - 1} more)"
     return adapt_records(records, meta, source), tuple(sorted(skipped))
 

@@ -6,6 +6,7 @@ that becomes its permalink, so names that would make bad URLs are refused here.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,6 +30,13 @@ class Entry:
     id: str
     path: Path
     kind: Literal["result", "raw"]
+    # Where the entry really is (links resolved once, at discovery): what is read, never
+    # through a link again, so a link swapped in later cannot lead elsewhere.
+    real_path: Path | None = None
+
+    @property
+    def readable_path(self) -> Path:
+        return self.real_path or self.path
 
 
 def suggest_id(name: str) -> str:
@@ -54,31 +62,42 @@ def discover(runs_dir: Path, content_dir: Path, display: Callable[[Path], str]) 
     """Every entry under ``runs_dir``, sorted by name, and the problems with names and links."""
     entries: list[Entry] = []
     problems: list[Problem] = []
-    if not runs_dir.is_dir():
-        return entries, [Problem(display(runs_dir), None, "", "folder not found; result files go in content/runs/")]
     content_root = content_dir.resolve()
+    # Named without resolving: display() would show where a linked runs folder leads.
+    runs_named = f"{display(content_dir)}/{runs_dir.name}"
+    runs_real, problem = resolve_inside(runs_dir, content_root, runs_named, "content/")
+    if problem:
+        return entries, [problem]
+    assert runs_real is not None
+    if not runs_real.is_dir():
+        return entries, [Problem(display(runs_dir), None, "", "folder not found; result files go in content/runs/")]
     runs_shown = display(runs_dir)  # once, not once per entry: it resolves the path
-    for path in sorted(runs_dir.iterdir()):
+    try:
+        children = sorted(runs_real.iterdir())
+    except OSError as exc:
+        return entries, [Problem(runs_shown, None, "", f"cannot read the folder: {exc.strerror}")]
+    for path in children:
         name = path.name
         if name.startswith(".") or name.endswith(IGNORED_SUFFIXES):
             continue
         source = entry_source(runs_dir, name, lambda _: runs_shown)
-        if path.is_symlink():
-            target = path.resolve()
-            if content_root not in target.parents:
-                problems.append(Problem(source, None, "", "is a link to a place outside content/; copy the file in instead"))
-                continue
-        if not path.is_dir() and not path.is_file():
+        path = runs_dir / name  # named as the user sees it; read at its real place
+        real, problem = resolve_inside(path, content_root, source, "content/")
+        if problem:
+            problems.append(problem)
+            continue
+        assert real is not None
+        if not real.is_dir() and not real.is_file():
             # A pipe would block collect forever; a device could be read without end.
             problems.append(Problem(source, None, "", "is not a plain file or folder (a device, pipe or socket)"))
             continue
-        if path.is_file() and path.suffix.lower() in RESULT_SUFFIXES and path.stat().st_size > MAX_FILE_BYTES:
+        if real.is_file() and path.suffix.lower() in RESULT_SUFFIXES and real.stat().st_size > MAX_FILE_BYTES:
             # Refused before anything reads it: a huge file is never loaded into memory.
-            size = path.stat().st_size
+            size = real.stat().st_size
             problems.append(Problem(source, None, "", f"file is {size:,} bytes, over the {MAX_FILE_BYTES:,}-byte limit "
                                                       "for a result file"))
             continue
-        if path.is_dir():
+        if real.is_dir():
             kind: Literal["result", "raw"] = "raw"
             run_id = name
         elif path.suffix.lower() in RESULT_SUFFIXES:
@@ -91,6 +110,22 @@ def discover(runs_dir: Path, content_dir: Path, display: Callable[[Path], str]) 
         if problem:
             problems.append(problem)
             continue
-        entries.append(Entry(run_id, path, kind))
+        entries.append(Entry(run_id, path, kind, real))
     return entries, problems
+
+
+def resolve_inside(path: Path, root: Path, source: str, root_name: str) -> tuple[Path | None, Problem | None]:
+    """``path`` with every link resolved, or the problem when a link loops or leads out of ``root``
+    (an already resolved folder). A path that does not exist resolves to itself."""
+    try:
+        real = Path(os.path.realpath(path, strict=True))
+    except FileNotFoundError:
+        if os.path.islink(path):
+            return None, Problem(source, None, "", "is a link to nothing (a broken link); remove it or copy the file in")
+        return path, None
+    except (OSError, RuntimeError):
+        return None, Problem(source, None, "", "is a link that loops back on itself; remove it or copy the file in")
+    if real != root and root not in real.parents:
+        return None, Problem(source, None, "", f"is a link to a place outside {root_name}; copy the file in instead")
+    return real, None
 

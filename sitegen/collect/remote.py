@@ -12,7 +12,9 @@ failure is a value:
 
 Security and resource rules (see docs/remote-sources.md): https only, except plain http
 to loopback; every redirect hop is checked again and the hops are bounded; explicit
-timeouts; a size limit enforced while streaming; a content-type allow-list. Retries
+timeouts, and one deadline per download that every socket operation (connect, TLS,
+sending, each read of headers and body) is held to, so a server dripping bytes cannot
+stretch it; a size limit enforced while streaming; a content-type allow-list. Retries
 (429, 5xx, timeouts, broken connections) back off exponentially with a capped sleep.
 
 The cache (``.sitegen/cache/remote/``) holds, per URL, the last body that parsed and
@@ -21,9 +23,11 @@ validated plus its ETag / Last-Modified, so a bad update never replaces a good c
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import ipaddress
 import json
+import math
 import ssl
 import threading
 import time
@@ -34,6 +38,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import urlsplit
 
+import httpcore
 import httpx
 
 from sitegen import __version__
@@ -43,6 +48,7 @@ from sitegen.collect.local import check_id, suggest_id
 from sitegen.collect.redact import redact_text
 from sitegen.config import RemoteSource
 from sitegen.errors import Problem, SitegenError
+from sitegen.files import read_bounded
 from sitegen.parse import MAX_FILE_BYTES, Document, parse_json, parse_yaml
 from sitegen.store import write_atomic
 
@@ -104,6 +110,10 @@ class RemoteCache:
     ``<key>.json`` names the body file ``<key>-<hash of body>.body``: the body is written
     first and the metadata, written atomically, is the commit point, so a crash leaves the
     old copy or the new one, never a body paired with the wrong validators.
+
+    Nothing secret is stored: the key and the recorded URL are made from the URL with its
+    credentials and secret query values redacted, and a body is stored redacted (gzip
+    bodies unpacked first), exactly as collect would publish it.
     """
 
     def __init__(self, folder: Path) -> None:
@@ -111,20 +121,20 @@ class RemoteCache:
 
     @staticmethod
     def key(url: str) -> str:
-        return hashlib.sha256(url.encode()).hexdigest()[:32]
+        return hashlib.sha256(redact_text(url).encode()).hexdigest()[:32]
 
     def load(self, url: str) -> Copy | None:
         """The cached copy of ``url``; a missing, foreign or damaged entry is no copy at all."""
         key = self.key(url)
         try:
-            meta = json.loads((self.folder / f"{key}.json").read_bytes())
-            if not isinstance(meta, dict) or meta.get("url") != url:
+            meta = json.loads(read_bounded(self.folder / f"{key}.json", MAX_FILE_BYTES))
+            if not isinstance(meta, dict) or meta.get("url") != redact_text(url):
                 return None
             body_name = str(meta["body"])
             if not body_name.startswith(f"{key}-") or "/" in body_name:
                 return None
-            body = (self.folder / body_name).read_bytes()
-        except (OSError, ValueError, KeyError):
+            body = read_bounded(self.folder / body_name, adapters.RAW_MAX_BYTES)
+        except (OSError, ValueError, KeyError, SitegenError):
             return None
         if hashlib.sha256(body).hexdigest() != meta.get("sha256"):
             return None
@@ -133,16 +143,32 @@ class RemoteCache:
     def store(self, url: str, copy: Copy) -> None:
         """Keep ``copy`` as the last good copy of ``url``; raises OSError."""
         key = self.key(url)
-        digest = hashlib.sha256(copy.body).hexdigest()
+        body = storable(copy.body)
+        digest = hashlib.sha256(body).hexdigest()
         body_name = f"{key}-{digest[:16]}.body"
         body_path = self.folder / body_name
         if not body_path.exists():
-            write_atomic(body_path, copy.body)
-        meta = {"url": url, "body": body_name, "sha256": digest, "etag": copy.etag, "last_modified": copy.last_modified}
+            write_atomic(body_path, body)
+        meta = {"url": redact_text(url), "body": body_name, "sha256": digest, "etag": copy.etag,
+                "last_modified": copy.last_modified}
         write_atomic(self.folder / f"{key}.json", (json.dumps(meta, sort_keys=True, indent=1) + "\n").encode())
         for old in self.folder.glob(f"{key}-*.body"):
             if old.name != body_name:
                 old.unlink(missing_ok=True)
+
+
+def storable(body: bytes) -> bytes:
+    """A body as the cache may keep it: with every secret redacted, as text (gzip bodies
+    unpacked, redacted and packed again, so they are read back as what they were).
+
+    Only bodies that parsed and passed the checks are stored, so they are UTF-8 (or gzip of
+    it); redaction keeps YAML and JSON valid, since it replaces values by a plain word.
+    Raises SitegenError for a gzip body that does not unpack.
+    """
+    if body.startswith(_GZIP_MAGIC):
+        text = adapters.parse_raw_bytes("cache", body)
+        return gzip.compress(redact_text(text.decode("utf-8", errors="replace")).encode(), mtime=0)
+    return redact_text(body.decode("utf-8", errors="replace")).encode()
 
 
 def _text_or_none(value: Any) -> str | None:
@@ -250,6 +276,11 @@ class Fetcher:
             timer.cancel()
 
     def _follow(self, url: str, cached: Copy | None, limit: int) -> Copy:
+        # One deadline for the download, every hop included; the socket operations are held to it.
+        with download_deadline(self.settings.deadline_s):
+            return self._follow_hops(url, cached, limit)
+
+    def _follow_hops(self, url: str, cached: Copy | None, limit: int) -> Copy:
         # Redirects are followed here, not by httpx, so that every hop passes url_refusal.
         current = url
         for _ in range(self.settings.max_redirects + 1):
@@ -275,6 +306,8 @@ class Fetcher:
             finally:
                 response.close()
         except httpx.TimeoutException as exc:
+            if _past_deadline():
+                raise FetchError(url, self._too_long(), retry=True) from None
             raise FetchError(url, _timeout_reason(exc, self.settings.timeout_s), retry=True) from None
         except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as exc:
             raise FetchError(url, f"the connection broke ({_exception_text(exc)})", retry=True) from None
@@ -314,10 +347,87 @@ class Fetcher:
             size += len(chunk)
             if size > limit:
                 raise FetchError(url, f"the file is over the {limit:,}-byte limit (download stopped)")
-            if time.monotonic() - started > self.settings.deadline_s:
-                raise FetchError(url, f"the download took longer than {self.settings.deadline_s:g} s (stopped)")
+            if time.monotonic() - started > self.settings.deadline_s or _past_deadline():
+                raise FetchError(url, self._too_long())
             chunks.append(chunk)
         return b"".join(chunks)
+
+    def _too_long(self) -> str:
+        return f"the download took longer than {self.settings.deadline_s:g} s (stopped)"
+
+
+# --- one deadline per download ---------------------------------------------------------------
+# httpx's timeouts bound each socket operation, so a server that sends a byte just before
+# each one runs out keeps a download going forever. The client's network backend therefore
+# holds every operation to the deadline of the download in progress on its thread.
+
+_deadline = threading.local()
+
+
+@contextmanager
+def download_deadline(seconds: float) -> Iterator[None]:
+    """Hold every socket operation on this thread to ``seconds`` from now, together."""
+    _deadline.at = time.monotonic() + seconds
+    try:
+        yield
+    finally:
+        _deadline.at = None
+
+
+def _past_deadline() -> bool:
+    at = getattr(_deadline, "at", None)
+    return at is not None and time.monotonic() >= at
+
+
+def _bounded(timeout: float | None, error: type[Exception]) -> float | None:
+    """``timeout`` shortened to what is left of the download's deadline; raise ``error`` when none is."""
+    at = getattr(_deadline, "at", None)
+    if at is None:
+        return timeout
+    left = float(at) - time.monotonic()
+    if left <= 0:
+        raise error("the download's deadline has passed")
+    return min(timeout if timeout is not None else math.inf, left)
+
+
+class _DeadlineStream(httpcore.NetworkStream):
+    def __init__(self, stream: httpcore.NetworkStream) -> None:
+        self._stream = stream
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return self._stream.read(max_bytes, _bounded(timeout, httpcore.ReadTimeout))
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        self._stream.write(buffer, _bounded(timeout, httpcore.WriteTimeout))
+
+    def close(self) -> None:
+        self._stream.close()
+
+    def start_tls(self, ssl_context: ssl.SSLContext, server_hostname: str | None = None,
+                  timeout: float | None = None) -> httpcore.NetworkStream:
+        bounded = _bounded(timeout, httpcore.ConnectTimeout)
+        return _DeadlineStream(self._stream.start_tls(ssl_context, server_hostname, bounded))
+
+    def get_extra_info(self, info: str) -> Any:
+        return self._stream.get_extra_info(info)
+
+
+class _DeadlineBackend(httpcore.NetworkBackend):
+    def __init__(self, backend: httpcore.NetworkBackend) -> None:
+        self._backend = backend
+
+    def connect_tcp(self, host: str, port: int, timeout: float | None = None, local_address: str | None = None,
+                    socket_options: Any = None) -> httpcore.NetworkStream:
+        bounded = _bounded(timeout, httpcore.ConnectTimeout)
+        return _DeadlineStream(self._backend.connect_tcp(host, port, bounded, local_address, socket_options))
+
+    def connect_unix_socket(self, path: str, timeout: float | None = None,
+                            socket_options: Any = None) -> httpcore.NetworkStream:
+        bounded = _bounded(timeout, httpcore.ConnectTimeout)
+        return _DeadlineStream(self._backend.connect_unix_socket(path, bounded, socket_options))
+
+    def sleep(self, seconds: float) -> None:
+        self._backend.sleep(seconds)
 
 
 def _conditional_headers(cached: Copy | None) -> dict[str, str]:
@@ -395,8 +505,16 @@ def _exception_text(exc: BaseException) -> str:
 
 
 def make_client(settings: FetchSettings) -> httpx.Client:
-    """The production client: one per collect, so connections to one host are reused."""
+    """The production client: one per collect, so connections to one host are reused, its
+    sockets held to each download's deadline."""
+    transport = httpx.HTTPTransport()
+    pool = getattr(transport, "_pool", None)
+    backend = getattr(pool, "_network_backend", None)
+    # httpx offers no public way to choose the network backend; a test fails if this ever stops working.
+    if isinstance(backend, httpcore.NetworkBackend):
+        pool._network_backend = _DeadlineBackend(backend)  # type: ignore[union-attr]
     return httpx.Client(
+        transport=transport,
         timeout=settings.timeout(),
         follow_redirects=False,
         headers={
@@ -524,9 +642,9 @@ class _Collector:
                 continue
             try:
                 self.cache.store(url, copy)
-            except OSError as exc:
+            except (OSError, SitegenError) as exc:
                 self.report.warnings.append(Problem(url, None, "", f"could not update the cache in "
-                                                    f"{self.cache.folder}: {exc.strerror or exc}"))
+                                                    f"{self.cache.folder}: {getattr(exc, 'strerror', None) or exc}"))
 
 
 def _limit(source: RemoteSource, url: str, settings: FetchSettings) -> int:

@@ -129,6 +129,15 @@ def rebuild(commands: list[list[str]]) -> bool:
     return all(_run_stage(command) for command in commands)
 
 
+def same_site(location: str) -> str:
+    """A redirect target that stays on this server: one leading slash, never two.
+
+    ``//host/x`` (or ``/\\host``, which browsers read alike) would send the browser to
+    another host, and a request such as ``/%2Fevil.example`` would otherwise produce one.
+    """
+    return "/" + location.lstrip("/\\")
+
+
 def _handler(output_dir: Path, base_path: str) -> type[SimpleHTTPRequestHandler]:
     class Handler(SimpleHTTPRequestHandler):
         """Files of the output folder under ``base_path``; the site's 404 page for anything else."""
@@ -170,7 +179,7 @@ def _handler(output_dir: Path, base_path: str) -> type[SimpleHTTPRequestHandler]
 
         def _redirect(self, location: str) -> None:
             self.send_response(HTTPStatus.FOUND)
-            self.send_header("Location", location)
+            self.send_header("Location", same_site(location))
             self.send_header("Content-Length", "0")
             self.end_headers()
 

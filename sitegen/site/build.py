@@ -16,12 +16,13 @@ import hashlib
 import json
 import os
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from sitegen import __version__
 from sitegen.config import Config
 from sitegen.errors import Problem, SitegenError
+from sitegen.files import MAX_STATE_BYTES, read_bounded
 from sitegen.resources import resource_dir
 from sitegen.site import exports, feeds
 from sitegen.site.analysis import Analysis, Settings
@@ -30,6 +31,7 @@ from sitegen.site.chart_render import DARK_COLOURS_JSON, ChartBatch, ChartRender
 from sitegen.site.charts import ChartSpec, keep_templates_in
 from sitegen.site.common import Site
 from sitegen.site.compare_page import setups_json
+from sitegen.site.output_folder import check_output_folder
 from sitegen.site.pages import PlannedPage, plan
 from sitegen.site.render import environment, render
 from sitegen.site.write import StagedOutput
@@ -89,6 +91,13 @@ def write_charts(output: StagedOutput, charts: dict[str, ChartSpec], svgs: dict[
         output.write(chart.spec_path, chart.spec.encode())
 
 
+def _well_formed(entries: Any) -> bool:
+    return isinstance(entries, dict) and all(
+        isinstance(path, str) and isinstance(entry, dict) and isinstance(entry.get("key"), str)
+        and isinstance(entry.get("files"), list) and all(isinstance(name, str) for name in entry["files"])
+        for path, entry in entries.items())
+
+
 class Manifest:
     """What the previous build wrote: page keys and the files each key stands for."""
 
@@ -97,20 +106,30 @@ class Manifest:
         self.fingerprint = fingerprint
         self.entries: dict[str, dict[str, Any]] = {}
         try:
-            document = json.loads(path.read_bytes())
-        except (OSError, ValueError):
+            document = json.loads(read_bounded(path, MAX_STATE_BYTES))
+        except (OSError, ValueError, SitegenError):
             return
-        if document.get("version") == MANIFEST_VERSION and document.get("fingerprint") == fingerprint:
-            self.entries = document.get("entries", {})
+        # Hand-edited or cut short: any doubt makes this a full build, never a traceback.
+        if isinstance(document, dict) and document.get("version") == MANIFEST_VERSION \
+                and document.get("fingerprint") == fingerprint and _well_formed(document.get("entries")):
+            self.entries = document["entries"]
 
     def reusable(self, path: str, key: str, output_dir: Path) -> list[str] | None:
-        """The files of an unchanged entry, when all of them are still in the previous site."""
+        """The files of an unchanged entry, when all of them are still plain files in the previous
+        site (a name that would leave it means the manifest is not sitegen's: rebuild)."""
         entry = self.entries.get(path)
         if not entry or entry.get("key") != key:
             return None
         files: list[str] = entry["files"]
         folder = str(output_dir)
-        return files if all(os.path.isfile(os.path.join(folder, name)) for name in files) else None
+        for name in files:
+            relative = PurePosixPath(name)
+            if relative.is_absolute() or ".." in relative.parts or name != relative.as_posix() or not relative.parts:
+                return None
+            full = os.path.join(folder, name)
+            if os.path.islink(full) or not os.path.isfile(full):
+                return None
+        return files
 
     def forget(self) -> None:
         """Drop the manifest while the site changes, so a crash can only cost a full build."""
@@ -123,7 +142,10 @@ class Manifest:
             write_atomic(self.path, json.dumps(document, sort_keys=True, separators=(",", ":")).encode())
 
 
-def build(config: Config) -> BuildSummary:
+def build(config: Config, force_output: bool = False) -> BuildSummary:
+    """Build the site into ``config.output_dir``; ``force_output`` lets it replace a folder of
+    files sitegen did not make (never one of the project's own folders)."""
+    check_output_folder(config, replace=force_output)
     runs = read_collected(config.state_dir)
     site = Site(config.title, config.description, config.site_url)
     analysis = Analysis(Settings.of(config))

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from sitegen.site.charts import THEMES, ChartSpec, _canonical, fill, template_text
-from sitegen.store import write_atomic
+from sitegen.store import read_cache, write_cache
 from sitegen.workers import worker_context
 
 _CLIP_ID = re.compile(r"\bclip(\d+)\b")
@@ -98,9 +98,9 @@ class ChartRenderer:
             digest = hashlib.sha256(f"{RENDER_VERSION}\0{_vl_convert_version()}\0{source}".encode()).hexdigest()
             path = self.cache_dir.parent / f"vega-template-{digest[:32]}.json"
             try:
-                compiled = path.read_text(encoding="utf-8")
-                json.loads(compiled)  # a cache file cut short (written without fsync) is a miss
-            except (OSError, ValueError):
+                compiled = (read_cache(path) or b"").decode()
+                json.loads(compiled)  # a damaged or missing cache file is a miss
+            except ValueError:
                 import vl_convert
 
                 compiled = _canonical(vl_convert.vegalite_to_vega(_without_tooltips(json.loads(source))))
@@ -118,7 +118,7 @@ class ChartRenderer:
 
     def _store(self, path: Path, data: bytes) -> None:
         with contextlib.suppress(OSError):  # a cache that cannot be written only costs time
-            write_atomic(path, data, durable=False)
+            write_cache(path, data)
 
     def batch(self) -> ChartBatch:
         """A batch to add charts to as pages are made; see ChartBatch."""
@@ -126,7 +126,7 @@ class ChartRenderer:
 
     def _start_pool(self) -> ProcessPoolExecutor:
         pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=worker_context())
-        if not self._bundle_path().is_file():
+        if read_cache(self._bundle_path()) is None:
             # Making the bundle holds a process for seconds: a worker makes it beside the charts.
             self._bundle_future = pool.submit(_make_javascript_bundle)
         return pool
@@ -137,13 +137,13 @@ class ChartRenderer:
     def javascript_bundle(self) -> bytes:
         """Vega, Vega-Lite and vega-embed in one file, so interactive charts need no CDN."""
         path = self._bundle_path()
-        try:
-            return path.read_bytes()
-        except FileNotFoundError:
-            future, self._bundle_future = self._bundle_future, None
-            bundle = future.result() if future and not future.cancelled() else _make_javascript_bundle()
-            self._store(path, bundle)
-            return bundle
+        cached = read_cache(path)
+        if cached is not None:  # checked: a bundle cut short would break every interactive chart
+            return cached
+        future, self._bundle_future = self._bundle_future, None
+        bundle = future.result() if future and not future.cancelled() else _make_javascript_bundle()
+        self._store(path, bundle)
+        return bundle
 
 
 def _make_javascript_bundle() -> bytes:
@@ -184,11 +184,10 @@ class ChartBatch:
             return
         self._seen.add(path)
         cache_file = self._renderer._path(chart.spec)
-        with contextlib.suppress(OSError):
-            cached = cache_file.read_bytes()
-            if cached.rstrip().endswith(b"</svg>"):  # not a file cut short (caches skip fsync)
-                self._svgs[path] = cached
-                return
+        cached = read_cache(cache_file)
+        if cached is not None:  # checked: not a file cut short (caches skip fsync) or edited
+            self._svgs[path] = cached
+            return
         self._waiting.append((path, cache_file, self._renderer._vega(chart)))
         self._renderer.rendered += 1
         if self._pool is None and len(self._waiting) >= PARALLEL_THRESHOLD and self._renderer.workers > 1:

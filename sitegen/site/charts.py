@@ -163,18 +163,21 @@ def _load_templates() -> dict[str, str]:
         digest.update((here / name).read_bytes())
     path = _template_folder / f"chart-templates-{digest.hexdigest()[:32]}.json" if _template_folder else None
     if path is not None:
-        with contextlib.suppress(OSError, ValueError):
-            cached = json.loads(path.read_bytes())
-            if isinstance(cached, dict) and all(isinstance(text, str) for text in cached.values()):
+        from sitegen.store import read_cache
+
+        with contextlib.suppress(ValueError):
+            cached = json.loads(read_cache(path) or b"")  # checked: a damaged cache file is a miss
+            if isinstance(cached, dict) and set(KINDS) <= set(cached) \
+                    and all(isinstance(text, str) for text in cached.values()):
                 return cached
     from sitegen.site.chart_templates import template
 
     built = {kind: template(kind) for kind in KINDS}
     if path is not None:
-        from sitegen.store import write_atomic
+        from sitegen.store import write_cache
 
         with contextlib.suppress(OSError):  # without the file the next build imports Altair again
-            write_atomic(path, json.dumps(built, sort_keys=True).encode(), durable=False)
+            write_cache(path, json.dumps(built, sort_keys=True).encode())
     return built
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, pass_context
@@ -38,5 +39,14 @@ def environment(templates_dir: Path) -> Environment:
     return env
 
 
+# What XML 1.0 does not allow in a document, even escaped: one such character makes a feed
+# reader drop the whole feed. Result files are refused for them (validate.check_text), but
+# sitegen.yaml's title and description are not result files.
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
 def render(env: Environment, page: Page) -> bytes:
-    return env.get_template(page.template).render(page=page.context).encode()
+    text = env.get_template(page.template).render(page=page.context)
+    if page.path.endswith(".xml"):
+        text = _NOT_XML.sub("", text)
+    return text.encode()

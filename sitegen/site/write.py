@@ -1,23 +1,38 @@
-"""Write the site: every file goes into a staging folder beside the output, which is
-put in place only when the whole build succeeded, so a failed build leaves the
-previous site untouched. Paths are checked so nothing lands outside the output.
+"""Write the site: every file goes into a staging folder beside the output, which takes the
+output's place in one step only when the whole build succeeded. At every instant the
+output folder is the old site or the new one, never a mix, whatever stops the build (an
+error, a full disk, kill -9, a power cut after the swap reached the disk).
 
-A full build swaps the whole staged folder in. An incremental build (``in_place``) stages
-only the files that changed, keeps the others where they are, and then moves the staged
-files in one by one, old files set aside until all are in: if a move fails, every moved
-file goes back, so the previous site is what remains.
+An incremental build stages the same complete tree as a cold build, but the files of
+unchanged pages are hard links to the previous site's files (copies where links are not
+possible), so they cost neither rendering nor disk space. Sitegen never changes a file of a
+built site in place, so sharing its data between the two trees is safe.
+
+The swap exchanges the two folder names atomically (Linux ``renameat2`` with
+``RENAME_EXCHANGE``), so the output stays a plain folder. Where that is not available, the
+old folder is renamed aside and the new one renamed in; a crash between those two renames
+leaves no output folder, and the next build puts the old one back before it starts.
+Staging and set-aside folders carry the builder's process id, so the next build removes
+those of builds that no longer run.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import errno
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
 from sitegen.errors import Problem, SitegenError
+
+MARKER = ".sitegen-output"
+MARKER_TEXT = b"This folder is made by `sitegen build`, which replaces everything in it.\n"
+_STAGING = "building"
+_ASIDE = "old"
 
 
 class StagedOutput:
@@ -25,16 +40,17 @@ class StagedOutput:
 
     def __init__(self, output_dir: Path, in_place: bool = False) -> None:
         self.output_dir = output_dir
+        # in_place: there is a previous site whose unchanged files ``keep`` may share.
         self.in_place = in_place and output_dir.is_dir()
         self.written: set[str] = set()
-        self._kept: set[str] = set()  # in place: files of the previous site that stay as they are
         self._folders: set[str] = set()
         if output_dir.exists() and not output_dir.is_dir():
             raise SitegenError(Problem(str(output_dir), None, "", "exists but is not a folder; move it away or set output_dir"))
         try:
             output_dir.parent.mkdir(parents=True, exist_ok=True)
-            self.staging = Path(tempfile.mkdtemp(prefix=f".{output_dir.name}.building-", dir=output_dir.parent))
-            # mkdtemp makes a private (0700) folder, and a full build renames it into place:
+            clean_leftovers(output_dir)
+            self.staging = Path(tempfile.mkdtemp(prefix=_prefix(output_dir, _STAGING), dir=output_dir.parent))
+            # mkdtemp makes a private (0700) folder, and every build renames it into place:
             # give it the mode any new folder gets (0755 under the usual umask 022), so a web
             # server running as another user can read the site. Files already get 0644 so.
             os.chmod(self.staging, 0o777 & ~_umask())
@@ -66,75 +82,38 @@ class StagedOutput:
             raise SitegenError(Problem(str(self.output_dir / relative), None, "", f"cannot write: {exc.strerror}")) from None
 
     def keep(self, relative: str) -> None:
-        """Keep an unchanged file of the previous site where it is (incremental builds only,
+        """Take an unchanged file of the previous site into the new one (incremental builds only,
         which have a previous site whose files the manifest checked)."""
         assert self.in_place, "only an incremental build keeps files of the previous site"
-        # No path check: nothing is written, and a file not in the site is removed at commit.
-        if relative in self.written:
-            raise SitegenError(Problem(relative, None, "", "two pages want the same output file"))
-        self.written.add(relative)
-        self._kept.add(relative)
+        self._claim(relative)  # the name comes from the manifest, which is not trusted
+        source = os.path.join(self.output_dir, relative)
+        target = os.path.join(self.staging, relative)
+        try:
+            self._make_folder(os.path.dirname(target))
+            if os.path.islink(source) or not os.path.isfile(source):
+                raise OSError(errno.ENOENT, "not a file of the previous site")
+            try:
+                os.link(source, target, follow_symlinks=False)
+            except OSError:  # a file system without hard links: a copy is as good, only slower
+                shutil.copyfile(source, target, follow_symlinks=False)
+        except OSError as exc:
+            raise SitegenError(Problem(str(self.output_dir / relative), None, "",
+                                       f"cannot reuse the previous build's file: {exc.strerror}; "
+                                       "run `sitegen build` again (it rebuilds what it cannot reuse)")) from None
 
     def commit(self) -> None:
-        """Put the staged site in place of the old one."""
-        if self.in_place:
-            self._commit_in_place()
-            return
-        old = None
+        """Put the staged site in place of the old one, in one step."""
+        self.write(MARKER, MARKER_TEXT)
         try:
             if self.output_dir.exists():
-                old = Path(tempfile.mkdtemp(prefix=f".{self.output_dir.name}.old-", dir=self.output_dir.parent))
-                os.replace(self.output_dir, old / "site")
-            os.replace(self.staging, self.output_dir)
+                aside = swap(self.staging, self.output_dir)
+                shutil.rmtree(aside, ignore_errors=True)
+            else:
+                os.rename(self.staging, self.output_dir)
         except OSError as exc:
-            if old is not None and (old / "site").exists() and not self.output_dir.exists():
-                os.replace(old / "site", self.output_dir)  # put the previous site back
+            self.discard()
             message = f"cannot replace the output folder: {exc.strerror}"
             raise SitegenError(Problem(str(self.output_dir), None, "", message)) from None
-        finally:
-            if old is not None:
-                shutil.rmtree(old, ignore_errors=True)
-
-    def _commit_in_place(self) -> None:
-        aside = tempfile.mkdtemp(prefix=f".{self.output_dir.name}.old-", dir=self.output_dir.parent)
-        live_root = str(self.output_dir)
-        moved: list[tuple[str, str | None]] = []  # (live path, where its old file was set aside)
-
-        def set_aside(live: str, relative: str) -> str | None:
-            if not os.path.lexists(live):
-                return None
-            saved = os.path.join(aside, relative)
-            os.makedirs(os.path.dirname(saved), exist_ok=True)
-            os.replace(live, saved)
-            return saved
-
-        try:
-            for relative in sorted(self.written - self._kept):
-                live = os.path.join(live_root, relative)
-                saved = set_aside(live, relative)
-                moved.append((live, saved))
-                os.makedirs(os.path.dirname(live), exist_ok=True)
-                os.replace(os.path.join(self.staging, relative), live)
-            # Files the new site no longer has: gone, as a full build would leave them.
-            for relative, live in list(_files_under(live_root)):
-                if relative not in self.written:
-                    moved.append((live, set_aside(live, relative)))
-        except OSError as exc:
-            for live, saved in reversed(moved):  # put the previous site back as it was
-                with contextlib.suppress(OSError):
-                    if saved is None:
-                        os.remove(live)
-                    else:
-                        os.replace(saved, live)
-            message = f"cannot replace the output folder: {exc.strerror}"
-            raise SitegenError(Problem(str(self.output_dir), None, "", message)) from None
-        finally:
-            shutil.rmtree(aside, ignore_errors=True)
-            shutil.rmtree(self.staging, ignore_errors=True)
-        for folder, _, _ in os.walk(live_root, topdown=False):
-            if folder != live_root and not os.listdir(folder):
-                with contextlib.suppress(OSError):
-                    os.rmdir(folder)  # emptied by removed pages
 
     def discard(self) -> None:
         shutil.rmtree(self.staging, ignore_errors=True)
@@ -147,14 +126,94 @@ def _umask() -> int:
     return mask
 
 
-def _files_under(root: str) -> Iterator[tuple[str, str]]:
-    """Every file (or link) below ``root``: its path relative to root with '/', and its full path."""
-    folders = [("", root)]
-    while folders:
-        prefix, folder = folders.pop()
-        with os.scandir(folder) as entries:
-            for entry in entries:
-                if entry.is_dir(follow_symlinks=False):
-                    folders.append((f"{prefix}{entry.name}/", entry.path))
-                else:
-                    yield prefix + entry.name, entry.path
+def _prefix(output_dir: Path, kind: str) -> str:
+    # The process id tells the next build whether the folder's builder still runs.
+    return f".{output_dir.name}.{kind}-{os.getpid()}-"
+
+
+def swap(new: Path, live: Path) -> Path:
+    """Make ``new`` the folder at ``live``; return where the old folder now is (to delete).
+
+    Raises OSError, with the old folder still at ``live``.
+    """
+    if exchange(new, live):
+        return new  # the old site now has the staging folder's name
+    aside = Path(tempfile.mkdtemp(prefix=_prefix(live, _ASIDE), dir=live.parent))
+    try:
+        os.rename(live, aside / "site")
+    except OSError:
+        os.rmdir(aside)
+        raise
+    try:
+        os.rename(new, live)
+    except OSError:
+        os.rename(aside / "site", live)  # put the previous site back
+        shutil.rmtree(aside, ignore_errors=True)
+        raise
+    return aside
+
+
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+
+
+def _load_renameat2() -> Callable[..., int] | None:
+    try:
+        function: Callable[..., int] = ctypes.CDLL(None, use_errno=True).renameat2
+    except (AttributeError, OSError):
+        return None  # not glibc 2.28+ on Linux
+    return function
+
+
+_renameat2 = _load_renameat2()
+
+
+def exchange(first: Path, second: Path) -> bool:
+    """Swap two folders' names atomically; False when the system cannot (then nothing changed).
+
+    Raises OSError for other failures.
+    """
+    if _renameat2 is None:
+        return False
+    if _renameat2(_AT_FDCWD, os.fsencode(first), _AT_FDCWD, os.fsencode(second), _RENAME_EXCHANGE) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP):
+        return False  # an old kernel or a file system without exchange
+    raise OSError(code, os.strerror(code), str(second))
+
+
+def clean_leftovers(output_dir: Path) -> None:
+    """Remove the staging and set-aside folders of builds that were stopped (kill -9, power cut),
+    first putting the previous site back if a stop between two renames left no output folder."""
+    parent = output_dir.parent
+    stale: list[Path] = []
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(parent):
+            for kind in (_STAGING, _ASIDE):
+                start = f".{output_dir.name}.{kind}-"
+                if entry.name.startswith(start) and entry.is_dir(follow_symlinks=False) \
+                        and not _running(entry.name[len(start):].split("-", 1)[0]):
+                    stale.append(Path(entry.path))
+    for folder in sorted(stale):
+        previous = folder / "site"
+        if not os.path.lexists(output_dir) and folder.name.startswith(f".{output_dir.name}.{_ASIDE}-") \
+                and previous.is_dir():
+            with contextlib.suppress(OSError):
+                os.rename(previous, output_dir)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _running(pid_text: str) -> bool:
+    if not pid_text.isdigit():
+        return False  # an older sitegen's folder, without a process id: stale
+    pid = int(pid_text)
+    if pid == os.getpid():
+        return False  # a folder of this process is from an earlier build of a long-lived caller
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # it exists, owned by someone else
+    return True

@@ -23,8 +23,10 @@ from typing import Any
 
 from sitegen.collect.adapters import registry
 from sitegen.collect.adapters._foreign import SECTIONS, Adapted, Node, Origin
+from sitegen.collect.redact import redact_document
 from sitegen.errors import Problem, SitegenError
-from sitegen.parse import Document, parse_json, parse_yaml
+from sitegen.files import read_bounded
+from sitegen.parse import MAX_FILE_BYTES, Document, parse_json, parse_yaml
 from sitegen.validate import LATEST_RESULT_VERSION, check_numbers, check_result_rules, check_result_schema, check_schema
 
 META_NAME = "run.yaml"
@@ -161,10 +163,9 @@ def read_records(path: Path, source: str) -> list[Document]:
 
 
 def _read_bytes(path: Path, source: str) -> bytes:
+    # No link followed, no pipe or device read, nothing past the limit read (sitegen.files).
     try:
-        if path.stat().st_size > RAW_MAX_BYTES:
-            raise SitegenError(Problem(source, None, "", f"file is over the {RAW_MAX_BYTES:,}-byte limit"))
-        return path.read_bytes()
+        return read_bounded(path, RAW_MAX_BYTES, source, "raw tool output")
     except OSError as exc:
         raise SitegenError(Problem(source, None, "", f"cannot read: {exc.strerror}")) from None
 
@@ -211,6 +212,11 @@ def _json_lines(source: str, raw: bytes) -> list[Document] | None:
     return records
 
 
+def parse_raw_bytes(source: str, raw: bytes) -> bytes:
+    """Raw tool output unpacked when it is gzip, within the size limit; raises SitegenError."""
+    return _gunzip(source, raw) if raw.startswith(_GZIP_MAGIC) else raw
+
+
 def _gunzip(source: str, raw: bytes) -> bytes:
     try:
         with gzip.GzipFile(fileobj=io.BytesIO(raw)) as stream:
@@ -225,7 +231,7 @@ def _gunzip(source: str, raw: bytes) -> bytes:
 
 def read_meta(path: Path, source: str) -> Document:
     try:
-        raw = path.read_bytes()
+        raw = read_bounded(path, MAX_FILE_BYTES, source, "run.yaml")
     except OSError as exc:
         raise SitegenError(Problem(source, None, "", f"cannot read: {exc.strerror}")) from None
     return parse_yaml(source, raw)
@@ -277,7 +283,9 @@ def _check_meta(meta: Document) -> None:
     if not isinstance(meta.data, dict):
         raise SitegenError(Problem(meta.source, 1, "", "expected a mapping with hardware:, engine:, run: "
                                    "(and source:) sections"))
-    problems = check_schema(meta, "run-meta")
+    # Checked as redacted, so that no message quotes a secret (a token in a field of the wrong
+    # type); the caller keeps the document as it is, and redacts it later with notes.
+    problems = check_schema(redact_document(meta)[0], "run-meta")
     if problems:
         raise SitegenError(problems)
 
@@ -305,7 +313,8 @@ def _merge(adapted: Adapted, meta: Document | None, source: str) -> Document:
     data["provenance"] = provenance
     data["measurements"] = {"prefill": adapted.prefill, "decode": adapted.decode}
     document = Document(source, data, {})
-    problems = check_result_schema(document) + check_numbers(document) + check_result_rules(document)
+    checked = redact_document(document)[0]  # what messages may quote: see _check_meta
+    problems = check_result_schema(checked) + check_numbers(checked) + check_result_rules(checked)
     if problems or contradictions:
         located = {_locate(problem, adapted.origins, meta, given) for problem in problems}
         located.update(contradictions)

@@ -1,0 +1,60 @@
+"""Reading a file that someone else may control: never through a link swapped in after it
+was checked, never from a pipe or device (which could block or never end), and never more
+than a limit, which is checked before reading and again while reading (a file can grow).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from sitegen.errors import Problem, SitegenError
+
+# Files sitegen itself wrote (collected.json, the build manifest, caches): generous, but bounded.
+MAX_STATE_BYTES = 1 << 30
+_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def read_bounded(path: Path | str, limit: int, source: str | None = None, what: str = "a result file") -> bytes:
+    """The bytes of the plain file at ``path``, at most ``limit`` of them.
+
+    A link (as the last part of the path), pipe, device or socket, or a file over the limit,
+    is a SitegenError naming ``source``; other failures to read are OSError.
+    """
+    shown = source if source is not None else str(path)
+    try:
+        descriptor = os.open(path, _FLAGS)
+    except OSError as exc:
+        if exc.errno == getattr(os, "ELOOP", -1) or os.path.islink(path):
+            raise SitegenError(Problem(shown, None, "", "is a link (or was replaced by one while sitegen read it); "
+                                       "put the file itself here")) from None
+        raise
+    try:
+        status = os.fstat(descriptor)
+        if not stat.S_ISREG(status.st_mode):
+            # O_NONBLOCK made opening a pipe return at once; reading it is what would block.
+            raise SitegenError(Problem(shown, None, "", "is not a plain file (a device, pipe or socket); "
+                                       "put a result file here"))
+        if status.st_size > limit:
+            raise SitegenError(Problem(shown, None, "", _over(status.st_size, limit, what)))
+        os.set_blocking(descriptor, True)
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            chunk = os.read(descriptor, min(1 << 20, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > limit:
+                raise SitegenError(Problem(shown, None, "", _over(size, limit, what, grew=True)))
+        return b"".join(chunks)
+    finally:
+        os.close(descriptor)
+
+
+def _over(size: int, limit: int, what: str, grew: bool = False) -> str:
+    if grew:
+        return f"file grew past the {limit:,}-byte limit for {what} while being read"
+    return f"file is {size:,} bytes, over the {limit:,}-byte limit for {what}"

@@ -1,0 +1,177 @@
+"""Files sitegen wrote earlier are not trusted: a collected file, build manifest or cache that is
+cut short, edited by hand, or replaced by a pipe or a link is either refused with a clear message
+(collected.json: only collect can make it again) or treated as a miss and made again, and the
+site built is then byte for byte what a build from scratch makes. Never a traceback, never a hang,
+never damaged content published."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import SEED_RUN_ID, run_cli
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture
+def built(project: Path) -> Path:
+    assert run_cli(project, "collect") == 0
+    assert run_cli(project, "build") == 0
+    return project
+
+
+def _collected(project: Path) -> Path:
+    return project / ".sitegen" / "collected.json"
+
+
+def _edit_collected(project: Path, edit: Callable[[dict], None]) -> None:  # type: ignore[type-arg]
+    document = json.loads(_collected(project).read_bytes())
+    edit(document)
+    _collected(project).write_text(json.dumps(document), encoding="utf-8")
+
+
+def _set_figure(document: dict) -> None:  # type: ignore[type-arg]
+    # A hand edit that keeps the old digest: the figure would otherwise be published unchecked.
+    document["runs"][0]["result"]["hardware"]["count"] = 64
+
+
+def _wrong_types(document: dict) -> None:  # type: ignore[type-arg]
+    # A digest is the sha256 of the result's canonical JSON (sorted keys, no spaces).
+    document["runs"][0]["result"]["measurements"] = "none"
+    canonical = json.dumps(document["runs"][0]["result"], sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    assert hashlib.sha256(canonical.encode()).hexdigest() != document["runs"][0]["digest"]
+
+
+DAMAGE: dict[str, tuple[Callable[[Path], None], str]] = {
+    "cut short": (lambda p: _collected(p).write_bytes(_collected(p).read_bytes()[:5000]),
+                  "unreadable (Unterminated string"),
+    "edited, digest kept": (lambda p: _edit_collected(p, _set_figure),
+                            "/runs/0: does not match its checksum (edited by hand?); run `sitegen collect` again"),
+    "wrong shape": (lambda p: _edit_collected(p, _wrong_types),
+                    "/runs/0: does not match its checksum (edited by hand?); run `sitegen collect` again"),
+    "no digest": (lambda p: _edit_collected(p, lambda d: d["runs"][0].pop("digest")),
+                  "/runs/0: does not match its checksum (edited by hand?); run `sitegen collect` again"),
+    "runs not a list": (lambda p: _edit_collected(p, lambda d: d.update(runs={"a": 1})),
+                        "is damaged (not what sitegen collect writes); run `sitegen collect` again"),
+    "an entry not a mapping": (lambda p: _edit_collected(p, lambda d: d["runs"].append(7)),
+                               "is damaged (not what sitegen collect writes); run `sitegen collect` again"),
+    "a bad run id": (lambda p: _edit_collected(p, lambda d: d["runs"][0].update(id="../../x")),
+                     "is damaged (not what sitegen collect writes); run `sitegen collect` again"),
+    "a pipe": (lambda p: (_collected(p).unlink(), os.mkfifo(_collected(p))),  # type: ignore[func-returns-value]
+               "is not a plain file (a device, pipe or socket)"),
+}
+
+
+@pytest.mark.parametrize("damage", sorted(DAMAGE))
+def test_a_damaged_collected_file_is_refused_and_the_site_kept(
+        built: Path, capsys: pytest.CaptureFixture[str], damage: str) -> None:
+    before = _files(built / "_site")
+    make, message = DAMAGE[damage]
+    make(built)
+    capsys.readouterr()
+    assert run_cli(built, "build") == 1
+    err = capsys.readouterr().err
+    assert err.startswith(".sitegen/collected.json") and message in err, err
+    assert "Traceback" not in err
+    assert _files(built / "_site") == before
+    assert run_cli(built, "collect") == 0 and run_cli(built, "build") == 0  # the advice works
+
+
+def _manifest(project: Path) -> Path:
+    return project / ".sitegen" / "build" / "manifest.json"
+
+
+def _edit_manifest(project: Path, edit: Callable[[dict], None]) -> None:  # type: ignore[type-arg]
+    document = json.loads(_manifest(project).read_bytes())
+    edit(document)
+    _manifest(project).write_text(json.dumps(document), encoding="utf-8")
+
+
+def _first_entry(document: dict) -> dict:  # type: ignore[type-arg]
+    return document["entries"][f"runs/{SEED_RUN_ID}/index.html"]  # type: ignore[no-any-return]
+
+
+MANIFEST_DAMAGE: dict[str, Callable[[Path], None]] = {
+    "cut short": lambda p: _manifest(p).write_bytes(_manifest(p).read_bytes()[:300]),
+    "entries a list": lambda p: _edit_manifest(p, lambda d: d.update(entries=[1, 2])),
+    "files not a list": lambda p: _edit_manifest(p, lambda d: _first_entry(d).update(files=5)),
+    "a file outside the site": lambda p: _edit_manifest(p, lambda d: _first_entry(d).update(
+        files=["../sitegen.yaml"])),
+    "an absolute file": lambda p: _edit_manifest(p, lambda d: _first_entry(d).update(files=["/etc/hostname"])),
+    "a kept file replaced by a link": lambda p: (
+        (p / "_site" / "runs" / SEED_RUN_ID / "index.html").unlink(),
+        (p / "_site" / "runs" / SEED_RUN_ID / "index.html").symlink_to(p / "sitegen.yaml")),
+    "a pipe": lambda p: (_manifest(p).unlink(), os.mkfifo(_manifest(p))),  # type: ignore[func-returns-value]
+}
+
+
+@pytest.mark.parametrize("damage", sorted(MANIFEST_DAMAGE))
+def test_a_damaged_manifest_costs_a_rebuild_never_a_wrong_site(
+        built: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], damage: str) -> None:
+    cold = tmp_path / "cold"
+    shutil.copytree(built, cold, symlinks=True)
+    shutil.rmtree(cold / "_site")
+    _manifest(cold).unlink()
+    assert run_cli(cold, "build") == 0
+    MANIFEST_DAMAGE[damage](built)
+    capsys.readouterr()
+    assert run_cli(built, "build") == 0, capsys.readouterr().err
+    assert _files(built / "_site") == _files(cold / "_site")
+    assert not any(path.is_symlink() for path in (built / "_site").rglob("*"))
+    assert (built / "sitegen.yaml").is_file()
+
+
+def test_a_damaged_collect_cache_entry_is_checked_again(built: Path) -> None:
+    good = _collected(built).read_bytes()
+    entries = sorted((built / ".sitegen" / "cache" / "collect").glob("*.json"))
+    assert entries
+    for entry in entries:  # cut short inside the document: a '}' still ends the file
+        data = entry.read_bytes()
+        entry.write_bytes(data[: len(data) // 2] + b"}")
+    _collected(built).unlink()
+    assert run_cli(built, "collect") == 0
+    assert _collected(built).read_bytes() == good
+    assert run_cli(built, "collect") == 0  # and the entries are whole again
+    assert _collected(built).read_bytes() == good
+
+
+def test_a_cut_short_chart_bundle_is_made_again(built: Path, tmp_path: Path) -> None:
+    import vl_convert
+
+    cache = built / ".sitegen" / "cache"
+    [bundle] = sorted(cache.glob("vega-*.js"))
+    data = bundle.read_bytes()
+    expected = vl_convert.javascript_bundle().encode()  # type: ignore[call-arg]
+    try:
+        bundle.write_bytes(data[: len(data) // 2])
+        (built / ".sitegen" / "build" / "manifest.json").unlink()  # a full build writes vega.js again
+        assert run_cli(built, "build") == 0
+        assert (built / "_site" / "assets" / "vega.js").read_bytes() == expected
+    finally:
+        bundle.write_bytes(data)  # the cache is shared by the session's tests
+
+
+def test_an_edited_chart_drawing_is_drawn_again(built: Path, tmp_path: Path) -> None:
+    svgs = sorted((built / "_site" / "assets" / "charts").rglob("*.svg"))
+    before = {path: path.read_bytes() for path in svgs}
+    cache = built / ".sitegen" / "cache" / "charts"
+    saved = {path: path.read_bytes() for path in cache.glob("*.svg")}
+    assert saved
+    try:
+        for path in saved:
+            path.write_bytes(saved[path].replace(b"<svg", b"<svg onload=\"alert(1)\"", 1))
+        (built / ".sitegen" / "build" / "manifest.json").unlink()
+        assert run_cli(built, "build") == 0
+        assert {path: path.read_bytes() for path in svgs} == before
+    finally:
+        for path, data in saved.items():
+            path.write_bytes(data)
