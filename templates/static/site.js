@@ -119,12 +119,29 @@
       return r.text();
     });
   };
-  // The spec is the light chart's; on a dark screen its colours are swapped as the dark SVG's were.
+  // A chart's file holds its values; the spec is its kind's template (one file per kind) with
+  // them filled in, as sitegen's charts.fill does. The template is the light chart's; on a
+  // dark screen its colours are swapped as the SVG's own style swaps them.
+  var PLACEHOLDER = /\["(@[a-z-]+)"\]|"(@[a-z-]+)"|(\{"name":"@data"\})/g;
   var loadSpec = function (url) {
-    if (!dark) { return fetchJson(url).then(JSON.parse); }
-    return Promise.all([fetchJson(url), fetchJson(scriptBase + "chart-colours.json")]).then(function (texts) {
-      var colours = JSON.parse(texts[1]);
-      return JSON.parse(texts[0].replace(/#[0-9a-fA-F]{6}\b/g, function (colour) { return colours[colour] || colour; }));
+    return fetchJson(url).then(function (text) {
+      var chart = JSON.parse(text);
+      var rows = chart.rows.map(function (values) {
+        var row = {};
+        chart.fields.forEach(function (field, i) { if (values[i] !== null) { row[field] = values[i]; } });
+        return row;
+      });
+      var templateUrl = new URL(chart.template, new URL(url, location.href)).href;
+      return Promise.all([fetchJson(templateUrl), dark ? fetchJson(scriptBase + "chart-colours.json") : "{}"])
+        .then(function (texts) {
+          var colours = JSON.parse(texts[1]);
+          var template = texts[0].replace(/#[0-9a-fA-F]{6}\b/g, function (colour) { return colours[colour] || colour; });
+          return JSON.parse(template.replace(PLACEHOLDER, function (match, list, value, data) {
+            if (data) { return JSON.stringify({ values: rows }); }
+            var name = list || value;
+            return Object.prototype.hasOwnProperty.call(chart.fills, name) ? JSON.stringify(chart.fills[name]) : match;
+          }));
+        });
     });
   };
   document.querySelectorAll("figure.chart[data-spec]").forEach(function (figure) {
@@ -141,7 +158,7 @@
         spec.width = "container";
         var target = document.createElement("div");
         target.className = "interactive";
-        var picture = figure.querySelector("picture");
+        var picture = figure.querySelector("img");
         // As wide as the static chart it replaces; in the page first, so "container" has a width.
         // (Setting a style property from a script is allowed by the CSP; inline style attributes are not.)
         target.style.width = Math.round(picture.getBoundingClientRect().width) + "px";
