@@ -193,6 +193,12 @@ def _series_spec(kind: str, rows: list[dict[str, Any]], series: list[Series], ti
     return ChartSpec(description, kind, tuple(sorted(fills.items())), _canonical(rows), legend)
 
 
+def _drawn(value: float | None, places: int = 1) -> float | None:
+    """A figure as a chart needs it: to a tenth (a thousandth of a pixel on any axis here, and
+    the precision the tooltips show), so each chart's values file carries no more digits."""
+    return None if value is None else round(value, places)
+
+
 def _describe_series(title: str, per_series: dict[str, list[str]]) -> str:
     return title + ": " + "; ".join(f"{label}: {', '.join(points)}" for label, points in per_series.items() if points)
 
@@ -203,17 +209,17 @@ def decode_overlay(series: list[Series], contexts: list[int]) -> ChartSpec | Non
     rows: list[dict[str, Any]] = []
     words: dict[str, list[str]] = {}
     context_labels = [f"{numbers.context(tokens)} context" for tokens in contexts[: len(DASHES)]]
-    for s in series:
-        for tokens, context_label in zip(contexts, context_labels, strict=False):
+    for number, s in enumerate(series):
+        for context_number, (tokens, context_label) in enumerate(zip(contexts, context_labels, strict=False)):
             key = f"{s.label} at {context_label}" if len(contexts) > 1 else s.label
             words[key] = []
             for cell in s.run.decode:
                 if cell.context_tokens == tokens and cell.status.measured and cell.total_tokens_per_s is not None:
+                    # "line" only tells lines apart: numbers, not the labels again.
                     rows.append({"series": s.label, "context": context_label,
-                                 "line": f"{s.label}|{context_label}|{cell.output_tokens_per_request or ''}",
-                                 "concurrency": cell.concurrency, "total": cell.total_tokens_per_s,
-                                 "total_text": numbers.rate(cell.total_tokens_per_s),
-                                 "ttft_text": numbers.milliseconds(cell.ttft_ms)})
+                                 "line": f"{number}|{context_number}|{cell.output_tokens_per_request or ''}",
+                                 "concurrency": cell.concurrency, "total": _drawn(cell.total_tokens_per_s),
+                                 "ttft": _drawn(cell.ttft_ms, 0)})
                     words[key].append(f"{cell.concurrency} → {numbers.rate(cell.total_tokens_per_s)}")
     title = f"Total decode tok/s by simultaneous requests at {' and '.join(context_labels)}"
     dashes = {_DASH_DOMAIN: context_labels, _DASHES: DASHES[: len(context_labels)]}
@@ -231,15 +237,14 @@ def prefill_overlay(series: list[Series]) -> ChartSpec | None:
     """Prompt tok/s against context length, one line per run."""
     rows: list[dict[str, Any]] = []
     words: dict[str, list[str]] = {}
-    for s in series:
+    for number, s in enumerate(series):
         words[s.label] = []
         for point in s.run.prefill:
             if point.prompt_tokens_per_s is None or point.context_tokens <= 0:
                 continue
-            rows.append({"series": s.label, "line": s.label, "context": point.context_tokens,
-                         "rate": point.prompt_tokens_per_s, "rate_text": numbers.rate(point.prompt_tokens_per_s),
-                         "context_text": numbers.context(point.context_tokens),
-                         "ttft_text": numbers.milliseconds(point.ttft_ms)})
+            rows.append({"series": s.label, "line": str(number), "context": point.context_tokens,
+                         "rate": _drawn(point.prompt_tokens_per_s), "context_text": numbers.context(point.context_tokens),
+                         "ttft": _drawn(point.ttft_ms, 0)})
             words[s.label].append(f"{numbers.context(point.context_tokens)} → {numbers.rate(point.prompt_tokens_per_s)}")
     return _series_spec("prefill", rows, series, sorted({r["context"] for r in rows}),
                         _describe_series("Prompt tok/s by context length", words))
@@ -268,8 +273,7 @@ def pareto(series: list[Series], per_device: bool) -> ChartSpec | None:
         frontier = _frontier(points)
         words[s.label] = [f"{numbers.rate(x)} per request → {numbers.rate(y)}" for x, y in sorted(frontier)]
         for cell, (x, y) in zip(cells, points, strict=True):
-            rows.append({"series": s.label, "per_request": x, "total": y, "total_text": numbers.rate(y),
-                         "per_request_text": numbers.rate(x), "frontier": (x, y) in frontier,
+            rows.append({"series": s.label, "per_request": _drawn(x), "total": _drawn(y), "frontier": (x, y) in frontier,
                          "cell": f"{numbers.context(cell.context_tokens)} context × {cell.concurrency}"})
     unit = "tok/s per device" if per_device else "total tok/s"
     return _series_spec("pareto", rows, series, None,
