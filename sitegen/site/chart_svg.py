@@ -11,6 +11,7 @@ that, and a site has a thousand charts per thousand runs, so this removes it:
   and groups without attributes (their children take their place);
 - runs of ``<line>`` elements painted alike become one ``<path>`` of segments;
 - a point shape drawn more than once is defined once and placed with ``<use>``;
+- neighbours painted alike share one group that carries the paint (order kept);
 - the font of the labels is one rule of the SVG's own style sheet.
 
 The result is the same drawing; a test compares both in a browser, pixel for pixel.
@@ -40,6 +41,7 @@ def compact_svg(svg: str, style: str = "") -> str:
         if name in _UNUSED or name.startswith("{"):
             del root.attrib[name]
     defs = _shared_shapes(root)
+    _group_alike(root)
     parts = [f'<style>{escape(style, quote=False)}</style>' if style else "", defs]
     head = _open_tag(root, "svg", {"xmlns": "http://www.w3.org/2000/svg", **root.attrib})
     return head + "".join(parts) + "".join(_serialise(child) for child in root) + "</svg>"
@@ -74,6 +76,7 @@ def _clean(parent: ET.Element, stroked: bool) -> None:
             del attrs["stroke-width"]
         if tag == "path" and "stroke" not in attrs and not stroked:
             attrs.pop("stroke-width", None)  # nothing to stroke
+            attrs.pop("stroke-dasharray", None)
         if tag == "g" and not attrs:
             kept.extend(child)  # a group that changes nothing: its children take its place
         elif tag != "g" or len(child):
@@ -158,6 +161,50 @@ def _shared_shapes(root: ET.Element) -> str:
     if not ids:
         return ""
     return "<defs>" + "".join(f'<path id="{name}" d="{escape(d)}"/>' for d, name in ids.items()) + "</defs>"
+
+
+# Attributes a child takes from its group when it has none of its own. Opacity is left out:
+# on a group it would blend the children together, not each one.
+_INHERITED = ("fill", "stroke", "stroke-width", "text-anchor")
+
+
+def _group_alike(parent: ET.Element) -> None:
+    """Runs of neighbouring leaf elements with the same inherited paint, in a group that
+    carries it once. Neighbours only, so nothing is drawn in a different order."""
+    for child in parent:
+        if len(child):
+            _group_alike(child)
+    result: list[ET.Element] = []
+    run: list[ET.Element] = []
+    shared: tuple[tuple[str, str], ...] = ()
+
+    def flush() -> None:
+        if len(run) > 2 and shared:
+            group = ET.Element("g", dict(shared))
+            for element in run:
+                for name, _ in shared:
+                    del element.attrib[name]
+            group.extend(run)
+            result.append(group)
+        else:
+            result.extend(run)
+        run.clear()
+
+    for child in parent:
+        paint = tuple((name, child.attrib[name]) for name in _INHERITED if name in child.attrib)
+        if len(child) or "id" in child.attrib or _tag(child) not in ("use", "text", "path", "line"):
+            flush()
+            shared = ()
+            result.append(child)
+            continue
+        if run and paint == shared:
+            run.append(child)
+            continue
+        flush()
+        run.append(child)
+        shared = paint
+    flush()
+    parent[:] = result
 
 
 def _open_tag(element: ET.Element, tag: str, attrs: dict[str, str] | None = None) -> str:
