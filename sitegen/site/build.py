@@ -31,6 +31,7 @@ from sitegen.site.chart_render import DARK_COLOURS_JSON, ChartBatch, ChartRender
 from sitegen.site.charts import KINDS, ChartSpec, template_path
 from sitegen.site.common import Site
 from sitegen.site.compare_page import setups_json
+from sitegen.site.index_page import SEARCH_INDEX, search_index_of
 from sitegen.site.output_folder import check_output_folder
 from sitegen.site.pages import PlannedPage, plan
 from sitegen.site.render import environment, render
@@ -171,6 +172,9 @@ def build(config: Config, force_output: bool = False) -> BuildSummary:
                            lambda: capacity_json(runs, analysis))
             # Derived cells per context for the index's operating-point picker, fetched on demand.
             _write_points(output, manifest, entries, config.output_dir, index_key, runs, analysis)
+            # What the index's filters fetch on first use: every row, compact.
+            _write_or_keep(output, manifest, entries, config.output_dir, SEARCH_INDEX, index_key,
+                           lambda: search_index_of(site, runs, analysis))
             # The contract contributors write against, at a stable address of the site.
             for schema_file in sorted(resource_dir("schema").glob("*.schema.json")):
                 output.write(f"schema/{schema_file.name}", schema_file.read_bytes())
