@@ -117,7 +117,8 @@ def test_search_index_holds_the_rows_the_pages_show(paged_site: Path) -> None:
     for run in index["runs"]:
         text = [strings[i] if isinstance(i, int) else None for i in run[:8]]
         figures = [strings[cell[0]] + (" " + strings[cell[2]] if strings[cell[2]] else "") for cell in run[8:12]]
-        from_index[text[0]] = [_squeeze(t) for t in (f"{text[1]} all runs", text[3], text[5], text[6], text[7], *figures)]
+        model = f"{text[1]} {strings[run[13]]} all runs"  # the run's distinguishing label, if any, beside its model
+        from_index[text[0]] = [_squeeze(t) for t in (model, text[3], text[5], text[6], text[7], *figures)]
     shown = {}
     for page in [paged_site / "index.html", *sorted((paged_site / "page").glob("*/index.html"))]:
         html = page.read_text(encoding="utf-8")
