@@ -171,10 +171,11 @@
       quantization.className = "wrap-text";
       tr.appendChild(quantization);
       tr.appendChild(cell("td", "Date", text(run[7])));
-      tr.appendChild(figure(run[8], "Decode tok/s, 1 request"));
-      tr.appendChild(figure(run[9], "Peak decode tok/s"));
-      tr.appendChild(figure(run[10], "Prefill tok/s"));
-      tr.appendChild(figure(run[11], "Largest context"));
+      // The phone layout's labels are the column headings, as the template writes them.
+      var heading = function (i) { return filtered.tHead.rows[0].cells[i].textContent.trim(); };
+      [8, 9, 10, 11].forEach(function (field, i) { tr.appendChild(figure(run[field], heading(5 + i))); });
+      var id = /\/runs\/([^/]+)\/?$/.exec(text(run[0]));
+      if (id) tr.setAttribute("data-run", decodeURIComponent(id[1]));
       return tr;
     };
 
