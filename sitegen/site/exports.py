@@ -21,7 +21,9 @@ STATISTIC_NAMES = ("mean", "p50", "p90", "p99")
 STATISTIC_COLUMNS = tuple(f"{figure}_{name}" for figure in STATISTIC_FIGURES for name in STATISTIC_NAMES)
 
 
-_ENCODE = json.JSONEncoder(sort_keys=True, ensure_ascii=False).encode  # one encoder: dumps() makes one per call
+# One encoder (dumps() makes one per call); no spaces after separators: a run has 73
+# measurements, each on a line of its own, so spaces would be a tenth of the file.
+_ENCODE = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode
 
 
 def _indented(value: object, depth: int = 0) -> str:
@@ -30,7 +32,7 @@ def _indented(value: object, depth: int = 0) -> str:
     ``indent`` would turn off (a thousand runs took seconds)."""
     if depth < 3 and isinstance(value, dict) and value:
         inner = "  " * (depth + 1)
-        items = (f"{inner}{_ENCODE(key)}: {_indented(value[key], depth + 1)}" for key in sorted(value))
+        items = (f"{inner}{_ENCODE(key)}:{_indented(value[key], depth + 1)}" for key in sorted(value))
         return "{\n" + ",\n".join(items) + "\n" + "  " * depth + "}"
     if depth < 3 and isinstance(value, list) and value:
         inner = "  " * (depth + 1)

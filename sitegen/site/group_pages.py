@@ -156,12 +156,11 @@ def _recoloured(chart: ChartSpec, places: list[int]) -> ChartSpec:
         return chart
     colours = [PALETTE[i] for i in places]
     shapes = [SHAPES[i] for i in places]
-    fills = dict(chart.fills)
-    spec = chart.spec.replace(fills["@colors"], _canonical(colours)).replace(fills["@shapes"], _canonical(shapes))
+    fills = dict(chart.fills)  # the chart's spec and file name are made from these (charts.ChartSpec)
     fills["@colors"], fills["@shapes"] = _canonical(colours), _canonical(shapes)
     legend = tuple(dataclasses.replace(entry, colour=colour, shape=shape)
                    for entry, colour, shape in zip(chart.legend, colours, shapes, strict=True))
-    return dataclasses.replace(chart, spec=spec, legend=legend, fills=tuple(sorted(fills.items())))
+    return dataclasses.replace(chart, legend=legend, fills=tuple(sorted(fills.items())))
 
 
 def group_index_page(site: Site, kind: str, groups: list[Group]) -> Page:
