@@ -3,6 +3,11 @@
 
     python benchmarks/bench.py                 # N = 1,000 and 5,000, medians of 3
     python benchmarks/bench.py --runs 200 --repeat 1
+    python benchmarks/bench.py --runs 1000 --runs 5000 --runs 20000 --repeat 1 --hugo
+
+With ``--hugo`` (and Hugo installed) a Hugo site of as many pages, each with a table as long
+as a run page's, is built cold in the same run, so sitegen's times can be read as ratios of
+Hugo's: a baseline that does not depend on how busy the machine is.
 
 Each run is shaped like the seed run (9 prefill rows, 64 decode cells, the same statuses)
 with plausible, seeded numbers, spread over models, accelerators and engines so that the
@@ -20,6 +25,7 @@ import argparse
 import gzip
 import os
 import random
+import re
 import shutil
 import statistics
 import subprocess
@@ -159,7 +165,58 @@ def both(folder: Path) -> Measure:
     return Measure(first.seconds + second.seconds, max(first.peak_mb, second.peak_mb))
 
 
-def bench(runs: int, repeat: int) -> dict[str, object]:
+_LOADED = re.compile(rb'<(?:link[^>]*rel="(?:stylesheet|icon)"[^>]*href|script[^>]*src|img[^>]*src)="([^"]+)"')
+_FETCHED_ON_LOAD = re.compile(rb'data-load="([^"]+)"')  # data a page's script fetches as it loads
+
+
+def first_load(site: Path, page: str) -> int:
+    """Bytes (gzip, as servers send them) of a page and everything it loads before a reader
+    does anything: style sheet, scripts, icon, images, data its script fetches on load."""
+    html = (site / page).read_bytes()
+    total = len(gzip.compress(html))
+    base = (site / page).parent
+    for url in sorted(set(_LOADED.findall(html)) | set(_FETCHED_ON_LOAD.findall(html))):
+        path = url.decode().split("?")[0].split("#")[0]
+        target = site / path.lstrip("/") if path.startswith("/") else base / path
+        if target.is_file():
+            total += len(gzip.compress(target.read_bytes()))
+    return total
+
+
+def hugo_cold(folder: Path, pages: int) -> Measure:
+    """Hugo building a site of as many pages, each a table of 73 rows × 12 columns like a run
+    page's measurements, from nothing (no resources cache)."""
+    site = folder / "hugo"
+    if not site.exists():
+        (site / "content" / "runs").mkdir(parents=True)
+        (site / "layouts" / "_default").mkdir(parents=True)
+        (site / "hugo.toml").write_text('baseURL = "/"\ntitle = "baseline"\ndisableKinds = ["taxonomy", "term"]\n')
+        (site / "layouts" / "_default" / "baseof.html").write_text(
+            "<!doctype html><html><head><title>{{ .Title }}</title></head><body>{{ block \"main\" . }}{{ end }}</body></html>")
+        (site / "layouts" / "_default" / "single.html").write_text(
+            '{{ define "main" }}<h1>{{ .Title }}</h1>{{ .Content }}{{ end }}')
+        (site / "layouts" / "_default" / "list.html").write_text(
+            '{{ define "main" }}<ul>{{ range .Paginator.Pages }}<li><a href="{{ .RelPermalink }}">{{ .Title }}</a></li>'
+            '{{ end }}</ul>{{ end }}')
+        rng = random.Random(7)
+        header = "| " + " | ".join(f"c{i}" for i in range(12)) + " |\n|" + "---|" * 12 + "\n"
+        for index in range(pages):
+            rows = "".join("| " + " | ".join(f"{rng.uniform(1, 9999):,.1f}" for _ in range(12)) + " |\n" for _ in range(73))
+            (site / "content" / "runs" / f"run-{index:05d}.md").write_text(
+                f'---\ntitle: "run {index}"\ndate: 2026-01-01\n---\n\n{header}{rows}')
+    shutil.rmtree(site / "public", ignore_errors=True)
+    shutil.rmtree(site / "resources", ignore_errors=True)
+    start = time.perf_counter()
+    process = subprocess.Popen(["hugo", "--quiet", "--source", str(site), "--cacheDir", str(site / "cache")],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(process.pid, 0)
+    elapsed = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"hugo failed:\n{process.stderr.read().decode() if process.stderr else ''}")
+    return Measure(elapsed, usage.ru_maxrss / 1024)
+
+
+def bench(runs: int, repeat: int, hugo: bool = False) -> dict[str, object]:
     with tempfile.TemporaryDirectory(prefix="sitegen-bench-") as tmp:
         folder = Path(tmp)
         make_site(folder, runs)
@@ -192,16 +249,24 @@ def bench(runs: int, repeat: int) -> dict[str, object]:
 
         site = folder / "_site"
         files = [p for p in site.rglob("*") if p.is_file()]
-        results["output"] = f"{len(files):,} files, {sum(p.stat().st_size for p in files) / 1e6:,.1f} MB"
+        total = sum(p.stat().st_size for p in files)
+        results["output"] = f"{len(files):,} files, {total / 1e6:,.1f} MB"
+        results["bytes per run"] = f"{total / runs / 1000:,.1f} KB (apparent size of every file ÷ runs)"
+        results["index first load"] = f"{first_load(site, 'index.html') / 1000:,.1f} KB gzip (HTML and what it loads)"
         page = (site / "runs" / "run-00000" / "index.html").read_bytes()
-        css = (site / "assets" / "style.css").read_bytes()
-        charts = [site / src.decode().lstrip("/").split("?")[0]
-                  for src in __import__("re").findall(rb'<img src="([^"]+)"', page)]
-        total = len(gzip.compress(page)) + len(gzip.compress(css)) + sum(len(gzip.compress(c.read_bytes())) for c in charts)
         results["run page"] = (f"{len(page) / 1000:,.1f} KB HTML, {len(gzip.compress(page)) / 1000:,.1f} KB gzip; "
-                               f"with CSS and charts {total / 1000:,.1f} KB gzip")
+                               f"with what it loads {first_load(site, 'runs/run-00000/index.html') / 1000:,.1f} KB gzip")
+        if hugo:
+            results["hugo cold (as many pages)"] = hugo_cold(folder, runs)
         return results
 
+
+# Issue 18: sitegen's times as a multiple of Hugo's cold build of as many pages.
+RATIO_TARGETS = {
+    "collect + build unchanged": "≤ 0.45 ×",
+    "collect + build, one run added": "≤ 0.9 ×",
+    "build cold (all charts)": "≤ 9 ×",
+}
 
 TARGETS = {
     "collect cold": "< 10 s at 1,000",
@@ -209,6 +274,8 @@ TARGETS = {
     "collect + build unchanged": "< 1.5 s at 1,000",
     "collect + build, one run added": "< 3 s at 1,000",
     "run page": "< 60 KB gzip",
+    "bytes per run": "≤ 50 KB at 1,000 and 5,000",
+    "index first load": "≤ 100 KB gzip at any N",
 }
 
 
@@ -216,9 +283,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, action="append", help="site sizes to measure (default 1000 and 5000)")
     parser.add_argument("--repeat", type=int, default=3, help="measurements per figure; the median is shown")
+    parser.add_argument("--hugo", action="store_true", help="also time Hugo building as many pages (needs hugo)")
     args = parser.parse_args()
+    if args.hugo and shutil.which("hugo") is None:
+        parser.error("--hugo needs Hugo on PATH (Debian: apt-get install hugo)")
     sizes = args.runs or [1000, 5000]
-    table = {size: bench(size, args.repeat) for size in sizes}
+    table = {size: bench(size, args.repeat, args.hugo) for size in sizes}
     names = list(next(iter(table.values())))
     width = max(map(len, names))
     print(f"{'':{width}}  " + "  ".join(f"{f'N = {size:,}':>24}" for size in sizes) + "  target")
@@ -232,6 +302,15 @@ def main() -> int:
         else:
             for size, cell in zip(sizes, cells, strict=True):
                 print(f"{name:{width}}  N = {size:,}: {cell}  {TARGETS.get(name, '')}")
+    if args.hugo:
+        print("\nAgainst Hugo's cold build of as many pages (same run, same machine):")
+        for name, target in RATIO_TARGETS.items():
+            ratios = []
+            for size in sizes:
+                ours, hugo = table[size][name], table[size]["hugo cold (as many pages)"]
+                assert isinstance(ours, Measure) and isinstance(hugo, Measure)
+                ratios.append(f"N = {size:,}: {ours.seconds / hugo.seconds:5.2f} ×")
+            print(f"  {name:{width}}  " + "   ".join(ratios) + f"   target {target}")
     print(f"\n{os.cpu_count()} cores; peak memory is the largest resident set of the sitegen process.")
     return 0
 

@@ -20,6 +20,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from sitegen.secret_text import redact_text
+
 # Longer parts keep their start (the context) and their end (usually what to do).
 MAX_PART_CHARS = 600
 _KEEP_START = 300
@@ -67,10 +69,7 @@ def _shown(text: str) -> str:
     """``text`` with secrets redacted and its length capped: the one rule for all messages."""
     if not isinstance(text, str):
         return text  # type: ignore[unreachable]
-    # Imported here: redaction itself reports Problems. Redacted before the cut, so that a
-    # secret cut in two cannot escape its pattern.
-    from sitegen.collect.redact import redact_text
-
+    # Redacted before the cut, so that a secret cut in two cannot escape its pattern.
     text = redact_text(text)
     if len(text) > MAX_PART_CHARS:
         left_out = len(text) - _KEEP_START - _KEEP_END

@@ -246,17 +246,17 @@ class Browsing:
         self._contexts.clear()
 
 
-# In the page: every chart's <img>, the <source> its media queries pick, and how it is drawn.
+# In the page: every chart's <img> and how it is drawn. One SVG serves both colour schemes
+# (its own style sheet recolours it), so the page has no <picture> and no second file.
 CHARTS_JS = """
 () => Array.from(document.querySelectorAll("figure.chart")).map((figure) => {
-  const img = figure.querySelector("picture img");
+  const img = figure.querySelector("img");
   const box = img ? img.getBoundingClientRect() : null;
-  const chosen = Array.from(figure.querySelectorAll("picture source")).find((s) => matchMedia(s.media).matches);
   return {
     caption: (figure.querySelector("figcaption") || {}).textContent,
     src: img ? img.currentSrc : null,
-    expected: img ? new URL(chosen ? chosen.srcset : img.getAttribute("src"), location.href).href : null,
-    media: chosen ? chosen.media : "",
+    expected: img ? new URL(img.getAttribute("src"), location.href).href : null,
+    sources: figure.querySelectorAll("picture, source").length,
     naturalWidth: img ? img.naturalWidth : 0,
     width: box ? box.width : 0,
     height: box ? box.height : 0,
@@ -266,9 +266,34 @@ CHARTS_JS = """
 })
 """
 
+# The colours of a chart as the page shows it: the <img> drawn onto a canvas (same origin, so
+# it can be read back), counting pixels near the light theme's and the dark theme's text colours.
+CHART_INK_JS = """
+([src, light, dark]) => new Promise((resolve, reject) => {
+  const img = new Image();
+  img.onload = () => {
+    const canvas = document.createElement("canvas");
+    canvas.width = img.naturalWidth; canvas.height = img.naturalHeight;
+    const context = canvas.getContext("2d");
+    context.drawImage(img, 0, 0);
+    const data = context.getImageData(0, 0, canvas.width, canvas.height).data;
+    const near = (i, [r, g, b]) => Math.abs(data[i] - r) + Math.abs(data[i + 1] - g) + Math.abs(data[i + 2] - b) < 40;
+    let lightInk = 0, darkInk = 0;
+    for (let i = 0; i < data.length; i += 4) {
+      if (data[i + 3] < 200) continue;
+      if (near(i, light)) lightInk++;
+      if (near(i, dark)) darkInk++;
+    }
+    resolve({ light: lightInk, dark: darkInk });
+  };
+  img.onerror = () => reject(new Error("could not load " + src));
+  img.src = src;
+})
+"""
+
 
 def chart_problems(charts: list[dict[str, Any]]) -> list[str]:
-    """What is wrong with the charts CHARTS_JS found: not loaded, the wrong variant, or not drawn."""
+    """What is wrong with the charts CHARTS_JS found: not loaded, a second file, or not drawn."""
     problems = []
     for chart in charts:
         name = f"chart '{chart['caption']}' ({chart['src']})"
@@ -276,8 +301,8 @@ def chart_problems(charts: list[dict[str, Any]]) -> list[str]:
             problems.append(f"{name}: no image")
         elif chart["naturalWidth"] <= 0:
             problems.append(f"{name}: the SVG did not load (naturalWidth 0)")
-        elif chart["src"] != chart["expected"]:
-            problems.append(f"{name}: shows {chart['src']}, its media queries pick {chart['expected']}")
+        elif chart["src"] != chart["expected"] or chart["sources"]:
+            problems.append(f"{name}: shows {chart['src']} of {chart['sources']} <picture>/<source>, not its one file")
         elif not chart["folded"] and not (chart["visible"] and chart["width"] > 0 and chart["height"] > 0):
             problems.append(f"{name}: not visible ({chart['width']}×{chart['height']})")
     return problems

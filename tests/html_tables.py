@@ -12,7 +12,15 @@ class _Tables(HTMLParser):
         self._stack: list[tuple[str, list[list[str]]]] = []
         self._cell: list[str] | None = None
 
+    # As a browser reads it: a cell's end tag is optional, the next cell, row or section ends it.
+    def _end_cell(self) -> None:
+        if self._cell is not None and self._stack:
+            self._stack[-1][1][-1].append("".join(self._cell).strip())
+        self._cell = None
+
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in ("td", "th", "tr", "tbody", "thead", "tfoot"):
+            self._end_cell()
         if tag == "table":
             self._stack.append((dict(attrs).get("class") or "", []))
         elif tag == "tr" and self._stack:
@@ -21,10 +29,9 @@ class _Tables(HTMLParser):
             self._cell = []
 
     def handle_endtag(self, tag: str) -> None:
-        if tag in ("td", "th") and self._cell is not None and self._stack:
-            self._stack[-1][1][-1].append("".join(self._cell).strip())
-            self._cell = None
-        elif tag == "table" and self._stack:
+        if tag in ("td", "th", "tr", "tbody", "thead", "tfoot", "table"):
+            self._end_cell()
+        if tag == "table" and self._stack:
             self.tables.append(self._stack.pop())
 
     def handle_data(self, data: str) -> None:

@@ -11,6 +11,7 @@ import pytest
 from sitegen.parse import parse_yaml
 from tests.browser_kit import Browsing
 from tests.conftest import REPO
+from tests.test_compare import expected_per_accelerator
 
 pytestmark = pytest.mark.browser
 
@@ -79,6 +80,40 @@ def test_three_unlike_runs_in_the_readers_view(browse: Browsing) -> None:
     captions = page.locator("#compare-result .plot-grid figure.plot figcaption").all_inner_texts()
     assert captions == [f"{_context_label(c)} context" for c in shared]
     assert "per accelerator" in page.locator("#compare-result .plot-svg .axis-title").nth(1).text_content()
+    visit.assert_clean()
+
+
+def test_readers_view_of_equal_counts_shows_per_accelerator_beside_totals(browse: Browsing) -> None:
+    """Two runs on 4 accelerators each: totals are compared, each cell has its per-accelerator
+    figures (recomputed from the result files), and the section reads word for word as the static page."""
+    a, b = "rtx6kpro4x-vllm-qwen35-397b-awq-mtp", "rtx6kpro4x-vllm-qwen35-397b-nvfp4-nomtp"
+    expected = expected_per_accelerator(_raw(a), _raw(b))
+    decode = _raw(a)["measurements"]["decode"] + _raw(b)["measurements"]["decode"]
+    contexts = sorted({c["context_tokens"] for c in decode})
+    levels = sorted({c["concurrency"] for c in decode})
+
+    def ratio_section(page: Any) -> str:
+        section = page.locator("section", has=page.locator("#ratio-h-1"))
+        text: str = section.inner_text() + "\n" + page.locator("p.legend", has_text="Colour steps").inner_text()
+        return text
+
+    visit = browse.open(f"/compare/?runs={a},{b}")
+    page = visit.page
+    page.locator("#compare-result table.matrix.ratio").first.wait_for()
+    assert "B against A, total tok/s" in page.locator("#ratio-h-1").inner_text()
+    rows = page.locator("#compare-result table.matrix.ratio tbody tr")
+    assert rows.count() == len(contexts)
+    for i, context in enumerate(contexts):
+        cells = rows.nth(i).locator("td")
+        for j, level in enumerate(levels):
+            want = expected.get((context, level))
+            assert cells.nth(j).locator(".per-device").all_inner_texts() == ([want] if want else []), (context, level)
+    client = ratio_section(page)
+    visit.assert_clean()
+
+    visit = browse.open(f"/compare/{a}--{b}/", javascript=False)
+    assert ratio_section(visit.page) == client
+    assert "derived: total ÷ 4" in client
     visit.assert_clean()
 
 

@@ -12,7 +12,7 @@ from urllib.parse import unquote, urlsplit
 import pytest
 
 from tests.browser_kit import TIMEOUT_MS
-from tests.conftest import SEED_RUN_ID
+from tests.conftest import SEED_RUN_ID, copy_site, run_cli
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, BrowserContext, Page
@@ -66,10 +66,31 @@ def disk(browser: Browser) -> Iterator[Disk]:
         context.close()
 
 
+@pytest.fixture(scope="module")
+def paged_site(tmp_path_factory: pytest.TempPathFactory, shared_cache: Path) -> Path:
+    """The shipped site with pages of 3 runs, so its index has page/2/ … page/4/."""
+    site = copy_site(tmp_path_factory.mktemp("paged") / "site", shared_cache)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("sitegen.site.index_page.PAGE_SIZE", 3)
+        assert run_cli(site, "collect") == 0
+        assert run_cli(site, "build") == 0
+    return site / "_site"
+
+
 @pytest.mark.parametrize("relative", ["index.html", f"runs/{SEED_RUN_ID}/index.html", "compare/index.html",
                                       "capacity/index.html", "at/32k-16/index.html", "models/index.html"])
 def test_opened_from_disk_the_page_is_styled_and_every_link_is_a_file(
         disk: Disk, built_site: Path, relative: str) -> None:
+    _styled_and_every_link_a_file(disk, built_site, relative)
+
+
+@pytest.mark.parametrize("relative", ["index.html", "page/2/index.html", "page/4/index.html"])
+def test_the_index_pages_from_disk_are_styled_and_every_link_is_a_file(
+        disk: Disk, paged_site: Path, relative: str) -> None:
+    _styled_and_every_link_a_file(disk, paged_site, relative)
+
+
+def _styled_and_every_link_a_file(disk: Disk, built_site: Path, relative: str) -> None:
     page = disk.open(built_site / relative)
     # style.css sets the header's surface and the page's layout; unstyled, the header is transparent.
     header = page.evaluate("() => getComputedStyle(document.querySelector('.site-header')).backgroundColor")
@@ -121,6 +142,40 @@ def test_the_index_filters_work_from_disk(disk: Disk, built_site: Path) -> None:
     shown = [row for row in rows.all() if row.is_visible()]
     assert 0 < len(shown) < total
     assert all(row.get_attribute("data-engine") == wanted for row in shown)
+    assert not disk.failures, disk.failures
+
+
+def test_the_second_index_page_from_disk_links_and_filters(disk: Disk, paged_site: Path) -> None:
+    page = disk.open(paged_site / "page" / "2" / "index.html")
+    rows = page.locator("table[data-filterable='true'] tbody tr")
+    assert rows.count() == 3
+    # Its own runs, filtered in the page (fetch is blocked from disk), saying what it searched.
+    engine = page.locator("#filters select[name=engine]")
+    values = {rows.nth(i).get_attribute("data-engine") for i in range(rows.count())}
+    engine.select_option(index=1)
+    wanted = engine.locator("option").nth(1).get_attribute("value")
+    assert wanted in values
+    shown = [row for row in rows.all() if row.is_visible()]
+    assert shown and all(row.get_attribute("data-engine") == wanted for row in shown)
+    assert "on this page" in page.locator("#shown-count").inner_text()
+    page.locator("#filters button[type=reset]").click()
+    page.wait_for_function("() => document.querySelectorAll('table[data-filterable] tbody tr').length === 3")
+    # A run of this page, then back and on through the pager.
+    first = rows.first.locator("th a").first
+    run_id = first.get_attribute("href")
+    assert run_id and run_id.startswith("../../runs/")
+    first.click()
+    page.wait_for_load_state("load")
+    assert page.url == (paged_site / "page" / "2" / run_id).resolve().as_uri()
+    page.go_back(wait_until="load")
+    page.locator("nav.pager a[rel=next]").click()
+    page.wait_for_load_state("load")
+    assert page.url == (paged_site / "page" / "3" / "index.html").as_uri()
+    page.locator("nav.pager a[rel=prev]").click()
+    page.wait_for_load_state("load")
+    page.locator("nav.pager a[rel=prev]").click()
+    page.wait_for_load_state("load")
+    assert page.url == (paged_site / "index.html").as_uri()
     assert not disk.failures, disk.failures
 
 

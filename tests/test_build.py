@@ -362,3 +362,34 @@ def test_characters_xml_forbids_never_reach_an_xml_file(project: Path) -> None:
     for name in ("feed.xml", "sitemap.xml"):
         ElementTree.fromstring((project / "_site" / name).read_bytes())  # raises on a forbidden character
     assert b"<title>Speed tests</title>" in (project / "_site" / "feed.xml").read_bytes()
+
+
+def test_csv_carries_statistics_from_the_result_file(project: Path) -> None:
+    """Each decode row's ttft/tbt/per-request columns of mean, p50, p90, p99 hold the file's own
+    ``statistics`` values (read here straight from the YAML); rows without one stay empty."""
+    import csv
+
+    import yaml
+
+    assert run_cli(project, "collect") == 0
+    assert run_cli(project, "build") == 0
+    raw = yaml.safe_load((project / "content" / "runs" / f"{SEED_RUN_ID}.yaml").read_text())
+    with (project / "_site" / "runs" / f"{SEED_RUN_ID}.csv").open(newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    decode_rows = {(int(r["context_tokens"]), int(r["concurrency"])): r for r in rows if r["phase"] == "decode"}
+    figures = ("ttft_ms", "time_between_tokens_ms", "per_request_tokens_per_s")
+    checked = 0
+    for cell in raw["measurements"]["decode"]:
+        row = decode_rows[(cell["context_tokens"], cell["concurrency"])]
+        statistics = cell.get("statistics", {})
+        for figure in figures:
+            for name in ("mean", "p50", "p90", "p99"):
+                expected = statistics.get(figure, {}).get(name)
+                cell_text = row[f"{figure}_{name}"]
+                if expected is None:
+                    assert cell_text == "", (cell, figure, name)
+                else:
+                    assert float(cell_text) == pytest.approx(expected, rel=1e-12), (cell, figure, name)
+                    checked += 1
+    assert checked >= 40 * 12  # the seed file has statistics on most of its decode cells
+    assert len(rows) == len(raw["measurements"]["prefill"]) + len(raw["measurements"]["decode"])

@@ -55,8 +55,10 @@ def test_pareto_per_device_divides_by_the_device_count() -> None:
     data["hardware"]["count"] = 4
     data["measurements"]["decode"][0]["per_request_tokens_per_s"] = 120.5
     run = run_from_dict("x", data)
-    spec = pareto([Series("x", run)], per_device=True).spec  # type: ignore[union-attr]
-    assert '"total":30.125' in spec and '"tok/s per device"' in spec
+    chart = pareto([Series("x", run)], per_device=True)
+    assert chart is not None
+    assert '"total":30.1}' in chart.rows  # 120.5 / 4, to the tenth a chart draws
+    assert dict(chart.fills)["@y-title"] == '"tok/s per device"'
 
 
 def test_groups_and_pairs_are_linear() -> None:
@@ -108,6 +110,63 @@ def test_static_compare_pages_are_complete_and_swap_to_each_other(project: Path)
     marked = re.findall(r'<tr class="differs"><th scope="row">Launch: ([^<]*)<', html)
     assert marked == ["Speculative decoding"]
     assert "Launch settings differ: Speculative decoding." in html
+
+
+def _throughput(value: float) -> str:
+    """The site's table format for a throughput, written out here: 9,544.0 below 10,000, else 10.2K."""
+    if value >= 10_000:
+        return f"{value / 1000:.1f}".removesuffix(".0") + "K"
+    return f"{value:,.1f}"
+
+
+def expected_per_accelerator(a: dict[str, Any], b: dict[str, Any]) -> dict[tuple[int, int], str]:
+    """(context, requests) → the per-accelerator line a ratio cell of B against A must show, worked out
+    from the two result files: total tok/s ÷ accelerators for both valid cells, else each measured one."""
+    count = a["hardware"]["count"]
+    assert count == b["hardware"]["count"] > 1
+    cells = [{(c["context_tokens"], c["concurrency"]): c for c in run["measurements"]["decode"]} for run in (a, b)]
+
+    def share(cell: dict[str, Any] | None) -> str | None:
+        if cell is None or cell["status"] not in ("valid", "requests_queued") or cell.get("total_tokens_per_s") is None:
+            return None
+        return _throughput(cell["total_tokens_per_s"] / count)
+
+    lines = {}
+    for key in cells[0].keys() | cells[1].keys():
+        ca, cb = cells[0].get(key), cells[1].get(key)
+        x, y = share(ca), share(cb)
+        if ca and cb and ca["status"] == cb["status"] == "valid" and x and y:
+            lines[key] = f"per acc. {x} → {y}"
+        elif x or y:
+            lines[key] = f"per acc. A {x or '—'} · B {y or '—'}"
+    return lines
+
+
+def test_static_compare_page_shows_per_accelerator_figures_beside_totals(project: Path) -> None:
+    """Equal accelerator counts: totals are compared, and every cell with a total has its
+    per-accelerator figures beneath it (recomputed here from the result files), labelled derived."""
+    assert run_cli(project, "collect") == 0
+    assert run_cli(project, "build") == 0
+    a, b = "rtx6kpro4x-vllm-qwen35-397b-awq-mtp", "rtx6kpro4x-vllm-qwen35-397b-nvfp4-nomtp"
+    html = (project / "_site" / "compare" / f"{a}--{b}" / "index.html").read_text()
+    raw_a, raw_b = _raw(a), _raw(b)
+    expected = expected_per_accelerator(raw_a, raw_b)
+    assert len(expected) >= 30
+    decode = raw_a["measurements"]["decode"] + raw_b["measurements"]["decode"]
+    contexts = sorted({c["context_tokens"] for c in decode})
+    levels = sorted({c["concurrency"] for c in decode})
+    table = html.split('class="matrix ratio"', 1)[1].split("</table>", 1)[0]
+    rows = re.findall(r"<tr><th scope=\"row\">([^<]*)</th>(.*?)</tr>", table, re.S)
+    assert [label for label, _ in rows] == [_context_label(c) for c in contexts]
+    for context, (_, row) in zip(contexts, rows, strict=True):
+        cells = re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)
+        assert len(cells) == len(levels)
+        for level, cell in zip(levels, cells, strict=True):
+            shown = re.findall(r'<span class="ttft per-device">([^<]*)</span>', cell)
+            want = expected.get((context, level))
+            assert shown == ([want] if want else []), (context, level)
+    assert "then per acc.: tok/s per accelerator (derived: total ÷ 4)" in html
+    assert "Per acc. is tok/s per accelerator (total tok/s ÷ accelerators), a derived figure." in html
 
 
 def test_ratio_cells_never_divide_queued_or_over_capacity_cells() -> None:

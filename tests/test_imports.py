@@ -6,8 +6,6 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import pytest
-
 from tests.conftest import REPO
 
 PACKAGE = REPO / "sitegen"
@@ -94,8 +92,6 @@ def test_the_graph_reads_every_kind_of_import() -> None:
     assert "sitegen.lock" in graph["sitegen.cli"]  # imported inside a function
 
 
-@pytest.mark.xfail(strict=True, reason="one cycle left, owned by issue 18: sitegen.site.charts ↔ "
-                   "sitegen.site.chart_templates; remove this mark when it has landed")
 def test_no_import_cycles() -> None:
     cycles = find_cycles(import_graph())
     assert cycles == [], "import cycles: " + "; ".join(" ↔ ".join(group) for group in cycles)

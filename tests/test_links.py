@@ -293,3 +293,41 @@ def test_every_run_page_links_to_a_comparison_when_its_group_has_another_run(pro
         for target in targets:
             assert (page.parent / target.split("?", 1)[0]).resolve().is_file(), target
     assert linked >= 5
+
+
+def test_the_index_pages_link_relatively_from_their_own_folder(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pages of 3 runs, so the 10 shipped runs make page/2/ … page/4/: from each, every link is a
+    file of the site (read as over file://), and served under a sub-path a crawl from the
+    front page reaches every page of the index and every run. The search index's links,
+    relative to the site root, name the run pages' files."""
+    monkeypatch.setattr("sitegen.site.index_page.PAGE_SIZE", 3)
+    site = build(project)
+    pages = ["index.html", "page/2/index.html", "page/3/index.html", "page/4/index.html"]
+    assert all((site / page).is_file() for page in pages) and not (site / "page" / "5").exists()
+    check_relative_links(site)
+    second = (site / "page" / "2" / "index.html").read_text()
+    assert 'href="../../assets/style.css?v=' in second
+    assert 'rel="prev" href="../../index.html"' in second and 'rel="next" href="../../page/3/index.html"' in second
+    runs = {p.stem for p in (project / "content" / "runs").glob("*.yaml")} | {
+        p.name for p in (project / "content" / "runs").iterdir() if p.is_dir()}
+    index = json.loads((site / "data" / "index.json").read_bytes())
+    hrefs = {index["strings"][run[0]] for run in index["runs"]}
+    assert hrefs == {f"runs/{run_id}/index.html" for run_id in runs}
+    assert all((site / href).is_file() for href in hrefs)
+    with served_under(site, "/deep/er/") as address, httpx.Client(timeout=5.0) as client:
+        seen: set[str] = set()
+        queue = [address + "index.html"]
+        for _ in range(5000):  # bounded: each page of the site once
+            if not queue:
+                break
+            url = queue.pop()
+            if url in seen or not url.endswith(".html"):
+                continue
+            seen.add(url)
+            response = client.get(url)
+            assert response.status_code == 200, f"broken: {url}"
+            queue += [urljoin(url, link).split("#", 1)[0] for link in filter(_internal, links_of(response.text).links)]
+        else:
+            pytest.fail("the crawl did not end")
+    assert {address + page for page in pages} <= seen
+    assert {f"{address}runs/{run_id}/index.html" for run_id in runs} <= seen

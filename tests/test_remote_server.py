@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import gzip
 import json
+import re
 import shutil
 import socketserver
 import ssl
@@ -431,6 +432,29 @@ def test_cli_collects_a_remote_run(site: Site, project: Path, capsys: pytest.Cap
     assert runs["remote-seed"] == site.url(RUN) and runs["remote-twin"] == site.url(RUN)
     assert runs[SEED_RUN_ID] == f"content/runs/{SEED_RUN_ID}.yaml"
     assert capsys.readouterr().err == ""
+
+
+def test_cli_warns_of_implausible_remote_figures_at_the_url_and_line(site: Site, project: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """A fetched file's plausibility warnings name the source URL and the fetched file's line,
+    as a local file's name its path: the lines are those of the planted file's '# planted:' comments."""
+    planted = REPO / "tests" / "data" / "plausibility" / "planted.yaml"
+    site.routes["/runs/planted.yaml"] = replies(Reply(body=planted.read_bytes(),
+                                                      headers={"Content-Type": "application/yaml"}))
+    set_sources(project, site.url("/runs/planted.yaml"))
+    assert run_cli(project, "collect") == 0  # warned, never refused
+    assert "planted" in collected(project)
+    expected: dict[int, set[str]] = {}
+    for number, line in enumerate(planted.read_text().splitlines(), start=1):
+        if "# planted:" in line:
+            expected[number] = {check.strip() for check in line.split("# planted:")[1].split(",")}
+    found: dict[int, set[str]] = {}
+    prefix = re.escape(site.url("/runs/planted.yaml"))
+    for line in capsys.readouterr().err.splitlines():
+        match = re.match(prefix + r":(\d+): /measurements/decode/\d+/\w+: warning: .* \[([a-z-]+)\]", line)
+        assert match, line
+        found.setdefault(int(match[1]), set()).add(match[2])
+    assert found == expected and expected
 
 
 def test_cli_failure_with_a_cache_keeps_the_run(site: Site, project: Path,

@@ -29,7 +29,7 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> str:
 def test_all_measurements_table_matches_the_seed_row_by_row(page: str) -> None:
     expected = seed_table(SEED, "Phase")
     assert len(expected) == 74  # header + 9 prefill + 64 decode rows
-    built = tables(page)["data"]
+    built = tables(page)["data figures"]
     assert built[0] == expected[0]
     assert len(built) == len(expected)
     for number, (want, got) in enumerate(zip(expected[1:], built[1:], strict=True), start=1):

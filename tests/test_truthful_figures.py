@@ -175,7 +175,7 @@ def test_request_count_older_and_undeclared_mode_runs_read_correctly(tmp_path: P
 
     page = _page(site, "counted")
     assert re.search(r'<h2 id="decode-h">Request-count decode</h2>', page)
-    assert {row[0] for row in tables(page)["data"][1:]} == {"Prefill", "Request-count decode"}
+    assert {row[0] for row in tables(page)["data figures"][1:]} == {"Prefill", "Request-count decode"}
     assert "Sustained decode" not in _text(page)
     assert "Each decode cell measured 32 requests after 1 warm-up request (--request-count)." in _text(page)
     assert "TTFT, time between tokens and per-request tok/s are means" in _text(page)

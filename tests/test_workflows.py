@@ -202,3 +202,24 @@ def test_pages_deploys_main_with_least_permissions() -> None:
     assert "sitegen collect" in runs
     assert 'sitegen build --site-url "$SITE_URL"' in runs
     assert any(step.get("uses", "").startswith("actions/upload-pages-artifact@") for step in build["steps"])
+
+
+def test_pages_keeps_the_chart_cache_keyed_on_what_charts_depend_on() -> None:
+    build = _load("pages.yml")["jobs"]["build"]
+    steps = build["steps"]
+    caches = [i for i, step in enumerate(steps) if step.get("uses", "").startswith("actions/cache@")]
+    assert len(caches) == 1, "one actions/cache step"
+    cache = steps[caches[0]]
+    builds = [i for i, step in enumerate(steps) if "sitegen build" in step.get("run", "")]
+    assert builds and caches[0] < builds[0], "restored before the build"
+    # sitegen keeps drawn charts in .sitegen/cache/charts (sitegen.yaml's state folder).
+    assert cache["with"]["path"] == ".sitegen/cache"
+    key, restore = cache["with"]["key"], cache["with"]["restore-keys"]
+    globs = re.findall(r"'([^']+)'", key)
+    drawing = {p.name for p in (REPO / "sitegen" / "site").glob("*.py")
+               if re.search(r"^(import altair|import vl_convert|\s+import vl_convert)", p.read_text(), re.M)}
+    matched = {p.name for pattern in globs for p in REPO.glob(pattern)}
+    assert drawing and drawing <= matched, f"modules that draw charts {drawing} not all in the key {globs}"
+    assert "pyproject.toml" in globs, "the pinned Altair and vl-convert are part of the key"
+    # Keys are immutable: each run saves its own, the next restores the newest by prefix.
+    assert "github.run_id" in key and key.startswith(restore.strip())

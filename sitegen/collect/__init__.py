@@ -10,7 +10,7 @@ import json
 import os
 from collections.abc import Callable, Collection
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -250,6 +250,9 @@ def gather(config: Config, *, offline: bool = False, client: httpx.Client | None
                                         f"{first_origin[run.id]}; give this source an id: in {CONFIG_NAME}"))
                 continue
             first_origin[run.id] = run.origin
+            # Located at the origin (the URL as shown everywhere else, secrets redacted) and the
+            # fetched file's own lines, as a local file's warnings are at its path and lines.
+            warnings.extend(replace(w, source=run.origin) for w in plausibility_warnings(run.document))
             runs.append(CollectedRun(run.id, run.origin, run.document.data))
     if problems:
         raise SitegenError(problems)

@@ -27,10 +27,11 @@ from sitegen.resources import resource_dir
 from sitegen.site import exports, feeds
 from sitegen.site.analysis import Analysis, Settings
 from sitegen.site.capacity_page import capacity_json, point_files
-from sitegen.site.chart_render import DARK_COLOURS_JSON, ChartBatch, ChartRenderer, dark_svg
-from sitegen.site.charts import ChartSpec, keep_templates_in
+from sitegen.site.chart_render import DARK_COLOURS_JSON, ChartBatch, ChartRenderer, ChartTemplates
+from sitegen.site.charts import KINDS, ChartSpec, template_path
 from sitegen.site.common import Site
 from sitegen.site.compare_page import setups_json
+from sitegen.site.index_page import SEARCH_INDEX, search_index_of
 from sitegen.site.output_folder import check_output_folder
 from sitegen.site.pages import PlannedPage, plan
 from sitegen.site.render import environment, render
@@ -71,24 +72,21 @@ def _fingerprint(*folders: Path) -> str:
 
 
 def chart_files(charts: list[ChartSpec]) -> list[str]:
-    """The files a page's charts occupy: both variants and the spec of the light one."""
+    """The files a page's charts occupy: the SVG (both colour schemes) and the values for
+    the interactive upgrade."""
     paths = []
     for chart in charts:
-        paths += [chart.path(), chart.path("dark"), chart.spec_path]
+        paths += [chart.path(), chart.spec_path]
     return paths
 
 
 def write_charts(output: StagedOutput, charts: dict[str, ChartSpec], svgs: dict[str, bytes]) -> None:
-    """Write both variants of every chart not already in place, with its spec for the
-    interactive upgrade."""
-    for light_path, chart in sorted(charts.items()):
-        if light_path in output.written:  # linked with a page that did not change
+    """Write every chart not already in place, with its values for the interactive upgrade."""
+    for path, chart in sorted(charts.items()):
+        if path in output.written:  # linked with a page that did not change
             continue
-        light_svg = svgs[light_path]
-        output.write(light_path, light_svg)
-        output.write(chart.path("dark"), dark_svg(light_svg))
-        # One spec: the interactive upgrade recolours it for dark screens (assets/chart-colours.json).
-        output.write(chart.spec_path, chart.spec.encode())
+        output.write(path, svgs[path])
+        output.write(chart.spec_path, chart.data_json())
 
 
 def _well_formed(entries: Any) -> bool:
@@ -152,8 +150,8 @@ def build(config: Config, force_output: bool = False) -> BuildSummary:
     planned = plan(site, runs, analysis)
     templates = templates_dir(config)
     env = environment(templates)
-    renderer = ChartRenderer(config.state_dir / "cache" / "charts")
-    keep_templates_in(config.state_dir / "cache")
+    chart_templates = ChartTemplates(config.state_dir / "cache")
+    renderer = ChartRenderer(config.state_dir / "cache" / "charts", templates=chart_templates)
     fingerprint = _fingerprint(Path(__file__).resolve().parent.parent, templates, resource_dir("schema"))
     manifest = Manifest(config.state_dir / "build" / "manifest.json", fingerprint)
     # With a manifest to go by, only changed files are staged; the others stay where they are.
@@ -179,6 +177,9 @@ def build(config: Config, force_output: bool = False) -> BuildSummary:
                            lambda: capacity_json(runs, analysis))
             # Derived cells per context for the index's operating-point picker, fetched on demand.
             _write_points(output, manifest, entries, config.output_dir, index_key, runs, analysis)
+            # What the index's filters fetch on first use: every row, compact.
+            _write_or_keep(output, manifest, entries, config.output_dir, SEARCH_INDEX, index_key,
+                           lambda: search_index_of(site, runs, analysis))
             # The contract contributors write against, at a stable address of the site.
             for schema_file in sorted(resource_dir("schema").glob("*.schema.json")):
                 output.write(f"schema/{schema_file.name}", schema_file.read_bytes())
@@ -189,7 +190,10 @@ def build(config: Config, force_output: bool = False) -> BuildSummary:
             write_charts(output, charts, batch.result())
             if any(name.startswith("assets/charts/") for name in output.written):
                 output.write("assets/vega.js", renderer.javascript_bundle())
+                # The interactive upgrade draws from the light template; dark screens recolour it.
                 output.write("assets/chart-colours.json", DARK_COLOURS_JSON)
+                for kind in KINDS:  # one template per kind, filled in by site.js
+                    output.write(template_path(kind), chart_templates.text(kind).encode())
         manifest.forget()
         output.commit()
     except SitegenError:

@@ -17,25 +17,28 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from sitegen.site.charts import THEMES, ChartSpec, _canonical, fill, template_text
+from sitegen.site.chart_svg import compact_svg
+from sitegen.site.charts import FONT, FONT_SIZE, KINDS, TEMPLATE_SOURCE, THEMES, ChartSpec, _canonical, fill
 from sitegen.store import read_cache, write_cache
 from sitegen.workers import worker_context
 
 _CLIP_ID = re.compile(r"\bclip(\d+)\b")
-# A theme differs from the other only in colours, so the dark SVG is the light one recoloured:
-# half the rendering work, and the two can never drift apart.
+# One file serves both colour schemes: the drawing is made in the light theme, and a style
+# inside the SVG recolours its text and grid lines on a dark screen (paper keeps the light
+# colours). An SVG in an <img> follows the reader's colour scheme like the page around it.
 _LIGHT_TO_DARK = {light: THEMES["dark"][role] for role, light in THEMES["light"].items()}
-_COLOUR = re.compile("|".join(re.escape(colour) for colour in _LIGHT_TO_DARK))
+_SCHEME_STYLE = "".join(
+    f'[{paint}="{light}"]{{{paint}:{dark}}}'
+    for light, dark in _LIGHT_TO_DARK.items() for paint in ("fill", "stroke")
+)
+CHART_STYLE = (f"text{{font:{FONT_SIZE}px {FONT.replace(chr(39), chr(34))}}}"
+               f"@media screen and (prefers-color-scheme:dark){{{_SCHEME_STYLE}}}")
 # The same recolouring for the interactive upgrade, which draws from the light spec (site.js).
 DARK_COLOURS_JSON = json.dumps(_LIGHT_TO_DARK, sort_keys=True).encode()
 # Part of every cache key: change it when drawing changes, so no stale drawing is reused.
-RENDER_VERSION = "2"
+RENDER_VERSION = "3"
 # Below this many charts to render, starting worker processes costs more than it saves.
 PARALLEL_THRESHOLD = 16
-
-
-def dark_svg(light_svg: bytes) -> bytes:
-    return _COLOUR.sub(lambda m: _LIGHT_TO_DARK[m.group(0)], light_svg.decode()).encode()
 
 
 def _stable_ids(svg: str) -> str:
@@ -61,7 +64,8 @@ def _short_numbers(svg: str) -> str:
 def render_svg(vega_json: str) -> bytes:
     import vl_convert
 
-    return _short_numbers(_stable_ids(vl_convert.vega_to_svg(json.loads(vega_json)))).encode()
+    svg = _short_numbers(_stable_ids(vl_convert.vega_to_svg(json.loads(vega_json))))
+    return compact_svg(svg, CHART_STYLE).encode()
 
 
 def _without_tooltips(node: Any) -> Any:
@@ -80,12 +84,45 @@ def _vl_convert_version() -> str:
     return f"{vl_convert.get_vega_version()}-{getattr(vl_convert, '__version__', 'x')}"
 
 
-class ChartRenderer:
-    """Turns Vega-Lite specs into SVG; an unchanged spec is never rendered twice."""
+class ChartTemplates:
+    """The Vega-Lite template of each kind of chart (chart_templates), kept in ``folder``:
+    Altair takes most of a second to import, which a build that adds one run would otherwise
+    spend every time. Loaded on first use; one object per build."""
 
-    def __init__(self, cache_dir: Path, workers: int | None = None) -> None:
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self._texts: dict[str, str] = {}
+
+    def text(self, kind: str) -> str:
+        if not self._texts:
+            self._texts = self._load()
+        return self._texts[kind]
+
+    def spec(self, chart: ChartSpec) -> str:
+        """The chart's whole Vega-Lite spec (canonical JSON text)."""
+        return fill(self.text(chart.kind), dict(chart.fills), f'{{"values":{chart.rows}}}')
+
+    def _load(self) -> dict[str, str]:
+        path = self.folder / f"chart-templates-{TEMPLATE_SOURCE[:32]}.json"
+        with contextlib.suppress(ValueError):
+            cached = json.loads(read_cache(path) or b"")  # checked: a damaged cache file is a miss
+            if isinstance(cached, dict) and set(cached) == set(KINDS) and all(isinstance(t, str) for t in cached.values()):
+                return cached
+        from sitegen.site.chart_templates import template
+
+        built = {kind: template(kind) for kind in KINDS}
+        with contextlib.suppress(OSError):  # without the file the next build imports Altair again
+            write_cache(path, json.dumps(built, sort_keys=True).encode())
+        return built
+
+
+class ChartRenderer:
+    """Turns charts into SVG; an unchanged chart is never rendered twice."""
+
+    def __init__(self, cache_dir: Path, workers: int | None = None, templates: ChartTemplates | None = None) -> None:
         self.cache_dir = cache_dir
         self.workers = workers or os.cpu_count() or 1
+        self.templates = templates or ChartTemplates(cache_dir.parent)
         self.rendered = 0
         self._compiled: dict[str, str] = {}
         self._bundle_future: Future[bytes] | None = None
@@ -94,7 +131,7 @@ class ChartRenderer:
         """The light Vega-Lite template of a kind of chart compiled to Vega (canonical JSON text),
         placeholders kept."""
         if kind not in self._compiled:
-            source = template_text(kind)
+            source = self.templates.text(kind)
             digest = hashlib.sha256(f"{RENDER_VERSION}\0{_vl_convert_version()}\0{source}".encode()).hexdigest()
             path = self.cache_dir.parent / f"vega-template-{digest[:32]}.json"
             try:
@@ -113,8 +150,11 @@ class ChartRenderer:
         data = f'{{"name":"@data","values":{chart.rows}}}'
         return fill(self._compiled_template(chart.kind), dict(chart.fills), data)
 
-    def _path(self, spec_json: str) -> Path:
-        return self.cache_dir / f"{hashlib.sha256(f'{RENDER_VERSION}{spec_json}'.encode()).hexdigest()}.svg"
+    def _path(self, chart: ChartSpec) -> Path:
+        # The name hashes the chart's values and the templates' source; the version of
+        # vl-convert is pinned by the package, so it is left out (importing it costs time).
+        key = f"{RENDER_VERSION}\0{chart.name}"
+        return self.cache_dir / f"{hashlib.sha256(key.encode()).hexdigest()}.svg"
 
     def _store(self, path: Path, data: bytes) -> None:
         with contextlib.suppress(OSError):  # a cache that cannot be written only costs time
@@ -183,7 +223,7 @@ class ChartBatch:
         if path in self._seen:
             return
         self._seen.add(path)
-        cache_file = self._renderer._path(chart.spec)
+        cache_file = self._renderer._path(chart)
         cached = read_cache(cache_file)
         if cached is not None:  # checked: not a file cut short (caches skip fsync) or edited
             self._svgs[path] = cached
@@ -204,7 +244,7 @@ class ChartBatch:
         self._waiting = []
 
     def result(self) -> dict[str, bytes]:
-        """Every added chart's light SVG, by its path in the site."""
+        """Every added chart's SVG, by its path in the site."""
         if self._pool is not None:
             self._send()
         else:  # too few to be worth worker processes

@@ -42,27 +42,39 @@ def template(kind: str) -> str:
     return _finish(_series_lines(kind, theme), theme)
 
 
-def _axes(kind: str) -> tuple[alt.X, alt.Y, list[tuple[str, str]]]:
+# Tooltips of the interactive chart: (field, its type, title, d3 format or None).
+_Tip = tuple[str, str, str, str | None]
+
+
+def _axes(kind: str) -> tuple[alt.X, alt.Y, list[_Tip]]:
     return {
     "decode": (
         alt.X("concurrency:Q", title="simultaneous requests", scale=alt.Scale(type="log", base=2),
               axis=alt.Axis(values=[_X_TICKS], format="d")),
         alt.Y("total:Q", title="total decode tok/s", axis=alt.Axis(format="~s")),
-        [("series", "run"), ("context", "context"), ("concurrency", "requests"), ("total_text", "total tok/s"),
-         ("ttft_text", "TTFT")],
+        [("series", "N", "run", None), ("context", "N", "context", None), ("concurrency", "Q", "requests", "d"),
+         ("total", "Q", "total tok/s", ",.1f"), ("ttft", "Q", "TTFT (ms)", ",.0f")],
     ),
     "prefill": (
         alt.X("context:Q", title="context length (tokens)", scale=alt.Scale(type="log", base=2),
               axis=alt.Axis(values=[_X_TICKS], labelExpr=_CONTEXT_LABEL, labelOverlap=True)),
         alt.Y("rate:Q", title="prompt tok/s", axis=alt.Axis(format="~s")),
-        [("series", "run"), ("context_text", "context"), ("rate_text", "prompt tok/s"), ("ttft_text", "TTFT")],
+        [("series", "N", "run", None), ("context_text", "N", "context", None), ("rate", "Q", "prompt tok/s", ",.1f"),
+         ("ttft", "Q", "TTFT (ms)", ",.0f")],
     ),
     "pareto": (
         alt.X("per_request:Q", title="per-request tok/s (interactivity)", axis=alt.Axis(format="~s")),
         alt.Y("total:Q", title="@y-title", axis=alt.Axis(format="~s")),
-        [("series", "run"), ("cell", "cell"), ("per_request_text", "per request tok/s"), ("total_text", "@y-title")],
+        [("series", "N", "run", None), ("cell", "N", "cell", None), ("per_request", "Q", "per request tok/s", ",.1f"),
+         ("total", "Q", "@y-title", ",.1f")],
     ),
     }[kind]
+
+
+def _tooltip(field: str, kind: str, title: str, number_format: str | None) -> alt.Tooltip:
+    if number_format is None:
+        return alt.Tooltip(f"{field}:{kind}", title=title)
+    return alt.Tooltip(f"{field}:{kind}", title=title, format=number_format)
 
 
 def _series_lines(kind: str, theme: dict[str, str]) -> alt.TopLevelMixin:
@@ -71,7 +83,7 @@ def _series_lines(kind: str, theme: dict[str, str]) -> alt.TopLevelMixin:
     color = alt.Color("series:N", scale=alt.Scale(domain=[_DOMAIN], range=[_COLORS]), legend=None)
     base = alt.Chart(alt.Data(name=_DATA)).encode(  # type: ignore[no-untyped-call]
         x=x, y=y, color=color,
-        tooltip=[alt.Tooltip(f"{field}:N", title=title) for field, title in tooltip],
+        tooltip=[_tooltip(*tip) for tip in tooltip],
         shape=alt.Shape("series:N", scale=alt.Scale(domain=[_DOMAIN], range=[_SHAPES]), legend=None),
     )
     points = base.mark_point(filled=True, size=50, opacity=0.9)

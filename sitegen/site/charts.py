@@ -1,18 +1,20 @@
 """Charts as data: Altair describes each kind of chart, vl-convert draws it as static SVG.
 
-Every chart exists in a light and a dark variant; the page picks one with a ``<picture>``
-media query, so charts show without JavaScript. Charts are drawn at one compact size that
-stays legible from phones to desktops: rendering is most of a cold build's cost, so each
-chart is rendered once (the dark variant is the light SVG recoloured, see chart_render).
+Each chart is one SVG file that serves both colour schemes: it is drawn in the light theme
+and carries its own style sheet that recolours text and grid on a dark screen (chart_render),
+so charts show without JavaScript and cost one file each. Charts are drawn at one compact
+size that stays legible from phones to desktops.
 
 Altair builds one template per kind of chart (its objects are slow to build and copy); each
 chart is that template with its own values filled in as text, so a site with thousands of
-charts costs a few string operations per chart, not an Altair object graph.
+charts costs a few string operations per chart, not an Altair object graph. A chart here is
+only its kind and values (``ChartSpec``); the templates are loaded by chart_render's
+``ChartTemplates``, which a build makes and hands to its renderer, so this module never
+imports Altair nor holds state between builds.
 """
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import hashlib
 import json
@@ -32,7 +34,7 @@ PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F
 SHAPES = ["circle", "square", "triangle-up", "diamond", "cross", "triangle-down", "triangle-right", "triangle-left"]
 MAX_SERIES = len(PALETTE)  # more lines than colours would be unreadable; pages say so
 
-# Charts are drawn in the light theme; the dark one is the same drawing with these colours swapped.
+# Charts are drawn in the light theme; on a dark screen the SVG's own style swaps these colours.
 THEMES: dict[str, dict[str, str]] = {
     "light": {"text": "#1f2430", "muted": "#5b6472", "grid": "#e3e6eb"},
     "dark": {"text": "#e6e9ef", "muted": "#a3abb8", "grid": "#343a46"},
@@ -60,33 +62,56 @@ class LegendEntry:
 
 @dataclass(frozen=True)
 class ChartSpec:
-    """One chart; ``alt`` describes it in words for screen readers.
+    """One chart: its kind, its placeholder values and its rows; ``alt`` describes it in
+    words for screen readers.
 
-    ``spec`` is the light chart. The dark one is the same drawing recoloured (chart_render),
-    so it needs no spec of its own: its file is named after the light one's.
+    The Vega-Lite spec is the kind's template with these filled in (chart_render). The file
+    names hash them together with the source of the templates, so a chart whose drawing
+    could change gets a new name.
 
     The legend is the page's HTML, not part of the drawing: its labels wrap on phones, can
     be selected and searched, and drawing legend text costs vl-convert more than the lines.
     """
 
     alt: str
-    spec: str  # canonical Vega-Lite JSON
+    kind: str
+    fills: tuple[tuple[str, str], ...]  # placeholder → its value as JSON text, sorted
+    rows: str  # the chart's rows, JSON text
     legend: tuple[LegendEntry, ...] = ()
-    # What chart_render draws from: the kind of chart, its placeholder values and its rows, as JSON text.
-    kind: str = ""
-    fills: tuple[tuple[str, str], ...] = ()
-    rows: str = "[]"
 
-    def path(self, variant: str = "light") -> str:
-        """The chart's SVG file inside the site, named by the hash of its spec."""
-        name = hashlib.sha256(self.spec.encode()).hexdigest()[:20]
-        return f"assets/charts/{name}.svg" if variant == "light" else f"assets/charts/{name}-{variant}.svg"
+    @property
+    def name(self) -> str:
+        """The chart's file name without extension: a hash of all that it draws."""
+        digest = hashlib.sha256(f"{TEMPLATE_SOURCE}\0{self.kind}\0{self.fills}\0{self.rows}".encode())
+        return digest.hexdigest()[:20]
+
+    def path(self) -> str:
+        """The chart's SVG file inside the site."""
+        return f"assets/charts/{self.name}.svg"
 
     @property
     def spec_path(self) -> str:
-        """The spec's file inside the site, for the interactive upgrade."""
-        return self.path().removesuffix(".svg") + ".json"
+        """The chart's values inside the site, for the interactive upgrade (see data_json)."""
+        return f"assets/charts/{self.name}.json"
 
+    def data_json(self) -> bytes:
+        """What the interactive upgrade fetches: the kind's template file (shared by every chart
+        of the kind, see template_path), the placeholder values and the rows as lists of values
+        under one list of field names. site.js fills the template as ``fill`` does; nothing of
+        the template is repeated per chart."""
+        rows: list[dict[str, Any]] = json.loads(self.rows)
+        fields = sorted({field for row in rows for field in row})
+        return _canonical({
+            "template": template_path(self.kind).rsplit("/", 1)[1],
+            "fills": {name: json.loads(value) for name, value in self.fills},
+            "fields": fields,
+            "rows": [[row.get(field) for field in fields] for row in rows],
+        }).encode()
+
+
+def template_path(kind: str) -> str:
+    """Where a kind's Vega-Lite template is published for the interactive upgrade."""
+    return f"assets/charts/template-{kind}-{TEMPLATE_SOURCE[:16]}.json"
 
 
 @dataclass(frozen=True)
@@ -137,48 +162,20 @@ def fill(template: str, values: dict[str, str], data: str) -> str:
 
 
 KINDS = ("decode", "prefill", "pareto")
-_templates: dict[str, str] = {}
-_template_folder: Path | None = None
 
 
-def keep_templates_in(folder: Path) -> None:
-    """Keep the templates Altair builds in ``folder``: Altair takes most of a second to import,
-    which a build that adds one run would otherwise spend on every run."""
-    global _template_folder
-    _template_folder = folder
-
-
-def template_text(kind: str) -> str:
-    if not _templates:
-        _templates.update(_load_templates())
-    return _templates[kind]
-
-
-def _load_templates() -> dict[str, str]:
+def _template_source() -> str:
+    """A digest of everything the templates are made from: Altair's version and the two modules."""
     from importlib.metadata import version
 
     here = Path(__file__).resolve().parent
     digest = hashlib.sha256(version("altair").encode())
-    for name in ("charts.py", "chart_templates.py"):  # everything the templates are made from
+    for name in ("charts.py", "chart_templates.py"):
         digest.update((here / name).read_bytes())
-    path = _template_folder / f"chart-templates-{digest.hexdigest()[:32]}.json" if _template_folder else None
-    if path is not None:
-        from sitegen.store import read_cache
+    return digest.hexdigest()
 
-        with contextlib.suppress(ValueError):
-            cached = json.loads(read_cache(path) or b"")  # checked: a damaged cache file is a miss
-            if isinstance(cached, dict) and set(KINDS) <= set(cached) \
-                    and all(isinstance(text, str) for text in cached.values()):
-                return cached
-    from sitegen.site.chart_templates import template
 
-    built = {kind: template(kind) for kind in KINDS}
-    if path is not None:
-        from sitegen.store import write_cache
-
-        with contextlib.suppress(OSError):  # without the file the next build imports Altair again
-            write_cache(path, json.dumps(built, sort_keys=True).encode())
-    return built
+TEMPLATE_SOURCE = _template_source()
 
 
 # --- the charts -------------------------------------------------------------------------
@@ -192,10 +189,14 @@ def _series_spec(kind: str, rows: list[dict[str, Any]], series: list[Series], ti
     colours, shapes = PALETTE[: len(labels)], SHAPES[: len(labels)]
     values = {_DOMAIN: labels, _COLORS: colours, _SHAPES: shapes, _X_TICKS: ticks, **(extra or {})}
     fills = {name: _canonical(value) for name, value in values.items()}
-    rows_json = _canonical(rows)
-    spec = fill(template_text(kind), fills, f'{{"values":{rows_json}}}')
     legend = tuple(LegendEntry(*entry) for entry in zip(labels, colours, shapes, strict=True))
-    return ChartSpec(description, spec, legend, kind, tuple(sorted(fills.items())), rows_json)
+    return ChartSpec(description, kind, tuple(sorted(fills.items())), _canonical(rows), legend)
+
+
+def _drawn(value: float | None, places: int = 1) -> float | None:
+    """A figure as a chart needs it: to a tenth (a thousandth of a pixel on any axis here, and
+    the precision the tooltips show), so each chart's values file carries no more digits."""
+    return None if value is None else round(value, places)
 
 
 def _describe_series(title: str, per_series: dict[str, list[str]]) -> str:
@@ -208,17 +209,17 @@ def decode_overlay(series: list[Series], contexts: list[int]) -> ChartSpec | Non
     rows: list[dict[str, Any]] = []
     words: dict[str, list[str]] = {}
     context_labels = [f"{numbers.context(tokens)} context" for tokens in contexts[: len(DASHES)]]
-    for s in series:
-        for tokens, context_label in zip(contexts, context_labels, strict=False):
+    for number, s in enumerate(series):
+        for context_number, (tokens, context_label) in enumerate(zip(contexts, context_labels, strict=False)):
             key = f"{s.label} at {context_label}" if len(contexts) > 1 else s.label
             words[key] = []
             for cell in s.run.decode:
                 if cell.context_tokens == tokens and cell.status.measured and cell.total_tokens_per_s is not None:
+                    # "line" only tells lines apart: numbers, not the labels again.
                     rows.append({"series": s.label, "context": context_label,
-                                 "line": f"{s.label}|{context_label}|{cell.output_tokens_per_request or ''}",
-                                 "concurrency": cell.concurrency, "total": cell.total_tokens_per_s,
-                                 "total_text": numbers.rate(cell.total_tokens_per_s),
-                                 "ttft_text": numbers.milliseconds(cell.ttft_ms)})
+                                 "line": f"{number}|{context_number}|{cell.output_tokens_per_request or ''}",
+                                 "concurrency": cell.concurrency, "total": _drawn(cell.total_tokens_per_s),
+                                 "ttft": _drawn(cell.ttft_ms, 0)})
                     words[key].append(f"{cell.concurrency} → {numbers.rate(cell.total_tokens_per_s)}")
     title = f"Total decode tok/s by simultaneous requests at {' and '.join(context_labels)}"
     dashes = {_DASH_DOMAIN: context_labels, _DASHES: DASHES[: len(context_labels)]}
@@ -236,15 +237,14 @@ def prefill_overlay(series: list[Series]) -> ChartSpec | None:
     """Prompt tok/s against context length, one line per run."""
     rows: list[dict[str, Any]] = []
     words: dict[str, list[str]] = {}
-    for s in series:
+    for number, s in enumerate(series):
         words[s.label] = []
         for point in s.run.prefill:
             if point.prompt_tokens_per_s is None or point.context_tokens <= 0:
                 continue
-            rows.append({"series": s.label, "line": s.label, "context": point.context_tokens,
-                         "rate": point.prompt_tokens_per_s, "rate_text": numbers.rate(point.prompt_tokens_per_s),
-                         "context_text": numbers.context(point.context_tokens),
-                         "ttft_text": numbers.milliseconds(point.ttft_ms)})
+            rows.append({"series": s.label, "line": str(number), "context": point.context_tokens,
+                         "rate": _drawn(point.prompt_tokens_per_s), "context_text": numbers.context(point.context_tokens),
+                         "ttft": _drawn(point.ttft_ms, 0)})
             words[s.label].append(f"{numbers.context(point.context_tokens)} → {numbers.rate(point.prompt_tokens_per_s)}")
     return _series_spec("prefill", rows, series, sorted({r["context"] for r in rows}),
                         _describe_series("Prompt tok/s by context length", words))
@@ -273,8 +273,7 @@ def pareto(series: list[Series], per_device: bool) -> ChartSpec | None:
         frontier = _frontier(points)
         words[s.label] = [f"{numbers.rate(x)} per request → {numbers.rate(y)}" for x, y in sorted(frontier)]
         for cell, (x, y) in zip(cells, points, strict=True):
-            rows.append({"series": s.label, "per_request": x, "total": y, "total_text": numbers.rate(y),
-                         "per_request_text": numbers.rate(x), "frontier": (x, y) in frontier,
+            rows.append({"series": s.label, "per_request": _drawn(x), "total": _drawn(y), "frontier": (x, y) in frontier,
                          "cell": f"{numbers.context(cell.context_tokens)} context × {cell.concurrency}"})
     unit = "tok/s per device" if per_device else "total tok/s"
     return _series_spec("pareto", rows, series, None,

@@ -42,6 +42,7 @@ class RatioCell:
     detail: str
     step: int
     comparable: bool
+    per_device: str = ""  # derived, beside the totals: "617 → 728" (total ÷ the runs' shared accelerator count)
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,7 @@ class RatioMatrix:
     concurrencies: tuple[int, ...]
     rows: tuple[RatioRow, ...]
     summary: str
+    shared_count: int = 1  # > 1: totals shown, each with its per-accelerator figure (÷ this)
 
 
 @dataclass(frozen=True)
@@ -137,7 +139,9 @@ def _state(cell: DecodeCell | None, value: float | None) -> str:
 
 
 def _ratio_cell(base: DecodeCell | None, other: DecodeCell | None, base_count: int, other_count: int,
-                names: tuple[str, str]) -> tuple[RatioCell, float | None]:
+                names: tuple[str, str], shared_count: int = 1) -> tuple[RatioCell, float | None]:
+    """``shared_count`` > 1 (totals compared, both runs on that many accelerators) adds each
+    total's per-accelerator figure beside it."""
     def value(cell: DecodeCell | None, count: int) -> float | None:
         if cell is None or cell.total_tokens_per_s is None or not cell.status.measured:
             return None
@@ -151,12 +155,19 @@ def _ratio_cell(base: DecodeCell | None, other: DecodeCell | None, base_count: i
         change = ratio - 1.0
         arrow = "▲" if change >= 0.005 else "▼" if change <= -0.005 else "="
         detail = f"{numbers.rate(base_value)} → {numbers.rate(other_value)}"
-        return RatioCell(percent(change), arrow, detail, _step(ratio), True), change
+        per_device = (f"{numbers.rate(base_value / shared_count)} → {numbers.rate(other_value / shared_count)}"
+                      if shared_count > 1 else "")
+        return RatioCell(percent(change), arrow, detail, _step(ratio), True, per_device), change
     if base is None and other is None:
         return RatioCell("", "", numbers.MISSING, 0, False), None  # neither run measured here: one dash
     # A queued or over-capacity cell is not divided by a valid one: both statuses are shown.
     detail = f"{names[0]} {_state(base, base_value)} · {names[1]} {_state(other, other_value)}"
-    return RatioCell("", "", detail, 0, False), None
+    per_device = ""
+    if shared_count > 1 and (base_value is not None or other_value is not None):
+        def share(v: float | None) -> str:
+            return numbers.MISSING if v is None else numbers.rate(v / shared_count)
+        per_device = f"{names[0]} {share(base_value)} · {names[1]} {share(other_value)}"
+    return RatioCell("", "", detail, 0, False, per_device), None
 
 
 def ratio_matrix(a: Run, b: Run, per_device: bool = False, names: tuple[str, str] = ("A", "B")) -> RatioMatrix | None:
@@ -166,12 +177,14 @@ def ratio_matrix(a: Run, b: Run, per_device: bool = False, names: tuple[str, str
     if not contexts:
         return None
     counts = (a.hardware.count, b.hardware.count) if per_device else (1, 1)
+    # Totals are compared only when the counts are equal; each then gets its per-accelerator figure.
+    shared = a.hardware.count if not per_device and a.hardware.count == b.hardware.count else 1
     rows = []
     changes = []
     for context in contexts:
         cells = []
         for level in levels:
-            cell, change = _ratio_cell(a.cell(context, level), b.cell(context, level), *counts, names)
+            cell, change = _ratio_cell(a.cell(context, level), b.cell(context, level), *counts, names, shared)
             cells.append(cell)
             if change is not None:
                 changes.append(change)
@@ -183,7 +196,7 @@ def ratio_matrix(a: Run, b: Run, per_device: bool = False, names: tuple[str, str
     else:
         summary = "The two runs have no valid cell in common."
     unit = "tok/s per accelerator" if per_device else "total tok/s"
-    return RatioMatrix(f"{names[1]} against {names[0]}, {unit}", tuple(levels), tuple(rows), summary)
+    return RatioMatrix(f"{names[1]} against {names[0]}, {unit}", tuple(levels), tuple(rows), summary, shared)
 
 
 # --- the setup table and the caveats --------------------------------------------------------

@@ -6,7 +6,7 @@ import csv
 import io
 import json
 
-from sitegen.model import Run
+from sitegen.model import Run, Statistics
 
 CSV_COLUMNS = (
     "phase", "context_tokens", "concurrency", "status", "total_tokens_per_s", "per_request_tokens_per_s",
@@ -14,8 +14,16 @@ CSV_COLUMNS = (
     "measured_s", "prompt_tokens", "output_tokens_per_request",
 )
 
+# Schema 1.1 ``statistics`` in fixed columns (``ttft_ms_p99`` …) so a spreadsheet's columns never shift
+# between runs; empty where the file has no such statistic. Rarer ones (min, max, p99.9) stay in the JSON.
+STATISTIC_FIGURES = ("ttft_ms", "time_between_tokens_ms", "per_request_tokens_per_s")
+STATISTIC_NAMES = ("mean", "p50", "p90", "p99")
+STATISTIC_COLUMNS = tuple(f"{figure}_{name}" for figure in STATISTIC_FIGURES for name in STATISTIC_NAMES)
 
-_ENCODE = json.JSONEncoder(sort_keys=True, ensure_ascii=False).encode  # one encoder: dumps() makes one per call
+
+# One encoder (dumps() makes one per call); no spaces after separators: a run has 73
+# measurements, each on a line of its own, so spaces would be a tenth of the file.
+_ENCODE = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode
 
 
 def _indented(value: object, depth: int = 0) -> str:
@@ -24,7 +32,7 @@ def _indented(value: object, depth: int = 0) -> str:
     ``indent`` would turn off (a thousand runs took seconds)."""
     if depth < 3 and isinstance(value, dict) and value:
         inner = "  " * (depth + 1)
-        items = (f"{inner}{_ENCODE(key)}: {_indented(value[key], depth + 1)}" for key in sorted(value))
+        items = (f"{inner}{_ENCODE(key)}:{_indented(value[key], depth + 1)}" for key in sorted(value))
         return "{\n" + ",\n".join(items) + "\n" + "  " * depth + "}"
     if depth < 3 and isinstance(value, list) and value:
         inner = "  " * (depth + 1)
@@ -43,20 +51,25 @@ def _safe_cell(value: object) -> object:
     return value
 
 
+def _statistic_cells(statistics: Statistics) -> list[float | None]:
+    return [statistics.get(figure, {}).get(name) for figure in STATISTIC_FIGURES for name in STATISTIC_NAMES]
+
+
 def run_csv(run: Run) -> bytes:
     """Every measurement of a run in raw units, one row each; empty where not measured."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
+    writer.writerow(CSV_COLUMNS + STATISTIC_COLUMNS)
     for p in run.prefill:
         writer.writerow([_safe_cell(v) for v in (
             "prefill", p.context_tokens, 1, "valid", p.prompt_tokens_per_s, None, p.ttft_ms, None, None,
-            p.samples, None, None, p.prompt_tokens, None,
+            p.samples, None, None, p.prompt_tokens, None, *_statistic_cells(p.statistics),
         )])
     for c in run.decode:
         writer.writerow([_safe_cell(v) for v in (
             "decode", c.context_tokens, c.concurrency, c.status.value, c.total_tokens_per_s,
             c.per_request_tokens_per_s, c.ttft_ms, c.time_between_tokens_ms, c.average_active_requests,
             c.completed_requests, c.output_tokens, c.measured_s, None, c.output_tokens_per_request,
+            *_statistic_cells(c.statistics),
         )])
     return out.getvalue().encode()

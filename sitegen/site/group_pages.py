@@ -133,7 +133,7 @@ def group_page(site: Site, group: Group, groups: dict[tuple[str, str], Group],
         pareto_plot=frontier,
         presets=preset_links(site, analysis),
         presets_anchor=f"#m-{group.slug}" if group.kind == "models" else "",
-        choice=point_choice(site, runs, analysis),
+        choice=point_choice(runs, analysis),
         reference_context=numbers.context(REFERENCE_CONTEXT),
     )
     return Page(f"{group.path}index.html", "pages/group.html", context, (prefill,) if prefill else ())
@@ -156,12 +156,11 @@ def _recoloured(chart: ChartSpec, places: list[int]) -> ChartSpec:
         return chart
     colours = [PALETTE[i] for i in places]
     shapes = [SHAPES[i] for i in places]
-    fills = dict(chart.fills)
-    spec = chart.spec.replace(fills["@colors"], _canonical(colours)).replace(fills["@shapes"], _canonical(shapes))
+    fills = dict(chart.fills)  # the chart's spec and file name are made from these (charts.ChartSpec)
     fills["@colors"], fills["@shapes"] = _canonical(colours), _canonical(shapes)
     legend = tuple(dataclasses.replace(entry, colour=colour, shape=shape)
                    for entry, colour, shape in zip(chart.legend, colours, shapes, strict=True))
-    return dataclasses.replace(chart, spec=spec, legend=legend, fills=tuple(sorted(fills.items())))
+    return dataclasses.replace(chart, legend=legend, fills=tuple(sorted(fills.items())))
 
 
 def group_index_page(site: Site, kind: str, groups: list[Group]) -> Page:

@@ -1,15 +1,25 @@
-"""The index, at /: every run with its headline figures, sorted, filterable with JavaScript."""
+"""The index: every run with its headline figures, sorted, in pages of PAGE_SIZE runs.
+
+``/`` is the first page and ``/page/2/`` … the others (as Hugo paginates), each linking to
+its neighbours, so every run is reachable by following links with JavaScript off and the
+first page stays the same size however many runs there are. With JavaScript, the filters
+fetch ``search_index`` (one compact file of every run's row, made from the same rows as the
+pages) on first use and search, filter and sort all runs, not only one page's.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
 
 from sitegen.config import ServiceLevel
 from sitegen.model import Run
 from sitegen.site import labels, numbers
 from sitegen.site.analysis import Analysis
 from sitegen.site.common import Page, Site, hardware_name, model_name
-from sitegen.site.groups import Group, accelerator_key, model_key
+from sitegen.site.groups import Group, accelerator_key, hardware_groups, model_groups, model_key
 from sitegen.site.headlines import REFERENCE_CONTEXT
 from sitegen.site.labels import distinguishing_labels
 
@@ -75,8 +85,32 @@ class PointChoice:
 
 
 @dataclass(frozen=True)
+class PageLink:
+    """One link of the pager: its text, its address ('' for the page itself, or a gap)."""
+
+    label: str
+    href: str
+    current: bool = False
+
+
+@dataclass(frozen=True)
+class Pager:
+    """Where one page of the index is among all of them."""
+
+    number: int  # from 1
+    count: int
+    first_rank: int  # the rank of its first run among all runs, from 1
+    last_rank: int
+    previous_href: str
+    next_href: str
+    links: tuple[PageLink, ...]
+
+
+@dataclass(frozen=True)
 class IndexPageContext:
-    """The index (templates/pages/index.html): one row of headline figures per run."""
+    """A page of the index (templates/pages/index.html): one row of headline figures per run
+    of this page; ``total`` runs in all. site.js fetches the compact file of every row
+    (SEARCH_INDEX) from the site root the page names in ``data-root``."""
 
     site: Site
     title: str
@@ -85,6 +119,8 @@ class IndexPageContext:
     reference_context: str
     presets: tuple[PresetLink, ...]
     choice: PointChoice
+    total: int
+    pager: Pager
 
 
 def _figure(value: float | None, at: str | None = None, divisor: int = 1, noun: str = "") -> Cell:
@@ -106,7 +142,7 @@ def preset_links(site: Site, analysis: Analysis) -> tuple[PresetLink, ...]:
     return tuple(links)
 
 
-def point_choice(site: Site, runs: list[Run], analysis: Analysis) -> PointChoice:
+def point_choice(runs: list[Run], analysis: Analysis) -> PointChoice:
     contexts = sorted({context for run in runs for context in analysis.grid(run).contexts})
     levels = sorted({c for run in runs for row in analysis.grid(run).rows.values() for c in row})
     return PointChoice(tuple((c, numbers.context(c)) for c in contexts), tuple(levels),
@@ -156,12 +192,100 @@ def _facets(rows: tuple[RunRow, ...]) -> tuple[Facet, ...]:
     return tuple(Facet(name, label, tuple(sorted(values[name].values(), key=str.lower))) for name, label in labels.items())
 
 
-def index_page(site: Site, runs: list[Run], groups: dict[tuple[str, str], Group],
-               analysis: Analysis | None = None) -> Page:
-    analysis = analysis or Analysis()
+PAGE_SIZE = 100  # runs on each page of the index: about 100 KB of HTML, 10 KB gzipped
+SEARCH_INDEX = "data/index.json"
+SEARCH_INDEX_FORMAT = "sitegen-index"
+SEARCH_INDEX_VERSION = 1
+
+
+def page_path(number: int) -> str:
+    """The output path of page ``number`` (from 1) of the index."""
+    return "index.html" if number == 1 else f"page/{number}/index.html"
+
+
+def page_count(runs: int) -> int:
+    return max(1, -(-runs // PAGE_SIZE))
+
+
+def ordered_rows(site: Site, runs: list[Run], groups: dict[tuple[str, str], Group],
+                 analysis: Analysis) -> tuple[RunRow, ...]:
+    """Every run's row in the index's order: by model, the fastest peak decode first."""
     ordered = sorted(runs, key=lambda r: (model_key(r), -(analysis.headlines(r).decode_peak or 0.0), r.id))
     run_labels = distinguishing_labels(runs)
-    rows = tuple(run_row(site, run, groups, analysis, run_labels.get(run.id, "")) for run in ordered)
-    context = IndexPageContext(site, site.title, rows, _facets(rows), numbers.context(REFERENCE_CONTEXT),
-                               preset_links(site, analysis), point_choice(site, runs, analysis))
-    return Page("index.html", "pages/index.html", context)
+    return tuple(run_row(site, run, groups, analysis, run_labels.get(run.id, "")) for run in ordered)
+
+
+def placed(row: RunRow, site: Site) -> RunRow:
+    """A row made from the site root (links like "runs/x/index.html") as links from ``site``'s page."""
+    return replace(row, href=site.root + row.href, model_href=site.root + row.model_href,
+                   hardware_href=site.root + row.hardware_href)
+
+
+def _pager(site: Site, number: int, count: int, total: int) -> Pager:
+    def href(n: int) -> str:
+        return site.url(page_path(n).removesuffix("index.html"))
+
+    # The first, the last and the pages near this one; a gap is "…". Every page is reached
+    # by following "Next" from the first, so the pager need not list them all.
+    shown = sorted({1, count, *range(max(1, number - 2), min(count, number + 2) + 1)})
+    links: list[PageLink] = []
+    previous = 0
+    for n in shown:
+        if previous and n > previous + 1:
+            links.append(PageLink("…", ""))
+        links.append(PageLink(str(n), "" if n == number else href(n), n == number))
+        previous = n
+    first = (number - 1) * PAGE_SIZE + 1
+    return Pager(number, count, first, min(total, number * PAGE_SIZE),
+                 href(number - 1) if number > 1 else "", href(number + 1) if number < count else "", tuple(links))
+
+
+def index_page(site: Site, runs: list[Run], groups: dict[tuple[str, str], Group],
+               analysis: Analysis | None = None, number: int = 1,
+               rows: Callable[[], tuple[RunRow, ...]] | None = None) -> Page:
+    """Page ``number`` of the index, its links relative to that page. ``rows`` gives every
+    run's row in order with links from the site root (``ordered_rows`` of ``site.at("index.html")``),
+    shared by the pages of one build so that they are made once; each page places its own."""
+    analysis = analysis or Analysis()
+    site = site.at(page_path(number))
+    every = rows() if rows is not None else ordered_rows(site.at("index.html"), runs, groups, analysis)
+    count = page_count(len(every))
+    mine = tuple(placed(row, site) for row in every[(number - 1) * PAGE_SIZE: number * PAGE_SIZE])
+    title = site.title if number == 1 else f"{site.title}: page {number} of {count}"
+    context = IndexPageContext(site, title, mine, _facets(every), numbers.context(REFERENCE_CONTEXT),
+                               preset_links(site, analysis), point_choice(runs, analysis),
+                               len(every), _pager(site, number, count, len(every)))
+    return Page(page_path(number), "pages/index.html", context)
+
+
+def search_index_of(site: Site, runs: list[Run], analysis: Analysis) -> bytes:
+    """The search index of a site's runs (see search_index); its links are relative to the
+    site root, and site.js puts the page's ``data-root`` before them."""
+    groups = {(g.kind, g.key): g for g in model_groups(runs) + hardware_groups(runs)}
+    return search_index(ordered_rows(site.at("index.html"), sorted(runs, key=lambda r: r.id), groups, analysis))
+
+
+def search_index(rows: tuple[RunRow, ...]) -> bytes:
+    """Every row of the index, compact: each distinct text once in ``strings``, each run a
+    list of positions in it (figures: text, sort value, where measured). site.js builds the
+    same rows as templates/_macros.html's runs_table from it."""
+    strings: dict[str, int] = {}
+
+    def text(value: str) -> int:
+        return strings.setdefault(value, len(strings))
+
+    def figure(cell: Cell) -> list[Any]:
+        return [text(cell.text), float(cell.sort) if cell.sort else None, text(cell.at), text(cell.per_device)]
+
+    runs = [
+        [text(row.href), text(row.model), text(row.model_href), text(row.hardware), text(row.hardware_href),
+         text(row.engine), text(row.quantization), text(row.date), figure(row.decode_single), figure(row.decode_peak),
+         figure(row.prefill_first), figure(row.largest_context), [[text(name), text(value)] for name, value in row.filters],
+         text(row.label)]
+        for row in rows
+    ]
+    document = {"format": SEARCH_INDEX_FORMAT, "version": SEARCH_INDEX_VERSION,
+                "fields": ["href", "model", "model_href", "hardware", "hardware_href", "engine", "quantization", "date",
+                           "decode_single", "decode_peak", "prefill_first", "largest_context", "filters", "label"],
+                "strings": list(strings), "runs": runs}
+    return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode()

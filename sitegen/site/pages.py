@@ -22,7 +22,7 @@ from sitegen.site.compare_page import compare_app_page, compare_page, run_compar
 from sitegen.site.feeds import SitemapContext, feed_context
 from sitegen.site.group_pages import group_index_page, group_page
 from sitegen.site.groups import Group, accelerator_key, compare_path, hardware_groups, model_groups, model_key, natural_pairs
-from sitegen.site.index_page import index_page
+from sitegen.site.index_page import RunRow, index_page, ordered_rows, page_count, page_path
 from sitegen.site.labels import distinguishing_labels
 from sitegen.site.run_page import run_page
 
@@ -68,8 +68,20 @@ def plan(site: Site, runs: list[Run], analysis: Analysis | None = None) -> list[
         return (run.id, run.digest, model.path, model.label, hardware.path, hardware.label, run_labels.get(run.id))
 
     everything = _key(site, settings, [membership(run) for run in runs], [(a.id, b.id) for a, b in pairs])
-    planned = [PlannedPage("index.html", everything,
-                           lambda: index_page(site.at("index.html"), runs, groups, analysis))]
+    # The index's rows, made once for all its pages (with links from the site root, which
+    # each page places at its own path), and only when one of them is built.
+    made: list[tuple[RunRow, ...]] = []
+
+    def rows() -> tuple[RunRow, ...]:
+        if not made:
+            made.append(ordered_rows(site.at("index.html"), runs, groups, analysis))
+        return made[0]
+
+    planned = [
+        PlannedPage(page_path(number), everything,
+                    lambda number=number: index_page(site, runs, groups, analysis, number, rows))  # type: ignore[misc]
+        for number in range(1, page_count(len(runs)) + 1)
+    ]
     paired = {(a.id, b.id) for a, b in pairs}
 
     def comparable(run: Run) -> list[tuple[str, tuple[Run, ...]]]:

@@ -227,6 +227,10 @@
     if (!ctxList.length) return null;
     var ca = cellMap(base), cb = cellMap(other);
     var divisor = function (run) { return perDevice ? run.setup.count : 1; };
+    // Totals are compared only when the counts are equal; each then gets its per-accelerator figure.
+    var shared = !perDevice && base.setup.count === other.setup.count ? base.setup.count : 1;
+    var share = function (v) { return v === null ? MISSING : rate(v / shared); };
+    var perDeviceLine = function (td, text) { if (shared > 1) td.appendChild(el("span", "per acc. " + text, "ttft per-device")); };
     var value = function (cell, run) {
       return cell && measured(cell) && cell.total_tokens_per_s !== null && cell.total_tokens_per_s !== undefined
         ? cell.total_tokens_per_s / divisor(run) : null;
@@ -246,7 +250,8 @@
     wrap.setAttribute("aria-labelledby", "ratio-caption-" + index);
     wrap.tabIndex = 0;
     var caption = el("p", "change in " + (perDevice ? "tok/s per accelerator (derived)" : "total tok/s") +
-                     " · rows are context length, columns are simultaneous requests · each cell: baseline → other", "table-caption");
+                     " · rows are context length, columns are simultaneous requests · each cell: baseline → other" +
+                     (shared > 1 ? ", then per acc.: tok/s per accelerator (derived: total ÷ " + shared + ")" : ""), "table-caption");
     caption.id = "ratio-caption-" + index;
     wrap.appendChild(caption);
     var table = el("table", undefined, "matrix ratio");
@@ -280,9 +285,11 @@
           figure.appendChild(document.createTextNode(" " + percent(change)));
           td.appendChild(figure);
           td.appendChild(el("span", rate(x) + " → " + rate(y), "ttft"));
+          perDeviceLine(td, share(x) + " → " + share(y));
         } else {
           td.className += " cell-absent";
           td.appendChild(el("span", cellA || cellB ? base.letter + " " + state(cellA, x) + " · " + other.letter + " " + state(cellB, y) : MISSING, "ttft"));
+          if (x !== null || y !== null) perDeviceLine(td, base.letter + " " + share(x) + " · " + other.letter + " " + share(y));
         }
         row.appendChild(td);
       });
@@ -395,7 +402,8 @@
     });
     result.appendChild(el("p", "▲ higher than the baseline, ▼ lower, = within half a percent. Colour steps: under 3 %, under 15 %, " +
       "under 40 %, 40 % and more. Only two valid cells are divided; any other pair shows both statuses." +
-      (perDevice ? " The runs use different numbers of accelerators, so every figure is per accelerator (total tok/s ÷ accelerators), a derived figure." : ""),
+      (perDevice ? " The runs use different numbers of accelerators, so every figure is per accelerator (total tok/s ÷ accelerators), a derived figure."
+        : runs[0].setup.count > 1 ? " Per acc. is tok/s per accelerator (total tok/s ÷ accelerators), a derived figure." : ""),
       "legend"));
 
     // Decode curves at every context two or more runs measured.

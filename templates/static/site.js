@@ -63,39 +63,211 @@
   });
 
   // --- index filters, kept in the address -----------------------------------------------
+  // The index is paginated; the filters search every run. On their first use (or when the
+  // address already holds a filter) they fetch the search index, one compact file of every
+  // row (sitegen/site/index_page.py search_index), fill in each facet's values, and show the
+  // matching rows of all pages in place of this page's; clearing them brings the page back.
   var filters = document.getElementById("filters");
   var filtered = document.querySelector("table[data-filterable='true']");
-  if (filters && filtered) {
-    var selects = filters.querySelectorAll("select");
+  if (filters && filtered && window.fetch) {
     var shown = document.getElementById("shown-count");
+    var pageCount = shown ? shown.textContent : "";
+    var pager = document.querySelector("nav.pager");
+    var body = filtered.tBodies[0];
+    var pageRows = Array.prototype.slice.call(body.rows);
+    // The search index's links are relative to the site root, which the page names (data-root).
+    var rootUrl = new URL(root || "./", location.href);
+    var selects = filters.querySelectorAll("select");
+    var search = filters.elements.q;
     var params = new URLSearchParams(window.location.search);
-    selects.forEach(function (select) {
-      var wanted = params.get(select.name);
-      if (wanted) select.value = wanted.toLowerCase();
-    });
+    var index = null, loading = null;
+    // Browsers block fetch() on file://: opened from disk, the filters search this page's rows,
+    // their values read from the rows themselves, and say that all runs need the site served.
+    var fromDisk = location.protocol === "file:";
+    var fillFromPage = function () {
+      selects.forEach(function (select) {
+        var known = {};
+        pageRows.forEach(function (tr) {
+          var value = tr.getAttribute("data-" + select.name);
+          if (!value || known[value]) return;
+          var shownText = tr.textContent, at = shownText.toLowerCase().indexOf(value);
+          known[value] = at >= 0 ? shownText.slice(at, at + value.length) : value;
+        });
+        Object.keys(known).sort().forEach(function (key) {
+          var option = document.createElement("option");
+          option.value = key;
+          option.textContent = known[key];
+          select.appendChild(option);
+        });
+        var wanted = params.get(select.name);
+        if (wanted) select.value = wanted.toLowerCase();
+      });
+      if (params.get("q")) search.value = params.get("q");
+    };
+
+    var load = function () {
+      if (!loading && fromDisk) loading = Promise.resolve().then(fillFromPage);
+      if (!loading) {
+        loading = fetch(siteUrl("data/index.json")).then(function (r) {
+          if (!r.ok) throw new Error(r.status + " " + r.url);
+          return r.json();
+        }).then(function (data) {
+          index = data;
+          var values = {};
+          data.runs.forEach(function (run) {
+            run[12].forEach(function (pair) {
+              var name = data.strings[pair[0]], value = data.strings[pair[1]];
+              if (!value) return;
+              values[name] = values[name] || {};
+              if (!values[name][value.toLowerCase()]) values[name][value.toLowerCase()] = value;
+            });
+          });
+          selects.forEach(function (select) {
+            var known = values[select.name] || {};
+            Object.keys(known).sort().forEach(function (key) {
+              var option = document.createElement("option");
+              option.value = key;
+              option.textContent = known[key];
+              select.appendChild(option);
+            });
+            var wanted = params.get(select.name);
+            if (wanted) select.value = wanted.toLowerCase();
+          });
+          if (params.get("q")) search.value = params.get("q");
+        });
+      }
+      return loading;
+    };
+
+    var text = function (i) { return index.strings[i]; };
+    var cell = function (tag, label, content) {
+      var element = document.createElement(tag);
+      if (label) element.setAttribute("data-label", label);
+      if (content !== undefined) element.textContent = content;
+      return element;
+    };
+    var link = function (href, content) {
+      var a = document.createElement("a");
+      a.href = new URL(text(href), rootUrl).href;
+      a.textContent = content;
+      return a;
+    };
+    var figure = function (value, label) {
+      var td = cell("td", label, text(value[0]));
+      td.className = "num headline";
+      td.setAttribute("data-sort", value[1] === null ? "" : String(value[1]));
+      if (text(value[3])) {  // per accelerator, derived
+        var derived = cell("span", null, text(value[3]));
+        derived.className = "at derived";
+        td.appendChild(document.createTextNode(" "));
+        td.appendChild(derived);
+      }
+      if (text(value[2])) {
+        var at = cell("span", null, text(value[2]));
+        at.className = "at";
+        td.appendChild(document.createTextNode(" "));
+        td.appendChild(at);
+      }
+      return td;
+    };
+    // The same row as templates/_macros.html's runs_table makes, from the index's texts.
+    var row = function (run) {
+      var tr = document.createElement("tr");
+      var th = cell("th");
+      th.setAttribute("scope", "row");
+      th.appendChild(link(run[0], text(run[1])));
+      if (text(run[13])) {
+        th.appendChild(document.createTextNode(" "));
+        var label = cell("span", null, text(run[13]));
+        label.className = "run-label";
+        th.appendChild(label);
+      }
+      th.appendChild(document.createTextNode(" "));
+      var all = link(run[2], "all runs");
+      all.className = "sub";
+      all.title = "All runs of this model";
+      th.appendChild(all);
+      tr.appendChild(th);
+      var hardware = cell("td", "Hardware");
+      hardware.appendChild(link(run[4], text(run[3])));
+      tr.appendChild(hardware);
+      tr.appendChild(cell("td", "Engine", text(run[5])));
+      var quantization = cell("td", "Quantization", text(run[6]));
+      quantization.className = "wrap-text";
+      tr.appendChild(quantization);
+      tr.appendChild(cell("td", "Date", text(run[7])));
+      // The phone layout's labels are the column headings, as the template writes them.
+      var heading = function (i) { return filtered.tHead.rows[0].cells[i].textContent.trim(); };
+      [8, 9, 10, 11].forEach(function (field, i) { tr.appendChild(figure(run[field], heading(5 + i))); });
+      var id = /\/runs\/([^/]+)\/?$/.exec(text(run[0]));
+      if (id) tr.setAttribute("data-run", decodeURIComponent(id[1]));
+      return tr;
+    };
+
     var apply = function () {
       // Other settings in the address (an operating point) stay as they are.
       var query = new URLSearchParams(window.location.search);
-      var visible = 0;
       selects.forEach(function (select) {
         if (select.value) query.set(select.name, select.value); else query.delete(select.name);
       });
-      Array.prototype.forEach.call(filtered.tBodies[0].rows, function (row) {
-        var match = true;
-        selects.forEach(function (select) {
-          if (select.value && row.getAttribute("data-" + select.name) !== select.value) match = false;
+      var words = search.value.trim().toLowerCase();
+      if (words) query.set("q", search.value.trim()); else query.delete("q");
+      var address = query.toString();
+      history.replaceState(null, "", address ? "?" + address : window.location.pathname);
+      var filtering = !!words || Array.prototype.some.call(selects, function (select) { return !!select.value; });
+      if (!filtering) {  // this page's own rows again
+        body.replaceChildren.apply(body, pageRows);
+        if (pager) pager.hidden = false;
+        if (shown) shown.textContent = pageCount;
+        return;
+      }
+      if (fromDisk) {
+        load().then(function () {
+          var mine = pageRows.filter(function (tr) {
+            for (var i = 0; i < selects.length; i++) {
+              if (selects[i].value && tr.getAttribute("data-" + selects[i].name) !== selects[i].value) return false;
+            }
+            var haystack = tr.cells[0].textContent + " " + tr.cells[1].textContent + " " + tr.cells[2].textContent +
+              " " + tr.cells[3].textContent;
+            haystack = haystack.toLowerCase();
+            return !words || words.split(/\s+/).every(function (word) { return haystack.indexOf(word) >= 0; });
+          });
+          body.replaceChildren.apply(body, mine);
+          if (shown) {
+            shown.textContent = mine.length + " of " + pageRows.length + " on this page shown (searching every run " +
+              "needs the site served over HTTP, for example `sitegen serve`)";
+          }
         });
-        row.hidden = !match;
-        if (match) visible += 1;
+        return;
+      }
+      load().then(function () {
+        var matches = index.runs.filter(function (run) {
+          var facets = {};
+          run[12].forEach(function (pair) { facets[text(pair[0])] = text(pair[1]).toLowerCase(); });
+          for (var i = 0; i < selects.length; i++) {
+            if (selects[i].value && facets[selects[i].name] !== selects[i].value) return false;
+          }
+          if (!words) return true;
+          var haystack = [run[1], run[3], run[5], run[6], run[13]].map(text).join(" ").toLowerCase();
+          return words.split(/\s+/).every(function (word) { return haystack.indexOf(word) >= 0; });
+        });
+        body.replaceChildren.apply(body, matches.map(row));
+        if (pager) pager.hidden = true;
+        if (shown) shown.textContent = matches.length + " of " + index.runs.length + " shown";
+      }).catch(function (error) {
+        if (shown) shown.textContent = "Could not load the runs to filter: " + error.message;
       });
-      var text = query.toString();
-      history.replaceState(null, "", text ? "?" + text : window.location.pathname);
-      if (shown) shown.textContent = visible < filtered.tBodies[0].rows.length ? visible + " shown" : "";
     };
+    filters.addEventListener("focusin", function () { load(); }, { once: true });
+    filters.addEventListener("pointerdown", function () { load(); }, { once: true });
     selects.forEach(function (select) { select.addEventListener("change", apply); });
+    search.addEventListener("input", apply);
+    filters.addEventListener("submit", function (event) { event.preventDefault(); apply(); });
     filters.addEventListener("reset", function () { setTimeout(apply, 0); });
     filters.hidden = false;
-    apply();
+    if (fromDisk) load();  // this page's own values: cheap, and nothing to fetch
+    var filteredBefore = params.get("q") || Array.prototype.some.call(selects, function (select) { return params.get(select.name); });
+    if (filteredBefore) load().then(apply);
   }
 
   // --- interactive charts: load the Vega bundle only when a reader asks for it -------------
@@ -119,12 +291,29 @@
       return r.text();
     });
   };
-  // The spec is the light chart's; on a dark screen its colours are swapped as the dark SVG's were.
+  // A chart's file holds its values; the spec is its kind's template (one file per kind) with
+  // them filled in, as sitegen's charts.fill does. The template is the light chart's; on a
+  // dark screen its colours are swapped as the SVG's own style swaps them.
+  var PLACEHOLDER = /\["(@[a-z-]+)"\]|"(@[a-z-]+)"|(\{"name":"@data"\})/g;
   var loadSpec = function (url) {
-    if (!dark) { return fetchJson(url).then(JSON.parse); }
-    return Promise.all([fetchJson(url), fetchJson(siteUrl("assets/chart-colours.json"))]).then(function (texts) {
-      var colours = JSON.parse(texts[1]);
-      return JSON.parse(texts[0].replace(/#[0-9a-fA-F]{6}\b/g, function (colour) { return colours[colour] || colour; }));
+    return fetchJson(url).then(function (text) {
+      var chart = JSON.parse(text);
+      var rows = chart.rows.map(function (values) {
+        var row = {};
+        chart.fields.forEach(function (field, i) { if (values[i] !== null) { row[field] = values[i]; } });
+        return row;
+      });
+      var templateUrl = new URL(chart.template, new URL(url, location.href)).href;
+      return Promise.all([fetchJson(templateUrl), dark ? fetchJson(siteUrl("assets/chart-colours.json")) : "{}"])
+        .then(function (texts) {
+          var colours = JSON.parse(texts[1]);
+          var template = texts[0].replace(/#[0-9a-fA-F]{6}\b/g, function (colour) { return colours[colour] || colour; });
+          return JSON.parse(template.replace(PLACEHOLDER, function (match, list, value, data) {
+            if (data) { return JSON.stringify({ values: rows }); }
+            var name = list || value;
+            return Object.prototype.hasOwnProperty.call(chart.fills, name) ? JSON.stringify(chart.fills[name]) : match;
+          }));
+        });
     });
   };
   document.querySelectorAll("figure.chart[data-spec]").forEach(function (figure) {
@@ -141,7 +330,7 @@
         spec.width = "container";
         var target = document.createElement("div");
         target.className = "interactive";
-        var picture = figure.querySelector("picture");
+        var picture = figure.querySelector("img");
         // As wide as the static chart it replaces; in the page first, so "container" has a width.
         // (Setting a style property from a script is allowed by the CSP; inline style attributes are not.)
         target.style.width = Math.round(picture.getBoundingClientRect().width) + "px";

@@ -1,0 +1,61 @@
+"""Chart files of a built site: one SVG per chart that serves both colour schemes, and the
+interactive upgrade's values, which with their kind's template make the whole spec."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from tests.conftest import run_cli
+
+# The themes' colours as docs/architecture.md and the stylesheet state them: light ink → dark ink.
+LIGHT_TO_DARK = {"#1f2430": "#e6e9ef", "#5b6472": "#a3abb8", "#e3e6eb": "#343a46"}
+
+
+def _built(project: Path) -> Path:
+    assert run_cli(project, "collect") == 0
+    assert run_cli(project, "build") == 0
+    return project / "_site"
+
+
+def test_each_chart_is_one_svg_carrying_both_schemes(project: Path) -> None:
+    site = _built(project)
+    charts = sorted((site / "assets" / "charts").glob("*.svg"))
+    assert charts, "the shipped site has charts"
+    assert not [c.name for c in charts if "dark" in c.name], "no second file for dark screens"
+    for chart in charts:
+        svg = chart.read_text()
+        style = re.search(r"<style>(.*?)</style>", svg, re.S)
+        assert style, f"{chart.name}: no style sheet of its own"
+        screen_dark = re.search(r"@media screen and \(prefers-color-scheme:\s*dark\)\s*\{(.*)\}", style.group(1), re.S)
+        assert screen_dark, f"{chart.name}: nothing for dark screens (paper keeps light)"
+        used = {colour for colour in LIGHT_TO_DARK if f'"{colour}"' in svg.replace(style.group(0), "")}
+        assert used, f"{chart.name}: drawn without the light theme's ink"
+        for light in used:
+            dark = LIGHT_TO_DARK[light]
+            assert re.search(rf'\[(fill|stroke)="{light}"\]\{{\1:{dark}\}}', screen_dark.group(1)), (chart.name, light)
+    for page in site.rglob("*.html"):
+        html = page.read_text()
+        assert "<picture" not in html and "-dark.svg" not in html, page
+
+
+def test_chart_values_and_template_make_the_spec(project: Path) -> None:
+    site = _built(project)
+    html = "".join(page.read_text() for page in sorted(site.rglob("*.html")))
+    figures = re.findall(r'<figure class="chart" data-spec="/([^"]+)">.*?<img src="/([^"]+)" alt="([^"]*)"', html, re.S)
+    assert figures, "the shipped site has Vega charts (the groups' prefill charts)"
+    for spec_path, svg_path, alt in figures:
+        data = json.loads((site / spec_path).read_text())
+        template = (site / "assets" / "charts" / data["template"]).read_text()
+        used = {name for name, value in data["fills"].items() if value is not None}
+        assert "@data" in template and used <= set(re.findall(r'"(@[a-z-]+)"', template))
+        rows = [dict(zip(data["fields"], values, strict=True)) for values in data["rows"]]
+        assert rows and all(len(values) == len(data["fields"]) for values in data["rows"])
+        # Every series of the chart is one of the runs the page compares, under its legend label.
+        assert {row["series"] for row in rows} <= set(data["fills"]["@series"])
+        assert (site / svg_path).is_file()
+        # Every series drawn is named in the alt text; figures are kept to the tenth a chart needs.
+        assert all(row["series"] in alt for row in rows)
+        numbers = [value for row in rows for value in row.values() if isinstance(value, float)]
+        assert numbers and all(round(value, 1) == value for value in numbers)
