@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from urllib.parse import urljoin
 
 from tests.conftest import run_cli
 
@@ -42,10 +43,17 @@ def test_each_chart_is_one_svg_carrying_both_schemes(project: Path) -> None:
 
 def test_chart_values_and_template_make_the_spec(project: Path) -> None:
     site = _built(project)
-    html = "".join(page.read_text() for page in sorted(site.rglob("*.html")))
-    figures = re.findall(r'<figure class="chart" data-spec="/([^"]+)">.*?<img src="/([^"]+)" alt="([^"]*)"', html, re.S)
+    # Links are relative to their page: each is resolved against the page's own path.
+    figures = []
+    for page in sorted(site.rglob("*.html")):
+        if page.name == "404.html" and page.parent == site:
+            continue  # links from the site's root path, and no charts
+        where = page.relative_to(site).as_posix()
+        figures += [(urljoin(where, spec), urljoin(where, svg), alt) for spec, svg, alt in re.findall(
+            r'<figure class="chart" data-spec="([^"]+)">.*?<img src="([^"]+)" alt="([^"]*)"', page.read_text(), re.S)]
     assert figures, "the shipped site has Vega charts (the groups' prefill charts)"
     for spec_path, svg_path, alt in figures:
+        assert not spec_path.startswith(("/", "..")) and not svg_path.startswith(("/", "..")), (spec_path, svg_path)
         data = json.loads((site / spec_path).read_text())
         template = (site / "assets" / "charts" / data["template"]).read_text()
         used = {name for name, value in data["fills"].items() if value is not None}
