@@ -108,7 +108,7 @@ def column_values(visit: Visit, header: str) -> list[float | None]:
     return [float(v) if v else None for v in values]
 
 
-def test_index_filters_and_sorting(browse: Browsing, site_pages: dict[str, str]) -> None:
+def test_index_filters_and_sorting(browse: Browsing, site_pages: dict[str, str], built_site: Path) -> None:
     visit = browse.open_kind(site_pages, "index")
     page = visit.page
     everything = visible_rows(visit)
@@ -126,6 +126,11 @@ def test_index_filters_and_sorting(browse: Browsing, site_pages: dict[str, str])
     assert 0 < len(filtered) < len(everything)
     assert parse_qs(urlsplit(page.url).query) == {"engine": [choice]}
     assert page.locator("#shown-count").inner_text() == f"{len(filtered)} of {len(everything)} shown"
+    # The rows built from the search index (links relative to the site root) link files of the site.
+    hrefs = visit.js("() => Array.from(document.querySelectorAll('table.sortable tbody a')).map((a) => a.href)")
+    assert len(hrefs) >= 3 * len(filtered)  # the run, its model's runs, its accelerator
+    for href in hrefs:
+        assert urlsplit(href).path.endswith("/index.html") and (built_site / urlsplit(href).path.lstrip("/")).is_file(), href
 
     # The address alone reproduces the view: a shared link shows the same rows.
     shared = browse.open("/?" + urlsplit(page.url).query)
