@@ -161,7 +161,7 @@ def test_static_compare_page_shows_per_accelerator_figures_beside_totals(project
         cells = re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)
         assert len(cells) == len(levels)
         for level, cell in zip(levels, cells, strict=True):
-            shown = re.findall(r'<span class="ttft per-device">([^<]*)</span>', cell)
+            shown = re.findall(r'<small class="per-device">([^<]*)</small>', cell)
             want = expected.get((context, level))
             assert shown == ([want] if want else []), (context, level)
     assert "then per acc.: tok/s per accelerator (derived: total ÷ 4)" in html
