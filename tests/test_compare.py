@@ -162,7 +162,7 @@ def test_static_compare_page_shows_per_accelerator_figures_beside_totals(project
         cells = re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)
         assert len(cells) == len(levels)
         for level, cell in zip(levels, cells, strict=True):
-            shown = re.findall(r'<span class="ttft per-device">([^<]*)</span>', cell)
+            shown = re.findall(r'<small class="per-device">([^<]*)</small>', cell)
             want = expected.get((context, level))
             assert shown == ([want] if want else []), (context, level)
     assert "then per acc.: tok/s per accelerator (derived: total ÷ 4)" in html
@@ -222,3 +222,25 @@ def test_compare_page_of_runs_on_different_device_counts_is_per_device() -> None
     # 800 tok/s on 2 devices is 400 per device; on 4 devices, 200: B is half of A per device.
     assert [c.change for c in mixed.ratios[0].rows[0].cells] == ["−50%", "−50%"]
     assert mixed.ratios[0].rows[0].cells[1].detail == "400.0 → 200.0"
+
+
+def test_inline_plots_cost_little_beyond_their_point_titles(project: Path) -> None:
+    """Issue 18's byte budget: a point is its position, its symbol and its hover title, nothing
+    repeated per point (colour, transform), and the plot's text alternative names each point once."""
+    assert run_cli(project, "collect") == 0
+    assert run_cli(project, "build") == 0
+    a, b = "rtx6kpro4x-vllm-qwen35-397b-awq-mtp", "rtx6kpro4x-vllm-qwen35-397b-nvfp4-nomtp"
+    html = (project / "_site" / "compare" / f"{a}--{b}" / "index.html").read_text()
+    svgs = re.findall(r'<svg class="plot-svg".*?</svg>', html, re.S)
+    assert svgs
+    for svg in svgs:
+        titles = re.findall(r"<title>(.*?)</title>", svg)
+        label = re.search(r'aria-label="([^"]*)"', svg)
+        assert titles and label
+        # The text alternative: the caption, then each point's figures once ("; " or ", " between).
+        assert len(label.group(1)) <= 40 + sum(len(t) + 2 for t in titles)
+        # Everything else: axes, ticks, titles of the axes, lines (under 1,400 bytes) and per point
+        # at most 90 bytes besides its title (the old markup, a transformed symbol filled per
+        # point, took about 130).
+        markup = len(svg) - len(label.group(0)) - sum(len(f"<title>{t}</title>") for t in titles)
+        assert markup <= 1400 + 90 * len(titles), (markup, len(titles))

@@ -287,14 +287,17 @@ def shared_contexts(runs: list[Run]) -> list[int]:
     return sorted(c for c, n in counts.items() if n >= needed)
 
 
-def decode_plot(named: list[tuple[str, int, Run]], context: int, per_device: bool) -> Plot | None:
-    """Decode tok/s against simultaneous requests at one context, one line per run measured there."""
+def decode_plot(named: list[tuple[str, int, Run]], context: int, per_device: bool,
+                point_names: Mapping[str, str] | None = None) -> Plot | None:
+    """Decode tok/s against simultaneous requests at one context, one line per run measured there.
+    ``point_names`` shortens a run's name in its points' hover titles (the comparison's letters)."""
     series = []
     for label, index, run in named:
+        name = (point_names or {}).get(label, label)
         divisor = run.hardware.count if per_device else 1
         points = tuple(
             (float(c.concurrency), c.total_tokens_per_s / divisor,
-             f"{label}: {c.concurrency} requests → {numbers.rate(c.total_tokens_per_s / divisor)}"
+             f"{name}: {c.concurrency} requests → {numbers.rate(c.total_tokens_per_s / divisor)}"
              + ("" if c.status is Status.VALID else f" ({labels.STATUSES[c.status].lower()})"))
             for c in run.decode
             if c.context_tokens == context and c.status.measured and c.total_tokens_per_s is not None
@@ -311,7 +314,8 @@ def decode_plot(named: list[tuple[str, int, Run]], context: int, per_device: boo
                 y_title=unit, note=note)
 
 
-def pareto_plot(named: list[tuple[str, int, Run]], per_device: bool = True) -> tuple[Plot | None, str | None]:
+def pareto_plot(named: list[tuple[str, int, Run]], per_device: bool = True,
+                point_names: Mapping[str, str] | None = None) -> tuple[Plot | None, str | None]:
     """Throughput (per accelerator, as frontiers are usually read) against per-request speed,
     each run's frontier joined. A run with
     per-request figures at fewer than two request counts has no trade-off to draw: it is left
@@ -330,7 +334,7 @@ def pareto_plot(named: list[tuple[str, int, Run]], per_device: bool = True) -> t
         points = [(c.per_request_tokens_per_s or 0.0, (c.total_tokens_per_s or 0.0) / divisor, c) for c in cells]
         frontier = _frontier([(x, y) for x, y, _ in points])
         series.append(PlotSeries(label, index, tuple(
-            (x, y, f"{label}: {numbers.context(c.context_tokens)} context × {c.concurrency} → "
+            (x, y, f"{(point_names or {}).get(label, label)}: {numbers.context(c.context_tokens)} context × {c.concurrency} → "
                    f"{numbers.rate(x)} per request, {numbers.rate(y)}") for x, y, c in points),
             tuple(sorted(frontier)), run.id))
     note = (f"Left out, for lack of per-request figures at two or more request counts: {'; '.join(left_out)}."
@@ -350,15 +354,18 @@ def compare_context(site: Site, runs: list[Run], swap_href: str | None = None,
     per_device = len({run.hardware.count for run in plain}) > 1
     # Legends name runs by letter and id: unique, short enough never to need cutting.
     named = [(f"{c.letter}: {c.run.id}", i, c.run) for i, c in enumerate(compared)]
+    # A point's hover title names its run by letter only: the heading, the legend and every
+    # table of the page say which run a letter is, and the titles are most of a plot's bytes.
+    letters = {label: c.letter for (label, _, _), c in zip(named, compared, strict=True)}
     base = compared[0]
     ratios = tuple(m for other in compared[1:]
                    if (m := ratio_matrix(base.run, other.run, per_device, (base.letter, other.letter))) is not None)
     contexts = shared_contexts(plain)
-    plots = tuple(p for context in contexts if (p := decode_plot(named, context, per_device)) is not None)
+    plots = tuple(p for context in contexts if (p := decode_plot(named, context, per_device, letters)) is not None)
     alone = sorted(set().union(*(set(r.contexts) for r in plain)) - set(contexts))
     decode_note = (f"Contexts only one run measured are in the matrices above, not drawn: "
                    f"{', '.join(numbers.context(c) for c in alone)}." if alone and len(plain) > 1 else None)
-    pareto, pareto_note = pareto_plot(named)
+    pareto, pareto_note = pareto_plot(named, point_names=letters)
     no_prefill = [c.letter for c in compared if not any(p.prompt_tokens_per_s is not None for p in c.run.prefill)]
     return ComparePageContext(
         site=site,

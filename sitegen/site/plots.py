@@ -34,6 +34,7 @@ class PlotLine:
     shape: str
     path: str  # SVG path data joining the points that make the line
     points: tuple[PlotPoint, ...]
+    marker: str = ""  # relative path data of the point symbol, drawn after each point's "M x y"
 
 
 @dataclass(frozen=True)
@@ -73,6 +74,27 @@ class PlotSeries:
     run_id: str = ""
 
 
+# The legend's point symbols (templates/_macros.html, a 4 × 2 box) at the plot's scale of 4.5, as
+# relative path data: each point is drawn as "M x y" and this, not as a transformed copy of the
+# symbol, which keeps a point's markup to its position and its title.
+MARKERS = {
+    "circle": "m3.4 0a3.4 3.4 0 1 1-6.8 0a3.4 3.4 0 1 1 6.8 0z",
+    "square": "m-3.15-3.15h6.3v6.3h-6.3z",
+    "triangle-up": "m0-3.6l3.8 6.75h-7.6z",
+    "diamond": "m0-4.05l4.05 4.05-4.05 4.05-4.05-4.05z",
+    "cross": "m-1.35-4.05h2.7v2.7h2.7v2.7h-2.7v2.7h-2.7v-2.7h-2.7v-2.7h2.7z",
+    "triangle-down": "m0 3.6l3.8-6.75h-7.6z",
+    "triangle-right": "m3.6 0l-6.75 3.8v-7.6z",
+    "triangle-left": "m-3.6 0l6.75 3.8v-7.6z",
+}
+
+
+def _px(value: float) -> float | int:
+    """A coordinate to a tenth of a pixel, whole ones without ".0" (the page prints it as is)."""
+    tenth = round(value, 1)
+    return int(tenth) if tenth == int(tenth) else tenth
+
+
 def _nice_step(top: float, count: int = 4) -> float:
     raw = top / count
     power = 10.0 ** math.floor(math.log10(raw))
@@ -102,7 +124,7 @@ def plot(caption: str, series: list[PlotSeries], *, x_log: bool, x_title: str, y
             return LEFT + (inner_w / 2 if high == low else (math.log2(value) - low) / (high - low) * inner_w)
 
         shown = xs if len(xs) <= 7 else xs[:: math.ceil(len(xs) / 7)]
-        x_ticks = tuple(Tick(round(x_at(x), 1), f"{x:,.0f}") for x in shown)
+        x_ticks = tuple(Tick(_px(x_at(x)), f"{x:,.0f}") for x in shown)
     else:
         x_step = _nice_step(xs[-1] or 1.0)
         x_max = math.ceil((xs[-1] or 1.0) / x_step) * x_step
@@ -110,20 +132,21 @@ def plot(caption: str, series: list[PlotSeries], *, x_log: bool, x_title: str, y
         def x_at(value: float) -> float:
             return LEFT + value / x_max * inner_w
 
-        x_ticks = tuple(Tick(round(x_at(i * x_step), 1), _fmt(i * x_step)) for i in range(round(x_max / x_step) + 1))
+        x_ticks = tuple(Tick(_px(x_at(i * x_step)), _fmt(i * x_step)) for i in range(round(x_max / x_step) + 1))
 
     def y_at(value: float) -> float:
         return TOP + inner_h - value / y_max * inner_h
 
-    y_ticks = tuple(Tick(round(y_at(i * step), 1), _fmt(i * step)) for i in range(round(y_max / step) + 1))
+    y_ticks = tuple(Tick(_px(y_at(i * step)), _fmt(i * step)) for i in range(round(y_max / step) + 1))
     lines = []
     for s in drawn:
         colour, shape = PALETTE[s.index % len(PALETTE)], SHAPES[s.index % len(SHAPES)]
         joined = s.joined if s.joined is not None else tuple((x, y) for x, y, _ in sorted(s.points))
-        path = "".join(f"{'M' if i == 0 else 'L'}{x_at(x):.1f} {y_at(y):.1f}" for i, (x, y) in enumerate(sorted(joined)))
-        points = tuple(PlotPoint(round(x_at(x), 1), round(y_at(y), 1), title) for x, y, title in s.points)
-        lines.append(PlotLine(s.label, colour, shape, path, points))
+        path = "M" + "L".join(f"{_px(x_at(x))} {_px(y_at(y))}" for x, y in sorted(joined)) if joined else ""
+        points = tuple(PlotPoint(_px(x_at(x)), _px(y_at(y)), title) for x, y, title in s.points)
+        lines.append(PlotLine(s.label, colour, shape, path, points, MARKERS[shape]))
     legend = tuple(LegendEntry(line.label, line.colour, line.shape) for line in lines)
-    words = "; ".join(f"{s.label}: " + ", ".join(title for _, _, title in s.points) for s in drawn)
+    # Each point's title already names its run.
+    words = "; ".join(", ".join(title for _, _, title in s.points) for s in drawn)
     return Plot(caption, f"{caption}. {words}", x_title, y_title, x_ticks, y_ticks, tuple(lines), legend,
                 tuple(s.run_id for s in drawn), note)
