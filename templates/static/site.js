@@ -84,6 +84,17 @@
     // Browsers block fetch() on file://: opened from disk, the filters search this page's rows,
     // their values read from the rows themselves, and say that all runs need the site served.
     var fromDisk = location.protocol === "file:";
+    // One option per known value (lower-cased key → text as shown), then the address's choice.
+    var addOptions = function (select, known) {
+      Object.keys(known).sort().forEach(function (key) {
+        var option = document.createElement("option");
+        option.value = key;
+        option.textContent = known[key];
+        select.appendChild(option);
+      });
+      var wanted = params.get(select.name);
+      if (wanted) select.value = wanted.toLowerCase();
+    };
     var fillFromPage = function () {
       selects.forEach(function (select) {
         var known = {};
@@ -93,14 +104,7 @@
           var shownText = tr.textContent, at = shownText.toLowerCase().indexOf(value);
           known[value] = at >= 0 ? shownText.slice(at, at + value.length) : value;
         });
-        Object.keys(known).sort().forEach(function (key) {
-          var option = document.createElement("option");
-          option.value = key;
-          option.textContent = known[key];
-          select.appendChild(option);
-        });
-        var wanted = params.get(select.name);
-        if (wanted) select.value = wanted.toLowerCase();
+        addOptions(select, known);
       });
       if (params.get("q")) search.value = params.get("q");
     };
@@ -122,17 +126,7 @@
               if (!values[name][value.toLowerCase()]) values[name][value.toLowerCase()] = value;
             });
           });
-          selects.forEach(function (select) {
-            var known = values[select.name] || {};
-            Object.keys(known).sort().forEach(function (key) {
-              var option = document.createElement("option");
-              option.value = key;
-              option.textContent = known[key];
-              select.appendChild(option);
-            });
-            var wanted = params.get(select.name);
-            if (wanted) select.value = wanted.toLowerCase();
-          });
+          selects.forEach(function (select) { addOptions(select, values[select.name] || {}); });
           if (params.get("q")) search.value = params.get("q");
         });
       }
