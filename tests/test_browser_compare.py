@@ -8,26 +8,14 @@ from typing import Any
 
 import pytest
 
-from sitegen.parse import parse_yaml
 from tests.browser_kit import Browsing
-from tests.conftest import REPO
-from tests.test_compare import expected_per_accelerator
+from tests.test_compare import context_label, expected_per_accelerator, shipped_run
 
 pytestmark = pytest.mark.browser
 
 # Three models on 2, 4 and 1 accelerators, two engines with launch commands and one without.
 THREE = ("h200nvl2-sglang-deepseek-v4-flash-dspark", "rtx6kpro4x-vllm-qwen35-397b-awq-mtp",
          "dgxspark-llamacpp-gptoss120b-batched")
-
-
-def _raw(run_id: str) -> dict[str, Any]:
-    path = REPO / "content" / "runs" / f"{run_id}.yaml"
-    data: dict[str, Any] = parse_yaml(path.name, path.read_bytes()).data
-    return data
-
-
-def _context_label(tokens: int) -> str:
-    return f"{tokens // 1024}K" if tokens >= 1024 and tokens % 1024 == 0 else f"{tokens:,}"
 
 
 def test_three_unlike_runs_in_the_readers_view(browse: Browsing) -> None:
@@ -40,7 +28,7 @@ def test_three_unlike_runs_in_the_readers_view(browse: Browsing) -> None:
     text = caveats.inner_text()
     assert "Different models" in text and "Different numbers of accelerators" in text and "(A 2; B 4; C 1)" in text
     # Per-accelerator figures by default: the first valid cell both A and B measured, divided here.
-    a, b = (_raw(run_id) for run_id in THREE[:2])
+    a, b = (shipped_run(run_id) for run_id in THREE[:2])
     cells_a = {(c["context_tokens"], c["concurrency"]): c for c in a["measurements"]["decode"]}
     both = [(key, cell, cells_a[key]) for cell in b["measurements"]["decode"]
             if (key := (cell["context_tokens"], cell["concurrency"])) in cells_a
@@ -73,12 +61,12 @@ def test_three_unlike_runs_in_the_readers_view(browse: Browsing) -> None:
     speculative = page.locator("#compare-result table.facts tr", has_text="Launch: Speculative decoding")
     assert speculative.locator("td").all_inner_texts() == ["DSPARK", "mtp, 2 tokens", "no command"]
     # Decode curves at every context two or more of the runs measured, from the files.
-    measured = [{c["context_tokens"] for c in _raw(run_id)["measurements"]["decode"]
+    measured = [{c["context_tokens"] for c in shipped_run(run_id)["measurements"]["decode"]
                  if c["status"] in ("valid", "requests_queued") and c.get("total_tokens_per_s") is not None}
                 for run_id in THREE]
     shared = sorted(c for c in set().union(*measured) if sum(c in m for m in measured) >= 2)
     captions = page.locator("#compare-result .plot-grid figure.plot figcaption").all_inner_texts()
-    assert captions == [f"{_context_label(c)} context" for c in shared]
+    assert captions == [f"{context_label(c)} context" for c in shared]
     assert "per accelerator" in page.locator("#compare-result .plot-svg .axis-title").nth(1).text_content()
     visit.assert_clean()
 
@@ -87,8 +75,8 @@ def test_readers_view_of_equal_counts_shows_per_accelerator_beside_totals(browse
     """Two runs on 4 accelerators each: totals are compared, each cell has its per-accelerator
     figures (recomputed from the result files), and the section reads word for word as the static page."""
     a, b = "rtx6kpro4x-vllm-qwen35-397b-awq-mtp", "rtx6kpro4x-vllm-qwen35-397b-nvfp4-nomtp"
-    expected = expected_per_accelerator(_raw(a), _raw(b))
-    decode = _raw(a)["measurements"]["decode"] + _raw(b)["measurements"]["decode"]
+    expected = expected_per_accelerator(shipped_run(a), shipped_run(b))
+    decode = shipped_run(a)["measurements"]["decode"] + shipped_run(b)["measurements"]["decode"]
     contexts = sorted({c["context_tokens"] for c in decode})
     levels = sorted({c["concurrency"] for c in decode})
 

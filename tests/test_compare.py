@@ -75,13 +75,15 @@ def test_base_model_groups_quantizations_together() -> None:
     assert len(groups) == 1 and groups[0].label == "Qwen/Qwen" and {r.id for r in groups[0].runs} == {"a", "b"}
 
 
-def _raw(run_id: str) -> dict[str, Any]:
+def shipped_run(run_id: str) -> dict[str, Any]:
+    """A shipped result file, read independently of the build."""
     path = REPO / "content" / "runs" / f"{run_id}.yaml"
     data: dict[str, Any] = parse_yaml(path.name, path.read_bytes()).data
     return data
 
 
-def _context_label(tokens: int) -> str:
+def context_label(tokens: int) -> str:
+    """A context as the pages write it: '8K' for a multiple of 1,024 tokens, else '5,000'."""
     return f"{tokens // 1024}K" if tokens >= 1024 and tokens % 1024 == 0 else f"{tokens:,}"
 
 
@@ -98,13 +100,13 @@ def test_static_compare_pages_are_complete_and_swap_to_each_other(project: Path)
     # Every section is in the HTML itself: no script needed.
     assert 'class="data facts"' in html and 'class="matrix ratio"' in html and "B against A" in html
     # One decode chart per context both runs measured (read from the result files).
-    measured = [{c["context_tokens"] for c in _raw(run_id)["measurements"]["decode"]
+    measured = [{c["context_tokens"] for c in shipped_run(run_id)["measurements"]["decode"]
                  if c["status"] in ("valid", "requests_queued") and c.get("total_tokens_per_s") is not None}
                 for run_id in (a, b)]
     shared = sorted(measured[0] & measured[1])
     assert len(shared) >= 3
     captions = re.findall(r'<figure class="plot">\s*<figcaption>([^<]*)</figcaption>', html)
-    assert captions == [f"{_context_label(c)} context" for c in shared] + ["Throughput against interactivity"]
+    assert captions == [f"{context_label(c)} context" for c in shared] + ["Throughput against interactivity"]
     assert html.count('<span class="bar-series">') == 2 * html.count('class="bar-row"') > 0  # prefill, A over B
     # The launch commands differ only in --speculative-config: that row, and no other launch row, is marked.
     marked = re.findall(r'<tr class="differs"><th scope="row">Launch: ([^<]*)<', html)
@@ -149,7 +151,7 @@ def test_static_compare_page_shows_per_accelerator_figures_beside_totals(project
     assert run_cli(project, "build") == 0
     a, b = "rtx6kpro4x-vllm-qwen35-397b-awq-mtp", "rtx6kpro4x-vllm-qwen35-397b-nvfp4-nomtp"
     html = (project / "_site" / "compare" / f"{a}--{b}" / "index.html").read_text()
-    raw_a, raw_b = _raw(a), _raw(b)
+    raw_a, raw_b = shipped_run(a), shipped_run(b)
     expected = expected_per_accelerator(raw_a, raw_b)
     assert len(expected) >= 30
     decode = raw_a["measurements"]["decode"] + raw_b["measurements"]["decode"]
@@ -157,7 +159,7 @@ def test_static_compare_page_shows_per_accelerator_figures_beside_totals(project
     levels = sorted({c["concurrency"] for c in decode})
     table = html.split('class="matrix ratio"', 1)[1].split("</table>", 1)[0]
     rows = re.findall(r"<tr><th scope=\"row\">([^<]*)</th>(.*?)</tr>", table, re.S)
-    assert [label for label, _ in rows] == [_context_label(c) for c in contexts]
+    assert [label for label, _ in rows] == [context_label(c) for c in contexts]
     for context, (_, row) in zip(contexts, rows, strict=True):
         cells = re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)
         assert len(cells) == len(levels)

@@ -10,10 +10,7 @@ from typing import Any
 
 from sitegen.parse import parse_yaml
 from tests.conftest import run_cli
-
-
-def _context_label(tokens: int) -> str:
-    return f"{tokens // 1024}K" if tokens >= 1024 and tokens % 1024 == 0 else f"{tokens:,}"
+from tests.test_compare import context_label
 
 
 def _runs(project: Path) -> dict[str, dict[str, Any]]:
@@ -49,7 +46,7 @@ def test_every_model_page_charts_decode_at_every_shared_context(project: Path) -
         assert len(pages) == 1, model
         # The decode charts, one per context; the model page's frontier chart (issue 14) is not one of them.
         figures = [f for f in _figures(pages[0].read_text()) if f[0] != "Throughput against interactivity"]
-        assert [caption for caption, _ in figures] == [f"{_context_label(c)} context" for c in shared], model
+        assert [caption for caption, _ in figures] == [f"{context_label(c)} context" for c in shared], model
         for (caption, legend), context in zip(figures, shared, strict=True):
             # Only the runs drawn, nothing extra.
             assert sorted(legend) == sorted(run_id for run_id in members if context in measured[run_id]), caption
