@@ -157,6 +157,62 @@ def test_unchanged_build_renders_nothing(project: Path, capsys: pytest.CaptureFi
     assert "(0 rendered, 0 new charts)" in capsys.readouterr().out
 
 
+def test_unchanged_build_reads_no_run_and_touches_no_file(project: Path, monkeypatch: pytest.MonkeyPatch,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    from sitegen.site import build as build_module
+
+    assert run_cli(project, "collect") == 0
+    assert run_cli(project, "build") == 0
+    site = project / "_site"
+    before = {path: (path.stat().st_ino, path.stat().st_mtime_ns) for path in site.rglob("*") if path.is_file()}
+
+    def no_reading(*args: object, **kwargs: object) -> None:
+        raise AssertionError("an unchanged build read the collected runs")
+
+    monkeypatch.setattr(build_module, "read_collected", no_reading)
+    capsys.readouterr()
+    assert run_cli(project, "build") == 0
+    out = capsys.readouterr().out
+    pages = sum(1 for path in before if path.name == "index.html" or path.name == "404.html")
+    assert "(0 rendered, 0 new charts)" in out and re.search(r"built (\d+) pages", out)
+    assert int(re.search(r"built (\d+) pages", out).group(1)) >= pages - 1  # type: ignore[union-attr]
+    assert {path: (path.stat().st_ino, path.stat().st_mtime_ns) for path in site.rglob("*") if path.is_file()} == before
+
+
+@pytest.mark.parametrize("change", ["stray file", "missing file", "file made a link", "settings", "collected runs"])
+def test_unchanged_looking_build_still_builds_what_differs(project: Path, change: str) -> None:
+    """Only the inputs of the last build and exactly its files let a build stop early."""
+    assert run_cli(project, "collect") == 0
+    assert run_cli(project, "build") == 0
+    site = project / "_site"
+    reference = _files(site)
+    page = site / "runs" / SEED_RUN_ID / "index.html"
+    if change == "stray file":
+        (site / "runs" / "left-over.html").write_text("not part of the site")
+    elif change == "missing file":
+        page.unlink()
+    elif change == "file made a link":
+        page.unlink()
+        page.symlink_to(site / "404.html")
+    elif change == "settings":
+        config = project / "sitegen.yaml"
+        config.write_text(config.read_text().replace("title: LLM inference speed tests", "title: Another title", 1))
+    else:
+        seed = project / "content" / "runs" / f"{SEED_RUN_ID}.yaml"
+        seed.write_text(seed.read_text().replace("total_tokens_per_s: 228.386789", "total_tokens_per_s: 230.5", 1))
+        assert run_cli(project, "collect") == 0
+    assert run_cli(project, "build") == 0
+    after = _files(site)
+    assert not (site / "runs" / "left-over.html").exists()
+    assert page.is_file() and not page.is_symlink()
+    if change in ("stray file", "missing file", "file made a link"):
+        assert after == reference
+    elif change == "settings":
+        assert "Another title" in (site / "index.html").read_text()
+    else:
+        assert "230.5" in page.read_text()
+
+
 def test_incremental_build_moves_in_only_what_changed(project: Path) -> None:
     assert run_cli(project, "collect") == 0
     assert run_cli(project, "build") == 0
