@@ -295,7 +295,7 @@ class PointRow:
     hardware: str
     engine: str
     measured: bool
-    context: str
+    context: str  # the run's own context where it differs from the preset's (within the tolerance)
     status: str
     total: str
     per_device: str
@@ -364,9 +364,9 @@ def _point_row(site: Site, run: Run, preset: Preset, level: ServiceLevel | None,
         verdict = "meets" if judged.met else f"no: {judged.reason}"
         held = _capacity_cell(capacity(found[0], found[1], level, grid.accelerators), "", price, "")
     return PointRow(
-        *base, True, numbers.context(found[0]), labels.STATUSES[status],
+        *base, True, numbers.context(found[0]) if found[0] != preset.context else "", labels.STATUSES[status],
         numbers.rate(total), numbers.rate(total / grid.accelerators) if total is not None else numbers.MISSING,
-        numbers.rate(cell.get("per_request_tokens_per_s")), numbers.milliseconds(cell.get("ttft_ms")),
+        numbers.rate(cell.get("per_request_tokens_per_s")), numbers.milliseconds(cell.get("ttft_ms")).removesuffix(" ms"),
         verdict, money(cost) if cost is not None else "", float(total) if total is not None else -1.0, held,
     )
 
@@ -408,8 +408,8 @@ def preset_page(site: Site, runs: list[Run], groups: dict[tuple[str, str], Group
         for index, (group, _) in enumerate(ordered):
             first_pages.setdefault(group, page_of(index))
         for group, page in first_pages.items():
-            href = ("" if page == 1 else site.url(preset_path(preset, page).removesuffix("index.html"))) + \
-                f"#m-{group.slug}"
+            # From the first page (at/<name>/index.html) to page N: "N/index.html".
+            href = ("" if page == 1 else f"{page}/index.html") + f"#m-{group.slug}"
             toc.append(TocEntry(group.label, href, "" if page == 1 else f"m-{group.slug}"))
     heading = f"{numbers.context(preset.context)} context × {numbers.count_noun(preset.concurrency, 'request')}"
     query = f"?context={preset.context}&concurrency={preset.concurrency}" + (f"&level={level.name}" if level else "")

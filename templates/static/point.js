@@ -155,7 +155,11 @@
     table.querySelectorAll(".op-col").forEach(function (node) { node.remove(); });
     table.classList.remove("at-point");
   };
-  var place = function (row, cell) { row.insertBefore(cell, row.querySelector(":scope > .h")); };
+  // Before the first headline figure: the 6th cell not of the point's own (_macros.html runs_table).
+  var place = function (row, cell) {
+    var cells = Array.prototype.filter.call(row.children, function (c) { return !c.classList.contains("op-col"); });
+    row.insertBefore(cell, cells[5] || null);
+  };
   var header = function (text, title, type) {
     var th = el("th", text, type === "text" ? "op-col op-text" : "num op-col");
     th.scope = "col";

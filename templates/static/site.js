@@ -153,7 +153,6 @@
     };
     var figure = function (value, label) {
       var td = cell("td", label, text(value[0]));
-      td.className = "h";
       if (value[1] !== null) td.setAttribute("data-sort", String(value[1]));  // none: shows —, sorts last
       if (text(value[3])) {  // per accelerator, derived
         var derived = cell("small", null, text(value[3]));
@@ -172,7 +171,6 @@
     var row = function (run) {
       var tr = document.createElement("tr");
       var th = cell("th");
-      th.setAttribute("scope", "row");
       th.appendChild(link(run[0], text(run[1])));
       if (text(run[13])) {
         th.appendChild(document.createTextNode(" "));
