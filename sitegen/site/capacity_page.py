@@ -284,7 +284,7 @@ def capacity_page(site: Site, runs: list[Run], groups: dict[tuple[str, str], Gro
 
 # --- /at/<preset>/ ----------------------------------------------------------------------------
 
-AT_PAGE_SIZE = 500  # runs on each page of a preset's view: about 100 KB of HTML
+AT_PAGE_SIZE = 1000  # runs on each page of a preset's view: about 200 KB of HTML (25 KB gzipped)
 
 
 @dataclass(frozen=True)
