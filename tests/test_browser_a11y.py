@@ -27,10 +27,12 @@ def axe_script() -> Path:
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-@pytest.mark.parametrize("kind", PAGE_KINDS)
+@pytest.mark.parametrize("kind", [*PAGE_KINDS, "capacity", "at"])
 def test_axe_finds_no_serious_violation(browse: Browsing, site_pages: dict[str, str], axe_script: Path,
                                         kind: str, scheme: str) -> None:
     # The site's CSP admits only its own scripts, so injecting axe needs the CSP off, in this context only.
+    # Besides the kinds every browser test visits: /capacity/ and a preset's view.
+    site_pages = {**site_pages, "capacity": "/capacity/", "at": "/at/32k-16/"}
     visit = browse.open_kind(site_pages, kind, scheme=scheme, bypass_csp=True)
     visit.page.add_script_tag(path=axe_script)
     violations: list[dict[str, Any]] = visit.js("""async () => {

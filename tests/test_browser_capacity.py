@@ -6,6 +6,7 @@ not from the page's data files or sitegen's code."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -36,6 +37,18 @@ def op_cells(visit: Visit) -> dict[str, list[str]]:
                        Array.from(row.querySelectorAll("td.op-col")).map((td) => td.innerText.trim())]))""")
 
 
+def point_requests(visit: Visit, site: Path, context: int) -> list[str]:
+    """What the picker should fetch for the index's runs at a context: the listing, then the
+    file of each listed model that has a run within 3 % of it (worked out from the runs)."""
+    models = set()
+    for document in results(site).values():
+        if any(abs(c["context_tokens"] - context) <= 0.03 * context for c in document["measurements"]["decode"]):
+            key = (document["run"].get("base_model") or document["run"]["model"]).lower().rsplit("/", 1)[-1]
+            models.add(re.sub(r"[^a-z0-9]+", "-", key).strip("-"))
+    return sorted([f"{visit.origin}/data/points/{context}.json",
+                   *(f"{visit.origin}/data/points/{context}/{slug}.json" for slug in models)])
+
+
 def rate(value: float) -> str:
     return f"{value / 1000:.1f}".removesuffix(".0") + "K" if value >= 10_000 else f"{value:,.1f}"
 
@@ -60,8 +73,9 @@ def test_index_at_an_operating_point_from_the_address(browse: Browsing, built_si
         if count > 1:
             assert f"{rate(total / count)} per accelerator" in first, (run_id, first)
     assert measured >= 2  # the seed run and others have a 32K × 16 cell
-    # Only the one context's file was fetched, and only because the address asked for it.
-    assert [u for u in visit.requests if "/data/" in u] == [visit.origin + "/data/points/32768/16.json"]
+    # Only the context's listing and its models' files were fetched, and only because the
+    # address asked for it: one file per model the page lists.
+    assert sorted(u for u in visit.requests if "/data/" in u) == point_requests(visit, built_site, 32768)
     visit.assert_clean()
 
 
@@ -106,7 +120,7 @@ def test_own_thresholds_and_price_are_kept_in_the_address(browse: Browsing, buil
     users = best["concurrency"] / count
     capacity = cells[4]
     assert capacity.startswith(f"{users:g}") and f"{best['concurrency']} requests" in capacity, capacity
-    # The reader's own thresholds need the context's whole row, worked out in the browser.
+    # The reader's own thresholds are worked out in the browser from the context's files.
     assert shared.requested("/data/points/8192.json")
     single = row[1]["total_tokens_per_s"]
     cost = 2 * count / (single * 3600) * 1e6
@@ -118,7 +132,7 @@ def test_own_thresholds_and_price_are_kept_in_the_address(browse: Browsing, buil
 def test_named_level_capacity_from_the_one_point_file(browse: Browsing, built_site: Path) -> None:
     visit = browse.open("/?context=32768&concurrency=16&level=server")
     visit.page.wait_for_selector("td.op-col")
-    assert [u for u in visit.requests if "/data/" in u] == [visit.origin + "/data/points/32768/16.json"]
+    assert sorted(u for u in visit.requests if "/data/" in u) == point_requests(visit, built_site, 32768)
     capacity = op_cells(visit)[SEED_RUN_ID][4]
     # Read off the seed run's 32K row: up to 32 requests every cell meets TTFT ≤ 2 s and ≥ 5 tok/s.
     row = {c["concurrency"]: c for c in results(built_site)[SEED_RUN_ID]["measurements"]["decode"]
@@ -181,7 +195,9 @@ def test_the_picker_on_a_group_page_fetches_from_the_site_root_under_a_sub_path(
         try:
             visit = browsing.open(f"/deep/sub/path/{relative}?context=32768&concurrency=16")
             visit.page.wait_for_selector("td.op-col")
-            assert [u for u in visit.requests if "/data/" in u] == [address + "data/points/32768/16.json"]
+            fetched = [u for u in visit.requests if "/data/" in u]
+            assert fetched[0] == address + "data/points/32768.json"
+            assert all(u.startswith(address + "data/points/32768/") for u in fetched[1:]) and fetched[1:]
             cell = cell_at(results(built_site)[SEED_RUN_ID], 32768, 16)
             assert cell and op_cells(visit)[SEED_RUN_ID][0].startswith(rate(cell["total_tokens_per_s"]))
             visit.assert_clean()

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.browser_kit import Browsing, serve
+from tests.browser_kit import PHONE, Browsing, serve
 from tests.conftest import copy_site, run_cli
 
 if TYPE_CHECKING:
@@ -67,3 +67,33 @@ def test_search_finds_runs_on_other_pages(paged_origin: str, browser: Browser) -
         last.assert_clean()
     finally:
         browsing.close()
+
+
+@pytest.mark.parametrize("path", ["/", "/models/"])
+def test_on_a_phone_every_card_value_is_named_as_its_column_heading(browse: Browsing, path: str) -> None:
+    """The page's rows carry no per-cell labels: the stylesheet names each column on a phone.
+    Each card value's label must read as the column's heading (and on a model page too)."""
+    if path == "/models/":  # the model page with the most runs
+        visit = browse.open("/models/", width=PHONE)
+        path = visit.js("() => new URL(document.querySelector('main a[href*=\"models/\"]').href).pathname")
+    visit = browse.open(path, width=PHONE)
+    found = visit.js("""() => {
+        const table = document.querySelector("table.runs");
+        const headings = Array.from(table.tHead.rows[0].cells).map((th) => th.textContent.trim());
+        return Array.from(table.tBodies[0].rows).flatMap((row) => Array.from(row.cells).slice(1).map((td) => [
+            headings[td.cellIndex],
+            getComputedStyle(td, "::before").content.replace(/^"|"$/g, ""),
+            getComputedStyle(td).textAlign]));
+    }""")
+    assert found and len(found) % 8 == 0
+    for heading, label, align in found:
+        assert label == heading and align in ("left", "start"), (heading, label, align)
+    visit.assert_clean()
+
+
+def test_on_a_desktop_the_headline_figures_align_right(browse: Browsing) -> None:
+    visit = browse.open("/")
+    aligns = visit.js("""() => Array.from(document.querySelector("table.runs tbody tr").cells)
+        .map((cell) => getComputedStyle(cell).textAlign)""")
+    assert aligns[5:] == ["right"] * 4 and "right" not in aligns[:5], aligns
+    visit.assert_clean()

@@ -150,16 +150,27 @@ def built(tmp_path_factory: pytest.TempPathFactory, shared_cache: Path) -> Path:
     return site
 
 
+def capacity_records(site: Path) -> list[dict[str, Any]]:
+    """data/capacity.json's records as objects: its field names, once, name each array's values."""
+    published = json.loads((site / "data" / "capacity.json").read_text())
+    return [dict(zip(published["fields"], record, strict=True)) for record in published["records"]]
+
+
 def test_capacity_json_matches_a_recomputation_from_the_result_files(built: Path) -> None:
     levels = yaml.safe_load((built / "sitegen.yaml").read_text())["service_levels"]
-    published = json.loads((built / "_site" / "data" / "capacity.json").read_text())
-    assert published["format"] == "sitegen-capacity" and published["derived"] is True
+    text = (built / "_site" / "data" / "capacity.json").read_text()
+    published = json.loads(text)
+    assert published["format"] == "sitegen-capacity" and published["version"] == 2 and published["derived"] is True
     assert [level["name"] for level in published["service_levels"]] == ["server", "interactive"]
+    assert published["fields"] == ["run", "service_level", "context_tokens", "max_concurrency", "total_tokens_per_s",
+                                   "tokens_per_s_per_accelerator", "users_per_accelerator"]
     expected = expected_records(built / "_site", levels)
-    assert published["records"] == expected
-    assert {tuple(sorted(r)) for r in published["records"]} == {(
-        "context_tokens", "max_concurrency", "run", "service_level", "tokens_per_s_per_accelerator",
-        "total_tokens_per_s", "users_per_accelerator")}
+    assert capacity_records(built / "_site") == expected
+    # Compact: one record per line, no indentation.
+    lines = text.splitlines()
+    assert len(lines) == len(expected) + 2 and not any(line.startswith(" ") for line in lines)
+    assert all(json.loads(line.rstrip(",")) == [record[name] for name in published["fields"]]
+               for line, record in zip(lines[1:-1], expected, strict=True))
     # Some runs hold a load, some hold none: the check saw both kinds.
     assert any(r["max_concurrency"] for r in expected) and any(r["max_concurrency"] is None for r in expected)
 
@@ -170,24 +181,124 @@ def test_the_seed_run_at_32k_by_hand(built: Path) -> None:
     document = json.loads((built / "_site" / "runs" / f"{SEED_RUN_ID}.json").read_text())
     row = {c["concurrency"]: c for c in document["measurements"]["decode"] if c["context_tokens"] == 32768}
     assert row[32]["ttft_ms"] <= 2000 < row[64]["ttft_ms"] and row[32]["status"] == "valid"
-    records = json.loads((built / "_site" / "data" / "capacity.json").read_text())["records"]
+    records = capacity_records(built / "_site")
     found = next(r for r in records if r["run"] == SEED_RUN_ID and r["service_level"] == "server"
                  and r["context_tokens"] == 32768)
     assert found["max_concurrency"] == 32 and found["users_per_accelerator"] == 16.0
     assert found["total_tokens_per_s"] == row[32]["total_tokens_per_s"]
 
 
+def context_label(tokens: int) -> str:
+    return f"{tokens // 1024}K" if tokens >= 1024 and tokens % 1024 == 0 else f"{tokens:,}"
+
+
+def rate(value: float) -> str:
+    return f"{value / 1000:.1f}".removesuffix(".0") + "K" if value >= 10_000 else f"{value:,.1f}"
+
+
+def users(value: float) -> str:
+    return str(int(value)) if value % 1 == 0 else f"{value:,.1f}"  # a count, or one decimal
+
+
+def following_next(first: Path) -> list[Path]:
+    """A paginated view's pages, by following its rel="next" links from the first."""
+    pages = [first]
+    for _ in range(1000):
+        found = re.search(r'rel="next" href="([^"]+)"', pages[-1].read_text())
+        if not found:
+            return pages
+        pages.append((pages[-1].parent / found.group(1)).resolve())
+    raise AssertionError("the pager did not end")
+
+
+def capacity_tables(site: Path) -> dict[str, tuple[list[str], list[str], list[str]]]:
+    """Every run's row of /capacity/ (all pages): the model's context headings, its level
+    headings, and the row's cells (setup, engine, one per context × level)."""
+    shown: dict[str, tuple[list[str], list[str], list[str]]] = {}
+    for page in following_next(site / "capacity" / "index.html"):
+        html = page.read_text()
+        runs = iter(re.findall(r'<tr><th><a href="[./]*runs/([^/"]+)/index.html"', html))
+        for css, rows in _all_tables(html):
+            if css != "data cap":
+                continue
+            contexts = rows[0][2:]
+            levels = rows[1][:len(rows[1]) // len(contexts)]  # the same levels under each context
+            assert rows[1] == levels * len(contexts)
+            for row in rows[2:]:
+                run = next(runs)
+                assert run not in shown, f"{run} listed twice"
+                shown[run] = (contexts, levels, row)
+    return shown
+
+
 def test_capacity_page_ranks_every_setup_and_says_it_is_derived(built: Path) -> None:
     html = (built / "_site" / "capacity" / "index.html").read_text()
     assert "not measured goodput" in html and "Derived" in html
-    records = json.loads((built / "_site" / "data" / "capacity.json").read_text())["records"]
-    model_tables = [rows for css, rows in _all_tables(html) if "capacity" in css]
-    shown = sum(len(rows) - 1 for rows in model_tables)
-    # One row per run and context (contexts within 3 % share a row set), each level a column.
-    assert shown == len({(r["run"], r["context_tokens"]) for r in records})
-    seed_32k = next(row for rows in model_tables for row in rows if row[0] == "32K" and row[1].startswith("H200"))
-    # 32 requests on 2 accelerators, the only setup of its model (the parser drops spaces between spans).
-    assert seed_32k[4].startswith("16#1") and "32 requests" in seed_32k[4]
+    shown = capacity_tables(built / "_site")
+    results = {path.stem: json.loads(path.read_text()) for path in (built / "_site" / "runs").glob("*.json")}
+    assert set(shown) == set(results)  # every run, once
+    records = capacity_records(built / "_site")
+    checked = 0
+    for record in records:
+        contexts, levels, row = shown[record["run"]]
+        # The column of the record's context (or of a context within 3 %, the run's own named in it).
+        label = context_label(record["context_tokens"])
+        column = next(i for i, heading in enumerate(contexts) if heading == f"{label}: users per accelerator"
+                      or f"at {label}" in row[2 + i * len(levels) + levels.index(record["service_level"])])
+        cell = row[2 + column * len(levels) + levels.index(record["service_level"])]
+        if record["max_concurrency"] is None:
+            assert cell.startswith("—"), (record, cell)
+            continue
+        count = results[record["run"]]["hardware"]["count"]
+        total = record["total_tokens_per_s"]
+        # The parser joins a cell's pieces without their spaces: users, rank, then the rest.
+        assert re.match(rf"{users(record['users_per_accelerator'])}#\d+", cell), (record, cell)
+        assert f"{record['max_concurrency']} · {rate(total)} · {rate(total / count)}" in cell, (record, cell)
+        checked += 1
+    assert checked
+    # 32 requests on 2 accelerators, the only setup of its model: 16 users per accelerator, first.
+    contexts, levels, seed = shown[SEED_RUN_ID]
+    assert seed[2 + contexts.index("32K: users per accelerator") * 2 + levels.index("server")].startswith("16#132 · ")
+
+
+def test_capacity_pages_are_bounded_and_rank_over_all_of_a_models_setups(
+        project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("sitegen.site.capacity_page.CAPACITY_PAGE_SIZE", 3)
+    assert run_cli(project, "collect") == 0 and run_cli(project, "build") == 0
+    site = project / "_site"
+    runs = sorted(path.stem for path in (site / "runs").glob("*.json"))
+    pages = following_next(site / "capacity" / "index.html")
+    assert len(pages) == -(-len(runs) // 3)  # 10 runs, 3 a page: 4 pages
+    counts = [len(re.findall(r'<tr><th><a href="[./]*runs/', page.read_text())) for page in pages]
+    assert counts == [3, 3, 3, 1]
+    assert set(capacity_tables(site)) == set(runs)
+    # Ranks are over every setup of the model at that context, wherever on the pages it is.
+    shown = capacity_tables(site)
+    records = capacity_records(site)
+    for record in records:
+        if record["max_concurrency"] is None:
+            continue
+        peers = [r["users_per_accelerator"] for r in records if r["service_level"] == record["service_level"]
+                 and r["context_tokens"] == record["context_tokens"] and r["users_per_accelerator"] is not None
+                 and same_model(site, r["run"], record["run"])]
+        rank = 1 + sum(1 for users in peers if users > record["users_per_accelerator"])
+        contexts, levels, row = shown[record["run"]]
+        label = context_label(record["context_tokens"])
+        if f"{label}: users per accelerator" not in contexts:
+            continue  # standing in a neighbour's column (within 3 %): checked above
+        cell = row[2 + contexts.index(f"{label}: users per accelerator") * len(levels)
+                   + levels.index(record["service_level"])]
+        assert cell.startswith(f"{users(record['users_per_accelerator'])}#{rank}"), (record, cell)
+    # Only the first page explains the rules; the others link to them.
+    assert 'id="rules"' in pages[0].read_text() and 'id="rules"' not in pages[1].read_text()
+    assert 'href="../../capacity/index.html#rules"' in pages[1].read_text()
+
+
+def same_model(site: Path, a: str, b: str) -> bool:
+    def model(run: str) -> str:
+        facts = json.loads((site / "runs" / f"{run}.json").read_text())["run"]
+        return str(facts.get("base_model") or facts["model"]).lower()
+    return model(a) == model(b)
 
 
 def _all_tables(html: str) -> list[tuple[str, list[list[str]]]]:
@@ -215,8 +326,8 @@ def test_preset_view_shows_each_runs_cell_or_not_measured(built: Path) -> None:
                 if abs(c["context_tokens"] - 32768) <= 0.03 * 32768 and c["concurrency"] == 16]
         link = f'href="../../runs/{path.stem}/index.html"'
         assert link in html
-        # The row after this run's link: its cell's total, or "Not measured".
-        segment = html[html.index(link):].split("</tr>", 1)[0]
+        # The row after this run's link (to the next row): its cell's total, or "Not measured".
+        segment = html[html.index(link):].split("<tr", 1)[0]
         if near and near[0]["status"] in ("valid", "requests_queued"):
             total = near[0]["total_tokens_per_s"]
             assert f"{total:,.1f}" in segment or f"{total / 1000:.1f}K" in segment, (path.stem, segment)
@@ -231,9 +342,8 @@ def test_no_cost_anywhere_without_a_price(built: Path) -> None:
         text = page.read_text()
         assert not re.search(r"\$\s?\d", text), page  # no dollar figure
         assert "per M tokens" not in text, page
-    for point in (site / "data" / "points").glob("*.json"):
-        runs = json.loads(point.read_text())["runs"]
-        assert all(entry["price_usd_per_hour"] is None for entry in runs.values())
+    points = list((site / "data" / "points").glob("*/*.json"))
+    assert points and not any("prices" in json.loads(point.read_text()) for point in points)
 
 
 def test_a_configured_price_gives_cost_by_the_formula(project: Path) -> None:
@@ -241,7 +351,7 @@ def test_a_configured_price_gives_cost_by_the_formula(project: Path) -> None:
     config.write_text(config.read_text() + (
         "prices:\n  H200 NVL: {usd_per_hour: 3.5, source: 'a test price, not a real one', date: '2026-01-01'}\n"))
     assert run_cli(project, "collect") == 0 and run_cli(project, "build") == 0
-    records = json.loads((project / "_site" / "data" / "capacity.json").read_text())["records"]
+    records = capacity_records(project / "_site")
     found = next(r for r in records if r["run"] == SEED_RUN_ID and r["service_level"] == "server"
                  and r["context_tokens"] == 32768)
     usd = 3.5 * 2 / (found["total_tokens_per_s"] * 3600) * 1e6  # two accelerators
@@ -251,6 +361,13 @@ def test_a_configured_price_gives_cost_by_the_formula(project: Path) -> None:
     document = json.loads((project / "_site" / "runs" / f"{SEED_RUN_ID}.json").read_text())
     single = next(c for c in document["measurements"]["decode"] if (c["context_tokens"], c["concurrency"]) == (32768, 1))
     assert f"${3.5 * 2 / (single['total_tokens_per_s'] * 3600) * 1e6:,.2f}/M tok" in html  # in the matrix
+    # The picker's files carry the configured price of the runs on H200 NVL, and only theirs.
+    priced = {}
+    for point in (project / "_site" / "data" / "points").glob("*/*.json"):
+        priced.update(json.loads(point.read_text()).get("prices", {}))
+    assert priced and set(priced.values()) == {3.5} and SEED_RUN_ID in priced
+    assert all(json.loads((project / "_site" / "runs" / f"{run}.json").read_text())["hardware"]["accelerator"]
+               == "H200 NVL" for run in priced)
     other = (project / "_site" / "runs" / "b200x2-vllm-nemotron3nano30b-fp8" / "index.html").read_text()
     assert not re.search(r"\$\s?\d", other)  # no price for B200: no cost
 
@@ -289,13 +406,14 @@ def test_headlines_compare_like_with_like(built: Path) -> None:
         singles = [c for c in document["measurements"]["decode"] if c["concurrency"] == 1
                    and c["status"] in ("valid", "requests_queued") and c.get("total_tokens_per_s") is not None
                    and abs(c["context_tokens"] - 8192) <= 0.03 * 8192]
-        row = index[index.index(f'data-run="{path.stem}"'):].split("</tr>", 1)[0]
-        cell = re.search(r'data-label="Decode tok/s, 8K × 1 request" data-sort="([^"]*)"', row)
+        row = index[index.index(f'data-run="{path.stem}"'):].split("<tr", 1)[0]
+        # The fifth cell after the run's name is the one-request decode at 8K; no figure: no sort value, "—".
+        cell = re.match(r'(?: data-sort=([^ >]+))?>([^<]*)', row.split("<td")[5])
         assert cell, row
         if singles:
-            assert float(cell.group(1)) == singles[0]["total_tokens_per_s"]
+            assert cell.group(1) is not None and float(cell.group(1)) == singles[0]["total_tokens_per_s"]
         else:
-            assert cell.group(1) == ""
+            assert cell.group(1) is None and cell.group(2) == "—"
 
 
 TAIL_RUN = """\
@@ -326,11 +444,69 @@ def test_a_percentile_level_reads_schema_1_1_statistics_end_to_end(project: Path
         "  - {name: tail, min_tokens_per_s_per_request: 25, max_ttft_ms: 1000, percentile: p99}\n"
         "presets: []\n")
     assert run_cli(project, "collect") == 0 and run_cli(project, "build") == 0
-    records = {r["service_level"]: r for r in json.loads((project / "_site" / "data" / "capacity.json").read_text())
-               ["records"] if r["run"] == "tail-test"}
+    records = {r["service_level"]: r for r in capacity_records(project / "_site") if r["run"] == "tail-test"}
     # By the medians every load holds; by p99, 4 requests take 1.5 s to a first token.
     assert (records["median"]["max_concurrency"], records["median"]["users_per_accelerator"]) == (8, 4.0)
     assert records["tail"] == {"run": "tail-test", "service_level": "tail", "context_tokens": 4096, "max_concurrency": 2,
                                "total_tokens_per_s": 76, "tokens_per_s_per_accelerator": 38.0,
                                "users_per_accelerator": 1.0}
     assert not (project / "_site" / "at").exists()  # presets: [] gives no static views
+
+
+def test_point_files_hold_every_cell_exactly_once_per_matching_context(built: Path) -> None:
+    """data/points/<context>/<model>.json against the result files: each run's own cells at
+    each of its contexts, figures exact (no rounding), statuses by name, nothing else."""
+    site = built / "_site" / "data" / "points"
+    found: dict[tuple[str, int], dict[int, list[Any]]] = {}
+    for path in sorted(site.glob("*/*.json")):
+        text = path.read_text()
+        data = json.loads(text)
+        assert data["fields"] == ["run", "accelerators", "context_tokens", "cells"]
+        assert data["columns"] == ["status", "total_tokens_per_s", "per_request_tokens_per_s", "ttft_ms"]
+        assert int(path.parent.name) == data["context_tokens"]
+        assert len(text.splitlines()) == len(data["runs"]) + 2  # one run per line
+        listed = json.loads((site / f"{path.parent.name}.json").read_text())["models"]
+        assert path.stem in listed
+        for run, accelerators, context, cells in data["runs"]:
+            assert abs(context - data["context_tokens"]) <= 0.03 * data["context_tokens"]
+            document = json.loads((built / "_site" / "runs" / f"{run}.json").read_text())
+            assert accelerators == document["hardware"]["count"]
+            row = {n: cell for n, cell in zip(data["concurrency"], cells, strict=False) if cell is not None}
+            found[(run, context)] = {n: [data["statuses"][cell[0]], *cell[1:]] for n, cell in row.items()}
+    for path in sorted((built / "_site" / "runs").glob("*.json")):
+        rows = _own_cells(json.loads(path.read_text()))
+        for context, cells in rows.items():
+            expected = {}
+            for n, c in cells.items():
+                values = [c["status"], c.get("total_tokens_per_s"), c.get("per_request_tokens_per_s"), c.get("ttft_ms")]
+                while values[-1] is None:
+                    values.pop()
+                expected[n] = values
+            assert found.pop((path.stem, context)) == expected, (path.stem, context)
+    assert not found  # no run at a context it did not measure
+    # Each listing names exactly the models that have a file at that context.
+    for listing in site.glob("*.json"):
+        models = json.loads(listing.read_text())["models"]
+        assert sorted(models) == sorted(p.stem for p in (site / listing.stem).glob("*.json"))
+
+
+def test_preset_views_are_paged_and_list_every_run_once(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("sitegen.site.capacity_page.AT_PAGE_SIZE", 3)
+    assert run_cli(project, "collect") == 0 and run_cli(project, "build") == 0
+    site = project / "_site"
+    runs = sorted(path.stem for path in (site / "runs").glob("*.json"))
+    pages = following_next(site / "at" / "32k-16" / "index.html")
+    assert len(pages) == 4
+    listed = [run for page in pages
+              for run in re.findall(r'<tr(?: class=row-absent)?><th><a href="[./]*runs/([^/"]+)/index.html"',
+                                    page.read_text())]
+    assert sorted(listed) == runs  # every run, once
+    # The first page lists every model; a model page's link to #m-<slug> of the first page
+    # lands on its section there, or on its entry, which links to the page that has it.
+    first = pages[0].read_text()
+    entries = re.findall(r'<li(?: id="(m-[^"]+)")?><a href="([^"]*)#(m-[^"]+)">', first)
+    assert entries
+    for anchor, href, target in entries:
+        page = (pages[0].parent / href).resolve() if href else pages[0]
+        assert f'<tbody id="{target}">' in page.read_text()
+        assert (anchor == target) == bool(href)  # ids only for models of later pages

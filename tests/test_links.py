@@ -209,11 +209,23 @@ def test_feed_sitemap_and_runs_index_with_a_site_url(project: Path) -> None:
     assert f'<meta property="og:url" content="https://example.org/bench/runs/{runs[0]}/">' in page
     assert check_relative_links(site) > 400  # page links stay relative
 
-    index = json.loads((site / "data" / "runs.json").read_text())
-    assert [entry["id"] for entry in index["runs"]] == runs
+    text = (site / "data" / "runs.json").read_text()
+    index = json.loads(text)
+    assert index["version"] == 2
+    entries = [dict(zip(index["fields"], run, strict=True)) for run in index["runs"]]  # names once, then values
+    assert [entry["id"] for entry in entries] == runs
+    assert len(text.splitlines()) == len(runs) + 2  # compact: one run per line
     # Relative to data/runs.json itself, as any relative URL in a document is.
-    assert index["runs"][0]["page"] == f"../runs/{runs[0]}/index.html"
-    assert (site / "data" / index["runs"][0]["result"]).resolve() == (site / "runs" / f"{runs[0]}.json").resolve()
+    assert entries[0]["page"] == f"../runs/{runs[0]}/index.html"
+    assert (site / "data" / entries[0]["result"]).resolve() == (site / "runs" / f"{runs[0]}.json").resolve()
+    first = json.loads((site / "runs" / f"{runs[0]}.json").read_text())
+    assert (entries[0]["model"], entries[0]["accelerator"], entries[0]["count"]) == (
+        first["run"]["model"], first["hardware"]["accelerator"], first["hardware"]["count"])
+    headlines = dict(zip(index["headline_fields"], entries[0]["headlines"], strict=True))
+    assert headlines["accelerators"] == first["hardware"]["count"]
+    assert headlines["decode_peak"] == max(c["total_tokens_per_s"] for c in first["measurements"]["decode"]
+                                           if c["status"] in ("valid", "requests_queued")
+                                           and c.get("total_tokens_per_s") is not None)
     assert (site / "schema" / "result.schema.json").is_file()
 
 

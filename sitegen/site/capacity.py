@@ -186,7 +186,7 @@ def price_for(run: Run, prices: tuple[tuple[str, Price], ...]) -> Price | None:
 
 
 CAPACITY_FORMAT = "sitegen-capacity"
-CAPACITY_VERSION = 1
+CAPACITY_VERSION = 2  # 2: fields named once, one record per line as an array (was one object each)
 
 
 def capacity_records(grids: Iterable[CellGrid], levels: Iterable[ServiceLevel]) -> list[dict[str, Any]]:

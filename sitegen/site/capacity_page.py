@@ -4,8 +4,7 @@ the per-context files /data/points/<context>.json that the index's picker fetche
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sitegen.config import Preset, Price, ServiceLevel
 from sitegen.model import Run, Status
@@ -16,15 +15,16 @@ from sitegen.site.capacity import (
     CAPACITY_VERSION,
     CONTEXT_TOLERANCE,
     Capacity,
-    CellGrid,
     capacity,
     capacity_records,
     context_matches,
     cost_per_million_tokens,
     judge,
 )
-from sitegen.site.common import Page, Site, engine_summary, hardware_name, model_name
-from sitegen.site.groups import Group, model_key
+from sitegen.site.common import Page, Site, engine_summary, hardware_name
+from sitegen.site.groups import Group, model_groups
+from sitegen.site.index_page import Pager, pager
+from sitegen.site.json_rows import dumps, json_rows
 
 DERIVED_NOTE = ("Derived figures: worked out from each cell's reported statistics by the rules linked here, "
                 "not measured goodput.")
@@ -129,33 +129,47 @@ def price_text(price: Price | None) -> str:
 
 # --- /capacity/ -----------------------------------------------------------------------------
 
+CAPACITY_PAGE_SIZE = 100  # runs on each page of /capacity/: about 120 KB of HTML at 8 contexts × 2 levels
+
+
+@dataclass(frozen=True)
+class CapacityCell:
+    """A run's capacity at one context and level, in a model's table. ``users`` is "—" when
+    no measured load meets the level; a cell of None is a context the run did not measure."""
+
+    users: str
+    rank: str  # "#1" … among the model's setups at this context
+    detail: str  # requests held · total tok/s · tok/s per accelerator
+    cost: str
+    run_context: str  # the run's own context where it differs from the column's
+
+
 @dataclass(frozen=True)
 class SetupRow:
-    """One run at one context in a model's capacity ranking."""
+    """One run in a model's capacity table: a cell per context × service level."""
 
-    context: str  # the context the row is ranked at (the first of its cluster)
-    first_of_context: bool  # starts a new context: the table draws a rule above it
     href: str
     name: str
     engine: str
-    run_context: str  # the run's own context, which may differ slightly
-    figures: tuple[CapacityFigure, ...]
-    ranks: tuple[str, ...]  # "#1" … per level among the setups at this context; "" when none meets it
+    cells: tuple[CapacityCell | None, ...]
 
 
 @dataclass(frozen=True)
 class ModelCapacity:
-    """One model's setups, by context, ranked."""
+    """One model's setups (or the part of them on this page), a column per context × level."""
 
     anchor: str
     model: str
     href: str
+    contexts: tuple[str, ...]
+    continued: bool  # its first setups are on the page before
     rows: tuple[SetupRow, ...]
 
 
 @dataclass(frozen=True)
 class CapacityPageContext:
-    """/capacity/ (templates/pages/capacity.html): per model and context, every setup ranked."""
+    """A page of /capacity/ (templates/pages/capacity.html): per model, every setup's capacity
+    at each context and level with its rank; CAPACITY_PAGE_SIZE runs a page, in model order."""
 
     site: Site
     title: str
@@ -164,11 +178,13 @@ class CapacityPageContext:
     priced: bool
     derived_note: str
     tolerance: str
+    pager: Pager
+    rules_href: str
 
 
 def context_clusters(contexts: set[int]) -> list[int]:
     """Contexts that stand for the others: ascending, each absorbing the ones within the
-    tolerance of it (8,000 and 8,192 share 8,000's rows; the actual context is shown)."""
+    tolerance of it (8,000 and 8,192 share 8,000's column; the actual context is shown)."""
     leaders: list[int] = []
     for context in sorted(contexts):
         if not leaders or not context_matches(context, leaders[-1]):
@@ -182,57 +198,104 @@ def _ranks(values: list[float | None]) -> list[str]:
     return [f"#{ordered.index(v) + 1}" if v is not None else "" for v in values]
 
 
-def capacity_page(site: Site, runs: list[Run], groups: dict[tuple[str, str], Group], analysis: Analysis) -> Page:
+def _capacity_cell(found: Capacity, rank: str, price: Price | None, run_context: str) -> CapacityCell:
+    if found.max_concurrency is None:
+        return CapacityCell(numbers.MISSING, "", "", "", run_context)
+    figure = capacity_figure(found, price)
+    detail = f"{found.max_concurrency} · {figure.total} · {figure.per_device}"
+    return CapacityCell(figure.users_per_device, rank, detail, figure.cost, run_context)
+
+
+def model_capacity(site: Site, group: Group, analysis: Analysis) -> tuple[ModelCapacity, dict[str, SetupRow]]:
+    """A model's table: its setups ranked per context and level, ordered by the first level
+    at the model's first context (not meeting it, or not measured there, last)."""
     levels = analysis.settings.service_levels
-    models = []
-    by_model: dict[str, list[Run]] = {}
-    for run in runs:
-        by_model.setdefault(model_key(run), []).append(run)
-    for key in sorted(by_model):
-        members = by_model[key]
-        group = groups[("models", key)]
-        contexts = {c for run in members for c in analysis.grid(run).contexts}
-        model_rows: list[SetupRow] = []
-        for leader in context_clusters(contexts):
-            found_here = []
-            for run in members:
-                grid = analysis.grid(run)
-                found = grid.row_for(leader)
-                if found is not None:
-                    actual, cells = found
-                    found_here.append((run, actual, [capacity(actual, cells, level, grid.accelerators)
-                                                     for level in levels]))
-            # Ranked by the first level's users per accelerator; not meeting it sorts last.
-            found_here.sort(key=lambda item: (-(item[2][0].users_per_accelerator or -1.0) if levels else 0.0,
-                                              item[0].id))
-            ranks = [_ranks([item[2][i].users_per_accelerator for item in found_here]) for i in range(len(levels))]
-            for index, (run, actual, held) in enumerate(found_here):
-                price = analysis.price(run)
-                model_rows.append(SetupRow(
-                    numbers.context(leader), index == 0, site.url(f"runs/{run.id}/"), hardware_name(run),
-                    engine_summary(run), numbers.context(actual),
-                    tuple(capacity_figure(found, price) for found in held),
-                    tuple(ranks[i][index] for i in range(len(levels))),
-                ))
-        models.append(ModelCapacity(f"m-{group.slug}", group.label, site.url(group.path), tuple(model_rows)))
+    members = sorted(group.runs, key=lambda r: r.id)
+    leaders = context_clusters({c for run in members for c in analysis.grid(run).contexts})
+    held: dict[str, list[Capacity | None]] = {}
+    actual: dict[str, list[int | None]] = {}
+    for run in members:
+        grid = analysis.grid(run)
+        held[run.id], actual[run.id] = [], []
+        for leader in leaders:
+            found = grid.row_for(leader)
+            actual[run.id].append(found[0] if found else None)
+            for level in levels:
+                held[run.id].append(capacity(found[0], found[1], level, grid.accelerators) if found else None)
+    columns = len(leaders) * len(levels)
+    ranks: dict[str, list[str]] = {run.id: [""] * columns for run in members}
+    for column in range(columns):
+        values = [(c.users_per_accelerator if (c := held[run.id][column]) else None) for run in members]
+        for run, rank in zip(members, _ranks(values), strict=True):
+            ranks[run.id][column] = rank
+
+    def first(run: Run) -> float:
+        found = held[run.id][0] if columns else None
+        return -(found.users_per_accelerator or -1.0) if found else 1.0
+
+    rows = {}
+    for run in sorted(members, key=lambda r: (first(r), r.id)):
+        price = analysis.price(run)
+        cells: list[CapacityCell | None] = []
+        for column, at in enumerate(held[run.id]):
+            own = actual[run.id][column // len(levels)]
+            leader = leaders[column // len(levels)]
+            cells.append(None if at is None or own is None else _capacity_cell(
+                at, ranks[run.id][column], price, numbers.context(own) if own != leader else ""))
+        rows[run.id] = SetupRow(site.url(f"runs/{run.id}/"), hardware_name(run), engine_summary(run), tuple(cells))
+    model = ModelCapacity(f"m-{group.slug}", group.label, site.url(group.path),
+                          tuple(numbers.context(c) for c in leaders), False, ())
+    return model, rows
+
+
+def capacity_path(number: int) -> str:
+    return "capacity/index.html" if number == 1 else f"capacity/{number}/index.html"
+
+
+def capacity_page_count(runs: int) -> int:
+    return max(1, -(-runs // CAPACITY_PAGE_SIZE))
+
+
+def capacity_page(site: Site, runs: list[Run], groups: dict[tuple[str, str], Group], analysis: Analysis,
+                  number: int = 1) -> Page:
+    """Page ``number`` of /capacity/: the runs ranked ``(number - 1) * CAPACITY_PAGE_SIZE`` on,
+    in model order; a model whose setups span two pages is on both, its ranks over all of them."""
+    site = site.at(capacity_path(number))
+    levels = analysis.settings.service_levels
+    models = sorted((g for (kind, _), g in groups.items() if kind == "models"), key=lambda g: g.key)
+    ordered: list[tuple[Group, Run]] = [(g, run) for g in models for run in g.runs]
+    count = capacity_page_count(len(ordered))
+    mine = ordered[(number - 1) * CAPACITY_PAGE_SIZE: number * CAPACITY_PAGE_SIZE]
+    sections = []
+    for group in dict.fromkeys(g for g, _ in mine):
+        model, rows = model_capacity(site, group, analysis)
+        wanted = {run.id for g, run in mine if g is group}
+        shown = tuple(row for run_id, row in rows.items() if run_id in wanted)
+        continued = mine[0][0] is group and number > 1 and ordered[(number - 1) * CAPACITY_PAGE_SIZE - 1][0] is group
+        sections.append(replace(model, continued=continued, rows=shown))
     priced = any(analysis.price(run) for run in runs)
-    context = CapacityPageContext(site, "Capacity at a service level", level_notes(levels), tuple(models), priced,
-                                  DERIVED_NOTE, f"±{CONTEXT_TOLERANCE:.0%}")
-    return Page("capacity/index.html", "pages/capacity.html", context)
+    title = "Capacity at a service level" + (f": page {number} of {count}" if number > 1 else "")
+    context = CapacityPageContext(site, title, level_notes(levels), tuple(sections), priced, DERIVED_NOTE,
+                                  f"±{CONTEXT_TOLERANCE:.0%}",
+                                  pager(site, number, count, len(ordered), capacity_path, CAPACITY_PAGE_SIZE),
+                                  site.url("capacity/") + "#rules")
+    return Page(capacity_path(number), "pages/capacity.html", context)
 
 
 # --- /at/<preset>/ ----------------------------------------------------------------------------
+
+AT_PAGE_SIZE = 1000  # runs on each page of a preset's view: about 200 KB of HTML (25 KB gzipped)
+
 
 @dataclass(frozen=True)
 class PointRow:
     """One run at an operating point, formatted; ``measured`` is False where it has no cell there."""
 
     href: str
-    model: str
     hardware: str
     engine: str
     measured: bool
-    context: str
+    context: str  # the run's own context where it differs from the preset's (within the tolerance)
     status: str
     total: str
     per_device: str
@@ -240,42 +303,55 @@ class PointRow:
     ttft: str
     verdict: str
     cost: str
-    sort: str
-    capacity: CapacityFigure | None = None  # at the preset's context and level, when it names one
+    sort: float  # total tok/s, for the order; -1 where none
+    capacity: CapacityCell | None = None  # at the preset's context and level, when it names one
 
 
 @dataclass(frozen=True)
 class PointSection:
-    """The runs of one model at an operating point."""
+    """The runs of one model at an operating point (or the part of them on this page)."""
 
     anchor: str
     model: str
+    continued: bool
     rows: tuple[PointRow, ...]
+
+
+@dataclass(frozen=True)
+class TocEntry:
+    """A model in the first page's list: where its runs are. ``anchor`` is set for the models
+    of later pages, so that a model page's link to ``#m-<slug>`` of the first page finds it."""
+
+    label: str
+    href: str
+    anchor: str
 
 
 @dataclass(frozen=True)
 class PresetPageContext:
     """A static operating-point view (templates/pages/point.html): every run's cell at one
-    context × concurrency, readable without JavaScript."""
+    context × concurrency, readable without JavaScript, AT_PAGE_SIZE runs a page."""
 
     site: Site
     title: str
     heading: str
     level: LevelNote | None
     sections: tuple[PointSection, ...]
+    toc: tuple[TocEntry, ...]
     priced: bool
     derived_note: str
     tolerance: str
     dynamic_href: str  # the same view on the index, for readers with JavaScript
+    pager: Pager
 
 
 def _point_row(site: Site, run: Run, preset: Preset, level: ServiceLevel | None, analysis: Analysis) -> PointRow:
     grid = analysis.grid(run)
     found = grid.row_for(preset.context)
     cell = found[1].get(preset.concurrency) if found else None
-    base = (site.url(f"runs/{run.id}/"), model_name(run), hardware_name(run), engine_summary(run))
+    base = (site.url(f"runs/{run.id}/"), hardware_name(run), engine_summary(run))
     if cell is None or found is None:
-        return PointRow(*base, False, "", "Not measured", "", "", "", "", "", "", "")
+        return PointRow(*base, False, "", "Not measured", "", "", "", "", "", "", -1.0)
     status = Status(cell["status"])
     total = cell.get("total_tokens_per_s") if status.measured else None
     price = analysis.price(run)
@@ -286,42 +362,83 @@ def _point_row(site: Site, run: Run, preset: Preset, level: ServiceLevel | None,
     if level is not None:
         judged = judge(cell, level)
         verdict = "meets" if judged.met else f"no: {judged.reason}"
-        held = capacity_figure(capacity(found[0], found[1], level, grid.accelerators), price)
+        held = _capacity_cell(capacity(found[0], found[1], level, grid.accelerators), "", price, "")
     return PointRow(
-        *base, True, numbers.context(found[0]), labels.STATUSES[status],
+        *base, True, numbers.context(found[0]) if found[0] != preset.context else "", labels.STATUSES[status],
         numbers.rate(total), numbers.rate(total / grid.accelerators) if total is not None else numbers.MISSING,
-        numbers.rate(cell.get("per_request_tokens_per_s")), numbers.milliseconds(cell.get("ttft_ms")),
-        verdict, money(cost) if cost is not None else "", repr(float(total)) if total is not None else "", held,
+        numbers.rate(cell.get("per_request_tokens_per_s")), numbers.milliseconds(cell.get("ttft_ms")).removesuffix(" ms"),
+        verdict, money(cost) if cost is not None else "", float(total) if total is not None else -1.0, held,
     )
+
+
+def preset_path(preset: Preset, number: int) -> str:
+    return f"at/{preset.name}/index.html" if number == 1 else f"at/{preset.name}/{number}/index.html"
+
+
+def preset_page_count(runs: int) -> int:
+    return max(1, -(-runs // AT_PAGE_SIZE))
 
 
 def preset_page(site: Site, runs: list[Run], groups: dict[tuple[str, str], Group], preset: Preset,
-                analysis: Analysis) -> Page:
+                analysis: Analysis, number: int = 1) -> Page:
+    """Page ``number`` of a preset's view: by model, each model's runs by total tok/s there
+    (not measured last); a model whose runs span two pages is on both."""
+    site = site.at(preset_path(preset, number))
     level = analysis.settings.level(preset.service_level)
-    by_model: dict[str, list[Run]] = {}
-    for run in runs:
-        by_model.setdefault(model_key(run), []).append(run)
+    models = sorted((g for (kind, _), g in groups.items() if kind == "models"), key=lambda g: g.key)
+    ordered: list[tuple[Group, Run]] = []
+    for group in models:
+        by_total = sorted(group.runs, key=lambda run: (-(total if (total := _total_at(run, preset, analysis))
+                                                             is not None else -1.0), run.id))
+        ordered += [(group, run) for run in by_total]
+    count = preset_page_count(len(ordered))
+
+    def page_of(index: int) -> int:
+        return index // AT_PAGE_SIZE + 1
+
+    mine = ordered[(number - 1) * AT_PAGE_SIZE: number * AT_PAGE_SIZE]
     sections = []
-    for key in sorted(by_model):
-        group = groups[("models", key)]
-        rows = sorted((_point_row(site, run, preset, level, analysis) for run in by_model[key]),
-                      key=lambda r: (not r.measured, -(float(r.sort) if r.sort else 0.0), r.href))
-        sections.append(PointSection(f"m-{group.slug}", group.label, tuple(rows)))
+    for group in dict.fromkeys(g for g, _ in mine):
+        rows = tuple(_point_row(site, run, preset, level, analysis) for g, run in mine if g is group)
+        continued = number > 1 and mine[0][0] is group and ordered[(number - 1) * AT_PAGE_SIZE - 1][0] is group
+        sections.append(PointSection(f"m-{group.slug}", group.label, continued, rows))
+    toc: list[TocEntry] = []
+    if number == 1 and count > 1:
+        first_pages: dict[Group, int] = {}
+        for index, (group, _) in enumerate(ordered):
+            first_pages.setdefault(group, page_of(index))
+        for group, page in first_pages.items():
+            # From the first page (at/<name>/index.html) to page N: "N/index.html".
+            href = ("" if page == 1 else f"{page}/index.html") + f"#m-{group.slug}"
+            toc.append(TocEntry(group.label, href, "" if page == 1 else f"m-{group.slug}"))
     heading = f"{numbers.context(preset.context)} context × {numbers.count_noun(preset.concurrency, 'request')}"
     query = f"?context={preset.context}&concurrency={preset.concurrency}" + (f"&level={level.name}" if level else "")
+    title = f"At {heading}" + (f": page {number} of {count}" if number > 1 else "")
     context = PresetPageContext(
-        site, f"At {heading}", heading, level_notes((level,))[0] if level else None, tuple(sections),
+        site, title, heading, level_notes((level,))[0] if level else None, tuple(sections), tuple(toc),
         any(analysis.price(run) for run in runs), DERIVED_NOTE, f"±{CONTEXT_TOLERANCE:.0%}",
-        site.url() + query,
+        site.url() + query, pager(site, number, count, len(ordered), lambda n: preset_path(preset, n), AT_PAGE_SIZE),
     )
-    return Page(f"at/{preset.name}/index.html", "pages/point.html", context)
+    return Page(preset_path(preset, number), "pages/point.html", context)
+
+
+def _total_at(run: Run, preset: Preset, analysis: Analysis) -> float | None:
+    cell = analysis.grid(run).point(preset.context, preset.concurrency)
+    if cell is None or not Status(cell["status"]).measured:
+        return None
+    total = cell.get("total_tokens_per_s")
+    return float(total) if total is not None else None
 
 
 # --- data for scripts and the picker --------------------------------------------------------
 
+CAPACITY_FIELDS = ("run", "service_level", "context_tokens", "max_concurrency", "total_tokens_per_s",
+                   "tokens_per_s_per_accelerator", "users_per_accelerator")
+
+
 def capacity_json(runs: list[Run], analysis: Analysis) -> bytes:
-    """/data/capacity.json (docs/capacity.md)."""
-    document = {
+    """/data/capacity.json (docs/capacity.md): the field names once, then one record per line."""
+    head = {
         "format": CAPACITY_FORMAT,
         "version": CAPACITY_VERSION,
         "derived": True,
@@ -334,65 +451,69 @@ def capacity_json(runs: list[Run], analysis: Analysis) -> bytes:
                 ("percentile", level.percentile)) if value is not None}
             for level in analysis.settings.service_levels
         ],
-        "records": capacity_records((analysis.grid(run) for run in runs), analysis.settings.service_levels),
     }
-    return (json.dumps(document, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode()
+    records = capacity_records((analysis.grid(run) for run in runs), analysis.settings.service_levels)
+    return json_rows(head, CAPACITY_FIELDS, ([record[name] for name in CAPACITY_FIELDS] for record in records),
+                     "records")
 
 
-POINT_COLUMNS = ("concurrency", "status", "total_tokens_per_s", "per_request_tokens_per_s", "ttft_ms",
-                 "time_between_tokens_ms", "statistics")
+POINT_STATUSES = tuple(status.value for status in Status)  # a cell's status is its index here
 
 
-def _compact(document: dict[str, object]) -> bytes:
-    return json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+def point_columns(levels: tuple[ServiceLevel, ...]) -> tuple[str, ...]:
+    """A cell's figures in the picker's files: what it shows and what custom thresholds judge,
+    plus what a configured level limits (time between tokens, a percentile's statistics)."""
+    columns = ["status", "total_tokens_per_s", "per_request_tokens_per_s", "ttft_ms"]
+    if any(level.max_time_between_tokens_ms is not None for level in levels):
+        columns.append("time_between_tokens_ms")
+    if any(level.percentile for level in levels):
+        columns.append("statistics")
+    return tuple(columns)
+
+
+def _point_cell(cell: dict[str, object], columns: tuple[str, ...]) -> list[object]:
+    values = [POINT_STATUSES.index(str(cell["status"])), *(cell.get(name) for name in columns[1:])]
+    while values[-1] is None:  # absent figures at the end are left out
+        values.pop()
+    return values
 
 
 def point_files(runs: list[Run], analysis: Analysis) -> dict[str, bytes]:
-    """The operating-point picker's data, fetched only when a reader asks (the index's first
-    load carries none of it), in two kinds of pieces:
+    """The operating-point picker's data, fetched only when a reader asks (the first load of a
+    page carries none of it): ``data/points/<context>/<model>.json`` holds every cell at that
+    context of each run of that model whose own context matches it (docs/capacity.md).
 
-    - ``data/points/<context>/<concurrency>.json``: each run whose own context matches
-      ``<context>``, with its cell at ``<concurrency>`` (or null) and its capacity at that
-      context for every configured service level. What a named level needs, one small file.
-    - ``data/points/<context>.json``: the same runs with every cell at that context, for the
-      reader's own thresholds, where capacity is worked out in the browser.
-
-    Every cell lands in the files of its own context (and of neighbours within the
-    tolerance), so the total grows linearly with the cells."""
+    A page of runs fetches one file per model it lists, so what a reader loads is bounded by
+    the page, not by the site; each cell is in its own context's file (and its neighbours'
+    within the tolerance), so the total grows linearly with the cells. Figures are exact, as
+    in the result files: the picker's threshold tests hold at the boundaries."""
     levels = analysis.settings.service_levels
-    grids = [analysis.grid(run) for run in sorted(runs, key=lambda r: r.id)]
-    contexts = sorted({c for grid in grids for c in grid.contexts})
+    columns = point_columns(levels)
     files: dict[str, bytes] = {}
-    for wanted in contexts:
-        rows: dict[str, tuple[int, dict[int, dict[str, object]], CellGrid]] = {}
-        for grid in grids:
-            found = grid.row_for(wanted)
-            if found is not None:
-                rows[grid.run.id] = (found[0], found[1], grid)
-        entries = {}
-        for run_id, (actual, cells, grid) in rows.items():
-            price = analysis.price(grid.run)
-            entries[run_id] = {
-                "context_tokens": actual, "accelerators": grid.accelerators,
-                "price_usd_per_hour": price.usd_per_hour if price else None,
-                "cells": [[cell.get(name) for name in POINT_COLUMNS] for _, cell in sorted(cells.items())],
-            }
-        files[f"data/points/{wanted}.json"] = _compact(
-            {"context_tokens": wanted, "columns": list(POINT_COLUMNS), "runs": entries})
-        held = {run_id: [capacity(actual, cells, level, grid.accelerators) for level in levels]
-                for run_id, (actual, cells, grid) in rows.items()}
-        for concurrency in sorted({n for _, cells, _ in rows.values() for n in cells}):
-            pair = {
-                run_id: {
-                    **{key: value for key, value in entries[run_id].items() if key != "cells"},
-                    "cell": ([cells[concurrency].get(name) for name in POINT_COLUMNS]
-                             if concurrency in cells else None),
-                    "capacity": [[found.max_concurrency, found.total_tokens_per_s] if found.max_concurrency else None
-                                 for found in held[run_id]],
-                }
-                for run_id, (_, cells, _) in rows.items()
-            }
-            files[f"data/points/{wanted}/{concurrency}.json"] = _compact({
-                "context_tokens": wanted, "concurrency": concurrency, "columns": list(POINT_COLUMNS),
-                "service_levels": [level.name for level in levels], "runs": pair})
+    present: dict[int, list[str]] = {}
+    for group in model_groups(runs):
+        grids = [analysis.grid(run) for run in sorted(group.runs, key=lambda r: r.id)]
+        for wanted in sorted({c for grid in grids for c in grid.contexts}):
+            found = [(grid, at) for grid in grids if (at := grid.row_for(wanted)) is not None]
+            ladder = sorted({n for _, (_, cells) in found for n in cells})
+            rows = []
+            prices = {}
+            for grid, (actual, cells) in found:
+                line: list[object] = [_point_cell(cells[n], columns) if n in cells else None for n in ladder]
+                while line[-1] is None:
+                    line.pop()
+                rows.append([grid.run.id, grid.accelerators, actual, line])
+                if (price := analysis.price(grid.run)) is not None:
+                    prices[grid.run.id] = price.usd_per_hour
+            head: dict[str, object] = {"context_tokens": wanted, "concurrency": ladder, "statuses": list(POINT_STATUSES),
+                                       "columns": list(columns)}
+            if prices:
+                head["prices"] = prices
+            files[f"data/points/{wanted}/{group.slug}.json"] = json_rows(
+                head, ("run", "accelerators", "context_tokens", "cells"), rows, "runs")
+            present.setdefault(wanted, []).append(group.slug)
+    # Which models have a file at each context, so the picker asks only for files that exist.
+    for wanted, slugs in present.items():
+        files[f"data/points/{wanted}.json"] = (dumps({"context_tokens": wanted, "models": sorted(slugs)}) +
+                                                     "\n").encode()
     return files

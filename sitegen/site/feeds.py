@@ -2,50 +2,43 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
+from dataclasses import fields as dataclass_fields
 
 from sitegen.model import Run
 from sitegen.site.common import Site, engine_summary, hardware_name, model_name
 from sitegen.site.groups import model_key
 from sitegen.site.headlines import HeadlineBook, Headlines, headlines
+from sitegen.site.json_rows import json_rows
 from sitegen.site.labels import distinguishing_labels, with_label
 
 FEED_SIZE = 50
 RUNS_INDEX_FORMAT = "sitegen-runs"
-RUNS_INDEX_VERSION = 1
+RUNS_INDEX_VERSION = 2  # 2: fields named once, one run per line (was one object per run)
 
 
 def runs_index(site: Site, runs: list[Run], book: HeadlineBook | None = None) -> bytes:
-    """Every run with its facts and headline figures, in raw units, for scripts and the compare view.
+    """Every run with its facts and headline figures, in raw units, for scripts: the names once
+    (``fields``, and ``headline_fields`` for the array in ``headlines``), then one run per line.
     Its links are relative to the file itself (data/runs.json), as any relative URL is."""
     site = site.at("data/runs.json")
     run_labels = distinguishing_labels(runs)
     figures: Callable[[Run], Headlines] = book or headlines
-    entries = [
-        {
-            "id": run.id,
-            "model": run.info.model,
-            "base_model": run.info.base_model,
-            "model_group": model_key(run),
-            "accelerator": run.hardware.accelerator,
-            "vendor": run.hardware.vendor,
-            "count": run.hardware.count,
-            "engine": run.engine.name,
-            "engine_version": run.engine.version,
-            "quantization": run.engine.quantization,
-            "date": run.info.date,
-            "label": run_labels.get(run.id),
-            "headlines": asdict(figures(run)),
-            "page": site.url(f"runs/{run.id}/"),
-            "result": site.url(f"runs/{run.id}.json"),
-            "csv": site.url(f"runs/{run.id}.csv"),
-        }
-        for run in sorted(runs, key=lambda r: r.id)
-    ]
-    document = {"format": RUNS_INDEX_FORMAT, "version": RUNS_INDEX_VERSION, "runs": entries}
-    return (json.dumps(document, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode()
+    fields = ("id", "model", "base_model", "model_group", "accelerator", "vendor", "count", "engine", "engine_version",
+              "quantization", "date", "label", "headlines", "page", "result", "csv")
+    headline_fields = [field.name for field in dataclass_fields(Headlines)]
+    rows = []
+    for run in sorted(runs, key=lambda r: r.id):
+        figure = figures(run)
+        rows.append([
+            run.id, run.info.model, run.info.base_model, model_key(run), run.hardware.accelerator,
+            run.hardware.vendor, run.hardware.count, run.engine.name, run.engine.version, run.engine.quantization,
+            run.info.date, run_labels.get(run.id), [getattr(figure, name) for name in headline_fields],
+            site.url(f"runs/{run.id}/"), site.url(f"runs/{run.id}.json"), site.url(f"runs/{run.id}.csv"),
+        ])
+    return json_rows({"format": RUNS_INDEX_FORMAT, "version": RUNS_INDEX_VERSION, "headline_fields": headline_fields},
+                     fields, rows, "runs")
 
 
 @dataclass(frozen=True)

@@ -221,9 +221,14 @@ def placed(row: RunRow, site: Site) -> RunRow:
                    hardware_href=site.root + row.hardware_href)
 
 
-def _pager(site: Site, number: int, count: int, total: int) -> Pager:
+def pager(site: Site, number: int, count: int, total: int, path_of: Callable[[int], str],
+          size: int = 0) -> Pager:
+    """Where page ``number`` of ``count`` is, with links to its neighbours (``path_of`` gives
+    a page's output path); ``size`` items a page, ``total`` in all."""
+    size = size or PAGE_SIZE
+
     def href(n: int) -> str:
-        return site.url(page_path(n).removesuffix("index.html"))
+        return site.url(path_of(n).removesuffix("index.html"))
 
     # The first, the last and the pages near this one; a gap is "…". Every page is reached
     # by following "Next" from the first, so the pager need not list them all.
@@ -235,8 +240,8 @@ def _pager(site: Site, number: int, count: int, total: int) -> Pager:
             links.append(PageLink("…", ""))
         links.append(PageLink(str(n), "" if n == number else href(n), n == number))
         previous = n
-    first = (number - 1) * PAGE_SIZE + 1
-    return Pager(number, count, first, min(total, number * PAGE_SIZE),
+    first = (number - 1) * size + 1
+    return Pager(number, count, first, min(total, number * size),
                  href(number - 1) if number > 1 else "", href(number + 1) if number < count else "", tuple(links))
 
 
@@ -254,7 +259,7 @@ def index_page(site: Site, runs: list[Run], groups: dict[tuple[str, str], Group]
     title = site.title if number == 1 else f"{site.title}: page {number} of {count}"
     context = IndexPageContext(site, title, mine, _facets(every), numbers.context(REFERENCE_CONTEXT),
                                preset_links(site, analysis), point_choice(runs, analysis),
-                               len(every), _pager(site, number, count, len(every)))
+                               len(every), pager(site, number, count, len(every), page_path))
     return Page(page_path(number), "pages/index.html", context)
 
 

@@ -16,7 +16,14 @@ from dataclasses import dataclass
 
 from sitegen.model import Run
 from sitegen.site.analysis import Analysis, Settings
-from sitegen.site.capacity_page import capacity_page, preset_page
+from sitegen.site.capacity_page import (
+    capacity_page,
+    capacity_page_count,
+    capacity_path,
+    preset_page,
+    preset_page_count,
+    preset_path,
+)
 from sitegen.site.common import Page, Site
 from sitegen.site.compare_page import compare_app_page, compare_page, run_comparisons
 from sitegen.site.feeds import SitemapContext, feed_context
@@ -102,13 +109,16 @@ def plan(site: Site, runs: list[Run], analysis: Analysis | None = None) -> list[
         planned.append(PlannedPage(path, _key(site, settings, path, membership(run), linked(run),
                                               sorted(p for p in paired if run.id in p)),
                                    lambda run=run, path=path: make_run_page(run, path)))  # type: ignore[misc]
-    planned.append(PlannedPage("capacity/index.html", everything,
-                               lambda: capacity_page(site.at("capacity/index.html"), runs, groups, analysis)))
+    for number in range(1, capacity_page_count(len(runs)) + 1):
+        planned.append(PlannedPage(capacity_path(number), everything,
+                                   lambda number=number: capacity_page(  # type: ignore[misc]
+                                       site, runs, groups, analysis, number)))
     for preset in settings.presets:
-        path = f"at/{preset.name}/index.html"
-        planned.append(PlannedPage(path, _key(everything, path, preset),
-                                   lambda preset=preset, path=path: preset_page(  # type: ignore[misc]
-                                       site.at(path), runs, groups, preset, analysis)))
+        for number in range(1, preset_page_count(len(runs)) + 1):
+            path = preset_path(preset, number)
+            planned.append(PlannedPage(path, _key(everything, path, preset),
+                                       lambda preset=preset, number=number: preset_page(  # type: ignore[misc]
+                                           site, runs, groups, preset, analysis, number)))
     for group in sorted(groups.values(), key=lambda g: g.path):
         members = {run.id for run in group.runs}
         group_pairs = [(a.id, b.id) for a, b in pairs if a.id in members and b.id in members]

@@ -2,7 +2,8 @@
 // context × requests, its capacity at a service level and its cost, added to the runs table.
 // Progressive enhancement: without JavaScript the presets link to static views (at/<name>/).
 // Nothing is fetched until a reader picks a point or arrives with one in the address; then
-// one file, data/points/<context>.json, holds every run's cells at that context.
+// data/points/<context>.json names the models measured there, and data/points/<context>/<model>.json
+// holds every cell at that context of that model's runs: one file per model the table lists.
 // The rules mirror sitegen/site/capacity.py and are documented in docs/capacity.md.
 (function () {
   "use strict";
@@ -93,17 +94,6 @@
     return best;
   };
 
-  // A named level's capacity comes worked out in the one-point file; the reader's own
-  // thresholds are applied here to the context's full row.
-  var held = function (data, entry, cells, level) {
-    var index = (data.service_levels || []).indexOf(level.name);
-    if (entry.capacity && index >= 0) {
-      var found = entry.capacity[index];
-      return found ? { concurrency: found[0], total_tokens_per_s: found[1] } : null;
-    }
-    return capacity(cells, level);
-  };
-
   // --- reading and keeping the choice ------------------------------------------------------
   var levelOf = function (choice) {
     if (choice.level && choice.level !== "custom") {
@@ -165,7 +155,11 @@
     table.querySelectorAll(".op-col").forEach(function (node) { node.remove(); });
     table.classList.remove("at-point");
   };
-  var place = function (row, cell) { row.insertBefore(cell, row.querySelector(":scope > .headline")); };
+  // Before the first headline figure: the 6th cell not of the point's own (_macros.html runs_table).
+  var place = function (row, cell) {
+    var cells = Array.prototype.filter.call(row.children, function (c) { return !c.classList.contains("op-col"); });
+    row.insertBefore(cell, cells[5] || null);
+  };
   var header = function (text, title, type) {
     var th = el("th", text, type === "text" ? "op-col op-text" : "num op-col");
     th.scope = "col";
@@ -185,10 +179,33 @@
     place(row, cell);
   };
 
+  // Each run of the model files, its cells as objects: the file's ladder gives each position's
+  // concurrency, its columns the figures (absent at the end: null), statuses the status.
+  var merged = function (files) {
+    var runs = {};
+    files.forEach(function (file) {
+      file.runs.forEach(function (values) {
+        var entry = {};
+        file.fields.forEach(function (name, i) { entry[name] = values[i]; });
+        entry.price_usd_per_hour = file.prices && file.prices[entry.run] !== undefined ? file.prices[entry.run] : null;
+        entry.cells = entry.cells.map(function (figures, i) {
+          if (!figures) return null;
+          var cell = { concurrency: file.concurrency[i] };
+          file.columns.forEach(function (name, j) {
+            cell[name] = j < figures.length ? figures[j] : null;
+          });
+          cell.status = file.statuses[cell.status];
+          return cell;
+        }).filter(function (cell) { return cell !== null; });
+        runs[entry.run] = entry;
+      });
+    });
+    return runs;
+  };
+
   var render = function (data, choice, wanted, level) {
     clear();
     table.classList.add("at-point");
-    var columns = data.columns;
     var concurrency = Number(choice.concurrency);
     var entered = number(choice.price);
     var at = contextLabel(wanted) + " × " + concurrency;
@@ -204,11 +221,7 @@
     var found = 0;
     Array.prototype.forEach.call(table.tBodies[0].rows, function (row) {
       var entry = data.runs[row.getAttribute("data-run")];
-      var cells = entry ? (entry.cells || (entry.cell ? [entry.cell] : [])).map(function (values) {
-        var cell = {};
-        columns.forEach(function (name, i) { cell[name] = values[i]; });
-        return cell;
-      }) : [];
+      var cells = entry ? entry.cells : [];
       var cell = cells.filter(function (c) { return c.concurrency === concurrency; })[0];
       var accelerators = entry ? entry.accelerators : 1;
       var price = entered !== null ? entered : entry ? entry.price_usd_per_hour : null;
@@ -235,7 +248,7 @@
         td(row, "Status", verdict, undefined, "text");
       }
       if (level) {
-        var best = entry ? held(data, entry, cells, level) : null;
+        var best = entry ? capacity(cells, level) : null;
         if (best) {
           var users = best.concurrency / accelerators;
           td(row, "Capacity", [[String(+users.toFixed(2)), "value"],
@@ -252,7 +265,7 @@
           costs.push([money(sort), "value"]);
         }
         if (price !== null && level) {
-          var most = held(data, entry, cells, level);
+          var most = capacity(cells, level);
           if (most && most.total_tokens_per_s > 0) {
             costs.push([money(price * accelerators / (most.total_tokens_per_s * 3600) * 1e6) + " at capacity", "at derived"]);
           }
@@ -284,15 +297,19 @@
         return response.json();
       });
     };
+    // The models of the rows shown, from their "all runs" links (models/<slug>/index.html).
+    var listed = {};
+    Array.prototype.forEach.call(table.tBodies[0].rows, function (row) {
+      var link = row.querySelector("a.sub");
+      var slug = link && /(?:^|\/)models\/([a-z0-9-]+)\/(?:index\.html)?$/.exec(link.getAttribute("href"));
+      if (slug) listed[slug[1]] = true;
+    });
     status.textContent = "Loading…";
-    // One small file per point; the context's full row only for the reader's own thresholds,
-    // or where no run at this context measured this many requests.
-    var custom = level && choice.level === "custom";
-    (custom ? load(base + ".json") : fetch(base + "/" + Number(choice.concurrency) + ".json").then(function (response) {
-      if (response.status === 404) return load(base + ".json");
-      if (!response.ok) throw new Error(response.status + " " + response.url);
-      return response.json();
-    })).then(function (data) { render(data, choice, wanted, level); }).catch(function (error) {
+    load(base + ".json").then(function (present) {
+      return Promise.all(present.models.filter(function (slug) { return listed[slug]; }).map(function (slug) {
+        return load(base + "/" + slug + ".json");
+      }));
+    }).then(function (files) { render({ runs: merged(files) }, choice, wanted, level); }).catch(function (error) {
       // Browsers do not let a page opened from disk read other files with fetch().
       status.textContent = window.location.protocol === "file:"
         ? "Reading the runs at any point needs the site served over HTTP (for example `sitegen serve`); " +

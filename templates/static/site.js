@@ -95,11 +95,16 @@
       var wanted = params.get(select.name);
       if (wanted) select.value = wanted.toLowerCase();
     };
+    // A page row's filter values (lower-cased), in data-f: model|accelerator|engine|quantization.
+    var FACETS = ["model", "accelerator", "engine", "quantization"];
+    var facetOf = function (tr, name) {
+      return (tr.getAttribute("data-f") || "").split("|")[FACETS.indexOf(name)] || "";
+    };
     var fillFromPage = function () {
       selects.forEach(function (select) {
         var known = {};
         pageRows.forEach(function (tr) {
-          var value = tr.getAttribute("data-" + select.name);
+          var value = facetOf(tr, select.name);
           if (!value || known[value]) return;
           var shownText = tr.textContent, at = shownText.toLowerCase().indexOf(value);
           known[value] = at >= 0 ? shownText.slice(at, at + value.length) : value;
@@ -148,17 +153,15 @@
     };
     var figure = function (value, label) {
       var td = cell("td", label, text(value[0]));
-      td.className = "num headline";
-      td.setAttribute("data-sort", value[1] === null ? "" : String(value[1]));
+      if (value[1] !== null) td.setAttribute("data-sort", String(value[1]));  // none: shows —, sorts last
       if (text(value[3])) {  // per accelerator, derived
-        var derived = cell("span", null, text(value[3]));
-        derived.className = "at derived";
+        var derived = cell("small", null, text(value[3]));
+        derived.className = "d";
         td.appendChild(document.createTextNode(" "));
         td.appendChild(derived);
       }
       if (text(value[2])) {
-        var at = cell("span", null, text(value[2]));
-        at.className = "at";
+        var at = cell("small", null, text(value[2]));
         td.appendChild(document.createTextNode(" "));
         td.appendChild(at);
       }
@@ -168,7 +171,6 @@
     var row = function (run) {
       var tr = document.createElement("tr");
       var th = cell("th");
-      th.setAttribute("scope", "row");
       th.appendChild(link(run[0], text(run[1])));
       if (text(run[13])) {
         th.appendChild(document.createTextNode(" "));
@@ -186,9 +188,7 @@
       hardware.appendChild(link(run[4], text(run[3])));
       tr.appendChild(hardware);
       tr.appendChild(cell("td", "Engine", text(run[5])));
-      var quantization = cell("td", "Quantization", text(run[6]));
-      quantization.className = "wrap-text";
-      tr.appendChild(quantization);
+      tr.appendChild(cell("td", "Quantization", text(run[6])));
       tr.appendChild(cell("td", "Date", text(run[7])));
       // The phone layout's labels are the column headings, as the template writes them.
       var heading = function (i) { return filtered.tHead.rows[0].cells[i].textContent.trim(); };
@@ -219,7 +219,7 @@
         load().then(function () {
           var mine = pageRows.filter(function (tr) {
             for (var i = 0; i < selects.length; i++) {
-              if (selects[i].value && tr.getAttribute("data-" + selects[i].name) !== selects[i].value) return false;
+              if (selects[i].value && facetOf(tr, selects[i].name) !== selects[i].value) return false;
             }
             var haystack = tr.cells[0].textContent + " " + tr.cells[1].textContent + " " + tr.cells[2].textContent +
               " " + tr.cells[3].textContent;
