@@ -83,12 +83,14 @@ class Key:
 
 @dataclass(frozen=True)
 class Frame:
-    """What plots on one page may share: the grid, the x ticks and both axis titles."""
+    """What every plot with the same axis titles shares: the grid (always four steps, so one
+    grid serves every plot) and the titles of both axes."""
 
-    grid: str  # path data of the horizontal grid lines
-    x_ticks: tuple[Tick, ...]
     x_title: str
     y_title: str
+
+
+GRID = "".join(f"M{LEFT} {TOP + (HEIGHT - TOP - BOTTOM) * i / 4:g}H{WIDTH - RIGHT}" for i in range(5))
 
 
 @dataclass(frozen=True)
@@ -97,6 +99,7 @@ class Plot:
 
     caption: str
     frame: Frame
+    x_ticks: tuple[Tick, ...]  # drawn once per page for all plots that have the same (PlotSheet.ticks)
     y_ticks: tuple[Tick, ...]
     lines: tuple[PlotLine, ...]
     legend: tuple[Key, ...]
@@ -109,13 +112,19 @@ class Plot:
 
 @dataclass(frozen=True)
 class PlotSheet:
-    """A page's shared definitions: the markers its plots use and each distinct frame once."""
+    """A page's shared definitions: the markers its plots use, each frame and each set of x
+    ticks once (ids ``pf<n>`` and ``px<n>``)."""
 
     markers: tuple[tuple[int, str], ...]  # (place, symbol path data); the stylesheet colours #pm<place>
     frames: tuple[Frame, ...]
+    ticks: tuple[tuple[Tick, ...], ...]
+    grid: str = GRID
 
     def frame_id(self, frame: Frame) -> str:
         return f"pf{self.frames.index(frame) + 1}"
+
+    def ticks_id(self, ticks: tuple[Tick, ...]) -> str:
+        return f"px{self.ticks.index(ticks) + 1}"
 
     @staticmethod
     def shared_legend(plots: Iterable[Plot]) -> tuple[Key, ...] | None:
@@ -129,8 +138,8 @@ def sheet(*groups: Iterable[Plot] | Plot | None) -> PlotSheet:
     not, is skipped)."""
     drawn = [p for g in groups if g is not None for p in ((g,) if isinstance(g, Plot) else g)]
     places = sorted({line.index % len(PALETTE) for p in drawn for line in p.lines})
-    frames = tuple(dict.fromkeys(p.frame for p in drawn))
-    return PlotSheet(tuple((i, MARKERS[SHAPES[i]]) for i in places), frames)
+    return PlotSheet(tuple((i, MARKERS[SHAPES[i]]) for i in places), tuple(dict.fromkeys(p.frame for p in drawn)),
+                     tuple(dict.fromkeys(p.x_ticks for p in drawn)))
 
 
 @dataclass(frozen=True)
@@ -153,21 +162,50 @@ def _px(value: float) -> float | int:
     return int(tenth) if tenth == int(tenth) else tenth
 
 
-def _nice_step(top: float, count: int = 4) -> float:
+# Steps of a y axis: four of them always reach the top value (so every plot has the same grid)
+# and fill at least two thirds of the height.
+_STEPS = (1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10)
+
+
+def _nice_step(top: float, count: int = 4, steps: tuple[float, ...] = (1, 2, 2.5, 5, 10)) -> float:
     raw = top / count
     power = 10.0 ** math.floor(math.log10(raw))
-    return next(step * power for step in (1, 2, 2.5, 5, 10) if step * power >= raw)
+    return next(step * power for step in steps if step * power >= raw * (1 - 1e-9))
 
 
 def _fmt(value: float) -> str:
     return numbers.rate_short(value) if value >= 1 or value == 0 else f"{value:.2g}"
 
 
-def _path(line: list[tuple[float | int, float | int]], alone: list[tuple[float | int, float | int]]) -> str:
-    """The line through ``line``'s points, then a moveto for each point drawn alone: one path,
-    a vertex (so a marker) at every point."""
-    text = "L".join(f"{x} {y}" for x, y in line)
-    return ("M" + text if text else "") + "".join(f"M{x} {y}" for x, y in alone)
+def _tenths(value: int) -> str:
+    """A number of tenths as path data writes it: 1226 → "122.6", -70 → "-7"."""
+    whole, tenth = divmod(abs(value), 10)
+    return ("-" if value < 0 else "") + str(whole) + (f".{tenth}" if tenth else "")
+
+
+def _path(line: list[tuple[int, int]], alone: list[tuple[int, int]]) -> str:
+    """One path in tenths of a pixel: the line through ``line``'s points (a moveto, then
+    relative lineto's), then a relative moveto to each point drawn alone. Every point is a
+    vertex, so it carries a marker. Numbers are separated by a space only where the next one
+    has no minus sign of its own, as SVG path data allows."""
+    text = ""
+    at: tuple[int, int] | None = None
+
+    def pair(x: int, y: int) -> str:
+        first, second = _tenths(x), _tenths(y)
+        return first + ("" if second.startswith("-") else " ") + second
+
+    for i, (x, y) in enumerate(line):
+        if at is None:
+            text += "M" + pair(x, y)
+        else:
+            step = pair(x - at[0], y - at[1])
+            text += ("l" if i == 1 else "" if step.startswith("-") else " ") + step
+        at = (x, y)
+    for x, y in alone:
+        text += "M" + pair(x, y) if at is None else "m" + pair(x - at[0], y - at[1])
+        at = (x, y)
+    return text
 
 
 def plot(caption: str, series: list[PlotSeries], *, x_log: bool, x_title: str, y_title: str,
@@ -178,8 +216,8 @@ def plot(caption: str, series: list[PlotSeries], *, x_log: bool, x_title: str, y
         return None
     xs = sorted({x for s in drawn for x, _, _ in s.points})
     y_top = max(y for s in drawn for _, y, _ in s.points) or 1.0
-    step = _nice_step(y_top)
-    y_max = math.ceil(y_top / step) * step
+    step = _nice_step(y_top, steps=_STEPS)
+    y_max = 4 * step
     inner_w, inner_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
 
     if x_log:
@@ -202,20 +240,23 @@ def plot(caption: str, series: list[PlotSeries], *, x_log: bool, x_title: str, y
     def y_at(value: float) -> float:
         return TOP + inner_h - value / y_max * inner_h
 
-    y_ticks = tuple(Tick(_px(y_at(i * step)), _fmt(i * step)) for i in range(round(y_max / step) + 1))
-    grid = "".join(f"M{LEFT} {t.at}H{WIDTH - RIGHT}" for t in y_ticks)
+    def tenths(x: float, y: float) -> tuple[int, int]:
+        return round(_px(x_at(x)) * 10), round(_px(y_at(y)) * 10)
+
+    y_ticks = tuple(Tick(_px(y_at(i * step)), _fmt(i * step)) for i in range(5))
     lines = []
     for s in drawn:
         joined = sorted(s.joined if s.joined is not None else [(x, y) for x, y, _ in s.points])
-        on_line = [(_px(x_at(x)), _px(y_at(y))) for x, y in joined]
         on_it = Counter(joined)
         alone = []
         for x, y, _ in s.points:  # every point the line does not go through, in the series' order
             if on_it[(x, y)]:
                 on_it[(x, y)] -= 1
             else:
-                alone.append((_px(x_at(x)), _px(y_at(y))))
+                alone.append(tenths(x, y))
+        on_line = [tenths(x, y) for x, y in joined]
         title = s.title if s.title is not None else f"{s.label}: {', '.join(words for _, _, words in s.points)}"
-        lines.append(PlotLine(s.label, s.index, _path(on_line, alone), title, tuple(on_line + alone)))
+        lines.append(PlotLine(s.label, s.index, _path(on_line, alone), title,
+                              tuple((x / 10, y / 10) for x, y in on_line + alone)))
     legend = tuple(Key(s.label, s.index, s.run_id) for s in drawn)
-    return Plot(caption, Frame(grid, x_ticks, x_title, y_title), y_ticks, tuple(lines), legend, note)
+    return Plot(caption, Frame(x_title, y_title), x_ticks, y_ticks, tuple(lines), legend, note)

@@ -83,13 +83,16 @@
 
   // --- the small charts (sitegen/site/plots.py) ------------------------------------------------
   var W = 360, H = 210, LEFT = 52, RIGHT = 14, TOP = 10, BOTTOM = 38;
-  var niceStep = function (top, count) {
-    var raw = top / (count || 4);
+  var niceStep = function (top, steps) {
+    var raw = top / 4;
     var power = Math.pow(10, Math.floor(Math.log10(raw)));
-    var steps = [1, 2, 2.5, 5, 10];
-    for (var i = 0; i < steps.length; i++) { if (steps[i] * power >= raw) return steps[i] * power; }
+    steps = steps || [1, 2, 2.5, 5, 10];
+    for (var i = 0; i < steps.length; i++) { if (steps[i] * power >= raw * (1 - 1e-9)) return steps[i] * power; }
     return 10 * power;
   };
+  // A y axis is always four steps of these (plots.py _STEPS): one grid serves every plot.
+  var Y_STEPS = [1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10];
+  var GRID = [0, 1, 2, 3, 4].map(function (i) { return "M" + LEFT + " " + (TOP + (H - TOP - BOTTOM) * i / 4) + "H" + (W - RIGHT); }).join("");
   var fmt = function (value) { return value >= 1 || value === 0 ? rateShort(value) : value.toPrecision(2); };
   // A coordinate to a tenth of a pixel, whole ones without ".0" (plots.py _px).
   var px = function (value) { return String(Math.round(value * 10) / 10); };
@@ -107,26 +110,59 @@
       if (document.getElementById("pm" + i)) return;
       var marker = svgEl("marker", { id: "pm" + i, markerUnits: "userSpaceOnUse" });
       marker.appendChild(svgEl("path", { d: MARKERS[shape] }));
-      defs.insertBefore(marker, defs.querySelector(".frame"));
+      defs.insertBefore(marker, defs.querySelector(".frame, .xl"));
     });
     return defs;
   };
-  var frames = {};
-  var frameId = function (grid, xTicks, xTitle, yTitle) {
-    var key = JSON.stringify([grid, xTicks, xTitle, yTitle]);
-    if (frames[key] && document.getElementById(frames[key])) return frames[key];
+  // A frame (the grid and both axis titles) or a set of x ticks, defined once in the sprite.
+  var defined = {};
+  var define = function (kind, key, draw) {
+    key = kind + JSON.stringify(key);
+    if (defined[key] && document.getElementById(defined[key])) return defined[key];
     var defs = sprite();
-    var id = "pf" + (defs.querySelectorAll(".frame").length + 1);
+    var id = kind + (defs.querySelectorAll(kind === "pf" ? ".frame" : ".xl").length + 1);
     while (document.getElementById(id)) id += "j";
-    var g = svgEl("g", { id: id, "class": "frame" });
-    g.appendChild(svgEl("path", { "class": "grid", d: grid }));
-    var text = function (attrs, words) { var t = svgEl("text", attrs); t.textContent = words; g.appendChild(t); };
-    xTicks.forEach(function (tick) { text({ x: tick[0], y: H - BOTTOM + 15 }, tick[1]); });
-    text({ id: id + "x", "class": "axis-title", x: (LEFT + W - RIGHT) / 2, y: H - 4 }, xTitle);
-    text({ id: id + "y", "class": "axis-title", transform: "translate(12 " + (H - BOTTOM + 10) / 2 + ")rotate(-90)" }, yTitle);
+    var g = svgEl("g", { id: id, "class": kind === "pf" ? "frame" : "xl" });
+    draw(g, id);
     defs.appendChild(g);
-    frames[key] = id;
+    defined[key] = id;
     return id;
+  };
+  var svgText = function (parent, attrs, words) { var t = svgEl("text", attrs); t.textContent = words; parent.appendChild(t); };
+  var frameId = function (xTitle, yTitle) {
+    return define("pf", [xTitle, yTitle], function (g, id) {
+      g.appendChild(svgEl("path", { "class": "grid", d: GRID }));
+      svgText(g, { id: id + "x", x: (LEFT + W - RIGHT) / 2, y: H - 4 }, xTitle);
+      svgText(g, { id: id + "y", transform: "translate(12 " + (H - BOTTOM + 10) / 2 + ")rotate(-90)" }, yTitle);
+    });
+  };
+  var ticksId = function (xTicks) {
+    return define("px", xTicks, function (g) {
+      xTicks.forEach(function (tick) { svgText(g, { x: tick[0] }, tick[1]); });
+    });
+  };
+  // Path data in tenths of a pixel, as plots.py _path writes it: the line (a moveto, then
+  // relative lineto's), then a relative moveto to each point off it.
+  var tenths = function (value) {
+    var whole = Math.floor(Math.abs(value) / 10), tenth = Math.abs(value) % 10;
+    return (value < 0 ? "-" : "") + whole + (tenth ? "." + tenth : "");
+  };
+  var pair = function (x, y) { var second = tenths(y); return tenths(x) + (second.charAt(0) === "-" ? "" : " ") + second; };
+  var pathData = function (line, alone) {
+    var text = "", at = null;
+    line.forEach(function (p, i) {
+      if (!at) text += "M" + pair(p[0], p[1]);
+      else {
+        var step = pair(p[0] - at[0], p[1] - at[1]);
+        text += (i === 1 ? "l" : step.charAt(0) === "-" ? "" : " ") + step;
+      }
+      at = p;
+    });
+    alone.forEach(function (p) {
+      text += at ? "m" + pair(p[0] - at[0], p[1] - at[1]) : "M" + pair(p[0], p[1]);
+      at = p;
+    });
+    return text;
   };
   var plotCount = 0;
   // A legend of plotted runs (templates/_macros.html plot_legend): keys the stylesheet draws.
@@ -149,7 +185,7 @@
     drawn.forEach(function (s) { s.points.forEach(function (p) { if (xs.indexOf(p[0]) < 0) xs.push(p[0]); yTop = Math.max(yTop, p[1]); }); });
     xs.sort(function (a, b) { return a - b; });
     yTop = yTop || 1;
-    var step = niceStep(yTop), yMax = Math.ceil(yTop / step) * step;
+    var step = niceStep(yTop, Y_STEPS), yMax = 4 * step;
     var innerW = W - LEFT - RIGHT, innerH = H - TOP - BOTTOM;
     var xAt, xTicks = [];
     if (xLog) {
@@ -163,13 +199,9 @@
       for (var i = 0; i <= Math.round(xMax / xStep); i++) xTicks.push([px(xAt(i * xStep)), fmt(i * xStep)]);
     }
     var yAt = function (v) { return TOP + innerH - v / yMax * innerH; };
-    var grid = "", yTicks = [];
-    for (var t = 0; t <= Math.round(yMax / step); t++) {
-      grid += "M" + LEFT + " " + px(yAt(t * step)) + "H" + (W - RIGHT);
-      yTicks.push([px(yAt(t * step)), fmt(t * step)]);
-    }
-    var frame = frameId(grid, xTicks, xTitle, yTitle);
-    var id = "pj" + (++plotCount);
+    var yTicks = [];
+    for (var t = 0; t <= 4; t++) yTicks.push([px(yAt(t * step)), fmt(t * step)]);
+    var frame = frameId(xTitle, yTitle);
     var figure = el("figure", undefined, "plot");
     var figcaption = el("figcaption", caption);
     figcaption.id = id;
@@ -177,6 +209,7 @@
     var names = [id, frame + "x", frame + "y"].concat(drawn.map(function (s, i) { return id + "abcdefgh".charAt(i); }));
     var svg = svgEl("svg", { "class": "plot-svg", viewBox: "0 0 " + W + " " + H, role: "img", "aria-labelledby": names.join(" ") });
     svg.appendChild(svgEl("use", { href: "#" + frame }));
+    svg.appendChild(svgEl("use", { href: "#" + ticksId(xTicks) }));
     var labels = svgEl("g", { "class": "yl" });
     yTicks.forEach(function (tick) { var text = svgEl("text", { y: tick[0] }); text.textContent = tick[1]; labels.appendChild(text); });
     svg.appendChild(labels);
@@ -190,8 +223,8 @@
         if (left[key]) { left[key] -= 1; return false; }
         return true;
       });
-      var at = function (p) { return px(xAt(p[0])) + " " + px(yAt(p[1])); };
-      var d = (joined.length ? "M" + joined.map(at).join("L") : "") + alone.map(function (p) { return "M" + at(p); }).join("");
+      var at = function (p) { return [Math.round(+px(xAt(p[0])) * 10), Math.round(+px(yAt(p[1])) * 10)]; };
+      var d = pathData(joined.map(at), alone.map(at));
       var path = svgEl("path", { "class": "s" + s.index % PALETTE.length, d: d });
       var title = svgEl("title", { id: id + "abcdefgh".charAt(n) });
       title.textContent = s.title || s.label + ": " + s.points.map(function (p) { return p[2]; }).join(", ");
