@@ -312,8 +312,11 @@ def decode_plot(named: list[tuple[str, int, Run]], context: int, per_device: boo
         [f"One point only: {', '.join(single)}."] if single else [])
     note = " ".join(notes) or None
     unit = "tok/s per accelerator" if per_device else "total tok/s"
+    # Every context's plot spans the request counts the runs measured at any context: one x axis for the grid.
+    levels = {float(c.concurrency) for _, _, run in named for c in run.decode
+              if c.status.measured and c.total_tokens_per_s is not None}
     return plot(f"{numbers.context(context)} context", series, x_log=True, x_title="simultaneous requests",
-                y_title=unit, note=note)
+                y_title=unit, note=note, x_domain=levels)
 
 
 def pareto_plot(named: list[tuple[str, int, Run]], per_device: bool = True,

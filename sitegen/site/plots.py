@@ -209,12 +209,14 @@ def _path(line: list[tuple[int, int]], alone: list[tuple[int, int]]) -> str:
 
 
 def plot(caption: str, series: list[PlotSeries], *, x_log: bool, x_title: str, y_title: str,
-         note: str | None = None) -> Plot | None:
-    """A plot of ``series`` (runs without points are left out of it and of its legend)."""
+         note: str | None = None, x_domain: Iterable[float] = ()) -> Plot | None:
+    """A plot of ``series`` (runs without points are left out of it and of its legend).
+    ``x_domain``: x values the axis spans even where this plot has no point, so that small
+    multiples share one x axis (and one set of x ticks on the page)."""
     drawn = [s for s in series if s.points]
     if not drawn:
         return None
-    xs = sorted({x for s in drawn for x, _, _ in s.points})
+    xs = sorted({x for s in drawn for x, _, _ in s.points} | set(x_domain))
     y_top = max(y for s in drawn for _, y, _ in s.points) or 1.0
     step = _nice_step(y_top, steps=_STEPS)
     y_max = 4 * step

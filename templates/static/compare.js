@@ -178,10 +178,11 @@
     return legend;
   };
   // series: [{label, index, runId, points: [[x, y, words]], joined: [[x, y]] or null, title}]
-  var plot = function (caption, series, xLog, xTitle, yTitle, note) {
+  // xDomain: x values the axis spans even where this plot has no point (plots.py x_domain).
+  var plot = function (caption, series, xLog, xTitle, yTitle, note, xDomain) {
     var drawn = series.filter(function (s) { return s.points.length; });
     if (!drawn.length) return null;
-    var xs = [], yTop = 0;
+    var xs = (xDomain || []).filter(function (x, i, all) { return all.indexOf(x) === i; }), yTop = 0;
     drawn.forEach(function (s) { s.points.forEach(function (p) { if (xs.indexOf(p[0]) < 0) xs.push(p[0]); yTop = Math.max(yTop, p[1]); }); });
     xs.sort(function (a, b) { return a - b; });
     yTop = yTop || 1;
@@ -500,6 +501,14 @@
       curves.appendChild(el("p", (perDevice ? "tok/s per accelerator (derived)" : "Total tok/s") +
                                  " by simultaneous requests, one chart per context length two or more runs measured.", "legend"));
       var figures = [];
+      // One x axis for the grid: the request counts measured at any context (compare_page.decode_plot).
+      var levels = [];
+      runs.forEach(function (run) {
+        run.doc.measurements.decode.forEach(function (c) {
+          if (measured(c) && c.total_tokens_per_s !== null && c.total_tokens_per_s !== undefined &&
+              levels.indexOf(c.concurrency) < 0) levels.push(c.concurrency);
+        });
+      });
       shared.forEach(function (ctx) {
         var series = runs.map(function (run) {
           var divisor = perDevice ? run.setup.count : 1;
@@ -523,7 +532,7 @@
         var notes = (missing.length ? ["Not measured at this context: " + missing.join(", ") + "."] : [])
           .concat(single.length ? ["One point only: " + single.join(", ") + "."] : []);
         var figure = plot(contextLabel(ctx) + " context", series, true, "simultaneous requests", unit,
-                          notes.length ? notes.join(" ") : null);
+                          notes.length ? notes.join(" ") : null, levels);
         if (figure) figures.push(figure);
       });
       plotGrid(figures).forEach(function (node) { curves.appendChild(node); });
