@@ -245,11 +245,11 @@ def test_inline_plots_cost_little_beyond_their_figures(project: Path) -> None:
         assert [title_id for title_id, _ in titles] == names[3:]  # each title read once
         # Everything but the titles: the frame and x ticks (<use>), the y tick labels and, per point, its
         # coordinates (at most 12 bytes: "L123.4 56.7").
-        points = sum(max(1, d.count("L") + d.count("M")) for d in re.findall(r' d="([^"]*)"', svg))
+        points = sum(len(re.findall(r"-?[\d.]+", d)) // 2 for d in re.findall(r'<path class="s\d" d="([^"]*)"', svg))
         markup = len(svg) - sum(len(f'<title id="{i}">{t}</title>') for i, t in titles)
         assert markup <= 480 + 12 * points, (markup, points)
     # Decode and frontier points together: every measured cell of both runs is a vertex somewhere.
-    vertices = sum(len(re.findall(r"[ML]", d)) for svg in svgs for d in re.findall(r' d="([^"]*)"', svg))
+    vertices = sum(len(re.findall(r"-?[\d.]+", d)) // 2 for svg in svgs for d in re.findall(r'<path class="s\d" d="([^"]*)"', svg))
     valid = sum(1 for c in cells if c["status"] == "valid" and c.get("per_request_tokens_per_s") is not None)
     assert vertices >= valid
     # Defined once for the page: one sprite, a marker per run, no frame twice.
