@@ -27,10 +27,9 @@ from sitegen.site.charts import PALETTE, SHAPES
 
 WIDTH, HEIGHT = 360, 210
 LEFT, RIGHT, TOP, BOTTOM = 52, 14, 10, 38  # room for the y labels and the x title
-# Where the frame's text sits (templates/_macros.html and compare.js draw it there).
-X_TICK_Y = HEIGHT - BOTTOM + 15
-X_TITLE_X, X_TITLE_Y = (LEFT + WIDTH - RIGHT) // 2, HEIGHT - 4
-Y_TITLE_X, Y_TITLE_Y = 12, (HEIGHT - BOTTOM + 10) // 2
+# The frame's text sits at fixed places, written out in templates/_macros.html and style.css
+# (.xl) and computed by compare.js from these: x ticks at y 187, the x title at (199, 206), the
+# y title rotated about (12, 91); y tick labels 6 left of the plot (.yl).
 
 # Each run's point symbol at the plot's scale, as path data around (0, 0): the marker a run's
 # path carries at every vertex (its place in the page: colour PALETTE[i], shape SHAPES[i]).

@@ -203,6 +203,7 @@
     var yTicks = [];
     for (var t = 0; t <= 4; t++) yTicks.push([px(yAt(t * step)), fmt(t * step)]);
     var frame = frameId(xTitle, yTitle);
+    var id = "pj" + (++plotCount);
     var figure = el("figure", undefined, "plot");
     var figcaption = el("figcaption", caption);
     figcaption.id = id;
