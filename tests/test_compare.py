@@ -249,7 +249,8 @@ def test_inline_plots_cost_little_beyond_their_figures(project: Path) -> None:
         markup = len(svg) - sum(len(f'<title id="{i}">{t}</title>') for i, t in titles)
         assert markup <= 480 + 12 * points, (markup, points)
     # Decode and frontier points together: every measured cell of both runs is a vertex somewhere.
-    vertices = sum(len(re.findall(r"-?[\d.]+", d)) // 2 for svg in svgs for d in re.findall(r'<path class="s\d" d="([^"]*)"', svg))
+    vertices = sum(len(re.findall(r"-?[\d.]+", d)) // 2
+                   for svg in svgs for d in re.findall(r'<path class="s\d" d="([^"]*)"', svg))
     valid = sum(1 for c in cells if c["status"] == "valid" and c.get("per_request_tokens_per_s") is not None)
     assert vertices >= valid
     # Defined once for the page: one sprite, a marker per run, no frame twice.
