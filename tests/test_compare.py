@@ -105,7 +105,7 @@ def test_static_compare_pages_are_complete_and_swap_to_each_other(project: Path)
                 for run_id in (a, b)]
     shared = sorted(measured[0] & measured[1])
     assert len(shared) >= 3
-    captions = re.findall(r'<figure class="plot">\s*<figcaption>([^<]*)</figcaption>', html)
+    captions = re.findall(r'<figure class="plot">\s*<figcaption[^>]*>([^<]*)</figcaption>', html)
     assert captions == [f"{context_label(c)} context" for c in shared] + ["Throughput against interactivity"]
     assert html.count('<span class="bar-series">') == 2 * html.count('class="bar-row"') > 0  # prefill, A over B
     # The launch commands differ only in --speculative-config: that row, and no other launch row, is marked.
@@ -219,30 +219,42 @@ def test_compare_page_of_runs_on_different_device_counts_is_per_device() -> None
     assert "Different numbers of accelerators" in html and "(A 2; B 4)" in html
     assert not same.per_device and mixed.per_device
     # The frontier is per accelerator either way: 800 tok/s at 2 requests on 2 devices is 400 per device.
-    assert same.pareto_plot.y_title == mixed.pareto_plot.y_title == "tok/s per accelerator"
-    assert "400.0 per request, 400.0" in same.pareto_plot.lines[0].points[1].title
+    assert same.pareto_plot.frame.y_title == mixed.pareto_plot.frame.y_title == "tok/s per accelerator"
+    assert "400.0 per request, 400.0" in same.pareto_plot.lines[0].title
     # 800 tok/s on 2 devices is 400 per device; on 4 devices, 200: B is half of A per device.
     assert [c.change for c in mixed.ratios[0].rows[0].cells] == ["−50%", "−50%"]
     assert mixed.ratios[0].rows[0].cells[1].detail == "400.0 → 200.0"
 
 
-def test_inline_plots_cost_little_beyond_their_point_titles(project: Path) -> None:
-    """Issue 18's byte budget: a point is its position, its symbol and its hover title, nothing
-    repeated per point (colour, transform), and the plot's text alternative names each point once."""
+def test_inline_plots_cost_little_beyond_their_figures(project: Path) -> None:
+    """Issue 18's byte budget: a run is one path (its vertices carry its marker) and one title
+    holding its figures; frames and markers are defined once per page; the plot's text
+    alternative reads those titles (aria-labelledby) instead of repeating them."""
     assert run_cli(project, "collect") == 0
     assert run_cli(project, "build") == 0
     a, b = "rtx6kpro4x-vllm-qwen35-397b-awq-mtp", "rtx6kpro4x-vllm-qwen35-397b-nvfp4-nomtp"
     html = (project / "_site" / "compare" / f"{a}--{b}" / "index.html").read_text()
     svgs = re.findall(r'<svg class="plot-svg".*?</svg>', html, re.S)
-    assert svgs
+    assert len(svgs) >= 4
+    cells = [c for run_id in (a, b) for c in shipped_run(run_id)["measurements"]["decode"]]
     for svg in svgs:
-        titles = re.findall(r"<title>(.*?)</title>", svg)
-        label = re.search(r'aria-label="([^"]*)"', svg)
-        assert titles and label
-        # The text alternative: the caption, then each point's figures once ("; " or ", " between).
-        assert len(label.group(1)) <= 40 + sum(len(t) + 2 for t in titles)
-        # Everything else: axes, ticks, titles of the axes, lines (under 1,400 bytes) and per point
-        # at most 90 bytes besides its title (the old markup, a transformed symbol filled per
-        # point, took about 130).
-        markup = len(svg) - len(label.group(0)) - sum(len(f"<title>{t}</title>") for t in titles)
-        assert markup <= 1400 + 90 * len(titles), (markup, len(titles))
+        titles = re.findall(r'<title id="([^"]+)">(.*?)</title>', svg)
+        assert len(titles) == 2 == svg.count("<path ")  # one path and one title per run
+        assert "aria-label=" not in svg
+        names = re.search(r'aria-labelledby="([^"]*)"', svg).group(1).split()  # type: ignore[union-attr]
+        assert [title_id for title_id, _ in titles] == names[3:]  # each title read once
+        # Everything but the titles: the frame and x ticks (<use>), the y tick labels and, per point, its
+        # coordinates (at most 12 bytes: "L123.4 56.7").
+        points = sum(len(re.findall(r"-?[\d.]+", d)) // 2 for d in re.findall(r'<path class="s\d" d="([^"]*)"', svg))
+        markup = len(svg) - sum(len(f'<title id="{i}">{t}</title>') for i, t in titles)
+        assert markup <= 480 + 12 * points, (markup, points)
+    # Decode and frontier points together: every measured cell of both runs is a vertex somewhere.
+    vertices = sum(len(re.findall(r"-?[\d.]+", d)) // 2
+                   for svg in svgs for d in re.findall(r'<path class="s\d" d="([^"]*)"', svg))
+    valid = sum(1 for c in cells if c["status"] == "valid" and c.get("per_request_tokens_per_s") is not None)
+    assert vertices >= valid
+    # Defined once for the page: one sprite, a marker per run, no frame twice.
+    assert html.count('<svg class="sprite"') == 1
+    assert re.findall(r'<marker id="(pm\d)"', html) == ["pm0", "pm1"]
+    frames = re.findall(r'<g id="pf\d+" class="frame">(.*?)</g>', html)
+    assert len(frames) == len(set(frames)) >= 1

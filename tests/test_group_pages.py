@@ -18,13 +18,21 @@ def _runs(project: Path) -> dict[str, dict[str, Any]]:
             for path in sorted((project / "content" / "runs").glob("*.yaml"))}
 
 
+LEGEND = r'<ul class="chart-legend">((?:<li data-run="[^"]*"><i class="k\d"></i>[^<]*</li>)+)</ul>'
+KEY = r'<li data-run="([^"]*)"><i class="k\d"></i>([^<]*)</li>'
+
+
 def _figures(html: str) -> list[tuple[str, list[str]]]:
-    """Each in-page chart's caption and the labels of its legend."""
+    """Each chart of a grid of small multiples: its caption and the run ids of its legend, its
+    own or the one legend drawn above the grid when every chart of it draws the same runs."""
     result = []
-    for figure in re.findall(r'<figure class="plot">(.*?)</figure>', html, re.S):
-        caption = re.search(r"<figcaption>([^<]*)</figcaption>", figure)
-        legend = re.findall(r'<li data-run="([^"]*)"><svg class="swatch"', figure)
-        result.append((caption.group(1) if caption else "", legend))
+    for shared, grid in re.findall(r'(?:' + LEGEND + r'\s*)?<div class="plot-grid">(.*?)</div>', html, re.S):
+        for figure in re.findall(r'<figure class="plot">(.*?)</figure>', grid, re.S):
+            own = re.search(LEGEND, figure)
+            assert bool(own) != bool(shared), figure[:200]  # one legend, its own or the grid's
+            caption = re.search(r"<figcaption[^>]*>([^<]*)</figcaption>", figure)
+            result.append((caption.group(1) if caption else "",
+                           [run_id for run_id, _ in re.findall(KEY, own.group(1) if own else shared)]))
     return result
 
 
@@ -44,8 +52,8 @@ def test_every_model_page_charts_decode_at_every_shared_context(project: Path) -
         shared = sorted(c for c in set().union(*measured.values()) if sum(c in m for m in measured.values()) >= needed)
         pages = [p for p in (project / "_site" / "models").glob("*/index.html") if f"<h1>{model}</h1>" in p.read_text()]
         assert len(pages) == 1, model
-        # The decode charts, one per context; the model page's frontier chart (issue 14) is not one of them.
-        figures = [f for f in _figures(pages[0].read_text()) if f[0] != "Throughput against interactivity"]
+        # The decode charts, one per context (the grid; the model page's frontier chart, issue 14, is not in it).
+        figures = _figures(pages[0].read_text())
         assert [caption for caption, _ in figures] == [f"{context_label(c)} context" for c in shared], model
         for (caption, legend), context in zip(figures, shared, strict=True):
             # Only the runs drawn, nothing extra.
@@ -64,16 +72,16 @@ def test_no_legend_label_is_cut_and_prefill_legends_list_only_runs_with_prefill(
              *(project / "_site" / "compare").glob("*/index.html")]
     for page in pages:
         html = page.read_text()
-        labels = re.findall(r'<li(?: data-run="[^"]*")?><svg class="swatch".*?</svg>([^<]*)</li>', html, re.S)
+        labels = re.findall(r'<li(?: data-run="[^"]*")?><i class="k\d"></i>([^<]*)</li>', html, re.S)
         assert labels or "plot" not in html
         for label in labels:  # whole: no ellipsis, however long (legends wrap)
             assert "…" not in label, (page, label)
-        for figure in re.findall(r'<figure class="plot">(.*?)</figure>', html, re.S):
-            legend = re.findall(r'<li data-run="[^"]*"><svg class="swatch".*?</svg>([^<]*)</li>', figure, re.S)
-            assert len(set(legend)) == len(legend), (page, legend)  # each run told apart
+        for legend in re.findall(LEGEND, html):
+            names = [name for _, name in re.findall(KEY, legend)]
+            assert len(set(names)) == len(names), (page, names)  # each run told apart
         prefill = re.search(r'<section id="prefill".*?</section>', html, re.S)
         if prefill and "<figure class=\"chart\"" in prefill.group(0):
-            drawn = re.findall(r'<li><svg class="swatch".*?</svg>([^<]*)</li>', prefill.group(0), re.S)
+            drawn = re.findall(r'<li><i class="k\d"></i>([^<]*)</li>', prefill.group(0), re.S)
             # As many entries as runs of the page with prefill figures (the page's table links each run).
             listed = set(re.findall(r'<a href="\.\./\.\./runs/([^/"]+)/index\.html">', html))
             assert drawn and len(drawn) == len(listed & with_prefill), page
@@ -131,3 +139,28 @@ def test_a_context_shared_only_by_the_oldest_runs_of_a_big_group_is_charted() ->
     assert sorted(plots["64K context"].legend_runs) == ["r0", "r1"]
     assert len(plots["0 context"].legend) == 8  # the eight newest: r9 … r2
     assert set(plots["0 context"].legend_runs) == {f"r{i}" for i in range(2, 10)}
+
+
+def test_group_tables_name_every_cell_for_phones_as_their_header_does(project: Path) -> None:
+    """A group page's table labels its phone cards from the stylesheet, not per cell: each rule
+    names the column its selector reaches, read here against the table's own header."""
+    from tests.conftest import REPO
+
+    assert run_cli(project, "collect") == 0
+    assert run_cli(project, "build") == 0
+    css = (REPO / "templates" / "static" / "style.css").read_text()
+    rules = dict(re.findall(r'table\.group-runs tbody td:(nth-(?:last-)?of-type\(\d\))::before \{ content: "([^"]*)"; \}', css))
+    assert len(rules) == 8
+    pages = [*(project / "_site" / "models").glob("*/index.html"), *(project / "_site" / "hardware").glob("*/index.html")]
+    for page in pages:
+        html = page.read_text()
+        table = re.search(r'<table class="data runs group-runs sortable".*?</table>', html, re.S)
+        assert table, page
+        headers = re.findall(r'<th scope="col"[^>]*>([^<]*)</th>', table.group(0))[1:]  # the cells after the row's own header
+        rows = re.findall(r"<tr data-run=.*", table.group(0))
+        assert rows and "data-label" not in table.group(0)
+        for row in rows:
+            assert row.count("<td") == len(headers) == 8
+        for i, header in enumerate(headers):
+            key = f"nth-of-type({i + 1})" if i < 4 else f"nth-last-of-type({8 - i})"
+            assert rules[key] == header, (page, key)

@@ -297,12 +297,14 @@ def decode_plot(named: list[tuple[str, int, Run]], context: int, per_device: boo
         divisor = run.hardware.count if per_device else 1
         points = tuple(
             (float(c.concurrency), c.total_tokens_per_s / divisor,
-             f"{name}: {c.concurrency} requests → {numbers.rate(c.total_tokens_per_s / divisor)}"
+             f"{c.concurrency} → {numbers.rate(c.total_tokens_per_s / divisor)}"
              + ("" if c.status is Status.VALID else f" ({labels.STATUSES[c.status].lower()})"))
             for c in run.decode
             if c.context_tokens == context and c.status.measured and c.total_tokens_per_s is not None
         )
-        series.append(PlotSeries(label, index, points, run_id=run.id))
+        # One hover title per run (plots.py): requests → tok/s at each point, as the axes read.
+        series.append(PlotSeries(label, index, points, run_id=run.id,
+                                 title=f"{name}: {', '.join(words for _, _, words in points)}"))
     missing = [s.label for s in series if not s.points]
     # A single point has no curve and may hide behind another run's point: say where it is.
     single = [f"{s.label} (at {numbers.count_noun(int(s.points[0][0]), 'request')})" for s in series if len(s.points) == 1]
@@ -310,8 +312,11 @@ def decode_plot(named: list[tuple[str, int, Run]], context: int, per_device: boo
         [f"One point only: {', '.join(single)}."] if single else [])
     note = " ".join(notes) or None
     unit = "tok/s per accelerator" if per_device else "total tok/s"
+    # Every context's plot spans the request counts the runs measured at any context: one x axis for the grid.
+    levels = {float(c.concurrency) for _, _, run in named for c in run.decode
+              if c.status.measured and c.total_tokens_per_s is not None}
     return plot(f"{numbers.context(context)} context", series, x_log=True, x_title="simultaneous requests",
-                y_title=unit, note=note)
+                y_title=unit, note=note, x_domain=levels)
 
 
 def pareto_plot(named: list[tuple[str, int, Run]], per_device: bool = True,
@@ -333,10 +338,14 @@ def pareto_plot(named: list[tuple[str, int, Run]], per_device: bool = True,
         divisor = run.hardware.count if per_device else 1
         points = [(c.per_request_tokens_per_s or 0.0, (c.total_tokens_per_s or 0.0) / divisor, c) for c in cells]
         frontier = _frontier([(x, y) for x, y, _ in points])
-        series.append(PlotSeries(label, index, tuple(
-            (x, y, f"{(point_names or {}).get(label, label)}: {numbers.context(c.context_tokens)} context × {c.concurrency} → "
-                   f"{numbers.rate(x)} per request, {numbers.rate(y)}") for x, y, c in points),
-            tuple(sorted(frontier)), run.id))
+        # Its hover title lists the frontier's cells (up to 64 cells a run would make a title
+        # no one reads); every cell's figures are on the run's page.
+        words = {(x, y): f"{numbers.context(c.context_tokens)} × {c.concurrency} → {numbers.rate(x)} per request, "
+                         f"{numbers.rate(y)}" for x, y, c in points}
+        title = (f"{(point_names or {}).get(label, label)}, frontier: {'; '.join(words[p] for p in sorted(frontier))}"
+                 f" ({numbers.count_noun(len(points), 'cell')} in all: see the run's page)")
+        series.append(PlotSeries(label, index, tuple((x, y, words[(x, y)]) for x, y, _ in points),
+                                 tuple(sorted(frontier)), run.id, title))
     note = (f"Left out, for lack of per-request figures at two or more request counts: {'; '.join(left_out)}."
             if left_out else None)
     unit = "tok/s per accelerator" if per_device else "total tok/s"

@@ -9,6 +9,8 @@ from pathlib import Path
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, pass_context
 from jinja2.runtime import Context
 
+from sitegen.site import plots
+from sitegen.site.charts import PALETTE, SHAPES
 from sitegen.site.common import Page, Site
 
 
@@ -36,6 +38,8 @@ def environment(templates_dir: Path) -> Environment:
         return f"{site.url('assets/' + name)}?v={versions[name]}"
 
     env.globals["asset"] = asset
+    env.globals["plot_sheet"] = plots.sheet  # a page's shared plot definitions (templates/_macros.html)
+    env.globals["palette"], env.globals["shapes"] = PALETTE, SHAPES  # the legend keys' places
     return env
 
 

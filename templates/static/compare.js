@@ -15,16 +15,16 @@
   var LETTERS = "ABCDEF";
   var PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#8c8c8c"];
   var SHAPES = ["circle", "square", "triangle-up", "diamond", "cross", "triangle-down", "triangle-right", "triangle-left"];
-  // As templates/_macros.html draws each shape.
-  var SYMBOLS = {
-    "circle": "M0.75 0A0.75 0.75 0 1 1 -0.75 0A0.75 0.75 0 1 1 0.75 0Z",
-    "square": "M-0.7 -0.7H0.7V0.7H-0.7Z",
-    "triangle-up": "M0 -0.8L0.85 0.7H-0.85Z",
-    "diamond": "M0 -0.9L0.9 0L0 0.9L-0.9 0Z",
-    "cross": "M-0.3 -0.9H0.3V-0.3H0.9V0.3H0.3V0.9H-0.3V0.3H-0.9V-0.3H-0.3Z",
-    "triangle-down": "M0 0.8L0.85 -0.7H-0.85Z",
-    "triangle-right": "M0.8 0L-0.7 0.85V-0.85Z",
-    "triangle-left": "M-0.8 0L0.7 0.85V-0.85Z"
+  // Each run's point symbol, as sitegen/site/plots.py MARKERS draws it (a marker around 0, 0).
+  var MARKERS = {
+    "circle": "M3.4 0a3.4 3.4 0 1 1-6.8 0a3.4 3.4 0 1 1 6.8 0z",
+    "square": "M-3.15-3.15h6.3v6.3h-6.3z",
+    "triangle-up": "M0-3.6l3.8 6.75h-7.6z",
+    "diamond": "M0-4.05l4.05 4.05-4.05 4.05-4.05-4.05z",
+    "cross": "M-1.35-4.05h2.7v2.7h2.7v2.7h-2.7v2.7h-2.7v-2.7h-2.7v-2.7h2.7z",
+    "triangle-down": "M0 3.6l3.8-6.75h-7.6z",
+    "triangle-right": "M3.6 0l-6.75 3.8v-7.6z",
+    "triangle-left": "M-3.6 0l6.75 3.8v-7.6z"
   };
   var STATUS = { valid: "Valid", requests_queued: "Requests queued", over_capacity: "Over capacity",
                  not_run: "Not run", failed: "Failed" };
@@ -83,91 +83,171 @@
 
   // --- the small charts (sitegen/site/plots.py) ------------------------------------------------
   var W = 360, H = 210, LEFT = 52, RIGHT = 14, TOP = 10, BOTTOM = 38;
-  var niceStep = function (top, count) {
-    var raw = top / (count || 4);
+  var niceStep = function (top, steps) {
+    var raw = top / 4;
     var power = Math.pow(10, Math.floor(Math.log10(raw)));
-    var steps = [1, 2, 2.5, 5, 10];
-    for (var i = 0; i < steps.length; i++) { if (steps[i] * power >= raw) return steps[i] * power; }
+    steps = steps || [1, 2, 2.5, 5, 10];
+    for (var i = 0; i < steps.length; i++) { if (steps[i] * power >= raw * (1 - 1e-9)) return steps[i] * power; }
     return 10 * power;
   };
+  // A y axis is always four steps of these (plots.py _STEPS): one grid serves every plot.
+  var Y_STEPS = [1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10];
+  var GRID = [0, 1, 2, 3, 4].map(function (i) { return "M" + LEFT + " " + (TOP + (H - TOP - BOTTOM) * i / 4) + "H" + (W - RIGHT); }).join("");
   var fmt = function (value) { return value >= 1 || value === 0 ? rateShort(value) : value.toPrecision(2); };
-  var legendSymbol = function (colour, shape) {
-    var svg = svgEl("svg", { "class": "swatch", viewBox: "-2 -1 4 2", "aria-hidden": "true", focusable: "false" });
-    svg.appendChild(svgEl("path", { d: "M-2 0H2", stroke: colour, "stroke-width": "0.3" }));
-    svg.appendChild(svgEl("path", { d: SYMBOLS[shape], fill: colour }));
-    return svg;
+  // A coordinate to a tenth of a pixel, whole ones without ".0" (plots.py _px).
+  var px = function (value) { return String(Math.round(value * 10) / 10); };
+  // The page's plot definitions, as templates/_macros.html plot_sprite draws them: a marker per
+  // run's place and each distinct frame once, in one hidden svg.
+  var sprite = function () {
+    var defs = document.querySelector("svg.sprite defs");
+    if (!defs) {
+      var holder = svgEl("svg", { "class": "sprite", "aria-hidden": "true" });
+      defs = svgEl("defs");
+      holder.appendChild(defs);
+      document.body.appendChild(holder);
+    }
+    SHAPES.forEach(function (shape, i) {
+      if (document.getElementById("pm" + i)) return;
+      var marker = svgEl("marker", { id: "pm" + i, markerUnits: "userSpaceOnUse" });
+      marker.appendChild(svgEl("path", { d: MARKERS[shape] }));
+      defs.insertBefore(marker, defs.querySelector(".frame, .xl"));
+    });
+    return defs;
   };
-  // series: [{label, index, points: [[x, y, title]], joined: [[x, y]] or null}]
-  var plot = function (caption, series, xLog, xTitle, yTitle, note) {
+  // A frame (the grid and both axis titles) or a set of x ticks, defined once in the sprite.
+  var defined = {};
+  var define = function (kind, key, draw) {
+    key = kind + JSON.stringify(key);
+    if (defined[key] && document.getElementById(defined[key])) return defined[key];
+    var defs = sprite();
+    var id = kind + (defs.querySelectorAll(kind === "pf" ? ".frame" : ".xl").length + 1);
+    while (document.getElementById(id)) id += "j";
+    var g = svgEl("g", { id: id, "class": kind === "pf" ? "frame" : "xl" });
+    draw(g, id);
+    defs.appendChild(g);
+    defined[key] = id;
+    return id;
+  };
+  var svgText = function (parent, attrs, words) { var t = svgEl("text", attrs); t.textContent = words; parent.appendChild(t); };
+  var frameId = function (xTitle, yTitle) {
+    return define("pf", [xTitle, yTitle], function (g, id) {
+      g.appendChild(svgEl("path", { "class": "grid", d: GRID }));
+      svgText(g, { id: id + "x", x: (LEFT + W - RIGHT) / 2, y: H - 4 }, xTitle);
+      svgText(g, { id: id + "y", transform: "translate(12 " + (H - BOTTOM + 10) / 2 + ")rotate(-90)" }, yTitle);
+    });
+  };
+  var ticksId = function (xTicks) {
+    return define("px", xTicks, function (g) {
+      xTicks.forEach(function (tick) { svgText(g, { x: tick[0] }, tick[1]); });
+    });
+  };
+  // Path data in tenths of a pixel, as plots.py _path writes it: the line (a moveto, then
+  // relative lineto's), then a relative moveto to each point off it.
+  var tenths = function (value) {
+    var whole = Math.floor(Math.abs(value) / 10), tenth = Math.abs(value) % 10;
+    return (value < 0 ? "-" : "") + whole + (tenth ? "." + tenth : "");
+  };
+  var pair = function (x, y) { var second = tenths(y); return tenths(x) + (second.charAt(0) === "-" ? "" : " ") + second; };
+  var pathData = function (line, alone) {
+    var text = "", at = null;
+    line.forEach(function (p, i) {
+      if (!at) text += "M" + pair(p[0], p[1]);
+      else {
+        var step = pair(p[0] - at[0], p[1] - at[1]);
+        text += (i === 1 ? "l" : step.charAt(0) === "-" ? "" : " ") + step;
+      }
+      at = p;
+    });
+    alone.forEach(function (p) {
+      text += at ? "m" + pair(p[0] - at[0], p[1] - at[1]) : "M" + pair(p[0], p[1]);
+      at = p;
+    });
+    return text;
+  };
+  var plotCount = 0;
+  // A legend of plotted runs (templates/_macros.html plot_legend): keys the stylesheet draws.
+  var plotLegend = function (drawn) {
+    var legend = el("ul", undefined, "chart-legend");
+    drawn.forEach(function (s) {
+      var item = el("li");
+      item.setAttribute("data-run", s.runId || "");
+      item.appendChild(el("i", undefined, "k" + s.index % PALETTE.length));
+      item.appendChild(document.createTextNode(s.label));
+      legend.appendChild(item);
+    });
+    return legend;
+  };
+  // series: [{label, index, runId, points: [[x, y, words]], joined: [[x, y]] or null, title}]
+  // xDomain: x values the axis spans even where this plot has no point (plots.py x_domain).
+  var plot = function (caption, series, xLog, xTitle, yTitle, note, xDomain) {
     var drawn = series.filter(function (s) { return s.points.length; });
     if (!drawn.length) return null;
-    var xs = [], yTop = 0;
+    var xs = (xDomain || []).filter(function (x, i, all) { return all.indexOf(x) === i; }), yTop = 0;
     drawn.forEach(function (s) { s.points.forEach(function (p) { if (xs.indexOf(p[0]) < 0) xs.push(p[0]); yTop = Math.max(yTop, p[1]); }); });
     xs.sort(function (a, b) { return a - b; });
     yTop = yTop || 1;
-    var step = niceStep(yTop), yMax = Math.ceil(yTop / step) * step;
+    var step = niceStep(yTop, Y_STEPS), yMax = 4 * step;
     var innerW = W - LEFT - RIGHT, innerH = H - TOP - BOTTOM;
     var xAt, xTicks = [];
     if (xLog) {
       var low = Math.log2(xs[0]), high = Math.log2(xs[xs.length - 1]);
       xAt = function (v) { return LEFT + (high === low ? innerW / 2 : (Math.log2(v) - low) / (high - low) * innerW); };
       var every = xs.length <= 7 ? 1 : Math.ceil(xs.length / 7);
-      xs.forEach(function (x, i) { if (i % every === 0) xTicks.push([xAt(x), grouped(x, 0)]); });
+      xs.forEach(function (x, i) { if (i % every === 0) xTicks.push([px(xAt(x)), grouped(x, 0)]); });
     } else {
       var last = xs[xs.length - 1] || 1, xStep = niceStep(last), xMax = Math.ceil(last / xStep) * xStep;
       xAt = function (v) { return LEFT + v / xMax * innerW; };
-      for (var i = 0; i <= Math.round(xMax / xStep); i++) xTicks.push([xAt(i * xStep), fmt(i * xStep)]);
+      for (var i = 0; i <= Math.round(xMax / xStep); i++) xTicks.push([px(xAt(i * xStep)), fmt(i * xStep)]);
     }
     var yAt = function (v) { return TOP + innerH - v / yMax * innerH; };
+    var yTicks = [];
+    for (var t = 0; t <= 4; t++) yTicks.push([px(yAt(t * step)), fmt(t * step)]);
+    var frame = frameId(xTitle, yTitle);
+    var id = "pj" + (++plotCount);
     var figure = el("figure", undefined, "plot");
-    figure.appendChild(el("figcaption", caption));
-    var words = drawn.map(function (s) { return s.label + ": " + s.points.map(function (p) { return p[2]; }).join(", "); });
-    var svg = svgEl("svg", { "class": "plot-svg", viewBox: "0 0 " + W + " " + H, role: "img",
-                             "aria-label": caption + ". " + words.join("; ") });
-    for (var t = 0; t <= Math.round(yMax / step); t++) {
-      var y = yAt(t * step).toFixed(1);
-      svg.appendChild(svgEl("line", { "class": "grid", x1: LEFT, x2: W - RIGHT, y1: y, y2: y }));
-      var label = svgEl("text", { "class": "tick", x: LEFT - 6, y: (+y + 4).toFixed(1), "text-anchor": "end" });
-      label.textContent = fmt(t * step);
-      svg.appendChild(label);
-    }
-    xTicks.forEach(function (tick) {
-      var text = svgEl("text", { "class": "tick", x: tick[0].toFixed(1), y: H - BOTTOM + 15, "text-anchor": "middle" });
-      text.textContent = tick[1];
-      svg.appendChild(text);
-    });
-    var xt = svgEl("text", { "class": "axis-title", x: (LEFT + W - RIGHT) / 2, y: H - 4, "text-anchor": "middle" });
-    xt.textContent = xTitle;
-    svg.appendChild(xt);
-    var yt = svgEl("text", { "class": "axis-title", transform: "translate(12 " + (H - BOTTOM + 10) / 2 + ") rotate(-90)", "text-anchor": "middle" });
-    yt.textContent = yTitle;
-    svg.appendChild(yt);
-    var legend = el("ul", undefined, "chart-legend");
-    drawn.forEach(function (s) {
-      var colour = PALETTE[s.index % PALETTE.length], shape = SHAPES[s.index % SHAPES.length];
-      var group = svgEl("g");
+    var figcaption = el("figcaption", caption);
+    figcaption.id = id;
+    figure.appendChild(figcaption);
+    var names = [id, frame + "x", frame + "y"].concat(drawn.map(function (s, i) { return id + "abcdefgh".charAt(i); }));
+    var svg = svgEl("svg", { "class": "plot-svg", viewBox: "0 0 " + W + " " + H, role: "img", "aria-labelledby": names.join(" ") });
+    svg.appendChild(svgEl("use", { href: "#" + frame }));
+    svg.appendChild(svgEl("use", { href: "#" + ticksId(xTicks) }));
+    var labels = svgEl("g", { "class": "yl" });
+    yTicks.forEach(function (tick) { var text = svgEl("text", { y: tick[0] }); text.textContent = tick[1]; labels.appendChild(text); });
+    svg.appendChild(labels);
+    drawn.forEach(function (s, n) {
+      // One path: the line through the joined points, then a moveto for each point off it (plots.py _path).
       var joined = (s.joined || s.points).map(function (p) { return [p[0], p[1]]; }).sort(function (a, b) { return a[0] - b[0] || a[1] - b[1]; });
-      var d = joined.map(function (p, i) { return (i ? "L" : "M") + xAt(p[0]).toFixed(1) + " " + yAt(p[1]).toFixed(1); }).join("");
-      if (d) group.appendChild(svgEl("path", { d: d, fill: "none", stroke: colour, "stroke-width": "2" }));
-      s.points.forEach(function (p) {
-        var mark = svgEl("path", { d: SYMBOLS[shape], fill: colour,
-                                   transform: "translate(" + xAt(p[0]).toFixed(1) + " " + yAt(p[1]).toFixed(1) + ") scale(4.5)" });
-        var title = svgEl("title");
-        title.textContent = p[2];
-        mark.appendChild(title);
-        group.appendChild(mark);
+      var left = {};
+      joined.forEach(function (p) { left[p[0] + " " + p[1]] = (left[p[0] + " " + p[1]] || 0) + 1; });
+      var alone = s.points.filter(function (p) {
+        var key = p[0] + " " + p[1];
+        if (left[key]) { left[key] -= 1; return false; }
+        return true;
       });
-      svg.appendChild(group);
-      var item = el("li");
-      item.setAttribute("data-run", s.runId || "");
-      item.appendChild(legendSymbol(colour, shape));
-      item.appendChild(document.createTextNode(s.label));
-      legend.appendChild(item);
+      var at = function (p) { return [Math.round(+px(xAt(p[0])) * 10), Math.round(+px(yAt(p[1])) * 10)]; };
+      var d = pathData(joined.map(at), alone.map(at));
+      var path = svgEl("path", { "class": "s" + s.index % PALETTE.length, d: d });
+      var title = svgEl("title", { id: id + "abcdefgh".charAt(n) });
+      title.textContent = s.title || s.label + ": " + s.points.map(function (p) { return p[2]; }).join(", ");
+      path.appendChild(title);
+      svg.appendChild(path);
     });
     figure.appendChild(svg);
-    figure.appendChild(legend);
+    figure.appendChild(plotLegend(drawn));
     if (note) figure.appendChild(el("p", note, "legend plot-note"));
     return figure;
+  };
+  // Small multiples (templates/_macros.html plot_grid): one legend above them when every plot
+  // draws the same runs, else one each. Returns the nodes to append, in order.
+  var plotGrid = function (figures) {
+    var grid = el("div", undefined, "plot-grid");
+    var legends = figures.map(function (f) { return f.querySelector(".chart-legend"); });
+    var shared = legends.every(function (l) { return l.outerHTML === legends[0].outerHTML; });
+    figures.forEach(function (f) { grid.appendChild(f); });
+    if (!shared || !figures.length) return [grid];
+    legends.forEach(function (l) { l.parentNode.removeChild(l); });
+    return [legends[0], grid];
   };
 
   // --- the sections (sitegen/site/compare_page.py) -----------------------------------------------
@@ -421,17 +501,28 @@
     if (shared.length) {
       curves.appendChild(el("p", (perDevice ? "tok/s per accelerator (derived)" : "Total tok/s") +
                                  " by simultaneous requests, one chart per context length two or more runs measured.", "legend"));
-      var grid = el("div", undefined, "plot-grid");
+      var figures = [];
+      // One x axis for the grid: the request counts measured at any context (compare_page.decode_plot).
+      var levels = [];
+      runs.forEach(function (run) {
+        run.doc.measurements.decode.forEach(function (c) {
+          if (measured(c) && c.total_tokens_per_s !== null && c.total_tokens_per_s !== undefined &&
+              levels.indexOf(c.concurrency) < 0) levels.push(c.concurrency);
+        });
+      });
       shared.forEach(function (ctx) {
         var series = runs.map(function (run) {
           var divisor = perDevice ? run.setup.count : 1;
           var label = run.letter + ": " + run.id;
-          return { label: label, index: run.index, runId: run.id, joined: null, points: run.doc.measurements.decode.filter(function (c) {
+          var points = run.doc.measurements.decode.filter(function (c) {
             return c.context_tokens === ctx && measured(c) && c.total_tokens_per_s !== null && c.total_tokens_per_s !== undefined;
           }).map(function (c) {
-            return [c.concurrency, c.total_tokens_per_s / divisor, label + ": " + c.concurrency + " requests → " +
+            return [c.concurrency, c.total_tokens_per_s / divisor, c.concurrency + " → " +
                     rate(c.total_tokens_per_s / divisor) + (c.status === "valid" ? "" : " (" + STATUS[c.status].toLowerCase() + ")")];
-          }) };
+          });
+          // One hover title per run, as compare_page.decode_plot writes it.
+          return { label: label, index: run.index, runId: run.id, joined: null, points: points,
+                   title: run.letter + ": " + points.map(function (p) { return p[2]; }).join(", ") };
         });
         var missing = series.filter(function (s) { return !s.points.length; }).map(function (s) { return s.label; });
         // A single point has no curve and may hide behind another run's point: say where it is.
@@ -442,10 +533,10 @@
         var notes = (missing.length ? ["Not measured at this context: " + missing.join(", ") + "."] : [])
           .concat(single.length ? ["One point only: " + single.join(", ") + "."] : []);
         var figure = plot(contextLabel(ctx) + " context", series, true, "simultaneous requests", unit,
-                          notes.length ? notes.join(" ") : null);
-        if (figure) grid.appendChild(figure);
+                          notes.length ? notes.join(" ") : null, levels);
+        if (figure) figures.push(figure);
       });
-      curves.appendChild(grid);
+      plotGrid(figures).forEach(function (node) { curves.appendChild(node); });
     } else {
       curves.appendChild(el("p", "No context length was measured by two of these runs, so there is no curve to compare.", "legend"));
     }
@@ -479,10 +570,17 @@
       var divisor = run.setup.count;  // the frontier is always per accelerator
       var points = cells.map(function (c) {
         var y = c.total_tokens_per_s / divisor;
-        return [c.per_request_tokens_per_s, y, label + ": " + contextLabel(c.context_tokens) + " context × " + c.concurrency +
+        return [c.per_request_tokens_per_s, y, contextLabel(c.context_tokens) + " × " + c.concurrency +
                 " → " + rate(c.per_request_tokens_per_s) + " per request, " + rate(y)];
       });
-      paretoSeries.push({ label: label, index: run.index, runId: run.id, points: points, joined: frontier(points) });
+      var joined = frontier(points);
+      // The hover title lists the frontier's cells, as compare_page.pareto_plot writes it.
+      var words = {};
+      points.forEach(function (p) { words[p[0] + " " + p[1]] = p[2]; });
+      var title = run.letter + ", frontier: " + joined.slice().sort(function (a, b) { return a[0] - b[0] || a[1] - b[1]; })
+        .map(function (p) { return words[p[0] + " " + p[1]]; }).join("; ") +
+        " (" + grouped(points.length, 0) + (points.length === 1 ? " cell" : " cells") + " in all: see the run's page)";
+      paretoSeries.push({ label: label, index: run.index, runId: run.id, points: points, joined: joined, title: title });
     });
     var note = leftOut.length ? "Left out, for lack of per-request figures at two or more request counts: " + leftOut.join("; ") + "." : null;
     var frontierPlot = plot("Throughput against interactivity", paretoSeries, false, "per-request tok/s", "tok/s per accelerator", note);
