@@ -60,3 +60,47 @@ def seed_table(text: str, first_header: str) -> list[list[str]]:
         if inside and not line.startswith("|---"):
             rows.append([cell.strip() for cell in line.strip().strip("|").split("|")])
     return rows
+
+
+class _Fields(HTMLParser):
+    """``<dt>``/``<dd>`` pairs as a browser reads them: a dt's or dd's end tag is optional, the
+    next dt or dd, or the end of its list or wrapper, ends it."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.pairs: list[tuple[str, str]] = []
+        self._label: list[str] | None = None
+        self._value: list[str] | None = None
+        self._target: list[str] | None = None
+
+    def _end(self) -> None:
+        if self._label is not None and self._value is not None:
+            self.pairs.append(("".join(self._label).strip(), "".join(self._value).strip()))
+            self._label = self._value = None
+        self._target = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "dt":
+            self._end()
+            self._label, self._value = [], None
+            self._target = self._label
+        elif tag == "dd" and self._label is not None:
+            self._value = []
+            self._target = self._value
+        elif tag in ("div", "dl"):
+            self._end()
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("dd", "div", "dl"):
+            self._end()
+
+    def handle_data(self, data: str) -> None:
+        if self._target is not None:
+            self._target.append(data)
+
+
+def fields(html: str) -> dict[str, str]:
+    """Every label and value of a page's definition lists (the run page's metadata blocks), as text."""
+    parser = _Fields()
+    parser.feed(html)
+    return dict(parser.pairs)

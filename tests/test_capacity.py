@@ -314,7 +314,7 @@ def test_run_page_has_a_capacity_row_per_context(built: Path) -> None:
     document = json.loads((built / "_site" / "runs" / f"{SEED_RUN_ID}.json").read_text())
     contexts = sorted({c["context_tokens"] for c in document["measurements"]["decode"]})
     assert len(table) - 1 == len(contexts)
-    assert "derived" in html[html.index('id="capacity"'):html.index('id="measurements"')]
+    assert "derived" in html[html.index("<section id=capacity"):html.index("<section id=measurements")]
 
 
 def test_preset_view_shows_each_runs_cell_or_not_measured(built: Path) -> None:

@@ -5,9 +5,10 @@ from __future__ import annotations
 import re
 
 import pytest
+import yaml
 
 from tests.conftest import REPO, SEED_RUN_ID, run_cli
-from tests.html_tables import seed_table, tables
+from tests.html_tables import fields, seed_table, tables
 
 SEED = (REPO / "tests" / "data" / "seed" / "speed-test-matrix.txt").read_text(encoding="utf-8")
 
@@ -24,6 +25,11 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> str:
     assert run_cli(site, "collect") == 0
     assert run_cli(site, "build") == 0
     return (site / "_site" / "runs" / SEED_RUN_ID / "index.html").read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def style() -> str:
+    return (REPO / "templates" / "static" / "style.css").read_text(encoding="utf-8")
 
 
 def test_all_measurements_table_matches_the_seed_row_by_row(page: str) -> None:
@@ -75,12 +81,12 @@ def _seed_blocks() -> dict[str, list[tuple[str, str]]]:
 
 
 def test_metadata_blocks_hold_every_seed_field(page: str) -> None:
-    pairs = dict(re.findall(r"<dt>(.*?)</dt><dd>(?:<a [^>]*>)?(.*?)(?:</a>)?</dd>", page))
+    pairs = fields(page)
     blocks = _seed_blocks()
-    assert [len(fields) for fields in blocks.values()] == [5, 6, 7]
-    for fields in blocks.values():
-        for label, value in fields:
-            assert pairs.get(label) == value.replace("&", "&amp;"), label
+    assert [len(block) for block in blocks.values()] == [5, 6, 7]
+    for block in blocks.values():
+        for label, value in block:
+            assert pairs.get(label) == value, label
 
 
 def test_launch_command_is_shown_whole_with_the_secret_redacted(page: str) -> None:
@@ -91,10 +97,10 @@ def test_launch_command_is_shown_whole_with_the_secret_redacted(page: str) -> No
 
 def _prefill_lines(page: str) -> list[str]:
     """The prefill section's text, one line per block, as a browser's text extraction reads it."""
-    section = page.split('<section id="prefill"', 1)[1].split("</section>", 1)[0]
+    section = page.split("<section id=prefill", 1)[1].split("</section>", 1)[0]
     caption = re.search(r"<figcaption>(.*?)</figcaption>", section)
     assert caption is not None
-    rows = re.findall(r'<div class="bar-row">(.*?)</div>', section, re.DOTALL)
+    rows = re.findall(r"<div class=bar-row>(.*?)</div>", section, re.DOTALL)
     return [caption.group(1)] + [re.sub(r"<[^>]+>", "", row).strip() for row in rows]
 
 
@@ -106,13 +112,27 @@ def test_prefill_section_reads_as_the_seed_does(page: str) -> None:
     assert [lines[0] + lines[1], *lines[2:]] == seed
 
 
-def test_prefill_bars_are_drawn_in_the_page_to_scale(page: str) -> None:
-    widths = [float(w) for w in re.findall(r'<svg class="bar"[^>]*><rect width="([\d.]+)"', page)]
+def _bar_widths(page: str) -> list[int]:
+    """Each prefill bar's length in percent of its track: its class w<n>, checked against the stylesheet."""
+    return [int(w) for w in re.findall(r"<i class=\"?w(\d+)", page.split("<section id=prefill", 1)[1].split("</section>")[0])]
+
+
+def test_prefill_bars_are_drawn_in_the_page_to_scale(page: str, style: str) -> None:
+    widths = _bar_widths(page)
     rates = [10.2, 14.8, 15.0, 14.7, 13.8, 12.0, 9.544, 6.762, 6.686]  # thousands of prompt tok/s, from the seed
     assert len(widths) == len(rates)
-    assert max(widths) == 100.0
+    assert max(widths) == 100
     for width, rate in zip(widths, rates, strict=True):
-        assert abs(width - rate / max(rates) * 100) < 0.5, (width, rate)
+        assert abs(width - rate / max(rates) * 100) <= 1.0, (width, rate)  # whole percent, of the seed's rounded figures
+        # The class draws that length: the stylesheet's rule for it, read back.
+        rule = re.search(rf"\.bars \.w{width}\s*\{{\s*width:\s*([\d.]+)(%)?\s*;?\s*\}}", style)
+        assert rule is not None, width
+        assert float(rule.group(1)) == width and (rule.group(2) or width == 0), rule.group(0)
+    # Against the result file's own figures: each bar within half a step (1 %) of its exact length.
+    raw = yaml.safe_load((REPO / "content" / "runs" / f"{SEED_RUN_ID}.yaml").read_text(encoding="utf-8"))
+    exact = [p["prompt_tokens_per_s"] for p in raw["measurements"]["prefill"]]
+    assert [abs(width - rate / max(exact) * 100) <= 0.5 for width, rate in zip(widths, exact, strict=True)] == [True] * 9
+    assert "<svg" not in page.split("<section id=prefill", 1)[1].split("</section>")[0]  # no drawing per bar
     assert "assets/charts/" not in page  # no image to fetch: the run page draws no vl-convert chart
 
 

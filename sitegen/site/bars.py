@@ -2,9 +2,11 @@
 
 The speed-test-matrix page shows prefill as rows of text ("8K context · 10.2K · 803 ms
 TTFT") beside a bar, so the figures are real text: selectable, found by the browser's
-search, read by screen readers in order, and wrapped on phones. The bars are tiny inline
-SVGs coloured by the page's stylesheet, so they follow the light or dark theme without a
-second file, and there is no chart to render: a run page costs no vl-convert time.
+search, read by screen readers in order, and wrapped on phones. A bar is an empty element
+whose width is one of the stylesheet's classes ``w0`` … ``w100`` (percent of the bar's track;
+the Content-Security-Policy allows no ``style`` attribute), coloured by the page's theme or
+by its run's palette class ``c0`` … ``c7``: no image to fetch, no chart to render, and a few
+bytes a bar where an inline SVG took two hundred.
 """
 
 from __future__ import annotations
@@ -13,7 +15,6 @@ from dataclasses import dataclass
 
 from sitegen.model import Run
 from sitegen.site import numbers
-from sitegen.site.charts import PALETTE
 
 
 @dataclass(frozen=True)
@@ -21,10 +22,10 @@ class Bar:
     """One run's figure at one context length; ``width`` is its share of the longest bar, 0–100."""
 
     series: str  # which run, "A" or "B" on a comparison; empty on a page about one run
-    colour: str  # empty: the theme's bar colour
+    colour: int | None  # the run's index in charts.PALETTE (class ``c<n>``); None: the theme's colour
     value: str
     note: str
-    width: str  # SVG user units, formatted once here so templates stay free of arithmetic
+    width: int  # percent of the longest bar, whole: class ``w<n>`` in style.css
 
 
 @dataclass(frozen=True)
@@ -39,9 +40,14 @@ class BarChart:
     rows: tuple[BarRow, ...]
 
 
-def _width(value: float, peak: float) -> str:
+# One step is 1 % of the track, a few pixels: as fine as the figure printed beside it (three
+# significant digits), and 101 short classes in the stylesheet.
+WIDTH_STEPS = 100
+
+
+def _width(value: float, peak: float) -> int:
     # A measured figure always shows as a sliver, however small beside the peak.
-    return f"{max(0.5, value / peak * 100):.1f}" if peak > 0 else "0.5"
+    return max(1, round(value / peak * WIDTH_STEPS)) if peak > 0 else 1
 
 
 def prefill_bars(runs: list[tuple[str, Run]]) -> BarChart | None:
@@ -56,14 +62,14 @@ def prefill_bars(runs: list[tuple[str, Run]]) -> BarChart | None:
     if not by_context:
         return None
     peak = max(rate for row in by_context.values() for rate, _ in row.values())
-    colours = PALETTE[: len(runs)] if len(runs) > 1 else [""]  # one run: the theme's colour
+    colours: list[int | None] = list(range(len(runs))) if len(runs) > 1 else [None]  # one run: the theme's
     rows = []
     for context_tokens in sorted(by_context):
         bars = []
         for index, (label, _) in enumerate(runs):
             figure = by_context[context_tokens].get(index)
             if figure is None:
-                bars.append(Bar(label, colours[index], numbers.MISSING, "not measured", "0"))
+                bars.append(Bar(label, colours[index], numbers.MISSING, "not measured", 0))
                 continue
             rate, ttft = figure
             note = f"{numbers.milliseconds(ttft)} TTFT" if ttft is not None else ""

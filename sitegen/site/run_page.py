@@ -19,6 +19,16 @@ from sitegen.site.common import Field, Page, Site, engine_summary, fields, hardw
 from sitegen.site.groups import Group, accelerator_key, model_key
 from sitegen.site.prose import markdown
 
+# A status's class on its matrix cell and measurements row (style.css, "Run page"): short, as a
+# run page has 73 rows and 64 cells; a valid one needs none.
+STATUS_CLASSES = {
+    Status.VALID: "",
+    Status.REQUESTS_QUEUED: "rq",
+    Status.OVER_CAPACITY: "oc",
+    Status.NOT_RUN: "nr",
+    Status.FAILED: "fl",
+}
+
 
 @dataclass(frozen=True)
 class MatrixCell:
@@ -31,6 +41,11 @@ class MatrixCell:
     shade: int  # 0–8: share of the run's peak throughput, for the cell's background
     note: str | None = None
     cost: str = ""  # derived: USD per million output tokens, only where a price is configured
+
+    @property
+    def css(self) -> str:
+        """The cell's classes: its shade ``h1``–``h8`` (none for 0) and its status's, if any."""
+        return " ".join(c for c in (f"h{self.shade}" if self.shade else "", STATUS_CLASSES[self.status]) if c)
 
 
 @dataclass(frozen=True)
@@ -82,6 +97,10 @@ class MeasurementRow:
     output_tokens: Markup
     measured: Markup
     output_length: Markup = _EMPTY  # this cell's own output length, for sources that vary it
+
+    @property
+    def css(self) -> str:
+        return STATUS_CLASSES[self.status]
 
 
 @dataclass(frozen=True)
