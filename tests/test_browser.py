@@ -52,9 +52,16 @@ def test_page_loads_cleanly_and_draws_its_charts(browse: Browsing, site_pages: d
             .map((svg) => [svg.getBoundingClientRect().width, svg.querySelectorAll("path title").length])""")
         assert plots and all(width > 100 and points > 0 for width, points in plots), plots
     if kind in BARRED:
-        bars = visit.js("""() => Array.from(document.querySelectorAll("figure.bars svg.bar rect"))
-            .map((rect) => rect.getBoundingClientRect().width)""")
-        assert bars and all(width > 0 for width in bars), bars
+        # Each bar is drawn at its class's share (w<n>: n %) of the longest bar's length, which is the whole track.
+        bars = visit.js("""() => Array.from(document.querySelectorAll("figure.bars .bar-row > p > i"))
+            .map((bar) => [Number(/\\bw(\\d+)\\b/.exec(bar.className)[1]), bar.getBoundingClientRect().width,
+                           bar.parentElement.getBoundingClientRect().width])""")
+        assert bars and any(percent == 100 for percent, _, _ in bars), bars
+        track = max(width for _, width, _ in bars)
+        assert 100 < track < max(line for _, _, line in bars), bars
+        for percent, width, _ in bars:
+            assert abs(width - track * percent / 100) <= 1, (percent, width, track)
+            assert percent == 0 or width > 0, (percent, width)
     visit.assert_clean()
     if javascript:
         # The 404 page has nothing to enhance; the others share one small script, and the pages

@@ -108,20 +108,21 @@ def test_sorting_and_filtering_from_the_keyboard(browse: Browsing, site_pages: d
 
 def test_matrix_statuses_are_in_words_not_only_colour(browse: Browsing, site_pages: dict[str, str]) -> None:
     visit = browse.open_kind(site_pages, "run")
-    cells: list[dict[str, Any]] = visit.js("""() => Array.from(document.querySelectorAll("table.matrix td.cell")).map((td) => {
-        const badge = td.querySelector(".badge");
-        // A valid cell carries no status class (run.html keeps the 64 cells small); the others do.
-        return { status: (Array.from(td.classList).find((c) => c.startsWith("cell-")) || "cell-valid").slice(5),
+    cells: list[dict[str, Any]] = visit.js("""() => Array.from(document.querySelectorAll("#decode table.matrix td")).map((td) => {
+        const badge = td.querySelector(":scope > i");
+        // A valid cell carries only its shade, h1–h8 (run.html keeps the 64 cells small); the others
+        // their status's class too: rq, oc, nr, fl, or na where the run has no cell.
+        return { status: Array.from(td.classList).find((c) => !/^h[0-9]$/.test(c)) || "valid",
                  label: badge && badge.checkVisibility() ? badge.innerText.trim() : "",
                  text: td.innerText.trim() };
     })""")
     statuses = {cell["status"] for cell in cells}
-    assert {"valid", "over_capacity", "requests_queued"} <= statuses, statuses  # the seed run has all three
+    assert len(cells) == 64 and {"valid", "oc", "rq"} <= statuses, statuses  # the seed run has all three
     labels: dict[str, set[str]] = {}
     for cell in cells:
         if cell["status"] == "valid":
             assert cell["text"] and not cell["label"], cell  # a figure, no badge
-        elif cell["status"] == "absent":
+        elif cell["status"] == "na":
             assert cell["text"] == "—", cell
         else:
             assert cell["label"], f"a {cell['status']} cell says so only in colour: {cell}"
