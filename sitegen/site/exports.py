@@ -56,20 +56,27 @@ def _statistic_cells(statistics: Statistics) -> list[float | None]:
 
 
 def run_csv(run: Run) -> bytes:
-    """Every measurement of a run in raw units, one row each; empty where not measured."""
+    """Every measurement of a run in raw units, one row each; empty where not measured.
+
+    A column empty in every row of the run is left out (most runs have no statistics, none
+    a per-cell output length): the others keep their order and names, so a reader finds a
+    column by its header, never by its position (docs/result-format.md)."""
+    rows: list[list[object]] = [
+        ["prefill", p.context_tokens, 1, "valid", p.prompt_tokens_per_s, None, p.ttft_ms, None, None,
+         p.samples, None, None, p.prompt_tokens, None, *_statistic_cells(p.statistics)]
+        for p in run.prefill
+    ]
+    rows += [
+        ["decode", c.context_tokens, c.concurrency, c.status.value, c.total_tokens_per_s,
+         c.per_request_tokens_per_s, c.ttft_ms, c.time_between_tokens_ms, c.average_active_requests,
+         c.completed_requests, c.output_tokens, c.measured_s, None, c.output_tokens_per_request,
+         *_statistic_cells(c.statistics)]
+        for c in run.decode
+    ]
+    header = CSV_COLUMNS + STATISTIC_COLUMNS
+    kept = [i for i in range(len(header)) if any(row[i] is not None and row[i] != "" for row in rows)]
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS + STATISTIC_COLUMNS)
-    for p in run.prefill:
-        writer.writerow([_safe_cell(v) for v in (
-            "prefill", p.context_tokens, 1, "valid", p.prompt_tokens_per_s, None, p.ttft_ms, None, None,
-            p.samples, None, None, p.prompt_tokens, None, *_statistic_cells(p.statistics),
-        )])
-    for c in run.decode:
-        writer.writerow([_safe_cell(v) for v in (
-            "decode", c.context_tokens, c.concurrency, c.status.value, c.total_tokens_per_s,
-            c.per_request_tokens_per_s, c.ttft_ms, c.time_between_tokens_ms, c.average_active_requests,
-            c.completed_requests, c.output_tokens, c.measured_s, None, c.output_tokens_per_request,
-            *_statistic_cells(c.statistics),
-        )])
+    writer.writerow([header[i] for i in kept] if rows else header)
+    writer.writerows([_safe_cell(row[i]) for i in kept] for row in rows)
     return out.getvalue().encode()
