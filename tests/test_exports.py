@@ -73,3 +73,24 @@ def test_seed_csv_keeps_its_statistics_columns(built_site: Path) -> None:
         header = next(csv.reader(handle))
     assert {"ttft_ms_p50", "ttft_ms_p90", "ttft_ms_p99", "per_request_tokens_per_s_p99"} <= set(header)
     assert "output_tokens_per_request" not in header  # no cell of the seed run has its own output length
+
+
+def test_run_json_is_the_canonical_run_one_field_or_measurement_a_line(built_site: Path) -> None:
+    """The download is the result file's content (compared with the YAML the contributor wrote)
+    laid out for reading and diffs: a line per section field and per measurement, no indent."""
+    import yaml
+
+    from tests.conftest import REPO
+
+    for path in sorted((built_site / "runs").glob("*.json")):
+        text = path.read_text()
+        source = REPO / "content" / "runs" / f"{path.stem}.yaml"
+        if source.is_file():
+            assert json.loads(text) == yaml.safe_load(source.read_text())
+        document = json.loads(text)
+        lines = text.splitlines()
+        measurements = sum(len(document["measurements"].get(phase, [])) for phase in ("prefill", "decode"))
+        whole = [json.loads(line.rstrip(",")) for line in lines if line.startswith("{") and line.rstrip(",").endswith("}")]
+        assert sum(1 for item in whole if "context_tokens" in item) == measurements
+        assert not any(line.startswith(" ") for line in lines)
+        assert len(text.encode()) < len(json.dumps(document, indent=1).encode())
