@@ -266,10 +266,9 @@ def _inputs(config: Config, site: Site, settings: Settings) -> str:
     second, where reading the runs from them takes seconds."""
     digest = hashlib.sha256(repr((site, settings)).encode())
     try:
-        with open(collected_path(config.state_dir), "rb") as handle:
-            while chunk := handle.read(1 << 20):
-                digest.update(chunk)
-    except OSError:
+        # Read as every state file is (files.read_bounded): a pipe or link put there never blocks.
+        digest.update(read_bounded(collected_path(config.state_dir), MAX_STATE_BYTES))
+    except (OSError, SitegenError):
         return ""  # read_collected says what is wrong with it
     return digest.hexdigest()
 
