@@ -202,7 +202,7 @@ class Browsing:
         visit = self.open(pages[kind], status=404 if kind == "404" else 200, **options)
         if kind == "compare-app" and options.get("javascript", True):
             # The app fetches both runs' JSON after load, then draws the matrix.
-            visit.page.locator("#compare-result table.matrix").wait_for()
+            visit.page.locator("#compare-result table.rt").wait_for()
         return visit
 
     def watch(self, visit: Visit, document_url: str, document_status: int) -> None:
