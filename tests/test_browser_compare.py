@@ -9,8 +9,14 @@ from typing import Any
 import pytest
 
 from tests.browser_kit import Browsing
-from tests.test_compare import (PAIR, context_label, expected_per_accelerator, natural_pairs_from_files, shipped_run,
-                                signed_percent)
+from tests.test_compare import (
+    PAIR,
+    context_label,
+    expected_per_accelerator,
+    natural_pairs_from_files,
+    shipped_run,
+    signed_percent,
+)
 
 pytestmark = pytest.mark.browser
 

@@ -98,7 +98,7 @@ def natural_pairs_from_files(content: Path) -> list[tuple[str, str]]:
     pairs = []
     for runs in members.values():
         ordered = [run_id for _, run_id in sorted(runs)]
-        pairs += list(zip(ordered, ordered[1:], strict=False))
+        pairs += [(ordered[i], ordered[i + 1]) for i in range(len(ordered) - 1)]
     return sorted(pairs)
 
 
