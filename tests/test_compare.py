@@ -352,3 +352,25 @@ def test_inline_plots_cost_little_beyond_their_point_titles(project: Path) -> No
         # point, took about 130).
         markup = len(svg) - len(label.group(0)) - sum(len(f"<title>{t}</title>") for t in titles)
         assert markup <= 1400 + 90 * len(titles), (markup, len(titles))
+
+
+def test_two_way_cells_carry_both_directions_and_like_neighbours_share_one_cell() -> None:
+    from sitegen.site.compare_page import two_way_matrix
+
+    a = _run("a", [(0, 1, "valid", 100.0), (0, 2, "valid", 86.0), (0, 4, "over_capacity", None),
+                   (0, 8, "over_capacity", None), (0, 16, "valid", 50.0)])
+    b = _run("b", [(0, 1, "valid", 100.2), (0, 2, "valid", 100.0), (0, 4, "over_capacity", None),
+                   (0, 8, "over_capacity", None), (0, 16, "over_capacity", None)])
+    matrix = two_way_matrix(a, b)
+    assert matrix is not None
+    assert (matrix.heading, matrix.back_heading) == ("B against A, total tok/s", "A against B, total tok/s")
+    # Forward +0.2 % and +16 %; backward −0.2 % and −14 % (86 / 100): each direction its own step.
+    level, up = matrix.rows[0].cells[:2]
+    assert (level.change, level.back_change, level.css) == ("0%", "0%", "e re")
+    assert (up.change, up.back_change, up.css) == ("+16%", "−14%", "u2 rd1")
+    assert up.detail == "A 86.0 · B 100.0"
+    # Two neighbours over capacity in both runs: one cell across two columns; the next differs.
+    assert [(cell.detail, span) for cell, span in matrix.rows[0].spans[2:]] == [
+        ("A Over capacity · B Over capacity", 2), ("A 50.0 · B Over capacity", 1)]
+    assert matrix.summary == "B is faster in 1 of 2 cells both runs measured as valid; median change +8%."
+    assert matrix.back_summary == "A is faster in 0 of 2 cells both runs measured as valid; median change −7%."
