@@ -123,7 +123,7 @@ def page_addresses(site: Path, run_id: str) -> dict[str, str]:
 
     # The comparison with the most cells both runs measured: the fullest ratio matrix.
     compare = max(sorted(site.glob("compare/*--*/index.html")),
-                  key=lambda page: page.read_text(encoding="utf-8").count('class="cell change')).parent
+                  key=lambda page: page.read_text(encoding="utf-8").count('<td class="')).parent  # a cell with a change
     a, b = compare.name.split("--")
     return {
         "index": "/",
@@ -202,7 +202,7 @@ class Browsing:
         visit = self.open(pages[kind], status=404 if kind == "404" else 200, **options)
         if kind == "compare-app" and options.get("javascript", True):
             # The app fetches both runs' JSON after load, then draws the matrix.
-            visit.page.locator("#compare-result table.matrix").wait_for()
+            visit.page.locator("#compare-result table.rt").wait_for()
         return visit
 
     def watch(self, visit: Visit, document_url: str, document_status: int) -> None:

@@ -34,6 +34,22 @@ def test_axe_finds_no_serious_violation(browse: Browsing, site_pages: dict[str, 
     # Besides the kinds every browser test visits: /capacity/ and a preset's view.
     site_pages = {**site_pages, "capacity": "/capacity/", "at": "/at/32k-16/"}
     visit = browse.open_kind(site_pages, kind, scheme=scheme, bypass_csp=True)
+    report = serious_violations(visit, axe_script)
+    assert not report, f"{site_pages[kind]} ({scheme}):\n  " + "\n  ".join(report)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_axe_finds_no_serious_violation_in_a_compare_pages_swapped_view(
+        browse: Browsing, site_pages: dict[str, str], axe_script: Path, scheme: str) -> None:
+    """The other direction of a static comparison (its own headline, summary and cell colours)."""
+    visit = browse.open_kind(site_pages, "compare", scheme=scheme, bypass_csp=True)
+    visit.page.locator("#swap-link").click()
+    assert visit.page.url.endswith("#a-against-b") and visit.page.locator("#swap-back").is_visible()
+    report = serious_violations(visit, axe_script)
+    assert not report, f"{site_pages['compare']}#a-against-b ({scheme}):\n  " + "\n  ".join(report)
+
+
+def serious_violations(visit: Visit, axe_script: Path) -> list[str]:
     visit.page.add_script_tag(path=axe_script)
     violations: list[dict[str, Any]] = visit.js("""async () => {
         const results = await axe.run(document, { resultTypes: ["violations"] });
@@ -42,9 +58,8 @@ def test_axe_finds_no_serious_violation(browse: Browsing, site_pages: dict[str, 
             .map((v) => ({ id: v.id, impact: v.impact, help: v.help, count: v.nodes.length,
                            examples: v.nodes.slice(0, 3).map((n) => n.target.join(" ") + " — " + n.failureSummary) }));
     }""")
-    report = [f"{v['impact']} {v['id']} ({v['count']}×): {v['help']}\n      " + "\n      ".join(v["examples"])
-              for v in violations]
-    assert not report, f"{site_pages[kind]} ({scheme}):\n  " + "\n  ".join(report)
+    return [f"{v['impact']} {v['id']} ({v['count']}×): {v['help']}\n      " + "\n      ".join(v["examples"])
+            for v in violations]
 
 
 def tab_to(visit: Visit, selector: str) -> dict[str, Any]:

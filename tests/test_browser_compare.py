@@ -9,9 +9,21 @@ from typing import Any
 import pytest
 
 from tests.browser_kit import Browsing
-from tests.test_compare import context_label, expected_per_accelerator, shipped_run
+from tests.test_compare import (
+    PAIR,
+    context_label,
+    expected_per_accelerator,
+    natural_pairs_from_files,
+    shipped_run,
+    signed_percent,
+)
 
 pytestmark = pytest.mark.browser
+
+# A ratio table's rows as a reader sees them: each column's text, a cell spanning columns
+# (neighbours with the same statuses) repeated in each; only what is displayed counts.
+COLUMNS_JS = """(table) => Array.from(table.tBodies[0].rows).map((row) => Array.from(row.cells).slice(1)
+    .flatMap((td) => Array(td.colSpan).fill(td.innerText.trim())))"""
 
 # Three models on 2, 4 and 1 accelerators, two engines with launch commands and one without.
 THREE = ("h200nvl2-sglang-deepseek-v4-flash-dspark", "rtx6kpro4x-vllm-qwen35-397b-awq-mtp",
@@ -21,7 +33,7 @@ THREE = ("h200nvl2-sglang-deepseek-v4-flash-dspark", "rtx6kpro4x-vllm-qwen35-397
 def test_three_unlike_runs_in_the_readers_view(browse: Browsing) -> None:
     visit = browse.open("/compare/?runs=" + ",".join(THREE))
     page = visit.page
-    page.locator("#compare-result table.matrix").first.wait_for()
+    page.locator("#compare-result table.rt").first.wait_for()
     # The caveats come first and name what differs.
     caveats = page.locator("#compare-result .caveats")
     assert caveats.is_visible()
@@ -34,14 +46,16 @@ def test_three_unlike_runs_in_the_readers_view(browse: Browsing) -> None:
             if (key := (cell["context_tokens"], cell["concurrency"])) in cells_a
             and cell["status"] == "valid" and cells_a[key]["status"] == "valid"]
     assert both
-    first_table = page.locator("#compare-result table.matrix.ratio").first
+    first_table = page.locator("#compare-result table.rt").first
     assert "B against A, tok/s per accelerator" in page.locator("#ratio-h-1").inner_text()
     (context, level), cell_b, cell_a = both[0]
     levels = sorted({c["concurrency"] for c in a["measurements"]["decode"] + b["measurements"]["decode"]})
     contexts = sorted({c["context_tokens"] for c in a["measurements"]["decode"] + b["measurements"]["decode"]})
-    shown = first_table.locator("tbody tr").nth(contexts.index(context)).locator("td").nth(levels.index(level))
+    shown = first_table.evaluate(COLUMNS_JS)[contexts.index(context)][levels.index(level)]
     per_device = (cell_a["total_tokens_per_s"] / a["hardware"]["count"], cell_b["total_tokens_per_s"] / b["hardware"]["count"])
-    assert f"{per_device[0]:,.1f} → {per_device[1]:,.1f}" in shown.inner_text()
+    assert f"A {per_device[0]:,.1f} · B {per_device[1]:,.1f}" in shown
+    # Every row has a column for each request count, spans counted.
+    assert {len(row) for row in first_table.evaluate(COLUMNS_JS)} == {len(levels)}
     # No percentage unless both cells are valid: count them from the files.
     statuses = {}
     for key, cell in cells_a.items():
@@ -56,7 +70,7 @@ def test_three_unlike_runs_in_the_readers_view(browse: Browsing) -> None:
             assert "%" not in t, t
     # The setup table marks the launch settings that differ, with each run's value.
     row = page.locator("#compare-result table.facts tr", has_text="Launch: Tensor parallel")
-    assert row.get_attribute("class") == "differs"
+    assert row.get_attribute("class") == "df"
     assert row.locator("td").all_inner_texts() == ["2", "4", "no command"]
     speculative = page.locator("#compare-result table.facts tr", has_text="Launch: Speculative decoding")
     assert speculative.locator("td").all_inner_texts() == ["DSPARK", "mtp, 2 tokens", "no command"]
@@ -89,15 +103,15 @@ def test_readers_view_of_equal_counts_shows_per_accelerator_beside_totals(browse
 
     visit = browse.open(f"/compare/?runs={a},{b}")
     page = visit.page
-    page.locator("#compare-result table.matrix.ratio").first.wait_for()
+    page.locator("#compare-result table.rt").first.wait_for()
     assert "B against A, total tok/s" in page.locator("#ratio-h-1").inner_text()
-    rows = page.locator("#compare-result table.matrix.ratio tbody tr")
-    assert rows.count() == len(contexts)
+    rows = page.locator("#compare-result table.rt").first.evaluate(COLUMNS_JS)
+    assert len(rows) == len(contexts)
     for i, context in enumerate(contexts):
-        cells = rows.nth(i).locator("td")
         for j, level in enumerate(levels):
             want = expected.get((context, level))
-            assert cells.nth(j).locator(".per-device").all_inner_texts() == ([want] if want else []), (context, level)
+            lines = [line for line in rows[i][j].splitlines() if line.startswith("per acc.")]
+            assert lines == ([want] if want else []), (context, level)
     client = ratio_section(page)
     visit.assert_clean()
 
@@ -109,21 +123,69 @@ def test_readers_view_of_equal_counts_shows_per_accelerator_beside_totals(browse
 
 def test_static_comparison_without_javascript_is_complete_and_swaps(browse: Browsing, built_site: Any) -> None:
     pages = sorted(p.parent.name for p in built_site.glob("compare/*--*/index.html"))
-    assert pages
+    assert pages == [f"{a}--{b}" for a, b in natural_pairs_from_files(built_site.parent / "content")]
     for name in pages:
-        a, b = name.split("--")
         visit = browse.open(f"/compare/{name}/", javascript=False)
         page = visit.page
-        for selector in ("table.facts", "table.matrix.ratio", "#curves-h", "#pareto-h"):
+        for selector in ("table.facts", "table.rt", "#curves-h", "#pareto-h"):
             assert page.locator(selector).count() >= 1, (name, selector)
         plots = page.locator("figure.plot svg.plot-svg")
         assert plots.count() >= 1 and all(box and box["width"] > 100
                                           for box in (plots.nth(i).bounding_box() for i in range(plots.count())))
-        with page.expect_navigation(wait_until="load"):
-            page.locator("#swap-link").click()
-        assert page.url.endswith(f"/compare/{b}--{a}/index.html"), page.url
-        assert f"Run A: {b}" in page.locator(".summary").inner_text()
+        # The swap is a link within the page: no page load, and back again.
+        heading = page.locator("#ratio-h-1")
+        assert heading.inner_text().startswith("Sustained decode, B against A")
+        page.locator("#swap-link").click()
+        assert page.url.endswith(f"/compare/{name}/#a-against-b"), page.url
+        assert heading.inner_text().startswith("Sustained decode, A against B")
+        assert page.locator("h1:visible").inner_text().startswith("B ")  # B, then "against" A
+        page.locator("#swap-back").click()
+        assert heading.inner_text().startswith("Sustained decode, B against A")
+        assert page.locator("h1:visible").inner_text().startswith("A ")
         visit.assert_clean()
+
+
+def test_the_swap_link_turns_every_ratio_without_javascript(browse: Browsing) -> None:
+    """With JavaScript off, the shown change of every valid cell is B against A, then after a
+    click on the swap link A against B: both worked out here from the two result files, as are
+    the colour (blue above the baseline, orange below) and the arrow's direction."""
+    a, b = PAIR
+    raw = [{(c["context_tokens"], c["concurrency"]): c for c in shipped_run(run_id)["measurements"]["decode"]}
+           for run_id in PAIR]
+    contexts = sorted({key[0] for run in raw for key in run})
+    levels = sorted({key[1] for run in raw for key in run})
+    visit = browse.open(f"/compare/{a}--{b}/", javascript=False)
+    page = visit.page
+    table = page.locator("table.rt")
+    # Each cell's shown change, its arrow (the ::before of the change) and whether its background is blue or orange.
+    shown_js = """(table) => Array.from(table.tBodies[0].rows).map((row) => Array.from(row.cells).slice(1).flatMap((td) => {
+        const b = Array.from(td.querySelectorAll("b")).find((el) => el.checkVisibility());
+        const bg = getComputedStyle(td).backgroundColor.match(/[0-9.]+/g).map(Number);
+        const colour = bg.length > 3 && bg[3] === 0 ? "none" : bg[2] > bg[0] ? "blue" : "orange";
+        const arrow = b ? getComputedStyle(b, "::before").content : "";
+        return Array(td.colSpan).fill(b ? [b.innerText.trim(), arrow, colour] : null);
+    }))"""
+    for view in ("B against A", "A against B"):
+        shown = table.evaluate(shown_js)
+        checked = 0
+        for i, context in enumerate(contexts):
+            for j, level in enumerate(levels):
+                ca, cb = raw[0].get((context, level)), raw[1].get((context, level))
+                if not (ca and cb and ca["status"] == cb["status"] == "valid"):
+                    assert shown[i][j] is None, (view, context, level)
+                    continue
+                x, y = ca["total_tokens_per_s"], cb["total_tokens_per_s"]
+                change = y / x - 1 if view == "B against A" else x / y - 1
+                text, arrow, colour = shown[i][j]
+                assert text == signed_percent(change), (view, context, level)
+                assert ("▲" in arrow) == (change >= 0.005) and ("▼" in arrow) == (change <= -0.005), (view, arrow)
+                if abs(change) >= 0.03:
+                    assert colour == ("blue" if change > 0 else "orange"), (view, context, level, colour)
+                checked += 1
+        assert checked >= 20
+        if view == "B against A":
+            page.locator("#swap-link").click()
+    visit.assert_clean()
 
 
 def test_an_unknown_run_in_the_address_is_named(browse: Browsing) -> None:

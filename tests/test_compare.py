@@ -36,7 +36,7 @@ def test_ratio_matrix_reads_b_against_a() -> None:
     assert matrix.concurrencies == (1, 2)
     first, second = matrix.rows
     assert (first.cells[0].change, first.cells[0].arrow, first.cells[0].step) == ("+12%", "▲", 1)
-    assert first.cells[0].detail == "100.0 → 112.0"
+    assert first.cells[0].detail == "A 100.0 · B 112.0"
     assert (first.cells[1].change, first.cells[1].arrow, first.cells[1].step) == ("−25%", "▼", -2)
     # 50.0 → 50.1 is +0.2 %: rounds to zero, written without a sign.
     assert (second.cells[0].change, second.cells[0].arrow, second.cells[0].step) == ("0%", "=", 0)
@@ -87,18 +87,75 @@ def context_label(tokens: int) -> str:
     return f"{tokens // 1024}K" if tokens >= 1024 and tokens % 1024 == 0 else f"{tokens:,}"
 
 
-def test_static_compare_pages_are_complete_and_swap_to_each_other(project: Path) -> None:
+def natural_pairs_from_files(content: Path) -> list[tuple[str, str]]:
+    """(older, newer) pairs read from the result files: runs of one model (its base model if it
+    names one) on one accelerator, ordered by date then id, each paired with the next."""
+    members: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for path in sorted((content / "runs").glob("*.yaml")):
+        data = parse_yaml(path.name, path.read_bytes()).data
+        key = ((data["run"].get("base_model") or data["run"]["model"]).lower(), data["hardware"]["accelerator"].lower())
+        members.setdefault(key, []).append((str(data["run"].get("date") or ""), path.stem))
+    pairs = []
+    for runs in members.values():
+        ordered = [run_id for _, run_id in sorted(runs)]
+        pairs += [(ordered[i], ordered[i + 1]) for i in range(len(ordered) - 1)]
+    return sorted(pairs)
+
+
+def ratio_table(html: str) -> dict[tuple[str, int], tuple[str, list[str], str]]:
+    """The static page's ratio table, read from its markup: (row label, column) → (the cell's
+    classes, its <b> texts, the rest of its text), a cell spanning columns repeated in each."""
+    table = html.split('<table class="rt"', 1)[1].split("</table>", 1)[0]
+    cells: dict[tuple[str, int], tuple[str, list[str], str]] = {}
+    for row in table.split("<tr>")[2:]:  # [0] before the head, [1] the head
+        label, *tds = re.split(r"<td", row.split("<th>", 1)[1])
+        column = 0
+        for td in tds:
+            attrs, body = td.split(">", 1)
+            span = int(m.group(1)) if (m := re.search(r"colspan=(\d+)", attrs)) else 1
+            classes = m.group(1) if (m := re.search(r'class="([^"]*)"', attrs)) else ""
+            changes = re.findall(r"<b>([^<]*)</b>", body)
+            rest = re.sub(r"<[^>]+>", "", re.sub(r"<b>[^<]*</b>", "", body)).strip()
+            for _ in range(span):
+                cells[(label.strip(), column)] = (classes, changes, rest)
+                column += 1
+    return cells
+
+
+def signed_percent(change: float) -> str:
+    rounded = round(change * 100)
+    return "0%" if rounded == 0 else f"{rounded:+d}%".replace("-", "\u2212")
+
+
+def arrow_and_step(change: float) -> str:
+    """The class a cell gets for a change, by the legend's rules: ▲/▼ beyond half a percent, colour
+    steps at 3, 15 and 40 %."""
+    if abs(change) < 0.005:
+        return "e"
+    size = sum(abs(change) >= limit for limit in (0.03, 0.15, 0.40))
+    return f"{'u' if change > 0 else 'd'}{size}"
+
+
+PAIR = ("rtx6kpro4x-vllm-qwen35-397b-awq-mtp", "rtx6kpro4x-vllm-qwen35-397b-nvfp4-nomtp")
+
+
+def test_one_static_page_per_natural_pair_whose_swap_is_a_link_within_it(project: Path) -> None:
     assert run_cli(project, "collect") == 0
     assert run_cli(project, "build") == 0
-    a, b = "rtx6kpro4x-vllm-qwen35-397b-awq-mtp", "rtx6kpro4x-vllm-qwen35-397b-nvfp4-nomtp"
+    pairs = natural_pairs_from_files(project / "content")
+    assert PAIR in pairs
+    built = sorted(tuple(p.parent.name.split("--")) for p in (project / "_site" / "compare").glob("*--*/index.html"))
+    # (older, newer) only: no page the other way round.
+    assert built == pairs
+    a, b = PAIR
     html = (project / "_site" / "compare" / f"{a}--{b}" / "index.html").read_text()
-    swapped = project / "_site" / "compare" / f"{b}--{a}" / "index.html"
-    # The swap is a plain link to the static page of the pair the other way round, which exists.
-    # Relative, from /compare/<a>--<b>/index.html.
-    assert f'<a href="../../compare/{b}--{a}/index.html" id="swap-link">' in html and swapped.is_file()
-    assert f'<a href="../../compare/{a}--{b}/index.html" id="swap-link">' in swapped.read_text()
+    # The swap is a link to a fragment of the page itself, which the page holds, and back.
+    assert '<div id="b-against-a"><div id="a-against-b" class="two-way">' in html
+    assert '<a href="#a-against-b" class="fwd" id="swap-link">Swap: A against B</a>' in html
+    assert '<a href="#b-against-a" class="rev" id="swap-back">Swap: B against A</a>' in html
     # Every section is in the HTML itself: no script needed.
-    assert 'class="data facts"' in html and 'class="matrix ratio"' in html and "B against A" in html
+    assert 'class="data facts"' in html and '<table class="rt"' in html
+    assert '<span class="fwd">B against A, total tok/s</span><span class="rev">A against B, total tok/s</span>' in html
     # One decode chart per context both runs measured (read from the result files).
     measured = [{c["context_tokens"] for c in shipped_run(run_id)["measurements"]["decode"]
                  if c["status"] in ("valid", "requests_queued") and c.get("total_tokens_per_s") is not None}
@@ -110,9 +167,62 @@ def test_static_compare_pages_are_complete_and_swap_to_each_other(project: Path)
     bar_rows = re.findall(r"<div class=bar-row>(.*?)</div>", html, re.DOTALL)  # prefill, A over B
     assert bar_rows and all(re.findall(r"<p><span>(\w)</span>", row) == ["A", "B"] for row in bar_rows)
     # The launch commands differ only in --speculative-config: that row, and no other launch row, is marked.
-    marked = re.findall(r'<tr class="differs"><th scope="row">Launch: ([^<]*)<', html)
+    marked = re.findall(r'<tr class="df"><th>Launch: ([^<]*)<', html)
     assert marked == ["Speculative decoding"]
     assert "Launch settings differ: Speculative decoding." in html
+
+
+def test_a_static_page_holds_both_directions_ratios(project: Path) -> None:
+    """Each valid pair of cells carries B against A, then A against B, with the arrow and colour
+    of each; the summary of each direction counts and takes the median of its own changes. All
+    worked out here from the two result files."""
+    assert run_cli(project, "collect") == 0
+    assert run_cli(project, "build") == 0
+    a, b = PAIR
+    html = (project / "_site" / "compare" / f"{a}--{b}" / "index.html").read_text()
+    raw = [{(c["context_tokens"], c["concurrency"]): c for c in shipped_run(run_id)["measurements"]["decode"]}
+           for run_id in PAIR]
+    contexts = sorted({key[0] for run in raw for key in run})
+    levels = sorted({key[1] for run in raw for key in run})
+    shown = ratio_table(html)
+    forward, backward = [], []
+    for context in contexts:
+        for column, level in enumerate(levels):
+            ca, cb = raw[0].get((context, level)), raw[1].get((context, level))
+            classes, changes, rest = shown[(context_label(context), column)]
+            if ca and cb and ca["status"] == cb["status"] == "valid":
+                x, y = ca["total_tokens_per_s"], cb["total_tokens_per_s"]
+                forward.append(y / x - 1)
+                backward.append(x / y - 1)
+                assert changes == [signed_percent(y / x - 1), signed_percent(x / y - 1)], (context, level)
+                assert classes == f"{arrow_and_step(y / x - 1)} r{arrow_and_step(x / y - 1)}", (context, level)
+                assert rest.startswith(f"A {_throughput(x)} · B {_throughput(y)}"), (context, level)
+            else:
+                assert changes == [] and classes == "" and "%" not in rest, (context, level)
+    assert len(forward) >= 20 and any(c > 0.005 for c in forward) and any(c < -0.005 for c in forward)
+    for name, changes, view in (("B", forward, "fwd"), ("A", backward, "rev")):
+        faster = sum(change >= 0.005 for change in changes)
+        ordered = sorted(changes)
+        middle = len(ordered) // 2
+        median = ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+        sentence = (f"{name} is faster in {faster} of {len(changes)} cells both runs measured as valid; "
+                    f"median change {signed_percent(median)}.")
+        assert f'<p class="{view}">{sentence}</p>' in html, sentence
+
+
+def test_both_runs_of_a_pair_link_to_its_one_page(project: Path) -> None:
+    """The older run's page links to the pair's page; the newer's to the same page turned to it
+    as the baseline (#a-against-b), so either page compares the other run against its own."""
+    assert run_cli(project, "collect") == 0
+    assert run_cli(project, "build") == 0
+    pairs = natural_pairs_from_files(project / "content")
+    assert pairs
+    for older, newer in pairs:
+        for run_id, other, fragment in ((older, newer, ""), (newer, older, "#a-against-b")):
+            page = (project / "_site" / "runs" / run_id / "index.html").read_text()
+            assert f'<a href="../../compare/{older}--{newer}/index.html{fragment}">Compare with {other}</a>' in page, \
+                (run_id, other)
+            assert f"compare/{newer}--{older}/" not in page
 
 
 def _throughput(value: float) -> str:
@@ -136,11 +246,8 @@ def expected_per_accelerator(a: dict[str, Any], b: dict[str, Any]) -> dict[tuple
 
     lines = {}
     for key in cells[0].keys() | cells[1].keys():
-        ca, cb = cells[0].get(key), cells[1].get(key)
-        x, y = share(ca), share(cb)
-        if ca and cb and ca["status"] == cb["status"] == "valid" and x and y:
-            lines[key] = f"per acc. {x} → {y}"
-        elif x or y:
+        x, y = share(cells[0].get(key)), share(cells[1].get(key))
+        if x or y:  # each run's figure after its letter, valid or not
             lines[key] = f"per acc. A {x or '—'} · B {y or '—'}"
     return lines
 
@@ -158,16 +265,15 @@ def test_static_compare_page_shows_per_accelerator_figures_beside_totals(project
     decode = raw_a["measurements"]["decode"] + raw_b["measurements"]["decode"]
     contexts = sorted({c["context_tokens"] for c in decode})
     levels = sorted({c["concurrency"] for c in decode})
-    table = html.split('class="matrix ratio"', 1)[1].split("</table>", 1)[0]
-    rows = re.findall(r"<tr><th scope=\"row\">([^<]*)</th>(.*?)</tr>", table, re.S)
-    assert [label for label, _ in rows] == [context_label(c) for c in contexts]
-    for context, (_, row) in zip(contexts, rows, strict=True):
-        cells = re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)
-        assert len(cells) == len(levels)
-        for level, cell in zip(levels, cells, strict=True):
-            shown = re.findall(r'<small class="per-device">([^<]*)</small>', cell)
+    shown = ratio_table(html)
+    assert sorted({label for label, _ in shown}, key=[context_label(c) for c in contexts].index) == \
+        [context_label(c) for c in contexts]
+    for context in contexts:
+        for column, level in enumerate(levels):
+            _, _, rest = shown[(context_label(context), column)]
             want = expected.get((context, level))
-            assert shown == ([want] if want else []), (context, level)
+            got = re.findall(r"per acc\. .*$", rest)
+            assert got == ([want] if want else []), (context, level)
     assert "then per acc.: tok/s per accelerator (derived: total ÷ 4)" in html
     assert "Per acc. is tok/s per accelerator (total tok/s ÷ accelerators), a derived figure." in html
 
@@ -224,7 +330,7 @@ def test_compare_page_of_runs_on_different_device_counts_is_per_device() -> None
     assert "400.0 per request, 400.0" in same.pareto_plot.lines[0].title
     # 800 tok/s on 2 devices is 400 per device; on 4 devices, 200: B is half of A per device.
     assert [c.change for c in mixed.ratios[0].rows[0].cells] == ["−50%", "−50%"]
-    assert mixed.ratios[0].rows[0].cells[1].detail == "400.0 → 200.0"
+    assert mixed.ratios[0].rows[0].cells[1].detail == "A 400.0 · B 200.0"
 
 
 def test_inline_plots_cost_little_beyond_their_figures(project: Path) -> None:
@@ -259,3 +365,25 @@ def test_inline_plots_cost_little_beyond_their_figures(project: Path) -> None:
     assert re.findall(r'<marker id="(pm\d)"', html) == ["pm0", "pm1"]
     frames = re.findall(r'<g id="pf\d+" class="frame">(.*?)</g>', html)
     assert len(frames) == len(set(frames)) >= 1
+
+
+def test_two_way_cells_carry_both_directions_and_like_neighbours_share_one_cell() -> None:
+    from sitegen.site.compare_page import two_way_matrix
+
+    a = _run("a", [(0, 1, "valid", 100.0), (0, 2, "valid", 86.0), (0, 4, "over_capacity", None),
+                   (0, 8, "over_capacity", None), (0, 16, "valid", 50.0)])
+    b = _run("b", [(0, 1, "valid", 100.2), (0, 2, "valid", 100.0), (0, 4, "over_capacity", None),
+                   (0, 8, "over_capacity", None), (0, 16, "over_capacity", None)])
+    matrix = two_way_matrix(a, b)
+    assert matrix is not None
+    assert (matrix.heading, matrix.back_heading) == ("B against A, total tok/s", "A against B, total tok/s")
+    # Forward +0.2 % and +16 %; backward −0.2 % and −14 % (86 / 100): each direction its own step.
+    level, up = matrix.rows[0].cells[:2]
+    assert (level.change, level.back_change, level.css) == ("0%", "0%", "e re")
+    assert (up.change, up.back_change, up.css) == ("+16%", "−14%", "u2 rd1")
+    assert up.detail == "A 86.0 · B 100.0"
+    # Two neighbours over capacity in both runs: one cell across two columns; the next differs.
+    assert [(cell.detail, span) for cell, span in matrix.rows[0].spans[2:]] == [
+        ("A Over capacity · B Over capacity", 2), ("A 50.0 · B Over capacity", 1)]
+    assert matrix.summary == "B is faster in 1 of 2 cells both runs measured as valid; median change +8%."
+    assert matrix.back_summary == "A is faster in 0 of 2 cells both runs measured as valid; median change −7%."

@@ -1,5 +1,5 @@
-"""Compare runs: /compare/<a>--<b>/ for the natural pairs (both ways round), and /compare/
-for any 2 to 6 runs the reader picks (``?runs=a,b,c``, drawn by templates/static/compare.js).
+"""Compare runs: /compare/<older>--<newer>/ for the natural pairs, and /compare/ for any 2 to 6
+runs the reader picks (``?runs=a,b,c``, drawn by templates/static/compare.js).
 
 Every comparison has the same sections, top to bottom: caveats (what makes the runs unlike),
 the setup table (facts and launch settings, differences marked), the ratio matrix against a
@@ -7,13 +7,17 @@ baseline, the decode curves at every context two runs share, the throughput/inte
 frontier, and prefill.
 
 The ratio matrix reads "B against A": +12 % means B's decode throughput is 12 % above A's
-in that cell. Only two valid cells are divided: a queued, over-capacity, failed or
+in that cell. A static page holds its pair's matrix both ways round in one table (each cell
+carries both changes, the figures once, letters bound to runs): the link "#a-against-b" turns
+it to A against B with CSS ``:target`` alone, so the swap works without JavaScript and one page
+serves the pair. Only two valid cells are divided: a queued, over-capacity, failed or
 unmeasured cell shows both statuses instead. Runs on different numbers of accelerators are
 compared per accelerator (total tok/s ÷ accelerators, a derived figure) everywhere.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import statistics
 from collections.abc import Callable, Mapping
@@ -35,20 +39,46 @@ NOT_SET = "not set"
 
 @dataclass(frozen=True)
 class RatioCell:
-    """A run against the baseline in one cell: the change, both figures, a colour step from -3 to +3."""
+    """A run against the baseline in one cell: the change, both figures, a colour step from -3 to +3.
+    ``back_*``: the baseline against the run in the same cell (the static page's swapped view)."""
 
     change: str
     arrow: str
-    detail: str
+    detail: str  # both runs' figures, each after its letter: "A 105.5 · B 23.0"
     step: int
     comparable: bool
-    per_device: str = ""  # derived, beside the totals: "617 → 728" (total ÷ the runs' shared accelerator count)
+    per_device: str = ""  # derived, beside the totals: "A 617 · B 728" (total ÷ the runs' shared accelerator count)
+    back_change: str = ""
+    back_arrow: str = ""
+    back_step: int = 0
+
+    @property
+    def css(self) -> str:
+        """Its classes: the arrow and colour step of each direction ("d3 ru3": down by 40 % or
+        more; the other way round, up as much). The stylesheet draws the arrow and the colour."""
+        def one(arrow: str, step: int) -> str:
+            return "e" if arrow == "=" else f"{'u' if arrow == '▲' else 'd'}{abs(step)}"
+        if not self.comparable:
+            return ""
+        return one(self.arrow, self.step) + (f" r{one(self.back_arrow, self.back_step)}" if self.back_arrow else "")
 
 
 @dataclass(frozen=True)
 class RatioRow:
     context: str
     cells: tuple[RatioCell, ...]
+
+    @property
+    def spans(self) -> tuple[tuple[RatioCell, int], ...]:
+        """The cells with how many columns each spans: a run of neighbours that show the same
+        statuses ("A Over capacity · B Over capacity") is written once, across them."""
+        merged: list[tuple[RatioCell, int]] = []
+        for cell in self.cells:
+            if merged and not cell.comparable and merged[-1][0] == cell:
+                merged[-1] = (cell, merged[-1][1] + 1)
+            else:
+                merged.append((cell, 1))
+        return tuple(merged)
 
 
 @dataclass(frozen=True)
@@ -60,6 +90,8 @@ class RatioMatrix:
     rows: tuple[RatioRow, ...]
     summary: str
     shared_count: int = 1  # > 1: totals shown, each with its per-accelerator figure (÷ this)
+    back_heading: str = ""  # the same matrix the other way round (a static page's swap), if made
+    back_summary: str = ""
 
 
 @dataclass(frozen=True)
@@ -87,7 +119,7 @@ class ComparePageContext:
     site: Site
     title: str
     runs: tuple[ComparedRun, ...]
-    swap_href: str | None
+    two_way: bool  # a static page of two runs: each way round, the swap a link within the page
     caveats: tuple[str, ...]
     setup: tuple[SetupRow, ...]
     per_device: bool
@@ -154,9 +186,9 @@ def _ratio_cell(base: DecodeCell | None, other: DecodeCell | None, base_count: i
         ratio = other_value / base_value
         change = ratio - 1.0
         arrow = "▲" if change >= 0.005 else "▼" if change <= -0.005 else "="
-        detail = f"{numbers.rate(base_value)} → {numbers.rate(other_value)}"
-        per_device = (f"{numbers.rate(base_value / shared_count)} → {numbers.rate(other_value / shared_count)}"
-                      if shared_count > 1 else "")
+        detail = f"{names[0]} {numbers.rate(base_value)} · {names[1]} {numbers.rate(other_value)}"
+        per_device = (f"{names[0]} {numbers.rate(base_value / shared_count)} · "
+                      f"{names[1]} {numbers.rate(other_value / shared_count)}" if shared_count > 1 else "")
         return RatioCell(percent(change), arrow, detail, _step(ratio), True, per_device), change
     if base is None and other is None:
         return RatioCell("", "", numbers.MISSING, 0, False), None  # neither run measured here: one dash
@@ -189,14 +221,31 @@ def ratio_matrix(a: Run, b: Run, per_device: bool = False, names: tuple[str, str
             if change is not None:
                 changes.append(change)
         rows.append(RatioRow(numbers.context(context), tuple(cells)))
-    if changes:
-        faster = sum(change >= 0.005 for change in changes)
-        summary = (f"{names[1]} is faster in {faster} of {len(changes)} cells both runs measured as valid; "
-                   f"median change {percent(statistics.median(changes))}.")
-    else:
-        summary = "The two runs have no valid cell in common."
     unit = "tok/s per accelerator" if per_device else "total tok/s"
-    return RatioMatrix(f"{names[1]} against {names[0]}, {unit}", tuple(levels), tuple(rows), summary, shared)
+    return RatioMatrix(f"{names[1]} against {names[0]}, {unit}", tuple(levels), tuple(rows),
+                       _summary(names[1], changes), shared)
+
+
+def _summary(name: str, changes: list[float]) -> str:
+    if not changes:
+        return "The two runs have no valid cell in common."
+    faster = sum(change >= 0.005 for change in changes)
+    return (f"{name} is faster in {faster} of {len(changes)} cells both runs measured as valid; "
+            f"median change {percent(statistics.median(changes))}.")
+
+
+def two_way_matrix(a: Run, b: Run, per_device: bool = False) -> RatioMatrix | None:
+    """B against A, each cell also holding A against B (its ``back_*`` fields), with the heading
+    and summary of both directions: one table serves a static page's view and its swap."""
+    forward = ratio_matrix(a, b, per_device, ("A", "B"))
+    backward = ratio_matrix(b, a, per_device, ("B", "A"))
+    if forward is None or backward is None:
+        return forward
+    rows = tuple(RatioRow(row.context, tuple(
+        dataclasses.replace(cell, back_change=back.change, back_arrow=back.arrow, back_step=back.step)
+        for cell, back in zip(row.cells, back_row.cells, strict=True)))
+        for row, back_row in zip(forward.rows, backward.rows, strict=True))
+    return dataclasses.replace(forward, rows=rows, back_heading=backward.heading, back_summary=backward.summary)
 
 
 # --- the setup table and the caveats --------------------------------------------------------
@@ -353,9 +402,10 @@ def pareto_plot(named: list[tuple[str, int, Run]], per_device: bool = True,
                 y_title=unit, note=note), note
 
 
-def compare_context(site: Site, runs: list[Run], swap_href: str | None = None,
+def compare_context(site: Site, runs: list[Run], two_way: bool = False,
                     run_labels: Mapping[str, str] | None = None) -> ComparePageContext:
-    """Everything a comparison of 2 to 6 runs shows; the first run is the baseline."""
+    """Everything a comparison of 2 to 6 runs shows; the first run is the baseline. ``two_way``
+    (two runs): the ratios each way round, for a page whose swap link turns the baseline."""
     compared = tuple(ComparedRun(LETTERS[i], run, short_label(run, run_labels), site.url(f"runs/{run.id}/"), PALETTE[i])
                      for i, run in enumerate(runs[:MAX_RUNS]))
     plain = [c.run for c in compared]
@@ -367,8 +417,11 @@ def compare_context(site: Site, runs: list[Run], swap_href: str | None = None,
     # table of the page say which run a letter is, and the titles are most of a plot's bytes.
     letters = {label: c.letter for (label, _, _), c in zip(named, compared, strict=True)}
     base = compared[0]
-    ratios = tuple(m for other in compared[1:]
-                   if (m := ratio_matrix(base.run, other.run, per_device, (base.letter, other.letter))) is not None)
+    if two_way and len(compared) == 2:
+        ratios: tuple[RatioMatrix, ...] = tuple(m for m in [two_way_matrix(plain[0], plain[1], per_device)] if m)
+    else:
+        ratios = tuple(m for other in compared[1:]
+                       if (m := ratio_matrix(base.run, other.run, per_device, (base.letter, other.letter))) is not None)
     contexts = shared_contexts(plain)
     plots = tuple(p for context in contexts if (p := decode_plot(named, context, per_device, letters)) is not None)
     alone = sorted(set().union(*(set(r.contexts) for r in plain)) - set(contexts))
@@ -380,7 +433,7 @@ def compare_context(site: Site, runs: list[Run], swap_href: str | None = None,
         site=site,
         title=" vs ".join(run.id for run in plain),
         runs=compared,
-        swap_href=swap_href,
+        two_way=two_way and len(compared) == 2,
         caveats=caveats(list(compared), setup),
         setup=setup,
         per_device=per_device,
@@ -394,21 +447,28 @@ def compare_context(site: Site, runs: list[Run], swap_href: str | None = None,
     )
 
 
+SWAPPED = "a-against-b"  # the fragment that turns a static page to A against B (the newer run as baseline)
+UNSWAPPED = "b-against-a"  # the default view's own fragment, for the link back
+
 MAX_LINKED = 5  # other runs a run page links to per group: a few close ones, then "all side by side"
 
 
 def run_comparisons(site: Site, run: Run, groups: list[tuple[str, tuple[Run, ...]]],
                     paired: set[tuple[str, str]]) -> tuple[Field, ...]:
     """Links from a run's page to comparisons with the other runs of its model and of its
-    accelerator: the static page where the two are a natural pair, the reader's view otherwise."""
+    accelerator: the static page where the two are a natural pair, the reader's view otherwise.
+    Either way the run whose page it is is the baseline: the newer run of a pair links to its
+    page's swapped view (``#a-against-b``)."""
     links: list[Field] = []
     seen = {run.id}
     for noun, members in groups:
         others = [other for other in members if other.id not in seen][:MAX_LINKED]
         for other in others:
             seen.add(other.id)
-            if (run.id, other.id) in paired or (other.id, run.id) in paired:
+            if (run.id, other.id) in paired:
                 href = site.url(compare_path(run, other))
+            elif (other.id, run.id) in paired:
+                href = site.url(compare_path(other, run)) + f"#{SWAPPED}"
             else:
                 href = site.url("compare/") + f"?runs={run.id},{other.id}"
             links.append(Field(f"Compare with {other.id}", other.id, href))
@@ -455,8 +515,8 @@ def short_label(run: Run, run_labels: Mapping[str, str] | None = None) -> str:
 
 
 def compare_page(site: Site, a: Run, b: Run, run_labels: Mapping[str, str] | None = None) -> Page:
-    """The static page of a pair; its swap link is the static page of the pair the other way round."""
-    context = compare_context(site, [a, b], swap_href=site.url(compare_path(b, a)), run_labels=run_labels)
+    """The static page of a pair (older, newer): B against A, and A against B behind its swap link."""
+    context = compare_context(site, [a, b], two_way=True, run_labels=run_labels)
     return Page(f"{compare_path(a, b)}index.html", "pages/compare.html", context)
 
 
@@ -475,5 +535,5 @@ def compare_app_page(site: Site, runs: list[Run], pairs: list[tuple[Run, Run]],
     return Page("compare/index.html", "pages/compare_app.html", context)
 
 
-__all__ = ["ComparePageContext", "compare_app_page", "compare_context", "compare_page",
-           "ratio_matrix", "setup_rows", "shared_contexts"]
+__all__ = ["SWAPPED", "UNSWAPPED", "ComparePageContext", "compare_app_page", "compare_context", "compare_page",
+           "ratio_matrix", "setup_rows", "shared_contexts", "two_way_matrix"]

@@ -129,14 +129,13 @@ def plan(site: Site, runs: list[Run], analysis: Analysis | None = None) -> list[
                  group_pairs),
             lambda group=group, path=path: group_page(site.at(path), group, groups, pairs, analysis),  # type: ignore[misc]
         ))
-    # Each natural pair both ways round: a static page's swap link is the other static page.
-    for first, second in pairs:
-        for a, b in ((first, second), (second, first)):
-            path = f"{compare_path(a, b)}index.html"
-            planned.append(PlannedPage(path, _key(site, path, a.id, a.digest, b.id, b.digest, run_labels.get(a.id),
-                                                  run_labels.get(b.id)),
-                                       lambda a=a, b=b, path=path: compare_page(site.at(path), a, b,  # type: ignore[misc]
-                                                                                run_labels)))
+    # One page per natural pair (older, newer); its swap to A against B is a link within it.
+    for a, b in pairs:
+        path = f"{compare_path(a, b)}index.html"
+        planned.append(PlannedPage(path, _key(site, path, a.id, a.digest, b.id, b.digest, run_labels.get(a.id),
+                                              run_labels.get(b.id)),
+                                   lambda a=a, b=b, path=path: compare_page(site.at(path), a, b,  # type: ignore[misc]
+                                                                            run_labels)))
     for kind in ("models", "hardware"):
         listed = [g for g in groups.values() if g.kind == kind]
         path = f"{kind}/index.html"

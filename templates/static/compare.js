@@ -310,7 +310,9 @@
     // Totals are compared only when the counts are equal; each then gets its per-accelerator figure.
     var shared = !perDevice && base.setup.count === other.setup.count ? base.setup.count : 1;
     var share = function (v) { return v === null ? MISSING : rate(v / shared); };
-    var perDeviceLine = function (td, text) { if (shared > 1) td.appendChild(el("span", "per acc. " + text, "ttft per-device")); };
+    var perDeviceLine = function (td, text) { if (shared > 1) td.appendChild(el("small", "per acc. " + text)); };
+    // Both runs' figures, each after its letter: "A 105.5 · B 23.0".
+    var both = function (x, y) { return base.letter + " " + x + " · " + other.letter + " " + y; };
     var value = function (cell, run) {
       return cell && measured(cell) && cell.total_tokens_per_s !== null && cell.total_tokens_per_s !== undefined
         ? cell.total_tokens_per_s / divisor(run) : null;
@@ -330,48 +332,46 @@
     wrap.setAttribute("aria-labelledby", "ratio-caption-" + index);
     wrap.tabIndex = 0;
     var caption = el("p", "change in " + (perDevice ? "tok/s per accelerator (derived)" : "total tok/s") +
-                     " · rows are context length, columns are simultaneous requests · each cell: baseline → other" +
+                     " · rows are context length, columns are simultaneous requests · each cell: the change, then each run's figure" +
                      (shared > 1 ? ", then per acc.: tok/s per accelerator (derived: total ÷ " + shared + ")" : ""), "table-caption");
     caption.id = "ratio-caption-" + index;
     wrap.appendChild(caption);
-    var table = el("table", undefined, "matrix ratio");
+    var table = el("table", undefined, "rt");
     table.setAttribute("aria-labelledby", caption.id);
     var head = table.createTHead().insertRow();
-    var column = function (text) { var th = el("th", text); th.scope = "col"; return th; };
-    head.appendChild(column("Context"));
-    levelList.forEach(function (level) { head.appendChild(column(String(level))); });
+    head.appendChild(el("th", "Context"));
+    levelList.forEach(function (level) { head.appendChild(el("th", String(level))); });
     var body = table.createTBody();
     var changes = [];
     ctxList.forEach(function (ctx) {
       var row = body.insertRow();
-      var th = el("th", contextLabel(ctx));
-      th.scope = "row";
-      row.appendChild(th);
+      row.appendChild(el("th", contextLabel(ctx)));
+      var last = null;
       levelList.forEach(function (level) {
         var cellA = ca[ctx + "x" + level], cellB = cb[ctx + "x" + level];
         var x = value(cellA, base), y = value(cellB, other);
-        var td = el("td", undefined, "cell");
-        // Only two valid cells are divided; any other pair shows both statuses.
+        var td = el("td");
+        // Only two valid cells are divided; any other pair shows both statuses. The cell's class
+        // gives its arrow and colour (compare_page.RatioCell.css): u2 = up, step 2; d1; e = level.
         if (cellA && cellB && cellA.status === "valid" && cellB.status === "valid" && x && y !== null) {
           var change = y / x - 1;
           changes.push(change);
           var size = Math.abs(change) < 0.03 ? 0 : Math.abs(change) < 0.15 ? 1 : Math.abs(change) < 0.40 ? 2 : 3;
-          td.className += " change" + (change < 0 && size ? -size : size);
-          var arrow = change >= 0.005 ? "▲" : change <= -0.005 ? "▼" : "=";
-          var figure = el("span", undefined, "value");
-          var mark = el("span", arrow);
-          mark.setAttribute("aria-hidden", "true");
-          figure.appendChild(mark);
-          figure.appendChild(document.createTextNode(" " + percent(change)));
-          td.appendChild(figure);
-          td.appendChild(el("span", rate(x) + " → " + rate(y), "ttft"));
-          perDeviceLine(td, share(x) + " → " + share(y));
+          td.className = change >= 0.005 ? "u" + size : change <= -0.005 ? "d" + size : "e";
+          td.appendChild(el("b", percent(change)));
+          td.appendChild(document.createTextNode(both(rate(x), rate(y))));
+          perDeviceLine(td, both(share(x), share(y)));
         } else {
-          td.className += " cell-absent";
-          td.appendChild(el("span", cellA || cellB ? base.letter + " " + state(cellA, x) + " · " + other.letter + " " + state(cellB, y) : MISSING, "ttft"));
-          if (x !== null || y !== null) perDeviceLine(td, base.letter + " " + share(x) + " · " + other.letter + " " + share(y));
+          td.textContent = cellA || cellB ? both(state(cellA, x), state(cellB, y)) : MISSING;
+          if (x !== null || y !== null) perDeviceLine(td, both(share(x), share(y)));
+          // Neighbours that show the same statuses share one cell, as on the static pages.
+          if (last && !last.className && last.innerHTML === td.innerHTML) {
+            last.colSpan += 1;
+            return;
+          }
         }
         row.appendChild(td);
+        last = td;
       });
     });
     summary.textContent = changes.length
@@ -457,16 +457,14 @@
     var table = el("table", undefined, "data facts");
     var head = table.createTHead().insertRow();
     var corner = el("th");
-    corner.scope = "col";
     head.appendChild(corner);
-    runs.forEach(function (r) { var th = el("th", r.letter); th.scope = "col"; head.appendChild(th); });
+    runs.forEach(function (r) { head.appendChild(el("th", r.letter)); });
     var body = table.createTBody();
     rows.forEach(function (row) {
       var tr = body.insertRow();
-      if (row.differs) tr.className = "differs";
+      if (row.differs) tr.className = "df";
       var th = el("th", row.label);
-      th.scope = "row";
-      if (row.differs) th.appendChild(el("span", " (differs)", "visually-hidden"));
+      if (row.differs) th.appendChild(el("i", " (differs)"));
       tr.appendChild(th);
       row.values.forEach(function (v) { tr.appendChild(el("td", v)); });
     });
