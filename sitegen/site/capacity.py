@@ -59,6 +59,16 @@ class CellGrid:
         self.rows: dict[int, dict[int, Cell]] = {}
         for (context, concurrency), cell in sorted(chosen.items()):
             self.rows.setdefault(context, {})[concurrency] = cell
+        # Capacity at a context and level is asked for by the run page, /capacity/, the preset
+        # pages and capacity.json: worked out once per build (the grid lives in the Analysis).
+        self._capacity: dict[tuple[int, ServiceLevel], Capacity] = {}
+
+    def capacity_at(self, context: int, level: ServiceLevel) -> Capacity:
+        """``capacity`` of the run's own context ``context`` (a key of ``rows``)."""
+        found = self._capacity.get((context, level))
+        if found is None:
+            found = self._capacity[(context, level)] = capacity(context, self.rows[context], level, self.accelerators)
+        return found
 
     @property
     def contexts(self) -> list[int]:
@@ -168,7 +178,7 @@ def capacity(context: int, row: dict[int, Cell], level: ServiceLevel, accelerato
 
 def capacities(grid: CellGrid, level: ServiceLevel) -> list[Capacity]:
     """The run's capacity at each of its contexts."""
-    return [capacity(context, grid.rows[context], level, grid.accelerators) for context in grid.contexts]
+    return [grid.capacity_at(context, level) for context in grid.contexts]
 
 
 def cost_per_million_tokens(usd_per_hour: float, accelerators: int, total_tokens_per_s: float | None) -> float | None:

@@ -15,7 +15,6 @@ from sitegen.site.capacity import (
     CAPACITY_VERSION,
     CONTEXT_TOLERANCE,
     Capacity,
-    capacity,
     capacity_records,
     context_matches,
     cost_per_million_tokens,
@@ -112,7 +111,7 @@ def run_capacity(site: Site, run: Run, analysis: Analysis) -> RunCapacity | None
     price = analysis.price(run)
     rows = tuple(
         CapacityRow(numbers.context(context),
-                    tuple(capacity_figure(capacity(context, grid.rows[context], level, grid.accelerators), price)
+                    tuple(capacity_figure(grid.capacity_at(context, level), price)
                           for level in levels))
         for context in grid.contexts
     )
@@ -221,7 +220,7 @@ def model_capacity(site: Site, group: Group, analysis: Analysis) -> tuple[ModelC
             found = grid.row_for(leader)
             actual[run.id].append(found[0] if found else None)
             for level in levels:
-                held[run.id].append(capacity(found[0], found[1], level, grid.accelerators) if found else None)
+                held[run.id].append(grid.capacity_at(found[0], level) if found else None)
     columns = len(leaders) * len(levels)
     ranks: dict[str, list[str]] = {run.id: [""] * columns for run in members}
     for column in range(columns):
@@ -362,7 +361,7 @@ def _point_row(site: Site, run: Run, preset: Preset, level: ServiceLevel | None,
     if level is not None:
         judged = judge(cell, level)
         verdict = "meets" if judged.met else f"no: {judged.reason}"
-        held = _capacity_cell(capacity(found[0], found[1], level, grid.accelerators), "", price, "")
+        held = _capacity_cell(grid.capacity_at(found[0], level), "", price, "")
     return PointRow(
         *base, True, numbers.context(found[0]) if found[0] != preset.context else "", labels.STATUSES[status],
         numbers.rate(total), numbers.rate(total / grid.accelerators) if total is not None else numbers.MISSING,
