@@ -371,6 +371,8 @@ def _disk_full_commit(site: Path, outside: Path, monkeypatch: pytest.MonkeyPatch
     # The swap without an atomic exchange, whose second rename has the most to undo.
     monkeypatch.setattr(write, "exchange", lambda first, second: False)
     monkeypatch.setattr(os, "rename", rename)
+    # Without its manifest the build has the whole site to write (an unchanged one writes nothing).
+    (site / ".sitegen" / "build" / "manifest.json").unlink(missing_ok=True)
 
 
 @builder("disk-full-during-collect")
