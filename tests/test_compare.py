@@ -387,3 +387,17 @@ def test_two_way_cells_carry_both_directions_and_like_neighbours_share_one_cell(
         ("A Over capacity · B Over capacity", 2), ("A 50.0 · B Over capacity", 1)]
     assert matrix.summary == "B is faster in 1 of 2 cells both runs measured as valid; median change +8%."
     assert matrix.back_summary == "A is faster in 0 of 2 cells both runs measured as valid; median change −7%."
+
+
+def test_a_run_page_links_to_its_pair_partners_then_its_nearest_runs() -> None:
+    """A run page's comparison links: its natural pair partners first, then the runs beside it in
+    its group's order, so adding the newest run changes the links of the runs beside it only."""
+    from sitegen.site.groups import closest_runs
+
+    members = tuple(_run(f"r{i}", []) for i in range(12))  # newest first, as a group orders them
+    place = {run.id: index for index, run in enumerate(members)}
+    ids = [run.id for run in closest_runs(members, place, members[6], {"r0"}, 4)]
+    assert ids == ["r0", "r5", "r7", "r4"]  # the partner, then distance 1 (newer first), then 2
+    assert [run.id for run in closest_runs(members, place, members[0], set(), 3)] == ["r1", "r2", "r3"]
+    # A new newest run (r0 here) is among the nearest of the first few runs only.
+    assert all("r0" not in [r.id for r in closest_runs(members, place, members[i], set(), 4)] for i in range(5, 12))

@@ -93,5 +93,21 @@ def natural_pairs(runs: list[Run]) -> list[tuple[Run, Run]]:
     return sorted(pairs, key=lambda pair: (pair[0].id, pair[1].id))
 
 
+def closest_runs(members: tuple[Run, ...], place: dict[str, int], run: Run, partners: set[str],
+                 count: int) -> tuple[Run, ...]:
+    """At most ``count`` other runs of a group, for a run page's comparison links: its natural
+    pair partners first, then the runs nearest it in the group's order (newest first; ``place``
+    is each member's index there). Nearest, not newest, so a new run changes the links of the
+    few runs beside it, not of every page of its model and accelerator (each such page would
+    be built again)."""
+    own = place[run.id]
+    window = members[max(0, own - count):own + count + 1]
+    others = {other.id: other for other in window if other.id != run.id}
+    others.update((member.id, member) for member in (members[place[i]] for i in partners if i in place))
+    ranked = sorted(others.values(), key=lambda other: (other.id not in partners, abs(place[other.id] - own),
+                                                         place[other.id]))
+    return tuple(ranked[:count])
+
+
 def compare_path(a: Run, b: Run) -> str:
     return f"compare/{a.id}--{b.id}/"

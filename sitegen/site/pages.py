@@ -11,6 +11,7 @@ asked for: an incremental build builds only pages whose key changed.
 from __future__ import annotations
 
 import hashlib
+from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -25,10 +26,19 @@ from sitegen.site.capacity_page import (
     preset_path,
 )
 from sitegen.site.common import Page, Site
-from sitegen.site.compare_page import compare_app_page, compare_page, run_comparisons
+from sitegen.site.compare_page import MAX_LINKED, MAX_RUNS, compare_app_page, compare_page, run_comparisons
 from sitegen.site.feeds import SitemapContext, feed_context
 from sitegen.site.group_pages import group_index_page, group_page
-from sitegen.site.groups import Group, accelerator_key, compare_path, hardware_groups, model_groups, model_key, natural_pairs
+from sitegen.site.groups import (
+    Group,
+    accelerator_key,
+    closest_runs,
+    compare_path,
+    hardware_groups,
+    model_groups,
+    model_key,
+    natural_pairs,
+)
 from sitegen.site.index_page import RunRow, index_page, ordered_rows, page_count, page_path
 from sitegen.site.labels import distinguishing_labels
 from sitegen.site.run_page import run_page
@@ -91,10 +101,22 @@ def plan(site: Site, runs: list[Run], analysis: Analysis | None = None) -> list[
     ]
     paired = {(a.id, b.id) for a, b in pairs}
 
+    partners: dict[str, set[str]] = defaultdict(set)
+    for a, b in pairs:
+        partners[a.id].add(b.id)
+        partners[b.id].add(a.id)
+
+    places = {key: {member.id: index for index, member in enumerate(group.runs)} for key, group in groups.items()}
+
     def comparable(run: Run) -> list[tuple[str, tuple[Run, ...]]]:
-        # The other runs of its model and of its accelerator, which its page links to.
-        model, hardware = groups[("models", model_key(run))], groups[("hardware", accelerator_key(run))]
-        return [(f"of {model.label}", model.runs), (f"on {hardware.label}", hardware.runs)]
+        # The other runs of its model and of its accelerator that its page links to (as many as
+        # the links can show after the first group's took theirs), its pair partners first.
+        count = MAX_LINKED + MAX_RUNS
+        found = []
+        for noun, key in (("of", ("models", model_key(run))), ("on", ("hardware", accelerator_key(run)))):
+            group = groups[key]
+            found.append((f"{noun} {group.label}", closest_runs(group.runs, places[key], run, partners[run.id], count)))
+        return found
 
     def linked(run: Run) -> tuple[object, ...]:
         return tuple((noun, [other.id for other in members]) for noun, members in comparable(run))
