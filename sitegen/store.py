@@ -119,7 +119,7 @@ def write_collected(state_dir: Path, runs: list[CollectedRun]) -> Path:
     return path
 
 
-def read_collected(state_dir: Path, display: str = ".sitegen/collected.json") -> list[Run]:
+def read_collected(state_dir: Path, display: str = ".sitegen/collected.json", data: bytes | None = None) -> list[Run]:
     """Load the collected runs; a missing, foreign, outdated or damaged file asks for a new collect.
 
     The file is sitegen's own, but it sits in the project where anyone can edit or cut it
@@ -127,7 +127,9 @@ def read_collected(state_dir: Path, display: str = ".sitegen/collected.json") ->
     """
     path = collected_path(state_dir)
     try:
-        document = json.loads(read_bounded(path, MAX_STATE_BYTES, display, "the collected file"))
+        # ``data``: the file's bytes when the caller has read them already (build hashes them first).
+        document = json.loads(data if data is not None else read_bounded(path, MAX_STATE_BYTES, display,
+                                                                          "the collected file"))
     except FileNotFoundError:
         raise SitegenError(Problem(display, None, "", "not found; run `sitegen collect` first")) from None
     except (OSError, ValueError) as exc:

@@ -193,11 +193,14 @@ def build(config: Config, force_output: bool = False) -> BuildSummary:
     fingerprint = _fingerprint(Path(__file__).resolve().parent.parent, templates, resource_dir("schema"))
     manifest = Manifest(config.state_dir / "build" / "manifest.json", fingerprint)
     notes = () if config.site_url else (WITHOUT_SITE_URL,)
-    inputs = _inputs(config, site, settings)
+    collected = _read_collected_bytes(config)
+    inputs = _inputs(collected, site, settings)
     if manifest.unchanged_site(inputs, config.output_dir):
         page_count, chart_count, file_count = manifest.summary
         return BuildSummary(page_count, 0, chart_count, 0, file_count, notes)
-    runs = read_collected(config.state_dir)
+    # Read once: the bytes just hashed are the ones the runs come from.
+    runs = read_collected(config.state_dir, data=collected)
+    del collected
     analysis = Analysis(settings)
     planned = plan(site, runs, analysis)
     env = environment(templates)
@@ -260,16 +263,23 @@ def build(config: Config, force_output: bool = False) -> BuildSummary:
     return BuildSummary(len(planned), built, chart_count, renderer.rendered, len(output.written), notes)
 
 
-def _inputs(config: Config, site: Site, settings: Settings) -> str:
+def _read_collected_bytes(config: Config) -> bytes | None:
+    """The collected file, read as every state file is (files.read_bounded: a pipe or link put
+    there never blocks); None when it cannot be read, and read_collected says why."""
+    try:
+        return read_bounded(collected_path(config.state_dir), MAX_STATE_BYTES)
+    except (OSError, SitegenError):
+        return None
+
+
+def _inputs(collected: bytes | None, site: Site, settings: Settings) -> str:
     """A digest of the data and settings a build reads (the code and templates are the
     manifest's fingerprint): the collected file's bytes, however large, hash in well under a
     second, where reading the runs from them takes seconds."""
+    if collected is None:
+        return ""
     digest = hashlib.sha256(repr((site, settings)).encode())
-    try:
-        # Read as every state file is (files.read_bounded): a pipe or link put there never blocks.
-        digest.update(read_bounded(collected_path(config.state_dir), MAX_STATE_BYTES))
-    except (OSError, SitegenError):
-        return ""  # read_collected says what is wrong with it
+    digest.update(collected)  # not concatenated: that would copy the whole file once more
     return digest.hexdigest()
 
 
