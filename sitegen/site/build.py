@@ -216,8 +216,6 @@ def build(config: Config, force_output: bool = False) -> BuildSummary:
             for run in runs:
                 _write_or_keep(output, manifest, entries, config.output_dir, f"runs/{run.id}.json", run.digest,
                                lambda run=run: exports.run_json(run))  # type: ignore[misc]
-                _write_or_keep(output, manifest, entries, config.output_dir, f"runs/{run.id}.csv", run.digest,
-                               lambda run=run: exports.run_csv(run))  # type: ignore[misc]
             # Made from every run's figures: linked unless a run or the site changed.
             index_key = hashlib.sha256(repr((site, analysis.settings,
                                              sorted((run.id, run.digest) for run in runs))).encode()).hexdigest()

@@ -15,7 +15,9 @@ from sitegen.site.labels import distinguishing_labels, with_label
 
 FEED_SIZE = 50
 RUNS_INDEX_FORMAT = "sitegen-runs"
-RUNS_INDEX_VERSION = 2  # 2: fields named once, one run per line (was one object per run)
+# 2: fields named once, one run per line (was one object per run); 3: no "csv" link (the run
+# CSV is made by the reader's browser from the run's JSON, the "result" link).
+RUNS_INDEX_VERSION = 3
 
 
 def runs_index(site: Site, runs: list[Run], book: HeadlineBook | None = None) -> bytes:
@@ -26,7 +28,7 @@ def runs_index(site: Site, runs: list[Run], book: HeadlineBook | None = None) ->
     run_labels = distinguishing_labels(runs)
     figures: Callable[[Run], Headlines] = book or headlines
     fields = ("id", "model", "base_model", "model_group", "accelerator", "vendor", "count", "engine", "engine_version",
-              "quantization", "date", "label", "headlines", "page", "result", "csv")
+              "quantization", "date", "label", "headlines", "page", "result")
     headline_fields = [field.name for field in dataclass_fields(Headlines)]
     rows = []
     for run in sorted(runs, key=lambda r: r.id):
@@ -35,7 +37,7 @@ def runs_index(site: Site, runs: list[Run], book: HeadlineBook | None = None) ->
             run.id, run.info.model, run.info.base_model, model_key(run), run.hardware.accelerator,
             run.hardware.vendor, run.hardware.count, run.engine.name, run.engine.version, run.engine.quantization,
             run.info.date, run_labels.get(run.id), [getattr(figure, name) for name in headline_fields],
-            site.url(f"runs/{run.id}/"), site.url(f"runs/{run.id}.json"), site.url(f"runs/{run.id}.csv"),
+            site.url(f"runs/{run.id}/"), site.url(f"runs/{run.id}.json"),
         ])
     return json_rows({"format": RUNS_INDEX_FORMAT, "version": RUNS_INDEX_VERSION, "headline_fields": headline_fields},
                      fields, rows, "runs")

@@ -192,7 +192,7 @@ class RunPageContext:
     section_notes: tuple[tuple[str, Markup], ...]
     source: tuple[Field, ...]
     provenance: tuple[str, ...]
-    downloads: tuple[Field, ...]
+    result_href: str  # the run's canonical JSON; the CSV is made from it in the browser (site.js)
     related: tuple[Field, ...]
 
 
@@ -515,8 +515,7 @@ def run_page(site: Site, run: Run, groups: dict[tuple[str, str], Group], label: 
         section_notes=section_notes,
         source=_source_fields(run),
         provenance=run.provenance.notes if run.provenance else (),
-        downloads=(Field("Result file (JSON)", f"{run.id}.json", site.url(f"runs/{run.id}.json")),
-                   Field("All measurements (CSV)", f"{run.id}.csv", site.url(f"runs/{run.id}.csv"))),
+        result_href=site.url(f"runs/{run.id}.json"),
         related=_related(site, run, groups) + comparisons,
     )
     return Page(f"runs/{run.id}/index.html", "pages/run.html", context)

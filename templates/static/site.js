@@ -20,6 +20,103 @@
     });
   });
 
+  // --- the run's CSV, made here from its JSON -----------------------------------------
+  // The site ships each run once, as its canonical JSON; the CSV (docs/result-format.md, "The
+  // run CSV") is made from it in the reader's browser, as sitegen's Python once wrote it. Without
+  // JavaScript, or opened from disk (where fetch is refused), the page's own words stay: they
+  // say the browser makes the file and that the JSON holds the same figures.
+  var CSV_COLUMNS = ["phase", "context_tokens", "concurrency", "status", "total_tokens_per_s",
+    "per_request_tokens_per_s", "ttft_ms", "time_between_tokens_ms", "average_active_requests",
+    "completed_requests", "output_tokens", "measured_s", "prompt_tokens", "output_tokens_per_request"];
+  var CSV_STATISTICS = [];
+  ["ttft_ms", "time_between_tokens_ms", "per_request_tokens_per_s"].forEach(function (figure) {
+    ["mean", "p50", "p90", "p99"].forEach(function (name) { CSV_STATISTICS.push([figure, name]); });
+  });
+  // JSON.parse would turn 10211.0 into 10211: each number is kept as the file writes it (a
+  // string after a NUL mark), which is how Python's csv module wrote it (repr of the float).
+  var NUMBER_MARK = "\u0000";
+  var parseKeepingNumbers = function (text) {
+    return JSON.parse(text.replace(/"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g, function (token) {
+      return token.charAt(0) === '"' ? token : '"\\u0000' + token + '"';  // NUMBER_MARK, escaped for JSON
+    }));
+  };
+  var isNumber = function (value) { return typeof value === "string" && value.charAt(0) === NUMBER_MARK; };
+  var numberOf = function (value) { return isNumber(value) ? parseFloat(value.slice(1)) : 0; };
+  var cellText = function (value) {
+    if (value === undefined || value === null) return "";
+    if (isNumber(value)) return value.slice(1);
+    var text = String(value);
+    // Spreadsheet programs run cells that start with these as formulas.
+    if (/^[=+\-@\t\r]/.test(text)) text = "'" + text;
+    // Quoted only when it must be, as Python's csv.writer (QUOTE_MINIMAL) does.
+    return /[",\r\n]/.test(text) ? '"' + text.replace(/"/g, '""') + '"' : text;
+  };
+  var statisticCells = function (point) {
+    var statistics = point.statistics || {};
+    return CSV_STATISTICS.map(function (pair) { return (statistics[pair[0]] || {})[pair[1]]; });
+  };
+  var runCsv = function (run) {
+    var measurements = run.measurements || {};
+    var byKeys = function (keys) {
+      return function (a, b) {
+        for (var i = 0; i < keys.length; i++) {
+          var d = numberOf(a[keys[i]]) - numberOf(b[keys[i]]);
+          if (d) return d;
+        }
+        return 0;
+      };
+    };
+    var prefill = (measurements.prefill || []).slice().sort(byKeys(["context_tokens", "prompt_chunk_tokens"]));
+    var decode = (measurements.decode || []).slice().sort(byKeys(["context_tokens", "concurrency", "output_tokens_per_request"]));
+    var one = NUMBER_MARK + "1";
+    var rows = prefill.map(function (p) {
+      return ["prefill", p.context_tokens, one, "valid", p.prompt_tokens_per_s, null, p.ttft_ms, null, null,
+        p.samples, null, null, p.prompt_tokens, null].concat(statisticCells(p));
+    }).concat(decode.map(function (c) {
+      return ["decode", c.context_tokens, c.concurrency, c.status, c.total_tokens_per_s, c.per_request_tokens_per_s,
+        c.ttft_ms, c.time_between_tokens_ms, c.average_active_requests, c.completed_requests, c.output_tokens,
+        c.measured_s, null, c.output_tokens_per_request].concat(statisticCells(c));
+    }));
+    var header = CSV_COLUMNS.concat(CSV_STATISTICS.map(function (pair) { return pair[0] + "_" + pair[1]; }));
+    // A column empty in every row of the run is left out; the others keep their order and names.
+    var kept = header.map(function (name, i) { return i; }).filter(function (i) {
+      return !rows.length || rows.some(function (row) { return cellText(row[i]) !== ""; });
+    });
+    var line = function (cells) { return kept.map(function (i) { return cellText(cells[i]); }).join(",") + "\n"; };
+    return line(header) + rows.map(line).join("");
+  };
+  var csvItem = document.getElementById("csv");
+  var resultLink = document.getElementById("json");
+  if (csvItem && resultLink && window.fetch && window.Blob && window.URL && location.protocol !== "file:") {
+    var said = Array.prototype.slice.call(csvItem.childNodes);
+    var csvButton = document.createElement("button");
+    csvButton.type = "button";
+    csvButton.className = "link";
+    csvButton.textContent = "All measurements (CSV)";
+    csvItem.replaceChildren(csvButton);
+    csvButton.addEventListener("click", function () {
+      csvButton.disabled = true;
+      fetch(resultLink.href).then(function (response) {
+        if (!response.ok) throw new Error(response.status + " " + response.url);
+        return response.text();
+      }).then(function (text) {
+        var url = URL.createObjectURL(new Blob([runCsv(parseKeepingNumbers(text))], { type: "text/csv;charset=utf-8" }));
+        var save = document.createElement("a");
+        save.href = url;
+        save.download = decodeURIComponent(resultLink.pathname.split("/").pop()).replace(/\.json$/, "") + ".csv";
+        document.body.appendChild(save);
+        save.click();
+        save.remove();
+        setTimeout(function () { URL.revokeObjectURL(url); }, 60000);
+        csvButton.disabled = false;
+      }).catch(function (error) {
+        // The page's own words again, and what went wrong.
+        csvItem.replaceChildren.apply(csvItem, said);
+        csvItem.appendChild(document.createTextNode(" (" + error.message + ")"));
+      });
+    });
+  }
+
   // --- sortable tables -------------------------------------------------------------
   function sortValue(cell, type) {
     var raw = cell.hasAttribute("data-sort") ? cell.getAttribute("data-sort") : cell.textContent.trim();
