@@ -3,36 +3,71 @@
 from __future__ import annotations
 
 from html.parser import HTMLParser
+from typing import Any
 
 
 class _Tables(HTMLParser):
+    """Rows of cell texts as the HTML table model has them: a cell with ``rowspan`` is in each of
+    the rows it spans, at its column (as a screen reader announces it), so a table that says a
+    phase or context once for the rows it heads reads back row by row as one that repeats it."""
+
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.tables: list[tuple[str, list[list[str]]]] = []
         self._stack: list[tuple[str, list[list[str]]]] = []
+        self._spans: list[dict[int, list[Any]]] = []  # per open table: column → [rows still to fill, text]
         self._cell: list[str] | None = None
+        self._rowspan = 1
+
+    def _fill_spans(self) -> None:
+        # The cells of rows above that reach down into this row, at this row's next column.
+        row, spans = self._stack[-1][1][-1], self._spans[-1]
+        while len(row) in spans:
+            span = spans[len(row)]
+            row.append(span[1])
+            span[0] -= 1
+            if span[0] == 0:
+                del spans[len(row) - 1]
 
     # As a browser reads it: a cell's end tag is optional, the next cell, row or section ends it.
     def _end_cell(self) -> None:
-        if self._cell is not None and self._stack:
-            self._stack[-1][1][-1].append("".join(self._cell).strip())
+        if self._cell is not None and self._stack and self._stack[-1][1]:
+            self._fill_spans()
+            text = "".join(self._cell).strip()
+            row = self._stack[-1][1][-1]
+            if self._rowspan > 1:
+                self._spans[-1][len(row)] = [self._rowspan - 1, text]
+            row.append(text)
         self._cell = None
+
+    def _end_row(self) -> None:
+        if self._stack and self._stack[-1][1]:
+            self._fill_spans()
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag in ("td", "th", "tr", "tbody", "thead", "tfoot"):
             self._end_cell()
+        if tag in ("tr", "tbody", "thead", "tfoot"):
+            self._end_row()
+        if tag in ("tbody", "thead", "tfoot") and self._spans:
+            self._spans[-1].clear()  # spans end with their row group
         if tag == "table":
             self._stack.append((dict(attrs).get("class") or "", []))
+            self._spans.append({})
         elif tag == "tr" and self._stack:
             self._stack[-1][1].append([])
         elif tag in ("td", "th") and self._stack:
             self._cell = []
+            self._rowspan = int(dict(attrs).get("rowspan") or 1)
 
     def handle_endtag(self, tag: str) -> None:
         if tag in ("td", "th", "tr", "tbody", "thead", "tfoot", "table"):
             self._end_cell()
+        if tag in ("tr", "tbody", "thead", "tfoot", "table"):
+            self._end_row()
         if tag == "table" and self._stack:
             self.tables.append(self._stack.pop())
+            self._spans.pop()
 
     def handle_data(self, data: str) -> None:
         if self._cell is not None:

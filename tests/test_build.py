@@ -282,6 +282,9 @@ def test_measurement_rows_hold_only_formatted_figures(project: Path) -> None:
     for run in runs:
         for row in _measurement_rows(run):
             for name, value in vars(row).items():
+                if name in ("phase_rows", "context_rows"):
+                    assert type(value) is int  # a rowspan, written as a number
+                    continue
                 text = value.value if name == "status" else value
                 assert safe.fullmatch(text), (run.id, name, text)
 

@@ -222,8 +222,10 @@ def capacity_tables(site: Path) -> dict[str, tuple[list[str], list[str], list[st
             if css != "data cap":
                 continue
             contexts = rows[0][2:]
-            levels = rows[1][:len(rows[1]) // len(contexts)]  # the same levels under each context
-            assert rows[1] == levels * len(contexts)
+            # Setup and Engine span both header rows (rowspan=2): the table model has them in each.
+            assert rows[1][:2] == rows[0][:2]
+            levels = rows[1][2:2 + len(rows[1][2:]) // len(contexts)]  # the same levels under each context
+            assert rows[1][2:] == levels * len(contexts)
             for row in rows[2:]:
                 run = next(runs)
                 assert run not in shown, f"{run} listed twice"

@@ -141,3 +141,17 @@ def test_status_explanations_are_the_seeds(page: str) -> None:
                    "Over capacity: not run because this many requests at this context would exceed the server's KV cache.")
     assert explanation in re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", page)).replace("&#39;", "'")
     assert "TTFT is measured after the benchmark warms the server&#39;s prompt cache, so it mostly excludes prefill." in page
+
+
+def test_the_measurements_say_each_phase_and_context_once_for_the_rows_they_head(page: str) -> None:
+    # The table above reads row by row as the seed's; in the markup each phase and each decode
+    # context is one row header spanning its rows (issue 18), not a cell repeated on each row.
+    section = page.split("<section id=measurements", 1)[1].split("</section>", 1)[0]
+    assert section.count("Sustained decode") == 1 and section.count(">Prefill") == 1
+    assert "<th rowspan=64 class=end>Sustained decode<th rowspan=8>8K<td>1<td>" in section
+    assert section.count("<th rowspan=8") == 8  # the eight decode contexts; the last reaches the table's end
+    assert section.count(" class=end>") == 2
+    # The reader used above: a spanned cell is in every row it spans, at its column, and no further.
+    html = ("<table class=t><thead><tr><th>A<th>B<th>C</thead><tr><th rowspan=2>x<th rowspan=3>y<td>1"
+            "<tr><td>2<tr><th>z<td>3</table>")
+    assert tables(html)["t"] == [["A", "B", "C"], ["x", "y", "1"], ["x", "y", "2"], ["z", "y", "3"]]

@@ -450,33 +450,40 @@ def compare_context(site: Site, runs: list[Run], two_way: bool = False,
 SWAPPED = "a-against-b"  # the fragment that turns a static page to A against B (the newer run as baseline)
 UNSWAPPED = "b-against-a"  # the default view's own fragment, for the link back
 
-MAX_LINKED = 5  # other runs a run page links to per group: a few close ones, then "all side by side"
+MAX_LINKED = 5  # other runs a run page offers per group, in one side-by-side view (MAX_RUNS in all)
 
 
 def run_comparisons(site: Site, run: Run, groups: list[tuple[str, tuple[Run, ...]]],
                     paired: set[tuple[str, str]]) -> tuple[Field, ...]:
     """Links from a run's page to comparisons with the other runs of its model and of its
-    accelerator: the static page where the two are a natural pair, the reader's view otherwise.
-    Either way the run whose page it is is the baseline: the newer run of a pair links to its
-    page's swapped view (``#a-against-b``)."""
+    accelerator: the static page of each natural pair, then, per group, one link to the
+    reader's view of the run beside the group's closest others (issue 18: one link a group,
+    not one a run, so a run page stays small). Either way the run whose page it is is the
+    baseline: the newer run of a pair links to its page's swapped view (``#a-against-b``)."""
     links: list[Field] = []
     seen = {run.id}
     for noun, members in groups:
-        others = [other for other in members if other.id not in seen][:MAX_LINKED]
+        others = [other for other in members if other.id != run.id][: min(MAX_LINKED, MAX_RUNS - 1)]
         for other in others:
-            seen.add(other.id)
+            if other.id in seen:
+                continue
             if (run.id, other.id) in paired:
-                href = site.url(compare_path(run, other))
+                links.append(Field(f"Compare with {other.id}", other.id, site.url(compare_path(run, other))))
             elif (other.id, run.id) in paired:
-                href = site.url(compare_path(other, run)) + f"#{SWAPPED}"
-            else:
-                href = site.url("compare/") + f"?runs={run.id},{other.id}"
-            links.append(Field(f"Compare with {other.id}", other.id, href))
-        everyone = [run, *[other for other in members if other.id != run.id][: MAX_RUNS - 1]]
-        href = site.url("compare/") + "?runs=" + ",".join(r.id for r in everyone)
-        if len(everyone) > 2 and all(link.href != href for link in links):
-            links.append(Field(f"Compare with {len(everyone) - 1} other runs {noun}", noun, href))
+                links.append(Field(f"Compare with {other.id}", other.id,
+                                   site.url(compare_path(other, run)) + f"#{SWAPPED}"))
+        unlinked = [other for other in others if other.id not in seen and not _paired(run, other, paired)]
+        seen.update(other.id for other in others)
+        if not unlinked:
+            continue  # every one of them has its static page (or a link above)
+        href = site.url("compare/") + "?runs=" + ",".join(r.id for r in (run, *others))
+        label = f"Compare with {others[0].id}" if len(others) == 1 else f"Compare with {len(others)} other runs {noun}"
+        links.append(Field(label, noun, href))
     return tuple(links)
+
+
+def _paired(run: Run, other: Run, paired: set[tuple[str, str]]) -> bool:
+    return (run.id, other.id) in paired or (other.id, run.id) in paired
 
 
 SETUPS_FORMAT = "sitegen-setups"

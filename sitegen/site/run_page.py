@@ -3,7 +3,8 @@ prefill chart, decode matrix and every measurement."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 
 from markupsafe import Markup
 
@@ -97,6 +98,10 @@ class MeasurementRow:
     output_tokens: Markup
     measured: Markup
     output_length: Markup = _EMPTY  # this cell's own output length, for sources that vary it
+    # Rows its Phase and Context cells span (rowspan): the same phase or context on the rows
+    # below is said once, not on each row (issue 18); 0 where a row above spans this one.
+    phase_rows: int = 1
+    context_rows: int = 1
 
     @property
     def css(self) -> str:
@@ -367,7 +372,24 @@ def _measurement_rows(run: Run) -> tuple[MeasurementRow, ...]:
         )
         for c in run.decode
     ]
-    return tuple(rows)
+    return _spanned(rows)
+
+
+def _spanned(rows: list[MeasurementRow]) -> tuple[MeasurementRow, ...]:
+    """Each run of rows with the same phase, and within it the same context, gets one cell
+    spanning them: the first row's counts how many, the others' are 0."""
+    def runs_of(key: Callable[[MeasurementRow], object]) -> list[int]:
+        counts = [0] * len(rows)
+        start = 0
+        for i in range(1, len(rows) + 1):
+            if i == len(rows) or key(rows[i]) != key(rows[start]):
+                counts[start] = i - start
+                start = i
+        return counts
+
+    phases = runs_of(lambda row: row.phase)
+    contexts = runs_of(lambda row: (row.phase, row.context))
+    return tuple(replace(row, phase_rows=phases[i], context_rows=contexts[i]) for i, row in enumerate(rows))
 
 
 # The figures with statistics, how each is written, and the words for its column group.

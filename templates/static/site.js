@@ -8,10 +8,16 @@
   var siteUrl = function (path) { return root + path; };
 
   // --- copy the launch command ---------------------------------------------------
-  document.querySelectorAll("button[data-copy]").forEach(function (button) {
-    var target = document.getElementById(button.getAttribute("data-copy"));
+  // The button is made here, beside the heading that names what it copies: without a
+  // clipboard (or JavaScript) there is nothing to press.
+  document.querySelectorAll("[data-copy]").forEach(function (head) {
+    var target = document.getElementById(head.getAttribute("data-copy"));
     if (!target || !navigator.clipboard) return;
-    button.hidden = false;
+    var button = document.createElement("button");
+    button.type = "button";
+    button.className = "copy";
+    button.textContent = "Copy";
+    head.appendChild(button);
     button.addEventListener("click", function () {
       navigator.clipboard.writeText(target.textContent).then(function () {
         button.textContent = "Copied";
