@@ -304,3 +304,17 @@ def test_screenshots(browse: Browsing, site_pages: dict[str, str], kind: str, wi
         page.screenshot(path=SCREENSHOTS / "readme" / "run-phone-dark.png", full_page=True,
                         clip={"x": 0, "y": box["y"] - 16, "width": width, "height": 1300})
     visit.assert_clean()
+
+
+def test_the_launch_commands_copy_button_is_made_by_the_script_and_copies_it(browse: Browsing,
+                                                                             site_pages: dict[str, str]) -> None:
+    # Without JavaScript there is nothing to press, so the page carries no button at all.
+    assert browse.open(site_pages["run"], javascript=False).page.locator("#launch-h + button").count() == 0
+    context = browse.context()
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=browse.origin)
+    page = browse.open(site_pages["run"], context=context).page
+    button = page.locator(".section-head > #launch-h + button.copy")
+    assert button.inner_text() == "Copy"
+    button.click()
+    page.wait_for_function("() => document.querySelector('button.copy').textContent === 'Copied'")
+    assert page.evaluate("() => navigator.clipboard.readText()") == page.locator("#launch-command").text_content()

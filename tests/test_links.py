@@ -17,7 +17,7 @@ from html.parser import HTMLParser
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urljoin, urlsplit
+from urllib.parse import parse_qs, unquote, urljoin, urlsplit
 
 import httpx
 import pytest
@@ -291,7 +291,7 @@ def test_every_run_page_links_to_a_comparison_when_its_group_has_another_run(pro
         data = parse_yaml(path.name, path.read_bytes()).data
         facts[path.stem] = ((data["run"].get("base_model") or data["run"]["model"]).lower(),
                             data["hardware"]["accelerator"].lower())
-    linked = 0
+    linked = viewed = 0
     for run_id, (model, accelerator) in facts.items():
         others = [other for other, (m, a) in facts.items() if other != run_id and (m == model or a == accelerator)]
         page = site / "runs" / run_id / "index.html"
@@ -305,7 +305,17 @@ def test_every_run_page_links_to_a_comparison_when_its_group_has_another_run(pro
             assert any(other in target and run_id in target for target in targets), (run_id, other)
         for target in targets:
             assert (page.parent / re.split(r"[?#]", target, maxsplit=1)[0]).resolve().is_file(), target
-    assert linked >= 5
+        # One reader's view per group at most (model, accelerator), not one per other run: the
+        # run first (the baseline), then up to five others, each once.
+        views = [parse_qs(urlsplit(target).query)["runs"][0].split(",") for target in targets if "?runs=" in target]
+        assert len(views) <= 2, (run_id, views)
+        viewed += len(views)
+        for view in views:
+            assert view[0] == run_id and 2 <= len(view) <= 6 and len(set(view)) == len(view), view
+        # Feed autodiscovery is on the pages that list runs, not on each run's page.
+        assert "application/atom+xml" not in page.read_text()
+    assert linked >= 5 and viewed >= 2  # the shipped runs: most others are natural pairs
+    assert "application/atom+xml" in (site / "index.html").read_text()
 
 
 def test_the_index_pages_link_relatively_from_their_own_folder(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
