@@ -96,6 +96,16 @@ def test_interactive_upgrade_draws_a_chart_under_the_csp(browse: Browsing, site_
     assert visit.requested("/assets/vega.js") and visit.requested(spec_url.removeprefix("../.."))
     # A dark screen recolours the light template as the SVG's own style recolours the static chart.
     assert visit.requested("/assets/chart-colours.json") == (scheme == "dark")
+    # A point's tooltip names its run as the legend does and its context in words (both put
+    # back by site.js from the line number and the context, charts.ChartSpec.data_json).
+    point = figure.locator(".interactive svg path[role=graphics-symbol], .interactive svg .mark-symbol path").first
+    point.hover(force=True)
+    tooltip = visit.page.locator("#vg-tooltip-element")
+    tooltip.wait_for(state="visible")
+    words = tooltip.inner_text()
+    legend = figure.locator(".chart-legend li").all_inner_texts()
+    assert any(label.strip() and label.strip() in words for label in legend), (words, legend)
+    assert re.search(r"context\s+\d+(K|,\d{3})?\b", words), words
     if scheme == "dark":
         labels = visit.js("""() => Array.from(document.querySelectorAll(".interactive svg text"))
             .map((text) => getComputedStyle(text).fill)""")
