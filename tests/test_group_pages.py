@@ -204,5 +204,11 @@ def test_group_tables_are_the_index_table_without_its_filter_keys(project: Path)
         assert rows and "data-label" not in table.group(0) and "data-f=" not in table.group(0)
         for row in rows:
             assert row.count("<td") == len(headers) - 1 == 8
+            # No row links to the page it is on; each still links to its run and its other group.
+            own = f"../../{page.parent.parent.name}/{page.parent.name}/index.html"
+            assert own not in row, (page, row[:200])
+            assert 'href="../../runs/' in row
+            other = "hardware" if page.parent.parent.name == "models" else "models"
+            assert f'href="../../{other}/' in row, (page, row[:200])
 
 

@@ -127,7 +127,9 @@ def group_page(site: Site, group: Group, groups: dict[tuple[str, str], Group],
         eyebrow="Model" if group.kind == "models" else "Accelerator",
         heading=group.label,
         summary=f"{count} on this {noun}, {numbers.count_noun(configurations, 'setup')}",
-        rows=tuple(run_row(site, run, groups, analysis, run_labels.get(run.id, "")) for run in runs),
+        # Each row's link to this very page (its model's or its accelerator's) is left out.
+        rows=tuple(_without_self_link(run_row(site, run, groups, analysis, run_labels.get(run.id, "")), group.kind)
+                   for run in runs),
         decode_plots=decode_plots,
         decode_others=decode_others,
         decode_data=decode_data,
@@ -144,6 +146,14 @@ def group_page(site: Site, group: Group, groups: dict[tuple[str, str], Group],
         reference_context=numbers.context(REFERENCE_CONTEXT),
     )
     return Page(f"{group.path}index.html", "pages/group.html", context, (prefill,) if prefill else ())
+
+
+def _without_self_link(row: RunRow, kind: str) -> RunRow:
+    """A row of a model page without its "all runs" link (this page), of an accelerator page
+    without its hardware link (this page); templates/_macros.html runs_table leaves them out."""
+    if kind == "models":
+        return dataclasses.replace(row, model_href="")
+    return dataclasses.replace(row, hardware_href="")
 
 
 def default_context(runs: list[Run], shared: list[int]) -> int:
@@ -174,8 +184,9 @@ def decode_charts(runs: list[Run], names: dict[str, str], groups: dict[tuple[str
     one at ``default_context`` drawn here as inline SVG, and, for templates/static/group.js to
     draw the others from /data/points/<context>/<model>.json on load, a JSON attribute:
     ``contexts`` (every shared context, ascending, the default among them), ``levels`` (the
-    request counts of the x axis, shared by every chart of the page), ``runs`` ([id, model
-    slug, legend label], each run that any chart drawn by group.js draws) and ``at`` (per other
+    request counts of the x axis, shared by every chart of the page), ``models`` (model slugs),
+    ``runs`` ([id, index in ``models``, legend label unless the page's own chart's legend has
+    it], each run that any chart drawn by group.js draws) and ``at`` (per other
     context, the indices in ``runs`` of the runs measured there, newest first). With ``each``
     (a group of up to MAX_SERIES runs) every chart draws every run in its colour place (its index),
     and names those not measured there; otherwise the runs of ``at`` are the chart's, placed
@@ -202,9 +213,13 @@ def decode_charts(runs: list[Run], names: dict[str, str], groups: dict[tuple[str
     others = [context for context in shared if context != default]
     listed = runs if each else [run for run in runs if any(run in (r for _, _, r in drawn[c]) for c in others)]
     place = {run.id: i for i, run in enumerate(listed)}
+    slugs = list(dict.fromkeys(groups[("models", model_key(run))].slug for run in listed))
+    # A run the page's own chart draws has its label in that chart's legend, where group.js reads it.
+    in_legend = set(plot.legend_runs) if plot else set()
     data: dict[str, object] = {
-        "contexts": shared, "default": default, "levels": levels, "each": each,
-        "runs": [[run.id, groups[("models", model_key(run))].slug, names[run.id]] for run in listed],
+        "contexts": shared, "default": default, "levels": levels, "each": each, "models": slugs,
+        "runs": [[run.id, slugs.index(groups[("models", model_key(run))].slug),
+                  *([] if run.id in in_legend else [names[run.id]])] for run in listed],
         "at": {str(context): [place[run.id] for _, _, run in drawn[context]
                               if any(c.context_tokens == context and c.status.measured and c.total_tokens_per_s is not None
                                      for c in cells(run))]

@@ -14,6 +14,12 @@
   var data = JSON.parse(section.getAttribute("data-plots"));
   var root = document.documentElement.getAttribute("data-root") || "";
   var note = document.getElementById("decode-more");
+  // A run's legend label: the page's own chart's legend has those it draws, data-plots the others.
+  var labels = {};
+  Array.prototype.forEach.call(section.querySelectorAll(".chart-legend li[data-run]"), function (li) {
+    labels[li.getAttribute("data-run")] = li.textContent;
+  });
+  data.runs = data.runs.map(function (run) { return [run[0], data.models[run[1]], run.length > 2 ? run[2] : labels[run[0]]]; });
   var STATUS = { valid: "Valid", requests_queued: "Requests queued", over_capacity: "Over capacity",
                  not_run: "Not run", failed: "Failed" };
 
