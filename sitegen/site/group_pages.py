@@ -127,7 +127,7 @@ def group_page(site: Site, group: Group, groups: dict[tuple[str, str], Group],
         eyebrow="Model" if group.kind == "models" else "Accelerator",
         heading=group.label,
         summary=f"{count} on this {noun}, {numbers.count_noun(configurations, 'setup')}",
-        # Each row's link to this very page (its model's or its accelerator's) is left out.
+        # An accelerator page's rows do not link to it.
         rows=tuple(_without_self_link(run_row(site, run, groups, analysis, run_labels.get(run.id, "")), group.kind)
                    for run in runs),
         decode_plots=decode_plots,
@@ -149,11 +149,10 @@ def group_page(site: Site, group: Group, groups: dict[tuple[str, str], Group],
 
 
 def _without_self_link(row: RunRow, kind: str) -> RunRow:
-    """A row of a model page without its "all runs" link (this page), of an accelerator page
-    without its hardware link (this page); templates/_macros.html runs_table leaves them out."""
-    if kind == "models":
-        return dataclasses.replace(row, model_href="")
-    return dataclasses.replace(row, hardware_href="")
+    """A row of an accelerator page without its hardware link (this page): templates/_macros.html
+    runs_table shows the hardware as text. (A model page keeps each row's "all runs" link to
+    itself: the operating-point picker, point.js, reads a row's model from it.)"""
+    return row if kind == "models" else dataclasses.replace(row, hardware_href="")
 
 
 def default_context(runs: list[Run], shared: list[int]) -> int:
