@@ -203,6 +203,9 @@ class Browsing:
         if kind == "compare-app" and options.get("javascript", True):
             # The app fetches both runs' JSON after load, then draws the matrix.
             visit.page.locator("#compare-result table.rt").wait_for()
+        if kind in ("model", "hardware") and options.get("javascript", True):
+            # group.js draws the decode charts at the other contexts after load, then drops its note.
+            visit.page.wait_for_function("() => !document.getElementById('decode-more')")
         return visit
 
     def watch(self, visit: Visit, document_url: str, document_status: int) -> None:

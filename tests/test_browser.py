@@ -69,7 +69,12 @@ def test_page_loads_cleanly_and_draws_its_charts(browse: Browsing, site_pages: d
         # waits for a reader's click on "Interactive".
         scripts = sorted({urlsplit(url).path for url in visit.requests if urlsplit(url).path.endswith(".js")})
         picker = ["/assets/point.js"] if kind in ("index", "model", "hardware") else []
-        expected = ["/assets/compare.js", "/assets/site.js"] if kind == "compare-app" else [*picker, "/assets/site.js"]
+        # A model or accelerator page with decode charts at more than one context draws the rest in
+        # the browser (group.js, with the plot drawing the compare view shares: plots.js).
+        if visit.js("() => Boolean(document.querySelector('#decode[data-plots]'))"):
+            picker += ["/assets/group.js", "/assets/plots.js"]
+        expected = (["/assets/compare.js", "/assets/plots.js", "/assets/site.js"] if kind == "compare-app"
+                    else sorted([*picker, "/assets/site.js"]))
         assert scripts == ([] if kind == "404" else expected)
     main_text = visit.js("() => document.querySelector('main').innerText.trim()")
     assert len(main_text) > 40, f"{kind} page shows almost nothing: {main_text!r}"
@@ -91,6 +96,16 @@ def test_interactive_upgrade_draws_a_chart_under_the_csp(browse: Browsing, site_
     assert visit.requested("/assets/vega.js") and visit.requested(spec_url.removeprefix("../.."))
     # A dark screen recolours the light template as the SVG's own style recolours the static chart.
     assert visit.requested("/assets/chart-colours.json") == (scheme == "dark")
+    # A point's tooltip names its run as the legend does and its context in words (both put
+    # back by site.js from the line number and the context, charts.ChartSpec.data_json).
+    point = figure.locator(".interactive svg path[role=graphics-symbol], .interactive svg .mark-symbol path").first
+    point.hover(force=True)
+    tooltip = visit.page.locator("#vg-tooltip-element")
+    tooltip.wait_for(state="visible")
+    words = tooltip.inner_text()
+    legend = figure.locator(".chart-legend li").all_inner_texts()
+    assert any(label.strip() and label.strip() in words for label in legend), (words, legend)
+    assert re.search(r"context\s+\d+(K|,\d{3})?\b", words), words
     if scheme == "dark":
         labels = visit.js("""() => Array.from(document.querySelectorAll(".interactive svg text"))
             .map((text) => getComputedStyle(text).fill)""")

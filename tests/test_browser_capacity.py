@@ -195,9 +195,12 @@ def test_the_picker_on_a_group_page_fetches_from_the_site_root_under_a_sub_path(
         try:
             visit = browsing.open(f"/deep/sub/path/{relative}?context=32768&concurrency=16")
             visit.page.wait_for_selector("td.op-col")
+            # The picker's files, and group.js's for the decode charts at the page's other
+            # contexts (data/points/<context>/<model>.json, built from the same data-root).
             fetched = [u for u in visit.requests if "/data/" in u]
-            assert fetched[0] == address + "data/points/32768.json"
-            assert all(u.startswith(address + "data/points/32768/") for u in fetched[1:]) and fetched[1:]
+            assert address + "data/points/32768.json" in fetched
+            assert any(u.startswith(address + "data/points/32768/") for u in fetched)
+            assert all(u.startswith(address + "data/points/") for u in fetched), fetched
             cell = cell_at(results(built_site)[SEED_RUN_ID], 32768, 16)
             assert cell and op_cells(visit)[SEED_RUN_ID][0].startswith(rate(cell["total_tokens_per_s"]))
             visit.assert_clean()

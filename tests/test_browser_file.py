@@ -218,3 +218,15 @@ def test_the_point_picker_from_disk_says_it_needs_a_server(disk: Disk, built_sit
     page.goto((built_site / "index.html").as_uri() + "?context=32768&concurrency=16", wait_until="load")
     page.wait_for_function("() => document.getElementById('point-status').textContent.includes('HTTP')")
     assert "needs the site served over HTTP" in page.locator("#point-status").inner_text()
+
+
+def test_a_model_page_from_disk_keeps_its_one_decode_chart_and_says_where_the_others_are(
+        disk: Disk, built_site: Path) -> None:
+    # group.js cannot fetch /data/points/ from disk: the page shows what it shows without JavaScript.
+    page = next(p for p in sorted((built_site / "models").glob("*/index.html")) if "data-plots" in p.read_text())
+    opened = disk.open(page)
+    opened.wait_for_function("() => document.getElementById('decode-more').textContent.includes('from disk')")
+    assert opened.locator("#decode figure.plot").count() == 1
+    note = opened.locator("#decode-more").inner_text()
+    assert "drawn by your browser" in note and "every run's page has a chart at each of its contexts" in note
+    assert "serve the site" in note

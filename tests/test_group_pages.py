@@ -3,6 +3,7 @@ list only the runs drawn, in full. Expected values are read from the result file
 
 from __future__ import annotations
 
+import json
 import re
 from collections import defaultdict
 from pathlib import Path
@@ -36,30 +37,67 @@ def _figures(html: str) -> list[tuple[str, list[str]]]:
     return result
 
 
-def test_every_model_page_charts_decode_at_every_shared_context(project: Path) -> None:
+def measured_contexts(data: dict[str, Any]) -> set[int]:
+    """The contexts at which a result file has a decode figure (valid or requests queued)."""
+    return {c["context_tokens"] for c in data["measurements"]["decode"]
+            if c["status"] in ("valid", "requests_queued") and c.get("total_tokens_per_s") is not None}
+
+
+def group_members(runs: dict[str, dict[str, Any]]) -> dict[str, dict[str, list[str]]]:
+    """Run ids by model (its <h1>, the base model's name) and by accelerator, from the result files."""
+    members: dict[str, dict[str, list[str]]] = {"models": defaultdict(list), "hardware": defaultdict(list)}
+    for run_id, data in runs.items():
+        members["models"][data["run"].get("base_model") or data["run"]["model"]].append(run_id)
+        hardware = data["hardware"]
+        members["hardware"][" ".join(p for p in (hardware.get("vendor"), hardware["accelerator"]) if p)].append(run_id)
+    return members
+
+
+def shared_of(runs: dict[str, dict[str, Any]], members: list[str]) -> list[int]:
+    """Contexts two or more of ``members`` measured (each of a single run's)."""
+    measured = [measured_contexts(runs[run_id]) for run_id in members]
+    needed = 2 if len(members) > 1 else 1
+    return sorted(c for c in set().union(*measured) if sum(c in m for m in measured) >= needed)
+
+
+def test_group_pages_draw_the_default_context_and_name_the_others(project: Path) -> None:
+    """Without JavaScript a model or accelerator page draws decode at one context, the one the most
+    of its runs measured (of equals the smallest), and says where the charts at the other shared
+    contexts are; tests/test_browser_group_plots.py checks that the browser draws those."""
     assert run_cli(project, "collect") == 0
     assert run_cli(project, "build") == 0
     runs = _runs(project)
-    by_model: dict[str, list[str]] = defaultdict(list)
-    for run_id, data in runs.items():
-        by_model[(data["run"].get("base_model") or data["run"]["model"])].append(run_id)
-    checked = 0
-    for model, members in by_model.items():
-        measured = {run_id: {c["context_tokens"] for c in runs[run_id]["measurements"]["decode"]
-                             if c["status"] in ("valid", "requests_queued") and c.get("total_tokens_per_s") is not None}
-                    for run_id in members}
-        needed = 2 if len(members) > 1 else 1  # a model with one run: its own curve at each context
-        shared = sorted(c for c in set().union(*measured.values()) if sum(c in m for m in measured.values()) >= needed)
-        pages = [p for p in (project / "_site" / "models").glob("*/index.html") if f"<h1>{model}</h1>" in p.read_text()]
-        assert len(pages) == 1, model
-        # The decode charts, one per context (the grid; the model page's frontier chart, issue 14, is not in it).
-        figures = _figures(pages[0].read_text())
-        assert [caption for caption, _ in figures] == [f"{context_label(c)} context" for c in shared], model
-        for (caption, legend), context in zip(figures, shared, strict=True):
+    checked = others = 0
+    for kind, groups in group_members(runs).items():
+        for heading, members in groups.items():
+            shared = shared_of(runs, members)
+            pages = [p for p in (project / "_site" / kind).glob("*/index.html") if f"<h1>{heading}</h1>" in p.read_text()]
+            assert len(pages) == 1, heading
+            html = pages[0].read_text()
+            figures = _figures(html)
+            if not shared:
+                assert not figures, heading
+                continue
+            counts = {c: sum(c in measured_contexts(runs[run_id]) for run_id in members) for c in shared}
+            default = min(shared, key=lambda c: (-counts[c], c))
+            assert [caption for caption, _ in figures] == [f"{context_label(default)} context"], heading
             # Only the runs drawn, nothing extra.
-            assert sorted(legend) == sorted(run_id for run_id in members if context in measured[run_id]), caption
-        checked += bool(shared)
-    assert checked >= 2  # the Qwen3.5 and gpt-oss pages have shared contexts
+            assert sorted(figures[0][1]) == sorted(r for r in members if default in measured_contexts(runs[r])), heading
+            rest = [c for c in shared if c != default]
+            note = re.search(r'<p class="legend" id="decode-more">([^<]*)</p>', html)
+            if not rest:
+                assert note is None and "data-plots" not in html, heading
+                continue
+            assert note, heading
+            words = [context_label(c) for c in rest]
+            listed = ", ".join(words[:-1]) + " and " + words[-1] if len(words) > 1 else words[0]
+            assert f"at {listed} context are drawn by your browser" in note.group(1), heading
+            assert "every run's page has a chart at each of its contexts" in note.group(1)
+            plots = re.search(r"data-plots='([^']*)'", html)
+            assert plots and json.loads(plots.group(1))["contexts"] == shared, heading
+            others += 1
+            checked += 1
+    assert checked >= 3 and others >= 3  # the Qwen3.5 model and accelerator pages, gpt-oss, a one-run page
 
 
 def test_no_legend_label_is_cut_and_prefill_legends_list_only_runs_with_prefill(project: Path) -> None:
@@ -134,11 +172,14 @@ def test_a_context_shared_only_by_the_oldest_runs_of_a_big_group_is_charted() ->
         runs.append(run_from_dict(f"r{i}", data))
     groups = {(g.kind, g.key): g for g in model_groups(runs) + hardware_groups(runs)}
     page = group_page(Site("t", ""), groups[("models", "qwen/qwen3-8b")], groups, [])
+    # The page draws 0 (all ten measured it) and leaves 64K to the browser, naming its runs.
     plots = {p.caption: p for p in page.context.decode_plots}
-    assert sorted(plots) == ["0 context", "64K context"]
-    assert sorted(plots["64K context"].legend_runs) == ["r0", "r1"]
+    assert sorted(plots) == ["0 context"]
     assert len(plots["0 context"].legend) == 8  # the eight newest: r9 … r2
     assert set(plots["0 context"].legend_runs) == {f"r{i}" for i in range(2, 10)}
+    data = json.loads(str(page.context.decode_data))
+    assert data["contexts"] == [0, 65536] and data["default"] == 0 and not data["each"]
+    assert sorted(data["runs"][i][0] for i in data["at"]["65536"]) == ["r0", "r1"]
 
 
 def test_group_tables_are_the_index_table_without_its_filter_keys(project: Path) -> None:
@@ -163,5 +204,14 @@ def test_group_tables_are_the_index_table_without_its_filter_keys(project: Path)
         assert rows and "data-label" not in table.group(0) and "data-f=" not in table.group(0)
         for row in rows:
             assert row.count("<td") == len(headers) - 1 == 8
+            # A row links to its run, its model and its accelerator, but not to the accelerator
+            # page it is on (its hardware is text there).
+            own = f'href="../../{page.parent.parent.name}/{page.parent.name}/index.html"'
+            kind = page.parent.parent.name
+            assert 'href="../../runs/' in row and 'href="../../models/' in row, (page, row[:200])
+            if kind == "hardware":
+                assert own not in row and 'href="../../hardware/' not in row, (page, row[:200])
+            else:
+                assert 'href="../../hardware/' in row, (page, row[:200])
 
 

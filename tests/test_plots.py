@@ -148,9 +148,9 @@ def test_the_stylesheet_draws_each_place_in_its_palette_colour_and_marker() -> N
     for place, colour in enumerate(PALETTE):
         assert re.search(rf"\.s{place}, #pm{place}, \.k{place} {{ --c: {colour};", css), place
         assert f".s{place} {{ marker: url(#pm{place}); }}" in css
-    # The markers' shapes are the legend's: compare.js draws the same symbols as plots.py.
+    # The markers' shapes are the legend's: plots.js (compare.js, group.js) draws the same symbols as plots.py.
     from sitegen.site.plots import MARKERS
 
-    js = (REPO / "templates" / "static" / "compare.js").read_text()
+    js = (REPO / "templates" / "static" / "plots.js").read_text()
     for shape, symbol in MARKERS.items():
         assert f'"{shape}": "{symbol}"' in js

@@ -36,7 +36,7 @@ CHART_STYLE = (f"text{{font:{FONT_SIZE}px {FONT.replace(chr(39), chr(34))}}}"
 # The same recolouring for the interactive upgrade, which draws from the light spec (site.js).
 DARK_COLOURS_JSON = json.dumps(_LIGHT_TO_DARK, sort_keys=True).encode()
 # Part of every cache key: change it when drawing changes, so no stale drawing is reused.
-RENDER_VERSION = "3"
+RENDER_VERSION = "5"
 # Below this many charts to render, starting worker processes costs more than it saves.
 PARALLEL_THRESHOLD = 16
 

@@ -42,6 +42,7 @@ def compact_svg(svg: str, style: str = "") -> str:
             del root.attrib[name]
     defs = _shared_shapes(root)
     _group_alike(root)
+    defs = _points_as_markers(root, defs)
     parts = [f'<style>{escape(style, quote=False)}</style>' if style else "", defs]
     head = _open_tag(root, "svg", {"xmlns": "http://www.w3.org/2000/svg", **root.attrib})
     return head + "".join(parts) + "".join(_serialise(child) for child in root) + "</svg>"
@@ -205,6 +206,42 @@ def _group_alike(parent: ET.Element) -> None:
         shared = paint
     flush()
     parent[:] = result
+
+
+def _points_as_markers(root: ET.Element, defs: str) -> str:
+    """Each run of a group's points (``<use>`` of one shape, painted by the group's fill and
+    nothing else) as one path of movetos whose every vertex carries a marker of that shape and
+    fill: the same shapes at the same places, a few bytes a point instead of an element each.
+    Returns the defs with those markers added."""
+    markers: dict[tuple[str, str], str] = {}
+    converted: set[int] = set()
+    for group in list(root.iter()):
+        if _tag(group) != "g" or set(group.attrib) != {"fill"} or not len(group):
+            continue
+        children = list(group)
+        if not all(_tag(c) == "use" and set(c.attrib) == {"href", "x", "y"} and not len(c) for c in children):
+            continue
+        kept: list[ET.Element] = []
+        for child in children:
+            key = (child.attrib["href"], group.attrib["fill"])
+            name = markers.setdefault(key, f"m{len(markers)}")
+            vertex = f"M{child.attrib['x']} {child.attrib['y']}"
+            if kept and kept[-1].get("marker-mid") == f"url(#{name})":
+                kept[-1].attrib["d"] += vertex
+                continue
+            kept.append(ET.Element("path", {"d": vertex, **{f"marker-{end}": f"url(#{name})"
+                                                           for end in ("start", "mid", "end")}}))
+        group[:] = kept
+        converted.add(id(group))
+    # The markers carry the fill: a converted group's paths take its place.
+    for parent in root.iter():
+        if any(id(child) in converted for child in parent):
+            parent[:] = [c for child in parent for c in (list(child) if id(child) in converted else [child])]
+    if not markers:
+        return defs
+    made = "".join(f'<marker id="{name}" markerUnits="userSpaceOnUse" overflow="visible">'
+                   f'<use href="{escape(href)}" fill="{escape(fill)}"/></marker>' for (href, fill), name in markers.items())
+    return defs.removesuffix("</defs>") + made + "</defs>" if defs else f"<defs>{made}</defs>"
 
 
 def _open_tag(element: ET.Element, tag: str, attrs: dict[str, str] | None = None) -> str:

@@ -81,12 +81,14 @@ def _series_lines(kind: str, theme: dict[str, str]) -> alt.TopLevelMixin:
     x, y, tooltip = _axes(kind)
     # The legend is HTML beside the chart (see charts.ChartSpec).
     color = alt.Color("series:N", scale=alt.Scale(domain=[_DOMAIN], range=[_COLORS]), legend=None)
-    base = alt.Chart(alt.Data(name=_DATA)).encode(  # type: ignore[no-untyped-call]
-        x=x, y=y, color=color,
-        tooltip=[_tooltip(*tip) for tip in tooltip],
+    base = alt.Chart(alt.Data(name=_DATA)).encode(x=x, y=y, color=color)  # type: ignore[no-untyped-call]
+    # The shape and the tooltips are the points' only: a line with a shape channel gets a second
+    # symbol at every point from Vega-Lite (drawn under the point, and a second file size), and a
+    # line's tooltip would show one arbitrary point of it. The points are opaque, as that
+    # second symbol made their middles.
+    points = base.mark_point(filled=True, size=50, opacity=1).encode(
         shape=alt.Shape("series:N", scale=alt.Scale(domain=[_DOMAIN], range=[_SHAPES]), legend=None),
-    )
-    points = base.mark_point(filled=True, size=50, opacity=0.9)
+        tooltip=[_tooltip(*tip) for tip in tooltip])
     if kind == "pareto":
         # Only frontier points are joined; the others stand alone.
         line = base.mark_line(strokeWidth=2, opacity=0.8).encode(

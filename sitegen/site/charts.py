@@ -100,13 +100,41 @@ class ChartSpec:
         under one list of field names. site.js fills the template as ``fill`` does; nothing of
         the template is repeated per chart."""
         rows: list[dict[str, Any]] = json.loads(self.rows)
-        fields = sorted({field for row in rows for field in row})
+        fills = {name: json.loads(value) for name, value in self.fills}
+        # What site.js can make again is left out, and named under "derived": a row's run label
+        # (the @series entry its line number starts with) and its context in words.
+        derived = []
+        labels = fills.get(_DOMAIN) or []
+        if rows and all(_line_number(row) is not None and _line_number(row) < len(labels)  # type: ignore[operator]
+                        and labels[_line_number(row)] == row.get("series") for row in rows):  # type: ignore[index]
+            derived.append("series")
+        if rows and all(isinstance(row.get("context"), int) and row.get("context_text") == numbers.context(row["context"])
+                        for row in rows):
+            derived.append("context_text")
+        fields = sorted({field for row in rows for field in row} - set(derived))
         return _canonical({
             "template": template_path(self.kind).rsplit("/", 1)[1],
-            "fills": {name: json.loads(value) for name, value in self.fills},
+            "fills": fills,
+            "derived": derived,
             "fields": fields,
-            "rows": [[row.get(field) for field in fields] for row in rows],
+            "rows": [[_compact_value(field, row.get(field)) for field in fields] for row in rows],
         }).encode()
+
+
+def _line_number(row: dict[str, Any]) -> int | None:
+    """The run's place a row's ``line`` starts with ("3" or "3|0|128"), if it has one."""
+    first = str(row.get("line", "")).split("|")[0]
+    return int(first) if first.isdigit() else None
+
+
+def _compact_value(field: str, value: Any) -> Any:
+    """A row's value as the values file writes it: a whole number without ".0", a line
+    that is only a number as that number (``line`` only tells lines apart)."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if field == "line" and isinstance(value, str) and value.isdigit():
+        return int(value)
+    return value
 
 
 def template_path(kind: str) -> str:

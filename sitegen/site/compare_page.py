@@ -20,7 +20,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import statistics
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from sitegen.model import DecodeCell, Run, Status
@@ -337,9 +337,13 @@ def shared_contexts(runs: list[Run]) -> list[int]:
 
 
 def decode_plot(named: list[tuple[str, int, Run]], context: int, per_device: bool,
-                point_names: Mapping[str, str] | None = None) -> Plot | None:
+                point_names: Mapping[str, str] | None = None, *,
+                cells: Callable[[Run], Iterable[DecodeCell]] | None = None,
+                levels: Iterable[float] | None = None) -> Plot | None:
     """Decode tok/s against simultaneous requests at one context, one line per run measured there.
-    ``point_names`` shortens a run's name in its points' hover titles (the comparison's letters)."""
+    ``point_names`` shortens a run's name in its points' hover titles (the comparison's letters).
+    ``cells``: the cells of a run to draw (default: all of them); ``levels``: the x axis's request
+    counts (default: those the runs measured at any context)."""
     series = []
     for label, index, run in named:
         name = (point_names or {}).get(label, label)
@@ -348,7 +352,7 @@ def decode_plot(named: list[tuple[str, int, Run]], context: int, per_device: boo
             (float(c.concurrency), c.total_tokens_per_s / divisor,
              f"{c.concurrency} → {numbers.rate(c.total_tokens_per_s / divisor)}"
              + ("" if c.status is Status.VALID else f" ({labels.STATUSES[c.status].lower()})"))
-            for c in run.decode
+            for c in (cells(run) if cells else run.decode)
             if c.context_tokens == context and c.status.measured and c.total_tokens_per_s is not None
         )
         # One hover title per run (plots.py): requests → tok/s at each point, as the axes read.
@@ -362,8 +366,9 @@ def decode_plot(named: list[tuple[str, int, Run]], context: int, per_device: boo
     note = " ".join(notes) or None
     unit = "tok/s per accelerator" if per_device else "total tok/s"
     # Every context's plot spans the request counts the runs measured at any context: one x axis for the grid.
-    levels = {float(c.concurrency) for _, _, run in named for c in run.decode
-              if c.status.measured and c.total_tokens_per_s is not None}
+    if levels is None:
+        levels = {float(c.concurrency) for _, _, run in named for c in run.decode
+                  if c.status.measured and c.total_tokens_per_s is not None}
     return plot(f"{numbers.context(context)} context", series, x_log=True, x_title="simultaneous requests",
                 y_title=unit, note=note, x_domain=levels)
 

@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from dataclasses import dataclass
 
-from sitegen.model import Run
+from markupsafe import Markup
+
+from sitegen.model import DecodeCell, Run
 from sitegen.site import numbers
 from sitegen.site.analysis import Analysis
 from sitegen.site.charts import MAX_SERIES, PALETTE, SHAPES, ChartSpec, Series, _canonical, prefill_overlay
 from sitegen.site.common import Field, Page, Site, hardware_name, model_name
 from sitegen.site.compare_page import decode_plot, pareto_plot, shared_contexts
-from sitegen.site.groups import Group, compare_path
+from sitegen.site.groups import Group, compare_path, model_key
 from sitegen.site.headlines import REFERENCE_CONTEXT, headlines
 from sitegen.site.index_page import PointChoice, PresetLink, RunRow, point_choice, preset_links, run_row
+from sitegen.site.json_rows import dumps
 from sitegen.site.labels import distinguishing_labels, with_label
 from sitegen.site.plots import Plot
 
@@ -28,7 +32,9 @@ class GroupPageContext:
     heading: str
     summary: str
     rows: tuple[RunRow, ...]
-    decode_plots: tuple[Plot, ...]
+    decode_plots: tuple[Plot, ...]  # the chart at the default context (default_context), drawn in the page
+    decode_others: str  # the other shared contexts, in words ("16K, 32K and 64K"), drawn by group.js
+    decode_data: Markup  # what group.js needs to draw them (an attribute's JSON, see decode_charts)
     prefill_chart: ChartSpec | None
     prefill_note: str | None
     charted_note: str | None
@@ -98,8 +104,7 @@ def group_page(site: Site, group: Group, groups: dict[tuple[str, str], Group],
     # A group holds every run like each of its runs (same model, or same accelerator), so its
     # own runs label them as the whole site does.
     run_labels = distinguishing_labels(runs)
-    decode_plots = tuple(p for context in shared_contexts(runs)
-                         if (p := decode_plot(_drawn_at(runs, context, names), context, per_device=False)) is not None)
+    decode_plots, decode_others, decode_data = decode_charts(runs, names, groups, analysis)
     with_prefill = [run for run in charted if any(p.prompt_tokens_per_s is not None for p in run.prefill)]
     prefill = prefill_overlay([Series(names[run.id], run) for run in with_prefill])
     if prefill is not None:  # the prefill chart's colours follow the decode charts' (a run's place in the group)
@@ -122,8 +127,12 @@ def group_page(site: Site, group: Group, groups: dict[tuple[str, str], Group],
         eyebrow="Model" if group.kind == "models" else "Accelerator",
         heading=group.label,
         summary=f"{count} on this {noun}, {numbers.count_noun(configurations, 'setup')}",
-        rows=tuple(run_row(site, run, groups, analysis, run_labels.get(run.id, "")) for run in runs),
+        # An accelerator page's rows do not link to it.
+        rows=tuple(_without_self_link(run_row(site, run, groups, analysis, run_labels.get(run.id, "")), group.kind)
+                   for run in runs),
         decode_plots=decode_plots,
+        decode_others=decode_others,
+        decode_data=decode_data,
         prefill_chart=prefill,
         prefill_note=(f"No prefill figures: {', '.join(without)}." if without and with_prefill else None),
         charted_note=(f"Each chart shows the {MAX_SERIES} newest runs measured at its context (the prefill chart, "
@@ -137,6 +146,89 @@ def group_page(site: Site, group: Group, groups: dict[tuple[str, str], Group],
         reference_context=numbers.context(REFERENCE_CONTEXT),
     )
     return Page(f"{group.path}index.html", "pages/group.html", context, (prefill,) if prefill else ())
+
+
+def _without_self_link(row: RunRow, kind: str) -> RunRow:
+    """A row of an accelerator page without its hardware link (this page): templates/_macros.html
+    runs_table shows the hardware as text. (A model page keeps each row's "all runs" link to
+    itself: the operating-point picker, point.js, reads a row's model from it.)"""
+    return row if kind == "models" else dataclasses.replace(row, hardware_href="")
+
+
+def default_context(runs: list[Run], shared: list[int]) -> int:
+    """The context whose decode chart a group page draws itself: the shared context the most
+    runs measured, of equals the smallest (the others are drawn by the reader's browser)."""
+    counts = Counter(c for run in runs for c in {cell.context_tokens for cell in run.decode
+                                                 if cell.status.measured and cell.total_tokens_per_s is not None})
+    return min(shared, key=lambda context: (-counts[context], context))
+
+
+def _one_per_position(analysis: Analysis, run: Run) -> list[DecodeCell]:
+    """The run's cells as its page and /data/points/ show them (capacity.CellGrid): one per
+    context and request count, in that order; so the chart drawn here and the ones group.js
+    draws from the points files read the same cells."""
+    chosen = {(context, concurrency): cell.get("output_tokens_per_request")
+              for context, row in analysis.grid(run).rows.items() for concurrency, cell in row.items()}
+    cells = {}
+    for cell in run.decode:
+        key = (cell.context_tokens, cell.concurrency)
+        if key in chosen and key not in cells and cell.output_tokens_per_request == chosen[key]:
+            cells[key] = cell
+    return [cells[key] for key in sorted(cells)]
+
+
+def decode_charts(runs: list[Run], names: dict[str, str], groups: dict[tuple[str, str], Group],
+                  analysis: Analysis) -> tuple[tuple[Plot, ...], str, Markup]:
+    """A group page's decode charts (issue 15: one per context two or more runs measured): the
+    one at ``default_context`` drawn here as inline SVG, and, for templates/static/group.js to
+    draw the others from /data/points/<context>/<model>.json on load, a JSON attribute:
+    ``contexts`` (every shared context, ascending, the default among them), ``levels`` (the
+    request counts of the x axis, shared by every chart of the page), ``models`` (model slugs),
+    ``runs`` ([id, index in ``models``, legend label unless the page's own chart's legend has
+    it], each run that any chart drawn by group.js draws) and ``at`` (per other
+    context, the indices in ``runs`` of the runs measured there, newest first). With ``each``
+    (a group of up to MAX_SERIES runs) every chart draws every run in its colour place (its index),
+    and names those not measured there; otherwise the runs of ``at`` are the chart's, placed
+    in that order."""
+    known: dict[str, list[DecodeCell]] = {}
+
+    def cells(run: Run) -> list[DecodeCell]:
+        if run.id not in known:
+            known[run.id] = _one_per_position(analysis, run)
+        return known[run.id]
+
+    shared = shared_contexts(runs)
+    if not shared:
+        return (), "", Markup("")
+    default = default_context(runs, shared)
+    drawn = {context: _drawn_at(runs, context, names) for context in shared}
+    # One x axis for every chart: the request counts measured by any run any chart draws.
+    on_charts = {run.id: run for named in drawn.values() for _, _, run in named}
+    levels = sorted({c.concurrency for run in on_charts.values() for c in _one_per_position(analysis, run)
+                     if c.status.measured and c.total_tokens_per_s is not None})
+    plot = decode_plot(drawn[default], default, per_device=False,
+                       cells=cells, levels=[float(n) for n in levels])
+    each = len(runs) <= MAX_SERIES
+    others = [context for context in shared if context != default]
+    listed = runs if each else [run for run in runs if any(run in (r for _, _, r in drawn[c]) for c in others)]
+    place = {run.id: i for i, run in enumerate(listed)}
+    slugs = list(dict.fromkeys(groups[("models", model_key(run))].slug for run in listed))
+    # A run the page's own chart draws has its label in that chart's legend, where group.js reads it.
+    in_legend = set(plot.legend_runs) if plot else set()
+    data: dict[str, object] = {
+        "contexts": shared, "default": default, "levels": levels, "each": each, "models": slugs,
+        "runs": [[run.id, slugs.index(groups[("models", model_key(run))].slug),
+                  *([] if run.id in in_legend else [names[run.id]])] for run in listed],
+        "at": {str(context): [place[run.id] for _, _, run in drawn[context]
+                              if any(c.context_tokens == context and c.status.measured and c.total_tokens_per_s is not None
+                                     for c in cells(run))]
+               for context in others},
+    }
+    # In a single-quoted attribute: what could end it or start markup is a JSON escape.
+    text = dumps(data).replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e").replace("'", "\\u0027")
+    words = [numbers.context(context) for context in others]
+    return ((plot,) if plot else ()), (" and ".join([", ".join(words[:-1]), words[-1]]) if len(words) > 1
+                                       else "".join(words)), Markup(text) if others else Markup("")
 
 
 def _drawn_at(runs: list[Run], context: int, names: dict[str, str]) -> list[tuple[str, int, Run]]:

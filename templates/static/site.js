@@ -398,6 +398,14 @@
       var rows = chart.rows.map(function (values) {
         var row = {};
         chart.fields.forEach(function (field, i) { if (values[i] !== null) { row[field] = values[i]; } });
+        // What the file leaves out because it follows from the rest (charts.ChartSpec.data_json).
+        (chart.derived || []).forEach(function (name) {
+          if (name === "series") { row.series = chart.fills["@series"][parseInt(String(row.line), 10)]; }
+          if (name === "context_text") {
+            row.context_text = row.context >= 1024 && row.context % 1024 === 0 ? row.context / 1024 + "K"
+              : row.context.toLocaleString("en-US");
+          }
+        });
         return row;
       });
       var templateUrl = new URL(chart.template, new URL(url, location.href)).href;
