@@ -54,13 +54,14 @@ class RatioCell:
 
     @property
     def css(self) -> str:
-        """Its classes: the arrow and colour step of each direction ("d3 ru3": down by 40 % or
-        more; the other way round, up as much). The stylesheet draws the arrow and the colour."""
+        """Its class, one word: the arrow and colour step of each direction, the other way round
+        in capitals ("d3U3": down by 40 % or more; the other way round, up as much). One word
+        needs no quotes, in some sixty cells a page; the stylesheet draws the arrow and colour."""
         def one(arrow: str, step: int) -> str:
             return "e" if arrow == "=" else f"{'u' if arrow == '▲' else 'd'}{abs(step)}"
         if not self.comparable:
             return ""
-        return one(self.arrow, self.step) + (f" r{one(self.back_arrow, self.back_step)}" if self.back_arrow else "")
+        return one(self.arrow, self.step) + (one(self.back_arrow, self.back_step).upper() if self.back_arrow else "")
 
 
 @dataclass(frozen=True)
