@@ -594,9 +594,11 @@
   };
 
   // --- picking runs, kept in the address --------------------------------------------------------
+  // Each run's result file is runs/<id>.json under the site root the page names (site.js).
+  var root = document.documentElement.getAttribute("data-root") || "";
   var known = {};
   Array.prototype.forEach.call(add.options, function (option) {
-    if (option.value) known[option.value] = { result: option.getAttribute("data-result"), label: option.textContent };
+    if (option.value) known[option.value] = { result: root + "runs/" + encodeURIComponent(option.value) + ".json", label: option.textContent };
   });
   var query = new URLSearchParams(window.location.search);
   var asked = (query.get("runs") || [query.get("a"), query.get("b")].filter(Boolean).join(",")).split(",")
