@@ -13,7 +13,7 @@ from sitegen.site.charts import Series, _frontier, pareto
 from sitegen.site.compare_page import ratio_matrix
 from sitegen.site.groups import hardware_groups, model_groups, natural_pairs
 from tests.conftest import REPO, run_cli
-from tests.html_tables import quoted
+from tests.html_tables import quoted, tables
 
 MINIMAL = parse_yaml("minimal.yaml", (REPO / "tests" / "data" / "valid" / "minimal.yaml").read_bytes()).data
 
@@ -165,12 +165,42 @@ def test_one_static_page_per_natural_pair_whose_swap_is_a_link_within_it(project
     assert len(shared) >= 3
     captions = re.findall(r'<figure class="plot">\s*<figcaption[^>]*>([^<]*)</figcaption>', html)
     assert captions == [f"{context_label(c)} context" for c in shared] + ["Throughput against interactivity"]
-    bar_rows = re.findall(r"<div class=\"bar-row\">(.*?)</div>", html, re.DOTALL)  # prefill, A over B
-    assert bar_rows and all(re.findall(r"<p><span>(\w)</span>", row) == ["A", "B"] for row in bar_rows)
+    _check_prefill_table(html, [shipped_run(run_id) for run_id in PAIR])
     # The launch commands differ only in --speculative-config: that row, and no other launch row, is marked.
     marked = re.findall(r'<tr class="df"><th>Launch: ([^<]*)<', html)
     assert marked == ["Speculative decoding"]
     assert "Launch settings differ: Speculative decoding." in html
+
+
+def _check_prefill_table(html: str, raw: list[dict[str, Any]]) -> None:
+    """The prefill table, against the result files: at each context either run measured, a row
+    per run (A over B) with its letter, bar (width in percent of the peak, at least 1; colour its
+    place), figure and TTFT; the context's header spans the runs' rows."""
+    table = tables(html)["pf"]
+    firsts = [{p["context_tokens"]: p for p in reversed(run["measurements"]["prefill"])
+               if p.get("prompt_tokens_per_s") is not None} for run in raw]
+    contexts = sorted(firsts[0].keys() | firsts[1].keys())
+    assert len(contexts) >= 3 and len(table) == 2 * len(contexts)
+    peak = max(p["prompt_tokens_per_s"] for run in firsts for p in run.values())
+    bars = re.findall(r'<td><i class="w(\d+) c(\d)"></i>', html.split('<table class="pf"', 1)[1])
+    for i, context in enumerate(contexts):
+        for place, letter in enumerate("AB"):
+            row = table[2 * i + place]
+            point = firsts[place].get(context)
+            if place == 0:
+                assert row[0] == f"{context_label(context)} context"
+                row = row[1:]
+            width, colour = bars[2 * i + place]
+            assert int(colour) == place
+            if point is None:
+                assert row == [letter, "", "—", "not measured"] and width == "0"
+                continue
+            rate = point["prompt_tokens_per_s"]
+            shown = f"{rate / 1000:.1f}".removesuffix(".0") + "K" if rate >= 10_000 else f"{rate:,.0f}"
+            ttft = f"{point['ttft_ms']:,.0f} ms TTFT" if point.get("ttft_ms") is not None else ""
+            assert row == [letter, "", shown, ttft], (context, letter)
+            assert abs(int(width) - max(1, rate / peak * 100)) <= 0.5, (context, letter)
+    assert f'<th rowspan="2">{context_label(contexts[0])} context' in html
 
 
 def test_a_static_page_holds_both_directions_ratios(project: Path) -> None:
@@ -403,3 +433,19 @@ def test_a_run_page_links_to_its_pair_partners_then_its_nearest_runs() -> None:
     assert [run.id for run in closest_runs(members, place, members[0], set(), 3)] == ["r1", "r2", "r3"]
     # A new newest run (r0 here) is among the nearest of the first few runs only.
     assert all("r0" not in [r.id for r in closest_runs(members, place, members[i], set(), 4)] for i in range(5, 12))
+
+
+def test_a_run_keeps_its_colour_in_prefill_when_the_other_has_no_prefill_figures() -> None:
+    """B's bars are B's colour (place 1, as its line and key), even when A has no prefill to show."""
+    from sitegen.site.common import Site
+    from sitegen.site.compare_page import compare_context
+
+    without = copy.deepcopy(MINIMAL)
+    without["measurements"]["prefill"] = []
+    with_prefill = copy.deepcopy(MINIMAL)
+    with_prefill["measurements"]["prefill"] = [{"context_tokens": 8192, "prompt_tokens_per_s": 5000.0, "ttft_ms": 1600.0}]
+    context = compare_context(Site("t", ""), [run_from_dict("a", without), run_from_dict("b", with_prefill)])
+    assert context.prefill_note == "No prefill figures: A."
+    assert context.prefill_bars is not None
+    [[bar]] = [row.bars for row in context.prefill_bars.rows]
+    assert (bar.series, bar.colour, bar.value, bar.width) == ("B", 1, "5,000", 100)

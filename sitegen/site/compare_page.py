@@ -443,7 +443,9 @@ def compare_context(site: Site, runs: list[Run], two_way: bool = False,
         decode_note=decode_note,
         pareto_plot=pareto,
         pareto_note=pareto_note,
-        prefill_bars=prefill_bars([(c.letter, c.run) for c in compared if c.letter not in no_prefill]),
+        # Each run in its place's colour, as in every other section, whoever is left out.
+        prefill_bars=prefill_bars([(c.letter, c.run) for c in compared if c.letter not in no_prefill],
+                                  [i for i, c in enumerate(compared) if c.letter not in no_prefill]),
         prefill_note=(f"No prefill figures: {', '.join(no_prefill)}." if no_prefill else None),
     )
 
