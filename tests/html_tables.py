@@ -5,6 +5,8 @@ from __future__ import annotations
 from html.parser import HTMLParser
 from typing import Any
 
+from markupsafe import escape as _escape
+
 
 class _Tables(HTMLParser):
     """Rows of cell texts as the HTML table model has them: a cell with ``rowspan`` is in each of
@@ -139,3 +141,57 @@ def fields(html: str) -> dict[str, str]:
     parser = _Fields()
     parser.feed(html)
     return dict(parser.pairs)
+
+
+# Python's parser lowercases names; a browser's gives SVG's mixed-case ones back (HTML's
+# "adjust SVG attributes"): the ones the site writes.
+_SVG_CASE = {name.lower(): name for name in (
+    "viewBox", "markerUnits", "markerWidth", "markerHeight", "refX", "refY", "preserveAspectRatio",
+    "clipPath", "linearGradient", "gradientUnits", "patternUnits", "foreignObject")}
+
+
+class _Quoted(HTMLParser):
+    """Markup written back with every attribute value in double quotes, as a browser's parser
+    reads it (unquoted ``class=df`` and quoted ``class="df"`` are the same attribute)."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=False)
+        self.out: list[str] = []
+
+    def _tag(self, tag: str, attrs: list[tuple[str, str | None]], end: str) -> str:
+        written = "".join(f' {_SVG_CASE.get(name, name)}="{_escape(value)}"' if value is not None else f" {name}"
+                          for name, value in attrs)
+        return f"<{_SVG_CASE.get(tag, tag)}{written}{end}"
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.out.append(self._tag(tag, attrs, ">"))
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.out.append(self._tag(tag, attrs, "/>"))
+
+    def handle_endtag(self, tag: str) -> None:
+        self.out.append(f"</{tag}>")
+
+    def handle_data(self, data: str) -> None:
+        self.out.append(data)
+
+    def handle_entityref(self, name: str) -> None:
+        self.out.append(f"&{name};")
+
+    def handle_charref(self, name: str) -> None:
+        self.out.append(f"&#{name};")
+
+    def handle_decl(self, decl: str) -> None:
+        self.out.append(f"<!{decl}>")
+
+    def handle_comment(self, data: str) -> None:
+        self.out.append(f"<!--{data}-->")
+
+
+def quoted(html: str) -> str:
+    """``html`` with every attribute quoted (values escaped as jinja writes them), so a test can
+    look for an element by its attributes however densely the page writes them."""
+    parser = _Quoted()
+    parser.feed(html)
+    parser.close()
+    return "".join(parser.out)

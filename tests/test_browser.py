@@ -53,9 +53,10 @@ def test_page_loads_cleanly_and_draws_its_charts(browse: Browsing, site_pages: d
         assert plots and all(width > 100 and points > 0 for width, points in plots), plots
     if kind in BARRED:
         # Each bar is drawn at its class's share (w<n>: n %) of the longest bar's length, which is the whole track.
-        bars = visit.js("""() => Array.from(document.querySelectorAll("figure.bars .bar-row > p > i"))
+        # A page's bar line is a <p> of the grid; a comparison's, a row of its prefill table.
+        bars = visit.js("""() => Array.from(document.querySelectorAll("figure.bars .bar-row > p > i, figure.bars .pf td > i"))
             .map((bar) => [Number(/\\bw(\\d+)\\b/.exec(bar.className)[1]), bar.getBoundingClientRect().width,
-                           bar.parentElement.getBoundingClientRect().width])""")
+                           bar.closest("p, tr").getBoundingClientRect().width])""")
         assert bars and any(percent == 100 for percent, _, _ in bars), bars
         track = max(width for _, width, _ in bars)
         assert 100 < track < max(line for _, _, line in bars), bars

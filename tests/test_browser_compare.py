@@ -196,3 +196,31 @@ def test_an_unknown_run_in_the_address_is_named(browse: Browsing) -> None:
     assert page.locator("#compare-result").inner_text() == "Pick at least two runs."
     assert page.url.endswith(f"?runs={THREE[0]}")  # the address keeps only what is shown
     visit.assert_clean()
+
+
+# The prefill table as a reader meets it: per row its header (and how many rows it spans), each
+# cell's text, and the bar's classes (width and colour) with its drawn width in percent of its cell.
+PREFILL_JS = """(root) => Array.from(document.querySelectorAll(root + " table.pf tr")).map((tr) => ({
+    header: tr.querySelector("th") ? [tr.querySelector("th").innerText, tr.querySelector("th").rowSpan] : null,
+    cells: Array.from(tr.querySelectorAll("td")).map((td) => td.innerText.trim()),
+    bar: (() => { const i = tr.querySelector("td > i"), style = getComputedStyle(i.parentElement);
+                  const track = i.parentElement.getBoundingClientRect().width
+                    - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+                  return [i.className, Math.round(i.getBoundingClientRect().width / track * 100)]; })(),
+  }))"""
+
+
+def test_readers_view_draws_the_static_prefill_table(browse: Browsing) -> None:
+    """The reader's view of a natural pair shows the static page's prefill table, row for row,
+    and each bar is drawn as wide as its class says (A over B at every context)."""
+    static = browse.open(f"/compare/{PAIR[0]}--{PAIR[1]}/", javascript=False)
+    want = static.js(PREFILL_JS, "main")
+    static.assert_clean()
+    assert len(want) >= 6 and [row["cells"][0] for row in want] == ["A", "B"] * (len(want) // 2)
+    for row in want:
+        width = int(row["bar"][0].split()[0][1:])
+        assert abs(row["bar"][1] - width) <= 1, row
+    client = browse.open(f"/compare/?runs={PAIR[0]},{PAIR[1]}")
+    client.page.locator("#compare-result table.pf").wait_for()
+    assert client.js(PREFILL_JS, "#compare-result") == want
+    client.assert_clean()

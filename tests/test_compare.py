@@ -13,6 +13,7 @@ from sitegen.site.charts import Series, _frontier, pareto
 from sitegen.site.compare_page import ratio_matrix
 from sitegen.site.groups import hardware_groups, model_groups, natural_pairs
 from tests.conftest import REPO, run_cli
+from tests.html_tables import quoted, tables
 
 MINIMAL = parse_yaml("minimal.yaml", (REPO / "tests" / "data" / "valid" / "minimal.yaml").read_bytes()).data
 
@@ -112,7 +113,7 @@ def ratio_table(html: str) -> dict[tuple[str, int], tuple[str, list[str], str]]:
         column = 0
         for td in tds:
             attrs, body = td.split(">", 1)
-            span = int(m.group(1)) if (m := re.search(r"colspan=(\d+)", attrs)) else 1
+            span = int(m.group(1)) if (m := re.search(r'colspan="(\d+)"', attrs)) else 1
             classes = m.group(1) if (m := re.search(r'class="([^"]*)"', attrs)) else ""
             changes = re.findall(r"<b>([^<]*)</b>", body)
             rest = re.sub(r"<[^>]+>", "", re.sub(r"<b>[^<]*</b>", "", body)).strip()
@@ -148,7 +149,7 @@ def test_one_static_page_per_natural_pair_whose_swap_is_a_link_within_it(project
     # (older, newer) only: no page the other way round.
     assert built == pairs
     a, b = PAIR
-    html = (project / "_site" / "compare" / f"{a}--{b}" / "index.html").read_text()
+    html = quoted((project / "_site" / "compare" / f"{a}--{b}" / "index.html").read_text())
     # The swap is a link to a fragment of the page itself, which the page holds, and back.
     assert '<div id="b-against-a"><div id="a-against-b" class="two-way">' in html
     assert '<a href="#a-against-b" class="fwd" id="swap-link">Swap: A against B</a>' in html
@@ -164,12 +165,42 @@ def test_one_static_page_per_natural_pair_whose_swap_is_a_link_within_it(project
     assert len(shared) >= 3
     captions = re.findall(r'<figure class="plot">\s*<figcaption[^>]*>([^<]*)</figcaption>', html)
     assert captions == [f"{context_label(c)} context" for c in shared] + ["Throughput against interactivity"]
-    bar_rows = re.findall(r"<div class=bar-row>(.*?)</div>", html, re.DOTALL)  # prefill, A over B
-    assert bar_rows and all(re.findall(r"<p><span>(\w)</span>", row) == ["A", "B"] for row in bar_rows)
+    _check_prefill_table(html, [shipped_run(run_id) for run_id in PAIR])
     # The launch commands differ only in --speculative-config: that row, and no other launch row, is marked.
     marked = re.findall(r'<tr class="df"><th>Launch: ([^<]*)<', html)
     assert marked == ["Speculative decoding"]
     assert "Launch settings differ: Speculative decoding." in html
+
+
+def _check_prefill_table(html: str, raw: list[dict[str, Any]]) -> None:
+    """The prefill table, against the result files: at each context either run measured, a row
+    per run (A over B) with its letter, bar (width in percent of the peak, at least 1; colour its
+    place), figure and TTFT; the context's header spans the runs' rows."""
+    table = tables(html)["pf"]
+    firsts = [{p["context_tokens"]: p for p in reversed(run["measurements"]["prefill"])
+               if p.get("prompt_tokens_per_s") is not None} for run in raw]
+    contexts = sorted(firsts[0].keys() | firsts[1].keys())
+    assert len(contexts) >= 3 and len(table) == 2 * len(contexts)
+    peak = max(p["prompt_tokens_per_s"] for run in firsts for p in run.values())
+    bars = re.findall(r'<td><i class="w(\d+) c(\d)"></i>', html.split('<table class="pf"', 1)[1])
+    for i, context in enumerate(contexts):
+        for place, letter in enumerate("AB"):
+            row = table[2 * i + place]
+            point = firsts[place].get(context)
+            if place == 0:
+                assert row[0] == f"{context_label(context)} context"
+                row = row[1:]
+            width, colour = bars[2 * i + place]
+            assert int(colour) == place
+            if point is None:
+                assert row == [letter, "", "—", "not measured"] and width == "0"
+                continue
+            rate = point["prompt_tokens_per_s"]
+            shown = f"{rate / 1000:.1f}".removesuffix(".0") + "K" if rate >= 10_000 else f"{rate:,.0f}"
+            ttft = f"{point['ttft_ms']:,.0f} ms TTFT" if point.get("ttft_ms") is not None else ""
+            assert row == [letter, "", shown, ttft], (context, letter)
+            assert abs(int(width) - max(1, rate / peak * 100)) <= 0.5, (context, letter)
+    assert f'<th rowspan="2">{context_label(contexts[0])} context' in html
 
 
 def test_a_static_page_holds_both_directions_ratios(project: Path) -> None:
@@ -179,7 +210,7 @@ def test_a_static_page_holds_both_directions_ratios(project: Path) -> None:
     assert run_cli(project, "collect") == 0
     assert run_cli(project, "build") == 0
     a, b = PAIR
-    html = (project / "_site" / "compare" / f"{a}--{b}" / "index.html").read_text()
+    html = quoted((project / "_site" / "compare" / f"{a}--{b}" / "index.html").read_text())
     raw = [{(c["context_tokens"], c["concurrency"]): c for c in shipped_run(run_id)["measurements"]["decode"]}
            for run_id in PAIR]
     contexts = sorted({key[0] for run in raw for key in run})
@@ -195,7 +226,8 @@ def test_a_static_page_holds_both_directions_ratios(project: Path) -> None:
                 forward.append(y / x - 1)
                 backward.append(x / y - 1)
                 assert changes == [signed_percent(y / x - 1), signed_percent(x / y - 1)], (context, level)
-                assert classes == f"{arrow_and_step(y / x - 1)} r{arrow_and_step(x / y - 1)}", (context, level)
+                # One word: B against A's arrow and step, then A against B's in capitals.
+                assert classes == arrow_and_step(y / x - 1) + arrow_and_step(x / y - 1).upper(), (context, level)
                 assert rest.startswith(f"A {_throughput(x)} · B {_throughput(y)}"), (context, level)
             else:
                 assert changes == [] and classes == "" and "%" not in rest, (context, level)
@@ -207,7 +239,7 @@ def test_a_static_page_holds_both_directions_ratios(project: Path) -> None:
         median = ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
         sentence = (f"{name} is faster in {faster} of {len(changes)} cells both runs measured as valid; "
                     f"median change {signed_percent(median)}.")
-        assert f'<p class="{view}">{sentence}</p>' in html, sentence
+        assert re.findall(rf'<p class="{view}">([^<]*)', html) == [sentence], sentence
 
 
 def test_both_runs_of_a_pair_link_to_its_one_page(project: Path) -> None:
@@ -258,7 +290,7 @@ def test_static_compare_page_shows_per_accelerator_figures_beside_totals(project
     assert run_cli(project, "collect") == 0
     assert run_cli(project, "build") == 0
     a, b = "rtx6kpro4x-vllm-qwen35-397b-awq-mtp", "rtx6kpro4x-vllm-qwen35-397b-nvfp4-nomtp"
-    html = (project / "_site" / "compare" / f"{a}--{b}" / "index.html").read_text()
+    html = quoted((project / "_site" / "compare" / f"{a}--{b}" / "index.html").read_text())
     raw_a, raw_b = shipped_run(a), shipped_run(b)
     expected = expected_per_accelerator(raw_a, raw_b)
     assert len(expected) >= 30
@@ -340,7 +372,7 @@ def test_inline_plots_cost_little_beyond_their_figures(project: Path) -> None:
     assert run_cli(project, "collect") == 0
     assert run_cli(project, "build") == 0
     a, b = "rtx6kpro4x-vllm-qwen35-397b-awq-mtp", "rtx6kpro4x-vllm-qwen35-397b-nvfp4-nomtp"
-    html = (project / "_site" / "compare" / f"{a}--{b}" / "index.html").read_text()
+    html = quoted((project / "_site" / "compare" / f"{a}--{b}" / "index.html").read_text())
     svgs = re.findall(r'<svg class="plot-svg".*?</svg>', html, re.S)
     assert len(svgs) >= 4
     cells = [c for run_id in (a, b) for c in shipped_run(run_id)["measurements"]["decode"]]
@@ -379,8 +411,8 @@ def test_two_way_cells_carry_both_directions_and_like_neighbours_share_one_cell(
     assert (matrix.heading, matrix.back_heading) == ("B against A, total tok/s", "A against B, total tok/s")
     # Forward +0.2 % and +16 %; backward −0.2 % and −14 % (86 / 100): each direction its own step.
     level, up = matrix.rows[0].cells[:2]
-    assert (level.change, level.back_change, level.css) == ("0%", "0%", "e re")
-    assert (up.change, up.back_change, up.css) == ("+16%", "−14%", "u2 rd1")
+    assert (level.change, level.back_change, level.css) == ("0%", "0%", "eE")
+    assert (up.change, up.back_change, up.css) == ("+16%", "−14%", "u2D1")
     assert up.detail == "A 86.0 · B 100.0"
     # Two neighbours over capacity in both runs: one cell across two columns; the next differs.
     assert [(cell.detail, span) for cell, span in matrix.rows[0].spans[2:]] == [
@@ -401,3 +433,19 @@ def test_a_run_page_links_to_its_pair_partners_then_its_nearest_runs() -> None:
     assert [run.id for run in closest_runs(members, place, members[0], set(), 3)] == ["r1", "r2", "r3"]
     # A new newest run (r0 here) is among the nearest of the first few runs only.
     assert all("r0" not in [r.id for r in closest_runs(members, place, members[i], set(), 4)] for i in range(5, 12))
+
+
+def test_a_run_keeps_its_colour_in_prefill_when_the_other_has_no_prefill_figures() -> None:
+    """B's bars are B's colour (place 1, as its line and key), even when A has no prefill to show."""
+    from sitegen.site.common import Site
+    from sitegen.site.compare_page import compare_context
+
+    without = copy.deepcopy(MINIMAL)
+    without["measurements"]["prefill"] = []
+    with_prefill = copy.deepcopy(MINIMAL)
+    with_prefill["measurements"]["prefill"] = [{"context_tokens": 8192, "prompt_tokens_per_s": 5000.0, "ttft_ms": 1600.0}]
+    context = compare_context(Site("t", ""), [run_from_dict("a", without), run_from_dict("b", with_prefill)])
+    assert context.prefill_note == "No prefill figures: A."
+    assert context.prefill_bars is not None
+    [[bar]] = [row.bars for row in context.prefill_bars.rows]
+    assert (bar.series, bar.colour, bar.value, bar.width) == ("B", 1, "5,000", 100)

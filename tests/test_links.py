@@ -33,9 +33,18 @@ class _Links(HTMLParser):
         super().__init__()
         self.links: list[str] = []
         self.ids: set[str] = set()
+        self._root = ""
+        self._picking = False
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         values = dict(attrs)
+        if tag == "html":
+            self._root = values.get("data-root") or ""
+        # The compare picker's runs: compare.js fetches runs/<value>.json from the page's data-root.
+        if tag == "select":
+            self._picking = values.get("name") == "add"
+        if tag == "option" and self._picking and values.get("value"):
+            self.links.append(f"{self._root}runs/{values['value']}.json")
         if values.get("id"):
             self.ids.add(values["id"] or "")
         for name in ("href", "src", "data-spec", "data-result", "data-setups"):

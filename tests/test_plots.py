@@ -13,6 +13,7 @@ import pytest
 
 from sitegen.site.charts import PALETTE
 from tests.conftest import REPO, run_cli
+from tests.html_tables import quoted
 from tests.test_compare import _throughput, shipped_run
 
 LEFT, RIGHT_EDGE, TOP, BOTTOM_EDGE = 52, 346, 10, 172  # the plot area in the 360 × 210 viewBox
@@ -52,8 +53,8 @@ def test_a_plot_puts_each_point_where_its_axes_say() -> None:
     # One path a run (C has no points: no path, no legend entry); every point a vertex.
     assert [line.label for line in p.lines] == ["A", "B"] and [k.label for k in p.legend] == ["A", "B"]
     y = lambda v: BOTTOM_EDGE - v / 320 * 162  # noqa: E731
-    assert flat(vertices(p.lines[0].path)) == pytest.approx(flat([(52, y(100)), (199, y(150)), (346, y(300))]), abs=0.051)
-    assert flat(vertices(p.lines[1].path)) == pytest.approx(flat([(52, y(50)), (346, y(75))]), abs=0.051)
+    assert flat(vertices(p.lines[0].path)) == pytest.approx(flat([(52, y(100)), (199, y(150)), (346, y(300))]), abs=0.5)
+    assert flat(vertices(p.lines[1].path)) == pytest.approx(flat([(52, y(50)), (346, y(75))]), abs=0.5)
     assert p.lines[0].title == "A: 1 → 100, 2 → 150, 4 → 300"
     assert p.legend_runs == ("", "b")
 
@@ -73,7 +74,7 @@ def test_points_off_the_line_are_movetos_of_the_same_path() -> None:
     x = lambda v: LEFT + v / 20 * 294  # noqa: E731
     y = lambda v: BOTTOM_EDGE - v / 100 * 162  # noqa: E731
     assert flat(vertices(line.path)) == pytest.approx(
-        flat([(x(10), y(100)), (x(20), y(80)), (x(5), y(40)), (x(15), y(90))]), abs=0.051)
+        flat([(x(10), y(100)), (x(20), y(80)), (x(5), y(40)), (x(15), y(90))]), abs=0.5)
 
 
 def _axis(ticks: list[tuple[float, str]]) -> list[tuple[float, float]]:
@@ -83,7 +84,7 @@ def _axis(ticks: list[tuple[float, str]]) -> list[tuple[float, float]]:
 def test_every_figure_of_a_comparison_is_at_its_pixel_and_in_its_runs_title(project: Path) -> None:
     assert run_cli(project, "collect") == 0
     assert run_cli(project, "build") == 0
-    html = (project / "_site" / "compare" / f"{PAIR[0]}--{PAIR[1]}" / "index.html").read_text()
+    html = quoted((project / "_site" / "compare" / f"{PAIR[0]}--{PAIR[1]}" / "index.html").read_text())
     sprite = re.search(r'<svg class="sprite".*?</svg>', html, re.S)
     assert sprite
     tick_sets = {m[0]: [(float(at), label) for at, label in re.findall(r'<text x="([\d.]+)">([^<]*)</text>', m[1])]
@@ -109,7 +110,8 @@ def test_every_figure_of_a_comparison_is_at_its_pixel_and_in_its_runs_title(proj
                 n, value = cell["concurrency"], cell["total_tokens_per_s"]
                 x = x0 + math.log2(n / n0) / math.log2(n1 / n0) * (x1 - x0)
                 y = y0 - value / v1 * (y0 - y1)
-                assert min(math.dist((x, y), p) for p in drawn) <= 0.08, (caption, letter, n)
+                # Points sit at the viewBox's whole unit: within half a unit each way.
+                assert min(math.dist((x, y), p) for p in drawn) <= 0.71, (caption, letter, n)
                 status = "" if cell["status"] == "valid" else " (requests queued)"
                 assert f"{n} → {_throughput(value)}{status}" in title, (caption, letter, n)
                 checked += 1
@@ -122,7 +124,7 @@ def test_markers_and_frames_are_defined_once_and_every_reference_resolves(projec
     pages = [p for p in (project / "_site").rglob("*.html") if "plot-svg" in p.read_text()]
     assert len(pages) >= 10  # comparisons and model and accelerator pages
     for page in pages:
-        html = page.read_text()
+        html = quoted(page.read_text())
         assert html.count('<svg class="sprite"') == 1, page
         ids = re.findall(r'\sid="([^"]+)"', html)
         assert len(ids) == len(set(ids)), (page, [i for i in ids if ids.count(i) > 1])

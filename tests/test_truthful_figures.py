@@ -312,9 +312,9 @@ def test_no_two_shipped_runs_share_a_displayed_name(built_site: Path) -> None:
 
     picker = (built_site / "compare" / "index.html").read_text()
     select = picker.split('<select name="add"', 1)[1].split("</select>", 1)[0]
-    options = [html.unescape(o) for o in re.findall(r"<option value=\"[^\"]+\"[^>]*>(.*?)</option>", select)]
+    options = [html.unescape(o) for o in re.findall(r"<option value=\"[^\"]+\"[^>]*>([^<]*)", select)]
     assert len(options) == len(titles) and _unique(options)
-    pairs = [html.unescape(p) for p in re.findall(r'<li><a href="[^"]*">(.*?)</a></li>', picker)]
+    pairs = [html.unescape(p) for p in re.findall(r'<li><a href="[^"]*">(.*?)</a>', picker)]
     assert _unique(pairs)
 
     for group in list((built_site / "models").glob("*/index.html")) + list((built_site / "hardware").glob("*/index.html")):

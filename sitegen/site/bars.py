@@ -50,8 +50,10 @@ def _width(value: float, peak: float) -> int:
     return max(1, round(value / peak * WIDTH_STEPS)) if peak > 0 else 1
 
 
-def prefill_bars(runs: list[tuple[str, Run]]) -> BarChart | None:
-    """Prompt tok/s by context length for one run (label ``""``) or several, side by side."""
+def prefill_bars(runs: list[tuple[str, Run]], places: list[int] | None = None) -> BarChart | None:
+    """Prompt tok/s by context length for one run (label ``""``) or several, side by side.
+    ``places``: each run's place in a comparison (its colour ``c<place>``) when some compared
+    runs are left out for want of prefill figures; default, their order here."""
     by_context: dict[int, dict[int, tuple[float, float | None]]] = {}
     for index, (_, run) in enumerate(runs):
         for point in run.prefill:
@@ -62,7 +64,8 @@ def prefill_bars(runs: list[tuple[str, Run]]) -> BarChart | None:
     if not by_context:
         return None
     peak = max(rate for row in by_context.values() for rate, _ in row.values())
-    colours: list[int | None] = list(range(len(runs))) if len(runs) > 1 else [None]  # one run: the theme's
+    colours: list[int | None] = (list(places) if places is not None else list(range(len(runs))) if len(runs) > 1
+                                 else [None])  # one run on its own page: the theme's
     rows = []
     for context_tokens in sorted(by_context):
         bars = []

@@ -54,13 +54,14 @@ class RatioCell:
 
     @property
     def css(self) -> str:
-        """Its classes: the arrow and colour step of each direction ("d3 ru3": down by 40 % or
-        more; the other way round, up as much). The stylesheet draws the arrow and the colour."""
+        """Its class, one word: the arrow and colour step of each direction, the other way round
+        in capitals ("d3U3": down by 40 % or more; the other way round, up as much). One word
+        needs no quotes, in some sixty cells a page; the stylesheet draws the arrow and colour."""
         def one(arrow: str, step: int) -> str:
             return "e" if arrow == "=" else f"{'u' if arrow == '▲' else 'd'}{abs(step)}"
         if not self.comparable:
             return ""
-        return one(self.arrow, self.step) + (f" r{one(self.back_arrow, self.back_step)}" if self.back_arrow else "")
+        return one(self.arrow, self.step) + (one(self.back_arrow, self.back_step).upper() if self.back_arrow else "")
 
 
 @dataclass(frozen=True)
@@ -447,7 +448,9 @@ def compare_context(site: Site, runs: list[Run], two_way: bool = False,
         decode_note=decode_note,
         pareto_plot=pareto,
         pareto_note=pareto_note,
-        prefill_bars=prefill_bars([(c.letter, c.run) for c in compared if c.letter not in no_prefill]),
+        # Each run in its place's colour, as in every other section, whoever is left out.
+        prefill_bars=prefill_bars([(c.letter, c.run) for c in compared if c.letter not in no_prefill],
+                                  [i for i, c in enumerate(compared) if c.letter not in no_prefill]),
         prefill_note=(f"No prefill figures: {', '.join(no_prefill)}." if no_prefill else None),
     )
 

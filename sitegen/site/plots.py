@@ -242,7 +242,9 @@ def plot(caption: str, series: list[PlotSeries], *, x_log: bool, x_title: str, y
         return TOP + inner_h - value / y_max * inner_h
 
     def tenths(x: float, y: float) -> tuple[int, int]:
-        return round(_px(x_at(x)) * 10), round(_px(y_at(y)) * 10)
+        # A point at the viewBox's whole unit (about a pixel at the plot's size, well inside its
+        # marker), rounded half up as compare.js does; the path data counts in tenths.
+        return math.floor(x_at(x) + 0.5) * 10, math.floor(y_at(y) + 0.5) * 10
 
     y_ticks = tuple(Tick(_px(y_at(i * step)), _fmt(i * step)) for i in range(5))
     lines = []

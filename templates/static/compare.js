@@ -227,28 +227,39 @@
         peak = Math.max(peak, p.prompt_tokens_per_s);
       });
     });
+    // The static page's table (templates/_compare_body.html): a row per run at each context, the
+    // context's header spanning them; letter, bar (width class w<n>, colour c<place>), figure, TTFT.
     var figure = el("figure", undefined, "bars");
-    figure.appendChild(el("figcaption", "prompt tok/s by context length"));
+    var caption = el("figcaption", "prompt tok/s by context length");
+    caption.id = "prefill-c";
+    figure.appendChild(caption);
+    var table = el("table", undefined, "pf");
+    table.setAttribute("aria-labelledby", caption.id);
+    var body = table.createTBody();
+    // A bar's width in whole percent of the peak, at least 1, rounded half to even (bars.py _width).
+    var width = function (value) {
+      var share = value / peak * 100, whole = Math.round(share);
+      if (Math.abs(share % 1) === 0.5 && whole % 2) whole -= 1;
+      return Math.max(1, whole);
+    };
     Object.keys(byContext).map(Number).sort(function (a, b) { return a - b; }).forEach(function (ctx) {
-      var row = el("div", undefined, "bar-row");
-      row.appendChild(el("span", contextLabel(ctx) + " context", "bar-label"));
-      var cells = el("span", undefined, "bar-cells");
       withPrefill.forEach(function (run, i) {
         var point = byContext[ctx][i];
-        var cell = el("span", undefined, "bar-cell");
-        cell.appendChild(el("span", run.letter, "bar-series"));
-        var bar = svgEl("svg", { "class": "bar", viewBox: "0 0 100 1", preserveAspectRatio: "none", "aria-hidden": "true", focusable: "false" });
-        var width = point ? Math.max(0.5, point.prompt_tokens_per_s / peak * 100).toFixed(1) : "0";
-        bar.appendChild(svgEl("rect", { width: width, height: "1", "class": "fixed", fill: PALETTE[run.index % PALETTE.length] }));
-        cell.appendChild(bar);
-        cell.appendChild(el("span", point ? rateShort(point.prompt_tokens_per_s) : MISSING, "bar-value"));
+        var row = body.insertRow();
+        if (i === 0) {
+          var th = el("th", contextLabel(ctx) + " context");
+          if (withPrefill.length > 1) th.rowSpan = withPrefill.length;
+          row.appendChild(th);
+        }
+        row.appendChild(el("td", run.letter));
+        var bar = row.appendChild(el("td"));
+        bar.appendChild(el("i", undefined, "w" + (point ? width(point.prompt_tokens_per_s) : 0) + " c" + run.index % PALETTE.length));
+        row.appendChild(el("td", point ? rateShort(point.prompt_tokens_per_s) : MISSING));
         var ttft = point && point.ttft_ms !== null && point.ttft_ms !== undefined ? grouped(point.ttft_ms, 0) + " ms TTFT" : "";
-        cell.appendChild(el("span", point ? ttft : "not measured", "bar-note"));
-        cells.appendChild(cell);
+        row.appendChild(el("td", point ? ttft : "not measured"));
       });
-      row.appendChild(cells);
-      figure.appendChild(row);
     });
+    figure.appendChild(table);
     node.appendChild(figure);
     return node;
   };
@@ -415,9 +426,11 @@
   };
 
   // --- picking runs, kept in the address --------------------------------------------------------
+  // Each run's result file is runs/<id>.json under the site root the page names (site.js).
+  var root = document.documentElement.getAttribute("data-root") || "";
   var known = {};
   Array.prototype.forEach.call(add.options, function (option) {
-    if (option.value) known[option.value] = { result: option.getAttribute("data-result"), label: option.textContent };
+    if (option.value) known[option.value] = { result: root + "runs/" + encodeURIComponent(option.value) + ".json", label: option.textContent };
   });
   var query = new URLSearchParams(window.location.search);
   var asked = (query.get("runs") || [query.get("a"), query.get("b")].filter(Boolean).join(",")).split(",")

@@ -212,7 +212,8 @@
         if (left[key]) { left[key] -= 1; return false; }
         return true;
       });
-      var at = function (p) { return [Math.round(+px(xAt(p[0])) * 10), Math.round(+px(yAt(p[1])) * 10)]; };
+      // Each point at the viewBox's whole unit, rounded half up (plots.py); path data counts in tenths.
+      var at = function (p) { return [Math.floor(xAt(p[0]) + 0.5) * 10, Math.floor(yAt(p[1]) + 0.5) * 10]; };
       var d = pathData(joined.map(at), alone.map(at));
       var path = svgEl("path", { "class": "s" + s.index % PALETTE.length, d: d });
       var title = svgEl("title", { id: id + "abcdefgh".charAt(n) });
