@@ -187,9 +187,9 @@ def _check_prefill_table(html: str, raw: list[dict[str, Any]]) -> None:
         for place, letter in enumerate("AB"):
             row = table[2 * i + place]
             point = firsts[place].get(context)
-            if place == 0:
-                assert row[0] == f"{context_label(context)} context"
-                row = row[1:]
+            # The table model repeats a spanned header in each row it heads.
+            assert row[0] == f"{context_label(context)} context"
+            row = row[1:]
             width, colour = bars[2 * i + place]
             assert int(colour) == place
             if point is None:
