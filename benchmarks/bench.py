@@ -213,7 +213,7 @@ def first_load(site: Path, page: str) -> int:
 
 
 def bytes_by_area(site: Path, files: list[Path], runs: int) -> str:
-    """KB per run of each part of the site, largest first: run pages, run JSON and CSV apart,
+    """KB per run of each part of the site, largest first: run pages and run JSON apart,
     each folder of data/ apart, every other top-level folder or file as one."""
     areas: dict[str, int] = {}
     for path in files:
