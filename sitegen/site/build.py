@@ -203,7 +203,7 @@ def build(config: Config, force_output: bool = False) -> BuildSummary:
     del collected
     analysis = Analysis(settings)
     planned = plan(site, runs, analysis)
-    env = environment(templates)
+    env = environment(templates, config.state_dir / "cache" / "templates")
     chart_templates = ChartTemplates(config.state_dir / "cache")
     renderer = ChartRenderer(config.state_dir / "cache" / "charts", templates=chart_templates)
     # With a manifest to go by, only changed files are staged; the others stay where they are.
