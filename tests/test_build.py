@@ -143,6 +143,10 @@ def test_incremental_build_is_byte_identical_to_a_cold_one(project: Path, tmp_pa
     incremental = _files(project / "_site")
     shutil.rmtree(project / "_site")
     shutil.rmtree(project / ".sitegen" / "build")
+    # Cold: no figures, compiled templates or charts kept by earlier builds either.
+    (project / ".sitegen" / "cache" / "figures.json").unlink()
+    for kept in ("templates", "charts"):
+        shutil.rmtree(project / ".sitegen" / "cache" / kept)
     assert run_cli(project, "build") == 0
     assert _files(project / "_site") == incremental
     page = (project / "_site" / "runs" / SEED_RUN_ID / "index.html").read_text()
@@ -449,3 +453,50 @@ def test_csv_carries_statistics_from_the_result_file(project: Path) -> None:
                     checked += 1
     assert checked >= 40 * 12  # the seed file has statistics on most of its decode cells
     assert len(rows) == len(raw["measurements"]["prefill"]) + len(raw["measurements"]["decode"])
+
+
+@pytest.mark.parametrize("name", ["index.html", "runs/a/index.html", "assets/charts/x.svg", "", "/etc/passwd",
+                                  "../x", "a/../b", "a/./b", "./a", "a//b", "a/", "..", ".", "a/b/..", "a\0b"])
+def test_a_kept_or_written_name_is_a_plain_path_inside_the_site(name: str) -> None:
+    # The fast test must agree with the path library's reading: relative, normalised, no "..".
+    from pathlib import PurePosixPath
+
+    from sitegen.site.write import plain_relative
+
+    path = PurePosixPath(name)
+    expected = (bool(path.parts) and not path.is_absolute() and ".." not in path.parts and path.as_posix() == name
+                and "\0" not in name)
+    assert plain_relative(name) is expected
+
+
+def test_an_added_run_works_out_only_its_own_figures(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Capacities and headlines of runs an earlier build saw are read from .sitegen/cache/figures.json.
+    from sitegen.config import load_config
+    from sitegen.site import capacity, headlines
+
+    assert run_cli(project, "collect") == 0
+    assert run_cli(project, "build") == 0
+    stored = json.loads((project / ".sitegen" / "cache" / "figures.json").read_bytes().partition(b"\n")[2])
+    collected = json.loads((project / ".sitegen" / "collected.json").read_bytes())
+    assert sorted(stored["runs"]) == sorted(entry["digest"] for entry in collected["runs"])
+    shutil.copy(MINIMAL, project / "content" / "runs" / "added-run.yaml")
+    assert run_cli(project, "collect") == 0
+    worked_out: list[str] = []
+    original_capacity, original_headlines = capacity.capacity, headlines.headlines
+
+    def counted_capacity(*args: object, **kwargs: object) -> capacity.Capacity:
+        worked_out.append("capacity")
+        return original_capacity(*args, **kwargs)  # type: ignore[arg-type]
+
+    def counted_headlines(run: object) -> headlines.Headlines:
+        worked_out.append(f"headlines {run.id}")  # type: ignore[attr-defined]
+        return original_headlines(run)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(capacity, "capacity", counted_capacity)
+    monkeypatch.setattr(headlines, "headlines", counted_headlines)
+    assert run_cli(project, "build") == 0
+    added = json.loads((project / "_site" / "runs" / "added-run.json").read_bytes())
+    contexts = {cell["context_tokens"] for cell in added["measurements"]["decode"]}
+    levels = len(load_config(project / "sitegen.yaml").service_levels)
+    assert [entry for entry in worked_out if entry.startswith("headlines")] == ["headlines added-run"]
+    assert worked_out.count("capacity") == len(contexts) * levels

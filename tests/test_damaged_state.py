@@ -216,3 +216,34 @@ def test_a_collected_file_as_collect_wrote_it_is_read_without_serialising_it_aga
     assert [run.digest for run in runs] == [
         hashlib.sha256(json.dumps(entry["result"], sort_keys=True, ensure_ascii=False, separators=(",", ":"))
                        .encode()).hexdigest() for entry in document["runs"]]
+
+
+@pytest.mark.parametrize("damage", ["wrong shapes", "cut short", "another key"])
+def test_damaged_stored_figures_are_worked_out_again(built: Path, tmp_path: Path, damage: str) -> None:
+    from sitegen.store import read_cache, write_cache
+
+    cold = tmp_path / "cold"
+    shutil.copytree(built, cold, symlinks=True)
+    for folder in (built, cold):
+        shutil.rmtree(folder / "_site")
+        _manifest(folder).unlink()
+    (cold / ".sitegen" / "cache" / "figures.json").unlink()
+    assert run_cli(cold, "build") == 0
+    path = built / ".sitegen" / "cache" / "figures.json"
+    data = read_cache(path)
+    assert data is not None
+    document = json.loads(data)
+    if damage == "wrong shapes":
+        for entry in document["runs"].values():
+            entry["capacity"] = [["8K", 0, 1, 2.0]] + entry.get("capacity", [])
+            entry["headlines"] = [True] * len(entry["headlines"])
+        write_cache(path, json.dumps(document).encode())
+    elif damage == "cut short":
+        path.write_bytes(path.read_bytes()[:200])
+    else:
+        for entry in document["runs"].values():  # right shapes, other figures: stored for other levels
+            entry["capacity"] = [[c, level, 99, 1.0] for c, level, _, _ in entry.get("capacity", [])]
+        document["key"] = "0" * 64
+        write_cache(path, json.dumps(document).encode())
+    assert run_cli(built, "build") == 0
+    assert _files(built / "_site") == _files(cold / "_site")

@@ -70,6 +70,14 @@ class CellGrid:
             found = self._capacity[(context, level)] = capacity(context, self.rows[context], level, self.accelerators)
         return found
 
+    def remember(self, known: dict[tuple[int, ServiceLevel], Capacity]) -> None:
+        """Capacities worked out by an earlier build for this run's content (figure_cache)."""
+        self._capacity.update(known)
+
+    def known(self) -> dict[tuple[int, ServiceLevel], Capacity]:
+        """The capacities worked out (or remembered) so far."""
+        return dict(self._capacity)
+
     @property
     def contexts(self) -> list[int]:
         return sorted(self.rows)

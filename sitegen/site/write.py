@@ -23,9 +23,10 @@ import ctypes
 import errno
 import os
 import shutil
+import stat
 import tempfile
 from collections.abc import Callable
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from sitegen.errors import Problem, SitegenError
 
@@ -58,8 +59,7 @@ class StagedOutput:
             raise SitegenError(Problem(str(output_dir), None, "", f"cannot create the output folder: {exc.strerror}")) from None
 
     def _claim(self, relative: str) -> None:
-        path = PurePosixPath(relative)
-        if path.is_absolute() or ".." in path.parts or not path.parts or relative != path.as_posix():
+        if not plain_relative(relative):
             raise SitegenError(Problem(relative, None, "", "refusing to write outside the output folder"))
         if relative in self.written:
             raise SitegenError(Problem(relative, None, "", "two pages want the same output file"))
@@ -90,7 +90,7 @@ class StagedOutput:
         target = os.path.join(self.staging, relative)
         try:
             self._make_folder(os.path.dirname(target))
-            if os.path.islink(source) or not os.path.isfile(source):
+            if not stat.S_ISREG(os.lstat(source).st_mode):  # a link, a folder, a pipe: never taken in
                 raise OSError(errno.ENOENT, "not a file of the previous site")
             try:
                 os.link(source, target, follow_symlinks=False)
@@ -117,6 +117,13 @@ class StagedOutput:
 
     def discard(self) -> None:
         shutil.rmtree(self.staging, ignore_errors=True)
+
+
+def plain_relative(name: str) -> bool:
+    """Whether ``name`` is a path inside a folder written the one way (``a/b.html``): not
+    absolute, no ``..``, ``.`` or empty part, no NUL. The same test as comparing it with its
+    PurePosixPath form, in a fraction of the time: a build checks every file name it keeps."""
+    return bool(name) and "\0" not in name and all(part not in ("", ".", "..") for part in name.split("/"))
 
 
 def _umask() -> int:
