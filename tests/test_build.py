@@ -320,13 +320,17 @@ def _crashing_build(project: Path, crash_at: int, mode: str) -> subprocess.Compl
                           env={**os.environ, "PYTHONPATH": str(REPO)})
 
 
-@pytest.mark.parametrize("mode", ["exchange", "no-exchange"])
+@pytest.mark.parametrize("mode", ["exchange", "no-exchange", "exchange, staged in the spare"])
 def test_a_build_killed_at_any_step_leaves_the_old_site_or_the_new(
         project: Path, tmp_path: Path, mode: str) -> None:
     from sitegen.site.write import clean_leftovers
 
     assert run_cli(project, "collect") == 0
     assert run_cli(project, "build") == 0
+    if mode.endswith("spare"):  # one more build, so that the next one stages in the site set aside
+        shutil.copy(MINIMAL, project / "content" / "runs" / "added-run.yaml")
+        assert run_cli(project, "collect") == 0 and run_cli(project, "build") == 0
+        assert (project / ".sitegen" / "build" / "spare" / "index.html").is_file()
     old = _files(project / "_site")
     seed = project / "content" / "runs" / f"{SEED_RUN_ID}.yaml"
     seed.write_text(seed.read_text().replace("total_tokens_per_s: 228.386789", "total_tokens_per_s: 230.5", 1))
@@ -500,3 +504,66 @@ def test_an_added_run_works_out_only_its_own_figures(project: Path, monkeypatch:
     levels = len(load_config(project / "sitegen.yaml").service_levels)
     assert [entry for entry in worked_out if entry.startswith("headlines")] == ["headlines added-run"]
     assert worked_out.count("capacity") == len(contexts) * levels
+
+
+@pytest.mark.parametrize("tamper", ["none", "stray file", "link out", "folder for a file", "file for a folder",
+                                    "other content", "spare a file"])
+def test_a_build_staged_in_the_spare_is_a_cold_build(project: Path, tmp_path: Path, tamper: str) -> None:
+    """The last build keeps the site it replaced in .sitegen/build/spare; the next one stages in it
+    (links only what is not already the live site's file) and makes exactly what a cold build does,
+    whatever was done to the spare."""
+    runs, site, spare = project / "content" / "runs", project / "_site", project / ".sitegen" / "build" / "spare"
+    assert run_cli(project, "collect") == 0 and run_cli(project, "build") == 0
+    seed = runs / f"{SEED_RUN_ID}.yaml"
+    seed.write_text(seed.read_text().replace("total_tokens_per_s: 228.386789", "total_tokens_per_s: 230.5", 1))
+    assert run_cli(project, "collect") == 0 and run_cli(project, "build") == 0
+    assert spare.is_dir() and not [p.name for p in project.iterdir() if p.name.startswith("._site.")]
+    outside = tmp_path / "outside.txt"
+    outside.write_text("not the site's")
+    kept = "runs/ttp300-vllm-qwen3-4b/index.html"
+    if tamper == "stray file":
+        (spare / "runs" / "left-over.html").write_text("stray")
+    elif tamper == "link out":
+        (spare / kept).unlink()
+        (spare / kept).symlink_to(outside)
+    elif tamper == "folder for a file":
+        (spare / kept).unlink()
+        (spare / kept).mkdir()
+        (spare / kept / "x").write_text("x")
+    elif tamper == "file for a folder":
+        shutil.rmtree(spare / "runs" / "ttp300-vllm-qwen3-4b")
+        (spare / "runs" / "ttp300-vllm-qwen3-4b").write_text("a file where a folder goes")
+    elif tamper == "other content":
+        (spare / kept).unlink()  # not the live site's file any more: its own inode
+        (spare / kept).write_text("other content")
+    elif tamper == "spare a file":
+        shutil.rmtree(spare)
+        spare.write_text("not a folder")
+    # Add a run, remove one, edit one back.
+    shutil.copy(MINIMAL, runs / "added-run.yaml")
+    (runs / "mi100x4-vllm-qwen3coder30b-gptq4.yaml").unlink()
+    seed.write_text(seed.read_text().replace("total_tokens_per_s: 230.5", "total_tokens_per_s: 231.5", 1))
+    assert run_cli(project, "collect") == 0
+    unchanged = site / "runs" / "ttp300-vllm-qwen3-4b" / "index.html"
+    inode = unchanged.stat().st_ino
+    links: list[object] = []
+    original_link = os.link
+
+    def counted_link(*args: object, **kwargs: object) -> None:
+        links.append(args)
+        original_link(*args, **kwargs)  # type: ignore[arg-type]
+
+    os.link = counted_link  # type: ignore[assignment]
+    try:
+        assert run_cli(project, "build") == 0
+    finally:
+        os.link = original_link
+    built = _files(site)
+    if tamper == "none":  # the spare held the site before last: only what changed since then is linked
+        assert len(links) < len(built) // 2, (len(links), len(built))
+        assert unchanged.stat().st_ino == inode
+    assert not any(path.is_symlink() for path in site.rglob("*"))
+    assert outside.read_text() == "not the site's"
+    assert not [p.name for p in project.iterdir() if p.name.startswith("._site.")]
+    assert built == _files(_cold_build_copy(project, tmp_path / "cold"))
+    assert "231.5" in built[f"runs/{SEED_RUN_ID}/index.html"].decode() and "runs/added-run/index.html" in built

@@ -235,7 +235,7 @@ def test_damaged_stored_figures_are_worked_out_again(built: Path, tmp_path: Path
     document = json.loads(data)
     if damage == "wrong shapes":
         for entry in document["runs"].values():
-            entry["capacity"] = [["8K", 0, 1, 2.0]] + entry.get("capacity", [])
+            entry["capacity"] = [["8K", 0, 1, 2.0], *entry.get("capacity", [])]
             entry["headlines"] = [True] * len(entry["headlines"])
         write_cache(path, json.dumps(document).encode())
     elif damage == "cut short":

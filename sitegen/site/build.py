@@ -214,7 +214,9 @@ def build(config: Config, force_output: bool = False) -> BuildSummary:
     chart_templates = ChartTemplates(config.state_dir / "cache")
     renderer = ChartRenderer(config.state_dir / "cache" / "charts", templates=chart_templates)
     # With a manifest to go by, only changed files are staged; the others stay where they are.
-    output = StagedOutput(config.output_dir, in_place=bool(manifest.entries))
+    # The site before last, kept by the last build (write.StagedOutput._reuse_spare), is the
+    # staging folder's head start: its folders and most files are there already.
+    output = StagedOutput(config.output_dir, in_place=bool(manifest.entries), spare=config.state_dir / "build" / "spare")
     entries: dict[str, dict[str, Any]] = {}
     try:
         # Worker processes draw the charts while this one writes everything else.
