@@ -567,3 +567,13 @@ def test_a_build_staged_in_the_spare_is_a_cold_build(project: Path, tmp_path: Pa
     assert not [p.name for p in project.iterdir() if p.name.startswith("._site.")]
     assert built == _files(_cold_build_copy(project, tmp_path / "cold"))
     assert "231.5" in built[f"runs/{SEED_RUN_ID}/index.html"].decode() and "runs/added-run/index.html" in built
+
+
+def test_a_first_build_leaves_a_spare_of_its_own_files(project: Path) -> None:
+    # So that the next build, one added run, stages in it rather than linking every file again.
+    assert run_cli(project, "collect") == 0 and run_cli(project, "build") == 0
+    site, spare = project / "_site", project / ".sitegen" / "build" / "spare"
+    files = sorted(path.relative_to(site) for path in site.rglob("*") if path.is_file())
+    assert files == sorted(path.relative_to(spare) for path in spare.rglob("*") if path.is_file())
+    assert all((site / name).stat().st_ino == (spare / name).stat().st_ino for name in files)
+    assert not [p.name for p in project.iterdir() if p.name.startswith("._site.")]

@@ -7,7 +7,8 @@ An incremental build stages the same complete tree as a cold build, but the file
 unchanged pages are hard links to the previous site's files (copies where links are not
 possible), so they cost neither rendering nor disk space. Sitegen never changes a file of a
 built site in place, so sharing its data between the two trees is safe. The site a swap
-replaces is not deleted but kept as the spare (``.sitegen/build/spare``), and the next
+replaces is not deleted but kept as the spare (``.sitegen/build/spare``; a build that staged
+every file anew links its own files there instead), and the next
 incremental build stages in it: its folders exist and most of its files are already the live
 site's, so a build that changes a few pages makes a few file-system changes, not thousands
 (StagedOutput._reuse_spare).
@@ -180,9 +181,13 @@ class StagedOutput:
         self.write(MARKER, MARKER_TEXT)
         try:
             self._remove_stale()
+            # A build that staged everything anew (the first one, or after sitegen changed) leaves
+            # a spare of its own files for the next build: links, a small part of its time. The
+            # replaced site shares no file with it, so it is deleted.
+            mirrored = not self.in_place and self.spare is not None and self._mirror(self.spare)
             if self.output_dir.exists():
                 aside = swap(self.staging, self.output_dir)
-                if aside != self.staging or self.spare is None or not self._set_aside(aside, self.spare):
+                if mirrored or aside != self.staging or self.spare is None or not self._set_aside(aside, self.spare):
                     shutil.rmtree(aside, ignore_errors=True)
             else:
                 os.rename(self.staging, self.output_dir)
@@ -204,6 +209,23 @@ class StagedOutput:
             shutil.rmtree(os.path.join(self.staging, relative), ignore_errors=True)
         self._stale.clear()
         self._stale_folders.clear()
+
+    def _mirror(self, spare: Path) -> bool:
+        """Make ``spare`` a copy of the staged site in hard links; False when it cannot be (a
+        spare cut short is harmless: whatever it lacks is linked by the build that uses it)."""
+        try:
+            if os.path.lexists(spare):
+                shutil.rmtree(spare) if spare.is_dir() and not spare.is_symlink() else os.unlink(spare)
+            made: set[str] = set()
+            for name in sorted(self.written):
+                folder = os.path.dirname(name)
+                if folder not in made:
+                    os.makedirs(os.path.join(spare, folder), exist_ok=True)
+                    made.add(folder)
+                os.link(os.path.join(self.staging, name), os.path.join(spare, name), follow_symlinks=False)
+        except OSError:
+            return False
+        return True
 
     @staticmethod
     def _set_aside(previous: Path, spare: Path) -> bool:
