@@ -6,6 +6,7 @@ document, sorted by id, with sorted keys, so the same content gives the same byt
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -45,7 +46,7 @@ _canonical = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",
 def encode(runs: list[CollectedRun]) -> bytes:
     """The collected file: the same as ``_canonical`` of the whole document, but each run's
     result is serialised once and serves for both its digest and the file."""
-    entries = []
+    entries: list[str] = []
     for run in sorted(runs, key=lambda r: r.id):
         result = run.canonical if run.canonical is not None else _canonical(run.result)
         fingerprint = hashlib.sha256(result.encode()).hexdigest()
@@ -128,8 +129,15 @@ def read_collected(state_dir: Path, display: str = ".sitegen/collected.json", da
     path = collected_path(state_dir)
     try:
         # ``data``: the file's bytes when the caller has read them already (build hashes them first).
-        document = json.loads(data if data is not None else read_bounded(path, MAX_STATE_BYTES, display,
-                                                                          "the collected file"))
+        if data is None:
+            data = read_bounded(path, MAX_STATE_BYTES, display, "the collected file")
+        written = _entries_as_written(data)
+        if written is not None:
+            with contextlib.suppress(KeyError, TypeError, ValueError, AttributeError, IndexError):
+                # (an entry the model cannot take: the general path below says which)
+                return [run_from_dict(run_id, result, origin, fingerprint)
+                        for run_id, origin, result, fingerprint in written]
+        document = json.loads(data)
     except FileNotFoundError:
         raise SitegenError(Problem(display, None, "", "not found; run `sitegen collect` first")) from None
     except (OSError, ValueError) as exc:
@@ -163,6 +171,71 @@ def read_collected(state_dir: Path, display: str = ".sitegen/collected.json", da
         except (KeyError, TypeError, ValueError, AttributeError, IndexError):
             raise SitegenError(Problem(display, None, f"/runs/{index}", _DAMAGED)) from None
     return runs
+
+
+class _NotAsWritten(Exception):
+    """The collected file is not exactly in encode()'s form: read_collected's general path decides."""
+
+
+def _reject_constant(name: str) -> None:
+    raise _NotAsWritten(name)  # NaN or Infinity: canonical JSON never holds them
+
+
+# strict: no control characters in strings; parse_constant: no NaN or Infinity.
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant, strict=True)
+_HEAD = '{"format":' + _canonical(FORMAT_NAME) + ',"runs":['
+_TAIL = '],"version":' + str(FORMAT_VERSION) + '}\n'
+
+
+def _entries_as_written(data: bytes) -> list[tuple[str, str, dict[str, Any], str]] | None:
+    """Each run (id, origin, result, digest) of a collected file in exactly the form encode()
+    writes, or None for any other file (read_collected's general path then finds what is wrong).
+
+    Why: the general path parses the document, then serialises every result again to check
+    it against its digest, which costs as much as the parsing. Here each result's digest is
+    checked against the result's own text in the file, the bytes collect hashed: an edit by
+    hand or a file cut short no longer matches. (Someone who writes a matching digest on
+    purpose gets their content read either way: re-serialising would not stop that either.)"""
+    try:
+        text = data.decode()
+    except UnicodeDecodeError:
+        return None
+    if not text.startswith(_HEAD) or not text.endswith(_TAIL):
+        return None
+    end = len(text) - len(_TAIL)
+    at = len(_HEAD)
+    entries: list[tuple[str, str, dict[str, Any], str]] = []
+    try:
+        while at < end:
+            if entries:
+                if text[at] != ",":
+                    return None
+                at += 1
+            if not text.startswith('{"digest":"', at):
+                return None
+            fingerprint = text[at + 11:at + 75]
+            at += 75
+            if not text.startswith('","id":', at):
+                return None
+            run_id, at = _DECODER.raw_decode(text, at + 7)
+            if not text.startswith(',"origin":', at):
+                return None
+            origin, at = _DECODER.raw_decode(text, at + 10)
+            if not text.startswith(',"result":{', at):
+                return None
+            start = at + 10
+            result, at = _DECODER.raw_decode(text, start)
+            if text[at] != "}" or not isinstance(run_id, str) or not ID_PATTERN.match(run_id) \
+                    or not isinstance(origin, str) or not isinstance(result, dict) \
+                    or hashlib.sha256(text[start:at].encode()).hexdigest() != fingerprint:
+                return None
+            entries.append((run_id, origin, result, fingerprint))
+            at += 1
+    except (ValueError, IndexError, _NotAsWritten):
+        return None
+    if at != end:
+        return None
+    return entries
 
 
 _DAMAGED = "is damaged (not what sitegen collect writes); run `sitegen collect` again"

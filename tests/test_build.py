@@ -143,6 +143,10 @@ def test_incremental_build_is_byte_identical_to_a_cold_one(project: Path, tmp_pa
     incremental = _files(project / "_site")
     shutil.rmtree(project / "_site")
     shutil.rmtree(project / ".sitegen" / "build")
+    # Cold: no figures, compiled templates or charts kept by earlier builds either.
+    (project / ".sitegen" / "cache" / "figures.json").unlink()
+    for kept in ("templates", "charts"):
+        shutil.rmtree(project / ".sitegen" / "cache" / kept)
     assert run_cli(project, "build") == 0
     assert _files(project / "_site") == incremental
     page = (project / "_site" / "runs" / SEED_RUN_ID / "index.html").read_text()
@@ -319,13 +323,17 @@ def _crashing_build(project: Path, crash_at: int, mode: str) -> subprocess.Compl
                           env={**os.environ, "PYTHONPATH": str(REPO)})
 
 
-@pytest.mark.parametrize("mode", ["exchange", "no-exchange"])
+@pytest.mark.parametrize("mode", ["exchange", "no-exchange", "exchange, staged in the spare"])
 def test_a_build_killed_at_any_step_leaves_the_old_site_or_the_new(
         project: Path, tmp_path: Path, mode: str) -> None:
     from sitegen.site.write import clean_leftovers
 
     assert run_cli(project, "collect") == 0
     assert run_cli(project, "build") == 0
+    if mode.endswith("spare"):  # one more build, so that the next one stages in the site set aside
+        shutil.copy(MINIMAL, project / "content" / "runs" / "added-run.yaml")
+        assert run_cli(project, "collect") == 0 and run_cli(project, "build") == 0
+        assert (project / ".sitegen" / "build" / "spare" / "index.html").is_file()
     old = _files(project / "_site")
     seed = project / "content" / "runs" / f"{SEED_RUN_ID}.yaml"
     seed.write_text(seed.read_text().replace("total_tokens_per_s: 228.386789", "total_tokens_per_s: 230.5", 1))
@@ -421,3 +429,124 @@ def test_characters_xml_forbids_never_reach_an_xml_file(project: Path) -> None:
     for name in ("feed.xml", "sitemap.xml"):
         ElementTree.fromstring((project / "_site" / name).read_bytes())  # raises on a forbidden character
     assert b"<title>Speed tests</title>" in (project / "_site" / "feed.xml").read_bytes()
+
+
+
+@pytest.mark.parametrize("name", ["index.html", "runs/a/index.html", "assets/charts/x.svg", "", "/etc/passwd",
+                                  "../x", "a/../b", "a/./b", "./a", "a//b", "a/", "..", ".", "a/b/..", "a\0b"])
+def test_a_kept_or_written_name_is_a_plain_path_inside_the_site(name: str) -> None:
+    # The fast test must agree with the path library's reading: relative, normalised, no "..".
+    from pathlib import PurePosixPath
+
+    from sitegen.site.write import plain_relative
+
+    path = PurePosixPath(name)
+    expected = (bool(path.parts) and not path.is_absolute() and ".." not in path.parts and path.as_posix() == name
+                and "\0" not in name)
+    assert plain_relative(name) is expected
+
+
+def test_an_added_run_works_out_only_its_own_figures(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Capacities and headlines of runs an earlier build saw are read from .sitegen/cache/figures.json.
+    from sitegen.config import load_config
+    from sitegen.site import capacity, headlines
+
+    assert run_cli(project, "collect") == 0
+    assert run_cli(project, "build") == 0
+    stored = json.loads((project / ".sitegen" / "cache" / "figures.json").read_bytes().partition(b"\n")[2])
+    collected = json.loads((project / ".sitegen" / "collected.json").read_bytes())
+    assert sorted(stored["runs"]) == sorted(entry["digest"] for entry in collected["runs"])
+    shutil.copy(MINIMAL, project / "content" / "runs" / "added-run.yaml")
+    assert run_cli(project, "collect") == 0
+    worked_out: list[str] = []
+    original_capacity, original_headlines = capacity.capacity, headlines.headlines
+
+    def counted_capacity(*args: object, **kwargs: object) -> capacity.Capacity:
+        worked_out.append("capacity")
+        return original_capacity(*args, **kwargs)  # type: ignore[arg-type]
+
+    def counted_headlines(run: object) -> headlines.Headlines:
+        worked_out.append(f"headlines {run.id}")  # type: ignore[attr-defined]
+        return original_headlines(run)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(capacity, "capacity", counted_capacity)
+    monkeypatch.setattr(headlines, "headlines", counted_headlines)
+    assert run_cli(project, "build") == 0
+    added = json.loads((project / "_site" / "runs" / "added-run.json").read_bytes())
+    contexts = {cell["context_tokens"] for cell in added["measurements"]["decode"]}
+    levels = len(load_config(project / "sitegen.yaml").service_levels)
+    assert [entry for entry in worked_out if entry.startswith("headlines")] == ["headlines added-run"]
+    assert worked_out.count("capacity") == len(contexts) * levels
+
+
+@pytest.mark.parametrize("tamper", ["none", "stray file", "link out", "folder for a file", "file for a folder",
+                                    "other content", "spare a file"])
+def test_a_build_staged_in_the_spare_is_a_cold_build(project: Path, tmp_path: Path, tamper: str) -> None:
+    """The last build keeps the site it replaced in .sitegen/build/spare; the next one stages in it
+    (links only what is not already the live site's file) and makes exactly what a cold build does,
+    whatever was done to the spare."""
+    runs, site, spare = project / "content" / "runs", project / "_site", project / ".sitegen" / "build" / "spare"
+    assert run_cli(project, "collect") == 0 and run_cli(project, "build") == 0
+    seed = runs / f"{SEED_RUN_ID}.yaml"
+    seed.write_text(seed.read_text().replace("total_tokens_per_s: 228.386789", "total_tokens_per_s: 230.5", 1))
+    assert run_cli(project, "collect") == 0 and run_cli(project, "build") == 0
+    assert spare.is_dir() and not [p.name for p in project.iterdir() if p.name.startswith("._site.")]
+    outside = tmp_path / "outside.txt"
+    outside.write_text("not the site's")
+    kept = "runs/ttp300-vllm-qwen3-4b/index.html"
+    if tamper == "stray file":
+        (spare / "runs" / "left-over.html").write_text("stray")
+    elif tamper == "link out":
+        (spare / kept).unlink()
+        (spare / kept).symlink_to(outside)
+    elif tamper == "folder for a file":
+        (spare / kept).unlink()
+        (spare / kept).mkdir()
+        (spare / kept / "x").write_text("x")
+    elif tamper == "file for a folder":
+        shutil.rmtree(spare / "runs" / "ttp300-vllm-qwen3-4b")
+        (spare / "runs" / "ttp300-vllm-qwen3-4b").write_text("a file where a folder goes")
+    elif tamper == "other content":
+        (spare / kept).unlink()  # not the live site's file any more: its own inode
+        (spare / kept).write_text("other content")
+    elif tamper == "spare a file":
+        shutil.rmtree(spare)
+        spare.write_text("not a folder")
+    # Add a run, remove one, edit one back.
+    shutil.copy(MINIMAL, runs / "added-run.yaml")
+    (runs / "mi100x4-vllm-qwen3coder30b-gptq4.yaml").unlink()
+    seed.write_text(seed.read_text().replace("total_tokens_per_s: 230.5", "total_tokens_per_s: 231.5", 1))
+    assert run_cli(project, "collect") == 0
+    unchanged = site / "runs" / "ttp300-vllm-qwen3-4b" / "index.html"
+    inode = unchanged.stat().st_ino
+    links: list[object] = []
+    original_link = os.link
+
+    def counted_link(*args: object, **kwargs: object) -> None:
+        links.append(args)
+        original_link(*args, **kwargs)  # type: ignore[arg-type]
+
+    os.link = counted_link  # type: ignore[assignment]
+    try:
+        assert run_cli(project, "build") == 0
+    finally:
+        os.link = original_link
+    built = _files(site)
+    if tamper == "none":  # the spare held the site before last: only what changed since then is linked
+        assert len(links) < len(built) // 2, (len(links), len(built))
+        assert unchanged.stat().st_ino == inode
+    assert not any(path.is_symlink() for path in site.rglob("*"))
+    assert outside.read_text() == "not the site's"
+    assert not [p.name for p in project.iterdir() if p.name.startswith("._site.")]
+    assert built == _files(_cold_build_copy(project, tmp_path / "cold"))
+    assert "231.5" in built[f"runs/{SEED_RUN_ID}/index.html"].decode() and "runs/added-run/index.html" in built
+
+
+def test_a_first_build_leaves_a_spare_of_its_own_files(project: Path) -> None:
+    # So that the next build, one added run, stages in it rather than linking every file again.
+    assert run_cli(project, "collect") == 0 and run_cli(project, "build") == 0
+    site, spare = project / "_site", project / ".sitegen" / "build" / "spare"
+    files = sorted(path.relative_to(site) for path in site.rglob("*") if path.is_file())
+    assert files == sorted(path.relative_to(spare) for path in spare.rglob("*") if path.is_file())
+    assert all((site / name).stat().st_ino == (spare / name).stat().st_ino for name in files)
+    assert not [p.name for p in project.iterdir() if p.name.startswith("._site.")]

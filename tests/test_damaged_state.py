@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -51,7 +52,28 @@ def _wrong_types(document: dict) -> None:  # type: ignore[type-arg]
     assert hashlib.sha256(canonical.encode()).hexdigest() != document["runs"][0]["digest"]
 
 
+def _edit_in_place(project: Path, old: bytes, new: bytes, new_digest: bool = False) -> None:
+    """Change the first run's result in the bytes collect wrote, keeping their form (no
+    spaces, same order), so the reader's fast path for an untouched file reads it; with
+    ``new_digest``, the run's digest is made the sha256 of the edited result's text."""
+    data = _collected(project).read_bytes()
+    start = data.index(b'"result":') + len(b'"result":')
+    end = data.index(b'},{"digest":') if b'},{"digest":' in data else data.rindex(b'}],"version":')
+    result = data[start:end]
+    assert re.search(old, result), result[:200]
+    edited = re.sub(old, new, result, count=1)
+    if new_digest:
+        digest_at = data.index(b'"digest":"') + len(b'"digest":"')
+        data = data[:digest_at] + hashlib.sha256(edited).hexdigest().encode() + data[digest_at + 64:]
+    _collected(project).write_bytes(data[:start] + edited + data[end:])
+
+
 DAMAGE: dict[str, tuple[Callable[[Path], None], str]] = {
+    "edited in place, digest kept": (lambda p: _edit_in_place(p, rb'"count":\d+', b'"count":64'),
+                                     "/runs/0: does not match its checksum (edited by hand?); run `sitegen collect` again"),
+    "NaN in place, digest made to match": (lambda p: _edit_in_place(p, rb'"count":\d+', b'"count":NaN',
+                                                                    new_digest=True),
+                                           "/runs/0: is damaged (not what sitegen collect writes)"),
     "cut short": (lambda p: _collected(p).write_bytes(_collected(p).read_bytes()[:5000]),
                   "unreadable (Unterminated string"),
     "edited, digest kept": (lambda p: _edit_collected(p, _set_figure),
@@ -175,3 +197,53 @@ def test_an_edited_chart_drawing_is_drawn_again(built: Path, tmp_path: Path) -> 
     finally:
         for path, data in saved.items():
             path.write_bytes(data)
+
+
+def test_a_collected_file_as_collect_wrote_it_is_read_without_serialising_it_again(
+        built: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Serialising every result again to check its digest cost as much as parsing the file: the
+    # digests of an untouched file are checked against the results' own text in it.
+    from sitegen import store
+
+    def no_serialising(result: object) -> str:
+        raise AssertionError("a result was serialised again")
+
+    monkeypatch.setattr(store, "digest", no_serialising)
+    runs = store.read_collected(built / ".sitegen")
+    document = json.loads(_collected(built).read_bytes())  # the independent reading
+    assert [(run.id, run.origin, run.raw) for run in runs] == \
+        [(entry["id"], entry["origin"], entry["result"]) for entry in document["runs"]]
+    assert [run.digest for run in runs] == [
+        hashlib.sha256(json.dumps(entry["result"], sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+                       .encode()).hexdigest() for entry in document["runs"]]
+
+
+@pytest.mark.parametrize("damage", ["wrong shapes", "cut short", "another key"])
+def test_damaged_stored_figures_are_worked_out_again(built: Path, tmp_path: Path, damage: str) -> None:
+    from sitegen.store import read_cache, write_cache
+
+    cold = tmp_path / "cold"
+    shutil.copytree(built, cold, symlinks=True)
+    for folder in (built, cold):
+        shutil.rmtree(folder / "_site")
+        _manifest(folder).unlink()
+    (cold / ".sitegen" / "cache" / "figures.json").unlink()
+    assert run_cli(cold, "build") == 0
+    path = built / ".sitegen" / "cache" / "figures.json"
+    data = read_cache(path)
+    assert data is not None
+    document = json.loads(data)
+    if damage == "wrong shapes":
+        for entry in document["runs"].values():
+            entry["capacity"] = [["8K", 0, 1, 2.0], *entry.get("capacity", [])]
+            entry["headlines"] = [True] * len(entry["headlines"])
+        write_cache(path, json.dumps(document).encode())
+    elif damage == "cut short":
+        path.write_bytes(path.read_bytes()[:200])
+    else:
+        for entry in document["runs"].values():  # right shapes, other figures: stored for other levels
+            entry["capacity"] = [[c, level, 99, 1.0] for c, level, _, _ in entry.get("capacity", [])]
+        document["key"] = "0" * 64
+        write_cache(path, json.dumps(document).encode())
+    assert run_cli(built, "build") == 0
+    assert _files(built / "_site") == _files(cold / "_site")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -73,31 +74,43 @@ def discover(runs_dir: Path, content_dir: Path, display: Callable[[Path], str]) 
         return entries, [Problem(display(runs_dir), None, "", "folder not found; result files go in content/runs/")]
     runs_shown = display(runs_dir)  # once, not once per entry: it resolves the path
     try:
-        children = sorted(runs_real.iterdir())
+        with os.scandir(runs_real) as listing:
+            children = sorted(listing, key=lambda child: child.name)
     except OSError as exc:
         return entries, [Problem(runs_shown, None, "", f"cannot read the folder: {exc.strerror}")]
-    for path in children:
-        name = path.name
+    for child in children:
+        name = child.name
         if name.startswith(".") or name.endswith(IGNORED_SUFFIXES):
             continue
         source = entry_source(runs_dir, name, lambda _: runs_shown)
         path = runs_dir / name  # named as the user sees it; read at its real place
-        real, problem = resolve_inside(path, content_root, source, "content/")
-        if problem:
-            problems.append(problem)
+        try:
+            if child.is_symlink():
+                # Only a link needs resolving (and may lead out of content/): an entry that is not
+                # one is where the resolved runs folder has it, which saves a realpath per file.
+                real, problem = resolve_inside(path, content_root, source, "content/")
+                if problem:
+                    problems.append(problem)
+                    continue
+                assert real is not None
+                found = real.stat()
+            else:
+                real, found = runs_real / name, child.stat(follow_symlinks=False)
+        except OSError as exc:  # gone or unreadable since the folder was listed
+            problems.append(Problem(source, None, "", f"cannot read: {exc.strerror}"))
             continue
-        assert real is not None
-        if not real.is_dir() and not real.is_file():
+        is_dir, is_file = stat.S_ISDIR(found.st_mode), stat.S_ISREG(found.st_mode)
+        if not is_dir and not is_file:
             # A pipe would block collect forever; a device could be read without end.
             problems.append(Problem(source, None, "", "is not a plain file or folder (a device, pipe or socket)"))
             continue
-        if real.is_file() and path.suffix.lower() in RESULT_SUFFIXES and real.stat().st_size > MAX_FILE_BYTES:
+        if is_file and path.suffix.lower() in RESULT_SUFFIXES and found.st_size > MAX_FILE_BYTES:
             # Refused before anything reads it: a huge file is never loaded into memory.
-            size = real.stat().st_size
+            size = found.st_size
             problems.append(Problem(source, None, "", f"file is {size:,} bytes, over the {MAX_FILE_BYTES:,}-byte limit "
                                                       "for a result file"))
             continue
-        if real.is_dir():
+        if is_dir:
             kind: Literal["result", "raw"] = "raw"
             run_id = name
         elif path.suffix.lower() in RESULT_SUFFIXES:

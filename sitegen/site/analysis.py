@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from sitegen.config import DEFAULT_PRESETS, DEFAULT_SERVICE_LEVELS, Config, Preset, Price, ServiceLevel
 from sitegen.model import Run
 from sitegen.site.capacity import CellGrid, price_for
+from sitegen.site.figure_cache import StoredFigures
 from sitegen.site.headlines import HeadlineBook
 
 
@@ -34,13 +35,29 @@ class Analysis:
 
     settings: Settings = field(default_factory=Settings)
     headlines: HeadlineBook = field(default_factory=HeadlineBook)
+    # The previous builds' figures by run digest (the build's .sitegen/cache/figures.json): a
+    # run whose content is unchanged has its capacities and headlines read, not worked out.
+    stored: StoredFigures | None = None
     _grids: dict[str, CellGrid] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.stored is not None:
+            self.headlines.stored = self.stored.headlines
 
     def grid(self, run: Run) -> CellGrid:
         found = self._grids.get(run.id)
         if found is None:
             found = self._grids[run.id] = CellGrid(run)
+            if self.stored is not None and run.digest:
+                found.remember(self.stored.capacities(run.digest, found.accelerators))
         return found
+
+    def keep_figures(self, runs: list[Run]) -> None:
+        """Store this build's figures of ``runs`` for the next build (see figure_cache)."""
+        if self.stored is not None:
+            self.stored.keep({run.digest: (self._grids[run.id].known() if run.id in self._grids else {},
+                                           self.headlines.known(run))
+                              for run in runs if run.digest})
 
     def price(self, run: Run) -> Price | None:
         return price_for(run, self.settings.prices)

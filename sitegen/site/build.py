@@ -18,8 +18,9 @@ import contextlib
 import hashlib
 import json
 import os
+import stat
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 from sitegen import __version__
@@ -29,16 +30,18 @@ from sitegen.files import MAX_STATE_BYTES, read_bounded
 from sitegen.resources import resource_dir
 from sitegen.site import exports, feeds
 from sitegen.site.analysis import Analysis, Settings
-from sitegen.site.capacity_page import capacity_json, point_files
+from sitegen.site.capacity_page import capacity_json, model_point_files, point_contexts
 from sitegen.site.chart_render import DARK_COLOURS_JSON, ChartBatch, ChartRenderer, ChartTemplates
 from sitegen.site.charts import KINDS, ChartSpec, template_path
 from sitegen.site.common import Site
 from sitegen.site.compare_page import setups_json
+from sitegen.site.figure_cache import StoredFigures
+from sitegen.site.groups import model_groups
 from sitegen.site.index_page import SEARCH_INDEX, search_index_of
 from sitegen.site.output_folder import check_output_folder
 from sitegen.site.pages import PlannedPage, plan
 from sitegen.site.render import environment, render
-from sitegen.site.write import MARKER, StagedOutput
+from sitegen.site.write import MARKER, StagedOutput, plain_relative
 from sitegen.store import collected_path, read_collected, write_atomic
 
 MANIFEST_VERSION = 1
@@ -104,11 +107,12 @@ def _all_in_place(files: list[str], output_dir: Path) -> bool:
     not trusted: one that would leave the folder counts as missing)."""
     folder = str(output_dir)
     for name in files:
-        relative = PurePosixPath(name)
-        if relative.is_absolute() or ".." in relative.parts or name != relative.as_posix() or not relative.parts:
+        if not plain_relative(name):
             return False
-        full = os.path.join(folder, name)
-        if os.path.islink(full) or not os.path.isfile(full):
+        try:
+            if not stat.S_ISREG(os.lstat(os.path.join(folder, name)).st_mode):  # a link is not a file here
+                return False
+        except (OSError, ValueError):
             return False
     return True
 
@@ -201,13 +205,18 @@ def build(config: Config, force_output: bool = False) -> BuildSummary:
     # Read once: the bytes just hashed are the ones the runs come from.
     runs = read_collected(config.state_dir, data=collected)
     del collected
-    analysis = Analysis(settings)
+    # Figures of runs whose content an earlier build saw are read back, not worked out again.
+    stored = StoredFigures(config.state_dir / "cache" / "figures.json",
+                           hashlib.sha256(repr((fingerprint, settings)).encode()).hexdigest(), settings.service_levels)
+    analysis = Analysis(settings, stored=stored)
     planned = plan(site, runs, analysis)
-    env = environment(templates)
+    env = environment(templates, config.state_dir / "cache" / "templates")
     chart_templates = ChartTemplates(config.state_dir / "cache")
     renderer = ChartRenderer(config.state_dir / "cache" / "charts", templates=chart_templates)
     # With a manifest to go by, only changed files are staged; the others stay where they are.
-    output = StagedOutput(config.output_dir, in_place=bool(manifest.entries))
+    # The site before last, kept by the last build (write.StagedOutput._reuse_spare), is the
+    # staging folder's head start: its folders and most files are there already.
+    output = StagedOutput(config.output_dir, in_place=bool(manifest.entries), spare=config.state_dir / "build" / "spare")
     entries: dict[str, dict[str, Any]] = {}
     try:
         # Worker processes draw the charts while this one writes everything else.
@@ -226,7 +235,7 @@ def build(config: Config, force_output: bool = False) -> BuildSummary:
             _write_or_keep(output, manifest, entries, config.output_dir, "data/capacity.json", index_key,
                            lambda: capacity_json(runs, analysis))
             # Derived cells per context for the index's operating-point picker, fetched on demand.
-            _write_points(output, manifest, entries, config.output_dir, index_key, runs, analysis)
+            _write_points(output, manifest, entries, config.output_dir, site, runs, analysis)
             # What the index's filters fetch on first use: every row, compact.
             _write_or_keep(output, manifest, entries, config.output_dir, SEARCH_INDEX, index_key,
                            lambda: search_index_of(site, runs, analysis))
@@ -258,6 +267,7 @@ def build(config: Config, force_output: bool = False) -> BuildSummary:
     in_entries = {name for entry in entries.values() for name in entry["files"]}
     others = sorted(name for name in output.written if name not in in_entries and name != MARKER)
     manifest.save(entries, inputs, (len(planned), chart_count, len(output.written)), others)
+    analysis.keep_figures(runs)
     return BuildSummary(len(planned), built, chart_count, renderer.rendered, len(output.written), notes)
 
 
@@ -292,18 +302,27 @@ def _write_or_keep(output: StagedOutput, manifest: Manifest, entries: dict[str, 
 
 
 def _write_points(output: StagedOutput, manifest: Manifest, entries: dict[str, dict[str, Any]], old_site: Path,
-                  key: str, runs: list[Any], analysis: Analysis) -> None:
-    entry = manifest.entries.get("data/points/")
-    files = manifest.reusable("data/points/", key, old_site) if entry else None
-    if files is not None:
-        for name in files:
-            output.keep(name)
-    else:
-        made = point_files(runs, analysis)
-        for name, data in sorted(made.items()):
-            output.write(name, data)
-        files = sorted(made)
-    entries["data/points/"] = {"key": key, "files": files}
+                  site: Site, runs: list[Any], analysis: Analysis) -> None:
+    """The picker's data/points/: each model's files keyed on its runs' content alone, so an
+    added run rewrites its model's files (a few) and keeps the other models' (hundreds)."""
+    for group in model_groups(runs):
+        path = f"data/points/{group.slug}/"
+        key = hashlib.sha256(repr((site, analysis.settings, group.slug,
+                                   sorted((run.id, run.digest) for run in group.runs))).encode()).hexdigest()
+        files = manifest.reusable(path, key, old_site)
+        if files is not None:
+            for name in files:
+                output.keep(name)
+        else:
+            made = model_point_files(group, analysis)
+            for name, data in sorted(made.items()):
+                output.write(name, data)
+            files = sorted(made)
+        entries[path] = {"key": key, "files": files}
+    # Which models have a file at each context: a few small files, made from every run's
+    # contexts (known from the grids the listings made anyway), written every time.
+    for name, data in sorted(point_contexts(runs, analysis).items()):
+        output.write(name, data)
 
 
 def _write_pages(output: StagedOutput, planned: list[PlannedPage], manifest: Manifest,

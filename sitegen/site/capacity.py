@@ -61,14 +61,29 @@ class CellGrid:
             self.rows.setdefault(context, {})[concurrency] = cell
         # Capacity at a context and level is asked for by the run page, /capacity/, the preset
         # pages and capacity.json: worked out once per build (the grid lives in the Analysis).
-        self._capacity: dict[tuple[int, ServiceLevel], Capacity] = {}
+        # Kept by context and level name with the level itself: hashing a level (a dataclass of
+        # six fields) on each of the tens of thousands of look-ups a build makes cost more than
+        # the look-up; a level of the same name but other limits is worked out apart.
+        self._capacity: dict[tuple[int, str], tuple[ServiceLevel, Capacity]] = {}
+        self._matched: dict[int, int | None] = {}  # row_for's context matches, asked for again and again
 
     def capacity_at(self, context: int, level: ServiceLevel) -> Capacity:
         """``capacity`` of the run's own context ``context`` (a key of ``rows``)."""
-        found = self._capacity.get((context, level))
-        if found is None:
-            found = self._capacity[(context, level)] = capacity(context, self.rows[context], level, self.accelerators)
-        return found
+        found = self._capacity.get((context, level.name))
+        if found is not None and (found[0] is level or found[0] == level):
+            return found[1]
+        made = capacity(context, self.rows[context], level, self.accelerators)
+        self._capacity[(context, level.name)] = (level, made)
+        return made
+
+    def remember(self, known: dict[tuple[int, ServiceLevel], Capacity]) -> None:
+        """Capacities worked out by an earlier build for this run's content (figure_cache)."""
+        for (context, level), found in known.items():
+            self._capacity[(context, level.name)] = (level, found)
+
+    def known(self) -> dict[tuple[int, ServiceLevel], Capacity]:
+        """The capacities worked out (or remembered) so far."""
+        return {(context, level): found for (context, _), (level, found) in self._capacity.items()}
 
     @property
     def contexts(self) -> list[int]:
@@ -80,7 +95,10 @@ class CellGrid:
 
     def row_for(self, wanted: int) -> tuple[int, dict[int, Cell]] | None:
         """The run's actual context standing for ``wanted`` and its cells, or None."""
-        actual = match_context(self.rows, wanted)
+        if wanted in self._matched:
+            actual = self._matched[wanted]
+        else:
+            actual = self._matched[wanted] = match_context(self.rows, wanted)
         return None if actual is None else (actual, self.rows[actual])
 
     def point(self, context: int, concurrency: int) -> Cell | None:

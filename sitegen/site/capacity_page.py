@@ -477,6 +477,48 @@ def _point_cell(cell: dict[str, object], columns: tuple[str, ...]) -> list[objec
     return values
 
 
+def model_point_files(group: Group, analysis: Analysis) -> dict[str, bytes]:
+    """One model's files of the operating-point picker: ``data/points/<context>/<model>.json``
+    for each context any of its runs measured (see point_files)."""
+    columns = point_columns(analysis.settings.service_levels)
+    files: dict[str, bytes] = {}
+    grids = [analysis.grid(run) for run in sorted(group.runs, key=lambda r: r.id)]
+    for wanted in sorted({c for grid in grids for c in grid.contexts}):
+        found = [(grid, at) for grid in grids if (at := grid.row_for(wanted)) is not None]
+        ladder = sorted({n for _, (_, cells) in found for n in cells})
+        rows = []
+        prices = {}
+        for grid, (actual, cells) in found:
+            line: list[object] = [_point_cell(cells[n], columns) if n in cells else None for n in ladder]
+            while line[-1] is None:
+                line.pop()
+            rows.append([grid.run.id, grid.accelerators, actual, line])
+            if (price := analysis.price(grid.run)) is not None:
+                prices[grid.run.id] = price.usd_per_hour
+        head: dict[str, object] = {"context_tokens": wanted, "concurrency": ladder, "statuses": list(POINT_STATUSES),
+                                   "columns": list(columns)}
+        if prices:
+            head["prices"] = prices
+        files[point_file(wanted, group)] = json_rows(head, ("run", "accelerators", "context_tokens", "cells"), rows,
+                                                     "runs")
+    return files
+
+
+def point_file(context: int, group: Group) -> str:
+    return f"data/points/{context}/{group.slug}.json"
+
+
+def point_contexts(runs: list[Run], analysis: Analysis) -> dict[str, bytes]:
+    """``data/points/<context>.json``: which models have a file at each context, so the picker
+    asks only for files that exist."""
+    present: dict[int, list[str]] = {}
+    for group in model_groups(runs):
+        for wanted in sorted({c for run in group.runs for c in analysis.grid(run).contexts}):
+            present.setdefault(wanted, []).append(group.slug)
+    return {f"data/points/{wanted}.json": (dumps({"context_tokens": wanted, "models": sorted(slugs)}) + "\n").encode()
+            for wanted, slugs in present.items()}
+
+
 def point_files(runs: list[Run], analysis: Analysis) -> dict[str, bytes]:
     """The operating-point picker's data, fetched only when a reader asks (the first load of a
     page carries none of it): ``data/points/<context>/<model>.json`` holds every cell at that
@@ -485,34 +527,10 @@ def point_files(runs: list[Run], analysis: Analysis) -> dict[str, bytes]:
     A page of runs fetches one file per model it lists, so what a reader loads is bounded by
     the page, not by the site; each cell is in its own context's file (and its neighbours'
     within the tolerance), so the total grows linearly with the cells. Figures are exact, as
-    in the result files: the picker's threshold tests hold at the boundaries."""
-    levels = analysis.settings.service_levels
-    columns = point_columns(levels)
+    in the result files: the picker's threshold tests hold at the boundaries. The build writes
+    each model's files apart (model_point_files), so an added run rewrites only its model's."""
     files: dict[str, bytes] = {}
-    present: dict[int, list[str]] = {}
     for group in model_groups(runs):
-        grids = [analysis.grid(run) for run in sorted(group.runs, key=lambda r: r.id)]
-        for wanted in sorted({c for grid in grids for c in grid.contexts}):
-            found = [(grid, at) for grid in grids if (at := grid.row_for(wanted)) is not None]
-            ladder = sorted({n for _, (_, cells) in found for n in cells})
-            rows = []
-            prices = {}
-            for grid, (actual, cells) in found:
-                line: list[object] = [_point_cell(cells[n], columns) if n in cells else None for n in ladder]
-                while line[-1] is None:
-                    line.pop()
-                rows.append([grid.run.id, grid.accelerators, actual, line])
-                if (price := analysis.price(grid.run)) is not None:
-                    prices[grid.run.id] = price.usd_per_hour
-            head: dict[str, object] = {"context_tokens": wanted, "concurrency": ladder, "statuses": list(POINT_STATUSES),
-                                       "columns": list(columns)}
-            if prices:
-                head["prices"] = prices
-            files[f"data/points/{wanted}/{group.slug}.json"] = json_rows(
-                head, ("run", "accelerators", "context_tokens", "cells"), rows, "runs")
-            present.setdefault(wanted, []).append(group.slug)
-    # Which models have a file at each context, so the picker asks only for files that exist.
-    for wanted, slugs in present.items():
-        files[f"data/points/{wanted}.json"] = (dumps({"context_tokens": wanted, "models": sorted(slugs)}) +
-                                                     "\n").encode()
+        files.update(model_point_files(group, analysis))
+    files.update(point_contexts(runs, analysis))
     return files

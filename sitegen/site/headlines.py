@@ -8,6 +8,7 @@ is by nature each run's own best cell, and says where it was measured.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -72,12 +73,22 @@ class HeadlineBook:
 
     def __init__(self) -> None:
         self._by_run: dict[str, Headlines] = {}
+        # An earlier build's headlines by run digest (figure_cache), when the build has them.
+        self.stored: Callable[[str], Headlines | None] | None = None
 
     def __call__(self, run: Run) -> Headlines:
         found = self._by_run.get(run.id)
         if found is None:
-            found = self._by_run[run.id] = headlines(run)
+            if self.stored is not None and run.digest:
+                found = self.stored(run.digest)
+            if found is None:
+                found = headlines(run)
+            self._by_run[run.id] = found
         return found
+
+    def known(self, run: Run) -> Headlines | None:
+        """The run's headlines if this build has them."""
+        return self._by_run.get(run.id)
 
 
 def _context_order(item: dict[str, Any]) -> tuple[int, int]:

@@ -247,10 +247,12 @@ def pager(site: Site, number: int, count: int, total: int, path_of: Callable[[in
 
 def index_page(site: Site, runs: list[Run], groups: dict[tuple[str, str], Group],
                analysis: Analysis | None = None, number: int = 1,
-               rows: Callable[[], tuple[RunRow, ...]] | None = None) -> Page:
+               rows: Callable[[], tuple[RunRow, ...]] | None = None,
+               choice: Callable[[], PointChoice] | None = None) -> Page:
     """Page ``number`` of the index, its links relative to that page. ``rows`` gives every
     run's row in order with links from the site root (``ordered_rows`` of ``site.at("index.html")``),
-    shared by the pages of one build so that they are made once; each page places its own."""
+    shared by the pages of one build so that they are made once; each page places its own.
+    ``choice``, likewise shared, gives the picker's choices (point_choice of every run)."""
     analysis = analysis or Analysis()
     site = site.at(page_path(number))
     every = rows() if rows is not None else ordered_rows(site.at("index.html"), runs, groups, analysis)
@@ -258,7 +260,7 @@ def index_page(site: Site, runs: list[Run], groups: dict[tuple[str, str], Group]
     mine = tuple(placed(row, site) for row in every[(number - 1) * PAGE_SIZE: number * PAGE_SIZE])
     title = site.title if number == 1 else f"{site.title}: page {number} of {count}"
     context = IndexPageContext(site, title, mine, _facets(every), numbers.context(REFERENCE_CONTEXT),
-                               preset_links(site, analysis), point_choice(runs, analysis),
+                               preset_links(site, analysis), choice() if choice else point_choice(runs, analysis),
                                len(every), pager(site, number, count, len(every), page_path))
     return Page(page_path(number), "pages/index.html", context)
 

@@ -39,7 +39,7 @@ from sitegen.site.groups import (
     model_key,
     natural_pairs,
 )
-from sitegen.site.index_page import RunRow, index_page, ordered_rows, page_count, page_path
+from sitegen.site.index_page import PointChoice, RunRow, index_page, ordered_rows, page_count, page_path, point_choice
 from sitegen.site.labels import distinguishing_labels
 from sitegen.site.run_page import run_page
 
@@ -94,9 +94,17 @@ def plan(site: Site, runs: list[Run], analysis: Analysis | None = None) -> list[
             made.append(ordered_rows(site.at("index.html"), runs, groups, analysis))
         return made[0]
 
+    choices: list[PointChoice] = []
+
+    def choice() -> PointChoice:  # the same for every page of the index: worked out once
+        if not choices:
+            choices.append(point_choice(runs, analysis))
+        return choices[0]
+
     planned = [
         PlannedPage(page_path(number), everything,
-                    lambda number=number: index_page(site, runs, groups, analysis, number, rows))  # type: ignore[misc]
+                    lambda number=number: index_page(site, runs, groups, analysis, number, rows,  # type: ignore[misc]
+                                                     choice))
         for number in range(1, page_count(len(runs)) + 1)
     ]
     paired = {(a.id, b.id) for a, b in pairs}
@@ -126,10 +134,14 @@ def plan(site: Site, runs: list[Run], analysis: Analysis | None = None) -> list[
         return run_page(at, run, groups, run_labels.get(run.id, ""), run_comparisons(at, run, comparable(run), paired),
                         analysis)
 
+    pairs_of: dict[str, list[tuple[str, str]]] = defaultdict(list)  # each run's pairs, found once
+    for pair in paired:
+        pairs_of[pair[0]].append(pair)
+        pairs_of[pair[1]].append(pair)
     for run in runs:
         path = f"runs/{run.id}/index.html"
         planned.append(PlannedPage(path, _key(site, settings, path, membership(run), linked(run),
-                                              sorted(p for p in paired if run.id in p)),
+                                              sorted(pairs_of[run.id])),
                                    lambda run=run, path=path: make_run_page(run, path)))  # type: ignore[misc]
     for number in range(1, capacity_page_count(len(runs)) + 1):
         planned.append(PlannedPage(capacity_path(number), everything,
