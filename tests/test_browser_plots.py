@@ -108,6 +108,14 @@ def test_the_readers_view_draws_the_static_plot_markup(browse: Browsing) -> None
     # The browser draws the four labels above 0 at their grid lines (131.5 … 10, plots.GRID),
     # each 4 units lower so that the line passes through its middle.
     assert {tuple(height for height, _ in p["y"]) for p in want} == {(135.5, 95, 54.5, 14)}
+    # The frame's text, placed by the stylesheet (its children's order): the x title centred
+    # under the plot, the y title rotated a quarter turn left of it, the 0 at the lowest line.
+    placed = static.js("""() => Array.from(document.querySelectorAll(".sprite .frame")).map((g) =>
+      Array.from(g.querySelectorAll(":scope > text")).map((t) => {
+        const m = g.ownerSVGElement.getScreenCTM().inverse().multiply(t.getScreenCTM());
+        return [m.a, m.b, m.e, m.f].map((v) => Math.round(v * 10) / 10);
+      }))""")
+    assert placed and all(p == [[1, 0, 199, 206], [0, -1, 12, 91], [1, 0, 46, 176]] for p in placed), placed
     client = browse.open(f"/compare/?runs={PAIR[0]},{PAIR[1]}")
     client.page.locator("#compare-result figure.plot").last.wait_for()
     got = _plot_markup(client, "#compare-result")

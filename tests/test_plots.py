@@ -102,11 +102,11 @@ def _axis(ticks: list[tuple[float, str]]) -> list[tuple[float, float]]:
 
 def y_label_heights() -> list[float]:
     """Where the stylesheet puts the y tick labels, from 0 up, as the height of the grid line
-    each stands for: the frame's 0 (.y0), then a plot's labels in order (.yl :nth-child(n)),
+    each stands for: the frame's 0 (its 4th child), then a plot's labels in order (.yl :nth-child(n)),
     less the 4 units .yl moves them down to centre them on their line."""
     css = (REPO / "templates" / "static" / "style.css").read_text()
     shift = float(re.search(r"\.yl \{ transform: translate\(46px, ([\d.]+)px\); \}", css)[1])  # type: ignore[index]
-    zero = float(re.search(r"\.frame > \.y0 \{ transform: translate\(46px, ([\d.]+)px\); \}", css)[1])  # type: ignore[index]
+    zero = float(re.search(r"\.frame > :nth-child\(4\) \{ transform: translate\(46px, ([\d.]+)px\); \}", css)[1])  # type: ignore[index]
     up = dict(re.findall(r"\.yl :nth-child\((\d)\) \{ transform: translateY\(([\d.]+)px\); \}", css))
     assert sorted(up) == ["1", "2", "3", "4"]
     return [zero - shift] + [float(up[str(n)]) for n in range(1, 5)]
@@ -129,8 +129,11 @@ def test_every_figure_of_a_comparison_is_at_its_pixel_and_in_its_runs_title(proj
     frames = re.findall(r'<g id="(pf\d+)" class="frame">(.*?)<g class="xl">(.*?)</g></g>', sprite.group(0))
     tick_sets = {id: [(float(at), label) for at, label in re.findall(r'<text x="([\d.]+)">([^<]*)</text>', ticks)]
                  for id, _, ticks in frames}
-    # Each frame writes the y axis's 0 (the stylesheet puts it at the lowest grid line).
-    assert all('<text class="y0">0</text>' in head for _, head, _ in frames) and frames
+    # Each frame: its grid, x title, y title and the y axis's 0 (the stylesheet places each by
+    # its place: the 0 at the lowest grid line), then its x ticks.
+    for id, head, _ in frames:
+        assert re.fullmatch(rf'<path d="[^"]+"/><text id="{id}x">[^<]+</text><text id="{id}y">[^<]+</text><text>0</text>',
+                            head), head
     heights = y_label_heights()
     runs = [shipped_run(run_id) for run_id in PAIR]
     checked = 0

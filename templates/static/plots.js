@@ -106,10 +106,11 @@
     var id = "pf" + (defs.querySelectorAll(".frame").length + 1);
     while (document.getElementById(id)) id += "j";
     var g = svgEl("g", { id: id, "class": "frame" });
-    g.appendChild(svgEl("path", { "class": "grid", d: GRID }));
-    svgText(g, { id: id + "x", x: (LEFT + W - RIGHT) / 2, y: H - 4 }, xTitle);
-    svgText(g, { id: id + "y", transform: "translate(12 " + (H - BOTTOM + 10) / 2 + ")rotate(-90)" }, yTitle);
-    svgText(g, { "class": "y0" }, "0");
+    // In this order: style.css places and styles a frame's children by their place.
+    g.appendChild(svgEl("path", { d: GRID }));
+    svgText(g, { id: id + "x" }, xTitle);
+    svgText(g, { id: id + "y" }, yTitle);
+    svgText(g, {}, "0");
     var ticks = svgEl("g", { "class": "xl" });
     xTicks.forEach(function (tick) { svgText(ticks, { x: tick[0] }, tick[1]); });
     g.appendChild(ticks);
