@@ -48,7 +48,7 @@ def test_page_loads_cleanly_and_draws_its_charts(browse: Browsing, site_pages: d
         assert charts, f"{kind} page shows no chart"
     assert not chart_problems(charts), "\n".join(chart_problems(charts))
     if kind in PLOTTED and (javascript or kind != "compare-app"):
-        plots = visit.js("""() => Array.from(document.querySelectorAll("figure.plot svg.plot-svg"))
+        plots = visit.js("""() => Array.from(document.querySelectorAll("figure.plot > svg"))
             .map((svg) => [svg.getBoundingClientRect().width, svg.querySelectorAll("path title").length])""")
         assert plots and all(width > 100 and points > 0 for width, points in plots), plots
     if kind in BARRED:

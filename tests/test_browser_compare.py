@@ -82,7 +82,7 @@ def test_three_unlike_runs_in_the_readers_view(browse: Browsing) -> None:
     captions = page.locator("#compare-result .plot-grid figure.plot figcaption").all_inner_texts()
     assert captions == [f"{context_label(c)} context" for c in shared]
     # The y axis's title: the frame the first plot uses (a <use> of the page's sprite).
-    frame = page.locator("#compare-result .plot-svg use").first.get_attribute("href")
+    frame = page.locator("#compare-result figure.plot > svg > use").first.get_attribute("href")
     assert "per accelerator" in page.locator(f"{frame}y").text_content()
     visit.assert_clean()
 
@@ -129,7 +129,7 @@ def test_static_comparison_without_javascript_is_complete_and_swaps(browse: Brow
         page = visit.page
         for selector in ("table.facts", "table.rt", "#curves-h", "#pareto-h"):
             assert page.locator(selector).count() >= 1, (name, selector)
-        plots = page.locator("figure.plot svg.plot-svg")
+        plots = page.locator("figure.plot > svg")
         assert plots.count() >= 1 and all(box and box["width"] > 100
                                           for box in (plots.nth(i).bounding_box() for i in range(plots.count())))
         # The swap is a link within the page: no page load, and back again.

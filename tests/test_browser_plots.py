@@ -17,7 +17,7 @@ pytestmark = pytest.mark.browser
 
 # The screen position of each vertex of each run's path in every plot, from the SVG's own
 # transform (the test's vertices() reads the path data independently).
-POSITIONS = """() => Array.from(document.querySelectorAll("svg.plot-svg")).map((svg) => {
+POSITIONS = """() => Array.from(document.querySelectorAll("figure.plot > svg")).map((svg) => {
   const m = svg.getScreenCTM();
   return Array.from(svg.querySelectorAll(":scope > path")).map((p) => ({
     d: p.getAttribute("d"), cls: p.getAttribute("class"), a: m.a, d2: m.d, e: m.e, f: m.f }));
@@ -46,7 +46,7 @@ def test_markers_are_drawn_at_every_point_in_the_runs_colour(browse: Browsing, s
     visit = browse.open(f"/compare/{PAIR[0]}--{PAIR[1]}/", javascript=False, context=context)
     page = visit.page
     page.set_viewport_size({"width": 1280, "height": 900})
-    plots = page.locator("svg.plot-svg")
+    plots = page.locator("figure.plot > svg")
     sampled = 0
     for i in (0, plots.count() - 1):  # a decode plot (lines) and the frontier (movetos off the line)
         plots.nth(i).scroll_into_view_if_needed()
@@ -75,11 +75,14 @@ def test_markers_are_drawn_at_every_point_in_the_runs_colour(browse: Browsing, s
 
 
 def _plot_markup(visit: Any, root: str) -> list[Any]:
-    """Every plot under ``root`` as its structure: caption, the text of the frame and x ticks it
-    uses, y tick labels, each run's class, path data and title, and its legend (its own or the
-    grid's); ids left out, since they only have to be unique on their page."""
+    """Every plot under ``root`` as its structure: caption, the text of the frame it uses (grid,
+    titles, x ticks, the y axis's 0), y tick labels with the height the browser draws each at
+    (in the viewBox's units, the stylesheet's transforms included), each run's class, path
+    data and title, and its legend (its own or the grid's); ids left out, since they only have
+    to be unique on their page."""
     return visit.js("""(root) => Array.from(document.querySelectorAll(root + " figure.plot")).map((f) => {
-      const svg = f.querySelector("svg.plot-svg");
+      const svg = f.querySelector(":scope > svg");
+      const height = (t) => Math.round(svg.getScreenCTM().inverse().multiply(t.getScreenCTM()).f * 10) / 10;
       const used = Array.from(svg.querySelectorAll(":scope > use")).map((u) => {
         const def = document.querySelector(u.getAttribute("href"));
         return [def.getAttribute("class"), def.innerHTML.replace(/ id="[^"]*"/g, "")];
@@ -89,7 +92,7 @@ def _plot_markup(visit: Any, root: str) -> list[Any]:
         caption: f.querySelector("figcaption").textContent,
         svg: [svg.getAttribute("viewBox"), svg.getAttribute("role"), svg.getAttribute("aria-labelledby").split(" ").length],
         used: used,
-        y: Array.from(svg.querySelectorAll(".yl text")).map((t) => [t.getAttribute("y"), t.textContent]),
+        y: Array.from(svg.querySelectorAll(".yl text")).map((t) => [height(t), t.textContent]),
         runs: Array.from(svg.querySelectorAll(":scope > path")).map((p) =>
           [p.getAttribute("class"), p.getAttribute("d"), p.querySelector("title").textContent]),
         legend: legend.outerHTML,
@@ -102,6 +105,17 @@ def test_the_readers_view_draws_the_static_plot_markup(browse: Browsing) -> None
     static = browse.open(f"/compare/{PAIR[0]}--{PAIR[1]}/", javascript=False)
     want = _plot_markup(static, "main")
     static.assert_clean()
+    # The browser draws the four labels above 0 at their grid lines (131.5 … 10, plots.GRID),
+    # each 4 units lower so that the line passes through its middle.
+    assert {tuple(height for height, _ in p["y"]) for p in want} == {(135.5, 95, 54.5, 14)}
+    # The frame's text, placed by the stylesheet (its children's order): the x title centred
+    # under the plot, the y title rotated a quarter turn left of it, the 0 at the lowest line.
+    placed = static.js("""() => Array.from(document.querySelectorAll(".sprite .frame")).map((g) =>
+      Array.from(g.querySelectorAll(":scope > text")).map((t) => {
+        const m = g.ownerSVGElement.getScreenCTM().inverse().multiply(t.getScreenCTM());
+        return [m.a, m.b, m.e, m.f].map((v) => Math.round(v * 10) / 10);
+      }))""")
+    assert placed and all(p == [[1, 0, 199, 206], [0, -1, 12, 91], [1, 0, 46, 176]] for p in placed), placed
     client = browse.open(f"/compare/?runs={PAIR[0]},{PAIR[1]}")
     client.page.locator("#compare-result figure.plot").last.wait_for()
     got = _plot_markup(client, "#compare-result")

@@ -373,7 +373,7 @@ def test_inline_plots_cost_little_beyond_their_figures(project: Path) -> None:
     assert run_cli(project, "build") == 0
     a, b = "rtx6kpro4x-vllm-qwen35-397b-awq-mtp", "rtx6kpro4x-vllm-qwen35-397b-nvfp4-nomtp"
     html = quoted((project / "_site" / "compare" / f"{a}--{b}" / "index.html").read_text())
-    svgs = re.findall(r'<svg class="plot-svg".*?</svg>', html, re.S)
+    svgs = re.findall(r'<figure class="plot"><figcaption[^>]*>[^<]*</figcaption>(<svg.*?</svg>)', html, re.S)
     assert len(svgs) >= 4
     cells = [c for run_id in (a, b) for c in shipped_run(run_id)["measurements"]["decode"]]
     for svg in svgs:
@@ -382,7 +382,7 @@ def test_inline_plots_cost_little_beyond_their_figures(project: Path) -> None:
         assert "aria-label=" not in svg
         names = re.search(r'aria-labelledby="([^"]*)"', svg).group(1).split()  # type: ignore[union-attr]
         assert [title_id for title_id, _ in titles] == names[3:]  # each title read once
-        # Everything but the titles: the frame and x ticks (<use>), the y tick labels and, per point, its
+        # Everything but the titles: the frame (<use>), the y tick labels and, per point, its
         # coordinates (at most 12 bytes: "L123.4 56.7").
         points = sum(len(re.findall(r"-?[\d.]+", d)) // 2 for d in re.findall(r'<path class="s\d" d="([^"]*)"', svg))
         markup = len(svg) - sum(len(f'<title id="{i}">{t}</title>') for i, t in titles)
@@ -395,7 +395,7 @@ def test_inline_plots_cost_little_beyond_their_figures(project: Path) -> None:
     # Defined once for the page: one sprite, a marker per run, no frame twice.
     assert html.count('<svg class="sprite"') == 1
     assert re.findall(r'<marker id="(pm\d)"', html) == ["pm0", "pm1"]
-    frames = re.findall(r'<g id="pf\d+" class="frame">(.*?)</g>', html)
+    frames = re.findall(r'<g id="pf\d+" class="frame">(.*?</g>)</g>', html)
     assert len(frames) == len(set(frames)) >= 1
 
 

@@ -28,7 +28,7 @@ def _figures(html: str) -> list[tuple[str, list[str]]]:
     own or the one legend drawn above the grid when every chart of it draws the same runs."""
     result = []
     for shared, grid in re.findall(r'(?:' + LEGEND + r'\s*)?<div class="plot-grid">(.*?)</div>', html, re.S):
-        for figure in re.findall(r'<figure class="plot">(.*?)</figure>', grid, re.S):
+        for figure in re.findall(r'<figure class=plot>(.*?)</figure>', grid, re.S):
             own = re.search(LEGEND, figure)
             assert bool(own) != bool(shared), figure[:200]  # one legend, its own or the grid's
             caption = re.search(r"<figcaption[^>]*>([^<]*)</figcaption>", figure)

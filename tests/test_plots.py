@@ -77,8 +77,47 @@ def test_points_off_the_line_are_movetos_of_the_same_path() -> None:
         flat([(x(10), y(100)), (x(20), y(80)), (x(5), y(40)), (x(15), y(90))]), abs=0.5)
 
 
+def test_points_off_the_line_go_left_to_right_and_each_pixel_once() -> None:
+    from sitegen.site.plots import PlotSeries, plot
+
+    # Off the frontier, in no order: one at the same pixel as a frontier point (20, 80) and two
+    # at the same value (a marker drawn twice over itself shows nothing more).
+    cells = ((10.0, 100.0, "a"), (20.0, 80.0, "b"), (15.0, 30.0, "c"), (20.0, 80.0, "d"),
+             (5.0, 40.0, "e"), (15.0, 30.0, "f"), (5.0, 60.0, "g"))
+    p = plot("f", [PlotSeries("A", 0, cells, joined=((10.0, 100.0), (20.0, 80.0)))],
+             x_log=False, x_title="x", y_title="y")
+    assert p is not None
+    x = lambda v: LEFT + v / 20 * 294  # noqa: E731
+    y = lambda v: BOTTOM_EDGE - v / 100 * 162  # noqa: E731
+    drawn = vertices(p.lines[0].path)
+    # The frontier, then (5, 60), (5, 40), (15, 30) by pixel: x rising, then y (downwards) rising.
+    assert flat(drawn) == pytest.approx(flat([(x(10), y(100)), (x(20), y(80)), (x(5), y(60)),
+                                              (x(5), y(40)), (x(15), y(30))]), abs=0.5)
+    assert p.lines[0].title == "A: a, b, c, d, e, f, g"  # every cell's words stay in its title
+
+
 def _axis(ticks: list[tuple[float, str]]) -> list[tuple[float, float]]:
     return [(at, float(label.replace(",", "").replace("K", "e3"))) for at, label in ticks]
+
+
+def y_label_heights() -> list[float]:
+    """Where the stylesheet puts the y tick labels, from 0 up, as the height of the grid line
+    each stands for: the frame's 0 (its 4th child), then a plot's labels in order (.yl :nth-child(n)),
+    less the 4 units .yl moves them down to centre them on their line."""
+    css = (REPO / "templates" / "static" / "style.css").read_text()
+    shift = float(re.search(r"\.yl \{ transform: translate\(46px, ([\d.]+)px\); \}", css)[1])  # type: ignore[index]
+    zero = float(re.search(r"\.frame > :nth-child\(4\) \{ transform: translate\(46px, ([\d.]+)px\); \}", css)[1])  # type: ignore[index]
+    up = dict(re.findall(r"\.yl :nth-child\((\d)\) \{ transform: translateY\(([\d.]+)px\); \}", css))
+    assert sorted(up) == ["1", "2", "3", "4"]
+    return [zero - shift] + [float(up[str(n)]) for n in range(1, 5)]
+
+
+def test_the_stylesheet_puts_each_y_label_at_its_grid_line() -> None:
+    from sitegen.site.plots import GRID
+
+    lines = sorted((float(y) for y in re.findall(r"M52 ([\d.]+)H346", GRID)), reverse=True)
+    assert lines == [172, 131.5, 91, 50.5, 10]  # the plot area, 162 high from 10, in four steps
+    assert y_label_heights() == lines
 
 
 def test_every_figure_of_a_comparison_is_at_its_pixel_and_in_its_runs_title(project: Path) -> None:
@@ -87,14 +126,25 @@ def test_every_figure_of_a_comparison_is_at_its_pixel_and_in_its_runs_title(proj
     html = quoted((project / "_site" / "compare" / f"{PAIR[0]}--{PAIR[1]}" / "index.html").read_text())
     sprite = re.search(r'<svg class="sprite".*?</svg>', html, re.S)
     assert sprite
-    tick_sets = {m[0]: [(float(at), label) for at, label in re.findall(r'<text x="([\d.]+)">([^<]*)</text>', m[1])]
-                 for m in re.findall(r'<g id="(px\d+)" class="xl">(.*?)</g>', sprite.group(0))}
+    frames = re.findall(r'<g id="(pf\d+)" class="frame">(.*?)<g class="xl">(.*?)</g></g>', sprite.group(0))
+    tick_sets = {id: [(float(at), label) for at, label in re.findall(r'<text x="([\d.]+)">([^<]*)</text>', ticks)]
+                 for id, _, ticks in frames}
+    # Each frame: its grid, x title, y title and the y axis's 0 (the stylesheet places each by
+    # its place: the 0 at the lowest grid line), then its x ticks.
+    for id, head, _ in frames:
+        assert re.fullmatch(rf'<path d="[^"]+"/><text id="{id}x">[^<]+</text><text id="{id}y">[^<]+</text><text>0</text>',
+                            head), head
+    heights = y_label_heights()
     runs = [shipped_run(run_id) for run_id in PAIR]
     checked = 0
     for caption, svg in re.findall(r'<figcaption id="pd\d+">(\d+K?) context</figcaption>\s*(<svg.*?</svg>)', html, re.S):
         context = int(caption.rstrip("K")) * (1024 if caption.endswith("K") else 1)
-        x_ticks = _axis(tick_sets[re.findall(r'<use href="#(px\d+)"/>', svg)[0]])
-        y_ticks = _axis([(float(at), label) for at, label in re.findall(r'<text y="([\d.]+)">([^<]*)</text>', svg)])
+        uses = re.findall(r'<use href="#([^"]+)"/>', svg)
+        assert len(uses) == 1  # the frame holds the grid, the titles and the x ticks
+        x_ticks = _axis(tick_sets[uses[0]])
+        labels = re.findall(r'<text>([^<]*)</text>', re.search(r'<g class="yl">(.*?)</g>', svg)[1])  # type: ignore[index]
+        assert len(labels) == 4
+        y_ticks = _axis(list(zip(heights, ["0", *labels], strict=True)))
         (x0, n0), (x1, n1) = x_ticks[0], x_ticks[-1]
         (y0, v0), (y1, v1) = y_ticks[0], y_ticks[-1]
         assert (y0, v0) == (BOTTOM_EDGE, 0) and y1 == TOP
@@ -121,7 +171,7 @@ def test_every_figure_of_a_comparison_is_at_its_pixel_and_in_its_runs_title(proj
 def test_markers_and_frames_are_defined_once_and_every_reference_resolves(project: Path) -> None:
     assert run_cli(project, "collect") == 0
     assert run_cli(project, "build") == 0
-    pages = [p for p in (project / "_site").rglob("*.html") if "plot-svg" in p.read_text()]
+    pages = [p for p in (project / "_site").rglob("*.html") if "<figure class=plot>" in p.read_text()]
     assert len(pages) >= 10  # comparisons and model and accelerator pages
     for page in pages:
         html = quoted(page.read_text())
@@ -136,12 +186,15 @@ def test_markers_and_frames_are_defined_once_and_every_reference_resolves(projec
         # A marker for each run's place a path draws, and no marker nothing uses.
         places = set(re.findall(r'<path class="s(\d)"', html))
         assert set(re.findall(r'<marker id="pm(\d)" markerUnits="userSpaceOnUse">', html)) == places, page
-        frames = re.findall(r'<g id="pf\d+" class="frame">(.*?)</g>', html)
-        ticks = re.findall(r'<g id="px\d+" class="xl">(.*?)</g>', html)
-        assert len(frames) == len(set(frames)) and len(ticks) == len(set(ticks)), page
-        # No plot repeats its titles as an aria-label; no point has a title of its own.
-        for tag in re.findall(r'<svg class="plot-svg"[^>]*>', html):
+        frames = re.findall(r'<g id="pf\d+" class="frame">(.*?</g>)</g>', html)
+        assert frames and len(frames) == len(set(frames)), page
+        # Each plot uses one frame; no plot repeats its titles as an aria-label; no point has a
+        # title of its own.
+        plots = re.findall(r'<figure class="plot"><figcaption id="[^"]+">[^<]*</figcaption>(<svg[^>]*>)(.*?)</svg>', html)
+        assert plots and len(plots) == html.count('<figure class="plot">'), page
+        for tag, body in plots:
             assert "aria-label=" not in tag and 'role="img" aria-labelledby="' in tag, (page, tag)
+            assert len(re.findall("<use ", body)) == 1 and body.startswith('<use href="#pf'), (page, body[:80])
         assert html.count("<title id=") == html.count("<path class=\"s")
 
 

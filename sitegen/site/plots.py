@@ -8,9 +8,11 @@ stylesheet colours it for either theme. templates/static/compare.js draws the sa
 the same rules for the comparisons the reader picks.
 
 What repeats is drawn once per page (issue 18): a page's hidden sprite (``sheet``) defines
-each run's point symbol as an SVG marker and each distinct frame (grid, x ticks, axis titles)
-once; a plot is its y tick labels, a ``<use>`` of its frame and one path per run, whose
-vertices carry the markers. Each run's figures are one ``<title>`` on its path (shown on
+each run's point symbol as an SVG marker and each distinct frame (grid, axis titles, x ticks
+and the y axis's "0", which every plot has) once; a plot is a ``<use>`` of its frame, its
+other four y tick labels (placed by the stylesheet: a y axis is always four steps, so the
+labels' heights are the same in every plot) and one path per run, whose vertices carry the
+markers. Each run's figures are one ``<title>`` on its path (shown on
 hover), which the plot's text alternative also reads (aria-labelledby), so they are written
 once.
 """
@@ -28,8 +30,9 @@ from sitegen.site.charts import PALETTE, SHAPES
 WIDTH, HEIGHT = 360, 210
 LEFT, RIGHT, TOP, BOTTOM = 52, 14, 10, 38  # room for the y labels and the x title
 # The frame's text sits at fixed places, written out in templates/_macros.html and style.css
-# (.xl) and computed by compare.js from these: x ticks at y 187, the x title at (199, 206), the
-# y title rotated about (12, 91); y tick labels 6 left of the plot (.yl).
+# (.xl) and computed by plots.js from these: x ticks at y 187, the x title at (199, 206), the
+# y title rotated about (12, 91); y tick labels 6 left of the plot, each at its grid line
+# (style.css .y0 and .yl :nth-child(n): the grid lines' heights, 131.5 up to 10).
 
 # Each run's point symbol at the plot's scale, as path data around (0, 0): the marker a run's
 # path carries at every vertex (its place in the page: colour PALETTE[i], shape SHAPES[i]).
@@ -82,11 +85,12 @@ class Key:
 
 @dataclass(frozen=True)
 class Frame:
-    """What every plot with the same axis titles shares: the grid (always four steps, so one
-    grid serves every plot) and the titles of both axes."""
+    """What every plot with the same axes shares: the grid (always four steps, so one grid
+    serves every plot), the titles of both axes, the x ticks and the y axis's "0"."""
 
     x_title: str
     y_title: str
+    x_ticks: tuple[Tick, ...]
 
 
 GRID = "".join(f"M{LEFT} {TOP + (HEIGHT - TOP - BOTTOM) * i / 4:g}H{WIDTH - RIGHT}" for i in range(5))
@@ -98,11 +102,14 @@ class Plot:
 
     caption: str
     frame: Frame
-    x_ticks: tuple[Tick, ...]  # drawn once per page for all plots that have the same (PlotSheet.ticks)
-    y_ticks: tuple[Tick, ...]
+    y_ticks: tuple[Tick, ...]  # from 0 up; the page writes the four above 0 (the frame has 0)
     lines: tuple[PlotLine, ...]
     legend: tuple[Key, ...]
     note: str | None = None  # what the plot leaves out, and why
+
+    @property
+    def x_ticks(self) -> tuple[Tick, ...]:
+        return self.frame.x_ticks
 
     @property
     def legend_runs(self) -> tuple[str, ...]:
@@ -111,19 +118,15 @@ class Plot:
 
 @dataclass(frozen=True)
 class PlotSheet:
-    """A page's shared definitions: the markers its plots use, each frame and each set of x
-    ticks once (ids ``pf<n>`` and ``px<n>``)."""
+    """A page's shared definitions: the markers its plots use and each frame once (ids
+    ``pf<n>``)."""
 
     markers: tuple[tuple[int, str], ...]  # (place, symbol path data); the stylesheet colours #pm<place>
     frames: tuple[Frame, ...]
-    ticks: tuple[tuple[Tick, ...], ...]
     grid: str = GRID
 
     def frame_id(self, frame: Frame) -> str:
         return f"pf{self.frames.index(frame) + 1}"
-
-    def ticks_id(self, ticks: tuple[Tick, ...]) -> str:
-        return f"px{self.ticks.index(ticks) + 1}"
 
     @staticmethod
     def shared_legend(plots: Iterable[Plot]) -> tuple[Key, ...] | None:
@@ -137,8 +140,7 @@ def sheet(*groups: Iterable[Plot] | Plot | None) -> PlotSheet:
     not, is skipped)."""
     drawn = [p for g in groups if g is not None for p in ((g,) if isinstance(g, Plot) else g)]
     places = sorted({line.index % len(PALETTE) for p in drawn for line in p.lines})
-    return PlotSheet(tuple((i, MARKERS[SHAPES[i]]) for i in places), tuple(dict.fromkeys(p.frame for p in drawn)),
-                     tuple(dict.fromkeys(p.x_ticks for p in drawn)))
+    return PlotSheet(tuple((i, MARKERS[SHAPES[i]]) for i in places), tuple(dict.fromkeys(p.frame for p in drawn)))
 
 
 @dataclass(frozen=True)
@@ -252,14 +254,17 @@ def plot(caption: str, series: list[PlotSeries], *, x_log: bool, x_title: str, y
         joined = sorted(s.joined if s.joined is not None else [(x, y) for x, y, _ in s.points])
         on_it = Counter(joined)
         alone = []
-        for x, y, _ in s.points:  # every point the line does not go through, in the series' order
+        for x, y, _ in s.points:  # every point the line does not go through
             if on_it[(x, y)]:
                 on_it[(x, y)] -= 1
             else:
                 alone.append(tenths(x, y))
         on_line = [tenths(x, y) for x, y in joined]
+        # The points off the line from left to right, so that each moveto is a short step, and
+        # none at a pixel that already has this run's marker (it would be drawn over itself).
+        alone = sorted(set(alone) - set(on_line))
         title = s.title if s.title is not None else f"{s.label}: {', '.join(words for _, _, words in s.points)}"
         lines.append(PlotLine(s.label, s.index, _path(on_line, alone), title,
                               tuple((x / 10, y / 10) for x, y in on_line + alone)))
     legend = tuple(Key(s.label, s.index, s.run_id) for s in drawn)
-    return Plot(caption, Frame(x_title, y_title), x_ticks, y_ticks, tuple(lines), legend, note)
+    return Plot(caption, Frame(x_title, y_title, x_ticks), y_ticks, tuple(lines), legend, note)

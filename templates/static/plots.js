@@ -78,7 +78,8 @@
   // A coordinate to a tenth of a pixel, whole ones without ".0" (plots.py _px).
   var px = function (value) { return String(Math.round(value * 10) / 10); };
   // The page's plot definitions, as templates/_macros.html plot_sprite draws them: a marker per
-  // run's place and each distinct frame once, in one hidden svg.
+  // run's place and each distinct frame (grid, axis titles, x ticks, the y axis's 0) once, in
+  // one hidden svg.
   var sprite = function () {
     var defs = document.querySelector("svg.sprite defs");
     if (!defs) {
@@ -91,42 +92,37 @@
       if (document.getElementById("pm" + i)) return;
       var marker = svgEl("marker", { id: "pm" + i, markerUnits: "userSpaceOnUse" });
       marker.appendChild(svgEl("path", { d: MARKERS[shape] }));
-      defs.insertBefore(marker, defs.querySelector(".frame, .xl"));
+      defs.insertBefore(marker, defs.querySelector(".frame"));
     });
     return defs;
   };
-  // A frame (the grid and both axis titles) or a set of x ticks, defined once in the sprite.
+  // A frame (the grid, both axis titles, the x ticks and the y axis's 0), defined once in the sprite.
   var defined = {};
-  var define = function (kind, key, draw) {
-    key = kind + JSON.stringify(key);
+  var svgText = function (parent, attrs, words) { var t = svgEl("text", attrs); t.textContent = words; parent.appendChild(t); };
+  var frameId = function (xTitle, yTitle, xTicks) {
+    var key = JSON.stringify([xTitle, yTitle, xTicks]);
     if (defined[key] && document.getElementById(defined[key])) return defined[key];
     var defs = sprite();
-    var id = kind + (defs.querySelectorAll(kind === "pf" ? ".frame" : ".xl").length + 1);
+    var id = "pf" + (defs.querySelectorAll(".frame").length + 1);
     while (document.getElementById(id)) id += "j";
-    var g = svgEl("g", { id: id, "class": kind === "pf" ? "frame" : "xl" });
-    draw(g, id);
+    var g = svgEl("g", { id: id, "class": "frame" });
+    // In this order: style.css places and styles a frame's children by their place.
+    g.appendChild(svgEl("path", { d: GRID }));
+    svgText(g, { id: id + "x" }, xTitle);
+    svgText(g, { id: id + "y" }, yTitle);
+    svgText(g, {}, "0");
+    var ticks = svgEl("g", { "class": "xl" });
+    xTicks.forEach(function (tick) { svgText(ticks, { x: tick[0] }, tick[1]); });
+    g.appendChild(ticks);
     // The page's static plots may have defined the same already (the same markup but for ids).
     var same = function (node) { return node.outerHTML.replace(/id="[^"]*"/g, ""); };
     var mine = same(g);
-    var found = Array.prototype.filter.call(defs.querySelectorAll(kind === "pf" ? ".frame" : ".xl"),
+    var found = Array.prototype.filter.call(defs.querySelectorAll(".frame"),
                                             function (node) { return same(node) === mine; })[0];
     if (found) id = found.id;
     else defs.appendChild(g);
     defined[key] = id;
     return id;
-  };
-  var svgText = function (parent, attrs, words) { var t = svgEl("text", attrs); t.textContent = words; parent.appendChild(t); };
-  var frameId = function (xTitle, yTitle) {
-    return define("pf", [xTitle, yTitle], function (g, id) {
-      g.appendChild(svgEl("path", { "class": "grid", d: GRID }));
-      svgText(g, { id: id + "x", x: (LEFT + W - RIGHT) / 2, y: H - 4 }, xTitle);
-      svgText(g, { id: id + "y", transform: "translate(12 " + (H - BOTTOM + 10) / 2 + ")rotate(-90)" }, yTitle);
-    });
-  };
-  var ticksId = function (xTicks) {
-    return define("px", xTicks, function (g) {
-      xTicks.forEach(function (tick) { svgText(g, { x: tick[0] }, tick[1]); });
-    });
   };
   // Path data in tenths of a pixel, as plots.py _path writes it: the line (a moveto, then
   // relative lineto's), then a relative moveto to each point off it.
@@ -187,20 +183,21 @@
       for (var i = 0; i <= Math.round(xMax / xStep); i++) xTicks.push([px(xAt(i * xStep)), fmt(i * xStep)]);
     }
     var yAt = function (v) { return TOP + innerH - v / yMax * innerH; };
+    // The four y labels above 0 (the frame has 0), from the lowest up: style.css puts each at
+    // its grid line, which is the same in every plot (a y axis is always four steps).
     var yTicks = [];
-    for (var t = 0; t <= 4; t++) yTicks.push([px(yAt(t * step)), fmt(t * step)]);
-    var frame = frameId(xTitle, yTitle);
+    for (var t = 1; t <= 4; t++) yTicks.push(fmt(t * step));
+    var frame = frameId(xTitle, yTitle, xTicks);
     var id = "pj" + (++plotCount);
     var figure = el("figure", undefined, "plot");
     var figcaption = el("figcaption", caption);
     figcaption.id = id;
     figure.appendChild(figcaption);
     var names = [id, frame + "x", frame + "y"].concat(drawn.map(function (s, i) { return id + "abcdefgh".charAt(i); }));
-    var svg = svgEl("svg", { "class": "plot-svg", viewBox: "0 0 " + W + " " + H, role: "img", "aria-labelledby": names.join(" ") });
+    var svg = svgEl("svg", { viewBox: "0 0 " + W + " " + H, role: "img", "aria-labelledby": names.join(" ") });
     svg.appendChild(svgEl("use", { href: "#" + frame }));
-    svg.appendChild(svgEl("use", { href: "#" + ticksId(xTicks) }));
     var labels = svgEl("g", { "class": "yl" });
-    yTicks.forEach(function (tick) { var text = svgEl("text", { y: tick[0] }); text.textContent = tick[1]; labels.appendChild(text); });
+    yTicks.forEach(function (label) { svgText(labels, {}, label); });
     svg.appendChild(labels);
     drawn.forEach(function (s, n) {
       // One path: the line through the joined points, then a moveto for each point off it (plots.py _path).
@@ -214,7 +211,17 @@
       });
       // Each point at the viewBox's whole unit, rounded half up (plots.py); path data counts in tenths.
       var at = function (p) { return [Math.floor(xAt(p[0]) + 0.5) * 10, Math.floor(yAt(p[1]) + 0.5) * 10]; };
-      var d = pathData(joined.map(at), alone.map(at));
+      // The points off the line from left to right, none at a pixel that already has this
+      // run's marker (plots.py).
+      var onLine = joined.map(at), seen = {};
+      onLine.forEach(function (p) { seen[p[0] + " " + p[1]] = true; });
+      var off = alone.map(at).filter(function (p) {
+        var key = p[0] + " " + p[1];
+        if (seen[key]) return false;
+        seen[key] = true;
+        return true;
+      }).sort(function (a, b) { return a[0] - b[0] || a[1] - b[1]; });
+      var d = pathData(onLine, off);
       var path = svgEl("path", { "class": "s" + s.index % PALETTE.length, d: d });
       var title = svgEl("title", { id: id + "abcdefgh".charAt(n) });
       title.textContent = s.title || s.label + ": " + s.points.map(function (p) { return p[2]; }).join(", ");
