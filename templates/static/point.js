@@ -297,11 +297,13 @@
         return response.json();
       });
     };
-    // The models of the rows shown, from their "all runs" links (models/<slug>/index.html).
+    // The models of the rows shown, from their "all runs" links (models/<slug>/index.html); a
+    // model page's rows have none (it would be the page itself): its model is in its address.
     var listed = {};
+    var modelOf = function (href) { return /(?:^|\/)models\/([a-z0-9-]+)\/(?:index\.html)?$/.exec(href); };
     Array.prototype.forEach.call(table.tBodies[0].rows, function (row) {
       var link = row.querySelector("a.sub");
-      var slug = link && /(?:^|\/)models\/([a-z0-9-]+)\/(?:index\.html)?$/.exec(link.getAttribute("href"));
+      var slug = modelOf(link ? link.getAttribute("href") : window.location.pathname);
       if (slug) listed[slug[1]] = true;
     });
     status.textContent = "Loading…";
