@@ -417,7 +417,7 @@ def test_headlines_compare_like_with_like(built: Path) -> None:
         singles = [c for c in document["measurements"]["decode"] if c["concurrency"] == 1
                    and c["status"] in ("valid", "requests_queued") and c.get("total_tokens_per_s") is not None
                    and abs(c["context_tokens"] - 8192) <= 0.03 * 8192]
-        row = index[index.index(f'data-run="{path.stem}"'):].split("<tr", 1)[0]
+        row = index[index.index(f'href="runs/{path.stem}/index.html"'):].split("<tr", 1)[0]
         # The fifth cell after the run's name is the one-request decode at 8K; no figure: no sort value, "—".
         cell = re.match(r'(?: data-sort=([^ >]+))?>([^<]*)', row.split("<td")[5])
         assert cell, row
@@ -535,8 +535,8 @@ def test_a_reference_figure_says_its_own_context_only_where_it_is_not_the_column
     (project / "content" / "runs" / "near-8k.yaml").write_text(run)
     assert run_cli(project, "collect") == 0 and run_cli(project, "build") == 0
     index = (project / "_site" / "index.html").read_text()
-    rows = {re.search(r'data-run="([^"]+)"', r).group(1): r.split("<td")  # type: ignore[union-attr]
-            for r in index.split("<tr ")[1:] if "data-run=" in r}
+    rows = {re.search(r'<th><a href="runs/([^/"]+)/index.html"', r).group(1): r.split("<td")  # type: ignore[union-attr]
+            for r in index.split("<tr ")[1:] if '<th><a href="runs/' in r}
     assert "near-8k" in rows and len(rows) > 1
     for run_id, cells in rows.items():
         single, prefill = cells[5], cells[7]

@@ -220,7 +220,7 @@
     if (priced) header("USD per million output tokens at " + at + " (derived)");
     var found = 0;
     Array.prototype.forEach.call(table.tBodies[0].rows, function (row) {
-      var entry = data.runs[row.getAttribute("data-run")];
+      var entry = data.runs[runOf(row)];
       var cells = entry ? entry.cells : [];
       var cell = cells.filter(function (c) { return c.concurrency === concurrency; })[0];
       var accelerators = entry ? entry.accelerators : 1;
@@ -277,6 +277,13 @@
       (wanted !== Number(choice.context) ? " (nearest listed context to " + contextLabel(Number(choice.context)) + ")" : "") +
       ". Per-accelerator figures, service-level verdicts, capacity and cost are derived (rules: Capacity page)" +
       (entered !== null ? "; cost at your price of $" + entered + " per accelerator-hour." : ".");
+  };
+
+  // A row's run id, from its first link (runs/<id>/index.html, _macros.html runs_table).
+  var runOf = function (row) {
+    var link = row.cells[0] && row.cells[0].querySelector("a");
+    var id = link && /(?:^|\/)runs\/([^/]+)\/(?:index\.html)?$/.exec(link.getAttribute("href"));
+    return id ? decodeURIComponent(id[1]) : null;
   };
 
   var apply = function (choice) {

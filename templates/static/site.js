@@ -295,8 +295,6 @@
       // The phone layout's labels are the column headings, as the template writes them.
       var heading = function (i) { return filtered.tHead.rows[0].cells[i].textContent.trim(); };
       [8, 9, 10, 11].forEach(function (field, i) { tr.appendChild(figure(run[field], heading(5 + i))); });
-      var id = /\/runs\/([^/]+)\/?$/.exec(text(run[0]));
-      if (id) tr.setAttribute("data-run", decodeURIComponent(id[1]));
       return tr;
     };
 
