@@ -309,7 +309,7 @@
     var listed = {};
     var modelOf = function (href) { return /(?:^|\/)models\/([a-z0-9-]+)\/(?:index\.html)?$/.exec(href); };
     Array.prototype.forEach.call(table.tBodies[0].rows, function (row) {
-      var link = row.querySelector("a.sub");
+      var link = row.cells[0] && row.cells[0].querySelector("a ~ a");  // "all runs"
       var slug = modelOf(link ? link.getAttribute("href") : window.location.pathname);
       if (slug) listed[slug[1]] = true;
     });

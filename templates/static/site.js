@@ -283,7 +283,6 @@
       }
       th.appendChild(document.createTextNode(" "));
       var all = link(run[2], "all runs");
-      all.className = "sub";
       th.appendChild(all);
       tr.appendChild(th);
       var hardware = cell("td", "Hardware");
