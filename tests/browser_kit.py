@@ -116,7 +116,7 @@ def page_addresses(site: Path, run_id: str) -> dict[str, str]:
     def fullest(folder: str) -> str:
         def size(page: Path) -> tuple[int, int]:
             html = page.read_text(encoding="utf-8")
-            return html.count('<tr data-run='), html.count('<figure class="chart"')  # runs, charts
+            return len(re.findall(r'<tr[^>]*><th><a href="[./]*runs/', html)), html.count('<figure class="chart"')  # runs, charts
 
         best = max(sorted(site.glob(f"{folder}/*/index.html")), key=size)
         return "/" + best.parent.relative_to(site).as_posix() + "/"

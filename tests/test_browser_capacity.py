@@ -32,8 +32,9 @@ def cell_at(document: dict[str, Any], context: int, concurrency: int) -> dict[st
 
 def op_cells(visit: Visit) -> dict[str, list[str]]:
     """The operating-point columns of each row, by run id."""
-    return visit.js("""() => Object.fromEntries(Array.from(document.querySelectorAll("table.runs tbody tr"))
-        .map((row) => [row.getAttribute("data-run"),
+    # A row's run is its first link's: runs/<id>/index.html.
+    return visit.js(r"""() => Object.fromEntries(Array.from(document.querySelectorAll("table.runs tbody tr"))
+        .map((row) => [decodeURIComponent(/runs\/([^/]+)\/index\.html$/.exec(row.querySelector("th a").href)[1]),
                        Array.from(row.querySelectorAll("td.op-col")).map((td) => td.innerText.trim())]))""")
 
 

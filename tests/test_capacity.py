@@ -240,7 +240,7 @@ def test_capacity_page_ranks_every_setup_and_says_it_is_derived(built: Path) -> 
     results = {path.stem: json.loads(path.read_text()) for path in (built / "_site" / "runs").glob("*.json")}
     assert set(shown) == set(results)  # every run, once
     records = capacity_records(built / "_site")
-    checked = 0
+    checked = singles = 0
     for record in records:
         contexts, levels, row = shown[record["run"]]
         # The column of the record's context (or of a context within 3 %, the run's own named in it).
@@ -253,14 +253,21 @@ def test_capacity_page_ranks_every_setup_and_says_it_is_derived(built: Path) -> 
             continue
         count = results[record["run"]]["hardware"]["count"]
         total = record["total_tokens_per_s"]
-        # The parser joins a cell's pieces without their spaces: users, rank, then the rest.
-        assert re.match(rf"{users(record['users_per_accelerator'])}#\d+", cell), (record, cell)
-        assert f"{record['max_concurrency']} · {rate(total)} · {rate(total / count)}" in cell, (record, cell)
+        # The parser joins a cell's lines (its <br>s) without a space: users and rank, then the rest:
+        # requests held · total · per accelerator, or on one accelerator (where the users are the
+        # requests held and the total is per accelerator) the total alone.
+        beneath = f"{rate(total)}" if count == 1 else f"{record['max_concurrency']} · {rate(total)} · {rate(total / count)}"
+        assert re.fullmatch(rf"{users(record['users_per_accelerator'])} #\d+{re.escape(beneath)}(?:at [\d,.K]+)?", cell), \
+            (record, cell)
+        if count == 1:
+            assert users(record["users_per_accelerator"]) == str(record["max_concurrency"])
+            singles += 1
         checked += 1
-    assert checked
+    assert checked  # setups on one accelerator: also test_a_reference_figure_says_its_own_context…
+    assert "On one accelerator (×1) the requests held are the users and the total is the tok/s per accelerator" in html
     # 32 requests on 2 accelerators, the only setup of its model: 16 users per accelerator, first.
     contexts, levels, seed = shown[SEED_RUN_ID]
-    assert seed[2 + contexts.index("32K: users per accelerator") * 2 + levels.index("server")].startswith("16#132 · ")
+    assert seed[2 + contexts.index("32K: users per accelerator") * 2 + levels.index("server")].startswith("16 #132 · ")
 
 
 def test_capacity_pages_are_bounded_and_rank_over_all_of_a_models_setups(
@@ -290,7 +297,9 @@ def test_capacity_pages_are_bounded_and_rank_over_all_of_a_models_setups(
             continue  # standing in a neighbour's column (within 3 %): checked above
         cell = row[2 + contexts.index(f"{label}: users per accelerator") * len(levels)
                    + levels.index(record["service_level"])]
-        assert cell.startswith(f"{users(record['users_per_accelerator'])}#{rank}"), (record, cell)
+        one = json.loads((site / "runs" / f"{record['run']}.json").read_text())["hardware"]["count"] == 1
+        beneath = rate(record["total_tokens_per_s"]) if one else f"{record['max_concurrency']} · "
+        assert cell.startswith(f"{users(record['users_per_accelerator'])} #{rank}{beneath}"), (record, cell)
     # Only the first page explains the rules; the others link to them.
     assert 'id="rules"' in pages[0].read_text() and 'id="rules"' not in pages[1].read_text()
     assert 'href="../../capacity/index.html#rules"' in pages[1].read_text()
@@ -408,12 +417,16 @@ def test_headlines_compare_like_with_like(built: Path) -> None:
         singles = [c for c in document["measurements"]["decode"] if c["concurrency"] == 1
                    and c["status"] in ("valid", "requests_queued") and c.get("total_tokens_per_s") is not None
                    and abs(c["context_tokens"] - 8192) <= 0.03 * 8192]
-        row = index[index.index(f'data-run="{path.stem}"'):].split("<tr", 1)[0]
+        row = index[index.index(f'href="runs/{path.stem}/index.html"'):].split("<tr", 1)[0]
         # The fifth cell after the run's name is the one-request decode at 8K; no figure: no sort value, "—".
         cell = re.match(r'(?: data-sort=([^ >]+))?>([^<]*)', row.split("<td")[5])
         assert cell, row
         if singles:
             assert cell.group(1) is not None and float(cell.group(1)) == singles[0]["total_tokens_per_s"]
+            # Its own context is said beneath it only where it is not the column's 8K (8192 tokens).
+            context = singles[0]["context_tokens"]
+            said = re.search(r"at ([\d,.K]+) × 1\b", row.split("<td")[5])
+            assert (said.group(1) if said else None) == (None if context == 8192 else context_label(context)), row
         else:
             assert cell.group(1) is None and cell.group(2) == "—"
 
@@ -512,3 +525,25 @@ def test_preset_views_are_paged_and_list_every_run_once(project: Path, monkeypat
         page = (pages[0].parent / href).resolve() if href else pages[0]
         assert f'<tbody id="{target}">' in page.read_text()
         assert (anchor == target) == bool(href)  # ids only for models of later pages
+
+
+def test_a_reference_figure_says_its_own_context_only_where_it_is_not_the_columns(project: Path) -> None:
+    # A run measured at 8,000 tokens (within 3 % of 8K) beside the shipped ones at 8192: only its
+    # one-request decode and prefill name their context beneath the figure.
+    prefill = "prefill: [{context_tokens: 8000, prompt_tokens_per_s: 5000, ttft_ms: 1600}]"
+    run = TAIL_RUN.replace("4096", "8000").replace("count: 2", "count: 1").replace("prefill: []", prefill)
+    (project / "content" / "runs" / "near-8k.yaml").write_text(run)
+    assert run_cli(project, "collect") == 0 and run_cli(project, "build") == 0
+    index = (project / "_site" / "index.html").read_text()
+    rows = {re.search(r'<th><a href="runs/([^/"]+)/index.html"', r).group(1): r.split("<td")  # type: ignore[union-attr]
+            for r in index.split("<tr ")[1:] if '<th><a href="runs/' in r}
+    assert "near-8k" in rows and len(rows) > 1
+    for run_id, cells in rows.items():
+        single, prefill = cells[5], cells[7]
+        if run_id == "near-8k":
+            assert "at 8,000 × 1" in single and "at 8,000 context" in prefill, cells
+        else:
+            assert " × 1" not in single and " context" not in prefill, cells
+    # On its one accelerator, 8 requests held are 8 users, and beneath them the total alone.
+    contexts, levels, row = capacity_tables(project / "_site")["near-8k"]
+    assert row[2 + levels.index("server")] == "8 #1240.0", (contexts, levels, row)

@@ -200,18 +200,24 @@ def test_group_tables_are_the_index_table_without_its_filter_keys(project: Path)
         assert table, page
         headers = re.findall(r'<th scope="col"[^>]*>([^<]*)</th>', table.group(0))
         assert headers == index_headers, page
-        rows = table.group(0).split("<tr data-run=")[1:]
+        rows = table.group(0).split("<tr><th>")[1:]
         assert rows and "data-label" not in table.group(0) and "data-f=" not in table.group(0)
         for row in rows:
             assert row.count("<td") == len(headers) - 1 == 8
-            # A row links to its run, its model and its accelerator, but not to the accelerator
-            # page it is on (its hardware is text there).
+            # A row links to its run, its model and its accelerator, but not to the group page it
+            # is on: on an accelerator page its hardware is text, on a model page it has no
+            # "all runs" link (the page's legend says what that link opens where it is).
             own = f'href="../../{page.parent.parent.name}/{page.parent.name}/index.html"'
             kind = page.parent.parent.name
-            assert 'href="../../runs/' in row and 'href="../../models/' in row, (page, row[:200])
+            assert 'href="../../runs/' in row and own not in row, (page, row[:200])
             if kind == "hardware":
-                assert own not in row and 'href="../../hardware/' not in row, (page, row[:200])
+                assert 'href="../../hardware/' not in row and 'href="../../models/' in row, (page, row[:200])
+                assert '>all runs</a>' in row, (page, row[:200])
             else:
-                assert 'href="../../hardware/' in row, (page, row[:200])
+                assert 'href="../../hardware/' in row and 'href="../../models/' not in row, (page, row[:200])
+                assert "all runs" not in row, (page, row[:200])
+        says_all_runs = "“all runs” link opens all runs of this model" in html
+        assert says_all_runs is (page.parent.parent.name == "hardware"), page
+    assert "“all runs” link opens all runs of this model" in index
 
 

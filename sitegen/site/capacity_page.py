@@ -138,7 +138,7 @@ class CapacityCell:
 
     users: str
     rank: str  # "#1" … among the model's setups at this context
-    detail: str  # requests held · total tok/s · tok/s per accelerator
+    detail: str  # requests held · total tok/s · tok/s per accelerator (on one accelerator, the total)
     cost: str
     run_context: str  # the run's own context where it differs from the column's
 
@@ -201,7 +201,10 @@ def _capacity_cell(found: Capacity, rank: str, price: Price | None, run_context:
     if found.max_concurrency is None:
         return CapacityCell(numbers.MISSING, "", "", "", run_context)
     figure = capacity_figure(found, price)
-    detail = f"{found.max_concurrency} · {figure.total} · {figure.per_device}"
+    # On one accelerator the requests held are the users and the total is per accelerator: the
+    # total alone (the pages' legends say so), not "128 · 1,907.7 · 1,907.7" in every cell.
+    detail = figure.total if found.accelerators == 1 else \
+        f"{found.max_concurrency} · {figure.total} · {figure.per_device}"
     return CapacityCell(figure.users_per_device, rank, detail, figure.cost, run_context)
 
 

@@ -149,10 +149,10 @@ def group_page(site: Site, group: Group, groups: dict[tuple[str, str], Group],
 
 
 def _without_self_link(row: RunRow, kind: str) -> RunRow:
-    """A row of an accelerator page without its hardware link (this page): templates/_macros.html
-    runs_table shows the hardware as text. (A model page keeps each row's "all runs" link to
-    itself: the operating-point picker, point.js, reads a row's model from it.)"""
-    return row if kind == "models" else dataclasses.replace(row, hardware_href="")
+    """A row without its link to this page: on an accelerator page its hardware link (runs_table in
+    templates/_macros.html shows the hardware as text), on a model page its "all runs" link (the
+    operating-point picker, point.js, then reads the model from the page's address)."""
+    return dataclasses.replace(row, model_href="") if kind == "models" else dataclasses.replace(row, hardware_href="")
 
 
 def default_context(runs: list[Run], shared: list[int]) -> int:

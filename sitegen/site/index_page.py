@@ -130,6 +130,14 @@ def _figure(value: float | None, at: str | None = None, divisor: int = 1, noun: 
     return Cell(numbers.rate(value), repr(float(value)), f"at {at}" if at else "", per_device)
 
 
+def _off_reference(context: int | None, suffix: str) -> str | None:
+    """Where a reference figure was measured, said beneath it only where it is not the column's
+    own (a context within 3 % of 8K): the header says 8K for the others."""
+    if context is None or numbers.context(context) == numbers.context(REFERENCE_CONTEXT):
+        return None
+    return f"{numbers.context(context)} {suffix}"
+
+
 def preset_links(site: Site, analysis: Analysis) -> tuple[PresetLink, ...]:
     links = []
     for preset in analysis.settings.presets:
@@ -167,13 +175,11 @@ def run_row(site: Site, run: Run, groups: dict[tuple[str, str], Group], analysis
         engine=engine,
         quantization=run.engine.quantization or numbers.MISSING,
         date=run.info.date or numbers.MISSING,
-        decode_single=_figure(figures.decode_single, f"{numbers.context(figures.decode_single_context)} × 1"
-                              if figures.decode_single_context is not None else None, count, noun),
+        decode_single=_figure(figures.decode_single, _off_reference(figures.decode_single_context, "× 1"), count, noun),
         decode_peak=_figure(figures.decode_peak, f"{numbers.context(figures.decode_peak_context)} × "
                             f"{figures.decode_peak_concurrency}" if figures.decode_peak_context is not None else None,
                             count, noun),
-        prefill_first=_figure(figures.prefill_first, f"{numbers.context(figures.prefill_first_context)} context"
-                              if figures.prefill_first_context is not None else None),
+        prefill_first=_figure(figures.prefill_first, _off_reference(figures.prefill_first_context, "context")),
         largest_context=Cell(numbers.context(largest), str(largest)) if largest is not None else Cell(numbers.MISSING),
         filters=(("model", model_group.label), ("accelerator", hardware_group.label),
                  ("engine", run.engine.name), ("quantization", run.engine.quantization or "")),

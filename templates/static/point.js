@@ -220,7 +220,7 @@
     if (priced) header("USD per million output tokens at " + at + " (derived)");
     var found = 0;
     Array.prototype.forEach.call(table.tBodies[0].rows, function (row) {
-      var entry = data.runs[row.getAttribute("data-run")];
+      var entry = data.runs[runOf(row)];
       var cells = entry ? entry.cells : [];
       var cell = cells.filter(function (c) { return c.concurrency === concurrency; })[0];
       var accelerators = entry ? entry.accelerators : 1;
@@ -279,6 +279,13 @@
       (entered !== null ? "; cost at your price of $" + entered + " per accelerator-hour." : ".");
   };
 
+  // A row's run id, from its first link (runs/<id>/index.html, _macros.html runs_table).
+  var runOf = function (row) {
+    var link = row.cells[0] && row.cells[0].querySelector("a");
+    var id = link && /(?:^|\/)runs\/([^/]+)\/(?:index\.html)?$/.exec(link.getAttribute("href"));
+    return id ? decodeURIComponent(id[1]) : null;
+  };
+
   var apply = function (choice) {
     keep(choice);
     var wanted = matchContext(contexts, Number(choice.context));
@@ -297,11 +304,13 @@
         return response.json();
       });
     };
-    // The models of the rows shown, from their "all runs" links (models/<slug>/index.html).
+    // The models of the rows shown, from their "all runs" links (models/<slug>/index.html); a
+    // model page's rows have none (it would be the page itself): its model is in its address.
     var listed = {};
+    var modelOf = function (href) { return /(?:^|\/)models\/([a-z0-9-]+)\/(?:index\.html)?$/.exec(href); };
     Array.prototype.forEach.call(table.tBodies[0].rows, function (row) {
-      var link = row.querySelector("a.sub");
-      var slug = link && /(?:^|\/)models\/([a-z0-9-]+)\/(?:index\.html)?$/.exec(link.getAttribute("href"));
+      var link = row.cells[0] && row.cells[0].querySelector("a ~ a");  // "all runs"
+      var slug = modelOf(link ? link.getAttribute("href") : window.location.pathname);
       if (slug) listed[slug[1]] = true;
     });
     status.textContent = "Loading…";

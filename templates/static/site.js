@@ -257,16 +257,16 @@
     var figure = function (value, label) {
       var td = cell("td", label, text(value[0]));
       if (value[1] !== null) td.setAttribute("data-sort", String(value[1]));  // none: shows —, sorts last
-      if (text(value[3])) {  // per accelerator, derived
-        var derived = cell("small", null, text(value[3]));
-        derived.className = "d";
+      // Beneath: per accelerator (derived), then where it was measured, a line each in one <small>.
+      var lines = [text(value[3]), text(value[2])].filter(Boolean);
+      if (lines.length) {
+        var small = cell("small");
+        lines.forEach(function (line, i) {
+          if (i) small.appendChild(document.createElement("br"));
+          small.appendChild(document.createTextNode(line));
+        });
         td.appendChild(document.createTextNode(" "));
-        td.appendChild(derived);
-      }
-      if (text(value[2])) {
-        var at = cell("small", null, text(value[2]));
-        td.appendChild(document.createTextNode(" "));
-        td.appendChild(at);
+        td.appendChild(small);
       }
       return td;
     };
@@ -283,8 +283,6 @@
       }
       th.appendChild(document.createTextNode(" "));
       var all = link(run[2], "all runs");
-      all.className = "sub";
-      all.title = "All runs of this model";
       th.appendChild(all);
       tr.appendChild(th);
       var hardware = cell("td", "Hardware");
@@ -296,8 +294,6 @@
       // The phone layout's labels are the column headings, as the template writes them.
       var heading = function (i) { return filtered.tHead.rows[0].cells[i].textContent.trim(); };
       [8, 9, 10, 11].forEach(function (field, i) { tr.appendChild(figure(run[field], heading(5 + i))); });
-      var id = /\/runs\/([^/]+)\/?$/.exec(text(run[0]));
-      if (id) tr.setAttribute("data-run", decodeURIComponent(id[1]));
       return tr;
     };
 
