@@ -19,21 +19,9 @@
   var SVG = "http://www.w3.org/2000/svg";
   var MISSING = "—";
 
-  // --- numbers, as sitegen/site/numbers.py writes them ----------------------------------------
-  var grouped = function (value, digits) {
-    return value.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
-  };
-  var scaled = function (value) {
-    var strip = function (text) { return text.replace(/\.0$/, ""); };
-    if (value >= 999950) return strip((value / 1e6).toFixed(1)) + "M";
-    if (value >= 10000) return strip((value / 1000).toFixed(1)) + "K";
-    return null;
-  };
-  var rate = function (value) { return value === null || value === undefined ? MISSING : scaled(value) || grouped(value, 1); };
-  var rateShort = function (value) { return scaled(value) || grouped(value, 0); };
-  var contextLabel = function (tokens) {
-    return tokens >= 1024 && tokens % 1024 === 0 ? tokens / 1024 + "K" : grouped(tokens, 0);
-  };
+  // Numbers as sitegen/site/numbers.py writes them: templates/static/plots.js, loaded first.
+  var numbers = window.sitegenPlots;
+  var grouped = numbers.grouped, rate = numbers.rate, rateShort = numbers.rateShort, contextLabel = numbers.contextLabel;
   var percent = function (change) {
     var rounded = Math.round(change * 100);
     if (rounded === 0) return "0%";  // never a signed zero

@@ -246,5 +246,6 @@
   };
 
 
-  window.sitegenPlots = { plot: plot, plotGrid: plotGrid, grouped: grouped, rate: rate, contextLabel: contextLabel };
+  window.sitegenPlots = { plot: plot, plotGrid: plotGrid, grouped: grouped, rate: rate, rateShort: rateShort,
+                         contextLabel: contextLabel };
 })();
