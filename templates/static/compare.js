@@ -16,7 +16,6 @@
   var PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#8c8c8c"];
   var STATUS = { valid: "Valid", requests_queued: "Requests queued", over_capacity: "Over capacity",
                  not_run: "Not run", failed: "Failed" };
-  var SVG = "http://www.w3.org/2000/svg";
   var MISSING = "—";
 
   // Numbers as sitegen/site/numbers.py writes them: templates/static/plots.js, loaded first.
@@ -33,17 +32,8 @@
     return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
   };
 
-  var el = function (tag, text, className) {
-    var node = document.createElement(tag);
-    if (text !== undefined && text !== null) node.textContent = text;
-    if (className) node.className = className;
-    return node;
-  };
-  var svgEl = function (tag, attrs) {
-    var node = document.createElementNS(SVG, tag);
-    Object.keys(attrs || {}).forEach(function (name) { node.setAttribute(name, attrs[name]); });
-    return node;
-  };
+  // Element makers, shared with the plot drawing (plots.js).
+  var el = numbers.el, svgEl = numbers.svgEl;
   var section = function (id, heading) {
     var node = el("section");
     node.setAttribute("aria-labelledby", id);

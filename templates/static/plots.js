@@ -247,5 +247,5 @@
 
 
   window.sitegenPlots = { plot: plot, plotGrid: plotGrid, grouped: grouped, rate: rate, rateShort: rateShort,
-                         contextLabel: contextLabel };
+                         contextLabel: contextLabel, el: el, svgEl: svgEl };
 })();
