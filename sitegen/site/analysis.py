@@ -10,6 +10,7 @@ from sitegen.config import DEFAULT_PRESETS, DEFAULT_SERVICE_LEVELS, Config, Pres
 from sitegen.model import Run
 from sitegen.site.capacity import CellGrid, price_for
 from sitegen.site.figure_cache import StoredFigures
+from sitegen.site.fragments import Fragments
 from sitegen.site.headlines import HeadlineBook
 
 
@@ -38,6 +39,9 @@ class Analysis:
     # The previous builds' figures by run digest (the build's .sitegen/cache/figures.json): a
     # run whose content is unchanged has its capacities and headlines read, not worked out.
     stored: StoredFigures | None = None
+    # Pieces of listings and data files kept by a key of their inputs (see fragments); without
+    # a cache file (tests, tools) a piece is still made once per build.
+    fragments: Fragments = field(default_factory=lambda: Fragments(None, ""))
     _grids: dict[str, CellGrid] = field(default_factory=dict)
 
     def __post_init__(self) -> None:

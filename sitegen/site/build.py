@@ -36,6 +36,7 @@ from sitegen.site.charts import KINDS, ChartSpec, template_path
 from sitegen.site.common import Site
 from sitegen.site.compare_page import setups_json
 from sitegen.site.figure_cache import StoredFigures
+from sitegen.site.fragments import Fragments
 from sitegen.site.groups import model_groups
 from sitegen.site.index_page import SEARCH_INDEX, search_index_of
 from sitegen.site.output_folder import check_output_folder
@@ -208,7 +209,9 @@ def build(config: Config, force_output: bool = False) -> BuildSummary:
     # Figures of runs whose content an earlier build saw are read back, not worked out again.
     stored = StoredFigures(config.state_dir / "cache" / "figures.json",
                            hashlib.sha256(repr((fingerprint, settings)).encode()).hexdigest(), settings.service_levels)
-    analysis = Analysis(settings, stored=stored)
+    fragments = Fragments(config.state_dir / "cache" / "fragments.json",
+                          hashlib.sha256(repr((fingerprint, settings, site)).encode()).hexdigest())
+    analysis = Analysis(settings, stored=stored, fragments=fragments)
     planned = plan(site, runs, analysis)
     env = environment(templates, config.state_dir / "cache" / "templates")
     chart_templates = ChartTemplates(config.state_dir / "cache")
@@ -268,6 +271,7 @@ def build(config: Config, force_output: bool = False) -> BuildSummary:
     others = sorted(name for name in output.written if name not in in_entries and name != MARKER)
     manifest.save(entries, inputs, (len(planned), chart_count, len(output.written)), others)
     analysis.keep_figures(runs)
+    fragments.save()
     return BuildSummary(len(planned), built, chart_count, renderer.rendered, len(output.written), notes)
 
 

@@ -1,0 +1,75 @@
+"""Pieces of listing pages and data files kept between builds (.sitegen/cache/fragments.json).
+
+Why: a listing (the index pages, /capacity/, the preset views, the data files of every run)
+shows every run, so adding one run changes every page of it, while each piece of it (a run's
+row, a model's section, a run's record in a data file) is made from a few runs that did not
+change. A build asks for a piece by a key of everything it is made from; a piece the previous
+build made under the same key is read back as text, and only the others are made. Joining
+kept pieces costs microseconds where making them costs milliseconds.
+
+The key is the caller's: it must name every input of the piece (run digests, labels, the
+page's depth for relative links...). The whole file belongs to one ``scope`` (sitegen's code
+and templates, the settings and the site), so a change of any of those misses every piece.
+The file keeps only the pieces the last build used, so it never outgrows the site, and it is
+a cache file (store.write_cache: a checksum, read without following links): any doubt is a
+miss, and the piece is made again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from sitegen.store import read_cache, write_cache
+
+FRAGMENTS_FORMAT = "sitegen-fragments"
+
+
+class Fragments:
+    """The pieces of the previous build, and those of this one as they are asked for."""
+
+    def __init__(self, path: Path | None, scope: str) -> None:
+        self.path = path
+        self.scope = scope
+        self._kept: dict[str, str] = {}
+        self._used: dict[str, str] = {}
+        self.made = 0  # pieces made (not found) in this build
+        data = read_cache(path) if path is not None else None
+        if data is None:
+            return
+        try:
+            document = json.loads(data)
+        except ValueError:
+            return
+        if isinstance(document, dict) and document.get("format") == FRAGMENTS_FORMAT \
+                and document.get("scope") == scope and isinstance(document.get("pieces"), dict):
+            self._kept = {key: text for key, text in document["pieces"].items() if isinstance(text, str)}
+
+    @staticmethod
+    def key(kind: str, *inputs: object) -> str:
+        """The key of a piece of ``kind`` made from ``inputs`` (their repr: plain values, tuples
+        and frozen dataclasses only, whose repr says everything they hold)."""
+        return hashlib.sha256(repr((kind, inputs)).encode()).hexdigest()
+
+    def get(self, key: str, make: Callable[[], str]) -> str:
+        """The piece kept under ``key``, or the one ``make`` makes (kept for the next build)."""
+        found = self._used.get(key)
+        if found is None:
+            found = self._kept.get(key)
+            if found is None:
+                found = make()
+                self.made += 1
+            self._used[key] = found
+        return found
+
+    def save(self) -> None:
+        """Keep this build's pieces (only them) for the next build, when they differ from what
+        was read. A cache that cannot be written is only a miss next time."""
+        if self.path is None or (self.made == 0 and self._used.keys() == self._kept.keys()):
+            return
+        document = {"format": FRAGMENTS_FORMAT, "scope": self.scope, "pieces": self._used}
+        with contextlib.suppress(OSError):
+            write_cache(self.path, json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode())

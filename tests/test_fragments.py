@@ -1,0 +1,82 @@
+"""The fragment cache (sitegen/site/fragments.py): pieces kept by key between builds, any doubt a miss."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sitegen.site.fragments import Fragments
+from sitegen.store import read_cache
+
+
+def made_by(log: list[str], text: str):  # type: ignore[no-untyped-def]
+    def make() -> str:
+        log.append(text)
+        return text
+
+    return make
+
+
+def test_a_piece_is_made_once_and_read_back_by_the_next_build(tmp_path: Path) -> None:
+    path = tmp_path / "fragments.json"
+    log: list[str] = []
+    first = Fragments(path, "scope")
+    key = Fragments.key("row", "run-1", "digest-1")
+    assert first.get(key, made_by(log, "<tr>one")) == "<tr>one"
+    assert first.get(key, made_by(log, "<tr>other")) == "<tr>one"  # once per build
+    first.save()
+    second = Fragments(path, "scope")
+    assert second.get(key, made_by(log, "<tr>again")) == "<tr>one"
+    assert log == ["<tr>one"]
+    assert second.made == 0
+
+
+def test_keys_name_their_inputs() -> None:
+    assert Fragments.key("row", "a", 1) != Fragments.key("row", "a", 2)
+    assert Fragments.key("row", "a") != Fragments.key("section", "a")
+    assert Fragments.key("row", ("a", "b")) == Fragments.key("row", ("a", "b"))
+
+
+def test_another_scope_misses_everything(tmp_path: Path) -> None:
+    path = tmp_path / "fragments.json"
+    first = Fragments(path, "code 1")
+    key = Fragments.key("row", "x")
+    first.get(key, lambda: "old")
+    first.save()
+    assert Fragments(path, "code 2").get(key, lambda: "new") == "new"
+
+
+def test_only_the_pieces_a_build_used_are_kept(tmp_path: Path) -> None:
+    path = tmp_path / "fragments.json"
+    first = Fragments(path, "s")
+    first.get(Fragments.key("row", "gone"), lambda: "gone")
+    first.get(Fragments.key("row", "stays"), lambda: "stays")
+    first.save()
+    second = Fragments(path, "s")
+    second.get(Fragments.key("row", "stays"), lambda: "made again")
+    second.save()
+    data = read_cache(path)
+    assert data is not None and b"gone" not in data and b"stays" in data
+
+
+def test_a_damaged_file_is_a_miss_never_content(tmp_path: Path) -> None:
+    path = tmp_path / "fragments.json"
+    first = Fragments(path, "s")
+    key = Fragments.key("row", "x")
+    first.get(key, lambda: "<tr>kept")
+    first.save()
+    raw = path.read_bytes()
+    path.write_bytes(raw.replace(b"<tr>kept", b"<tr>evil"))  # the checksum no longer matches
+    assert Fragments(path, "s").get(key, lambda: "made") == "made"
+    path.write_bytes(b"not a cache file")
+    assert Fragments(path, "s").get(key, lambda: "made") == "made"
+
+
+def test_without_a_file_pieces_are_still_made_once(tmp_path: Path) -> None:
+    fragments = Fragments(None, "")
+    log: list[str] = []
+    key = Fragments.key("row", 1)
+    fragments.get(key, made_by(log, "a"))
+    fragments.get(key, made_by(log, "b"))
+    fragments.save()  # nowhere to keep them: nothing written, no error
+    assert log == ["a"]
+    assert list(tmp_path.iterdir()) == []
