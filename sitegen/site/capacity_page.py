@@ -5,6 +5,7 @@ the per-context files /data/points/<context>.json that the index's picker fetche
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import partial
 
 from sitegen.config import Preset, Price, ServiceLevel
 from sitegen.model import Run, Status
@@ -21,9 +22,10 @@ from sitegen.site.capacity import (
     judge,
 )
 from sitegen.site.common import Page, Site, engine_summary, hardware_name
+from sitegen.site.fragments import Fragments
 from sitegen.site.groups import Group, model_groups
 from sitegen.site.index_page import Pager, pager
-from sitegen.site.json_rows import dumps, json_rows
+from sitegen.site.json_rows import dumps, json_lines, json_rows, row, run_piece
 
 DERIVED_NOTE = ("Derived figures: worked out from each cell's reported statistics by the rules linked here, "
                 "not measured goodput.")
@@ -454,9 +456,17 @@ def capacity_json(runs: list[Run], analysis: Analysis) -> bytes:
             for level in analysis.settings.service_levels
         ],
     }
-    records = capacity_records((analysis.grid(run) for run in runs), analysis.settings.service_levels)
-    return json_rows(head, CAPACITY_FIELDS, ([record[name] for name in CAPACITY_FIELDS] for record in records),
-                     "records")
+    levels = analysis.settings.service_levels
+
+    def lines(run: Run) -> str:
+        return ",\n".join(row([record[name] for name in CAPACITY_FIELDS])
+                           for record in capacity_records([analysis.grid(run)], levels))
+
+    # A run's records are one piece (json_rows.run_piece): an unchanged run's are read back
+    # without making its grid or judging a cell. Sorted by run id, as capacity_records sorts.
+    return json_lines(head, CAPACITY_FIELDS,
+                      (run_piece(analysis.fragments, "capacity.json", run, partial(lines, run))
+                       for run in sorted(runs, key=lambda r: r.id)), "records")
 
 
 POINT_STATUSES = tuple(status.value for status in Status)  # a cell's status is its index here
@@ -511,15 +521,27 @@ def point_file(context: int, group: Group) -> str:
     return f"data/points/{context}/{group.slug}.json"
 
 
-def point_contexts(runs: list[Run], analysis: Analysis) -> dict[str, bytes]:
+def point_contexts(runs: list[Run], analysis: Analysis, groups: list[Group] | None = None) -> dict[str, bytes]:
     """``data/points/<context>.json``: which models have a file at each context, so the picker
-    asks only for files that exist."""
+    asks only for files that exist. ``groups`` are the runs' model groups, when the caller has them."""
     present: dict[int, list[str]] = {}
-    for group in model_groups(runs):
-        for wanted in sorted({c for run in group.runs for c in analysis.grid(run).contexts}):
+    for group in model_groups(runs) if groups is None else groups:
+        for wanted in _model_contexts(group, analysis):
             present.setdefault(wanted, []).append(group.slug)
     return {f"data/points/{wanted}.json": (dumps({"context_tokens": wanted, "models": sorted(slugs)}) + "\n").encode()
             for wanted, slugs in present.items()}
+
+
+def _model_contexts(group: Group, analysis: Analysis) -> list[int]:
+    """The contexts any run of the model measured, kept between builds by its runs' content
+    (a piece per model, so an added run costs its own model's grids, not every model's)."""
+    def make() -> str:
+        return ",".join(str(c) for c in sorted({c for run in group.runs for c in analysis.grid(run).contexts}))
+
+    members = sorted((run.id, run.digest) for run in group.runs)
+    text = make() if not all(digest for _, digest in members) else \
+        analysis.fragments.get(Fragments.key("point contexts", group.slug, members), make)
+    return [int(c) for c in text.split(",")] if text else []
 
 
 def point_files(runs: list[Run], analysis: Analysis) -> dict[str, bytes]:
