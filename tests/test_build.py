@@ -9,6 +9,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -184,11 +185,93 @@ def test_unchanged_build_reads_no_run_and_touches_no_file(project: Path, monkeyp
     assert {path: (path.stat().st_ino, path.stat().st_mtime_ns) for path in site.rglob("*") if path.is_file()} == before
 
 
-@pytest.mark.parametrize("change", ["stray file", "missing file", "file made a link", "settings", "collected runs"])
-def test_unchanged_looking_build_still_builds_what_differs(project: Path, change: str) -> None:
-    """Only the inputs of the last build and exactly its files let a build stop early."""
+def _trust_recorded_identities(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Let the builds record every identity (build.file_identity) however recent, then wait out
+    the clock's resolution: the next build trusts what the last one recorded instead of listing
+    folders and reading the collected file, the path large sites take. (With the real margin
+    only what a build changed in its last moments is listed again.)"""
+    from sitegen.site import build as build_module
+
+    monkeypatch.setattr(build_module, "_RACY_NS", 0)
+
+
+def _past_the_clock_tick() -> None:
+    time.sleep(0.05)  # file times tick every few milliseconds: a change after this is told apart
+
+
+def test_settled_unchanged_build_reads_neither_the_collected_file_nor_each_folder(
+        project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from sitegen.site import build as build_module
+
+    _trust_recorded_identities(monkeypatch)
     assert run_cli(project, "collect") == 0
     assert run_cli(project, "build") == 0
+    _past_the_clock_tick()
+
+    def no_reading(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the unchanged build read the collected file or listed a folder")
+
+    monkeypatch.setattr(build_module, "_read_collected_bytes", no_reading)
+    monkeypatch.setattr(build_module, "_lists_exactly", no_reading)
+    capsys.readouterr()
+    assert run_cli(project, "build") == 0
+    assert "(0 rendered, 0 new charts)" in capsys.readouterr().out
+
+
+def test_recent_changes_are_checked_not_trusted(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the real margin, what the build changed last (the site's own folder, at least) is
+    listed by the next build: a change in the same clock tick would leave the same time."""
+    from sitegen.site import build as build_module
+
+    assert run_cli(project, "collect") == 0
+    assert run_cli(project, "build") == 0
+    listed: list[str] = []
+    real = build_module._lists_exactly
+
+    def listing(path: str, *args: object) -> bool:
+        listed.append(path)
+        return real(path, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(build_module, "_lists_exactly", listing)
+    assert run_cli(project, "build") == 0
+    assert str(project / "_site") in listed
+
+
+def test_collected_file_changed_in_place_with_its_old_time_is_read(project: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """Same size, same modification time, same inode: the change time still tells."""
+    _trust_recorded_identities(monkeypatch)
+    assert run_cli(project, "collect") == 0
+    assert run_cli(project, "build") == 0
+    _past_the_clock_tick()
+    path = project / ".sitegen" / "collected.json"
+    before = path.stat()
+    data = path.read_bytes()
+    at = data.index(b"228.386789")
+    with path.open("r+b") as stream:  # in place: the inode stays
+        stream.seek(at)
+        stream.write(b"228.386788")
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert path.stat().st_size == before.st_size and path.stat().st_ino == before.st_ino
+    capsys.readouterr()
+    assert run_cli(project, "build") == 1  # read, and found not to match its checksum
+    assert "run `sitegen collect` again" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("settled", [False, True], ids=["just built", "settled"])
+@pytest.mark.parametrize("change", ["stray file", "missing file", "file made a link", "settings", "collected runs",
+                                    "stray folder", "folder made a link"])
+def test_unchanged_looking_build_still_builds_what_differs(project: Path, monkeypatch: pytest.MonkeyPatch, change: str,
+                                                         settled: bool) -> None:
+    """Only the inputs of the last build and exactly its files let a build stop early, whether
+    the next build lists the folders (changed within the clock's resolution) or trusts the
+    identities the last build recorded."""
+    if settled:
+        _trust_recorded_identities(monkeypatch)
+    assert run_cli(project, "collect") == 0
+    assert run_cli(project, "build") == 0
+    if settled:
+        _past_the_clock_tick()
     site = project / "_site"
     reference = _files(site)
     page = site / "runs" / SEED_RUN_ID / "index.html"
@@ -199,6 +282,11 @@ def test_unchanged_looking_build_still_builds_what_differs(project: Path, change
     elif change == "file made a link":
         page.unlink()
         page.symlink_to(site / "404.html")
+    elif change == "stray folder":
+        (site / "runs" / "left-over").mkdir()
+    elif change == "folder made a link":
+        shutil.move(page.parent, project / "moved")
+        page.parent.symlink_to(project / "moved")
     elif change == "settings":
         config = project / "sitegen.yaml"
         config.write_text(config.read_text().replace("title: LLM inference speed tests", "title: Another title", 1))
@@ -208,9 +296,9 @@ def test_unchanged_looking_build_still_builds_what_differs(project: Path, change
         assert run_cli(project, "collect") == 0
     assert run_cli(project, "build") == 0
     after = _files(site)
-    assert not (site / "runs" / "left-over.html").exists()
-    assert page.is_file() and not page.is_symlink()
-    if change in ("stray file", "missing file", "file made a link"):
+    assert not (site / "runs" / "left-over.html").exists() and not (site / "runs" / "left-over").exists()
+    assert page.is_file() and not page.is_symlink() and not page.parent.is_symlink()
+    if change in ("stray file", "missing file", "file made a link", "stray folder", "folder made a link"):
         assert after == reference
     elif change == "settings":
         assert "Another title" in (site / "index.html").read_text()
