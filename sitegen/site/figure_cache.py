@@ -78,18 +78,27 @@ class StoredFigures:
         stored = self._entries.get(digest, {}).get("headlines")
         return Headlines(*stored) if stored is not None else None
 
-    def keep(self, figures: dict[str, tuple[dict[tuple[int, ServiceLevel], Capacity], Headlines | None]]) -> None:
+    def keep(self, figures: dict[str, tuple[dict[tuple[int, ServiceLevel], Capacity] | None, Headlines | None]]) -> None:
         """Write what this build's runs have (by digest; the figures of runs gone are dropped),
-        when it differs from what was read. A cache that cannot be written is only a miss next time."""
+        when it differs from what was read. None is a figure this build did not ask for (a run
+        whose listing pieces were all kept needs none): what was stored for it stays. A cache
+        that cannot be written is only a miss next time."""
         entries: dict[str, dict[str, Any]] = {}
         for digest, (capacities, headlines) in figures.items():
             entry: dict[str, Any] = {}
-            known = [[context, self._level_index[level], found.max_concurrency, found.total_tokens_per_s]
-                     for (context, level), found in capacities.items() if level in self._level_index]
-            if known:
-                entry["capacity"] = sorted(known, key=lambda item: (item[0], item[1]))
+            stored = self._entries.get(digest, {})
+            if capacities is None:
+                if "capacity" in stored:
+                    entry["capacity"] = stored["capacity"]
+            else:
+                known = [[context, self._level_index[level], found.max_concurrency, found.total_tokens_per_s]
+                         for (context, level), found in capacities.items() if level in self._level_index]
+                if known:
+                    entry["capacity"] = sorted(known, key=lambda item: (item[0], item[1]))
             if headlines is not None:
                 entry["headlines"] = [getattr(headlines, name) for name in _HEADLINE_FIELDS]
+            elif "headlines" in stored:
+                entry["headlines"] = stored["headlines"]
             entries[digest] = entry
         if json.dumps(entries, sort_keys=True) == self._loaded:
             return

@@ -15,7 +15,7 @@ from sitegen.site.charts import MAX_SERIES, PALETTE, SHAPES, ChartSpec, Series, 
 from sitegen.site.common import Field, Page, Site, hardware_name, model_name
 from sitegen.site.compare_page import decode_plot, pareto_plot, shared_contexts
 from sitegen.site.groups import Group, compare_path, model_key
-from sitegen.site.headlines import REFERENCE_CONTEXT, headlines
+from sitegen.site.headlines import REFERENCE_CONTEXT
 from sitegen.site.index_page import PointChoice, PresetLink, RunRow, point_choice, preset_links, run_row
 from sitegen.site.json_rows import dumps
 from sitegen.site.labels import distinguishing_labels, with_label
@@ -255,15 +255,17 @@ def _recoloured(chart: ChartSpec, places: list[int]) -> ChartSpec:
     return dataclasses.replace(chart, legend=legend, fills=tuple(sorted(fills.items())))
 
 
-def group_index_page(site: Site, kind: str, groups: list[Group]) -> Page:
-    """/models/ or /hardware/: every group, its run count and its best figures."""
+def group_index_page(site: Site, kind: str, groups: list[Group], analysis: Analysis | None = None) -> Page:
+    """/models/ or /hardware/: every group, its run count and its best figures (the build's
+    headline book: read back for runs an earlier build saw, not worked out again)."""
+    book = (analysis or Analysis()).headlines
     def best(values: list[float | None]) -> str:
         present = [v for v in values if v is not None]
         return numbers.rate(max(present)) if present else numbers.MISSING
 
     listings = []
     for group in sorted(groups, key=lambda g: g.label.lower()):
-        figures = [headlines(run) for run in group.runs]
+        figures = [book(run) for run in group.runs]
         listings.append(GroupListing(
             group.label, site.url(group.path), str(len(group.runs)),
             best([f.decode_single for f in figures]), best([f.decode_peak for f in figures]),
