@@ -26,7 +26,7 @@ from sitegen.site.capacity import (
 from sitegen.site.common import Page, Site, engine_summary, hardware_name
 from sitegen.site.fragments import Fragments
 from sitegen.site.groups import Group, model_groups
-from sitegen.site.index_page import Pager, pager
+from sitegen.site.index_page import Pager, measured_points, pager
 from sitegen.site.json_rows import dumps, json_rows
 
 DERIVED_NOTE = ("Derived figures: worked out from each cell's reported statistics by the rules linked here, "
@@ -607,7 +607,7 @@ def point_contexts(runs: list[Run], analysis: Analysis) -> dict[str, bytes]:
     asks only for files that exist."""
     present: dict[int, list[str]] = {}
     for group in model_groups(runs):
-        for wanted in sorted({c for run in group.runs for c in analysis.grid(run).contexts}):
+        for wanted in measured_points(group, analysis)[0]:  # kept by the model's runs' content
             present.setdefault(wanted, []).append(group.slug)
     return {f"data/points/{wanted}.json": (dumps({"context_tokens": wanted, "models": sorted(slugs)}) + "\n").encode()
             for wanted, slugs in present.items()}

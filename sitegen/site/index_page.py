@@ -330,13 +330,14 @@ def search_index_of(site: Site, runs: list[Run], analysis: Analysis) -> bytes:
     groups = {(g.kind, g.key): g for g in model_groups(runs) + hardware_groups(runs)}
     labels = distinguishing_labels(runs)
 
-    def entry(run: Run) -> list[Any]:
+    def entry(run: Run) -> str:
         label = labels.get(run.id, "")
-        return json.loads(analysis.fragments.get(  # type: ignore[no-any-return]
+        return analysis.fragments.get(
             _row_key("search entry", site, run, groups, label),
-            lambda: json.dumps(search_entry(run_row(site, run, groups, analysis, label)), ensure_ascii=False)))
+            lambda: json.dumps(search_entry(run_row(site, run, groups, analysis, label)), ensure_ascii=False))
 
-    return search_index([entry(run) for run in index_order(runs, analysis)])
+    # The entries are JSON texts: read as one array, a single parse instead of one per run.
+    return search_index(json.loads("[" + ",".join(entry(run) for run in index_order(runs, analysis)) + "]"))
 
 
 SEARCH_FIELDS = ("href", "model", "model_href", "hardware", "hardware_href", "engine", "quantization", "date",

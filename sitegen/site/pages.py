@@ -1,7 +1,9 @@
 """Plan every page of the site: pure functions from the collected runs to pages.
 
-Nothing here touches the disk or Jinja; each page's context is a typed object whose
-fields the templates use, so a page can be tested by looking at its context.
+Nothing here touches the disk; each page's context is a typed object whose fields the
+templates use, so a page can be tested by looking at its context. The listing pages' contexts
+hold their rows and sections as markup: pieces kept between builds, each rendered by a macro
+of the templates on a miss (analysis.fragments).
 
 Each planned page carries a key, a fingerprint of everything its bytes depend on, made
 from cheap inputs (run digests, group memberships). Its context is built only when
