@@ -143,9 +143,9 @@ def test_incremental_build_is_byte_identical_to_a_cold_one(project: Path, tmp_pa
     incremental = _files(project / "_site")
     shutil.rmtree(project / "_site")
     shutil.rmtree(project / ".sitegen" / "build")
-    # Cold: no figures, listing pieces, compiled templates or charts kept by earlier builds either.
+    # Cold: no figures, pieces, compiled templates or charts kept by earlier builds either.
     (project / ".sitegen" / "cache" / "figures.json").unlink()
-    (project / ".sitegen" / "cache" / "fragments.json").unlink()
+    (project / ".sitegen" / "cache" / "fragments.json").unlink(missing_ok=True)
     for kept in ("templates", "charts"):
         shutil.rmtree(project / ".sitegen" / "cache" / kept)
     assert run_cli(project, "build") == 0
@@ -478,6 +478,114 @@ def test_an_added_run_works_out_only_its_own_figures(project: Path, monkeypatch:
     levels = len(load_config(project / "sitegen.yaml").service_levels)
     assert [entry for entry in worked_out if entry.startswith("headlines")] == ["headlines added-run"]
     assert worked_out.count("capacity") == len(contexts) * levels
+
+
+def _cold_build(project: Path) -> dict[str, bytes]:
+    """The site as a build from nothing kept makes it (the chart cache stays: it is checked by
+    the content of each chart)."""
+    shutil.rmtree(project / "_site")
+    shutil.rmtree(project / ".sitegen" / "build")
+    for kept in ("figures.json", "fragments.json"):
+        (project / ".sitegen" / "cache" / kept).unlink(missing_ok=True)
+    assert run_cli(project, "build") == 0
+    return _files(project / "_site")
+
+
+_PRICE = '\nprices:\n  H200 NVL: {usd_per_hour: 3.5, source: "https://example.com/pricing", date: 2026-01-15}\n'
+
+
+# Each change, and a data file that shows it: the data files are joins of pieces kept by a key
+# of their inputs, so an input the key misses would leave that file as it was.
+@pytest.mark.parametrize(("change", "shown_in"), [
+    ("a run's model", "data/setups.json"),
+    ("a run's model", "data/runs.json"),
+    ("a price", "data/points/{context}/deepseek-v4-flash-dspark.json"),
+    ("a service level's name", "data/capacity.json"),
+    ("a sibling's label", "data/runs.json"),
+    ("a removed run", "data/points/32768.json"),
+])
+def test_data_files_follow_every_input_they_show(project: Path, change: str, shown_in: str) -> None:
+    runs = project / "content" / "runs"
+    config = project / "sitegen.yaml"
+    assert run_cli(project, "collect") == 0
+    assert run_cli(project, "build") == 0
+    seed = json.loads((project / "_site" / "runs" / f"{SEED_RUN_ID}.json").read_bytes())
+    context = seed["measurements"]["decode"][0]["context_tokens"]
+    shown_in = shown_in.format(context=context)
+    before = (project / "_site" / shown_in).read_bytes()
+    if change == "a run's model":
+        path = runs / f"{SEED_RUN_ID}.yaml"
+        path.write_text(path.read_text().replace("model: deepseek-ai/DeepSeek-V4-Flash-DSpark",
+                                                 "model: deepseek-ai/DeepSeek-V4-Flash-DSpark-Renamed", 1))
+    elif change == "a price":
+        config.write_text(config.read_text() + _PRICE)
+    elif change == "a service level's name":
+        config.write_text(config.read_text().replace("  - name: interactive\n", "  - name: chat\n", 1))
+    elif change == "a sibling's label":
+        # The same setup again: the run already there is now labelled to tell the two apart.
+        shutil.copy(runs / "ttp300-vllm-qwen3-4b.yaml", runs / "ttp300-vllm-qwen3-4b-again.yaml")
+    else:
+        # The only run of gpt-oss-120b at 32K: that context's list of models loses it.
+        (runs / "dgxspark-llamacpp-gptoss120b-depth.yaml").unlink()
+    assert run_cli(project, "collect") == 0
+    assert run_cli(project, "build") == 0
+    incremental = _files(project / "_site")
+    assert incremental.get(shown_in, b"") != before
+    assert _cold_build(project) == incremental
+
+
+def test_an_added_run_makes_only_its_own_pieces_of_the_data_files(project: Path, tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    # capacity.json, setups.json, runs.json and the picker's context files are joins of pieces
+    # kept by run (or model): the added run's are made, the others read back without making
+    # their grids or headlines, and the files are the ones made from nothing.
+    from sitegen.config import load_config
+    from sitegen.model import Run
+    from sitegen.site import capacity
+    from sitegen.site.analysis import Analysis, Settings
+    from sitegen.site.capacity_page import capacity_json, point_contexts
+    from sitegen.site.common import Site
+    from sitegen.site.compare_page import setups_json
+    from sitegen.site.feeds import runs_index
+    from sitegen.site.fragments import Fragments
+    from sitegen.site.headlines import HeadlineBook
+    from sitegen.store import read_collected
+
+    shutil.copy(MINIMAL, project / "content" / "runs" / "added-run.yaml")  # a model of its own
+    assert run_cli(project, "collect") == 0
+    runs = read_collected(project / ".sitegen")
+    settings = Settings.of(load_config(project / "sitegen.yaml"))
+    site = Site("Title", "Description", None)
+
+    def data_files(runs: list[Run], fragments: Fragments) -> tuple[bytes, ...]:
+        analysis = Analysis(settings, fragments=fragments)
+        return (capacity_json(runs, analysis), setups_json(runs, fragments),
+                runs_index(site, runs, analysis.headlines, fragments), *point_contexts(runs, analysis).values())
+
+    path = tmp_path / "fragments.json"
+    earlier = Fragments(path, "scope")
+    data_files([run for run in runs if run.id != "added-run"], earlier)
+    earlier.save()
+    grids: list[str] = []
+    headlines: list[str] = []
+    original_grid, original_headlines = capacity.CellGrid, HeadlineBook.__call__
+
+    def counted_grid(run: object) -> object:
+        grids.append(run.id)  # type: ignore[attr-defined]
+        return original_grid(run)  # type: ignore[arg-type]
+
+    def counted_headlines(book: object, run: object) -> object:
+        headlines.append(run.id)  # type: ignore[attr-defined]
+        return original_headlines(book, run)  # type: ignore[arg-type]
+
+    monkeypatch.setattr("sitegen.site.analysis.CellGrid", counted_grid)  # as the analysis makes them
+    monkeypatch.setattr(HeadlineBook, "__call__", counted_headlines)
+    fragments = Fragments(path, "scope")
+    made = data_files(runs, fragments)
+    assert grids == ["added-run"] and headlines == ["added-run"]
+    assert fragments.made == 4  # its capacity records, setup, runs.json line and its model's contexts
+    monkeypatch.undo()
+    assert made == data_files(runs, Fragments(None, ""))
 
 
 @pytest.mark.parametrize("tamper", ["none", "stray file", "link out", "folder for a file", "file for a folder",

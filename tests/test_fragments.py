@@ -111,23 +111,3 @@ def test_a_run_is_named_by_its_content() -> None:
     other = {**data, "run": {"model": "n"}}
     assert Fragments.content(run_from_dict("r", other)) != Fragments.content(run_from_dict("r", data))
 
-
-def test_figures_a_build_did_not_ask_for_stay_stored(tmp_path: Path) -> None:
-    """A build whose listing pieces were all kept works out no figure of an unchanged run: the
-    figure cache keeps what it had for it (sitegen/site/figure_cache.py), so the next build
-    that needs them reads them back."""
-    from sitegen.config import ServiceLevel
-    from sitegen.site.capacity import Capacity
-    from sitegen.site.figure_cache import StoredFigures
-    from sitegen.site.headlines import Headlines
-
-    level = ServiceLevel("server", 5, 2000)
-    path = tmp_path / "figures.json"
-    headlines = Headlines(10.0, 8192, 20.0, 4, 8192, 300.0, 8192, 8192, 1)
-    StoredFigures(path, "k", (level,)).keep({"d1": ({(8192, level): Capacity(8192, 1, 4, 20.0)}, headlines)})
-    StoredFigures(path, "k", (level,)).keep({"d1": (None, None)})
-    again = StoredFigures(path, "k", (level,))
-    assert again.capacities("d1", 1) == {(8192, level): Capacity(8192, 1, 4, 20.0)}
-    assert again.headlines("d1") == headlines
-    again.keep({})  # a run gone: its figures go
-    assert StoredFigures(path, "k", (level,)).headlines("d1") is None

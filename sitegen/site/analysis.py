@@ -59,9 +59,8 @@ class Analysis:
     def keep_figures(self, runs: list[Run]) -> None:
         """Store this build's figures of ``runs`` for the next build (see figure_cache)."""
         if self.stored is not None:
-            self.stored.keep({run.digest: (self._grids[run.id].known() if run.id in self._grids else None,
-                                           self.headlines.known(run))
-                              for run in runs if run.digest})
+            self.stored.keep((run.digest, self._grids.get(run.id), self.headlines.known(run))
+                             for run in runs if run.digest)
 
     def price(self, run: Run) -> Price | None:
         return price_for(run, self.settings.prices)

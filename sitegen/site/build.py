@@ -233,9 +233,9 @@ def build(config: Config, force_output: bool = False) -> BuildSummary:
             index_key = hashlib.sha256(repr((site, analysis.settings,
                                              sorted((run.id, run.digest) for run in runs))).encode()).hexdigest()
             _write_or_keep(output, manifest, entries, config.output_dir, "data/runs.json", index_key,
-                           lambda: feeds.runs_index(site, runs, analysis.headlines))
+                           lambda: feeds.runs_index(site, runs, analysis.headlines, analysis.fragments))
             _write_or_keep(output, manifest, entries, config.output_dir, "data/setups.json", index_key,
-                           lambda: setups_json(runs))
+                           lambda: setups_json(runs, analysis.fragments))
             _write_or_keep(output, manifest, entries, config.output_dir, "data/capacity.json", index_key,
                            lambda: capacity_json(runs, analysis))
             # Derived cells per context for the index's operating-point picker, fetched on demand.
@@ -310,7 +310,8 @@ def _write_points(output: StagedOutput, manifest: Manifest, entries: dict[str, d
                   site: Site, runs: list[Any], analysis: Analysis) -> None:
     """The picker's data/points/: each model's files keyed on its runs' content alone, so an
     added run rewrites its model's files (a few) and keeps the other models' (hundreds)."""
-    for group in model_groups(runs):
+    groups = model_groups(runs)
+    for group in groups:
         path = f"data/points/{group.slug}/"
         key = hashlib.sha256(repr((site, analysis.settings, group.slug,
                                    sorted((run.id, run.digest) for run in group.runs))).encode()).hexdigest()
@@ -326,7 +327,7 @@ def _write_points(output: StagedOutput, manifest: Manifest, entries: dict[str, d
         entries[path] = {"key": key, "files": files}
     # Which models have a file at each context: a few small files, made from every run's
     # contexts (known from the grids the listings made anyway), written every time.
-    for name, data in sorted(point_contexts(runs, analysis).items()):
+    for name, data in sorted(point_contexts(runs, analysis, groups).items()):
         output.write(name, data)
 
 

@@ -66,6 +66,9 @@ class CellGrid:
         # the look-up; a level of the same name but other limits is worked out apart.
         self._capacity: dict[tuple[int, str], tuple[ServiceLevel, Capacity]] = {}
         self._matched: dict[int, int | None] = {}  # row_for's context matches, asked for again and again
+        # Capacities worked out here rather than remembered: none means the figure cache's
+        # entry for this run already holds all this build knows of it (figure_cache.keep).
+        self.worked_out = 0
 
     def capacity_at(self, context: int, level: ServiceLevel) -> Capacity:
         """``capacity`` of the run's own context ``context`` (a key of ``rows``)."""
@@ -74,6 +77,7 @@ class CellGrid:
             return found[1]
         made = capacity(context, self.rows[context], level, self.accelerators)
         self._capacity[(context, level.name)] = (level, made)
+        self.worked_out += 1
         return made
 
     def remember(self, known: dict[tuple[int, ServiceLevel], Capacity]) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import partial
 
 from markupsafe import Markup
 
@@ -27,7 +28,7 @@ from sitegen.site.common import Page, Site, engine_summary, hardware_name
 from sitegen.site.fragments import Fragments
 from sitegen.site.groups import Group, model_groups
 from sitegen.site.index_page import Pager, measured_points, pager
-from sitegen.site.json_rows import dumps, json_rows
+from sitegen.site.json_rows import dumps, json_lines, json_rows, row, run_piece
 
 DERIVED_NOTE = ("Derived figures: worked out from each cell's reported statistics by the rules linked here, "
                 "not measured goodput.")
@@ -545,9 +546,17 @@ def capacity_json(runs: list[Run], analysis: Analysis) -> bytes:
             for level in analysis.settings.service_levels
         ],
     }
-    records = capacity_records((analysis.grid(run) for run in runs), analysis.settings.service_levels)
-    return json_rows(head, CAPACITY_FIELDS, ([record[name] for name in CAPACITY_FIELDS] for record in records),
-                     "records")
+    levels = analysis.settings.service_levels
+
+    def lines(run: Run) -> str:
+        return ",\n".join(row([record[name] for name in CAPACITY_FIELDS])
+                           for record in capacity_records([analysis.grid(run)], levels))
+
+    # A run's records are one piece (json_rows.run_piece): an unchanged run's are read back
+    # without making its grid or judging a cell. Sorted by run id, as capacity_records sorts.
+    return json_lines(head, CAPACITY_FIELDS,
+                      (run_piece(analysis.fragments, "capacity.json", run, partial(lines, run))
+                       for run in sorted(runs, key=lambda r: r.id)), "records")
 
 
 POINT_STATUSES = tuple(status.value for status in Status)  # a cell's status is its index here
@@ -602,11 +611,11 @@ def point_file(context: int, group: Group) -> str:
     return f"data/points/{context}/{group.slug}.json"
 
 
-def point_contexts(runs: list[Run], analysis: Analysis) -> dict[str, bytes]:
+def point_contexts(runs: list[Run], analysis: Analysis, groups: list[Group] | None = None) -> dict[str, bytes]:
     """``data/points/<context>.json``: which models have a file at each context, so the picker
-    asks only for files that exist."""
+    asks only for files that exist. ``groups`` are the runs' model groups, when the caller has them."""
     present: dict[int, list[str]] = {}
-    for group in model_groups(runs):
+    for group in model_groups(runs) if groups is None else groups:
         for wanted in measured_points(group, analysis)[0]:  # kept by the model's runs' content
             present.setdefault(wanted, []).append(group.slug)
     return {f"data/points/{wanted}.json": (dumps({"context_tokens": wanted, "models": sorted(slugs)}) + "\n").encode()

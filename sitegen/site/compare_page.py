@@ -22,13 +22,16 @@ import json
 import statistics
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from functools import partial
 
 from sitegen.model import DecodeCell, Run, Status
 from sitegen.site import labels, numbers
 from sitegen.site.bars import BarChart, prefill_bars
 from sitegen.site.charts import PALETTE, _frontier
 from sitegen.site.common import Field, Page, Site, hardware_name, model_name
+from sitegen.site.fragments import Fragments
 from sitegen.site.groups import compare_path
+from sitegen.site.json_rows import run_piece
 from sitegen.site.launch_settings import SETTINGS, parse_launch_command
 from sitegen.site.plots import Plot, PlotSeries, plot
 
@@ -497,29 +500,41 @@ def _paired(run: Run, other: Run, paired: set[tuple[str, str]]) -> bool:
 SETUPS_FORMAT = "sitegen-setups"
 
 
-def setups_json(runs: list[Run]) -> bytes:
+def setups_json(runs: list[Run], fragments: Fragments | None = None) -> bytes:
     """/data/setups.json: what the reader's comparison view (compare.js) needs beyond each
     run's result file: its facts and launch settings as the static pages word them, and the
-    caveats' rules, so the view and the static pages never disagree on either."""
-    entries = {}
-    for run in sorted(runs, key=lambda r: r.id):
-        parsed = parse_launch_command(run.engine.launch_command)
-        entries[run.id] = {
-            "facts": [get(run) or numbers.MISSING for _, get in FACTS],
-            "command": bool(run.engine.launch_command),
-            "launch": dict(parsed.settings),
-            "other_flags": " ".join(parsed.other_flags) or "none",
-            "settings": {key: str(value) for key, value in run.engine.settings},
-            "count": run.hardware.count,
-        }
-    document = {
-        "format": SETUPS_FORMAT, "version": 1,
+    caveats' rules, so the view and the static pages never disagree on either.
+
+    Written as ``json.dumps(document, sort_keys=True)`` would write it, with each run's entry a
+    piece kept between builds (json_rows.run_piece): an added run makes only its own."""
+    head = _setups_dumps({
+        "format": SETUPS_FORMAT,
         "facts": [label for label, _ in FACTS],
         "launch": [[key, label] for key, label in SETTINGS],
         "caveats": [[label, text] for label, text in _CAVEAT_FACTS],
-        "runs": entries,
+    })
+    # Sorted keys put "runs" after "launch" and before "version", and the runs by id.
+    entries = ",".join(run_piece(fragments, "setups.json", run, partial(_setup_entry, run))
+                       for run in sorted(runs, key=lambda r: r.id))
+    return f'{head[:-1]},"runs":{{{entries}}},"version":1}}\n'.encode()
+
+
+def _setups_dumps(value: object) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def _setup_entry(run: Run) -> str:
+    """A run's member of setups.json's ``runs``: its id, then its entry."""
+    parsed = parse_launch_command(run.engine.launch_command)
+    entry = {
+        "facts": [get(run) or numbers.MISSING for _, get in FACTS],
+        "command": bool(run.engine.launch_command),
+        "launch": dict(parsed.settings),
+        "other_flags": " ".join(parsed.other_flags) or "none",
+        "settings": {key: str(value) for key, value in run.engine.settings},
+        "count": run.hardware.count,
     }
-    return (json.dumps(document, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+    return f"{_setups_dumps(run.id)}:{_setups_dumps(entry)}"
 
 
 def short_label(run: Run, run_labels: Mapping[str, str] | None = None) -> str:

@@ -5,12 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from dataclasses import fields as dataclass_fields
+from functools import partial
 
 from sitegen.model import Run
 from sitegen.site.common import Site, engine_summary, hardware_name, model_name
+from sitegen.site.fragments import Fragments
 from sitegen.site.groups import model_key
 from sitegen.site.headlines import HeadlineBook, Headlines, headlines
-from sitegen.site.json_rows import json_rows
+from sitegen.site.json_rows import json_lines, row, run_piece
 from sitegen.site.labels import distinguishing_labels, with_label
 
 FEED_SIZE = 50
@@ -18,29 +20,35 @@ RUNS_INDEX_FORMAT = "sitegen-runs"
 # 2: fields named once, one run per line (was one object per run); 3: no "csv" link (the run
 # CSV is made by the reader's browser from the run's JSON, the "result" link).
 RUNS_INDEX_VERSION = 3
+RUNS_INDEX_FIELDS = ("id", "model", "base_model", "model_group", "accelerator", "vendor", "count", "engine",
+                     "engine_version", "quantization", "date", "label", "headlines", "page", "result")
+HEADLINE_FIELDS = tuple(field.name for field in dataclass_fields(Headlines))
 
 
-def runs_index(site: Site, runs: list[Run], book: HeadlineBook | None = None) -> bytes:
+def runs_index(site: Site, runs: list[Run], book: HeadlineBook | None = None,
+               fragments: Fragments | None = None) -> bytes:
     """Every run with its facts and headline figures, in raw units, for scripts: the names once
     (``fields``, and ``headline_fields`` for the array in ``headlines``), then one run per line.
-    Its links are relative to the file itself (data/runs.json), as any relative URL is."""
+    Its links are relative to the file itself (data/runs.json), as any relative URL is. Each
+    run's line is a piece kept between builds (json_rows.run_piece) by its content and its
+    label, the one thing on it made from other runs."""
     site = site.at("data/runs.json")
     run_labels = distinguishing_labels(runs)
     figures: Callable[[Run], Headlines] = book or headlines
-    fields = ("id", "model", "base_model", "model_group", "accelerator", "vendor", "count", "engine", "engine_version",
-              "quantization", "date", "label", "headlines", "page", "result")
-    headline_fields = [field.name for field in dataclass_fields(Headlines)]
-    rows = []
-    for run in sorted(runs, key=lambda r: r.id):
+
+    def line(run: Run) -> str:
         figure = figures(run)
-        rows.append([
+        return row([
             run.id, run.info.model, run.info.base_model, model_key(run), run.hardware.accelerator,
             run.hardware.vendor, run.hardware.count, run.engine.name, run.engine.version, run.engine.quantization,
-            run.info.date, run_labels.get(run.id), [getattr(figure, name) for name in headline_fields],
+            run.info.date, run_labels.get(run.id), [getattr(figure, name) for name in HEADLINE_FIELDS],
             site.url(f"runs/{run.id}/"), site.url(f"runs/{run.id}.json"),
         ])
-    return json_rows({"format": RUNS_INDEX_FORMAT, "version": RUNS_INDEX_VERSION, "headline_fields": headline_fields},
-                     fields, rows, "runs")
+
+    lines = (run_piece(fragments, "runs.json", run, partial(line, run), run_labels.get(run.id))
+             for run in sorted(runs, key=lambda r: r.id))
+    return json_lines({"format": RUNS_INDEX_FORMAT, "version": RUNS_INDEX_VERSION,
+                       "headline_fields": list(HEADLINE_FIELDS)}, RUNS_INDEX_FIELDS, lines, "runs")
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,11 @@ and templates, the settings and the site), so a change of any of those misses ev
 The file keeps only the pieces the last build used, so it never outgrows the site, and it is
 a cache file (store.write_cache: a checksum, read without following links): any doubt is a
 miss, and the piece is made again.
+
+The file is a line of JSON (the keys, and each piece's length in characters), then the pieces'
+text end to end, each read back as a slice: at 1,000 runs (3,000 pieces, 1.9 MB) reading and
+writing them as JSON strings cost about 25 ms a build, escaping and unescaping every quote of
+every piece, where slicing them costs a few.
 """
 
 from __future__ import annotations
@@ -50,13 +55,24 @@ class Fragments:
         data = read_cache(path) if path is not None else None
         if data is None:
             return
+        head, _, body = data.partition(b"\n")
         try:
-            document = json.loads(data)
-        except ValueError:
+            document = json.loads(head)
+            text = body.decode()
+        except ValueError:  # UnicodeDecodeError is one
             return
-        if isinstance(document, dict) and document.get("format") == FRAGMENTS_FORMAT \
-                and document.get("scope") == scope and isinstance(document.get("pieces"), dict):
-            self._kept = {key: text for key, text in document["pieces"].items() if isinstance(text, str)}
+        if not (isinstance(document, dict) and document.get("format") == FRAGMENTS_FORMAT
+                and document.get("scope") == scope):
+            return
+        keys, lengths = document.get("keys"), document.get("lengths")
+        if not (isinstance(keys, list) and isinstance(lengths, list) and len(keys) == len(lengths)
+                and all(isinstance(key, str) for key in keys)
+                and all(type(length) is int and length >= 0 for length in lengths) and sum(lengths) == len(text)):
+            return
+        at = 0
+        for key, length in zip(keys, lengths, strict=True):
+            self._kept[key] = text[at:at + length]
+            at += length
 
     @staticmethod
     def key(kind: str, *inputs: object) -> str:
@@ -95,6 +111,8 @@ class Fragments:
         was read. A cache that cannot be written is only a miss next time."""
         if self.path is None or (self.made == 0 and self._used.keys() == self._kept.keys()):
             return
-        document = {"format": FRAGMENTS_FORMAT, "scope": self.scope, "pieces": self._used}
+        texts = list(self._used.values())
+        head = json.dumps({"format": FRAGMENTS_FORMAT, "scope": self.scope, "keys": list(self._used),
+                           "lengths": [len(text) for text in texts]}, separators=(",", ":"))
         with contextlib.suppress(OSError):
-            write_cache(self.path, json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode())
+            write_cache(self.path, f"{head}\n{''.join(texts)}".encode())
