@@ -250,13 +250,30 @@ class IndexListing:
     choice: PointChoice
 
 
-def index_order(runs: list[Run], analysis: Analysis) -> tuple[Run, ...]:
-    return tuple(sorted(runs, key=lambda r: (model_key(r), -(analysis.headlines(r).decode_peak or 0.0), r.id)))
+def model_order(group: Group, analysis: Analysis) -> list[Run]:
+    """A model's runs in the index's order (the fastest peak decode first), kept between builds
+    by the runs' content: the order of the whole index without every run's headlines."""
+    members = sorted(group.runs, key=lambda r: r.id)
+
+    def make() -> str:
+        return json.dumps([run.id for run in sorted(members, key=lambda r: (-(analysis.headlines(r).decode_peak
+                                                                               or 0.0), r.id))])
+
+    by_id = {run.id: run for run in members}
+    return [by_id[run_id] for run_id in json.loads(analysis.fragments.get(
+        Fragments.key("index order", [Fragments.content(run) for run in members]), make))]
+
+
+def index_order(runs: list[Run], analysis: Analysis,
+                groups: dict[tuple[str, str], Group] | None = None) -> tuple[Run, ...]:
+    """Every run in the index's order: by model (the model groups' key), then model_order."""
+    models = [g for g in groups.values() if g.kind == "models"] if groups is not None else model_groups(runs)
+    return tuple(run for group in sorted(models, key=lambda g: g.key) for run in model_order(group, analysis))
 
 
 def index_listing(runs: list[Run], groups: dict[tuple[str, str], Group], analysis: Analysis,
                   labels: dict[str, str] | None = None) -> IndexListing:
-    return IndexListing(index_order(runs, analysis), distinguishing_labels(runs) if labels is None else labels,
+    return IndexListing(index_order(runs, analysis, groups), distinguishing_labels(runs) if labels is None else labels,
                         site_choice(groups, analysis))
 
 
@@ -337,7 +354,7 @@ def search_index_of(site: Site, runs: list[Run], analysis: Analysis) -> bytes:
             lambda: json.dumps(search_entry(run_row(site, run, groups, analysis, label)), ensure_ascii=False))
 
     # The entries are JSON texts: read as one array, a single parse instead of one per run.
-    return search_index(json.loads("[" + ",".join(entry(run) for run in index_order(runs, analysis)) + "]"))
+    return search_index(json.loads("[" + ",".join(entry(run) for run in index_order(runs, analysis, groups)) + "]"))
 
 
 SEARCH_FIELDS = ("href", "model", "model_href", "hardware", "hardware_href", "engine", "quantization", "date",
