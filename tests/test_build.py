@@ -747,3 +747,86 @@ def test_a_first_build_leaves_a_spare_of_its_own_files(project: Path) -> None:
     assert files == sorted(path.relative_to(spare) for path in spare.rglob("*") if path.is_file())
     assert all((site / name).stat().st_ino == (spare / name).stat().st_ino for name in files)
     assert not [p.name for p in project.iterdir() if p.name.startswith("._site.")]
+
+
+QWEN3_4B = "ttp300-vllm-qwen3-4b"  # the only run of its model, accelerator and engine
+
+
+def _listing_change(project: Path, change: str) -> None:
+    """Change the site so that a listing's pieces of runs whose own content is unchanged must
+    change too (their group's path or label, their distinguishing label, the settings), or so
+    that every listing's pieces move between its pages."""
+    runs, config = project / "content" / "runs", project / "sitegen.yaml"
+    original = (runs / f"{QWEN3_4B}.yaml").read_text()
+    if change == "add":
+        shutil.copy(MINIMAL, runs / "added-run.yaml")
+    elif change == "remove":
+        (runs / "b200x2-vllm-nemotron3nano30b-fp8.yaml").unlink()
+    elif change == "edit":
+        seed = runs / f"{SEED_RUN_ID}.yaml"
+        seed.write_text(seed.read_text().replace("total_tokens_per_s: 228.386789", "total_tokens_per_s: 230.5", 1))
+    elif change == "sibling":  # the unchanged run gets a distinguishing label
+        (runs / "p300-again.yaml").write_text(original.replace('date: "2026-08-20"', 'date: "2026-09-01"', 1))
+    elif change == "group path":  # a model whose short name is the same: both groups' paths change
+        (runs / "other-qwen.yaml").write_text(MINIMAL.read_text().replace("Qwen/Qwen3-8B", "Other/Qwen3-4B"))
+    elif change == "group label":  # the newest run of the model names the group: spelled anew
+        newer = runs / "p300-again.yaml"
+        assert newer.is_file()
+        newer.write_text(newer.read_text().replace("model: Qwen/Qwen3-4B", "model: QWEN/Qwen3-4B", 1))
+    elif change == "service level":
+        config.write_text(config.read_text().replace("  - name: server\n", "  - name: srv\n", 1)
+                          .replace("service_level: server}", "service_level: srv}"))
+    else:
+        assert change == "price"
+        config.write_text(config.read_text() + "prices:\n  Blackhole P300: {usd_per_hour: 2.5, source: test, "
+                                               "date: 2026-01-15}\n")
+
+
+@pytest.mark.parametrize("change", ["add", "remove", "edit", "sibling", "group path", "group label", "service level",
+                                    "price"])
+def test_listing_pages_built_from_kept_pieces_equal_a_cold_build(project: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                  change: str) -> None:
+    """The index, /capacity/ and the preset views are joins of pieces kept between builds
+    (sitegen/site/fragments.py), each keyed by what it shows. Pages of three runs, so that the
+    pieces move between pages and a model's part on a page is "continued"; each change is one
+    whose pieces a key that missed an input would leave stale."""
+    for name in ("sitegen.site.index_page.PAGE_SIZE", "sitegen.site.capacity_page.CAPACITY_PAGE_SIZE",
+                 "sitegen.site.capacity_page.AT_PAGE_SIZE"):
+        monkeypatch.setattr(name, 3)
+    if change == "group label":
+        _listing_change(project, "sibling")
+    assert run_cli(project, "collect") == 0
+    assert run_cli(project, "build") == 0
+    site = project / "_site"
+    before = _files(site)
+    assert (project / ".sitegen" / "cache" / "fragments.json").is_file()
+    _listing_change(project, change)
+    assert run_cli(project, "collect") == 0
+    assert run_cli(project, "build") == 0
+    incremental = _files(site)
+    shutil.rmtree(site)
+    shutil.rmtree(project / ".sitegen" / "build")
+    for kept in ("fragments.json", "figures.json"):
+        (project / ".sitegen" / "cache" / kept).unlink()
+    assert run_cli(project, "build") == 0
+    cold = _files(site)
+    assert sorted(incremental) == sorted(cold)
+    assert [name for name in cold if incremental[name] != cold[name]] == []
+    listings = [name for name in cold if name == "index.html" or name.split("/")[0] in ("page", "capacity", "at")]
+    assert any(before.get(name) != cold[name] for name in listings), "the change shows on a listing page"
+    text = {name: cold[name].decode() for name in listings}
+    index_pages = [name for name in listings if name == "index.html" or name.startswith("page/")]
+    unchanged_row = next(row for name in index_pages for row in text[name].split("<tr")
+                         if f"runs/{QWEN3_4B}/index.html" in row)
+    if change == "sibling":
+        assert "class=run-label" in unchanged_row
+    elif change == "group path":
+        assert "models/qwen-qwen3-4b/index.html" in unchanged_row
+    elif change == "group label":
+        search = json.loads(cold["data/index.json"])
+        assert "QWEN/Qwen3-4B" in search["strings"] and "Qwen/Qwen3-4B" not in search["strings"]
+        assert any(">QWEN/Qwen3-4B</a>" in page for name, page in text.items() if name.startswith("capacity/"))
+    elif change == "service level":
+        assert any("<th scope=col>srv" in page for name, page in text.items() if name.startswith("capacity/"))
+    elif change == "price":
+        assert any("USD per M tokens" in page for name, page in text.items() if name.startswith("at/"))

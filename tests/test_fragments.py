@@ -80,3 +80,34 @@ def test_without_a_file_pieces_are_still_made_once(tmp_path: Path) -> None:
     fragments.save()  # nowhere to keep them: nothing written, no error
     assert log == ["a"]
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_piece_of_a_page_is_rendered_by_the_builds_own_templates(tmp_path: Path) -> None:
+    """fragments.render calls a macro of _macros.html: the build's templates (a site's own),
+    or without them the ones sitegen ships."""
+    from markupsafe import Markup
+
+    from sitegen.site.capacity_page import PointSection, SectionLink
+    from sitegen.site.render import environment
+
+    (tmp_path / "_macros.html").write_text("{% macro capacity_row(row, priced) %}<tr>{{ row.model }}{% endmacro %}")
+    own = Fragments(None, "", environment(tmp_path))
+    assert own.render("capacity_row", SectionLink("a", "<b>"), False) == "<tr>&lt;b&gt;"  # escaped as in a page
+    shipped = Fragments(None, "")
+    section = PointSection("m-x", "M", True, Markup("<tr><th>kept"))
+    assert shipped.render("point_section", section, None, False) == \
+        '    <tbody id="m-x"><tr class=mh><th scope=rowgroup colspan=7>M (continued)<tr><th>kept    </tbody>'
+
+
+def test_a_run_is_named_by_its_content() -> None:
+    from sitegen.model import run_from_dict
+    from sitegen.store import digest
+
+    data = {"hardware": {"type": "discrete-gpu", "accelerator": "RTX 4090", "count": 1}, "engine": {"name": "x"},
+            "run": {"model": "m"}, "measurements": {"prefill": [], "decode": []}}
+    assert Fragments.content(run_from_dict("r", data, digest="d1")) == ("r", "d1")
+    # Made without a digest (tests, tools): its content's, so another content is another key.
+    assert Fragments.content(run_from_dict("r", data)) == ("r", digest(data))
+    other = {**data, "run": {"model": "n"}}
+    assert Fragments.content(run_from_dict("r", other)) != Fragments.content(run_from_dict("r", data))
+

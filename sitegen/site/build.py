@@ -321,11 +321,12 @@ def build(config: Config, force_output: bool = False) -> BuildSummary:
     # Figures of runs whose content an earlier build saw are read back, not worked out again.
     stored = StoredFigures(config.state_dir / "cache" / "figures.json",
                            hashlib.sha256(repr((fingerprint, settings)).encode()).hexdigest(), settings.service_levels)
+    env = environment(templates, config.state_dir / "cache" / "templates")
+    # The pieces of listing pages are rendered by the same templates as the pages.
     fragments = Fragments(config.state_dir / "cache" / "fragments.json",
-                          hashlib.sha256(repr((fingerprint, settings, site)).encode()).hexdigest())
+                          hashlib.sha256(repr((fingerprint, settings, site)).encode()).hexdigest(), env)
     analysis = Analysis(settings, stored=stored, fragments=fragments)
     planned = plan(site, runs, analysis)
-    env = environment(templates, config.state_dir / "cache" / "templates")
     chart_templates = ChartTemplates(config.state_dir / "cache")
     renderer = ChartRenderer(config.state_dir / "cache" / "charts", templates=chart_templates)
     # With a manifest to go by, only changed files are staged; the others stay where they are.

@@ -4,8 +4,11 @@ the per-context files /data/points/<context>.json that the index's picker fetche
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+import json
+from dataclasses import dataclass
 from functools import partial
+
+from markupsafe import Markup
 
 from sitegen.config import Preset, Price, ServiceLevel
 from sitegen.model import Run, Status
@@ -24,7 +27,7 @@ from sitegen.site.capacity import (
 from sitegen.site.common import Page, Site, engine_summary, hardware_name
 from sitegen.site.fragments import Fragments
 from sitegen.site.groups import Group, model_groups
-from sitegen.site.index_page import Pager, pager
+from sitegen.site.index_page import Pager, measured_points, pager
 from sitegen.site.json_rows import dumps, json_lines, json_rows, row, run_piece
 
 DERIVED_NOTE = ("Derived figures: worked out from each cell's reported statistics by the rules linked here, "
@@ -157,25 +160,36 @@ class SetupRow:
 
 @dataclass(frozen=True)
 class ModelCapacity:
-    """One model's setups (or the part of them on this page), a column per context × level."""
+    """One model's setups (or the part of them on this page), a column per context × level:
+    its rows as capacity_row writes them (templates/_macros.html)."""
 
     anchor: str
     model: str
     href: str
     contexts: tuple[str, ...]
     continued: bool  # its first setups are on the page before
-    rows: tuple[SetupRow, ...]
+    rows: Markup
+
+
+@dataclass(frozen=True)
+class SectionLink:
+    """A model in a /capacity/ page's list of the models on it."""
+
+    anchor: str
+    model: str
 
 
 @dataclass(frozen=True)
 class CapacityPageContext:
     """A page of /capacity/ (templates/pages/capacity.html): per model, every setup's capacity
-    at each context and level with its rank; CAPACITY_PAGE_SIZE runs a page, in model order."""
+    at each context and level with its rank; CAPACITY_PAGE_SIZE runs a page, in model order.
+    ``sections`` are the models' tables as capacity_section writes them, each a kept piece."""
 
     site: Site
     title: str
     levels: tuple[LevelNote, ...]
-    models: tuple[ModelCapacity, ...]
+    toc: tuple[SectionLink, ...]
+    sections: Markup
     priced: bool
     derived_note: str
     tolerance: str
@@ -210,9 +224,10 @@ def _capacity_cell(found: Capacity, rank: str, price: Price | None, run_context:
     return CapacityCell(figure.users_per_device, rank, detail, figure.cost, run_context)
 
 
-def model_capacity(site: Site, group: Group, analysis: Analysis) -> tuple[ModelCapacity, dict[str, SetupRow]]:
-    """A model's table: its setups ranked per context and level, ordered by the first level
-    at the model's first context (not meeting it, or not measured there, last)."""
+def model_capacity(site: Site, group: Group, analysis: Analysis) -> tuple[tuple[str, ...], dict[str, SetupRow]]:
+    """A model's table: its columns' contexts, and its setups ranked per context and level,
+    ordered by the first level at the model's first context (not meeting it, or not measured
+    there, last)."""
     levels = analysis.settings.service_levels
     members = sorted(group.runs, key=lambda r: r.id)
     leaders = context_clusters({c for run in members for c in analysis.grid(run).contexts})
@@ -247,9 +262,7 @@ def model_capacity(site: Site, group: Group, analysis: Analysis) -> tuple[ModelC
             cells.append(None if at is None or own is None else _capacity_cell(
                 at, ranks[run.id][column], price, numbers.context(own) if own != leader else ""))
         rows[run.id] = SetupRow(site.url(f"runs/{run.id}/"), hardware_name(run), engine_summary(run), tuple(cells))
-    model = ModelCapacity(f"m-{group.slug}", group.label, site.url(group.path),
-                          tuple(numbers.context(c) for c in leaders), False, ())
-    return model, rows
+    return tuple(numbers.context(c) for c in leaders), rows
 
 
 def capacity_path(number: int) -> str:
@@ -260,6 +273,64 @@ def capacity_page_count(runs: int) -> int:
     return max(1, -(-runs // CAPACITY_PAGE_SIZE))
 
 
+def page_slices(groups: list[Group], start: int, end: int) -> list[tuple[Group, int, int]]:
+    """The part of each group that positions ``start`` to ``end`` of a listing hold, when the
+    listing is every group's runs one group after another: (group, first, last + 1) within the
+    group. Worked out from the groups' sizes alone, so a page's parts are known before any
+    figure of their runs."""
+    parts = []
+    offset = 0
+    for group in groups:
+        size = len(group.runs)
+        first, last = max(start, offset), min(end, offset + size)
+        if first < last:
+            parts.append((group, first - offset, last - offset))
+        offset += size
+        if offset >= end:
+            break
+    return parts
+
+
+def _members(group: Group) -> list[tuple[str, str]]:
+    # A group's runs as keys name them, in the group's order (made from their content).
+    return [Fragments.content(run) for run in group.runs]
+
+
+def capacity_section(site: Site, group: Group, first: int, last: int, costs: bool, analysis: Analysis) -> str:
+    """The table of ``group``'s setups ``first`` to ``last`` (in the group's order) on ``site``'s
+    page, as capacity_section writes it. Two pieces are kept between builds: the model's rows
+    (all of them, ranked among each other: made from the model's runs, whether costs are shown
+    and the page's depth), and the section, made from them and the model's label and path and
+    the part shown (a part after the first is "continued"), so a part that moved to another
+    page is joined again from rows kept. The service levels are settings, in the cache's scope."""
+    fragments = analysis.fragments
+    members = _members(group)
+
+    def make_rows() -> str:
+        contexts, rows = model_capacity(site, group, analysis)
+        return json.dumps([contexts, [[run_id, fragments.render("capacity_row", row, costs)]
+                                      for run_id, row in rows.items()]], ensure_ascii=False)
+
+    # Asked for even when the section is kept, so that it stays kept for the next build.
+    kept_rows = fragments.get(Fragments.key("capacity rows", site.root, members, costs), make_rows)
+
+    def make() -> str:
+        contexts, rows = json.loads(kept_rows)
+        wanted = {run.id for run in group.runs[first:last]}
+        model = ModelCapacity(f"m-{group.slug}", group.label, site.url(group.path), tuple(contexts), first > 0,
+                              Markup("".join(html for run_id, html in rows if run_id in wanted)))
+        return fragments.render("capacity_section", model, level_notes(analysis.settings.service_levels))
+
+    return fragments.get(Fragments.key("capacity section", site.root, group.slug, group.label, group.path,
+                                       members, first, last, costs), make)
+
+
+def priced(runs: list[Run], analysis: Analysis) -> bool:
+    """Whether a price is configured for any run's accelerator (a page then shows costs)."""
+    prices = {name for name, _ in analysis.settings.prices}
+    return bool(prices) and not prices.isdisjoint({run.hardware.accelerator.lower() for run in runs})
+
+
 def capacity_page(site: Site, runs: list[Run], groups: dict[tuple[str, str], Group], analysis: Analysis,
                   number: int = 1) -> Page:
     """Page ``number`` of /capacity/: the runs ranked ``(number - 1) * CAPACITY_PAGE_SIZE`` on,
@@ -267,21 +338,17 @@ def capacity_page(site: Site, runs: list[Run], groups: dict[tuple[str, str], Gro
     site = site.at(capacity_path(number))
     levels = analysis.settings.service_levels
     models = sorted((g for (kind, _), g in groups.items() if kind == "models"), key=lambda g: g.key)
-    ordered: list[tuple[Group, Run]] = [(g, run) for g in models for run in g.runs]
-    count = capacity_page_count(len(ordered))
-    mine = ordered[(number - 1) * CAPACITY_PAGE_SIZE: number * CAPACITY_PAGE_SIZE]
-    sections = []
-    for group in dict.fromkeys(g for g, _ in mine):
-        model, rows = model_capacity(site, group, analysis)
-        wanted = {run.id for g, run in mine if g is group}
-        shown = tuple(row for run_id, row in rows.items() if run_id in wanted)
-        continued = mine[0][0] is group and number > 1 and ordered[(number - 1) * CAPACITY_PAGE_SIZE - 1][0] is group
-        sections.append(replace(model, continued=continued, rows=shown))
-    priced = any(analysis.price(run) for run in runs)
+    total = sum(len(g.runs) for g in models)
+    count = capacity_page_count(total)
+    parts = page_slices(models, (number - 1) * CAPACITY_PAGE_SIZE, number * CAPACITY_PAGE_SIZE)
+    costs = priced(runs, analysis)
+    sections = Markup("".join(capacity_section(site, group, first, last, costs, analysis)
+                              for group, first, last in parts))
     title = "Capacity at a service level" + (f": page {number} of {count}" if number > 1 else "")
-    context = CapacityPageContext(site, title, level_notes(levels), tuple(sections), priced, DERIVED_NOTE,
-                                  f"±{CONTEXT_TOLERANCE:.0%}",
-                                  pager(site, number, count, len(ordered), capacity_path, CAPACITY_PAGE_SIZE),
+    context = CapacityPageContext(site, title, level_notes(levels),
+                                  tuple(SectionLink(f"m-{group.slug}", group.label) for group, _, _ in parts),
+                                  sections, costs, DERIVED_NOTE, f"±{CONTEXT_TOLERANCE:.0%}",
+                                  pager(site, number, count, total, capacity_path, CAPACITY_PAGE_SIZE),
                                   site.url("capacity/") + "#rules")
     return Page(capacity_path(number), "pages/capacity.html", context)
 
@@ -313,12 +380,13 @@ class PointRow:
 
 @dataclass(frozen=True)
 class PointSection:
-    """The runs of one model at an operating point (or the part of them on this page)."""
+    """The runs of one model at an operating point (or the part of them on this page): its
+    rows as point_row writes them (templates/_macros.html)."""
 
     anchor: str
     model: str
     continued: bool
-    rows: tuple[PointRow, ...]
+    rows: Markup
 
 
 @dataclass(frozen=True)
@@ -334,13 +402,14 @@ class TocEntry:
 @dataclass(frozen=True)
 class PresetPageContext:
     """A static operating-point view (templates/pages/point.html): every run's cell at one
-    context × concurrency, readable without JavaScript, AT_PAGE_SIZE runs a page."""
+    context × concurrency, readable without JavaScript, AT_PAGE_SIZE runs a page. ``sections``
+    are the models' runs as point_section writes them, each a kept piece."""
 
     site: Site
     title: str
     heading: str
     level: LevelNote | None
-    sections: tuple[PointSection, ...]
+    sections: Markup
     toc: tuple[TocEntry, ...]
     priced: bool
     derived_note: str
@@ -383,6 +452,37 @@ def preset_page_count(runs: int) -> int:
     return max(1, -(-runs // AT_PAGE_SIZE))
 
 
+def point_section(site: Site, group: Group, preset: Preset, first: int, last: int, costs: bool,
+                  analysis: Analysis) -> str:
+    """``group``'s runs ``first`` to ``last`` at ``preset`` (by total tok/s there, not measured
+    last) on ``site``'s page, as point_section writes them. Kept between builds as two pieces,
+    as capacity_section's: the model's rows in order (made from its runs, the preset, whether
+    costs are shown and the page's depth) and the section, made from them and the model's
+    label and slug and the part shown (a part after the first is "continued"). The service
+    levels are settings, in the cache's scope."""
+    fragments = analysis.fragments
+    members = _members(group)
+    level = analysis.settings.level(preset.service_level)
+    note = level_notes((level,))[0] if level else None
+
+    def make_rows() -> str:
+        by_total = sorted(group.runs, key=lambda run: (-(total if (total := _total_at(run, preset, analysis))
+                                                             is not None else -1.0), run.id))
+        return json.dumps([fragments.render("point_row", _point_row(site, run, preset, level, analysis), note, costs)
+                           for run in by_total], ensure_ascii=False)
+
+    # Asked for even when the section is kept, so that it stays kept for the next build.
+    kept_rows = fragments.get(Fragments.key("point rows", site.root, preset, members, costs), make_rows)
+
+    def make() -> str:
+        rows = json.loads(kept_rows)[first:last]
+        section = PointSection(f"m-{group.slug}", group.label, first > 0, Markup("".join(rows)))
+        return fragments.render("point_section", section, note, costs)
+
+    return fragments.get(Fragments.key("point section", site.root, preset, group.slug, group.label,
+                                       members, first, last, costs), make)
+
+
 def preset_page(site: Site, runs: list[Run], groups: dict[tuple[str, str], Group], preset: Preset,
                 analysis: Analysis, number: int = 1) -> Page:
     """Page ``number`` of a preset's view: by model, each model's runs by total tok/s there
@@ -390,28 +490,18 @@ def preset_page(site: Site, runs: list[Run], groups: dict[tuple[str, str], Group
     site = site.at(preset_path(preset, number))
     level = analysis.settings.level(preset.service_level)
     models = sorted((g for (kind, _), g in groups.items() if kind == "models"), key=lambda g: g.key)
-    ordered: list[tuple[Group, Run]] = []
-    for group in models:
-        by_total = sorted(group.runs, key=lambda run: (-(total if (total := _total_at(run, preset, analysis))
-                                                             is not None else -1.0), run.id))
-        ordered += [(group, run) for run in by_total]
-    count = preset_page_count(len(ordered))
-
-    def page_of(index: int) -> int:
-        return index // AT_PAGE_SIZE + 1
-
-    mine = ordered[(number - 1) * AT_PAGE_SIZE: number * AT_PAGE_SIZE]
-    sections = []
-    for group in dict.fromkeys(g for g, _ in mine):
-        rows = tuple(_point_row(site, run, preset, level, analysis) for g, run in mine if g is group)
-        continued = number > 1 and mine[0][0] is group and ordered[(number - 1) * AT_PAGE_SIZE - 1][0] is group
-        sections.append(PointSection(f"m-{group.slug}", group.label, continued, rows))
+    total = sum(len(g.runs) for g in models)
+    count = preset_page_count(total)
+    costs = priced(runs, analysis)
+    parts = page_slices(models, (number - 1) * AT_PAGE_SIZE, number * AT_PAGE_SIZE)
+    sections = Markup("".join(point_section(site, group, preset, first, last, costs, analysis)
+                              for group, first, last in parts))
     toc: list[TocEntry] = []
     if number == 1 and count > 1:
-        first_pages: dict[Group, int] = {}
-        for index, (group, _) in enumerate(ordered):
-            first_pages.setdefault(group, page_of(index))
-        for group, page in first_pages.items():
+        offset = 0
+        for group in models:
+            page = offset // AT_PAGE_SIZE + 1  # where the model's first run is
+            offset += len(group.runs)
             # From the first page (at/<name>/index.html) to page N: "N/index.html".
             href = ("" if page == 1 else f"{page}/index.html") + f"#m-{group.slug}"
             toc.append(TocEntry(group.label, href, "" if page == 1 else f"m-{group.slug}"))
@@ -419,9 +509,9 @@ def preset_page(site: Site, runs: list[Run], groups: dict[tuple[str, str], Group
     query = f"?context={preset.context}&concurrency={preset.concurrency}" + (f"&level={level.name}" if level else "")
     title = f"At {heading}" + (f": page {number} of {count}" if number > 1 else "")
     context = PresetPageContext(
-        site, title, heading, level_notes((level,))[0] if level else None, tuple(sections), tuple(toc),
-        any(analysis.price(run) for run in runs), DERIVED_NOTE, f"±{CONTEXT_TOLERANCE:.0%}",
-        site.url() + query, pager(site, number, count, len(ordered), lambda n: preset_path(preset, n), AT_PAGE_SIZE),
+        site, title, heading, level_notes((level,))[0] if level else None, sections, tuple(toc),
+        costs, DERIVED_NOTE, f"±{CONTEXT_TOLERANCE:.0%}",
+        site.url() + query, pager(site, number, count, total, lambda n: preset_path(preset, n), AT_PAGE_SIZE),
     )
     return Page(preset_path(preset, number), "pages/point.html", context)
 
@@ -526,22 +616,10 @@ def point_contexts(runs: list[Run], analysis: Analysis, groups: list[Group] | No
     asks only for files that exist. ``groups`` are the runs' model groups, when the caller has them."""
     present: dict[int, list[str]] = {}
     for group in model_groups(runs) if groups is None else groups:
-        for wanted in _model_contexts(group, analysis):
+        for wanted in measured_points(group, analysis)[0]:  # kept by the model's runs' content
             present.setdefault(wanted, []).append(group.slug)
     return {f"data/points/{wanted}.json": (dumps({"context_tokens": wanted, "models": sorted(slugs)}) + "\n").encode()
             for wanted, slugs in present.items()}
-
-
-def _model_contexts(group: Group, analysis: Analysis) -> list[int]:
-    """The contexts any run of the model measured, kept between builds by its runs' content
-    (a piece per model, so an added run costs its own model's grids, not every model's)."""
-    def make() -> str:
-        return ",".join(str(c) for c in sorted({c for run in group.runs for c in analysis.grid(run).contexts}))
-
-    members = sorted((run.id, run.digest) for run in group.runs)
-    text = make() if not all(digest for _, digest in members) else \
-        analysis.fragments.get(Fragments.key("point contexts", group.slug, members), make)
-    return [int(c) for c in text.split(",")] if text else []
 
 
 def point_files(runs: list[Run], analysis: Analysis) -> dict[str, bytes]:

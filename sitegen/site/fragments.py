@@ -27,8 +27,14 @@ import hashlib
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from sitegen.store import read_cache, write_cache
+from jinja2 import Environment
+
+from sitegen.model import Run
+from sitegen.resources import resource_dir
+from sitegen.site.render import environment
+from sitegen.store import digest, read_cache, write_cache
 
 FRAGMENTS_FORMAT = "sitegen-fragments"
 
@@ -36,9 +42,13 @@ FRAGMENTS_FORMAT = "sitegen-fragments"
 class Fragments:
     """The pieces of the previous build, and those of this one as they are asked for."""
 
-    def __init__(self, path: Path | None, scope: str) -> None:
+    def __init__(self, path: Path | None, scope: str, templates: Environment | None = None) -> None:
         self.path = path
         self.scope = scope
+        # The build's templates, which render the pieces of pages (``render``); without them
+        # (tests, tools) the ones sitegen ships.
+        self.templates = templates
+        self._macros: Any = None
         self._kept: dict[str, str] = {}
         self._used: dict[str, str] = {}
         self.made = 0  # pieces made (not found) in this build
@@ -70,6 +80,12 @@ class Fragments:
         and frozen dataclasses only, whose repr says everything they hold)."""
         return hashlib.sha256(repr((kind, inputs)).encode()).hexdigest()
 
+    @staticmethod
+    def content(run: Run) -> tuple[str, str]:
+        """A run as a key names it: its id and its content's digest (worked out here for a run
+        made without one, as tests and tools make them; a build's runs all have theirs)."""
+        return run.id, run.digest or digest(run.raw)
+
     def get(self, key: str, make: Callable[[], str]) -> str:
         """The piece kept under ``key``, or the one ``make`` makes (kept for the next build)."""
         found = self._used.get(key)
@@ -80,6 +96,15 @@ class Fragments:
                 self.made += 1
             self._used[key] = found
         return found
+
+    def render(self, macro: str, *args: object) -> str:
+        """The HTML of templates/_macros.html's ``macro`` called with ``args``: a piece of a page,
+        as the page's template would have written it in place."""
+        if self._macros is None:
+            if self.templates is None:
+                self.templates = environment(resource_dir("templates"))
+            self._macros = self.templates.get_template("_macros.html").module
+        return str(getattr(self._macros, macro)(*args))
 
     def save(self) -> None:
         """Keep this build's pieces (only them) for the next build, when they differ from what

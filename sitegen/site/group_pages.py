@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections import Counter
 from dataclasses import dataclass
+from functools import partial
 
 from markupsafe import Markup
 
@@ -14,8 +16,9 @@ from sitegen.site.analysis import Analysis
 from sitegen.site.charts import MAX_SERIES, PALETTE, SHAPES, ChartSpec, Series, _canonical, prefill_overlay
 from sitegen.site.common import Field, Page, Site, hardware_name, model_name
 from sitegen.site.compare_page import decode_plot, pareto_plot, shared_contexts
+from sitegen.site.fragments import Fragments
 from sitegen.site.groups import Group, compare_path, model_key
-from sitegen.site.headlines import REFERENCE_CONTEXT, headlines
+from sitegen.site.headlines import REFERENCE_CONTEXT
 from sitegen.site.index_page import PointChoice, PresetLink, RunRow, point_choice, preset_links, run_row
 from sitegen.site.json_rows import dumps
 from sitegen.site.labels import distinguishing_labels, with_label
@@ -255,19 +258,27 @@ def _recoloured(chart: ChartSpec, places: list[int]) -> ChartSpec:
     return dataclasses.replace(chart, legend=legend, fills=tuple(sorted(fills.items())))
 
 
-def group_index_page(site: Site, kind: str, groups: list[Group]) -> Page:
+def group_index_page(site: Site, kind: str, groups: list[Group], analysis: Analysis | None = None) -> Page:
     """/models/ or /hardware/: every group, its run count and its best figures."""
+    analysis = analysis or Analysis()
+
     def best(values: list[float | None]) -> str:
         present = [v for v in values if v is not None]
         return numbers.rate(max(present)) if present else numbers.MISSING
 
+    def figures(group: Group) -> str:
+        found = [analysis.headlines(run) for run in group.runs]
+        return json.dumps([best([f.decode_single for f in found]), best([f.decode_peak for f in found]),
+                           best([f.prefill_first for f in found])], ensure_ascii=False)
+
     listings = []
     for group in sorted(groups, key=lambda g: g.label.lower()):
-        figures = [headlines(run) for run in group.runs]
-        listings.append(GroupListing(
-            group.label, site.url(group.path), str(len(group.runs)),
-            best([f.decode_single for f in figures]), best([f.decode_peak for f in figures]),
-            best([f.prefill_first for f in figures])))
+        # A group's best figures, kept between builds by its runs' content: the page without
+        # every run's headlines.
+        members = sorted(Fragments.content(run) for run in group.runs)
+        single, peak, prefill = json.loads(analysis.fragments.get(Fragments.key("group best", members),
+                                                                  partial(figures, group)))
+        listings.append(GroupListing(group.label, site.url(group.path), str(len(group.runs)), single, peak, prefill))
     noun = "model" if kind == "models" else "accelerator"
     heading = "Models" if kind == "models" else "Hardware"
     context = GroupIndexContext(

@@ -11,14 +11,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
+
+from markupsafe import Markup
 
 from sitegen.config import ServiceLevel
 from sitegen.model import Run
 from sitegen.site import labels, numbers
 from sitegen.site.analysis import Analysis
 from sitegen.site.common import Page, Site, hardware_name, model_name
+from sitegen.site.fragments import Fragments
 from sitegen.site.groups import Group, accelerator_key, hardware_groups, model_groups, model_key
 from sitegen.site.headlines import REFERENCE_CONTEXT
 from sitegen.site.labels import distinguishing_labels
@@ -58,11 +61,15 @@ class RunRow:
 
 @dataclass(frozen=True)
 class Facet:
-    """One filter of the index: its name and the values runs have."""
+    """One filter of the index. Its values are site.js's, from the search index (no page
+    carries every model's name)."""
 
     name: str
     label: str
-    values: tuple[str, ...]
+
+
+FACETS = (Facet("model", "Model"), Facet("accelerator", "Accelerator"), Facet("engine", "Engine"),
+          Facet("quantization", "Quantization"))
 
 
 @dataclass(frozen=True)
@@ -109,12 +116,13 @@ class Pager:
 @dataclass(frozen=True)
 class IndexPageContext:
     """A page of the index (templates/pages/index.html): one row of headline figures per run
-    of this page; ``total`` runs in all. site.js fetches the compact file of every row
+    of this page (``rows``: the rows as runs_table writes them, each a piece kept between
+    builds); ``total`` runs in all. site.js fetches the compact file of every row
     (SEARCH_INDEX) from the site root the page names in ``data-root``."""
 
     site: Site
     title: str
-    rows: tuple[RunRow, ...]
+    rows: Markup
     facets: tuple[Facet, ...]
     reference_context: str
     presets: tuple[PresetLink, ...]
@@ -157,6 +165,35 @@ def point_choice(runs: list[Run], analysis: Analysis) -> PointChoice:
                        analysis.settings.service_levels)
 
 
+def measured_points(group: Group, analysis: Analysis) -> tuple[list[int], list[int]]:
+    """The contexts and request counts the runs of ``group`` measured (their cell grids'),
+    kept between builds by the runs' content: the index's picker offers those of every model,
+    and without the piece that would mean every run's grid in every build."""
+    members = sorted(group.runs, key=lambda r: r.id)
+
+    def make() -> str:
+        grids = [analysis.grid(run) for run in members]
+        return json.dumps([sorted({context for grid in grids for context in grid.contexts}),
+                           sorted({n for grid in grids for row in grid.rows.values() for n in row})])
+
+    contexts, levels = json.loads(analysis.fragments.get(
+        Fragments.key("measured points", [Fragments.content(run) for run in members]), make))
+    return contexts, levels
+
+
+def site_choice(groups: dict[tuple[str, str], Group], analysis: Analysis) -> PointChoice:
+    """point_choice of every run, from each model's measured_points."""
+    contexts: set[int] = set()
+    levels: set[int] = set()
+    for (kind, _), group in groups.items():
+        if kind == "models":
+            found = measured_points(group, analysis)
+            contexts.update(found[0])
+            levels.update(found[1])
+    return PointChoice(tuple((c, numbers.context(c)) for c in sorted(contexts)), tuple(sorted(levels)),
+                       analysis.settings.service_levels)
+
+
 def run_row(site: Site, run: Run, groups: dict[tuple[str, str], Group], analysis: Analysis,
             label: str = "") -> RunRow:
     figures = analysis.headlines(run)
@@ -187,17 +224,6 @@ def run_row(site: Site, run: Run, groups: dict[tuple[str, str], Group], analysis
     )
 
 
-def _facets(rows: tuple[RunRow, ...]) -> tuple[Facet, ...]:
-    labels = {"model": "Model", "accelerator": "Accelerator", "engine": "Engine", "quantization": "Quantization"}
-    # Filters match case-insensitively ('sglang' and 'SGLang' are one engine); the first spelling is shown.
-    values: dict[str, dict[str, str]] = {name: {} for name in labels}
-    for row in rows:
-        for name, value in row.filters:
-            if value:
-                values[name].setdefault(value.lower(), value)
-    return tuple(Facet(name, label, tuple(sorted(values[name].values(), key=str.lower))) for name, label in labels.items())
-
-
 PAGE_SIZE = 100  # runs on each page of the index: about 100 KB of HTML, 10 KB gzipped
 SEARCH_INDEX = "data/index.json"
 SEARCH_INDEX_FORMAT = "sitegen-index"
@@ -213,18 +239,59 @@ def page_count(runs: int) -> int:
     return max(1, -(-runs // PAGE_SIZE))
 
 
-def ordered_rows(site: Site, runs: list[Run], groups: dict[tuple[str, str], Group],
-                 analysis: Analysis) -> tuple[RunRow, ...]:
-    """Every run's row in the index's order: by model, the fastest peak decode first."""
-    ordered = sorted(runs, key=lambda r: (model_key(r), -(analysis.headlines(r).decode_peak or 0.0), r.id))
-    run_labels = distinguishing_labels(runs)
-    return tuple(run_row(site, run, groups, analysis, run_labels.get(run.id, "")) for run in ordered)
+@dataclass(frozen=True)
+class IndexListing:
+    """What every page of the index is made from, worked out once a build: every run in the
+    index's order (by model, the fastest peak decode first) with its distinguishing label, and
+    the picker's choices."""
+
+    runs: tuple[Run, ...]
+    labels: dict[str, str]
+    choice: PointChoice
 
 
-def placed(row: RunRow, site: Site) -> RunRow:
-    """A row made from the site root (links like "runs/x/index.html") as links from ``site``'s page."""
-    return replace(row, href=site.root + row.href, model_href=site.root + row.model_href,
-                   hardware_href=site.root + row.hardware_href)
+def model_order(group: Group, analysis: Analysis) -> list[Run]:
+    """A model's runs in the index's order (the fastest peak decode first), kept between builds
+    by the runs' content: the order of the whole index without every run's headlines."""
+    members = sorted(group.runs, key=lambda r: r.id)
+
+    def make() -> str:
+        return json.dumps([run.id for run in sorted(members, key=lambda r: (-(analysis.headlines(r).decode_peak
+                                                                               or 0.0), r.id))])
+
+    by_id = {run.id: run for run in members}
+    return [by_id[run_id] for run_id in json.loads(analysis.fragments.get(
+        Fragments.key("index order", [Fragments.content(run) for run in members]), make))]
+
+
+def index_order(runs: list[Run], analysis: Analysis,
+                groups: dict[tuple[str, str], Group] | None = None) -> tuple[Run, ...]:
+    """Every run in the index's order: by model (the model groups' key), then model_order."""
+    models = [g for g in groups.values() if g.kind == "models"] if groups is not None else model_groups(runs)
+    return tuple(run for group in sorted(models, key=lambda g: g.key) for run in model_order(group, analysis))
+
+
+def index_listing(runs: list[Run], groups: dict[tuple[str, str], Group], analysis: Analysis,
+                  labels: dict[str, str] | None = None) -> IndexListing:
+    return IndexListing(index_order(runs, analysis, groups), distinguishing_labels(runs) if labels is None else labels,
+                        site_choice(groups, analysis))
+
+
+def _row_key(kind: str, site: Site, run: Run, groups: dict[tuple[str, str], Group], label: str) -> str:
+    """The key of a run's row (or its search-index entry) from ``site``'s page: everything the
+    row shows besides sitegen's code and the settings (the cache's scope) is the run's content,
+    its groups' paths and labels (its links and filters), its distinguishing label, and the
+    page's depth (its links are relative)."""
+    model, hardware = groups[("models", model_key(run))], groups[("hardware", accelerator_key(run))]
+    return Fragments.key(kind, site.root, Fragments.content(run), model.path, model.label, hardware.path,
+                         hardware.label, label)
+
+
+def row_html(site: Site, run: Run, groups: dict[tuple[str, str], Group], analysis: Analysis, label: str) -> str:
+    """The run's row of the index as runs_table writes it on ``site``'s page, kept between builds."""
+    fragments = analysis.fragments
+    return fragments.get(_row_key("index row", site, run, groups, label),
+                         lambda: fragments.render("run_row", run_row(site, run, groups, analysis, label), True))
 
 
 def pager(site: Site, number: int, count: int, total: int, path_of: Callable[[int], str],
@@ -253,52 +320,77 @@ def pager(site: Site, number: int, count: int, total: int, path_of: Callable[[in
 
 def index_page(site: Site, runs: list[Run], groups: dict[tuple[str, str], Group],
                analysis: Analysis | None = None, number: int = 1,
-               rows: Callable[[], tuple[RunRow, ...]] | None = None,
-               choice: Callable[[], PointChoice] | None = None) -> Page:
-    """Page ``number`` of the index, its links relative to that page. ``rows`` gives every
-    run's row in order with links from the site root (``ordered_rows`` of ``site.at("index.html")``),
-    shared by the pages of one build so that they are made once; each page places its own.
-    ``choice``, likewise shared, gives the picker's choices (point_choice of every run)."""
+               listing: Callable[[], IndexListing] | None = None) -> Page:
+    """Page ``number`` of the index, its links relative to that page. ``listing`` gives what
+    every page is made from (index_listing), shared by the pages of one build so that it is
+    worked out once. Each row is a kept piece (row_html): a page whose runs did not change is
+    a join of them, made without a figure of any run."""
     analysis = analysis or Analysis()
     site = site.at(page_path(number))
-    every = rows() if rows is not None else ordered_rows(site.at("index.html"), runs, groups, analysis)
-    count = page_count(len(every))
-    mine = tuple(placed(row, site) for row in every[(number - 1) * PAGE_SIZE: number * PAGE_SIZE])
+    shared = listing() if listing is not None else index_listing(runs, groups, analysis)
+    total = len(shared.runs)
+    count = page_count(total)
+    mine = shared.runs[(number - 1) * PAGE_SIZE: number * PAGE_SIZE]
+    rows = Markup("".join(row_html(site, run, groups, analysis, shared.labels.get(run.id, "")) for run in mine))
     title = site.title if number == 1 else f"{site.title}: page {number} of {count}"
-    context = IndexPageContext(site, title, mine, _facets(every), numbers.context(REFERENCE_CONTEXT),
-                               preset_links(site, analysis), choice() if choice else point_choice(runs, analysis),
-                               len(every), pager(site, number, count, len(every), page_path))
+    context = IndexPageContext(site, title, rows, FACETS, numbers.context(REFERENCE_CONTEXT),
+                               preset_links(site, analysis), shared.choice, total,
+                               pager(site, number, count, total, page_path))
     return Page(page_path(number), "pages/index.html", context)
 
 
 def search_index_of(site: Site, runs: list[Run], analysis: Analysis) -> bytes:
     """The search index of a site's runs (see search_index); its links are relative to the
-    site root, and site.js puts the page's ``data-root`` before them."""
+    site root, and site.js puts the page's ``data-root`` before them. Each run's entry is a
+    piece kept between builds, keyed as its row is."""
+    site = site.at("index.html")
     groups = {(g.kind, g.key): g for g in model_groups(runs) + hardware_groups(runs)}
-    return search_index(ordered_rows(site.at("index.html"), sorted(runs, key=lambda r: r.id), groups, analysis))
+    labels = distinguishing_labels(runs)
+
+    def entry(run: Run) -> str:
+        label = labels.get(run.id, "")
+        return analysis.fragments.get(
+            _row_key("search entry", site, run, groups, label),
+            lambda: json.dumps(search_entry(run_row(site, run, groups, analysis, label)), ensure_ascii=False))
+
+    # The entries are JSON texts: read as one array, a single parse instead of one per run.
+    return search_index(json.loads("[" + ",".join(entry(run) for run in index_order(runs, analysis, groups)) + "]"))
 
 
-def search_index(rows: tuple[RunRow, ...]) -> bytes:
-    """Every row of the index, compact: each distinct text once in ``strings``, each run a
-    list of positions in it (figures: text, sort value, where measured). site.js builds the
-    same rows as templates/_macros.html's runs_table from it."""
+SEARCH_FIELDS = ("href", "model", "model_href", "hardware", "hardware_href", "engine", "quantization", "date",
+                 "decode_single", "decode_peak", "prefill_first", "largest_context", "filters", "label")
+
+
+def search_entry(row: RunRow) -> list[Any]:
+    """A row as the search index holds it (SEARCH_FIELDS), texts as they are: a figure is its
+    text, sort value, where it was measured and its per-accelerator line."""
+    def figure(cell: Cell) -> list[Any]:
+        return [cell.text, float(cell.sort) if cell.sort else None, cell.at, cell.per_device]
+
+    return [row.href, row.model, row.model_href, row.hardware, row.hardware_href, row.engine, row.quantization,
+            row.date, figure(row.decode_single), figure(row.decode_peak), figure(row.prefill_first),
+            figure(row.largest_context), [[name, value] for name, value in row.filters], row.label]
+
+
+def search_index(entries: list[list[Any]]) -> bytes:
+    """Every row of the index (search_entry, in the index's order), compact: each distinct text
+    once in ``strings``, each run a list of positions in it (figures: text, sort value, where
+    measured). site.js builds the same rows as templates/_macros.html's runs_table from it."""
     strings: dict[str, int] = {}
 
     def text(value: str) -> int:
         return strings.setdefault(value, len(strings))
 
-    def figure(cell: Cell) -> list[Any]:
-        return [text(cell.text), float(cell.sort) if cell.sort else None, text(cell.at), text(cell.per_device)]
+    def figure(cell: list[Any]) -> list[Any]:
+        return [text(cell[0]), cell[1], text(cell[2]), text(cell[3])]
 
     runs = [
-        [text(row.href), text(row.model), text(row.model_href), text(row.hardware), text(row.hardware_href),
-         text(row.engine), text(row.quantization), text(row.date), figure(row.decode_single), figure(row.decode_peak),
-         figure(row.prefill_first), figure(row.largest_context), [[text(name), text(value)] for name, value in row.filters],
-         text(row.label)]
-        for row in rows
+        [text(href), text(model), text(model_href), text(hardware), text(hardware_href), text(engine),
+         text(quantization), text(date), figure(single), figure(peak), figure(prefill), figure(largest),
+         [[text(name), text(value)] for name, value in filters], text(label)]
+        for (href, model, model_href, hardware, hardware_href, engine, quantization, date, single, peak, prefill,
+             largest, filters, label) in entries
     ]
-    document = {"format": SEARCH_INDEX_FORMAT, "version": SEARCH_INDEX_VERSION,
-                "fields": ["href", "model", "model_href", "hardware", "hardware_href", "engine", "quantization", "date",
-                           "decode_single", "decode_peak", "prefill_first", "largest_context", "filters", "label"],
+    document = {"format": SEARCH_INDEX_FORMAT, "version": SEARCH_INDEX_VERSION, "fields": list(SEARCH_FIELDS),
                 "strings": list(strings), "runs": runs}
     return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode()

@@ -1,7 +1,9 @@
 """Plan every page of the site: pure functions from the collected runs to pages.
 
-Nothing here touches the disk or Jinja; each page's context is a typed object whose
-fields the templates use, so a page can be tested by looking at its context.
+Nothing here touches the disk; each page's context is a typed object whose fields the
+templates use, so a page can be tested by looking at its context. The listing pages' contexts
+hold their rows and sections as markup: pieces kept between builds, each rendered by a macro
+of the templates on a miss (analysis.fragments).
 
 Each planned page carries a key, a fingerprint of everything its bytes depend on, made
 from cheap inputs (run digests, group memberships). Its context is built only when
@@ -39,7 +41,7 @@ from sitegen.site.groups import (
     model_key,
     natural_pairs,
 )
-from sitegen.site.index_page import PointChoice, RunRow, index_page, ordered_rows, page_count, page_path, point_choice
+from sitegen.site.index_page import IndexListing, index_listing, index_page, page_count, page_path
 from sitegen.site.labels import distinguishing_labels
 from sitegen.site.run_page import run_page
 
@@ -85,26 +87,19 @@ def plan(site: Site, runs: list[Run], analysis: Analysis | None = None) -> list[
         return (run.id, run.digest, model.path, model.label, hardware.path, hardware.label, run_labels.get(run.id))
 
     everything = _key(site, settings, [membership(run) for run in runs], [(a.id, b.id) for a, b in pairs])
-    # The index's rows, made once for all its pages (with links from the site root, which
-    # each page places at its own path), and only when one of them is built.
-    made: list[tuple[RunRow, ...]] = []
+    # What the index's pages are made from (the runs in order, the picker's choices): worked
+    # out once for all of them, and only when one of them is built.
+    listings: list[IndexListing] = []
 
-    def rows() -> tuple[RunRow, ...]:
-        if not made:
-            made.append(ordered_rows(site.at("index.html"), runs, groups, analysis))
-        return made[0]
-
-    choices: list[PointChoice] = []
-
-    def choice() -> PointChoice:  # the same for every page of the index: worked out once
-        if not choices:
-            choices.append(point_choice(runs, analysis))
-        return choices[0]
+    def listing() -> IndexListing:
+        if not listings:
+            listings.append(index_listing(runs, groups, analysis, run_labels))
+        return listings[0]
 
     planned = [
         PlannedPage(page_path(number), everything,
-                    lambda number=number: index_page(site, runs, groups, analysis, number, rows,  # type: ignore[misc]
-                                                     choice))
+                    lambda number=number: index_page(site, runs, groups, analysis, number,  # type: ignore[misc]
+                                                     listing))
         for number in range(1, page_count(len(runs)) + 1)
     ]
     paired = {(a.id, b.id) for a, b in pairs}
@@ -175,7 +170,7 @@ def plan(site: Site, runs: list[Run], analysis: Analysis | None = None) -> list[
         path = f"{kind}/index.html"
         planned.append(PlannedPage(path, everything,
                                    lambda path=path, kind=kind, listed=listed: group_index_page(  # type: ignore[misc]
-                                       site.at(path), kind, listed)))
+                                       site.at(path), kind, listed, analysis)))
     planned.append(PlannedPage("compare/index.html", everything,
                                lambda: compare_app_page(site.at("compare/index.html"), runs, pairs, run_labels)))
     not_found = site.served_anywhere("404.html")
