@@ -53,9 +53,10 @@ def test_only_the_pieces_a_build_used_are_kept(tmp_path: Path) -> None:
     first.save()
     second = Fragments(path, "s")
     second.get(Fragments.key("row", "stays"), lambda: "made again")
+    second.get(Fragments.key("row", "new"), lambda: "new")  # a build that made a piece saves
     second.save()
     data = read_cache(path)
-    assert data is not None and b"gone" not in data and b"stays" in data
+    assert data is not None and b"gone" not in data and b"stays" in data and b"new" in data
 
 
 def test_a_damaged_file_is_a_miss_never_content(tmp_path: Path) -> None:
@@ -111,3 +112,16 @@ def test_a_run_is_named_by_its_content() -> None:
     other = {**data, "run": {"model": "n"}}
     assert Fragments.content(run_from_dict("r", other)) != Fragments.content(run_from_dict("r", data))
 
+
+
+def test_a_build_that_made_no_piece_keeps_the_file_whole(tmp_path: Path) -> None:
+    """A build that rebuilt no listing used few pieces: the others stay for the next one."""
+    path = tmp_path / "fragments.json"
+    first = Fragments(path, "s")
+    first.get(Fragments.key("row", "a"), lambda: "<tr>a")
+    first.get(Fragments.key("row", "b"), lambda: "<tr>b")
+    first.save()
+    second = Fragments(path, "s")
+    second.get(Fragments.key("row", "a"), lambda: "made again")
+    second.save()
+    assert Fragments(path, "s").get(Fragments.key("row", "b"), lambda: "made again") == "<tr>b"

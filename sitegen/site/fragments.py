@@ -107,9 +107,11 @@ class Fragments:
         return str(getattr(self._macros, macro)(*args))
 
     def save(self) -> None:
-        """Keep this build's pieces (only them) for the next build, when they differ from what
-        was read. A cache that cannot be written is only a miss next time."""
-        if self.path is None or (self.made == 0 and self._used.keys() == self._kept.keys()):
+        """Keep this build's pieces (only them) for the next build, when it made any. A build
+        that made none keeps the file as it is: one that rebuilt no listing (the pages were
+        still in place) used few pieces, and dropping the others would make the next listing
+        build a cold one. A cache that cannot be written is only a miss next time."""
+        if self.path is None or self.made == 0:
             return
         texts = list(self._used.values())
         head = json.dumps({"format": FRAGMENTS_FORMAT, "scope": self.scope, "keys": list(self._used),
