@@ -33,6 +33,9 @@ class CollectedRun:
     origin: str
     result: dict[str, Any] | None  # None when ``canonical`` is given
     canonical: str | None = None  # the result as canonical JSON, when already known (the collect cache)
+    # The sha256 of ``canonical``, for a run whose text collect did not load (its file is as the
+    # last collect read it, collect/manifest.py): collect copies its entry from the collected file.
+    digest: str | None = None
 
 
 def collected_path(state_dir: Path) -> Path:
@@ -43,17 +46,33 @@ def collected_path(state_dir: Path) -> Path:
 _canonical = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
 
 
+_HEAD_BYTES = f'{{"format":{_canonical(FORMAT_NAME)},"runs":['.encode()
+_TAIL_BYTES = f'],"version":{FORMAT_VERSION}}}\n'.encode()
+
+
 def encode(runs: list[CollectedRun]) -> bytes:
     """The collected file: the same as ``_canonical`` of the whole document, but each run's
     result is serialised once and serves for both its digest and the file."""
-    entries: list[str] = []
-    for run in sorted(runs, key=lambda r: r.id):
-        result = run.canonical if run.canonical is not None else _canonical(run.result)
-        fingerprint = hashlib.sha256(result.encode()).hexdigest()
-        entries.append(f'{{"digest":"{fingerprint}","id":{_canonical(run.id)},"origin":{_canonical(run.origin)},'
-                       f'"result":{result}}}')
-    return (f'{{"format":{_canonical(FORMAT_NAME)},"runs":[{",".join(entries)}],'
-            f'"version":{FORMAT_VERSION}}}\n').encode()
+    return assemble([run_entry(run)[0] for run in sorted(runs, key=lambda r: r.id)])[0]
+
+
+def run_entry(run: CollectedRun) -> tuple[bytes, str]:
+    """One run's entry in the collected file (what ``_canonical`` gives for it), and its digest."""
+    result = run.canonical if run.canonical is not None else _canonical(run.result)
+    fingerprint = hashlib.sha256(result.encode()).hexdigest()
+    return (f'{{"digest":"{fingerprint}","id":{_canonical(run.id)},"origin":{_canonical(run.origin)},'
+            f'"result":{result}}}').encode(), fingerprint
+
+
+def assemble(entries: list[bytes]) -> tuple[bytes, list[tuple[int, int]]]:
+    """The collected file of these run entries (in id order), and where each lies in it: so a
+    later collect can copy an unchanged run's entry from the file instead of making it again."""
+    spans: list[tuple[int, int]] = []
+    at = len(_HEAD_BYTES)
+    for entry in entries:
+        spans.append((at, at + len(entry)))
+        at += len(entry) + 1  # the comma between entries
+    return _HEAD_BYTES + b",".join(entries) + _TAIL_BYTES, spans
 
 
 def canonical(value: Any) -> str:
@@ -109,10 +128,15 @@ def read_cache(path: Path, limit: int = MAX_STATE_BYTES) -> bytes | None:
 
 
 def write_collected(state_dir: Path, runs: list[CollectedRun]) -> Path:
+    return write_collected_bytes(state_dir, encode(runs))
+
+
+def write_collected_bytes(state_dir: Path, data: bytes, compare: bool = True) -> Path:
+    """Write the collected file; with ``compare``, not when it already holds ``data`` (False:
+    the caller knows it differs, and reading it to compare would only cost time)."""
     path = collected_path(state_dir)
-    data = encode(runs)
     try:
-        if path.is_file() and path.read_bytes() == data:
+        if compare and path.is_file() and path.read_bytes() == data:
             return path  # unchanged: keep the file (and its time stamp) as it is
         write_atomic(path, data)
     except OSError as exc:

@@ -6,24 +6,28 @@ leaves the previous collected file untouched.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import stat
 from collections.abc import Callable, Collection
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sitegen.collect import manifest
 from sitegen.collect.adapters.raw import adapt_folder
-from sitegen.collect.cache import EntryCache
+from sitegen.collect.cache import EntryCache, code_salt
 from sitegen.collect.local import Entry, discover, entry_source
+from sitegen.collect.manifest import Manifest
 from sitegen.collect.redact import redact_document, redact_document_detailed, redaction_warnings
 from sitegen.config import CONFIG_NAME, Config
 from sitegen.errors import Problem, SitegenError
-from sitegen.files import read_bounded
+from sitegen.files import MAX_STATE_BYTES, read_bounded
 from sitegen.parse import MAX_FILE_BYTES, Document, parse_document
 from sitegen.plausibility import plausibility_warnings
-from sitegen.store import CollectedRun, canonical, write_collected
+from sitegen.store import CollectedRun, assemble, canonical, collected_path, run_entry, write_collected_bytes
 from sitegen.validate import (
     check_matrix_size,
     check_numbers,
@@ -93,6 +97,11 @@ class CheckedEntry:
     problems: list[Problem]
     warnings: list[Problem]
     clash: bool = False  # its id was already taken by an earlier entry, so it was not read
+    # A result file's entry-cache key (bookkeeping for the manifest: not part of the outcome).
+    key: str | None = field(default=None, compare=False)
+    # For a file as the last collect read it (collect/manifest.py), not read again: the digest of
+    # its checked text, which is not loaded (``canonical`` is None, and there are no problems).
+    known_digest: str | None = None
 
     def data(self) -> Any:
         assert self.canonical is not None, "only a valid entry has data"
@@ -123,10 +132,18 @@ def check_entry(entry: Entry, source: str, cache: EntryCache | None = None) -> C
     return checked
 
 
-def _look_up(entry: Entry, source: str, cache: EntryCache | None) -> tuple[_Work, CheckedEntry | None]:
-    """Read a result file once; with a cache, return what it holds for these bytes."""
+def _look_up(entry: Entry, source: str, cache: EntryCache | None,
+             known: Manifest | None = None) -> tuple[_Work, CheckedEntry | None]:
+    """Read a result file once; with a cache, return what it holds for these bytes. A file the
+    manifest ``known`` recognises is not read at all."""
     if entry.kind != "result":
         return _Work(entry, source), None
+    recorded = known.trusted(entry.path.name, entry.found) if known is not None else None
+    if recorded is not None:
+        if cache is not None:
+            cache.used.add(recorded.key)  # still in use: not pruned
+        return _Work(entry, source), CheckedEntry(entry, source, None, [], list(recorded.warnings),
+                                                  key=recorded.key, known_digest=recorded.digest)
     try:
         raw = entry_bytes(entry, source)
     except SitegenError as error:
@@ -134,7 +151,7 @@ def _look_up(entry: Entry, source: str, cache: EntryCache | None) -> tuple[_Work
     key = cache.key(source, raw) if cache is not None else None
     hit = cache.get(key) if cache is not None and key is not None else None
     if hit is not None:
-        return _Work(entry, source, raw, key), CheckedEntry(entry, source, hit[1], [], hit[0])
+        return _Work(entry, source, raw, key), CheckedEntry(entry, source, hit[1], [], hit[0], key=key)
     return _Work(entry, source, raw, key), None
 
 
@@ -161,13 +178,13 @@ def _remember(cache: EntryCache | None, work: _Work, checked: CheckedEntry) -> N
 
 
 def _check_entries(entries: list[tuple[Entry, str]], cache: EntryCache | None,
-                   parallel_threshold: int = PARALLEL_THRESHOLD) -> list[CheckedEntry]:
-    """Check entries in order, each file read once; when many are not cached, the misses are
-    checked in one process per core, from the bytes read here."""
+                   parallel_threshold: int = PARALLEL_THRESHOLD, known: Manifest | None = None) -> list[CheckedEntry]:
+    """Check entries in order, each file read once (none that ``known`` recognises); when many
+    are not cached, the misses are checked in one process per core, from the bytes read here."""
     results: list[CheckedEntry | None] = []
     misses: list[tuple[int, _Work]] = []
     for entry, source in entries:
-        work, hit = _look_up(entry, source, cache)
+        work, hit = _look_up(entry, source, cache, known)
         if hit is None:
             misses.append((len(results), work))
         results.append(hit)
@@ -178,12 +195,12 @@ def _check_entries(entries: list[tuple[Entry, str]], cache: EntryCache | None,
             fresh = list(pool.map(_check, [work for _, work in misses], chunksize=max(1, len(misses) // 16)))
     for (index, work), checked in zip(misses, fresh, strict=True):
         _remember(cache, work, checked)
-        results[index] = checked
+        results[index] = replace(checked, key=work.key)
     return [checked for checked in results if checked is not None]
 
 
-def check_local(config: Config, only: Collection[Path] | None = None,
-                cache: EntryCache | None = None) -> tuple[list[Problem], list[CheckedEntry]]:
+def check_local(config: Config, only: Collection[Path] | None = None, cache: EntryCache | None = None,
+                known: Manifest | None = None) -> tuple[list[Problem], list[CheckedEntry]]:
     """Check the runs of content/runs/ in name order: listing problems, then each entry.
 
     With ``only`` (absolute paths of entries), just those are read and reported, but every
@@ -210,7 +227,7 @@ def check_local(config: Config, only: Collection[Path] | None = None,
         first_origin[entry.id] = source
         if selected:
             work.append((entry, source))
-    checked += _check_entries(work, cache)
+    checked += _check_entries(work, cache, known=known)
     order = {entry.path: index for index, entry in enumerate(entries)}
     checked.sort(key=lambda item: (order[item.entry.path], item.clash))
     return problems, checked
@@ -223,9 +240,18 @@ def gather(config: Config, *, offline: bool = False, client: httpx.Client | None
     Remote ``sources`` are fetched with ``client`` (one is made when None), or read from the
     cache only when ``offline``; a source that fails but has a good cached copy is a warning.
     """
-    cache = EntryCache(config.state_dir / "cache" / "collect")
-    problems, checked = check_local(config, cache=cache)
+    report, _, cache = _gather(config, offline=offline, client=client, progress=progress)
     cache.prune()
+    return report
+
+
+def _gather(config: Config, *, offline: bool = False, client: httpx.Client | None = None,
+            progress: Callable[[str], None] | None = None,
+            known: Manifest | None = None) -> tuple[CollectReport, list[CheckedEntry], EntryCache]:
+    """gather(), with the local entries as checked and the entry cache (not yet pruned). The
+    files that ``known`` recognises are not read: their runs have a digest but no text."""
+    cache = EntryCache(config.state_dir / "cache" / "collect")
+    problems, checked = check_local(config, cache=cache, known=known)
     runs: list[CollectedRun] = []
     warnings: list[Problem] = []
     first_origin: dict[str, str] = {}
@@ -237,6 +263,8 @@ def gather(config: Config, *, offline: bool = False, client: httpx.Client | None
         if item.canonical is not None:
             # Copied as text, never parsed again: most of an unchanged collect.
             runs.append(CollectedRun(item.entry.id, item.source, None, item.canonical))
+        elif item.known_digest is not None:
+            runs.append(CollectedRun(item.entry.id, item.source, None, digest=item.known_digest))
     if config.sources:
         from sitegen.collect.remote import gather_remote  # httpx is slow to import; most sites have no sources
 
@@ -256,10 +284,122 @@ def gather(config: Config, *, offline: bool = False, client: httpx.Client | None
             runs.append(CollectedRun(run.id, run.origin, run.document.data))
     if problems:
         raise SitegenError(problems)
-    return CollectReport(runs, warnings)
+    return CollectReport(runs, warnings), checked, cache
 
 
 def collect(config: Config, *, offline: bool = False, progress: Callable[[str], None] | None = None) -> CollectReport:
-    report = gather(config, offline=offline, progress=progress)
-    write_collected(config.state_dir, report.runs)
+    """gather() and write the collected file, reading only the result files that changed since
+    the last collect (collect/manifest.py): an unchanged collect reads no result file, and
+    writes nothing when no run changed."""
+    cache_root = config.state_dir / "cache"
+    now = manifest.file_system_now(cache_root)  # before any file is looked at
+    expected = manifest.fingerprint(code_salt(), repr(config).encode(), config.display(config.runs_dir))
+    manifest_path = cache_root / manifest.MANIFEST_NAME
+    previous = manifest.load(manifest_path, expected)
+    report, checked, cache = _gather(config, offline=offline, progress=progress, known=previous)
+    written = _write(config.state_dir, report.runs, previous, now)
+    if written is None:
+        # A run not read again is in neither the collected file nor the manifest's record of it
+        # (the collected file was edited or removed since): read everything, as without a manifest.
+        previous = None
+        report, checked, cache = _gather(config, offline=offline, progress=progress)
+        written = _write(config.state_dir, report.runs, None, now)
+        assert written is not None, "every run has its text when nothing is taken as known"
+    if previous is None or any(item.entry.kind == "result" and item.known_digest is None for item in checked) \
+            or len(previous.files) != sum(item.known_digest is not None for item in checked):
+        cache.prune()  # a file was read, or one known is gone: entries may be unused now
+    digests = {entry.id: entry.digest for entry in written.entries}
+    files = {
+        item.entry.path.name: manifest.KnownFile(manifest.identity(item.entry.found), item.key,
+                                                 digests[item.entry.id], tuple(item.warnings))
+        for item in checked
+        if item.entry.kind == "result" and item.key is not None and item.entry.found is not None
+        and item.entry.id in digests and manifest.settled(item.entry.found, now)
+    }
+    recorded = manifest.Manifest(files, written.sha256, written.identity, written.entries)
+    if recorded != previous:
+        manifest.save(manifest_path, recorded, expected)
     return report
+
+
+@dataclass(frozen=True)
+class _Written:
+    """The collected file as written (or found unchanged): what the manifest records of it."""
+
+    sha256: str
+    identity: manifest.Identity | None  # only when old enough to be trusted (manifest.settled)
+    entries: list[manifest.CollectedEntry]
+
+
+def _write(state_dir: Path, runs: list[CollectedRun], previous: Manifest | None, now: int | None) -> _Written | None:
+    """Write the collected file of ``runs``, unless it already holds them; the entries of runs
+    without text (files not read again) are copied from the previous collected file. None when
+    one cannot be: the file is not what the manifest recorded."""
+    runs = sorted(runs, key=lambda run: run.id)
+    path = collected_path(state_dir)
+    old_data, old_ok, found = _previous_collected(path, previous)
+    made: list[bytes | None] = []
+    digests: list[str] = []
+    for run in runs:
+        if run.canonical is None and run.result is None:
+            assert run.digest is not None, "a run without text has a digest"
+            made.append(None)
+            digests.append(run.digest)
+        else:
+            entry, digest = run_entry(run)
+            made.append(entry)
+            digests.append(digest)
+    listing = [(run.id, run.origin, digest) for run, digest in zip(runs, digests, strict=True)]
+    if old_ok and previous is not None and found is not None \
+            and listing == [(entry.id, entry.origin, entry.digest) for entry in previous.collected]:
+        # No run changed: the file stays as it is, unread, and so does its time stamp.
+        settled_identity = manifest.identity(found) if manifest.settled(found, now) else None
+        return _Written(previous.collected_sha256 or "", settled_identity, previous.collected)
+    spans = {(entry.id, entry.origin, entry.digest): entry for entry in previous.collected} \
+        if old_ok and previous is not None else {}
+    parts: list[bytes] = []
+    for (run_id, origin, digest), fresh in zip(listing, made, strict=True):
+        if fresh is None:
+            span = spans.get((run_id, origin, digest))
+            if span is None:
+                return None
+            if old_data is None:
+                old_data = _read_verified(path, previous)
+                if old_data is None:
+                    return None
+            fresh = old_data[span.start:span.end]
+        parts.append(fresh)
+    data, places = assemble(parts)
+    # A file checked against the manifest is known to differ; any other is compared first.
+    write_collected_bytes(state_dir, data, compare=not old_ok)
+    return _Written(hashlib.sha256(data).hexdigest(), None,
+                    [manifest.CollectedEntry(run_id, origin, digest, start, end)
+                     for (run_id, origin, digest), (start, end) in zip(listing, places, strict=True)])
+
+
+def _previous_collected(path: Path, previous: Manifest | None) -> tuple[bytes | None, bool, os.stat_result | None]:
+    """The collected file's bytes (None when not read), whether it is the file the manifest
+    recorded, and its stat (taken before it is read)."""
+    if previous is None or previous.collected_sha256 is None:
+        return None, False, None
+    try:
+        found = os.lstat(path)
+    except OSError:
+        return None, False, None
+    if not stat.S_ISREG(found.st_mode):
+        return None, False, None
+    if previous.collected_identity is not None and manifest.identity(found) == previous.collected_identity:
+        return None, True, found
+    data = _read_verified(path, previous)
+    return data, data is not None, found
+
+
+def _read_verified(path: Path, previous: Manifest | None) -> bytes | None:
+    """The collected file's bytes when they are what the manifest recorded, else None."""
+    if previous is None:
+        return None
+    try:
+        data = read_bounded(path, MAX_STATE_BYTES)
+    except (OSError, SitegenError):
+        return None
+    return data if hashlib.sha256(data).hexdigest() == previous.collected_sha256 else None

@@ -10,7 +10,7 @@ import os
 import re
 import stat
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
@@ -34,6 +34,9 @@ class Entry:
     # Where the entry really is (links resolved once, at discovery): what is read, never
     # through a link again, so a link swapped in later cannot lead elsewhere.
     real_path: Path | None = None
+    # Its stat at discovery (of the file a link leads to): collect's manifest compares it with
+    # the last collect's, to know an unchanged file without reading it (collect/manifest.py).
+    found: os.stat_result | None = field(default=None, compare=False, repr=False)
 
     @property
     def readable_path(self) -> Path:
@@ -123,7 +126,7 @@ def discover(runs_dir: Path, content_dir: Path, display: Callable[[Path], str]) 
         if problem:
             problems.append(problem)
             continue
-        entries.append(Entry(run_id, path, kind, real))
+        entries.append(Entry(run_id, path, kind, real, found))
     return entries, problems
 
 
