@@ -8,7 +8,6 @@ from __future__ import annotations
 import contextlib
 import difflib
 import hashlib
-import importlib.util
 import json
 import marshal
 import math
@@ -103,7 +102,7 @@ def keep_compiled_checks(folder: Path | None) -> None:
     schema is compiled by every command. Like Python's ``__pycache__`` and the build's compiled
     templates, the entries are code that is run: the project folder is trusted as a whole.
     An entry is named by everything the code depends on (the schema, fastjsonschema's version,
-    the Python version), and read as every cache file is (store.read_cache: a checksum), so a
+    the Python version: marshal's format is Python's own), and read as every cache file is (store.read_cache: a checksum), so a
     damaged entry or a new version is compiled again.
     """
     global _compiled_folder
@@ -114,7 +113,7 @@ def keep_compiled_checks(folder: Path | None) -> None:
 def _kept_check(name: str, schema: dict[str, Any], folder: Path) -> Callable[[Any], Any]:
     from sitegen.store import read_cache, write_cache
 
-    key = hashlib.sha256("\0".join([fastjsonschema.VERSION, sys.version, importlib.util.MAGIC_NUMBER.hex(),
+    key = hashlib.sha256("\0".join([fastjsonschema.VERSION, sys.version, sys.implementation.cache_tag or "",
                                      json.dumps(schema, sort_keys=True)]).encode()).hexdigest()
     path = folder / f"{name}-{key[:32]}.code"
     data = read_cache(path)

@@ -11,13 +11,11 @@ import json
 import os
 import stat
 from collections.abc import Callable, Collection
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sitegen.collect import manifest
-from sitegen.collect.adapters.raw import adapt_folder
 from sitegen.collect.cache import EntryCache, code_salt
 from sitegen.collect.local import Entry, discover, entry_source
 from sitegen.collect.manifest import Manifest
@@ -36,9 +34,10 @@ from sitegen.validate import (
     check_result_schema,
     check_text,
 )
-from sitegen.workers import worker_context
 
 if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
+
     import httpx
 
 # Below this many files to check, starting worker processes costs more than it saves.
@@ -69,6 +68,8 @@ def check_run(document: Document) -> tuple[Document, list[Problem]]:
 def load_entry(entry: Entry, source: str, raw: bytes | None = None) -> Document:
     """Parse a result file (from ``raw``, its bytes, when already read) or adapt a raw-output folder."""
     if entry.kind == "raw":
+        from sitegen.collect.adapters.raw import adapt_folder  # the adapters' import is only for raw folders
+
         return adapt_folder(entry.readable_path, source)
     return parse_document(source, entry_bytes(entry, source) if raw is None else raw)
 
@@ -191,12 +192,30 @@ def _check_entries(entries: list[tuple[Entry, str]], cache: EntryCache | None,
     if len(misses) < parallel_threshold or (os.cpu_count() or 1) < 2:
         fresh = [_check(work) for _, work in misses]
     else:
-        with ProcessPoolExecutor(mp_context=worker_context()) as pool:
+        from sitegen.workers import worker_context
+
+        with _pool_class()(mp_context=worker_context()) as pool:
             fresh = list(pool.map(_check, [work for _, work in misses], chunksize=max(1, len(misses) // 16)))
     for (index, work), checked in zip(misses, fresh, strict=True):
         _remember(cache, work, checked)
         results[index] = replace(checked, key=work.key)
     return [checked for checked in results if checked is not None]
+
+
+def _pool_class() -> type[ProcessPoolExecutor]:
+    pool: type[ProcessPoolExecutor] = globals().get("ProcessPoolExecutor") or __getattr__("ProcessPoolExecutor")
+    return pool
+
+
+def __getattr__(name: str) -> Any:
+    # The process pool (and multiprocessing with it) takes a tenth of a second to import, and
+    # most collects check too few files to use it: imported when first used (or patched by a test).
+    if name == "ProcessPoolExecutor":
+        from concurrent.futures import ProcessPoolExecutor
+
+        globals()[name] = ProcessPoolExecutor
+        return ProcessPoolExecutor
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def check_local(config: Config, only: Collection[Path] | None = None, cache: EntryCache | None = None,
