@@ -64,15 +64,22 @@ def run_entry(run: CollectedRun) -> tuple[bytes, str]:
             f'"result":{result}}}').encode(), fingerprint
 
 
-def assemble(entries: list[bytes]) -> tuple[bytes, list[tuple[int, int]]]:
+def assemble(entries: list[bytes | memoryview]) -> tuple[bytes, list[tuple[int, int]]]:
     """The collected file of these run entries (in id order), and where each lies in it: so a
-    later collect can copy an unchanged run's entry from the file instead of making it again."""
+    later collect can copy an unchanged run's entry from the file instead of making it again
+    (as a memoryview of the old file's bytes: copied once, into the new file)."""
     spans: list[tuple[int, int]] = []
+    parts: list[bytes | memoryview] = [_HEAD_BYTES]
     at = len(_HEAD_BYTES)
     for entry in entries:
+        if len(parts) > 1:
+            parts.append(b",")
+            at += 1
+        parts.append(entry)
         spans.append((at, at + len(entry)))
-        at += len(entry) + 1  # the comma between entries
-    return _HEAD_BYTES + b",".join(entries) + _TAIL_BYTES, spans
+        at += len(entry)
+    parts.append(_TAIL_BYTES)
+    return b"".join(parts), spans
 
 
 def canonical(value: Any) -> str:

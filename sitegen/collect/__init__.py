@@ -376,18 +376,21 @@ def _write(state_dir: Path, runs: list[CollectedRun], previous: Manifest | None,
         return _Written(previous.collected_sha256 or "", settled_identity, previous.collected)
     spans = {(entry.id, entry.origin, entry.digest): entry for entry in previous.collected} \
         if old_ok and previous is not None else {}
-    parts: list[bytes] = []
+    parts: list[bytes | memoryview] = []
+    old_view: memoryview | None = None
     for (run_id, origin, digest), fresh in zip(listing, made, strict=True):
-        if fresh is None:
-            span = spans.get((run_id, origin, digest))
-            if span is None:
-                return None
+        if fresh is not None:
+            parts.append(fresh)
+            continue
+        span = spans.get((run_id, origin, digest))
+        if span is None:
+            return None
+        if old_view is None:
+            old_data = old_data if old_data is not None else _read_verified(path, previous)
             if old_data is None:
-                old_data = _read_verified(path, previous)
-                if old_data is None:
-                    return None
-            fresh = old_data[span.start:span.end]
-        parts.append(fresh)
+                return None
+            old_view = memoryview(old_data)
+        parts.append(old_view[span.start:span.end])
     data, places = assemble(parts)
     # A file checked against the manifest is known to differ; any other is compared first.
     write_collected_bytes(state_dir, data, compare=not old_ok)
