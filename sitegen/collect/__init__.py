@@ -198,7 +198,7 @@ def _check_entries(entries: list[tuple[Entry, str]], cache: EntryCache | None,
             fresh = list(pool.map(_check, [work for _, work in misses], chunksize=max(1, len(misses) // 16)))
     for (index, work), checked in zip(misses, fresh, strict=True):
         _remember(cache, work, checked)
-        results[index] = replace(checked, key=work.key)
+        results[index] = replace(checked, entry=work.entry, key=work.key)  # (a worker returns a copy of the entry)
     return [checked for checked in results if checked is not None]
 
 
@@ -233,10 +233,11 @@ def check_local(config: Config, only: Collection[Path] | None = None, cache: Ent
     checked: list[CheckedEntry] = []
     work: list[tuple[Entry, str]] = []
     first_origin: dict[str, str] = {}
-    runs_shown = config.display(config.runs_dir)
+    runs_dir = config.runs_dir  # (a property that makes a Path: once, not once per entry)
+    runs_shown = config.display(runs_dir)
     for entry in entries:
         # By the name it was found under: resolving it again could follow a link swapped in since.
-        source = entry_source(config.runs_dir, entry.path.name, lambda _: runs_shown)
+        source = entry_source(runs_dir, entry.path.name, lambda _: runs_shown)
         selected = only is None or entry.path in only
         if entry.id in first_origin:
             if selected:
@@ -247,8 +248,8 @@ def check_local(config: Config, only: Collection[Path] | None = None, cache: Ent
         if selected:
             work.append((entry, source))
     checked += _check_entries(work, cache, known=known)
-    order = {entry.path: index for index, entry in enumerate(entries)}
-    checked.sort(key=lambda item: (order[item.entry.path], item.clash))
+    order = {id(entry): index for index, entry in enumerate(entries)}  # (hashing Paths costs more)
+    checked.sort(key=lambda item: (order[id(item.entry)], item.clash))
     return problems, checked
 
 
@@ -328,13 +329,15 @@ def collect(config: Config, *, offline: bool = False, progress: Callable[[str], 
             or len(previous.files) != sum(item.known_digest is not None for item in checked):
         cache.prune()  # a file was read, or one known is gone: entries may be unused now
     digests = {entry.id: entry.digest for entry in written.entries}
-    files = {
-        item.entry.path.name: manifest.KnownFile(manifest.identity(item.entry.found), item.key,
-                                                 digests[item.entry.id], tuple(item.warnings))
-        for item in checked
-        if item.entry.kind == "result" and item.key is not None and item.entry.found is not None
-        and item.entry.id in digests and manifest.settled(item.entry.found, now)
-    }
+    files: dict[str, manifest.KnownFile] = {}
+    for item in checked:
+        name = item.entry.path.name
+        if item.known_digest is not None and previous is not None:
+            files[name] = previous.files[name]  # as recorded: its stat is the same
+        elif item.entry.kind == "result" and item.key is not None and item.entry.found is not None \
+                and item.entry.id in digests and manifest.settled(item.entry.found, now):
+            files[name] = manifest.KnownFile(manifest.identity(item.entry.found), item.key,
+                                             digests[item.entry.id], tuple(item.warnings))
     recorded = manifest.Manifest(files, written.sha256, written.identity, written.entries)
     if recorded != previous:
         manifest.save(manifest_path, recorded, expected)
