@@ -14,12 +14,14 @@ import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sitegen import __version__
 from sitegen.errors import Problem, SitegenError
 from sitegen.files import MAX_STATE_BYTES, read_bounded
-from sitegen.model import Run, run_from_dict
+
+if TYPE_CHECKING:
+    from sitegen.model import Run
 
 FORMAT_NAME = "sitegen-collected"
 FORMAT_VERSION = 1
@@ -157,6 +159,8 @@ def read_collected(state_dir: Path, display: str = ".sitegen/collected.json", da
     The file is sitegen's own, but it sits in the project where anyone can edit or cut it
     short, so every entry is checked against its digest before it is believed.
     """
+    from sitegen.model import run_from_dict  # here: collect, which only writes the file, need not import it
+
     path = collected_path(state_dir)
     try:
         # ``data``: the file's bytes when the caller has read them already (build hashes them first).
