@@ -119,7 +119,8 @@ def _kept_check(name: str, schema: dict[str, Any], folder: Path) -> Callable[[An
     data = read_cache(path)
     if data is not None:
         entry, _, code = data.partition(b"\n")
-        with contextlib.suppress(ValueError, EOFError, TypeError, KeyError, UnicodeDecodeError):
+        # Any failure (a damaged entry, code that no longer runs) only means compiling again.
+        with contextlib.suppress(Exception):
             namespace: dict[str, Any] = {}
             exec(marshal.loads(code), namespace)  # fastjsonschema's own code, compiled earlier
             kept: Callable[[Any], Any] = namespace[entry.decode()]
