@@ -133,18 +133,10 @@ def check_entry(entry: Entry, source: str, cache: EntryCache | None = None) -> C
     return checked
 
 
-def _look_up(entry: Entry, source: str, cache: EntryCache | None,
-             known: Manifest | None = None) -> tuple[_Work, CheckedEntry | None]:
-    """Read a result file once; with a cache, return what it holds for these bytes. A file the
-    manifest ``known`` recognises is not read at all."""
+def _look_up(entry: Entry, source: str, cache: EntryCache | None) -> tuple[_Work, CheckedEntry | None]:
+    """Read a result file once; with a cache, return what it holds for these bytes."""
     if entry.kind != "result":
         return _Work(entry, source), None
-    recorded = known.trusted(entry.path.name, entry.found) if known is not None else None
-    if recorded is not None:
-        if cache is not None:
-            cache.used.add(recorded.key)  # still in use: not pruned
-        return _Work(entry, source), CheckedEntry(entry, source, None, [], list(recorded.warnings),
-                                                  key=recorded.key, known_digest=recorded.digest)
     try:
         raw = entry_bytes(entry, source)
     except SitegenError as error:
@@ -154,6 +146,13 @@ def _look_up(entry: Entry, source: str, cache: EntryCache | None,
     if hit is not None:
         return _Work(entry, source, raw, key), CheckedEntry(entry, source, hit[1], [], hit[0], key=key)
     return _Work(entry, source, raw, key), None
+
+
+def _known(entry: Entry, source: str, recorded: manifest.KnownFile, cache: EntryCache | None) -> CheckedEntry:
+    """A result file as the last collect read it: not read again."""
+    if cache is not None:
+        cache.used.add(recorded.key)  # still in use: not pruned
+    return CheckedEntry(entry, source, None, [], list(recorded.warnings), key=recorded.key, known_digest=recorded.digest)
 
 
 def _check(work: _Work) -> CheckedEntry:
@@ -185,7 +184,12 @@ def _check_entries(entries: list[tuple[Entry, str]], cache: EntryCache | None,
     results: list[CheckedEntry | None] = []
     misses: list[tuple[int, _Work]] = []
     for entry, source in entries:
-        work, hit = _look_up(entry, source, cache, known)
+        # Most entries of an unchanged collect: what the manifest recorded, without a _Work.
+        recorded = known.trusted(entry.path.name, entry.found) if known is not None and entry.kind == "result" else None
+        if recorded is not None:
+            results.append(_known(entry, source, recorded, cache))
+            continue
+        work, hit = _look_up(entry, source, cache)
         if hit is None:
             misses.append((len(results), work))
         results.append(hit)

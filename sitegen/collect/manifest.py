@@ -148,7 +148,8 @@ def load(path: Path, expected: str) -> Manifest | None:
         if document.get("format") != FORMAT or document.get("fingerprint") != expected:
             return None
         files = {
-            name: KnownFile(_identity(ident), str(key), str(digest), tuple(Problem(*w) for w in warnings))
+            name: KnownFile(_identity(ident), str(key), str(digest),
+                            tuple(Problem(*w) for w in warnings) if warnings else ())
             for name, (ident, key, digest, warnings) in document["files"].items()
         }
         collected = document["collected"]
@@ -162,9 +163,14 @@ def load(path: Path, expected: str) -> Manifest | None:
 
 
 def _identity(value: Any) -> Identity:
-    if not isinstance(value, list) or len(value) != 5 or not all(type(v) is int for v in value):
+    # (written out, not with all(): this runs once per recorded file)
+    if type(value) is not list or len(value) != 5:
         raise ValueError("not a file identity")
-    return value[0], value[1], value[2], value[3], value[4]
+    device, inode, size, mtime, ctime = value
+    if type(device) is not int or type(inode) is not int or type(size) is not int or type(mtime) is not int \
+            or type(ctime) is not int:
+        raise ValueError("not a file identity")
+    return device, inode, size, mtime, ctime
 
 
 def save(path: Path, manifest: Manifest, expected: str) -> None:
