@@ -298,3 +298,12 @@ def test_kept_schema_checks_are_the_compiled_ones(tmp_path: Path, monkeypatch: p
         assert sitegen.validate.check_schema(document, "result")
     finally:
         sitegen.validate.keep_compiled_checks(None)
+
+
+def test_without_the_file_systems_clock_every_file_is_read(site: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """When nothing can be made in .sitegen/cache to read the clock, no file is trusted unread."""
+    monkeypatch.setattr(manifest, "file_system_now", lambda folder: None)
+    _collect(site)
+    names = [path.name for path in (site / "content" / "runs").iterdir()]
+    assert _opened_by_collect(site, monkeypatch) == Counter(names)
+    assert _collected(site) == _reference(site)
