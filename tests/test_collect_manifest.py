@@ -307,3 +307,24 @@ def test_without_the_file_systems_clock_every_file_is_read(site: Path, monkeypat
     names = [path.name for path in (site / "content" / "runs").iterdir()]
     assert _opened_by_collect(site, monkeypatch) == Counter(names)
     assert _collected(site) == _reference(site)
+
+
+def test_a_collect_that_cannot_write_leaves_the_collected_file(site: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The file made from the old one's entries and the new run's (store.write_collected_parts)
+    is written as atomically as any: a full disk leaves the old file, and no temporary file."""
+    _collect(site)
+    written = _collected(site)
+    runs = site / "content" / "runs"
+    shutil.copy(runs / EDITED, runs / "added-run.yaml")
+
+    def full(descriptor: int) -> None:
+        raise OSError(28, "No space left on device")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(os, "fsync", full)
+        with pytest.raises(SitegenError, match="cannot write the collected file"):
+            _collect(site)
+    assert _collected(site) == written
+    assert sorted(path.name for path in (site / ".sitegen").iterdir()) == ["cache", "collected.json"]
+    _collect(site)
+    assert _collected(site) == _reference(site) != written

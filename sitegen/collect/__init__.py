@@ -25,7 +25,15 @@ from sitegen.errors import Problem, SitegenError
 from sitegen.files import MAX_STATE_BYTES, read_bounded
 from sitegen.parse import MAX_FILE_BYTES, Document, parse_document
 from sitegen.plausibility import plausibility_warnings
-from sitegen.store import CollectedRun, assemble, canonical, collected_path, run_entry, write_collected_bytes
+from sitegen.store import (
+    CollectedRun,
+    canonical,
+    collected_path,
+    layout,
+    run_entry,
+    write_collected_bytes,
+    write_collected_parts,
+)
 from sitegen.validate import (
     check_matrix_size,
     check_numbers,
@@ -398,15 +406,19 @@ def _write(state_dir: Path, runs: list[CollectedRun], previous: Manifest | None,
                 return None
             old_view = memoryview(old_data)
         parts.append(old_view[span.start:span.end])
-    data, places = assemble(parts)
-    # A file checked against the manifest is known to differ; any other is compared first.
-    write_collected_bytes(state_dir, data, compare=not old_ok)
-    return _Written(hashlib.sha256(data).hexdigest(), None,
+    pieces, places = layout(parts)
+    if old_ok:  # the file is the one recorded, so it differs: written from the parts, unjoined
+        sha256 = write_collected_parts(state_dir, pieces)
+    else:  # any other file is compared first, and kept when it holds these bytes already
+        data = b"".join(pieces)
+        write_collected_bytes(state_dir, data)
+        sha256 = hashlib.sha256(data).hexdigest()
+    return _Written(sha256, None,
                     [manifest.CollectedEntry(run_id, origin, digest, start, end)
                      for (run_id, origin, digest), (start, end) in zip(listing, places, strict=True)])
 
 
-def _previous_collected(path: Path, previous: Manifest | None) -> tuple[bytes | None, bool, os.stat_result | None]:
+def _previous_collected(path: Path, previous: Manifest | None) -> tuple[bytearray | None, bool, os.stat_result | None]:
     """The collected file's bytes (None when not read), whether it is the file the manifest
     recorded, and its stat (taken before it is read)."""
     if previous is None or previous.collected_sha256 is None:
@@ -423,12 +435,40 @@ def _previous_collected(path: Path, previous: Manifest | None) -> tuple[bytes | 
     return data, data is not None, found
 
 
-def _read_verified(path: Path, previous: Manifest | None) -> bytes | None:
+def _read_verified(path: Path, previous: Manifest | None) -> bytearray | None:
     """The collected file's bytes when they are what the manifest recorded, else None."""
     if previous is None:
         return None
+    data = _read_whole(path)
+    return data if data is not None and hashlib.sha256(data).hexdigest() == previous.collected_sha256 else None
+
+
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def _read_whole(path: Path) -> bytearray | None:
+    """A plain file's bytes, read into one buffer of its size (files.read_bounded reads chunks and
+    joins them: two copies of a 300 MB collected file); None when it is no plain file, too
+    big, unreadable, or changes size while read."""
     try:
-        data = read_bounded(path, MAX_STATE_BYTES)
-    except (OSError, SitegenError):
+        descriptor = os.open(path, _READ_FLAGS)
+    except OSError:
         return None
-    return data if hashlib.sha256(data).hexdigest() == previous.collected_sha256 else None
+    try:
+        status = os.fstat(descriptor)
+        if not stat.S_ISREG(status.st_mode) or status.st_size > MAX_STATE_BYTES:
+            return None
+        os.set_blocking(descriptor, True)
+        data = bytearray(status.st_size)
+        view = memoryview(data)
+        done = 0
+        while done < len(data):
+            count = os.readv(descriptor, [view[done:]])
+            if count == 0:
+                return None  # cut short while read
+            done += count
+        return data if not os.read(descriptor, 1) else None  # (grew while read)
+    except OSError:
+        return None
+    finally:
+        os.close(descriptor)
