@@ -212,6 +212,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if command is None:  # a parser entry without a handler: refuse rather than guess
         parser.error(f"unknown command {args.command!r}; the commands are {', '.join(COMMANDS)}")
     try:
+        if command.locked:  # collect and build write .sitegen/ anyway: keep compiled schema checks there
+            from sitegen.validate import keep_compiled_checks
+
+            keep_compiled_checks(args.config.resolve().parent / ".sitegen" / "cache" / "validators")
         config = load_config(args.config)
         _print_problems(config.warnings, getattr(args, "format", "text"), "warning")
         if not command.locked:

@@ -14,12 +14,14 @@ import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sitegen import __version__
 from sitegen.errors import Problem, SitegenError
 from sitegen.files import MAX_STATE_BYTES, read_bounded
-from sitegen.model import Run, run_from_dict
+
+if TYPE_CHECKING:
+    from sitegen.model import Run
 
 FORMAT_NAME = "sitegen-collected"
 FORMAT_VERSION = 1
@@ -33,6 +35,9 @@ class CollectedRun:
     origin: str
     result: dict[str, Any] | None  # None when ``canonical`` is given
     canonical: str | None = None  # the result as canonical JSON, when already known (the collect cache)
+    # The sha256 of ``canonical``, for a run whose text collect did not load (its file is as the
+    # last collect read it, collect/manifest.py): collect copies its entry from the collected file.
+    digest: str | None = None
 
 
 def collected_path(state_dir: Path) -> Path:
@@ -43,17 +48,46 @@ def collected_path(state_dir: Path) -> Path:
 _canonical = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
 
 
+_HEAD_BYTES = f'{{"format":{_canonical(FORMAT_NAME)},"runs":['.encode()
+_TAIL_BYTES = f'],"version":{FORMAT_VERSION}}}\n'.encode()
+
+
 def encode(runs: list[CollectedRun]) -> bytes:
     """The collected file: the same as ``_canonical`` of the whole document, but each run's
     result is serialised once and serves for both its digest and the file."""
-    entries: list[str] = []
-    for run in sorted(runs, key=lambda r: r.id):
-        result = run.canonical if run.canonical is not None else _canonical(run.result)
-        fingerprint = hashlib.sha256(result.encode()).hexdigest()
-        entries.append(f'{{"digest":"{fingerprint}","id":{_canonical(run.id)},"origin":{_canonical(run.origin)},'
-                       f'"result":{result}}}')
-    return (f'{{"format":{_canonical(FORMAT_NAME)},"runs":[{",".join(entries)}],'
-            f'"version":{FORMAT_VERSION}}}\n').encode()
+    return assemble([run_entry(run)[0] for run in sorted(runs, key=lambda r: r.id)])[0]
+
+
+def run_entry(run: CollectedRun) -> tuple[bytes, str]:
+    """One run's entry in the collected file (what ``_canonical`` gives for it), and its digest."""
+    result = run.canonical if run.canonical is not None else _canonical(run.result)
+    fingerprint = hashlib.sha256(result.encode()).hexdigest()
+    return (f'{{"digest":"{fingerprint}","id":{_canonical(run.id)},"origin":{_canonical(run.origin)},'
+            f'"result":{result}}}').encode(), fingerprint
+
+
+def assemble(entries: list[bytes | memoryview]) -> tuple[bytes, list[tuple[int, int]]]:
+    """The collected file of these run entries (in id order), and where each lies in it: so a
+    later collect can copy an unchanged run's entry from the file instead of making it again."""
+    parts, spans = layout(entries)
+    return b"".join(parts), spans
+
+
+def layout(entries: list[bytes | memoryview]) -> tuple[list[bytes | memoryview], list[tuple[int, int]]]:
+    """assemble() before the join: the file's parts in order (write_collected_parts writes them
+    without making the whole file in memory once more), and each entry's place."""
+    spans: list[tuple[int, int]] = []
+    parts: list[bytes | memoryview] = [_HEAD_BYTES]
+    at = len(_HEAD_BYTES)
+    for entry in entries:
+        if len(parts) > 1:
+            parts.append(b",")
+            at += 1
+        parts.append(entry)
+        spans.append((at, at + len(entry)))
+        at += len(entry)
+    parts.append(_TAIL_BYTES)
+    return parts, spans
 
 
 def canonical(value: Any) -> str:
@@ -109,15 +143,45 @@ def read_cache(path: Path, limit: int = MAX_STATE_BYTES) -> bytes | None:
 
 
 def write_collected(state_dir: Path, runs: list[CollectedRun]) -> Path:
+    return write_collected_bytes(state_dir, encode(runs))
+
+
+def write_collected_bytes(state_dir: Path, data: bytes, compare: bool = True) -> Path:
+    """Write the collected file; with ``compare``, not when it already holds ``data`` (False:
+    the caller knows it differs, and reading it to compare would only cost time)."""
     path = collected_path(state_dir)
-    data = encode(runs)
     try:
-        if path.is_file() and path.read_bytes() == data:
+        if compare and path.is_file() and path.read_bytes() == data:
             return path  # unchanged: keep the file (and its time stamp) as it is
         write_atomic(path, data)
     except OSError as exc:
         raise SitegenError(Problem(str(path), None, "", f"cannot write the collected file: {exc.strerror}")) from None
     return path
+
+
+def write_collected_parts(state_dir: Path, parts: list[bytes | memoryview]) -> str:
+    """Write the collected file from its parts (layout()), as write_atomic() does: the sha256
+    of what was written. At 20,000 runs the file is 300 MB: joined first, it would be copied
+    and held in memory once more, and hashed in a second pass."""
+    path = collected_path(state_dir)
+    digest = hashlib.sha256()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(handle, "wb", buffering=1 << 22) as stream:  # entries are ~15 KB: buffered
+                for part in parts:
+                    digest.update(part)
+                    stream.write(part)
+                stream.flush()
+                os.fsync(stream.fileno())
+            os.replace(temporary, path)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
+    except OSError as exc:
+        raise SitegenError(Problem(str(path), None, "", f"cannot write the collected file: {exc.strerror}")) from None
+    return digest.hexdigest()
 
 
 def read_collected(state_dir: Path, display: str = ".sitegen/collected.json", data: bytes | None = None) -> list[Run]:
@@ -126,6 +190,8 @@ def read_collected(state_dir: Path, display: str = ".sitegen/collected.json", da
     The file is sitegen's own, but it sits in the project where anyone can edit or cut it
     short, so every entry is checked against its digest before it is believed.
     """
+    from sitegen.model import run_from_dict  # here: collect, which only writes the file, need not import it
+
     path = collected_path(state_dir)
     try:
         # ``data``: the file's bytes when the caller has read them already (build hashes them first).

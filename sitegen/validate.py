@@ -5,11 +5,17 @@ contributor knows exactly which line of a pull request to edit.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
+import hashlib
+import json
+import marshal
 import math
 import re
+import sys
 from collections.abc import Callable, Iterator
 from functools import cache
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import fastjsonschema
@@ -77,8 +83,61 @@ def _fast_check(name: str) -> Callable[[Any], Any]:
     # fastjsonschema compiles the schema to Python: about 20 times faster than jsonschema, which
     # matters when collecting thousands of files. Our schemas use no keyword newer than draft 7.
     schema = {**inline_refs(load_schema(name)), "$schema": "http://json-schema.org/draft-07/schema#"}
-    check: Callable[[Any], Any] = fastjsonschema.compile(schema)
-    return check
+    if _compiled_folder is None:
+        check: Callable[[Any], Any] = fastjsonschema.compile(schema)
+        return check
+    return _kept_check(name, schema, _compiled_folder)
+
+
+# Where compiled schema checks are kept between runs (keep_compiled_checks); None: not kept.
+_compiled_folder: Path | None = None
+_ENTRY_POINT = re.compile(r"^def (\w+)\(", re.MULTILINE)
+
+
+def keep_compiled_checks(folder: Path | None) -> None:
+    """Keep the compiled schema checks in ``folder`` (``.sitegen/cache/validators/``).
+
+    Compiling a schema costs 50-100 ms a process (the generated Python is a few hundred
+    kilobytes), as much as the rest of a collect that finds one new run, and sitegen.yaml's
+    schema is compiled by every command. Like Python's ``__pycache__`` and the build's compiled
+    templates, the entries are code that is run: the project folder is trusted as a whole.
+    An entry is named by everything the code depends on (the schema, fastjsonschema's version,
+    the Python version: marshal's format is Python's own), and read as every cache file is (store.read_cache: a checksum), so a
+    damaged entry or a new version is compiled again.
+    """
+    global _compiled_folder
+    _compiled_folder = folder
+    _fast_check.cache_clear()
+
+
+def _kept_check(name: str, schema: dict[str, Any], folder: Path) -> Callable[[Any], Any]:
+    from sitegen.store import read_cache, write_cache
+
+    key = hashlib.sha256("\0".join([fastjsonschema.VERSION, sys.version, sys.implementation.cache_tag or "",
+                                     json.dumps(schema, sort_keys=True)]).encode()).hexdigest()
+    path = folder / f"{name}-{key[:32]}.code"
+    data = read_cache(path)
+    if data is not None:
+        entry, _, code = data.partition(b"\n")
+        # Any failure (a damaged entry, code that no longer runs) only means compiling again.
+        with contextlib.suppress(Exception):
+            namespace: dict[str, Any] = {}
+            exec(marshal.loads(code), namespace)  # fastjsonschema's own code, compiled earlier
+            kept: Callable[[Any], Any] = namespace[entry.decode()]
+            return kept
+    source = fastjsonschema.compile_to_code(schema)
+    found = _ENTRY_POINT.search(source)
+    if found is None:  # not the code this was written for: compile as without a folder
+        check: Callable[[Any], Any] = fastjsonschema.compile(schema)
+        return check
+    compiled = compile(source, f"<schema {name}>", "exec")
+    namespace = {}
+    exec(compiled, namespace)  # what fastjsonschema.compile() itself does
+    if folder.parent.parent.is_dir():  # only in a project that has its .sitegen/ already
+        with contextlib.suppress(OSError):  # a check not kept is compiled again next time
+            write_cache(path, found.group(1).encode() + b"\n" + marshal.dumps(compiled))
+    made: Callable[[Any], Any] = namespace[found.group(1)]
+    return made
 
 
 # Result schemas by the schema_version that chooses them. Schema 1.1 is schema 1 plus optional

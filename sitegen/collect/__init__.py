@@ -6,24 +6,34 @@ leaves the previous collected file untouched.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import stat
 from collections.abc import Callable, Collection
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sitegen.collect.adapters.raw import adapt_folder
-from sitegen.collect.cache import EntryCache
+from sitegen.collect import manifest
+from sitegen.collect.cache import EntryCache, code_salt
 from sitegen.collect.local import Entry, discover, entry_source
+from sitegen.collect.manifest import Manifest
 from sitegen.collect.redact import redact_document, redact_document_detailed, redaction_warnings
 from sitegen.config import CONFIG_NAME, Config
 from sitegen.errors import Problem, SitegenError
-from sitegen.files import read_bounded
+from sitegen.files import MAX_STATE_BYTES, read_bounded
 from sitegen.parse import MAX_FILE_BYTES, Document, parse_document
 from sitegen.plausibility import plausibility_warnings
-from sitegen.store import CollectedRun, canonical, write_collected
+from sitegen.store import (
+    CollectedRun,
+    canonical,
+    collected_path,
+    layout,
+    run_entry,
+    write_collected_bytes,
+    write_collected_parts,
+)
 from sitegen.validate import (
     check_matrix_size,
     check_numbers,
@@ -32,9 +42,10 @@ from sitegen.validate import (
     check_result_schema,
     check_text,
 )
-from sitegen.workers import worker_context
 
 if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
+
     import httpx
 
 # Below this many files to check, starting worker processes costs more than it saves.
@@ -65,6 +76,8 @@ def check_run(document: Document) -> tuple[Document, list[Problem]]:
 def load_entry(entry: Entry, source: str, raw: bytes | None = None) -> Document:
     """Parse a result file (from ``raw``, its bytes, when already read) or adapt a raw-output folder."""
     if entry.kind == "raw":
+        from sitegen.collect.adapters.raw import adapt_folder  # the adapters' import is only for raw folders
+
         return adapt_folder(entry.readable_path, source)
     return parse_document(source, entry_bytes(entry, source) if raw is None else raw)
 
@@ -93,6 +106,11 @@ class CheckedEntry:
     problems: list[Problem]
     warnings: list[Problem]
     clash: bool = False  # its id was already taken by an earlier entry, so it was not read
+    # A result file's entry-cache key (bookkeeping for the manifest: not part of the outcome).
+    key: str | None = field(default=None, compare=False)
+    # For a file as the last collect read it (collect/manifest.py), not read again: the digest of
+    # its checked text, which is not loaded (``canonical`` is None, and there are no problems).
+    known_digest: str | None = None
 
     def data(self) -> Any:
         assert self.canonical is not None, "only a valid entry has data"
@@ -134,8 +152,15 @@ def _look_up(entry: Entry, source: str, cache: EntryCache | None) -> tuple[_Work
     key = cache.key(source, raw) if cache is not None else None
     hit = cache.get(key) if cache is not None and key is not None else None
     if hit is not None:
-        return _Work(entry, source, raw, key), CheckedEntry(entry, source, hit[1], [], hit[0])
+        return _Work(entry, source, raw, key), CheckedEntry(entry, source, hit[1], [], hit[0], key=key)
     return _Work(entry, source, raw, key), None
+
+
+def _known(entry: Entry, source: str, recorded: manifest.KnownFile, cache: EntryCache | None) -> CheckedEntry:
+    """A result file as the last collect read it: not read again."""
+    if cache is not None:
+        cache.used.add(recorded.key)  # still in use: not pruned
+    return CheckedEntry(entry, source, None, [], list(recorded.warnings), key=recorded.key, known_digest=recorded.digest)
 
 
 def _check(work: _Work) -> CheckedEntry:
@@ -161,12 +186,17 @@ def _remember(cache: EntryCache | None, work: _Work, checked: CheckedEntry) -> N
 
 
 def _check_entries(entries: list[tuple[Entry, str]], cache: EntryCache | None,
-                   parallel_threshold: int = PARALLEL_THRESHOLD) -> list[CheckedEntry]:
-    """Check entries in order, each file read once; when many are not cached, the misses are
-    checked in one process per core, from the bytes read here."""
+                   parallel_threshold: int = PARALLEL_THRESHOLD, known: Manifest | None = None) -> list[CheckedEntry]:
+    """Check entries in order, each file read once (none that ``known`` recognises); when many
+    are not cached, the misses are checked in one process per core, from the bytes read here."""
     results: list[CheckedEntry | None] = []
     misses: list[tuple[int, _Work]] = []
     for entry, source in entries:
+        # Most entries of an unchanged collect: what the manifest recorded, without a _Work.
+        recorded = known.trusted(entry.path.name, entry.found) if known is not None and entry.kind == "result" else None
+        if recorded is not None:
+            results.append(_known(entry, source, recorded, cache))
+            continue
         work, hit = _look_up(entry, source, cache)
         if hit is None:
             misses.append((len(results), work))
@@ -174,16 +204,34 @@ def _check_entries(entries: list[tuple[Entry, str]], cache: EntryCache | None,
     if len(misses) < parallel_threshold or (os.cpu_count() or 1) < 2:
         fresh = [_check(work) for _, work in misses]
     else:
-        with ProcessPoolExecutor(mp_context=worker_context()) as pool:
+        from sitegen.workers import worker_context
+
+        with _pool_class()(mp_context=worker_context()) as pool:
             fresh = list(pool.map(_check, [work for _, work in misses], chunksize=max(1, len(misses) // 16)))
     for (index, work), checked in zip(misses, fresh, strict=True):
         _remember(cache, work, checked)
-        results[index] = checked
+        results[index] = replace(checked, entry=work.entry, key=work.key)  # (a worker returns a copy of the entry)
     return [checked for checked in results if checked is not None]
 
 
-def check_local(config: Config, only: Collection[Path] | None = None,
-                cache: EntryCache | None = None) -> tuple[list[Problem], list[CheckedEntry]]:
+def _pool_class() -> type[ProcessPoolExecutor]:
+    pool: type[ProcessPoolExecutor] = globals().get("ProcessPoolExecutor") or __getattr__("ProcessPoolExecutor")
+    return pool
+
+
+def __getattr__(name: str) -> Any:
+    # The process pool (and multiprocessing with it) takes a tenth of a second to import, and
+    # most collects check too few files to use it: imported when first used (or patched by a test).
+    if name == "ProcessPoolExecutor":
+        from concurrent.futures import ProcessPoolExecutor
+
+        globals()[name] = ProcessPoolExecutor
+        return ProcessPoolExecutor
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def check_local(config: Config, only: Collection[Path] | None = None, cache: EntryCache | None = None,
+                known: Manifest | None = None) -> tuple[list[Problem], list[CheckedEntry]]:
     """Check the runs of content/runs/ in name order: listing problems, then each entry.
 
     With ``only`` (absolute paths of entries), just those are read and reported, but every
@@ -197,10 +245,11 @@ def check_local(config: Config, only: Collection[Path] | None = None,
     checked: list[CheckedEntry] = []
     work: list[tuple[Entry, str]] = []
     first_origin: dict[str, str] = {}
-    runs_shown = config.display(config.runs_dir)
+    runs_dir = config.runs_dir  # (a property that makes a Path: once, not once per entry)
+    runs_shown = config.display(runs_dir)
     for entry in entries:
         # By the name it was found under: resolving it again could follow a link swapped in since.
-        source = entry_source(config.runs_dir, entry.path.name, lambda _: runs_shown)
+        source = entry_source(runs_dir, entry.path.name, lambda _: runs_shown)
         selected = only is None or entry.path in only
         if entry.id in first_origin:
             if selected:
@@ -210,9 +259,9 @@ def check_local(config: Config, only: Collection[Path] | None = None,
         first_origin[entry.id] = source
         if selected:
             work.append((entry, source))
-    checked += _check_entries(work, cache)
-    order = {entry.path: index for index, entry in enumerate(entries)}
-    checked.sort(key=lambda item: (order[item.entry.path], item.clash))
+    checked += _check_entries(work, cache, known=known)
+    order = {id(entry): index for index, entry in enumerate(entries)}  # (hashing Paths costs more)
+    checked.sort(key=lambda item: (order[id(item.entry)], item.clash))
     return problems, checked
 
 
@@ -223,9 +272,18 @@ def gather(config: Config, *, offline: bool = False, client: httpx.Client | None
     Remote ``sources`` are fetched with ``client`` (one is made when None), or read from the
     cache only when ``offline``; a source that fails but has a good cached copy is a warning.
     """
-    cache = EntryCache(config.state_dir / "cache" / "collect")
-    problems, checked = check_local(config, cache=cache)
+    report, _, cache = _gather(config, offline=offline, client=client, progress=progress)
     cache.prune()
+    return report
+
+
+def _gather(config: Config, *, offline: bool = False, client: httpx.Client | None = None,
+            progress: Callable[[str], None] | None = None,
+            known: Manifest | None = None) -> tuple[CollectReport, list[CheckedEntry], EntryCache]:
+    """gather(), with the local entries as checked and the entry cache (not yet pruned). The
+    files that ``known`` recognises are not read: their runs have a digest but no text."""
+    cache = EntryCache(config.state_dir / "cache" / "collect")
+    problems, checked = check_local(config, cache=cache, known=known)
     runs: list[CollectedRun] = []
     warnings: list[Problem] = []
     first_origin: dict[str, str] = {}
@@ -237,6 +295,8 @@ def gather(config: Config, *, offline: bool = False, client: httpx.Client | None
         if item.canonical is not None:
             # Copied as text, never parsed again: most of an unchanged collect.
             runs.append(CollectedRun(item.entry.id, item.source, None, item.canonical))
+        elif item.known_digest is not None:
+            runs.append(CollectedRun(item.entry.id, item.source, None, digest=item.known_digest))
     if config.sources:
         from sitegen.collect.remote import gather_remote  # httpx is slow to import; most sites have no sources
 
@@ -256,10 +316,159 @@ def gather(config: Config, *, offline: bool = False, client: httpx.Client | None
             runs.append(CollectedRun(run.id, run.origin, run.document.data))
     if problems:
         raise SitegenError(problems)
-    return CollectReport(runs, warnings)
+    return CollectReport(runs, warnings), checked, cache
 
 
 def collect(config: Config, *, offline: bool = False, progress: Callable[[str], None] | None = None) -> CollectReport:
-    report = gather(config, offline=offline, progress=progress)
-    write_collected(config.state_dir, report.runs)
+    """gather() and write the collected file, reading only the result files that changed since
+    the last collect (collect/manifest.py): an unchanged collect reads no result file, and
+    writes nothing when no run changed."""
+    cache_root = config.state_dir / "cache"
+    now = manifest.file_system_now(cache_root)  # before any file is looked at
+    expected = manifest.fingerprint(code_salt(), repr(config).encode(), config.display(config.runs_dir))
+    manifest_path = cache_root / manifest.MANIFEST_NAME
+    previous = manifest.load(manifest_path, expected)
+    report, checked, cache = _gather(config, offline=offline, progress=progress, known=previous)
+    written = _write(config.state_dir, report.runs, previous, now)
+    if written is None:
+        # A run not read again is in neither the collected file nor the manifest's record of it
+        # (the collected file was edited or removed since): read everything, as without a manifest.
+        previous = None
+        report, checked, cache = _gather(config, offline=offline, progress=progress)
+        written = _write(config.state_dir, report.runs, None, now)
+        assert written is not None, "every run has its text when nothing is taken as known"
+    if previous is None or any(item.entry.kind == "result" and item.known_digest is None for item in checked) \
+            or len(previous.files) != sum(item.known_digest is not None for item in checked):
+        cache.prune()  # a file was read, or one known is gone: entries may be unused now
+    digests = {entry.id: entry.digest for entry in written.entries}
+    files: dict[str, manifest.KnownFile] = {}
+    for item in checked:
+        name = item.entry.path.name
+        if item.known_digest is not None and previous is not None:
+            files[name] = previous.files[name]  # as recorded: its stat is the same
+        elif item.entry.kind == "result" and item.key is not None and item.entry.found is not None \
+                and item.entry.id in digests and manifest.settled(item.entry.found, now):
+            files[name] = manifest.KnownFile(manifest.identity(item.entry.found), item.key,
+                                             digests[item.entry.id], tuple(item.warnings))
+    recorded = manifest.Manifest(files, written.sha256, written.identity, written.entries)
+    if recorded != previous:
+        manifest.save(manifest_path, recorded, expected)
     return report
+
+
+@dataclass(frozen=True)
+class _Written:
+    """The collected file as written (or found unchanged): what the manifest records of it."""
+
+    sha256: str
+    identity: manifest.Identity | None  # only when old enough to be trusted (manifest.settled)
+    entries: list[manifest.CollectedEntry]
+
+
+def _write(state_dir: Path, runs: list[CollectedRun], previous: Manifest | None, now: int | None) -> _Written | None:
+    """Write the collected file of ``runs``, unless it already holds them; the entries of runs
+    without text (files not read again) are copied from the previous collected file. None when
+    one cannot be: the file is not what the manifest recorded."""
+    runs = sorted(runs, key=lambda run: run.id)
+    path = collected_path(state_dir)
+    old_data, old_ok, found = _previous_collected(path, previous)
+    made: list[bytes | None] = []
+    digests: list[str] = []
+    for run in runs:
+        if run.canonical is None and run.result is None:
+            assert run.digest is not None, "a run without text has a digest"
+            made.append(None)
+            digests.append(run.digest)
+        else:
+            entry, digest = run_entry(run)
+            made.append(entry)
+            digests.append(digest)
+    listing = [(run.id, run.origin, digest) for run, digest in zip(runs, digests, strict=True)]
+    if old_ok and previous is not None and found is not None \
+            and listing == [(entry.id, entry.origin, entry.digest) for entry in previous.collected]:
+        # No run changed: the file stays as it is, unread, and so does its time stamp.
+        settled_identity = manifest.identity(found) if manifest.settled(found, now) else None
+        return _Written(previous.collected_sha256 or "", settled_identity, previous.collected)
+    spans = {(entry.id, entry.origin, entry.digest): entry for entry in previous.collected} \
+        if old_ok and previous is not None else {}
+    parts: list[bytes | memoryview] = []
+    old_view: memoryview | None = None
+    for (run_id, origin, digest), fresh in zip(listing, made, strict=True):
+        if fresh is not None:
+            parts.append(fresh)
+            continue
+        span = spans.get((run_id, origin, digest))
+        if span is None:
+            return None
+        if old_view is None:
+            old_data = old_data if old_data is not None else _read_verified(path, previous)
+            if old_data is None:
+                return None
+            old_view = memoryview(old_data)
+        parts.append(old_view[span.start:span.end])
+    pieces, places = layout(parts)
+    if old_ok:  # the file is the one recorded, so it differs: written from the parts, unjoined
+        sha256 = write_collected_parts(state_dir, pieces)
+    else:  # any other file is compared first, and kept when it holds these bytes already
+        data = b"".join(pieces)
+        write_collected_bytes(state_dir, data)
+        sha256 = hashlib.sha256(data).hexdigest()
+    return _Written(sha256, None,
+                    [manifest.CollectedEntry(run_id, origin, digest, start, end)
+                     for (run_id, origin, digest), (start, end) in zip(listing, places, strict=True)])
+
+
+def _previous_collected(path: Path, previous: Manifest | None) -> tuple[bytearray | None, bool, os.stat_result | None]:
+    """The collected file's bytes (None when not read), whether it is the file the manifest
+    recorded, and its stat (taken before it is read)."""
+    if previous is None or previous.collected_sha256 is None:
+        return None, False, None
+    try:
+        found = os.lstat(path)
+    except OSError:
+        return None, False, None
+    if not stat.S_ISREG(found.st_mode):
+        return None, False, None
+    if previous.collected_identity is not None and manifest.identity(found) == previous.collected_identity:
+        return None, True, found
+    data = _read_verified(path, previous)
+    return data, data is not None, found
+
+
+def _read_verified(path: Path, previous: Manifest | None) -> bytearray | None:
+    """The collected file's bytes when they are what the manifest recorded, else None."""
+    if previous is None:
+        return None
+    data = _read_whole(path)
+    return data if data is not None and hashlib.sha256(data).hexdigest() == previous.collected_sha256 else None
+
+
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def _read_whole(path: Path) -> bytearray | None:
+    """A plain file's bytes, read into one buffer of its size (files.read_bounded reads chunks and
+    joins them: two copies of a 300 MB collected file); None when it is no plain file, too
+    big, unreadable, or changes size while read."""
+    try:
+        descriptor = os.open(path, _READ_FLAGS)
+    except OSError:
+        return None
+    try:
+        status = os.fstat(descriptor)
+        if not stat.S_ISREG(status.st_mode) or status.st_size > MAX_STATE_BYTES:
+            return None
+        os.set_blocking(descriptor, True)
+        data = bytearray(status.st_size)
+        view = memoryview(data)
+        done = 0
+        while done < len(data):
+            count = os.readv(descriptor, [view[done:]])
+            if count == 0:
+                return None  # cut short while read
+            done += count
+        return data if not os.read(descriptor, 1) else None  # (grew while read)
+    except OSError:
+        return None
+    finally:
+        os.close(descriptor)

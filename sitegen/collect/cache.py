@@ -21,7 +21,8 @@ from sitegen.store import read_cache, write_cache
 
 
 @cache
-def _salt() -> bytes:
+def code_salt() -> bytes:
+    """A digest of sitegen's code and schemas: what every checked outcome also depends on."""
     digest = hashlib.sha256(__version__.encode())
     package = Path(__file__).resolve().parent.parent
     # A new redaction pattern or check must reach files checked before it existed.
@@ -38,7 +39,7 @@ class EntryCache:
         self.used: set[str] = set()
 
     def key(self, source: str, raw: bytes) -> str:
-        return hashlib.sha256(_salt() + source.encode() + b"\0" + raw).hexdigest()
+        return hashlib.sha256(code_salt() + source.encode() + b"\0" + raw).hexdigest()
 
     def has(self, key: str) -> bool:
         return (self.folder / f"{key}.json").is_file()

@@ -10,7 +10,7 @@ import os
 import re
 import stat
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
@@ -34,6 +34,9 @@ class Entry:
     # Where the entry really is (links resolved once, at discovery): what is read, never
     # through a link again, so a link swapped in later cannot lead elsewhere.
     real_path: Path | None = None
+    # Its stat at discovery (of the file a link leads to): collect's manifest compares it with
+    # the last collect's, to know an unchanged file without reading it (collect/manifest.py).
+    found: os.stat_result | None = field(default=None, compare=False, repr=False)
 
     @property
     def readable_path(self) -> Path:
@@ -78,6 +81,7 @@ def discover(runs_dir: Path, content_dir: Path, display: Callable[[Path], str]) 
             children = sorted(listing, key=lambda child: child.name)
     except OSError as exc:
         return entries, [Problem(runs_shown, None, "", f"cannot read the folder: {exc.strerror}")]
+    same_place = runs_real == runs_dir
     for child in children:
         name = child.name
         if name.startswith(".") or name.endswith(IGNORED_SUFFIXES):
@@ -95,16 +99,20 @@ def discover(runs_dir: Path, content_dir: Path, display: Callable[[Path], str]) 
                 assert real is not None
                 found = real.stat()
             else:
-                real, found = runs_real / name, child.stat(follow_symlinks=False)
+                # (the same path when the runs folder is no link: one Path fewer per file)
+                real, found = path if same_place else runs_real / name, child.stat(follow_symlinks=False)
         except OSError as exc:  # gone or unreadable since the folder was listed
             problems.append(Problem(source, None, "", f"cannot read: {exc.strerror}"))
             continue
         is_dir, is_file = stat.S_ISDIR(found.st_mode), stat.S_ISREG(found.st_mode)
+        # Path.suffix and Path.stem, from the name (pathlib's own rule, without its cost per file).
+        dot = name.rfind(".")
+        suffix, stem = (name[dot:].lower(), name[:dot]) if 0 < dot < len(name) - 1 else ("", name)
         if not is_dir and not is_file:
             # A pipe would block collect forever; a device could be read without end.
             problems.append(Problem(source, None, "", "is not a plain file or folder (a device, pipe or socket)"))
             continue
-        if is_file and path.suffix.lower() in RESULT_SUFFIXES and found.st_size > MAX_FILE_BYTES:
+        if is_file and suffix in RESULT_SUFFIXES and found.st_size > MAX_FILE_BYTES:
             # Refused before anything reads it: a huge file is never loaded into memory.
             size = found.st_size
             problems.append(Problem(source, None, "", f"file is {size:,} bytes, over the {MAX_FILE_BYTES:,}-byte limit "
@@ -113,9 +121,9 @@ def discover(runs_dir: Path, content_dir: Path, display: Callable[[Path], str]) 
         if is_dir:
             kind: Literal["result", "raw"] = "raw"
             run_id = name
-        elif path.suffix.lower() in RESULT_SUFFIXES:
+        elif suffix in RESULT_SUFFIXES:
             kind = "result"
-            run_id = path.stem
+            run_id = stem
         else:
             problems.append(Problem(source, None, "", f"not a result file: use one of {', '.join(RESULT_SUFFIXES)}"))
             continue
@@ -123,7 +131,7 @@ def discover(runs_dir: Path, content_dir: Path, display: Callable[[Path], str]) 
         if problem:
             problems.append(problem)
             continue
-        entries.append(Entry(run_id, path, kind, real))
+        entries.append(Entry(run_id, path, kind, real, found))
     return entries, problems
 
 

@@ -1,0 +1,179 @@
+"""What the last ``sitegen collect`` saw, so the next one reads only what changed.
+
+``.sitegen/cache/collect-manifest.json`` holds, for each result file, the identity of the
+file as it was read (device, inode, size, modification and change times, in nanoseconds)
+with its entry-cache key, the digest of its checked text and its warnings; and, for the
+collected file, its checksum, where each run's entry lies in it, and (once it is old enough
+to be trusted) its own identity. As Make and Git do, a file whose identity is unchanged is
+taken to hold what it held, without being read.
+
+What could make that wrong, and why it does not:
+
+- An edit that keeps the size and the modification time (``cp -p``, ``touch -d``, an edit
+  within the time stamps' granularity): the change time cannot be set by anyone, and every
+  write or rename moves it to the present.
+- An edit in the same clock tick as the read, so that even the change time stays the same
+  (Git's "racy" files): a file is recorded only when its change time is older, by more than
+  any file system's granularity (FAT's two seconds), than a time stamp this collect took from
+  the file system's own clock before it looked at any file. A newer file is read again next
+  time, until it is old enough to be recorded.
+- A file replaced by another (a rename over it, a new link): its inode or device differs.
+- Files added, removed or renamed: the runs folder is listed on every collect; the manifest is
+  only asked about the names found.
+- sitegen's code, its schemas or sitegen.yaml changing: the manifest names the entry cache's
+  salt (sitegen's code and schemas) and sitegen.yaml's bytes, and is ignored when either differs.
+- The manifest or the collected file edited, cut short or replaced: the manifest is a cache
+  file with a checksum (store.read_cache), and the collected file is believed only when its
+  checksum (or, once old enough, its identity) is what was recorded.
+
+Raw-output folders and remote sources are not recorded: they are checked as before, by
+their own rules, on every collect.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sitegen.errors import Problem
+from sitegen.store import read_cache, write_cache
+
+MANIFEST_NAME = "collect-manifest.json"
+# Older than this (by the file system's clock) before a file's identity is trusted: more than
+# the coarsest time stamps in use (FAT keeps two-second modification times), so a later edit
+# always shows as a new change time.
+SETTLED_NS = 2_000_000_000
+FORMAT = 1
+
+Identity = tuple[int, int, int, int, int]  # device, inode, size, mtime_ns, ctime_ns
+
+
+def identity(found: os.stat_result) -> Identity:
+    return found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns
+
+
+def file_system_now(folder: Path) -> int | None:
+    """The file system's own clock, in nanoseconds: the change time of a file made now
+    (time.time_ns() runs ahead of the coarse clock file systems stamp files with).
+    None when nothing can be made there: then no file is trusted without being read."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        handle, name = tempfile.mkstemp(prefix=".clock.", dir=folder)
+    except OSError:
+        return None
+    try:
+        return os.fstat(handle).st_ctime_ns
+    except OSError:
+        return None
+    finally:
+        os.close(handle)
+        with contextlib.suppress(OSError):
+            os.unlink(name)
+
+
+@dataclass(frozen=True)
+class KnownFile:
+    """A valid result file as a collect read it."""
+
+    identity: Identity
+    key: str  # its entry-cache key (collect/cache.py)
+    digest: str  # the sha256 of its checked, canonical text: the digest in the collected file
+    warnings: tuple[Problem, ...]
+
+
+@dataclass(frozen=True)
+class CollectedEntry:
+    """One run as the collected file holds it: its entry's bytes are ``data[start:end]``."""
+
+    id: str
+    origin: str
+    digest: str
+    start: int
+    end: int
+
+
+@dataclass
+class Manifest:
+    files: dict[str, KnownFile] = field(default_factory=dict)  # by the entry's name in content/runs/
+    collected_sha256: str | None = None
+    collected_identity: Identity | None = None  # recorded only once old enough to be trusted
+    collected: list[CollectedEntry] = field(default_factory=list)
+
+    def trusted(self, name: str, found: os.stat_result | None) -> KnownFile | None:
+        """What ``name`` held when it was read, if its identity is still the one recorded."""
+        known = self.files.get(name)
+        if known is None or found is None or identity(found) != known.identity:
+            return None
+        return known
+
+    def to_json(self, fingerprint: str) -> bytes:
+        return json.dumps({
+            "format": FORMAT, "fingerprint": fingerprint,
+            "files": {name: [list(known.identity), known.key, known.digest,
+                             [[w.source, w.line, w.pointer, w.message] for w in known.warnings]]
+                      for name, known in sorted(self.files.items())},
+            "collected": {"sha256": self.collected_sha256,
+                          "identity": list(self.collected_identity) if self.collected_identity else None,
+                          "runs": [[e.id, e.origin, e.digest, e.start, e.end] for e in self.collected]},
+        }, separators=(",", ":")).encode()
+
+
+def settled(found: os.stat_result, now: int | None) -> bool:
+    """Whether a file is old enough for its identity to stand for its content from now on."""
+    return now is not None and found.st_ctime_ns < now - SETTLED_NS
+
+
+def fingerprint(salt: bytes, config_bytes: bytes, runs_shown: str) -> str:
+    """What every recorded outcome depends on besides the files: sitegen's code and schemas
+    (the entry cache's salt), sitegen.yaml, and how the runs folder is named in messages."""
+    digest = hashlib.sha256(salt)
+    for part in (config_bytes, runs_shown.encode()):
+        digest.update(len(part).to_bytes(8, "big") + part)
+    return digest.hexdigest()
+
+
+def load(path: Path, expected: str) -> Manifest | None:
+    """The manifest at ``path``, or None when missing, damaged or made for other code or settings."""
+    data = read_cache(path)
+    if data is None:
+        return None
+    try:
+        document: Any = json.loads(data)
+        if document.get("format") != FORMAT or document.get("fingerprint") != expected:
+            return None
+        files = {
+            name: KnownFile(_identity(ident), str(key), str(digest),
+                            tuple(Problem(*w) for w in warnings) if warnings else ())
+            for name, (ident, key, digest, warnings) in document["files"].items()
+        }
+        collected = document["collected"]
+        entries = [CollectedEntry(str(i), str(o), str(d), int(s), int(e)) for i, o, d, s, e in collected["runs"]]
+        sha = collected["sha256"]
+        ident = collected["identity"]
+        return Manifest(files, sha if isinstance(sha, str) else None,
+                        _identity(ident) if ident is not None else None, entries)
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def _identity(value: Any) -> Identity:
+    # (written out, not with all(): this runs once per recorded file)
+    if type(value) is not list or len(value) != 5:
+        raise ValueError("not a file identity")
+    device, inode, size, mtime, ctime = value
+    if type(device) is not int or type(inode) is not int or type(size) is not int or type(mtime) is not int \
+            or type(ctime) is not int:
+        raise ValueError("not a file identity")
+    return device, inode, size, mtime, ctime
+
+
+def save(path: Path, manifest: Manifest, expected: str) -> None:
+    """Keep the manifest; a manifest that cannot be written only costs the next collect time."""
+    with contextlib.suppress(OSError):
+        write_cache(path, manifest.to_json(expected))
