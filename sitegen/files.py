@@ -5,8 +5,10 @@ than a limit, which is checked before reading and again while reading (a file ca
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
+import tempfile
 from pathlib import Path
 
 from sitegen.errors import Problem, SitegenError
@@ -58,3 +60,48 @@ def _over(size: int, limit: int, what: str, grew: bool = False) -> str:
     if grew:
         return f"file grew past the {limit:,}-byte limit for {what} while being read"
     return f"file is {size:,} bytes, over the {limit:,}-byte limit for {what}"
+
+
+# --- Telling a file from a changed one without reading it -------------------------------------
+# As Make and Git do: a file whose identity (device, inode, size, modification and change times)
+# is the one recorded holds what it held. The change time cannot be set by anyone, and every
+# write, rename or link moves it to the present, so an edit that keeps the size and the
+# modification time (``cp -p``, ``touch -d``) still shows. What it cannot show is an edit in the
+# same clock tick as the recording (Git's "racy" files): an identity is recorded only when its
+# change time is older than the file system's own clock by more than any file system's
+# granularity (FAT keeps two-second times), so a later edit always shows as a new change time.
+# Used by collect's manifest (result files) and the build's unchanged check (the site's folders,
+# the collected file).
+
+SETTLED_NS = 2_000_000_000
+
+Identity = tuple[int, int, int, int, int]  # device, inode, size, mtime_ns, ctime_ns
+
+
+def identity(found: os.stat_result) -> Identity:
+    return found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns
+
+
+def file_system_now(folder: Path) -> int | None:
+    """The file system's own clock, in nanoseconds: the change time of a file made now
+    (time.time_ns() runs ahead of the coarse clock file systems stamp files with).
+    None when nothing can be made there: then no file is trusted without being read."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        handle, name = tempfile.mkstemp(prefix=".clock.", dir=folder)
+    except OSError:
+        return None
+    try:
+        return os.fstat(handle).st_ctime_ns
+    except OSError:
+        return None
+    finally:
+        os.close(handle)
+        with contextlib.suppress(OSError):
+            os.unlink(name)
+
+
+def settled(found: os.stat_result, now: int | None) -> bool:
+    """Whether a file is old enough for its identity to stand for its content from now on
+    (``now``: file_system_now, taken before the file was looked at)."""
+    return now is not None and found.st_ctime_ns < now - SETTLED_NS

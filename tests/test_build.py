@@ -186,13 +186,13 @@ def test_unchanged_build_reads_no_run_and_touches_no_file(project: Path, monkeyp
 
 
 def _trust_recorded_identities(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Let the builds record every identity (build.file_identity) however recent, then wait out
-    the clock's resolution: the next build trusts what the last one recorded instead of listing
-    folders and reading the collected file, the path large sites take. (With the real margin
-    only what a build changed in its last moments is listed again.)"""
-    from sitegen.site import build as build_module
+    """Let the builds record every identity (files.identity) however recent, then wait out the
+    clock's resolution: the next build trusts what the last one recorded instead of listing
+    folders and reading the collected file, the path large sites take. (With the real margin,
+    files.SETTLED_NS, only what changed in the last seconds is listed or read again.)"""
+    from sitegen import files
 
-    monkeypatch.setattr(build_module, "_RACY_NS", 0)
+    monkeypatch.setattr(files, "SETTLED_NS", -10**15)  # "settled" however recent, even in the same tick
 
 
 def _past_the_clock_tick() -> None:

@@ -20,6 +20,7 @@ import yaml
 
 import sitegen.collect
 import sitegen.validate
+from sitegen import files
 from sitegen.collect import CollectReport, collect, gather, manifest
 from sitegen.collect.cache import EntryCache
 from sitegen.config import load_config
@@ -37,7 +38,7 @@ EDITED = "b200x2-vllm-nemotron3nano30b-fp8.yaml"
 def site(project: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     # A file counts as old enough to trust once it is older than the collect's reading of the
     # clock (the real rule adds two seconds for coarse time stamps; the racy tests use it).
-    monkeypatch.setattr(manifest, "SETTLED_NS", 0)
+    monkeypatch.setattr(files, "SETTLED_NS", 0)
     return project
 
 
@@ -132,7 +133,7 @@ def test_an_edit_in_the_same_tick_as_the_last_read_is_seen(project: Path, monkey
     fresh = runs / "fresh-run.yaml"
     shutil.copy(runs / EDITED, fresh)
     # Time stamps too coarse to show the edit below (on a fine clock the new change time would).
-    monkeypatch.setattr(manifest, "identity", lambda found: (found.st_dev, found.st_ino, found.st_size, 0, 0))
+    monkeypatch.setattr(files, "identity", lambda found: (found.st_dev, found.st_ino, found.st_size, 0, 0))
     collect(load_config(project / "sitegen.yaml"))
     _same_size_edit(fresh)
     with monkeypatch.context() as patch:
@@ -302,7 +303,7 @@ def test_kept_schema_checks_are_the_compiled_ones(tmp_path: Path, monkeypatch: p
 
 def test_without_the_file_systems_clock_every_file_is_read(site: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """When nothing can be made in .sitegen/cache to read the clock, no file is trusted unread."""
-    monkeypatch.setattr(manifest, "file_system_now", lambda folder: None)
+    monkeypatch.setattr(files, "file_system_now", lambda folder: None)
     _collect(site)
     names = [path.name for path in (site / "content" / "runs").iterdir()]
     assert _opened_by_collect(site, monkeypatch) == Counter(names)

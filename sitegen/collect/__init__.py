@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sitegen import files
 from sitegen.collect import manifest
 from sitegen.collect.cache import EntryCache, code_salt
 from sitegen.collect.local import Entry, discover, entry_source
@@ -324,7 +325,7 @@ def collect(config: Config, *, offline: bool = False, progress: Callable[[str], 
     the last collect (collect/manifest.py): an unchanged collect reads no result file, and
     writes nothing when no run changed."""
     cache_root = config.state_dir / "cache"
-    now = manifest.file_system_now(cache_root)  # before any file is looked at
+    now = files.file_system_now(cache_root)  # before any file is looked at
     expected = manifest.fingerprint(code_salt(), repr(config).encode(), config.display(config.runs_dir))
     manifest_path = cache_root / manifest.MANIFEST_NAME
     previous = manifest.load(manifest_path, expected)
@@ -341,16 +342,16 @@ def collect(config: Config, *, offline: bool = False, progress: Callable[[str], 
             or len(previous.files) != sum(item.known_digest is not None for item in checked):
         cache.prune()  # a file was read, or one known is gone: entries may be unused now
     digests = {entry.id: entry.digest for entry in written.entries}
-    files: dict[str, manifest.KnownFile] = {}
+    known: dict[str, manifest.KnownFile] = {}
     for item in checked:
         name = item.entry.path.name
         if item.known_digest is not None and previous is not None:
-            files[name] = previous.files[name]  # as recorded: its stat is the same
+            known[name] = previous.files[name]  # as recorded: its stat is the same
         elif item.entry.kind == "result" and item.key is not None and item.entry.found is not None \
-                and item.entry.id in digests and manifest.settled(item.entry.found, now):
-            files[name] = manifest.KnownFile(manifest.identity(item.entry.found), item.key,
+                and item.entry.id in digests and files.settled(item.entry.found, now):
+            known[name] = manifest.KnownFile(files.identity(item.entry.found), item.key,
                                              digests[item.entry.id], tuple(item.warnings))
-    recorded = manifest.Manifest(files, written.sha256, written.identity, written.entries)
+    recorded = manifest.Manifest(known, written.sha256, written.identity, written.entries)
     if recorded != previous:
         manifest.save(manifest_path, recorded, expected)
     return report
@@ -361,7 +362,7 @@ class _Written:
     """The collected file as written (or found unchanged): what the manifest records of it."""
 
     sha256: str
-    identity: manifest.Identity | None  # only when old enough to be trusted (manifest.settled)
+    identity: files.Identity | None  # only when old enough to be trusted (files.settled)
     entries: list[manifest.CollectedEntry]
 
 
@@ -387,7 +388,7 @@ def _write(state_dir: Path, runs: list[CollectedRun], previous: Manifest | None,
     if old_ok and previous is not None and found is not None \
             and listing == [(entry.id, entry.origin, entry.digest) for entry in previous.collected]:
         # No run changed: the file stays as it is, unread, and so does its time stamp.
-        settled_identity = manifest.identity(found) if manifest.settled(found, now) else None
+        settled_identity = files.identity(found) if files.settled(found, now) else None
         return _Written(previous.collected_sha256 or "", settled_identity, previous.collected)
     spans = {(entry.id, entry.origin, entry.digest): entry for entry in previous.collected} \
         if old_ok and previous is not None else {}
@@ -429,7 +430,7 @@ def _previous_collected(path: Path, previous: Manifest | None) -> tuple[bytearra
         return None, False, None
     if not stat.S_ISREG(found.st_mode):
         return None, False, None
-    if previous.collected_identity is not None and manifest.identity(found) == previous.collected_identity:
+    if previous.collected_identity is not None and files.identity(found) == previous.collected_identity:
         return None, True, found
     data = _read_verified(path, previous)
     return data, data is not None, found

@@ -36,45 +36,17 @@ import contextlib
 import hashlib
 import json
 import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sitegen import files
 from sitegen.errors import Problem
+from sitegen.files import Identity
 from sitegen.store import read_cache, write_cache
 
 MANIFEST_NAME = "collect-manifest.json"
-# Older than this (by the file system's clock) before a file's identity is trusted: more than
-# the coarsest time stamps in use (FAT keeps two-second modification times), so a later edit
-# always shows as a new change time.
-SETTLED_NS = 2_000_000_000
 FORMAT = 1
-
-Identity = tuple[int, int, int, int, int]  # device, inode, size, mtime_ns, ctime_ns
-
-
-def identity(found: os.stat_result) -> Identity:
-    return found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns
-
-
-def file_system_now(folder: Path) -> int | None:
-    """The file system's own clock, in nanoseconds: the change time of a file made now
-    (time.time_ns() runs ahead of the coarse clock file systems stamp files with).
-    None when nothing can be made there: then no file is trusted without being read."""
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        handle, name = tempfile.mkstemp(prefix=".clock.", dir=folder)
-    except OSError:
-        return None
-    try:
-        return os.fstat(handle).st_ctime_ns
-    except OSError:
-        return None
-    finally:
-        os.close(handle)
-        with contextlib.suppress(OSError):
-            os.unlink(name)
 
 
 @dataclass(frozen=True)
@@ -108,7 +80,7 @@ class Manifest:
     def trusted(self, name: str, found: os.stat_result | None) -> KnownFile | None:
         """What ``name`` held when it was read, if its identity is still the one recorded."""
         known = self.files.get(name)
-        if known is None or found is None or identity(found) != known.identity:
+        if known is None or found is None or files.identity(found) != known.identity:
             return None
         return known
 
@@ -122,11 +94,6 @@ class Manifest:
                           "identity": list(self.collected_identity) if self.collected_identity else None,
                           "runs": [[e.id, e.origin, e.digest, e.start, e.end] for e in self.collected]},
         }, separators=(",", ":")).encode()
-
-
-def settled(found: os.stat_result, now: int | None) -> bool:
-    """Whether a file is old enough for its identity to stand for its content from now on."""
-    return now is not None and found.st_ctime_ns < now - SETTLED_NS
 
 
 def fingerprint(salt: bytes, config_bytes: bytes, runs_shown: str) -> str:

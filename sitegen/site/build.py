@@ -19,12 +19,11 @@ import hashlib
 import json
 import os
 import stat
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sitegen import __version__
+from sitegen import __version__, files
 from sitegen.config import Config
 from sitegen.errors import Problem, SitegenError
 from sitegen.files import MAX_STATE_BYTES, read_bounded
@@ -44,7 +43,7 @@ from sitegen.site.output_folder import check_output_folder
 from sitegen.site.pages import PlannedPage, plan
 from sitegen.site.render import environment, render
 from sitegen.site.write import MARKER, StagedOutput, plain_relative
-from sitegen.store import collected_path, read_collected, write_atomic
+from sitegen.store import collected_path, read_cache, read_collected, write_atomic, write_cache
 
 MANIFEST_VERSION = 1
 
@@ -130,11 +129,9 @@ class Manifest:
         self.inputs = ""
         self.summary: list[int] = []
         self.other_files: list[str] = []  # written by every build, outside the entries: assets, schemas
-        # Each folder of the last build's site as it was left (file_identity), or None where it
+        # Each folder of the last build's site as it was left (files.identity), or None where it
         # was changed too recently to be told from a later change (a folder never trusted).
         self.folders: dict[str, list[int] | None] = {}
-        # The collected file the last build read: its identity, and the digest of its bytes.
-        self.collected: tuple[list[int] | None, str] | None = None
         try:
             document = json.loads(read_bounded(path, MAX_STATE_BYTES))
         except (OSError, ValueError, SitegenError):
@@ -148,13 +145,10 @@ class Manifest:
                     and all(type(count) is int and count >= 0 for count in summary) \
                     and isinstance(others, list) and all(isinstance(name, str) for name in others):
                 self.inputs, self.summary, self.other_files = inputs, summary, others
-            folders, collected = document.get("folders"), document.get("collected")
+            folders = document.get("folders")
             if isinstance(folders, dict) and all(isinstance(name, str) and _identity_like(found)
                                                  for name, found in folders.items()):
                 self.folders = folders
-            if isinstance(collected, list) and len(collected) == 2 and _identity_like(collected[0]) \
-                    and isinstance(collected[1], str):
-                self.collected = (collected[0], collected[1])
 
     def reusable(self, path: str, key: str, output_dir: Path) -> list[str] | None:
         """The files of an unchanged entry, when all of them are still plain files in the previous
@@ -169,13 +163,6 @@ class Manifest:
         """Drop the manifest while the site changes, so a crash can only cost a full build."""
         with contextlib.suppress(OSError):
             self.path.unlink(missing_ok=True)
-
-    def collected_digest(self, identity: list[int] | None) -> str | None:
-        """The digest of the collected file's bytes when it is the very file the last build read
-        (the same identity), so that an unchanged build need not read it: 300 MB at 20,000 runs."""
-        if identity is None or self.collected is None or self.collected[0] is None:
-            return None
-        return self.collected[1] if self.collected[0] == identity else None
 
     def unchanged_site(self, inputs: str, output_dir: Path) -> bool:
         """True when the last build was made from exactly ``inputs`` and the output folder holds
@@ -215,19 +202,20 @@ class Manifest:
         for folder in sorted(expected, key=lambda f: f.count("/")):  # parents first
             path = os.path.join(root, folder) if folder else root
             recorded = self.folders[folder]
-            if recorded is not None and file_identity(path, folder=True) == recorded:
+            if recorded is not None and _current_identity(path, folder=True) == recorded:
                 continue
             if not _lists_exactly(path, expected[folder], files, folder):
                 return False
         return True
 
     def save(self, entries: dict[str, dict[str, Any]], inputs: str = "", summary: tuple[int, int, int] = (0, 0, 0),
-             other_files: list[str] | None = None, output_dir: Path | None = None,
-             collected: tuple[list[int] | None, str] | None = None) -> None:
+             other_files: list[str] | None = None, output_dir: Path | None = None, clock: Path | None = None) -> None:
         """Record this build; ``output_dir``: the site just put in place, whose folders are recorded
-        for the next build's unchanged check (without it, the next build cannot stop early)."""
+        for the next build's unchanged check (without it, the next build cannot stop early);
+        ``clock``: a folder to read the file system's clock in (files.file_system_now)."""
         folders: dict[str, list[int] | None] = {}
-        if output_dir is not None:
+        if output_dir is not None and clock is not None:
+            now = files.file_system_now(clock)  # before any folder is looked at
             names = {MARKER, *(other_files or ()), *(name for entry in entries.values() for name in entry["files"])}
             for name in names:
                 folder = name.rpartition("/")[0]
@@ -238,34 +226,36 @@ class Manifest:
                     folder = folder.rpartition("/")[0]
             root = str(output_dir)
             for folder in folders:
-                folders[folder] = file_identity(os.path.join(root, folder) if folder else root, folder=True)
+                folders[folder] = _settled_identity(os.path.join(root, folder) if folder else root, now, folder=True)
         document = {"version": MANIFEST_VERSION, "fingerprint": self.fingerprint, "entries": entries,
                     "inputs": inputs, "summary": list(summary), "other_files": other_files or [],
-                    "folders": folders, "collected": list(collected) if collected else None}
+                    "folders": folders}
         with contextlib.suppress(OSError):  # without a manifest the next build is simply a full one
             write_atomic(self.path, json.dumps(document, sort_keys=True, separators=(",", ":")).encode())
 
 
-# How recent a change may be and still be told from a later one by its time stamp: file times
-# come from a clock that ticks every few milliseconds, so a change made in the same tick as the
-# one recorded would leave the same time. Git calls such entries "racy" and checks them anyway.
-_RACY_NS = 200_000_000
-
-
-def file_identity(path: str | Path, folder: bool = False) -> list[int] | None:
-    """What tells a file (or folder) from a changed one without reading it: device, inode, size,
-    modification and change times. None when it is missing, of the other kind, a link, or was
-    changed too recently for its time stamps to tell (see _RACY_NS): then it is never trusted."""
+def _current_identity(path: str, folder: bool = False) -> list[int] | None:
+    """A file's (or folder's) identity as it is now (files.identity); None when it is missing,
+    of the other kind or a link."""
     try:
         found = os.lstat(path)
     except (OSError, ValueError):
         return None
     if not (stat.S_ISDIR(found.st_mode) if folder else stat.S_ISREG(found.st_mode)):
         return None
-    if max(found.st_mtime_ns, found.st_ctime_ns) >= time.time_ns() - _RACY_NS:
+    return list(files.identity(found))
+
+
+def _settled_identity(path: str, now: int | None, folder: bool = False) -> list[int] | None:
+    """The identity to record: None where it was changed too recently to be told from a later
+    change (files.settled), which the next build then checks instead of trusting."""
+    try:
+        found = os.lstat(path)
+    except (OSError, ValueError):
         return None
-    size = 0 if folder else found.st_size  # a folder's size says nothing more than its times
-    return [found.st_dev, found.st_ino, size, found.st_mtime_ns, found.st_ctime_ns]
+    if not (stat.S_ISDIR(found.st_mode) if folder else stat.S_ISREG(found.st_mode)) or not files.settled(found, now):
+        return None
+    return list(files.identity(found))
 
 
 def _identity_like(value: Any) -> bool:
@@ -293,6 +283,46 @@ def _lists_exactly(path: str, names: set[str], files: set[str], folder: str) -> 
     return found == len(names)
 
 
+class CollectedDigest:
+    """The sha256 of the collected file's bytes, kept with the file's identity (a cache file of
+    its own, so that even a build that stops early can record it once the file has settled):
+    an unchanged build of a large site then neither reads nor hashes the collected file."""
+
+    def __init__(self, path: Path, collected: Path) -> None:
+        self.path = path
+        self.collected = collected
+        self.now = files.file_system_now(path.parent)  # before the collected file is looked at
+        try:
+            self.found: os.stat_result | None = os.lstat(collected)
+        except OSError:
+            self.found = None
+
+    def known(self) -> str | None:
+        """The recorded digest, when the collected file is still the file it was recorded for."""
+        if self.found is None or not stat.S_ISREG(self.found.st_mode):
+            return None
+        try:
+            document = json.loads(read_cache(self.path) or b"null")
+        except ValueError:
+            return None
+        if isinstance(document, list) and len(document) == 2 and document[0] == list(files.identity(self.found)) \
+                and isinstance(document[1], str):
+            return document[1]
+        return None
+
+    def remember(self, digest: str) -> None:
+        """Record ``digest`` for the file as it was found before it was read, when it is settled
+        and was not changed while it was read; otherwise forget what was recorded."""
+        after = _current_identity(str(self.collected))
+        keep = digest and self.found is not None and files.settled(self.found, self.now) \
+            and after == list(files.identity(self.found))
+        with contextlib.suppress(OSError):  # without it the next build reads the file: slower, never wrong
+            if keep and self.found is not None:
+                write_cache(self.path, json.dumps([list(files.identity(self.found)), digest]).encode())
+            else:
+                self.path.unlink(missing_ok=True)
+
+
 def build(config: Config, force_output: bool = False) -> BuildSummary:
     """Build the site into ``config.output_dir``; ``force_output`` lets it replace a folder of
     files sitegen did not make (never one of the project's own folders)."""
@@ -303,15 +333,15 @@ def build(config: Config, force_output: bool = False) -> BuildSummary:
     fingerprint = _fingerprint(Path(__file__).resolve().parent.parent, templates, resource_dir("schema"))
     manifest = Manifest(config.state_dir / "build" / "manifest.json", fingerprint)
     notes = () if config.site_url else (WITHOUT_SITE_URL,)
-    # The collected file's digest without reading it, when it is the very file the last build read.
-    identity = file_identity(collected_path(config.state_dir))
-    known = manifest.collected_digest(identity)
+    # The collected file's digest without reading it (300 MB at 20,000 runs), when it is the very
+    # file an earlier build read: the same identity, recorded once it was settled.
+    digests = CollectedDigest(config.state_dir / "cache" / "collected-digest.json", collected_path(config.state_dir))
+    known = digests.known()
     if known is not None and manifest.unchanged_site(_inputs(known, site, settings), config.output_dir):
         return _unchanged(manifest, notes)
     collected = _read_collected_bytes(config)
     collected_digest = hashlib.sha256(collected).hexdigest() if collected is not None else ""
-    if collected_digest and file_identity(collected_path(config.state_dir)) != identity:
-        identity = None  # changed while it was read: the next build reads it again
+    digests.remember(collected_digest)
     inputs = _inputs(collected_digest, site, settings)
     if known is None and manifest.unchanged_site(inputs, config.output_dir):
         return _unchanged(manifest, notes)
@@ -383,7 +413,7 @@ def build(config: Config, force_output: bool = False) -> BuildSummary:
     in_entries = {name for entry in entries.values() for name in entry["files"]}
     others = sorted(name for name in output.written if name not in in_entries and name != MARKER)
     manifest.save(entries, inputs, (len(planned), chart_count, len(output.written)), others, config.output_dir,
-                  (identity, collected_digest))
+                  config.state_dir / "cache")
     analysis.keep_figures(runs)
     fragments.save()
     return BuildSummary(len(planned), built, chart_count, renderer.rendered, len(output.written), notes)
