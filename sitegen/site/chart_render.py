@@ -13,7 +13,7 @@ import hashlib
 import json
 import os
 import re
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -198,8 +198,15 @@ def _render_many(vega_specs: list[str]) -> list[bytes]:
 
 class ChartBatch:
     """Charts drawn while the caller goes on: a build adds each page's charts as it makes
-    the page, and worker processes start drawing as soon as there are enough to share, so
-    drawing overlaps making and writing pages. ``result`` waits and stores them in the cache.
+    the page, and they are drawn while it makes and writes the others. ``result`` waits and
+    stores them in the cache.
+
+    A few charts (an added run changes one to four) are drawn by one thread of this process,
+    started at the first chart the cache lacks: starting vl-convert alone takes about a third
+    of a second, and vl-convert lets go of Python's lock while it draws, so the thread's
+    drawing and the build's page making share the time instead of adding up. Once there are
+    PARALLEL_THRESHOLD charts to draw, worker processes draw the rest, and the thread's
+    charts it has not started on go to them too.
     """
 
     CHUNK = 8  # charts per task: small enough to balance the workers, big enough to pay the trip
@@ -211,6 +218,9 @@ class ChartBatch:
         self._sent: list[tuple[list[tuple[str, Path]], Future[list[bytes]]]] = []
         self._seen: set[str] = set()
         self._pool: ProcessPoolExecutor | None = None
+        self._thread: ThreadPoolExecutor | None = None
+        # Charts given to the thread, each with its future: (path, cache file, Vega spec, future).
+        self._threaded: list[tuple[str, Path, str, Future[list[bytes]]]] = []
 
     def __enter__(self) -> ChartBatch:
         return self
@@ -228,12 +238,31 @@ class ChartBatch:
         if cached is not None:  # checked: not a file cut short (caches skip fsync) or edited
             self._svgs[path] = cached
             return
-        self._waiting.append((path, cache_file, self._renderer._vega(chart)))
+        vega = self._renderer._vega(chart)
         self._renderer.rendered += 1
-        if self._pool is None and len(self._waiting) >= PARALLEL_THRESHOLD and self._renderer.workers > 1:
+        if self._pool is None and self._renderer.workers > 1 \
+                and len(self._threaded) + len(self._waiting) + 1 >= PARALLEL_THRESHOLD:
             self._pool = self._renderer._start_pool()
-        if self._pool is not None and len(self._waiting) >= self.CHUNK:
+            self._take_back_from_thread()
+        if self._pool is None:
+            if self._thread is None:
+                self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sitegen-charts")
+            # One chart a task, in the order added: each is stored as soon as the build asks.
+            self._threaded.append((path, cache_file, vega, self._thread.submit(_render_many, [vega])))
+            return
+        self._waiting.append((path, cache_file, vega))
+        if len(self._waiting) >= self.CHUNK:
             self._send()
+
+    def _take_back_from_thread(self) -> None:
+        """Give the charts the thread has not started on to the worker processes instead."""
+        kept = []
+        for path, cache_file, vega, future in self._threaded:
+            if future.cancel():
+                self._waiting.append((path, cache_file, vega))
+            else:  # being drawn or drawn: the thread's
+                kept.append((path, cache_file, vega, future))
+        self._threaded = kept
 
     def _send(self) -> None:
         assert self._pool is not None
@@ -244,13 +273,12 @@ class ChartBatch:
         self._waiting = []
 
     def result(self) -> dict[str, bytes]:
-        """Every added chart's SVG, by its path in the site."""
+        """Every added chart's SVG, by its path in the site. A chart that could not be drawn
+        raises here, whichever thread or process drew it."""
         if self._pool is not None:
             self._send()
-        else:  # too few to be worth worker processes
-            drawn = _render_many([spec for _, _, spec in self._waiting])
-            self._sent.append(([(path, cache_file) for path, cache_file, _ in self._waiting], _done(drawn)))
-            self._waiting = []
+        self._sent = [([(path, cache_file)], future) for path, cache_file, _, future in self._threaded] + self._sent
+        self._threaded = []
         for charts, future in self._sent:
             for (path, cache_file), svg in zip(charts, future.result(), strict=True):
                 self._svgs[path] = svg
@@ -259,12 +287,9 @@ class ChartBatch:
         return self._svgs
 
     def close(self) -> None:
+        if self._thread is not None:
+            self._thread.shutdown(wait=True, cancel_futures=True)
+            self._thread = None
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
-
-
-def _done(value: list[bytes]) -> Future[list[bytes]]:
-    future: Future[list[bytes]] = Future()
-    future.set_result(value)
-    return future
