@@ -13,14 +13,18 @@ import hashlib
 import json
 import os
 import re
-from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sitegen.site.chart_svg import compact_svg
 from sitegen.site.charts import FONT, FONT_SIZE, KINDS, TEMPLATE_SOURCE, THEMES, ChartSpec, _canonical, fill
 from sitegen.store import read_cache, write_cache
-from sitegen.workers import worker_context
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
+
+# Imported where they are used, not here: a build that draws a chart or two needs neither
+# worker processes (multiprocessing) nor, until a chart is drawn, the SVG compactor (ElementTree).
 
 _CLIP_ID = re.compile(r"\bclip(\d+)\b")
 # One file serves both colour schemes: the drawing is made in the light theme, and a style
@@ -63,6 +67,8 @@ def _short_numbers(svg: str) -> str:
 
 def render_svg(vega_json: str) -> bytes:
     import vl_convert
+
+    from sitegen.site.chart_svg import compact_svg
 
     svg = _short_numbers(_stable_ids(vl_convert.vega_to_svg(json.loads(vega_json))))
     return compact_svg(svg, CHART_STYLE).encode()
@@ -165,6 +171,10 @@ class ChartRenderer:
         return ChartBatch(self)
 
     def _start_pool(self) -> ProcessPoolExecutor:
+        from concurrent.futures import ProcessPoolExecutor
+
+        from sitegen.workers import worker_context
+
         pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=worker_context())
         if read_cache(self._bundle_path()) is None:
             # Making the bundle holds a process for seconds: a worker makes it beside the charts.
