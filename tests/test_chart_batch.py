@@ -130,11 +130,3 @@ def test_many_charts_are_drawn_by_worker_processes(renderer: ChartRenderer, monk
     assert len(calls) == 1 and calls[0] != threading.main_thread().name
     assert svgs == {chart.path(): render_svg(renderer._vega(chart)) for chart in charts}
 
-
-@pytest.mark.parametrize("name", ["altair", "vl-convert-python", "vl_convert_python", "Jinja2", "markdown-it-py"])
-def test_an_installed_version_is_the_one_importlib_metadata_gives(name: str) -> None:
-    from importlib.metadata import version
-
-    from sitegen.site.charts import installed_version
-
-    assert installed_version(name) == version(name)

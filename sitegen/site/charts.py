@@ -15,13 +15,10 @@ imports Altair nor holds state between builds.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import hashlib
 import json
-import os
 import re
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -195,37 +192,12 @@ def fill(template: str, values: dict[str, str], data: str) -> str:
 KINDS = ("decode", "prefill", "pareto")
 
 
-def installed_version(name: str) -> str:
-    """The version of an installed distribution, as importlib.metadata.version says, read from
-    the first ``<name>-<version>.dist-info/METADATA`` on sys.path (the order importlib.metadata
-    searches): importing importlib.metadata (email, zipfile) costs a build's start-up some
-    40 ms. Anything else (an egg, no METADATA) is left to importlib.metadata."""
-    wanted = re.sub(r"[-_.]+", "_", name).lower()
-    for entry in sys.path:
-        try:
-            children = sorted(os.listdir(entry or "."))
-        except OSError:
-            continue
-        for child in children:
-            distribution, _, _ = child.removesuffix(".dist-info").rpartition("-")
-            if not child.endswith(".dist-info") or re.sub(r"[-_.]+", "_", distribution).lower() != wanted:
-                continue
-            with contextlib.suppress(OSError, UnicodeDecodeError), \
-                    open(os.path.join(entry or ".", child, "METADATA"), encoding="utf-8") as metadata:
-                for line in metadata:
-                    if not line.strip():
-                        break  # the end of the headers
-                    if line.startswith("Version:"):
-                        return line.removeprefix("Version:").strip()
-    from importlib.metadata import version
-
-    return version(name)
-
-
 def _template_source() -> str:
     """A digest of everything the templates are made from: Altair's version and the two modules."""
+    from importlib.metadata import version
+
     here = Path(__file__).resolve().parent
-    digest = hashlib.sha256(installed_version("altair").encode())
+    digest = hashlib.sha256(version("altair").encode())
     for name in ("charts.py", "chart_templates.py"):
         digest.update((here / name).read_bytes())
     return digest.hexdigest()
