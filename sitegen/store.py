@@ -253,10 +253,12 @@ _HEAD = '{"format":' + _canonical(FORMAT_NAME) + ',"runs":['
 _TAIL = '],"version":' + str(FORMAT_VERSION) + '}\n'
 
 
-# The result schemas' top-level fields after "measurements" in sorted order, one of which ("run"
-# is required) follows a result's measurements in its canonical text (tests/test_damaged_state.py
-# checks the list against the schemas; a field missing here only costs the fast path).
-_AFTER_MEASUREMENTS = re.compile(r'\},"(?:provenance|run|schema_version|source)":')
+# The result schemas' top-level fields that can follow "measurements" in sorted order: "provenance"
+# when there is one, else "run", which every result has (tests/test_damaged_state.py checks this
+# against the schemas; a result without them is decoded whole).
+_AFTER_MEASUREMENTS = ('},"provenance":', '},"run":')
+# Where an entry of the collected file ends and the next begins.
+_NEXT_ENTRY = '},{"digest":"'
 
 
 class _Measurements:
@@ -329,10 +331,15 @@ def _entries_as_written(data: bytes, display: str = "") -> list[Entry] | None:
             start = at + 10
             if not isinstance(run_id, str) or not ID_PATTERN.match(run_id) or not isinstance(origin, str):
                 return None
-            split = _split_result(text, start, lambda stop: text.startswith("}", stop)
-                                  and hashed(start, stop) == fingerprint)  # noqa: B023 (called at once)
-            if split is not None:
-                result, m_start, m_end, at = split
+            # Where this result ends, unless the text of a result holds what looks like the next
+            # entry's start: then the split below finds no end that matches, and the result is
+            # decoded whole. Either way each result's text is searched and hashed once or twice.
+            stop = text.find(_NEXT_ENTRY, start)
+            stop = end - 1 if stop < 0 else stop
+            split = _split_result(text, start, stop)
+            if split is not None and hashed(start, stop) == fingerprint:
+                result, m_start, m_end = split
+                at = stop
                 measurements: _Measurements | None = _Measurements(text, m_start, m_end, display, len(entries))
             else:  # not in the form _split_result reads: decoded whole, as the general path would
                 result, at = _DECODER.raw_decode(text, start)
@@ -348,17 +355,17 @@ def _entries_as_written(data: bytes, display: str = "") -> list[Entry] | None:
     return entries
 
 
-def _split_result(text: str, start: int, matches: Any) -> tuple[dict[str, Any], int, int, int] | None:
-    """The result object whose text starts at ``start``, with its measurements left as text:
-    (its fields, "measurements" a placeholder; where the measurements' text starts and ends;
-    where the result ends), for the first reading whose end ``matches`` (its digest); None when
-    there is none, and the caller decodes the result whole.
+def _split_result(text: str, start: int, stop: int) -> tuple[dict[str, Any], int, int] | None:
+    """The result object whose text is ``text[start:stop]``, with its measurements left as text:
+    its fields ("measurements" a placeholder) and where the measurements' text starts and ends;
+    None when it is not that, and the caller decodes the result whole.
 
     The fields before the measurements are decoded in turn. Where the measurements end is
-    found without decoding them: at the first ``},"<field>":`` of a field that sorts after
-    them from which the rest parses as the result's last fields and the whole result's text
-    matches its digest. Such text inside the measurements (a nested mapping with those keys)
-    fails that test, the parse stopping at the mapping's own end, and the next one is tried."""
+    found without decoding them: at the first ``},"provenance":`` or ``},"run":`` from which
+    the rest parses as the result's last fields, ending at ``stop``. Such text inside the
+    measurements (a nested mapping with those keys) fails that test, its parse ending at the
+    mapping's own end, and the next one is tried. (The caller then checks the digest of the
+    whole text: what the fast path reads is what collect hashed.)"""
     fields: dict[str, Any] = {}
     at = start + 1
     while True:
@@ -375,14 +382,15 @@ def _split_result(text: str, start: int, matches: Any) -> tuple[dict[str, Any], 
             return None
         at += 1
     fields["measurements"] = None  # in its place among the fields; Run.raw puts the value there
-    m_start = at
-    candidate = _AFTER_MEASUREMENTS.search(text, m_start)
-    while candidate is not None:
-        m_end = candidate.start() + 1
+    m_start = search = at
+    provenance, run = _AFTER_MEASUREMENTS
+    while (found := text.find(run, search, stop)) >= 0:
+        before = text.find(provenance, search, found)
+        m_end = (before if before >= 0 else found) + 1
         tail = _last_fields(text, m_end, fields)
-        if tail is not None and matches(tail[1]):
-            return tail[0], m_start, m_end, tail[1]
-        candidate = _AFTER_MEASUREMENTS.search(text, m_end)
+        if tail is not None and tail[1] == stop:
+            return tail[0], m_start, m_end
+        search = m_end
     return None
 
 
