@@ -1,14 +1,13 @@
-"""How a build's charts are drawn: a few in one thread beside the page making (started at the
-first chart the cache lacks, so the build does not wait for vl-convert at its end), many in
-worker processes; the same drawings either way, and a chart that cannot be drawn fails the
-build as before."""
+"""How a build's charts are drawn: a few by one worker process beside the page making (started
+at the first chart the cache lacks, so the build does not wait for vl-convert at its end), many
+by worker processes on every core, with one core here when asked; the same drawings either
+way, and a chart that cannot be drawn fails the build as before."""
 
 from __future__ import annotations
 
 import json
-import threading
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -43,53 +42,53 @@ def renderer(tmp_path: Path, shared_cache: Path) -> ChartRenderer:
     return ChartRenderer(tmp_path / "charts", workers=2, templates=ChartTemplates(shared_cache))
 
 
-def _recording(monkeypatch: pytest.MonkeyPatch, gate: threading.Event | None = None) -> list[tuple[str, int]]:
-    """Record which thread of this process draws each chart (worker processes import the module
-    afresh, unpatched); with ``gate``, the first chart waits for it before it is drawn."""
-    calls: list[str] = []
-
-    def drawing(vega_json: str) -> bytes:
-        calls.append(threading.current_thread().name)
-        if gate is not None and len(calls) == 1:
-            assert gate.wait(120)
-        return render_svg(vega_json)
-
-    monkeypatch.setattr(chart_render, "render_svg", drawing)
-    return calls
+_BROKEN = '{"marks":[{"type":"no-such-mark"}]}'  # JSON that vl-convert cannot draw
 
 
-def test_a_few_charts_are_drawn_while_the_build_goes_on(renderer: ChartRenderer,
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_few_charts_are_drawn_while_the_build_goes_on(renderer: ChartRenderer) -> None:
     charts = _charts(3)
     expected = {chart.path(): render_svg(renderer._vega(chart)) for chart in charts}  # drawn here, one by one
-    calls = _recording(monkeypatch)
     with renderer.batch() as batch:
         for chart in charts:
             batch.add(chart)
-        assert batch._pool is None, "too few charts for worker processes"
-        # Drawn before anyone asks for them: waiting for the last one's future waits for drawing only.
-        batch._threaded[-1][3].result(timeout=120)
-        assert len(calls) == 3 and threading.main_thread().name not in calls
+        assert batch._pool is None, "too few charts for worker processes on every core"
+        assert isinstance(batch._early, ProcessPoolExecutor) and batch._early._max_workers == 1
+        # Drawn before anyone asks for them: the futures finish with no result() called.
+        for _, _, _, future in batch._early_charts:
+            future.result(timeout=120)
         assert batch.result() == expected  # the same drawings, byte for byte
     assert renderer.rendered == 3
-    assert sorted(p.name for p in (renderer.cache_dir).iterdir()) == sorted(renderer._path(c).name for c in charts)
-    # A second batch takes them from the cache and starts no thread.
+    assert sorted(p.name for p in renderer.cache_dir.iterdir()) == sorted(renderer._path(c).name for c in charts)
+    # A second batch takes them from the cache and starts no process.
     with renderer.batch() as again:
         for chart in charts:
             again.add(chart)
-        assert again._thread is None and again.result() == expected
+        assert again._early is None and again.result() == expected
 
 
-def _broken(vega_json: str) -> bytes:
-    raise RuntimeError("vl-convert failed")
+def test_with_one_core_charts_are_drawn_when_asked_for(tmp_path: Path, shared_cache: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    renderer = ChartRenderer(tmp_path / "charts", workers=1, templates=ChartTemplates(shared_cache))
+    drawn: list[str] = []
+    monkeypatch.setattr(chart_render, "render_svg", lambda vega: drawn.append(vega) or render_svg(vega))
+    charts = _charts(2)
+    with renderer.batch() as batch:
+        for chart in charts:
+            batch.add(chart)
+        assert drawn == [] and batch._pool is None  # nothing drawn yet, no process started
+        svgs = batch.result()
+    assert len(drawn) == 2 and svgs == {chart.path(): render_svg(renderer._vega(chart)) for chart in charts}
 
 
-def test_a_chart_that_cannot_be_drawn_fails_the_batch(renderer: ChartRenderer, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(chart_render, "render_svg", _broken)
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_chart_that_cannot_be_drawn_fails_the_batch(tmp_path: Path, shared_cache: Path,
+                                                      monkeypatch: pytest.MonkeyPatch, workers: int) -> None:
+    renderer = ChartRenderer(tmp_path / "charts", workers=workers, templates=ChartTemplates(shared_cache))
+    monkeypatch.setattr(renderer, "_vega", lambda chart: _BROKEN)
     with renderer.batch() as batch:
         for chart in _charts(2):
             batch.add(chart)
-        with pytest.raises(RuntimeError, match="vl-convert failed"):
+        with pytest.raises(ValueError, match="Vega to SVG conversion failed"):
             batch.result()
     assert not renderer.cache_dir.exists() or not list(renderer.cache_dir.iterdir())
 
@@ -99,13 +98,12 @@ def test_a_build_whose_chart_cannot_be_drawn_keeps_the_old_site(project: Path, m
 
     assert run_cli(project, "collect") == 0 and run_cli(project, "build") == 0
     before = {p.relative_to(project).as_posix(): p.read_bytes() for p in (project / "_site").rglob("*") if p.is_file()}
-    monkeypatch.setattr(chart_render, "render_svg", _broken)
-    monkeypatch.setattr(chart_render, "PARALLEL_THRESHOLD", 10_000)  # all in the thread, which is patched
+    monkeypatch.setattr(ChartRenderer, "_vega", lambda self, chart: _BROKEN)
     # Every chart missing from the cache: a cache of this test's own, and no manifest to link by.
     monkeypatch.setattr(build, "ChartRenderer", lambda folder, templates: ChartRenderer(
         project / "own-charts", templates=templates))
     (project / ".sitegen" / "build" / "manifest.json").unlink()
-    with pytest.raises(RuntimeError, match="vl-convert failed"):
+    with pytest.raises(ValueError, match="Vega to SVG conversion failed"):
         run_cli(project, "build")
     after = {p.relative_to(project).as_posix(): p.read_bytes() for p in (project / "_site").rglob("*") if p.is_file()}
     assert after == before
@@ -114,19 +112,14 @@ def test_a_build_whose_chart_cannot_be_drawn_keeps_the_old_site(project: Path, m
 
 def test_many_charts_are_drawn_by_worker_processes(renderer: ChartRenderer, monkeypatch: pytest.MonkeyPatch) -> None:
     charts = _charts(PARALLEL_THRESHOLD + 2)
-    gate = threading.Event()
-    calls = _recording(monkeypatch, gate)  # the thread's first chart waits until the pool has started
-    started: list[Any] = []
+    started: list[int] = []
     original = renderer._start_pool
     monkeypatch.setattr(renderer, "_start_pool", lambda: started.append(1) or original())
     with renderer.batch() as batch:
         for chart in charts:
             batch.add(chart)
         assert started == [1] and batch._pool is not None
-        # The thread keeps only the chart it had begun; the ones it had not are the workers'.
-        assert [path for path, _, _, _ in batch._threaded] == [charts[0].path()]
-        gate.set()
+        # The early worker keeps only what it had begun or queued; the rest are the pool's.
+        assert len(batch._early_charts) < PARALLEL_THRESHOLD
         svgs = batch.result()
-    assert len(calls) == 1 and calls[0] != threading.main_thread().name
     assert svgs == {chart.path(): render_svg(renderer._vega(chart)) for chart in charts}
-

@@ -13,15 +13,18 @@ import hashlib
 import json
 import os
 import re
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Callable
+from concurrent.futures import Executor, Future
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sitegen.site.charts import FONT, FONT_SIZE, KINDS, TEMPLATE_SOURCE, THEMES, ChartSpec, _canonical, fill
 from sitegen.store import read_cache, write_cache
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
+
+T = TypeVar("T")
 
 # Imported where they are used, not here: a build that draws a chart or two needs neither
 # worker processes (multiprocessing) nor, until a chart is drawn, the SVG compactor (ElementTree).
@@ -181,6 +184,16 @@ class ChartRenderer:
             self._bundle_future = pool.submit(_make_javascript_bundle)
         return pool
 
+    def _start_early(self) -> Executor:
+        """Where the first charts of a build are drawn (see ChartBatch)."""
+        if self.workers <= 1:
+            return _WhenAsked()  # one core: a worker process would only add its start-up
+        from concurrent.futures import ProcessPoolExecutor
+
+        from sitegen.workers import worker_context
+
+        return ProcessPoolExecutor(max_workers=1, mp_context=worker_context())
+
     def _bundle_path(self) -> Path:
         return self.cache_dir.parent / f"vega-{_vl_convert_version()}.js"
 
@@ -211,12 +224,14 @@ class ChartBatch:
     the page, and they are drawn while it makes and writes the others. ``result`` waits and
     stores them in the cache.
 
-    A few charts (an added run changes one to four) are drawn by one thread of this process,
-    started at the first chart the cache lacks: starting vl-convert alone takes about a third
-    of a second, and vl-convert lets go of Python's lock while it draws, so the thread's
-    drawing and the build's page making share the time instead of adding up. Once there are
-    PARALLEL_THRESHOLD charts to draw, worker processes draw the rest, and the thread's
-    charts it has not started on go to them too.
+    A few charts (an added run changes one to four) are drawn by one worker process, started
+    at the first chart the cache lacks: starting vl-convert alone takes about a third of a
+    second, and drawing in this process, even in a thread, would add to the build's time
+    (vl-convert holds Python's lock while it starts and draws: measured, a thread drawing
+    beside page making finished no sooner than drawing after it). On the other core, the
+    drawing is done by the time the build asks for it. Once there are PARALLEL_THRESHOLD
+    charts to draw, worker processes on every core draw the rest, and the early worker's
+    charts it has not started on go to them. With one core, charts are drawn here when asked.
     """
 
     CHUNK = 8  # charts per task: small enough to balance the workers, big enough to pay the trip
@@ -228,9 +243,9 @@ class ChartBatch:
         self._sent: list[tuple[list[tuple[str, Path]], Future[list[bytes]]]] = []
         self._seen: set[str] = set()
         self._pool: ProcessPoolExecutor | None = None
-        self._thread: ThreadPoolExecutor | None = None
-        # Charts given to the thread, each with its future: (path, cache file, Vega spec, future).
-        self._threaded: list[tuple[str, Path, str, Future[list[bytes]]]] = []
+        self._early: Executor | None = None
+        # Charts given to the early worker, each with its future: (path, cache file, Vega spec, future).
+        self._early_charts: list[tuple[str, Path, str, Future[list[bytes]]]] = []
 
     def __enter__(self) -> ChartBatch:
         return self
@@ -251,28 +266,28 @@ class ChartBatch:
         vega = self._renderer._vega(chart)
         self._renderer.rendered += 1
         if self._pool is None and self._renderer.workers > 1 \
-                and len(self._threaded) + len(self._waiting) + 1 >= PARALLEL_THRESHOLD:
+                and len(self._early_charts) + len(self._waiting) + 1 >= PARALLEL_THRESHOLD:
             self._pool = self._renderer._start_pool()
-            self._take_back_from_thread()
+            self._take_back_early()
         if self._pool is None:
-            if self._thread is None:
-                self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sitegen-charts")
-            # One chart a task, in the order added: each is stored as soon as the build asks.
-            self._threaded.append((path, cache_file, vega, self._thread.submit(_render_many, [vega])))
+            if self._early is None:
+                self._early = self._renderer._start_early()
+            # One chart a task, drawn as soon as it is added.
+            self._early_charts.append((path, cache_file, vega, self._early.submit(_render_many, [vega])))
             return
         self._waiting.append((path, cache_file, vega))
         if len(self._waiting) >= self.CHUNK:
             self._send()
 
-    def _take_back_from_thread(self) -> None:
-        """Give the charts the thread has not started on to the worker processes instead."""
+    def _take_back_early(self) -> None:
+        """Give the charts the early worker has not started on to the worker processes instead."""
         kept = []
-        for path, cache_file, vega, future in self._threaded:
+        for path, cache_file, vega, future in self._early_charts:
             if future.cancel():
                 self._waiting.append((path, cache_file, vega))
-            else:  # being drawn or drawn: the thread's
+            else:  # being drawn or drawn: the early worker's
                 kept.append((path, cache_file, vega, future))
-        self._threaded = kept
+        self._early_charts = kept
 
     def _send(self) -> None:
         assert self._pool is not None
@@ -284,11 +299,11 @@ class ChartBatch:
 
     def result(self) -> dict[str, bytes]:
         """Every added chart's SVG, by its path in the site. A chart that could not be drawn
-        raises here, whichever thread or process drew it."""
+        raises here, whichever process drew it."""
         if self._pool is not None:
             self._send()
-        self._sent = [([(path, cache_file)], future) for path, cache_file, _, future in self._threaded] + self._sent
-        self._threaded = []
+        self._sent = [([(path, cache_file)], future) for path, cache_file, _, future in self._early_charts] + self._sent
+        self._early_charts = []
         for charts, future in self._sent:
             for (path, cache_file), svg in zip(charts, future.result(), strict=True):
                 self._svgs[path] = svg
@@ -297,9 +312,30 @@ class ChartBatch:
         return self._svgs
 
     def close(self) -> None:
-        if self._thread is not None:
-            self._thread.shutdown(wait=True, cancel_futures=True)
-            self._thread = None
+        if self._early is not None:
+            self._early.shutdown(wait=True, cancel_futures=True)
+            self._early = None
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
+
+
+class _WhenAsked(Executor):
+    """Calls each function submitted when its result is first asked for, in this process."""
+
+    def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
+        return _Deferred(lambda: fn(*args, **kwargs))
+
+
+class _Deferred(Future[T]):
+    def __init__(self, call: Callable[[], T]) -> None:
+        super().__init__()
+        self._call = call
+
+    def result(self, timeout: float | None = None) -> T:
+        if not self.done() and not self.running() and self.set_running_or_notify_cancel():
+            try:
+                self.set_result(self._call())
+            except BaseException as exc:  # raised again by result(), as a worker's would be
+                self.set_exception(exc)
+        return super().result(timeout)
