@@ -123,18 +123,3 @@ def test_many_charts_are_drawn_by_worker_processes(renderer: ChartRenderer, monk
         assert len(batch._early_charts) < PARALLEL_THRESHOLD
         svgs = batch.result()
     assert svgs == {chart.path(): render_svg(renderer._vega(chart)) for chart in charts}
-
-
-def test_a_worker_warmed_up_is_the_batch_s_or_stopped(renderer: ChartRenderer) -> None:
-    renderer.warm_up()
-    early = renderer._early
-    assert isinstance(early, ProcessPoolExecutor)
-    with renderer.batch() as batch:  # no new chart: the warmed-up worker is stopped with the batch
-        assert batch.result() == {}
-    assert renderer._early is None and early._shutdown_thread
-    renderer.warm_up()
-    second, chart = renderer._early, _charts(1)[0]
-    with renderer.batch() as batch:
-        batch.add(chart)
-        assert second is not None and batch._early is second and renderer._early is None  # taken by the batch
-        assert batch.result() == {chart.path(): render_svg(renderer._vega(chart))}
