@@ -345,9 +345,6 @@ def build(config: Config, force_output: bool = False) -> BuildSummary:
     inputs = _inputs(collected_digest, site, settings)
     if known is None and manifest.unchanged_site(inputs, config.output_dir):
         return _unchanged(manifest, notes)
-    chart_templates = ChartTemplates(config.state_dir / "cache")
-    renderer = ChartRenderer(config.state_dir / "cache" / "charts", templates=chart_templates)
-    renderer.warm_up()  # a worker for new charts starts while the runs are read and the pages planned
     # Read once: the bytes just hashed are the ones the runs come from.
     runs = read_collected(config.state_dir, data=collected)
     del collected
@@ -360,6 +357,8 @@ def build(config: Config, force_output: bool = False) -> BuildSummary:
                           hashlib.sha256(repr((fingerprint, settings, site)).encode()).hexdigest(), env)
     analysis = Analysis(settings, stored=stored, fragments=fragments)
     planned = plan(site, runs, analysis)
+    chart_templates = ChartTemplates(config.state_dir / "cache")
+    renderer = ChartRenderer(config.state_dir / "cache" / "charts", templates=chart_templates)
     # With a manifest to go by, only changed files are staged; the others stay where they are.
     # The site before last, kept by the last build (write.StagedOutput._reuse_spare), is the
     # staging folder's head start: its folders and most files are there already.

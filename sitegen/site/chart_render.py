@@ -135,7 +135,6 @@ class ChartRenderer:
         self.rendered = 0
         self._compiled: dict[str, str] = {}
         self._bundle_future: Future[bytes] | None = None
-        self._early: Executor | None = None  # started by warm_up, taken by the next batch
 
     def _compiled_template(self, kind: str) -> str:
         """The light Vega-Lite template of a kind of chart compiled to Vega (canonical JSON text),
@@ -185,19 +184,6 @@ class ChartRenderer:
             self._bundle_future = pool.submit(_make_javascript_bundle)
         return pool
 
-    def warm_up(self) -> None:
-        """Start the worker that draws a build's first new charts now, and vl-convert in it, so
-        that both have started (about a second) by the time the first page with a new chart
-        is made: a build that adds a run is not much longer than that. Costs the other core
-        that second when no chart turns out new."""
-        if self._early is None and self.workers > 1:
-            self._early = self._start_early()
-            self._early.submit(_start_vl_convert)
-
-    def _take_early(self) -> Executor | None:
-        early, self._early = self._early, None
-        return early
-
     def _start_early(self) -> Executor:
         """Where the first charts of a build are drawn (see ChartBatch)."""
         if self.workers <= 1:
@@ -227,12 +213,6 @@ def _make_javascript_bundle() -> bytes:
     import vl_convert
 
     return vl_convert.javascript_bundle().encode()  # type: ignore[call-arg, no-any-return]
-
-
-def _start_vl_convert() -> None:
-    import vl_convert
-
-    vl_convert.vega_to_svg({"width": 1, "height": 1})  # its runtime starts at the first drawing
 
 
 def _render_many(vega_specs: list[str]) -> list[bytes]:
@@ -291,7 +271,7 @@ class ChartBatch:
             self._take_back_early()
         if self._pool is None:
             if self._early is None:
-                self._early = self._renderer._take_early() or self._renderer._start_early()
+                self._early = self._renderer._start_early()
             # One chart a task, drawn as soon as it is added.
             self._early_charts.append((path, cache_file, vega, self._early.submit(_render_many, [vega])))
             return
@@ -332,9 +312,8 @@ class ChartBatch:
         return self._svgs
 
     def close(self) -> None:
-        early = self._early or self._renderer._take_early()  # warmed up but never needed: stopped too
-        if early is not None:
-            early.shutdown(wait=True, cancel_futures=True)
+        if self._early is not None:
+            self._early.shutdown(wait=True, cancel_futures=True)
             self._early = None
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
