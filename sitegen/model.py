@@ -7,6 +7,7 @@ Units are those of the result file: tokens, tokens/s, ms, s, GB.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cached_property
@@ -167,8 +168,20 @@ class Run:
     source: Source | None = None
     provenance: Provenance | None = None
     origin: str = ""
-    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    # The result document; with ``measurements`` given, its "measurements" are a placeholder
+    # and ``raw`` reads them on first use (see raw).
+    document: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
     digest: str = field(default="", compare=False)  # fingerprint of ``raw``, see store.digest
+    measurements: Callable[[], Any] | None = field(default=None, compare=False, repr=False)
+
+    @cached_property
+    def raw(self) -> dict[str, Any]:
+        """The result document as validated. Its measurements are nine tenths of it, and a build
+        that adds a run needs those of few others: the collected file's reader hands them over
+        as text to decode here (store.read_collected), which is most of reading the file."""
+        if self.measurements is None:
+            return self.document
+        return {**self.document, "measurements": self.measurements()}
 
     # The measurements are made from ``raw`` on first use: a build that only has to link
     # unchanged pages never needs the tens of thousands of cells of a large site.
@@ -216,8 +229,10 @@ def _pairs(mapping: dict[str, Any] | None) -> tuple[tuple[str, Any], ...]:
     return tuple(sorted((mapping or {}).items()))
 
 
-def run_from_dict(run_id: str, data: dict[str, Any], origin: str = "", digest: str = "") -> Run:
-    """Build a Run from a result document that passed validation."""
+def run_from_dict(run_id: str, data: dict[str, Any], origin: str = "", digest: str = "",
+                  measurements: Callable[[], Any] | None = None) -> Run:
+    """Build a Run from a result document that passed validation; with ``measurements``, the
+    document's own are a placeholder and this gives them when first asked for (Run.raw)."""
     hardware = dict(data["hardware"])
     engine = dict(data["engine"])
     engine["settings"] = _pairs(engine.get("settings"))
@@ -233,6 +248,7 @@ def run_from_dict(run_id: str, data: dict[str, Any], origin: str = "", digest: s
         source=Source(**{**source, "related_urls": tuple(source.get("related_urls", ()))}) if source else None,
         provenance=Provenance(**{**provenance, "notes": tuple(provenance.get("notes", ()))}) if provenance else None,
         origin=origin,
-        raw=data,
+        document=data,
         digest=digest,
+        measurements=measurements,
     )

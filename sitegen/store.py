@@ -197,12 +197,12 @@ def read_collected(state_dir: Path, display: str = ".sitegen/collected.json", da
         # ``data``: the file's bytes when the caller has read them already (build hashes them first).
         if data is None:
             data = read_bounded(path, MAX_STATE_BYTES, display, "the collected file")
-        written = _entries_as_written(data)
+        written = _entries_as_written(data, display)
         if written is not None:
             with contextlib.suppress(KeyError, TypeError, ValueError, AttributeError, IndexError):
                 # (an entry the model cannot take: the general path below says which)
-                return [run_from_dict(run_id, result, origin, fingerprint)
-                        for run_id, origin, result, fingerprint in written]
+                return [run_from_dict(run_id, result, origin, fingerprint, measurements)
+                        for run_id, origin, result, fingerprint, measurements in written]
         document = json.loads(data)
     except FileNotFoundError:
         raise SitegenError(Problem(display, None, "", "not found; run `sitegen collect` first")) from None
@@ -253,15 +253,49 @@ _HEAD = '{"format":' + _canonical(FORMAT_NAME) + ',"runs":['
 _TAIL = '],"version":' + str(FORMAT_VERSION) + '}\n'
 
 
-def _entries_as_written(data: bytes) -> list[tuple[str, str, dict[str, Any], str]] | None:
-    """Each run (id, origin, result, digest) of a collected file in exactly the form encode()
-    writes, or None for any other file (read_collected's general path then finds what is wrong).
+# The result schemas' top-level fields that can follow "measurements" in sorted order: "provenance"
+# when there is one, else "run", which every result has (tests/test_damaged_state.py checks this
+# against the schemas; a result without them is decoded whole).
+_AFTER_MEASUREMENTS = ('},"provenance":', '},"run":')
+# Where an entry of the collected file ends and the next begins.
+_NEXT_ENTRY = '},{"digest":"'
+
+
+class _Measurements:
+    """A run's measurements as the collected file holds them, canonical JSON text checked with
+    the result's digest, decoded when first asked for (Run.raw): at 20,000 runs the decoded
+    measurements of every run would be gigabytes, and a build that adds a run needs few."""
+
+    __slots__ = ("display", "end", "index", "start", "text")
+
+    def __init__(self, text: str, start: int, end: int, display: str, index: int) -> None:
+        self.text, self.start, self.end, self.display, self.index = text, start, end, display, index
+
+    def __call__(self) -> Any:
+        try:
+            value, at = _DECODER.raw_decode(self.text, self.start)
+        except (ValueError, _NotAsWritten):
+            at = -1
+        if at != self.end:  # text that matches its digest but is not one JSON value: not collect's
+            raise SitegenError(Problem(self.display, None, f"/runs/{self.index}", _DAMAGED))
+        return value
+
+
+Entry = tuple[str, str, dict[str, Any], str, "_Measurements | None"]
+
+
+def _entries_as_written(data: bytes, display: str = "") -> list[Entry] | None:
+    """Each run (id, origin, result, digest, measurements) of a collected file in exactly the
+    form encode() writes, or None for any other file (read_collected's general path then finds
+    what is wrong). ``measurements``, when not None, gives the result's measurements, which the
+    result holds as a placeholder (None) until then.
 
     Why: the general path parses the document, then serialises every result again to check
     it against its digest, which costs as much as the parsing. Here each result's digest is
     checked against the result's own text in the file, the bytes collect hashed: an edit by
     hand or a file cut short no longer matches. (Someone who writes a matching digest on
-    purpose gets their content read either way: re-serialising would not stop that either.)"""
+    purpose gets their content read either way: re-serialising would not stop that either.)
+    And only the fields around the measurements are decoded now (see _split_result)."""
     try:
         text = data.decode()
     except UnicodeDecodeError:
@@ -269,8 +303,13 @@ def _entries_as_written(data: bytes) -> list[tuple[str, str, dict[str, Any], str
     if not text.startswith(_HEAD) or not text.endswith(_TAIL):
         return None
     end = len(text) - len(_TAIL)
+    view = memoryview(data) if len(text) == len(data) else None  # all ASCII: hash the bytes in place
+
+    def hashed(start: int, stop: int) -> str:
+        return hashlib.sha256(view[start:stop] if view is not None else text[start:stop].encode()).hexdigest()
+
     at = len(_HEAD)
-    entries: list[tuple[str, str, dict[str, Any], str]] = []
+    entries: list[Entry] = []
     try:
         while at < end:
             if entries:
@@ -290,18 +329,86 @@ def _entries_as_written(data: bytes) -> list[tuple[str, str, dict[str, Any], str
             if not text.startswith(',"result":{', at):
                 return None
             start = at + 10
-            result, at = _DECODER.raw_decode(text, start)
-            if text[at] != "}" or not isinstance(run_id, str) or not ID_PATTERN.match(run_id) \
-                    or not isinstance(origin, str) or not isinstance(result, dict) \
-                    or hashlib.sha256(text[start:at].encode()).hexdigest() != fingerprint:
+            if not isinstance(run_id, str) or not ID_PATTERN.match(run_id) or not isinstance(origin, str):
                 return None
-            entries.append((run_id, origin, result, fingerprint))
+            # Where this result ends, unless the text of a result holds what looks like the next
+            # entry's start: then the split below finds no end that matches, and the result is
+            # decoded whole. Either way each result's text is searched and hashed once or twice.
+            stop = text.find(_NEXT_ENTRY, start)
+            stop = end - 1 if stop < 0 else stop
+            split = _split_result(text, start, stop)
+            if split is not None and hashed(start, stop) == fingerprint:
+                result, m_start, m_end = split
+                at = stop
+                measurements: _Measurements | None = _Measurements(text, m_start, m_end, display, len(entries))
+            else:  # not in the form _split_result reads: decoded whole, as the general path would
+                result, at = _DECODER.raw_decode(text, start)
+                if not isinstance(result, dict) or not text.startswith("}", at) or hashed(start, at) != fingerprint:
+                    return None
+                measurements = None
+            entries.append((run_id, origin, result, fingerprint, measurements))
             at += 1
     except (ValueError, IndexError, _NotAsWritten):
         return None
     if at != end:
         return None
     return entries
+
+
+def _split_result(text: str, start: int, stop: int) -> tuple[dict[str, Any], int, int] | None:
+    """The result object whose text is ``text[start:stop]``, with its measurements left as text:
+    its fields ("measurements" a placeholder) and where the measurements' text starts and ends;
+    None when it is not that, and the caller decodes the result whole.
+
+    The fields before the measurements are decoded in turn. Where the measurements end is
+    found without decoding them: at the first ``},"provenance":`` or ``},"run":`` from which
+    the rest parses as the result's last fields, ending at ``stop``. Such text inside the
+    measurements (a nested mapping with those keys) fails that test, its parse ending at the
+    mapping's own end, and the next one is tried. (The caller then checks the digest of the
+    whole text: what the fast path reads is what collect hashed.)"""
+    fields: dict[str, Any] = {}
+    at = start + 1
+    while True:
+        if text[at] != '"':
+            return None
+        key, at = _DECODER.raw_decode(text, at)
+        if text[at] != ":" or key in fields:
+            return None
+        at += 1
+        if key == "measurements":
+            break
+        fields[key], at = _DECODER.raw_decode(text, at)
+        if text[at] != ",":
+            return None
+        at += 1
+    fields["measurements"] = None  # in its place among the fields; Run.raw puts the value there
+    m_start = search = at
+    provenance, run = _AFTER_MEASUREMENTS
+    while (found := text.find(run, search, stop)) >= 0:
+        before = text.find(provenance, search, found)
+        m_end = (before if before >= 0 else found) + 1
+        tail = _last_fields(text, m_end, fields)
+        if tail is not None and tail[1] == stop:
+            return tail[0], m_start, m_end
+        search = m_end
+    return None
+
+
+def _last_fields(text: str, at: int, before: dict[str, Any]) -> tuple[dict[str, Any], int] | None:
+    """The fields ``,"key":value…}`` at ``at`` added to a copy of ``before``, and where the
+    closing brace ends; None when the text there is not that."""
+    fields = dict(before)
+    try:
+        while text[at] == ",":
+            if text[at + 1] != '"':
+                return None
+            key, at = _DECODER.raw_decode(text, at + 1)
+            if text[at] != ":" or key in fields:
+                return None
+            fields[key], at = _DECODER.raw_decode(text, at + 1)
+    except (ValueError, IndexError):
+        return None
+    return (fields, at + 1) if text.startswith("}", at) else None
 
 
 _DAMAGED = "is damaged (not what sitegen collect writes); run `sitegen collect` again"

@@ -74,6 +74,10 @@ DAMAGE: dict[str, tuple[Callable[[Path], None], str]] = {
     "NaN in place, digest made to match": (lambda p: _edit_in_place(p, rb'"count":\d+', b'"count":NaN',
                                                                     new_digest=True),
                                            "/runs/0: is damaged (not what sitegen collect writes)"),
+    # Measurements are decoded when a page needs them (store._Measurements): still refused.
+    "NaN in the measurements, digest made to match": (
+        lambda p: _edit_in_place(p, rb'"total_tokens_per_s":[0-9.]+', b'"total_tokens_per_s":NaN', new_digest=True),
+        "/runs/0: is damaged (not what sitegen collect writes)"),
     "cut short": (lambda p: _collected(p).write_bytes(_collected(p).read_bytes()[:5000]),
                   "unreadable (Unterminated string"),
     "edited, digest kept": (lambda p: _edit_collected(p, _set_figure),
@@ -216,6 +220,50 @@ def test_a_collected_file_as_collect_wrote_it_is_read_without_serialising_it_aga
     assert [run.digest for run in runs] == [
         hashlib.sha256(json.dumps(entry["result"], sort_keys=True, ensure_ascii=False, separators=(",", ":"))
                        .encode()).hexdigest() for entry in document["runs"]]
+
+
+def test_measurements_are_read_from_the_collected_file_when_first_needed(built: Path) -> None:
+    from sitegen import store
+
+    runs = store.read_collected(built / ".sitegen")
+    assert runs and all(run.measurements is not None and "raw" not in vars(run) for run in runs)
+    document = json.loads(_collected(built).read_bytes())
+    for run, entry in zip(runs, document["runs"], strict=True):
+        assert list(run.raw) == list(entry["result"]) and run.raw == entry["result"]  # same fields, same order
+        assert run.decode or run.prefill
+
+
+def test_the_fields_after_the_measurements_are_the_schemas() -> None:
+    from sitegen import store
+    from sitegen.resources import load_schema
+
+    for name in ("result", "result-1.1"):
+        schema = load_schema(name)
+        after = sorted(key for key in schema["properties"] if key > "measurements")
+        assert after[:2] == ["provenance", "run"] and "run" in schema["required"], name
+        assert "provenance" not in schema["required"], name  # else "run" would never come first
+        assert store._AFTER_MEASUREMENTS == ('},"provenance":', '},"run":')
+
+
+def test_measurements_that_hold_the_fields_after_them_are_read_right(tmp_path: Path) -> None:
+    # Text inside the measurements that looks like where they end (a mapping with the keys of
+    # the result's last fields) is not taken for it: the result's digest decides.
+    from sitegen import store
+    from tests.conftest import REPO
+
+    seed = json.loads(json.dumps(__import__("yaml").safe_load((REPO / "content" / "runs" / f"{SEED_RUN_ID}.yaml")
+                                                                .read_text())))
+    decoys = {"a": {"b": 1}, "provenance": {"method": "decoy"}, "run": {"model": "decoy"}, "source": {"x": "}"}}
+    seed["measurements"]["decode"][0]["source_values"] = decoys
+    seed["measurements"]["prefill"][0]["source_values"] = {"z": [{"q": 1}], "run": {"model": "}],\"run\":{"}}
+    other = json.loads(json.dumps(seed))
+    other.pop("source", None)
+    other.pop("provenance", None)
+    (tmp_path / "collected.json").write_bytes(store.encode([
+        store.CollectedRun("a", "content/runs/a.yaml", seed), store.CollectedRun("b", "content/runs/b.yaml", other)]))
+    runs = store.read_collected(tmp_path)
+    assert [run.raw for run in runs] == [seed, other]
+    assert runs[0].info.model == seed["run"]["model"] != "decoy" and runs[1].source is None and runs[1].provenance is None
 
 
 @pytest.mark.parametrize("damage", ["wrong shapes", "cut short", "another key"])

@@ -95,3 +95,17 @@ def test_the_graph_reads_every_kind_of_import() -> None:
 def test_no_import_cycles() -> None:
     cycles = find_cycles(import_graph())
     assert cycles == [], "import cycles: " + "; ".join(" ↔ ".join(group) for group in cycles)
+
+
+def test_a_build_imports_only_what_it_uses() -> None:
+    """What ``sitegen build`` imports before it reads a run: none of what only some builds need
+    (markdown-it for a run's notes, worker processes for many charts, the SVG compactor for a
+    chart drawn), each a part of its start-up."""
+    import subprocess
+    import sys
+
+    later = ["markdown_it", "multiprocessing", "concurrent.futures.process", "xml.etree.ElementTree",
+             "altair", "vl_convert"]
+    code = f"import sys, sitegen.cli, sitegen.site.build; print([m for m in {later!r} if m in sys.modules])"
+    found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
+    assert found.stdout.strip() == "[]"

@@ -13,14 +13,21 @@ import hashlib
 import json
 import os
 import re
-from concurrent.futures import Future, ProcessPoolExecutor
+from collections.abc import Callable
+from concurrent.futures import Executor, Future
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from sitegen.site.chart_svg import compact_svg
 from sitegen.site.charts import FONT, FONT_SIZE, KINDS, TEMPLATE_SOURCE, THEMES, ChartSpec, _canonical, fill
 from sitegen.store import read_cache, write_cache
-from sitegen.workers import worker_context
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
+
+T = TypeVar("T")
+
+# Imported where they are used, not here: a build that draws a chart or two needs neither
+# worker processes (multiprocessing) nor, until a chart is drawn, the SVG compactor (ElementTree).
 
 _CLIP_ID = re.compile(r"\bclip(\d+)\b")
 # One file serves both colour schemes: the drawing is made in the light theme, and a style
@@ -63,6 +70,8 @@ def _short_numbers(svg: str) -> str:
 
 def render_svg(vega_json: str) -> bytes:
     import vl_convert
+
+    from sitegen.site.chart_svg import compact_svg
 
     svg = _short_numbers(_stable_ids(vl_convert.vega_to_svg(json.loads(vega_json))))
     return compact_svg(svg, CHART_STYLE).encode()
@@ -165,11 +174,25 @@ class ChartRenderer:
         return ChartBatch(self)
 
     def _start_pool(self) -> ProcessPoolExecutor:
+        from concurrent.futures import ProcessPoolExecutor
+
+        from sitegen.workers import worker_context
+
         pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=worker_context())
         if read_cache(self._bundle_path()) is None:
             # Making the bundle holds a process for seconds: a worker makes it beside the charts.
             self._bundle_future = pool.submit(_make_javascript_bundle)
         return pool
+
+    def _start_early(self) -> Executor:
+        """Where the first charts of a build are drawn (see ChartBatch)."""
+        if self.workers <= 1:
+            return _WhenAsked()  # one core: a worker process would only add its start-up
+        from concurrent.futures import ProcessPoolExecutor
+
+        from sitegen.workers import worker_context
+
+        return ProcessPoolExecutor(max_workers=1, mp_context=worker_context())
 
     def _bundle_path(self) -> Path:
         return self.cache_dir.parent / f"vega-{_vl_convert_version()}.js"
@@ -198,8 +221,17 @@ def _render_many(vega_specs: list[str]) -> list[bytes]:
 
 class ChartBatch:
     """Charts drawn while the caller goes on: a build adds each page's charts as it makes
-    the page, and worker processes start drawing as soon as there are enough to share, so
-    drawing overlaps making and writing pages. ``result`` waits and stores them in the cache.
+    the page, and they are drawn while it makes and writes the others. ``result`` waits and
+    stores them in the cache.
+
+    A few charts (an added run changes one to four) are drawn by one worker process, started
+    at the first chart the cache lacks: starting vl-convert alone takes about a third of a
+    second, and drawing in this process, even in a thread, would add to the build's time
+    (vl-convert holds Python's lock while it starts and draws: measured, a thread drawing
+    beside page making finished no sooner than drawing after it). On the other core, the
+    drawing is done by the time the build asks for it. Once there are PARALLEL_THRESHOLD
+    charts to draw, worker processes on every core draw the rest, and the early worker's
+    charts it has not started on go to them. With one core, charts are drawn here when asked.
     """
 
     CHUNK = 8  # charts per task: small enough to balance the workers, big enough to pay the trip
@@ -211,6 +243,9 @@ class ChartBatch:
         self._sent: list[tuple[list[tuple[str, Path]], Future[list[bytes]]]] = []
         self._seen: set[str] = set()
         self._pool: ProcessPoolExecutor | None = None
+        self._early: Executor | None = None
+        # Charts given to the early worker, each with its future: (path, cache file, Vega spec, future).
+        self._early_charts: list[tuple[str, Path, str, Future[list[bytes]]]] = []
 
     def __enter__(self) -> ChartBatch:
         return self
@@ -228,12 +263,31 @@ class ChartBatch:
         if cached is not None:  # checked: not a file cut short (caches skip fsync) or edited
             self._svgs[path] = cached
             return
-        self._waiting.append((path, cache_file, self._renderer._vega(chart)))
+        vega = self._renderer._vega(chart)
         self._renderer.rendered += 1
-        if self._pool is None and len(self._waiting) >= PARALLEL_THRESHOLD and self._renderer.workers > 1:
+        if self._pool is None and self._renderer.workers > 1 \
+                and len(self._early_charts) + len(self._waiting) + 1 >= PARALLEL_THRESHOLD:
             self._pool = self._renderer._start_pool()
-        if self._pool is not None and len(self._waiting) >= self.CHUNK:
+            self._take_back_early()
+        if self._pool is None:
+            if self._early is None:
+                self._early = self._renderer._start_early()
+            # One chart a task, drawn as soon as it is added.
+            self._early_charts.append((path, cache_file, vega, self._early.submit(_render_many, [vega])))
+            return
+        self._waiting.append((path, cache_file, vega))
+        if len(self._waiting) >= self.CHUNK:
             self._send()
+
+    def _take_back_early(self) -> None:
+        """Give the charts the early worker has not started on to the worker processes instead."""
+        kept = []
+        for path, cache_file, vega, future in self._early_charts:
+            if future.cancel():
+                self._waiting.append((path, cache_file, vega))
+            else:  # being drawn or drawn: the early worker's
+                kept.append((path, cache_file, vega, future))
+        self._early_charts = kept
 
     def _send(self) -> None:
         assert self._pool is not None
@@ -244,13 +298,12 @@ class ChartBatch:
         self._waiting = []
 
     def result(self) -> dict[str, bytes]:
-        """Every added chart's SVG, by its path in the site."""
+        """Every added chart's SVG, by its path in the site. A chart that could not be drawn
+        raises here, whichever process drew it."""
         if self._pool is not None:
             self._send()
-        else:  # too few to be worth worker processes
-            drawn = _render_many([spec for _, _, spec in self._waiting])
-            self._sent.append(([(path, cache_file) for path, cache_file, _ in self._waiting], _done(drawn)))
-            self._waiting = []
+        self._sent = [([(path, cache_file)], future) for path, cache_file, _, future in self._early_charts] + self._sent
+        self._early_charts = []
         for charts, future in self._sent:
             for (path, cache_file), svg in zip(charts, future.result(), strict=True):
                 self._svgs[path] = svg
@@ -259,12 +312,30 @@ class ChartBatch:
         return self._svgs
 
     def close(self) -> None:
+        if self._early is not None:
+            self._early.shutdown(wait=True, cancel_futures=True)
+            self._early = None
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
 
 
-def _done(value: list[bytes]) -> Future[list[bytes]]:
-    future: Future[list[bytes]] = Future()
-    future.set_result(value)
-    return future
+class _WhenAsked(Executor):
+    """Calls each function submitted when its result is first asked for, in this process."""
+
+    def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
+        return _Deferred(lambda: fn(*args, **kwargs))
+
+
+class _Deferred(Future[T]):
+    def __init__(self, call: Callable[[], T]) -> None:
+        super().__init__()
+        self._call = call
+
+    def result(self, timeout: float | None = None) -> T:
+        if not self.done() and not self.running() and self.set_running_or_notify_cancel():
+            try:
+                self.set_result(self._call())
+            except BaseException as exc:  # raised again by result(), as a worker's would be
+                self.set_exception(exc)
+        return super().result(timeout)

@@ -67,6 +67,17 @@ def _key(*parts: object) -> str:
     return hashlib.sha256(repr(parts).encode()).hexdigest()
 
 
+class _Verbatim:
+    """A value's repr worked out once: ``_key`` of it is ``_key`` of the value, and the site and
+    settings (dataclasses, whose repr is slow) are in a thousand keys of a plan."""
+
+    def __init__(self, value: object) -> None:
+        self.text = repr(value)
+
+    def __repr__(self) -> str:
+        return self.text
+
+
 def plan(site: Site, runs: list[Run], analysis: Analysis | None = None) -> list[PlannedPage]:
     """Every page of the site, in a stable order. Cost is linear in the number of runs: one
     page per run, group, natural pair and preset, never per operating point or threshold.
@@ -80,11 +91,16 @@ def plan(site: Site, runs: list[Run], analysis: Analysis | None = None) -> list[
     pairs = natural_pairs(runs)
     run_labels = distinguishing_labels(runs)
 
+    memberships: dict[str, tuple[object, ...]] = {}
+
     def membership(run: Run) -> tuple[object, ...]:
         # What a run's page, row or links show of its groups (their paths and labels) and of
-        # the runs like it (its distinguishing label).
-        model, hardware = groups[("models", model_key(run))], groups[("hardware", accelerator_key(run))]
-        return (run.id, run.digest, model.path, model.label, hardware.path, hardware.label, run_labels.get(run.id))
+        # the runs like it (its distinguishing label). Asked for three times a run: kept.
+        if run.id not in memberships:
+            model, hardware = groups[("models", model_key(run))], groups[("hardware", accelerator_key(run))]
+            memberships[run.id] = (run.id, run.digest, model.path, model.label, hardware.path, hardware.label,
+                                   run_labels.get(run.id))
+        return memberships[run.id]
 
     everything = _key(site, settings, [membership(run) for run in runs], [(a.id, b.id) for a, b in pairs])
     # What the index's pages are made from (the runs in order, the picker's choices): worked
@@ -133,9 +149,10 @@ def plan(site: Site, runs: list[Run], analysis: Analysis | None = None) -> list[
     for pair in paired:
         pairs_of[pair[0]].append(pair)
         pairs_of[pair[1]].append(pair)
+    site_text, settings_text = _Verbatim(site), _Verbatim(settings)
     for run in runs:
         path = f"runs/{run.id}/index.html"
-        planned.append(PlannedPage(path, _key(site, settings, path, membership(run), linked(run),
+        planned.append(PlannedPage(path, _key(site_text, settings_text, path, membership(run), linked(run),
                                               sorted(pairs_of[run.id])),
                                    lambda run=run, path=path: make_run_page(run, path)))  # type: ignore[misc]
     for number in range(1, capacity_page_count(len(runs)) + 1):
@@ -154,14 +171,14 @@ def plan(site: Site, runs: list[Run], analysis: Analysis | None = None) -> list[
         path = f"{group.path}index.html"
         planned.append(PlannedPage(
             path,
-            _key(site, settings, path, group.kind, group.key, group.label, [membership(run) for run in group.runs],
+            _key(site_text, settings_text, path, group.kind, group.key, group.label, [membership(run) for run in group.runs],
                  group_pairs),
             lambda group=group, path=path: group_page(site.at(path), group, groups, pairs, analysis),  # type: ignore[misc]
         ))
     # One page per natural pair (older, newer); its swap to A against B is a link within it.
     for a, b in pairs:
         path = f"{compare_path(a, b)}index.html"
-        planned.append(PlannedPage(path, _key(site, path, a.id, a.digest, b.id, b.digest, run_labels.get(a.id),
+        planned.append(PlannedPage(path, _key(site_text, path, a.id, a.digest, b.id, b.digest, run_labels.get(a.id),
                                               run_labels.get(b.id)),
                                    lambda a=a, b=b, path=path: compare_page(site.at(path), a, b,  # type: ignore[misc]
                                                                             run_labels)))

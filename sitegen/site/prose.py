@@ -8,15 +8,22 @@ vbscript:, file: and data: links. Links also get rel="nofollow noopener".
 from __future__ import annotations
 
 from functools import cache
+from typing import TYPE_CHECKING
 
-from markdown_it import MarkdownIt
 from markupsafe import Markup
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
 
 _ALLOWED_SCHEMES = ("http://", "https://", "mailto:", "#", "/")
 
 
 @cache
 def _renderer() -> MarkdownIt:
+    # Imported on first use: a build renders prose only for the run pages it makes, and
+    # markdown-it costs a tenth of the build's import time.
+    from markdown_it import MarkdownIt
+
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
     md.enable("table")
     md.disable("image")  # remote images would make readers' browsers call other hosts

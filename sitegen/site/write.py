@@ -93,17 +93,21 @@ class StagedOutput:
             return
         with contextlib.suppress(OSError):
             os.chmod(self.staging, 0o777 & ~_umask())
-        root = str(self.staging)
-        for folder, folders, files in os.walk(root):
-            relative = os.path.relpath(folder, root)
-            prefix = "" if relative == "." else relative + "/"
-            if prefix:
-                self._stale_folders.add(relative)
-            for name in files:
-                self._stale.add(prefix + name)
-            for name in folders:  # a link to a folder is listed here, and is not walked into
-                if os.path.islink(os.path.join(folder, name)):
-                    self._stale.add(prefix + name)
+        # One scandir per folder (os.walk would also stat every folder again to tell a link
+        # from a folder, and work out each one's relative path): 1,500 folders at 1,000 runs.
+        pending = [("", str(self.staging))]
+        while pending:
+            prefix, folder = pending.pop()
+            try:
+                with os.scandir(folder) as entries:
+                    for entry in entries:
+                        if entry.is_dir(follow_symlinks=False):
+                            self._stale_folders.add(prefix + entry.name)
+                            pending.append((prefix + entry.name + "/", entry.path))
+                        else:  # a file, or a link (to a file or a folder: never followed)
+                            self._stale.add(prefix + entry.name)
+            except OSError:
+                continue  # as os.walk does: a folder that cannot be listed is only removed (_remove_stale)
 
     def _clear(self, relative: str, target: str) -> None:
         """Make room in a reused spare for ``relative``: remove what the spare has there, and any

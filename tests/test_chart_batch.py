@@ -1,0 +1,125 @@
+"""How a build's charts are drawn: a few by one worker process beside the page making (started
+at the first chart the cache lacks, so the build does not wait for vl-convert at its end), many
+by worker processes on every core, with one core here when asked; the same drawings either
+way, and a chart that cannot be drawn fails the build as before."""
+
+from __future__ import annotations
+
+import json
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from sitegen.model import run_from_dict
+from sitegen.parse import parse_yaml
+from sitegen.site import chart_render
+from sitegen.site.chart_render import PARALLEL_THRESHOLD, ChartRenderer, ChartTemplates, render_svg
+from sitegen.site.charts import ChartSpec, Series, decode_overlay
+from tests.conftest import REPO, SEED_RUN_ID, run_cli
+
+
+def _charts(count: int) -> list[ChartSpec]:
+    """``count`` different charts: the seed run beside copies of it 1 %, 2 %, … faster."""
+    seed = parse_yaml("seed.yaml", (REPO / "content" / "runs" / f"{SEED_RUN_ID}.yaml").read_bytes()).data
+    charts = []
+    for step in range(1, count + 1):
+        other = json.loads(json.dumps(seed))
+        for cell in other["measurements"]["decode"]:
+            if cell.get("total_tokens_per_s") is not None:
+                cell["total_tokens_per_s"] *= 1 + step / 100
+        chart = decode_overlay([Series("A", run_from_dict("a", seed)), Series("B", run_from_dict("b", other))],
+                               [8192, 65536])
+        assert chart is not None
+        charts.append(chart)
+    assert len({chart.path() for chart in charts}) == count
+    return charts
+
+
+@pytest.fixture
+def renderer(tmp_path: Path, shared_cache: Path) -> ChartRenderer:
+    # The session's templates (compiling them imports Altair), a chart cache of this test's own.
+    return ChartRenderer(tmp_path / "charts", workers=2, templates=ChartTemplates(shared_cache))
+
+
+_BROKEN = '{"marks":[{"type":"no-such-mark"}]}'  # JSON that vl-convert cannot draw
+
+
+def test_a_few_charts_are_drawn_while_the_build_goes_on(renderer: ChartRenderer) -> None:
+    charts = _charts(3)
+    expected = {chart.path(): render_svg(renderer._vega(chart)) for chart in charts}  # drawn here, one by one
+    with renderer.batch() as batch:
+        for chart in charts:
+            batch.add(chart)
+        assert batch._pool is None, "too few charts for worker processes on every core"
+        assert isinstance(batch._early, ProcessPoolExecutor) and batch._early._max_workers == 1
+        # Drawn before anyone asks for them: the futures finish with no result() called.
+        for _, _, _, future in batch._early_charts:
+            future.result(timeout=120)
+        assert batch.result() == expected  # the same drawings, byte for byte
+    assert renderer.rendered == 3
+    assert sorted(p.name for p in renderer.cache_dir.iterdir()) == sorted(renderer._path(c).name for c in charts)
+    # A second batch takes them from the cache and starts no process.
+    with renderer.batch() as again:
+        for chart in charts:
+            again.add(chart)
+        assert again._early is None and again.result() == expected
+
+
+def test_with_one_core_charts_are_drawn_when_asked_for(tmp_path: Path, shared_cache: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    renderer = ChartRenderer(tmp_path / "charts", workers=1, templates=ChartTemplates(shared_cache))
+    drawn: list[str] = []
+    monkeypatch.setattr(chart_render, "render_svg", lambda vega: drawn.append(vega) or render_svg(vega))
+    charts = _charts(2)
+    with renderer.batch() as batch:
+        for chart in charts:
+            batch.add(chart)
+        assert drawn == [] and batch._pool is None  # nothing drawn yet, no process started
+        svgs = batch.result()
+    assert len(drawn) == 2 and svgs == {chart.path(): render_svg(renderer._vega(chart)) for chart in charts}
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_chart_that_cannot_be_drawn_fails_the_batch(tmp_path: Path, shared_cache: Path,
+                                                      monkeypatch: pytest.MonkeyPatch, workers: int) -> None:
+    renderer = ChartRenderer(tmp_path / "charts", workers=workers, templates=ChartTemplates(shared_cache))
+    monkeypatch.setattr(renderer, "_vega", lambda chart: _BROKEN)
+    with renderer.batch() as batch:
+        for chart in _charts(2):
+            batch.add(chart)
+        with pytest.raises(ValueError, match="Vega to SVG conversion failed"):
+            batch.result()
+    assert not renderer.cache_dir.exists() or not list(renderer.cache_dir.iterdir())
+
+
+def test_a_build_whose_chart_cannot_be_drawn_keeps_the_old_site(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from sitegen.site import build
+
+    assert run_cli(project, "collect") == 0 and run_cli(project, "build") == 0
+    before = {p.relative_to(project).as_posix(): p.read_bytes() for p in (project / "_site").rglob("*") if p.is_file()}
+    monkeypatch.setattr(ChartRenderer, "_vega", lambda self, chart: _BROKEN)
+    # Every chart missing from the cache: a cache of this test's own, and no manifest to link by.
+    monkeypatch.setattr(build, "ChartRenderer", lambda folder, templates: ChartRenderer(
+        project / "own-charts", templates=templates))
+    (project / ".sitegen" / "build" / "manifest.json").unlink()
+    with pytest.raises(ValueError, match="Vega to SVG conversion failed"):
+        run_cli(project, "build")
+    after = {p.relative_to(project).as_posix(): p.read_bytes() for p in (project / "_site").rglob("*") if p.is_file()}
+    assert after == before
+    assert [p.name for p in project.iterdir() if p.name.startswith("._site.")] == []
+
+
+def test_many_charts_are_drawn_by_worker_processes(renderer: ChartRenderer, monkeypatch: pytest.MonkeyPatch) -> None:
+    charts = _charts(PARALLEL_THRESHOLD + 2)
+    started: list[int] = []
+    original = renderer._start_pool
+    monkeypatch.setattr(renderer, "_start_pool", lambda: started.append(1) or original())
+    with renderer.batch() as batch:
+        for chart in charts:
+            batch.add(chart)
+        assert started == [1] and batch._pool is not None
+        # The early worker keeps only what it had begun or queued; the rest are the pool's.
+        assert len(batch._early_charts) < PARALLEL_THRESHOLD
+        svgs = batch.result()
+    assert svgs == {chart.path(): render_svg(renderer._vega(chart)) for chart in charts}
