@@ -181,13 +181,16 @@ def cold(folder: Path, what: str) -> None:
     if what == "collect":
         shutil.rmtree(folder / ".sitegen", ignore_errors=True)
     else:
-        # A cold build: no site, no rendered charts, no manifest; the collect cache stays, since
-        # it belongs to collect and later figures measure an unchanged collect.
+        # A cold build: no site, no rendered charts, no manifest, none of the build's caches (kept
+        # figures and listing pieces, compiled templates); the collect cache stays, since it
+        # belongs to collect and later figures measure an unchanged collect.
         shutil.rmtree(folder / "_site", ignore_errors=True)
         shutil.rmtree(folder / ".sitegen" / "cache" / "charts", ignore_errors=True)
         cache = folder / ".sitegen" / "cache"
-        for made in [*cache.glob("vega-*"), *cache.glob("chart-templates-*")]:  # bundle, templates
+        for made in [*cache.glob("vega-*"), *cache.glob("chart-templates-*"),  # bundle, chart templates
+                     *cache.glob("fragments.json"), *cache.glob("figures.json"), *cache.glob("collected-digest.json")]:
             made.unlink()
+        shutil.rmtree(cache / "templates", ignore_errors=True)  # compiled page templates
         shutil.rmtree(folder / ".sitegen" / "build", ignore_errors=True)
 
 
