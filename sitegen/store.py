@@ -12,6 +12,7 @@ import json
 import os
 import re
 import tempfile
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -100,8 +101,9 @@ def digest(result: dict[str, Any]) -> str:
     return hashlib.sha256(_canonical(result).encode()).hexdigest()
 
 
-def write_atomic(path: Path, data: bytes, durable: bool = True) -> None:
-    """Write ``data`` to ``path`` so readers see the old bytes or the new, never a mix.
+def write_atomic(path: Path, data: bytes | Iterable[bytes | memoryview], durable: bool = True) -> None:
+    """Write ``data`` (bytes, or parts written one after the other) to ``path`` so readers see
+    the old bytes or the new, never a mix.
 
     ``durable=False`` skips the flush to disk, for caches: after a power cut a cache file
     may be empty, which costs a rebuild of that entry, while a build writes thousands.
@@ -109,8 +111,9 @@ def write_atomic(path: Path, data: bytes, durable: bool = True) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
+        with os.fdopen(handle, "wb", buffering=1 << 22) as stream:  # parts may be small: buffered
+            for part in (data,) if isinstance(data, bytes) else data:
+                stream.write(part)
             if durable:
                 stream.flush()
                 os.fsync(stream.fileno())
@@ -165,20 +168,14 @@ def write_collected_parts(state_dir: Path, parts: list[bytes | memoryview]) -> s
     and held in memory once more, and hashed in a second pass."""
     path = collected_path(state_dir)
     digest = hashlib.sha256()
+
+    def hashed() -> Iterator[bytes | memoryview]:
+        for part in parts:
+            digest.update(part)
+            yield part
+
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(handle, "wb", buffering=1 << 22) as stream:  # entries are ~15 KB: buffered
-                for part in parts:
-                    digest.update(part)
-                    stream.write(part)
-                stream.flush()
-                os.fsync(stream.fileno())
-            os.replace(temporary, path)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
+        write_atomic(path, hashed())
     except OSError as exc:
         raise SitegenError(Problem(str(path), None, "", f"cannot write the collected file: {exc.strerror}")) from None
     return digest.hexdigest()
