@@ -483,8 +483,8 @@ def _write_pages(output: StagedOutput, planned: list[PlannedPage], manifest: Man
     Return how many pages were built, and their charts by path."""
     built = 0
     charts: dict[str, ChartSpec] = {}
-    # Pages with charts (the groups') first, so that drawing starts, in a thread or in workers,
-    # while the listings and run pages (no charts) are made.
+    # Pages with charts (the groups') first, so that worker processes start drawing while the
+    # listings and run pages (no charts) are made.
     for item in sorted(planned, key=lambda item: (item.path.startswith("runs/"),
                                                   not item.path.startswith(("models/", "hardware/")))):
         files = manifest.reusable(item.path, item.key, old_site)
