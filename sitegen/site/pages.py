@@ -165,9 +165,17 @@ def plan(site: Site, runs: list[Run], analysis: Analysis | None = None) -> list[
             planned.append(PlannedPage(path, _key(everything, path, preset),
                                        lambda preset=preset, number=number: preset_page(  # type: ignore[misc]
                                            site, runs, groups, preset, analysis, number)))
+    # Each group's natural pairs, in the pairs' order: a run is in one model's and one
+    # accelerator's group, so a pair is in those of its runs' groups they share. (Asking every
+    # group about every pair cost 3.5 s at 20,000 runs: 2,000 groups × 6,000 pairs.)
+    pairs_in: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
+    for a, b in pairs:
+        of_b = (("models", model_key(b)), ("hardware", accelerator_key(b)))
+        for key in (("models", model_key(a)), ("hardware", accelerator_key(a))):
+            if key in of_b:
+                pairs_in[key].append((a.id, b.id))
     for group in sorted(groups.values(), key=lambda g: g.path):
-        members = {run.id for run in group.runs}
-        group_pairs = [(a.id, b.id) for a, b in pairs if a.id in members and b.id in members]
+        group_pairs = pairs_in.get((group.kind, group.key), [])
         path = f"{group.path}index.html"
         planned.append(PlannedPage(
             path,
