@@ -11,8 +11,8 @@ The key is the caller's: it must name every input of the piece (run digests, lab
 page's depth for relative links...). The whole file belongs to one ``scope`` (sitegen's code
 and templates, the settings and the site), so a change of any of those misses every piece.
 The file keeps only the pieces the last build that made any used, so it never outgrows the
-site by more than one build's leftovers, and it is a cache file (store.write_cache: a checksum, read without following links): any doubt is a
-miss, and the piece is made again.
+site by more than one build's leftovers, and it is a cache file (store.write_cache: a
+checksum, read without following links): any doubt is a miss, and the piece is made again.
 
 The file is a line of JSON (the keys, and each piece's length in characters), then the pieces'
 text end to end, each read back as a slice: at 1,000 runs (3,000 pieces, 1.9 MB) reading and
