@@ -234,28 +234,27 @@ class Manifest:
             write_atomic(self.path, json.dumps(document, sort_keys=True, separators=(",", ":")).encode())
 
 
-def _current_identity(path: str, folder: bool = False) -> list[int] | None:
-    """A file's (or folder's) identity as it is now (files.identity); None when it is missing,
-    of the other kind or a link."""
+def _found(path: str, folder: bool) -> os.stat_result | None:
+    """The file (or folder) at ``path``, not following a link; None when it is missing or of
+    the other kind."""
     try:
         found = os.lstat(path)
     except (OSError, ValueError):
         return None
-    if not (stat.S_ISDIR(found.st_mode) if folder else stat.S_ISREG(found.st_mode)):
-        return None
-    return list(files.identity(found))
+    return found if (stat.S_ISDIR(found.st_mode) if folder else stat.S_ISREG(found.st_mode)) else None
+
+
+def _current_identity(path: str, folder: bool = False) -> list[int] | None:
+    """A file's (or folder's) identity as it is now (files.identity)."""
+    found = _found(path, folder)
+    return list(files.identity(found)) if found is not None else None
 
 
 def _settled_identity(path: str, now: int | None, folder: bool = False) -> list[int] | None:
     """The identity to record: None where it was changed too recently to be told from a later
     change (files.settled), which the next build then checks instead of trusting."""
-    try:
-        found = os.lstat(path)
-    except (OSError, ValueError):
-        return None
-    if not (stat.S_ISDIR(found.st_mode) if folder else stat.S_ISREG(found.st_mode)) or not files.settled(found, now):
-        return None
-    return list(files.identity(found))
+    found = _found(path, folder)
+    return list(files.identity(found)) if found is not None and files.settled(found, now) else None
 
 
 def _identity_like(value: Any) -> bool:
