@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from sitegen.site.fragments import Fragments
 from sitegen.store import read_cache
 
@@ -45,18 +47,24 @@ def test_another_scope_misses_everything(tmp_path: Path) -> None:
     assert Fragments(path, "code 2").get(key, lambda: "new") == "new"
 
 
-def test_only_the_pieces_a_build_used_are_kept(tmp_path: Path) -> None:
+@pytest.mark.parametrize("makes_a_piece", [True, False], ids=["made a piece", "made none"])
+def test_a_build_that_makes_pieces_keeps_only_those_it_used(tmp_path: Path, makes_a_piece: bool) -> None:
+    """A build that made a piece keeps only the pieces it used; one that made none (it rebuilt
+    no listing, so it used few) keeps the file whole for the next one."""
     path = tmp_path / "fragments.json"
     first = Fragments(path, "s")
-    first.get(Fragments.key("row", "gone"), lambda: "gone")
-    first.get(Fragments.key("row", "stays"), lambda: "stays")
+    first.get(Fragments.key("row", "unused"), lambda: "<tr>unused")
+    first.get(Fragments.key("row", "used"), lambda: "<tr>used")
     first.save()
     second = Fragments(path, "s")
-    second.get(Fragments.key("row", "stays"), lambda: "made again")
-    second.get(Fragments.key("row", "new"), lambda: "new")  # a build that made a piece saves
+    second.get(Fragments.key("row", "used"), lambda: "made again")
+    if makes_a_piece:
+        second.get(Fragments.key("row", "new"), lambda: "<tr>new")
     second.save()
     data = read_cache(path)
-    assert data is not None and b"gone" not in data and b"stays" in data and b"new" in data
+    assert data is not None and b"<tr>used" in data
+    assert (b"<tr>unused" in data) is not makes_a_piece
+    assert (b"<tr>new" in data) is makes_a_piece
 
 
 def test_a_damaged_file_is_a_miss_never_content(tmp_path: Path) -> None:
@@ -111,17 +119,3 @@ def test_a_run_is_named_by_its_content() -> None:
     assert Fragments.content(run_from_dict("r", data)) == ("r", digest(data))
     other = {**data, "run": {"model": "n"}}
     assert Fragments.content(run_from_dict("r", other)) != Fragments.content(run_from_dict("r", data))
-
-
-
-def test_a_build_that_made_no_piece_keeps_the_file_whole(tmp_path: Path) -> None:
-    """A build that rebuilt no listing used few pieces: the others stay for the next one."""
-    path = tmp_path / "fragments.json"
-    first = Fragments(path, "s")
-    first.get(Fragments.key("row", "a"), lambda: "<tr>a")
-    first.get(Fragments.key("row", "b"), lambda: "<tr>b")
-    first.save()
-    second = Fragments(path, "s")
-    second.get(Fragments.key("row", "a"), lambda: "made again")
-    second.save()
-    assert Fragments(path, "s").get(Fragments.key("row", "b"), lambda: "made again") == "<tr>b"
