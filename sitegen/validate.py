@@ -102,8 +102,8 @@ def keep_compiled_checks(folder: Path | None) -> None:
     schema is compiled by every command. Like Python's ``__pycache__`` and the build's compiled
     templates, the entries are code that is run: the project folder is trusted as a whole.
     An entry is named by everything the code depends on (the schema, fastjsonschema's version,
-    the Python version: marshal's format is Python's own), and read as every cache file is (store.read_cache: a checksum), so a
-    damaged entry or a new version is compiled again.
+    the Python version: marshal's format is Python's own), and read as every cache file is
+    (store.read_cache: a checksum), so a damaged entry or a new version is compiled again.
     """
     global _compiled_folder
     _compiled_folder = folder
