@@ -173,6 +173,8 @@ class Run:
     document: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
     digest: str = field(default="", compare=False)  # fingerprint of ``raw``, see store.digest
     measurements: Callable[[], Any] | None = field(default=None, compare=False, repr=False)
+    # Shared by the runs of one collected file: how many of them hold their measurements decoded.
+    decoded: DecodedRuns | None = field(default=None, compare=False, repr=False)
 
     @cached_property
     def raw(self) -> dict[str, Any]:
@@ -181,7 +183,16 @@ class Run:
         as text to decode here (store.read_collected), which is most of reading the file."""
         if self.measurements is None:
             return self.document
+        if self.decoded is not None:
+            self.decoded.hold(self)
         return {**self.document, "measurements": self.measurements()}
+
+    def release(self) -> None:
+        """Forget the decoded measurements (and what was made of them); they are decoded again,
+        the same, when next asked for. Only runs that can decode them again let go of them."""
+        if self.measurements is not None:
+            for name in _DECODED:
+                self.__dict__.pop(name, None)  # where cached_property keeps its value
 
     # The measurements are made from ``raw`` on first use: a build that only has to link
     # unchanged pages never needs the tens of thousands of cells of a large site.
@@ -225,12 +236,37 @@ class Run:
         return next((c for c in matches if c.output_tokens_per_request in (None, default)), matches[0] if matches else None)
 
 
+_DECODED = ("raw", "prefill", "decode", "_cells_at")
+
+
+class DecodedRuns:
+    """Bounds how many runs hold their decoded measurements at once: when one more is decoded,
+    the run decoded longest ago lets go of its own (Run.release).
+
+    Why: a run's decoded measurements and cell objects are about 75 KB, and a cold build
+    visits every run many times (its pages, its groups' pages, every listing); held by all
+    20,000 runs of a large site that is 1.5 GB. Decoding a run again costs under a
+    millisecond, and most visits to a run come close together (one group page, then the
+    next), so a window of a few thousand runs is seldom decoded twice."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._held: dict[int, Run] = {}  # in the order they were decoded (a dict keeps it)
+
+    def hold(self, run: Run) -> None:
+        self._held.pop(id(run), None)
+        self._held[id(run)] = run
+        while len(self._held) > self.limit:
+            oldest = next(iter(self._held))
+            self._held.pop(oldest).release()
+
+
 def _pairs(mapping: dict[str, Any] | None) -> tuple[tuple[str, Any], ...]:
     return tuple(sorted((mapping or {}).items()))
 
 
 def run_from_dict(run_id: str, data: dict[str, Any], origin: str = "", digest: str = "",
-                  measurements: Callable[[], Any] | None = None) -> Run:
+                  measurements: Callable[[], Any] | None = None, decoded: DecodedRuns | None = None) -> Run:
     """Build a Run from a result document that passed validation; with ``measurements``, the
     document's own are a placeholder and this gives them when first asked for (Run.raw)."""
     hardware = dict(data["hardware"])
@@ -251,4 +287,5 @@ def run_from_dict(run_id: str, data: dict[str, Any], origin: str = "", digest: s
         document=data,
         digest=digest,
         measurements=measurements,
+        decoded=decoded,
     )

@@ -181,13 +181,18 @@ def write_collected_parts(state_dir: Path, parts: list[bytes | memoryview]) -> s
     return digest.hexdigest()
 
 
+# How many runs of a collected file hold their decoded measurements at once (model.DecodedRuns):
+# 4,000 are about 300 MB, and more than any group of runs a page shows all of at 20,000 runs.
+DECODED_RUNS = 4000
+
+
 def read_collected(state_dir: Path, display: str = ".sitegen/collected.json", data: bytes | None = None) -> list[Run]:
     """Load the collected runs; a missing, foreign, outdated or damaged file asks for a new collect.
 
     The file is sitegen's own, but it sits in the project where anyone can edit or cut it
     short, so every entry is checked against its digest before it is believed.
     """
-    from sitegen.model import run_from_dict  # here: collect, which only writes the file, need not import it
+    from sitegen.model import DecodedRuns, run_from_dict  # here: collect only writes the file
 
     path = collected_path(state_dir)
     try:
@@ -196,9 +201,10 @@ def read_collected(state_dir: Path, display: str = ".sitegen/collected.json", da
             data = read_bounded(path, MAX_STATE_BYTES, display, "the collected file")
         written = _entries_as_written(data, display)
         if written is not None:
+            decoded = DecodedRuns(DECODED_RUNS)
             with contextlib.suppress(KeyError, TypeError, ValueError, AttributeError, IndexError):
                 # (an entry the model cannot take: the general path below says which)
-                return [run_from_dict(run_id, result, origin, fingerprint, measurements)
+                return [run_from_dict(run_id, result, origin, fingerprint, measurements, decoded)
                         for run_id, origin, result, fingerprint, measurements in written]
         document = json.loads(data)
     except FileNotFoundError:

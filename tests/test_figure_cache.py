@@ -38,7 +38,7 @@ def worked_out(run: Run, stored: StoredFigures | None = None) -> CellGrid:
 
 def kept(path: Path, runs: list[Run]) -> StoredFigures:
     first = StoredFigures(path, "key", LEVELS)
-    first.keep((run.digest, worked_out(run), headlines(run)) for run in runs)
+    first.keep((run.digest, worked_out(run), headlines(run), None) for run in runs)
     return StoredFigures(path, "key", LEVELS)
 
 
@@ -70,7 +70,7 @@ def test_nothing_new_writes_nothing(runs: list[Run], tmp_path: Path) -> None:
     path = tmp_path / "figures.json"
     stored = kept(path, runs)
     before = path.stat()
-    stored.keep((run.digest, worked_out(run, stored), None) for run in runs)
+    stored.keep((run.digest, worked_out(run, stored), None, None) for run in runs)
     after = path.stat()
     assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
 
@@ -83,7 +83,7 @@ def test_an_entry_no_build_asked_for_is_kept_as_it_was(runs: list[Run], tmp_path
     before = lines(path)
     added, *others = runs
     stored = StoredFigures(path, "key", LEVELS)
-    stored.keep([(run.digest, None, None) for run in others])
+    stored.keep([(run.digest, None, None, None) for run in others])
     # The others' lines as they were (the text read back, not made again); the added run's gone.
     assert entries(lines(path)) == {line for line in entries(before) if added.digest not in line}
     again = StoredFigures(path, "key", LEVELS)
@@ -98,7 +98,7 @@ def test_an_added_run_adds_its_line_and_leaves_the_others_as_they_were(runs: lis
     kept(path, others)
     before = entries(lines(path))
     stored = StoredFigures(path, "key", LEVELS)
-    stored.keep([(run.digest, worked_out(run, stored), headlines(run) if run is added else None) for run in runs])
+    stored.keep([(run.digest, worked_out(run, stored), headlines(run) if run is added else None, None) for run in runs])
     after = entries(lines(path))
     assert before < after and len(after - before) == 1 and added.digest in next(iter(after - before))
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from sitegen.config import DEFAULT_PRESETS, DEFAULT_SERVICE_LEVELS, Config, Preset, Price, ServiceLevel
 from sitegen.model import Run
-from sitegen.site.capacity import CellGrid, price_for
+from sitegen.site.capacity import CellGrid, Outline, Remembered, outline_of, price_for
 from sitegen.site.figure_cache import StoredFigures
 from sitegen.site.fragments import Fragments
 from sitegen.site.headlines import HeadlineBook
@@ -30,6 +30,10 @@ class Settings:
         return next((level for level in self.service_levels if level.name == name), None)
 
 
+# How many runs' cell grids a build holds at once (see Analysis.grid); as store.DECODED_RUNS.
+GRIDS_KEPT = 4000
+
+
 @dataclass
 class Analysis:
     """Per-build figures of runs, each worked out on first use."""
@@ -42,7 +46,11 @@ class Analysis:
     # Pieces of listings and data files kept by a key of their inputs (see fragments); without
     # a cache file (tests, tools) a piece is still made once per build.
     fragments: Fragments = field(default_factory=lambda: Fragments(None, ""))
+    # The grids made, oldest first; at most GRIDS_KEPT of them (each holds its run's decoded
+    # cells), the others let go with what they worked out kept in _released.
     _grids: dict[str, CellGrid] = field(default_factory=dict)
+    _released: dict[str, Remembered] = field(default_factory=dict)
+    _outlines: dict[str, Outline] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.stored is not None:
@@ -54,12 +62,33 @@ class Analysis:
             found = self._grids[run.id] = CellGrid(run)
             if self.stored is not None and run.digest:
                 found.remember(self.stored.capacities(run.digest, found.accelerators))
+            earlier = self._released.pop(run.id, None)
+            if earlier is not None:  # made and let go before in this build: what it worked out stands
+                found.remember(earlier.capacities)
+                found.worked_out += earlier.worked_out
+            while len(self._grids) > GRIDS_KEPT:  # as model.DecodedRuns bounds the runs' own cells
+                oldest = next(iter(self._grids))
+                grid = self._grids.pop(oldest)
+                self._released[oldest] = Remembered(grid.known(), grid.worked_out)
+        return found
+
+    def outline(self, run: Run) -> Outline:
+        """Where the run's decode matrix has figures (capacity.Outline): read back from an earlier
+        build for a run of unchanged content, so that its cells need not be decoded."""
+        found = self._outlines.get(run.id)
+        if found is None:
+            if self.stored is not None and run.digest:
+                found = self.stored.outline(run.digest)
+            if found is None:
+                found = outline_of(run, self.grid(run))
+            self._outlines[run.id] = found
         return found
 
     def keep_figures(self, runs: list[Run]) -> None:
         """Store this build's figures of ``runs`` for the next build (see figure_cache)."""
         if self.stored is not None:
-            self.stored.keep((run.digest, self._grids.get(run.id), self.headlines.known(run))
+            self.stored.keep((run.digest, self._grids.get(run.id) or self._released.get(run.id),
+                              self.headlines.known(run), self._outlines.get(run.id))
                              for run in runs if run.digest)
 
     def price(self, run: Run) -> Price | None:

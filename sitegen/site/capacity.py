@@ -12,7 +12,7 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import Any, NamedTuple
 
 from sitegen.config import Price, ServiceLevel
 from sitegen.model import Run, Status
@@ -40,6 +40,36 @@ def match_context(contexts: Iterable[int], wanted: int) -> int | None:
     tie the smaller), or None. Never a neighbour further off: nothing is interpolated."""
     candidates = [c for c in contexts if context_matches(c, wanted)]
     return min(candidates, key=lambda c: (abs(c - wanted), c), default=None)
+
+
+@dataclass(frozen=True)
+class Remembered:
+    """What a let-go grid (Analysis.grid) leaves for the figure cache: the capacities it held,
+    and how many of them it worked out."""
+
+    capacities: dict[tuple[int, ServiceLevel], Capacity]
+    worked_out: int
+
+    def known(self) -> dict[tuple[int, ServiceLevel], Capacity]:
+        return self.capacities
+
+
+class Outline(NamedTuple):
+    """Where a run's decode matrix has figures, without its cells: the contexts and request
+    counts of its grid (CellGrid), and the contexts at which some cell measured a total. A
+    group page needs only this of most of its runs (which contexts its charts offer, which
+    runs each chart draws): at 20,000 runs an accelerator's page lists 1,700 runs, and their
+    outlines, kept between builds (figure_cache), spare decoding every one of them."""
+
+    contexts: tuple[int, ...]
+    levels: tuple[int, ...]
+    measured: tuple[int, ...]
+
+
+def outline_of(run: Run, grid: CellGrid) -> Outline:
+    return Outline(tuple(sorted(grid.rows)), tuple(sorted({n for row in grid.rows.values() for n in row})),
+                   tuple(sorted({c.context_tokens for c in run.decode
+                                 if c.status.measured and c.total_tokens_per_s is not None})))
 
 
 class CellGrid:

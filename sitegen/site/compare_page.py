@@ -330,11 +330,17 @@ def caveats(runs: list[ComparedRun], setup: tuple[SetupRow, ...]) -> tuple[str, 
 # --- curves, frontier and prefill --------------------------------------------------------
 
 
-def shared_contexts(runs: list[Run]) -> list[int]:
-    """Contexts measured by at least two of ``runs`` (every context for a single run)."""
+def measured_contexts(run: Run) -> Iterable[int]:
+    """The contexts at which some decode cell of ``run`` measured a total (capacity.Outline)."""
+    return {c.context_tokens for c in run.decode if c.status.measured and c.total_tokens_per_s is not None}
+
+
+def shared_contexts(runs: list[Run], measured: Callable[[Run], Iterable[int]] = measured_contexts) -> list[int]:
+    """Contexts measured by at least two of ``runs`` (every context for a single run);
+    ``measured``: where a run measured (a group page reads it from kept outlines)."""
     counts: dict[int, int] = {}
     for run in runs:
-        for context in {c.context_tokens for c in run.decode if c.status.measured and c.total_tokens_per_s is not None}:
+        for context in set(measured(run)):
             counts[context] = counts.get(context, 0) + 1
     needed = 2 if len(runs) > 1 else 1
     return sorted(c for c, n in counts.items() if n >= needed)

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from sitegen.config import ServiceLevel
-from sitegen.site.capacity import Capacity, CellGrid
+from sitegen.site.capacity import Capacity, CellGrid, Outline, Remembered
 from sitegen.site.headlines import Headlines
 from sitegen.store import read_cache, write_cache
 
@@ -62,6 +62,7 @@ class StoredFigures:
         # The headlines this build was given back: others it has were worked out, and keep()
         # makes the entry again (a grid counts its own capacities worked out).
         self._served_headlines: set[str] = set()
+        self._served_outlines: set[str] = set()  # likewise, each run's decode outline
         data = read_cache(path)
         if data is None:
             return
@@ -106,7 +107,12 @@ class StoredFigures:
                 self._texts[digest] = _text(entry) if well_formed else "{}"
 
     def _well_formed(self, entry: Any) -> bool:
-        if not isinstance(entry, dict) or set(entry) - {"capacity", "headlines"}:
+        if not isinstance(entry, dict) or set(entry) - {"capacity", "headlines", "outline"}:
+            return False
+        outline = entry.get("outline")
+        if outline is not None and not (isinstance(outline, list) and len(outline) == 3
+                                        and all(isinstance(part, list) and all(type(n) is int for n in part)
+                                                for part in outline)):
             return False
         headlines = entry.get("headlines")
         if headlines is not None and not (isinstance(headlines, list) and len(headlines) == len(_HEADLINE_FIELDS)
@@ -145,7 +151,14 @@ class StoredFigures:
         self._served_headlines.add(digest)
         return Headlines(*stored)
 
-    def keep(self, figures: Iterable[tuple[str, CellGrid | None, Headlines | None]]) -> None:
+    def outline(self, digest: str) -> Outline | None:
+        stored = (self._entry(digest) or {}).get("outline")
+        if stored is None:
+            return None
+        self._served_outlines.add(digest)
+        return Outline(*(tuple(part) for part in stored))
+
+    def keep(self, figures: Iterable[tuple[str, CellGrid | Remembered | None, Headlines | None, Outline | None]]) -> None:
         """Write what this build's runs have (by digest, with the run's grid if the build made
         one and its headlines if it had them; the figures of runs gone are dropped), when it
         differs from what was read. An entry whose figures all came from the file, or that the
@@ -153,15 +166,16 @@ class StoredFigures:
         is only a miss next time."""
         texts: dict[str, str] = {}
         changed = False
-        for digest, grid, headlines in figures:
+        for digest, grid, headlines, outline in figures:
             if digest in texts:
                 continue  # two runs of the same content: the same figures
             old = self._texts.get(digest)
             if old is not None and (grid is None or not grid.worked_out) \
-                    and (headlines is None or digest in self._served_headlines):
+                    and (headlines is None or digest in self._served_headlines) \
+                    and (outline is None or digest in self._served_outlines):
                 texts[digest] = old  # nothing new: as read
                 continue
-            entry = self._made(digest, grid.known() if grid is not None else {}, headlines)
+            entry = self._made(digest, grid.known() if grid is not None else {}, headlines, outline)
             texts[digest] = entry
             changed = changed or entry != old
         if not changed and texts.keys() == self._texts.keys():
@@ -170,7 +184,8 @@ class StoredFigures:
         with contextlib.suppress(OSError):
             write_cache(self.path, f"{self._head}\n{lines}\n}}}}".encode())
 
-    def _made(self, digest: str, known: dict[tuple[int, ServiceLevel], Capacity], headlines: Headlines | None) -> str:
+    def _made(self, digest: str, known: dict[tuple[int, ServiceLevel], Capacity], headlines: Headlines | None,
+              outline: Outline | None = None) -> str:
         """A run's entry: what the file had for it (when well formed), with this build's figures."""
         stored = self._entry(digest) or {}
         by_position = {(item[0], item[1]): item for item in stored.get("capacity", [])}
@@ -185,4 +200,8 @@ class StoredFigures:
             entry["headlines"] = [getattr(headlines, name) for name in _HEADLINE_FIELDS]
         elif "headlines" in stored:
             entry["headlines"] = stored["headlines"]
+        if outline is not None:
+            entry["outline"] = [list(part) for part in outline]
+        elif "outline" in stored:
+            entry["outline"] = stored["outline"]
         return _text(entry)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections import Counter
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import partial
 
@@ -15,7 +16,7 @@ from sitegen.site import numbers
 from sitegen.site.analysis import Analysis
 from sitegen.site.charts import MAX_SERIES, PALETTE, SHAPES, ChartSpec, Series, _canonical, prefill_overlay
 from sitegen.site.common import Field, Page, Site, hardware_name, model_name
-from sitegen.site.compare_page import decode_plot, pareto_plot, shared_contexts
+from sitegen.site.compare_page import decode_plot, measured_contexts, pareto_plot, shared_contexts
 from sitegen.site.fragments import Fragments
 from sitegen.site.groups import Group, compare_path, model_key
 from sitegen.site.headlines import REFERENCE_CONTEXT
@@ -158,11 +159,11 @@ def _without_self_link(row: RunRow, kind: str) -> RunRow:
     return dataclasses.replace(row, model_href="") if kind == "models" else dataclasses.replace(row, hardware_href="")
 
 
-def default_context(runs: list[Run], shared: list[int]) -> int:
+def default_context(runs: list[Run], shared: list[int],
+                    measured: Callable[[Run], Iterable[int]] = measured_contexts) -> int:
     """The context whose decode chart a group page draws itself: the shared context the most
     runs measured, of equals the smallest (the others are drawn by the reader's browser)."""
-    counts = Counter(c for run in runs for c in {cell.context_tokens for cell in run.decode
-                                                 if cell.status.measured and cell.total_tokens_per_s is not None})
+    counts = Counter(c for run in runs for c in set(measured(run)))
     return min(shared, key=lambda context: (-counts[context], context))
 
 
@@ -200,11 +201,16 @@ def decode_charts(runs: list[Run], names: dict[str, str], groups: dict[tuple[str
             known[run.id] = _one_per_position(analysis, run)
         return known[run.id]
 
-    shared = shared_contexts(runs)
+    # Where each run measured, from its outline: a group of many runs draws few of them, and
+    # only those are decoded.
+    def measured(run: Run) -> tuple[int, ...]:
+        return analysis.outline(run).measured
+
+    shared = shared_contexts(runs, measured)
     if not shared:
         return (), "", Markup("")
-    default = default_context(runs, shared)
-    drawn = {context: _drawn_at(runs, context, names) for context in shared}
+    default = default_context(runs, shared, measured)
+    drawn = {context: _drawn_at(runs, context, names, measured) for context in shared}
     # One x axis for every chart: the request counts measured by any run any chart draws.
     on_charts = {run.id: run for named in drawn.values() for _, _, run in named}
     levels = sorted({c.concurrency for run in on_charts.values() for c in _one_per_position(analysis, run)
@@ -234,15 +240,15 @@ def decode_charts(runs: list[Run], names: dict[str, str], groups: dict[tuple[str
                                        else "".join(words)), Markup(text) if others else Markup("")
 
 
-def _drawn_at(runs: list[Run], context: int, names: dict[str, str]) -> list[tuple[str, int, Run]]:
+def _drawn_at(runs: list[Run], context: int, names: dict[str, str],
+             measured: Callable[[Run], Iterable[int]]) -> list[tuple[str, int, Run]]:
     """The runs a decode chart at ``context`` draws, with their colour places. Up to MAX_SERIES
     runs keep their place in the group on every chart (a run has one colour on the page); a
     bigger group draws, at each context, the newest MAX_SERIES runs measured there."""
     if len(runs) <= MAX_SERIES:
         return [(names[run.id], index, run) for index, run in enumerate(runs)]
-    measured = [run for run in runs if any(c.context_tokens == context and c.status.measured
-                                           and c.total_tokens_per_s is not None for c in run.decode)]
-    return [(names[run.id], index, run) for index, run in enumerate(measured[:MAX_SERIES])]
+    there = [run for run in runs if context in measured(run)]
+    return [(names[run.id], index, run) for index, run in enumerate(there[:MAX_SERIES])]
 
 
 def _recoloured(chart: ChartSpec, places: list[int]) -> ChartSpec:

@@ -159,8 +159,8 @@ def preset_links(site: Site, analysis: Analysis) -> tuple[PresetLink, ...]:
 
 
 def point_choice(runs: list[Run], analysis: Analysis) -> PointChoice:
-    contexts = sorted({context for run in runs for context in analysis.grid(run).contexts})
-    levels = sorted({c for run in runs for row in analysis.grid(run).rows.values() for c in row})
+    contexts = sorted({context for run in runs for context in analysis.outline(run).contexts})
+    levels = sorted({n for run in runs for n in analysis.outline(run).levels})
     return PointChoice(tuple((c, numbers.context(c)) for c in contexts), tuple(levels),
                        analysis.settings.service_levels)
 

@@ -1,0 +1,130 @@
+"""Bounded memory in large builds (issue 18): at most a window of runs holds its decoded
+measurements (model.DecodedRuns) and cell grids (analysis.Analysis.grid) at once, and a group
+page reads where its runs measured from their kept outlines (capacity.Outline) instead of
+decoding every one. None of it may change a byte of the site."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from sitegen import store
+from sitegen.model import DecodedRuns
+from sitegen.site import analysis
+from sitegen.site.analysis import Analysis
+from sitegen.site.charts import MAX_SERIES
+from sitegen.store import collected_path, read_collected
+from tests.conftest import run_cli
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {path.relative_to(folder).as_posix(): path.read_bytes() for path in folder.rglob("*") if path.is_file()}
+
+
+def _measured_contexts(document: dict[str, object]) -> list[int]:
+    """Read from the result document itself: contexts where a measured cell has a total."""
+    cells = document["measurements"]["decode"]  # type: ignore[index]
+    return sorted({cell["context_tokens"] for cell in cells
+                   if cell["status"] in ("valid", "requests_queued") and cell.get("total_tokens_per_s") is not None})
+
+
+def test_runs_beyond_the_window_let_go_and_decode_the_same_again(project: Path) -> None:
+    assert run_cli(project, "collect") == 0
+    runs = read_collected(project / ".sitegen")
+    documents = {entry["id"]: entry["result"]
+                 for entry in json.loads(collected_path(project / ".sitegen").read_text())["runs"]}
+    window = DecodedRuns(2)
+    for run in runs:
+        object.__setattr__(run, "decoded", window)
+    first, second, third = runs[:3]
+    decoded_first = first.decode
+    assert "decode" in vars(first)
+    second.raw, third.raw  # noqa: B018 (decoding is the point)
+    assert "raw" not in vars(first) and "decode" not in vars(first)  # the oldest let go
+    assert "raw" in vars(second) and "raw" in vars(third)
+    # Decoded again on the next use, equal to the first time and to the file.
+    assert first.decode == decoded_first
+    assert first.raw["measurements"] == documents[first.id]["measurements"]
+    assert "raw" not in vars(second)  # and that pushed the next oldest out
+
+
+def test_grids_beyond_the_window_keep_what_they_worked_out(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert run_cli(project, "collect") == 0
+    runs = read_collected(project / ".sitegen")
+    monkeypatch.setattr(analysis, "GRIDS_KEPT", 1)
+    book = Analysis()
+    level = book.settings.service_levels[0]
+    first, second = runs[:2]
+    context = book.grid(first).contexts[0]
+    found = book.grid(first).capacity_at(context, level)
+    book.grid(second)  # lets go of the first grid
+    again = book.grid(first)
+    assert again.capacity_at(context, level) == found
+    assert again.worked_out == 1  # remembered, not worked out a second time
+
+
+def test_small_windows_build_the_same_site(project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert run_cli(project, "collect") == 0
+    assert run_cli(project, "build") == 0
+    wide = _files(project / "_site")
+    shutil.rmtree(project / "_site")
+    shutil.rmtree(project / ".sitegen" / "build")
+    (project / ".sitegen" / "cache" / "figures.json").unlink()
+    (project / ".sitegen" / "cache" / "fragments.json").unlink(missing_ok=True)
+    monkeypatch.setattr(store, "DECODED_RUNS", 1)
+    monkeypatch.setattr(analysis, "GRIDS_KEPT", 1)
+    assert run_cli(project, "build") == 0
+    assert _files(project / "_site") == wide
+
+
+def test_an_added_run_decodes_few_of_its_groups_runs(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Thirty runs on one accelerator; one more added: its accelerator's page is built again from
+    # the others' kept outlines and headlines, so only the runs its charts draw are decoded (and
+    # those whose own pages link to the new run).
+    runs = project / "content" / "runs"
+    source = runs / "ttp300-vllm-qwen3-4b.yaml"
+    text = source.read_text()
+    for path in runs.glob("*.yaml"):
+        path.unlink()
+    for index in range(30):
+        (runs / f"same-{index:02d}.yaml").write_text(text.replace("Qwen3-4B", f"Qwen3-4B-v{index}"))
+    assert run_cli(project, "collect") == 0
+    assert run_cli(project, "build") == 0
+    page = project / "_site" / "hardware"
+    before = {path.relative_to(page): path.read_bytes() for path in page.rglob("index.html")}
+    assert before
+    (runs / "same-30.yaml").write_text(text.replace("Qwen3-4B", "Qwen3-4B-v30"))
+    assert run_cli(project, "collect") == 0
+    decoded: list[int] = []
+    original = store._Measurements.__call__
+
+    def counted(self: store._Measurements) -> object:
+        decoded.append(self.index)
+        return original(self)
+
+    monkeypatch.setattr(store._Measurements, "__call__", counted)
+    assert run_cli(project, "build") == 0
+    # Of 31 runs: the MAX_SERIES newest, which the page's charts draw (the added one among them,
+    # and the pages linking to it are theirs); every run's grid was decoded before outlines.
+    assert 0 < len(set(decoded)) <= MAX_SERIES
+    after = (project / "_site" / "hardware").rglob("index.html")
+    assert any(b"same-30" in path.read_bytes() for path in after)
+
+
+def test_outlines_are_kept_and_read_back(project: Path) -> None:
+    assert run_cli(project, "collect") == 0
+    assert run_cli(project, "build") == 0
+    documents = {entry["digest"]: entry["result"]
+                 for entry in json.loads(collected_path(project / ".sitegen").read_text())["runs"]}
+    data = store.read_cache(project / ".sitegen" / "cache" / "figures.json")
+    assert data is not None
+    entries = json.loads(data)["runs"]
+    for digest, document in documents.items():
+        contexts, levels, measured = entries[digest]["outline"]
+        assert measured == _measured_contexts(document)
+        cells = document["measurements"]["decode"]
+        assert contexts == sorted({cell["context_tokens"] for cell in cells})
+        assert levels == sorted({cell["concurrency"] for cell in cells})
