@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import random
 import re
 from pathlib import Path
 from typing import Any
@@ -433,6 +434,18 @@ def test_a_run_page_links_to_its_pair_partners_then_its_nearest_runs() -> None:
     assert [run.id for run in closest_runs(members, place, members[0], set(), 3)] == ["r1", "r2", "r3"]
     # A new newest run (r0 here) is among the nearest of the first few runs only.
     assert all("r0" not in [r.id for r in closest_runs(members, place, members[i], set(), 4)] for i in range(5, 12))
+    # Against the rule done by hand on every member: partners first, then by distance, the newer first.
+    rng = random.Random(5)
+    for _ in range(200):
+        size = rng.randrange(1, 12)
+        group = members[:size]
+        at = {run.id: index for index, run in enumerate(group)}
+        own = rng.randrange(size)
+        partners = {f"r{rng.randrange(size)}" for _ in range(rng.randrange(3))} - {f"r{own}"}
+        count = rng.randrange(1, 8)
+        expected = sorted((r for r in group if r.id != f"r{own}"),
+                          key=lambda r: (r.id not in partners, abs(at[r.id] - own), at[r.id]))[:count]
+        assert closest_runs(group, at, group[own], partners, count) == tuple(expected)
 
 
 def test_a_run_keeps_its_colour_in_prefill_when_the_other_has_no_prefill_figures() -> None:

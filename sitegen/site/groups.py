@@ -101,12 +101,19 @@ def closest_runs(members: tuple[Run, ...], place: dict[str, int], run: Run, part
     few runs beside it, not of every page of its model and accelerator (each such page would
     be built again)."""
     own = place[run.id]
-    window = members[max(0, own - count):own + count + 1]
-    others = {other.id: other for other in window if other.id != run.id}
-    others.update((member.id, member) for member in (members[place[i]] for i in partners if i in place))
-    ranked = sorted(others.values(), key=lambda other: (other.id not in partners, abs(place[other.id] - own),
-                                                         place[other.id]))
-    return tuple(ranked[:count])
+    # Partners by distance (of equals the earlier), then the others outward from the run, the
+    # earlier side first: a walk of at most ``count`` steps each way, not a sort of the window
+    # (asked for twice for each of 20,000 runs by every plan).
+    first = sorted((place[i] for i in partners if i in place and i != run.id), key=lambda at: (abs(at - own), at))
+    chosen = [members[at] for at in first[:count]]
+    taken = set(first)
+    for distance in range(1, len(members)):
+        if len(chosen) >= count or (own - distance < 0 and own + distance >= len(members)):
+            break
+        for at in (own - distance, own + distance):
+            if 0 <= at < len(members) and at not in taken and len(chosen) < count:
+                chosen.append(members[at])
+    return tuple(chosen)
 
 
 def compare_path(a: Run, b: Run) -> str:
