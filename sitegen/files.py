@@ -24,6 +24,16 @@ def read_bounded(path: Path | str, limit: int, source: str | None = None, what: 
     A link (as the last part of the path), pipe, device or socket, or a file over the limit,
     is a SitegenError naming ``source``; other failures to read are OSError.
     """
+    data, descriptor = read_bounded_open(path, limit, source, what)
+    os.close(descriptor)
+    return data
+
+
+def read_bounded_open(path: Path | str, limit: int, source: str | None = None,
+                      what: str = "a result file") -> tuple[bytes, int]:
+    """read_bounded, and the file still open (the caller closes it): parts of it can be read
+    again later from the very file that was read (os.pread), whatever has been renamed onto
+    its name since."""
     shown = source if source is not None else str(path)
     try:
         descriptor = os.open(path, _FLAGS)
@@ -51,9 +61,10 @@ def read_bounded(path: Path | str, limit: int, source: str | None = None, what: 
             size += len(chunk)
             if size > limit:
                 raise SitegenError(Problem(shown, None, "", _over(size, limit, what, grew=True)))
-        return b"".join(chunks)
-    finally:
+        return b"".join(chunks), descriptor
+    except BaseException:
         os.close(descriptor)
+        raise
 
 
 def _over(size: int, limit: int, what: str, grew: bool = False) -> str:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from sitegen import __version__
 from sitegen.errors import Problem, SitegenError
-from sitegen.files import MAX_STATE_BYTES, read_bounded
+from sitegen.files import MAX_STATE_BYTES, read_bounded, read_bounded_open
 
 if TYPE_CHECKING:
     from sitegen.model import Run
@@ -186,7 +186,8 @@ def write_collected_parts(state_dir: Path, parts: list[bytes | memoryview]) -> s
 DECODED_RUNS = 4000
 
 
-def read_collected(state_dir: Path, display: str = ".sitegen/collected.json", data: bytes | None = None) -> list[Run]:
+def read_collected(state_dir: Path, display: str = ".sitegen/collected.json", data: bytes | None = None,
+                   descriptor: int | None = None) -> list[Run]:
     """Load the collected runs; a missing, foreign, outdated or damaged file asks for a new collect.
 
     The file is sitegen's own, but it sits in the project where anyone can edit or cut it
@@ -196,10 +197,12 @@ def read_collected(state_dir: Path, display: str = ".sitegen/collected.json", da
 
     path = collected_path(state_dir)
     try:
-        # ``data``: the file's bytes when the caller has read them already (build hashes them first).
+        # ``data``: the file's bytes when the caller has read them already (build hashes them
+        # first), with ``descriptor``, the file they were read from, still open (this takes it).
         if data is None:
-            data = read_bounded(path, MAX_STATE_BYTES, display, "the collected file")
-        written = _entries_as_written(data, display)
+            data, descriptor = read_bounded_open(path, MAX_STATE_BYTES, display, "the collected file")
+        source = _OpenFile(descriptor) if descriptor is not None else None
+        written = _entries_as_written(data, display, source)
         if written is not None:
             decoded = DecodedRuns(DECODED_RUNS)
             with contextlib.suppress(KeyError, TypeError, ValueError, AttributeError, IndexError):
@@ -264,22 +267,63 @@ _AFTER_MEASUREMENTS = ('},"provenance":', '},"run":')
 _NEXT_ENTRY = '},{"digest":"'
 
 
+class _OpenFile:
+    """The collected file as it was read, kept open so that a run's text can be read from it
+    again (os.pread): the very file, whatever is renamed onto its name meanwhile. Closed when
+    the last run made from it is gone."""
+
+    __slots__ = ("descriptor",)
+
+    def __init__(self, descriptor: int) -> None:
+        self.descriptor = descriptor
+
+    def read(self, start: int, stop: int) -> bytes:
+        parts = []
+        while start < stop:
+            part = os.pread(self.descriptor, stop - start, start)
+            if not part:
+                break  # cut short since it was read: the caller's digest check says so
+            parts.append(part)
+            start += len(part)
+        return b"".join(parts)
+
+    def __del__(self) -> None:
+        with contextlib.suppress(OSError):
+            os.close(self.descriptor)
+
+
 class _Measurements:
     """A run's measurements as the collected file holds them, canonical JSON text checked with
     the result's digest, decoded when first asked for (Run.raw): at 20,000 runs the decoded
-    measurements of every run would be gigabytes, and a build that adds a run needs few."""
+    measurements of every run would be gigabytes, and a build that adds a run needs few.
 
-    __slots__ = ("display", "end", "index", "start", "text")
+    Where the file is still open, the text is not kept either (300 MB at 20,000 runs): the
+    result is read from the file again (``result``: where its bytes are; ``start`` and ``end``
+    then count characters from its start) and checked against its digest once more, so what is
+    decoded is what was checked."""
 
-    def __init__(self, text: str, start: int, end: int, display: str, index: int) -> None:
-        self.text, self.start, self.end, self.display, self.index = text, start, end, display, index
+    __slots__ = ("display", "end", "fingerprint", "index", "result", "source", "start", "text")
+
+    def __init__(self, text: str | _OpenFile, start: int, end: int, display: str, index: int,
+                 result: tuple[int, int] = (0, 0), fingerprint: str = "") -> None:
+        self.text: str = text if isinstance(text, str) else ""
+        self.source: _OpenFile | None = None if isinstance(text, str) else text
+        self.start, self.end, self.display, self.index = start, end, display, index
+        self.result, self.fingerprint = result, fingerprint  # the result's span in the file, its digest
 
     def __call__(self) -> Any:
+        text, start, end = self.text, self.start, self.end
+        if self.source is not None:
+            data = self.source.read(*self.result)
+            if hashlib.sha256(data).hexdigest() != self.fingerprint:
+                raise SitegenError(Problem(self.display, None, f"/runs/{self.index}", "changed while sitegen was "
+                                           "reading it; run `sitegen build` again"))
+            text = data.decode()
         try:
-            value, at = _DECODER.raw_decode(self.text, self.start)
+            value, at = _DECODER.raw_decode(text, start)
         except (ValueError, _NotAsWritten):
             at = -1
-        if at != self.end:  # text that matches its digest but is not one JSON value: not collect's
+        if at != end:  # text that matches its digest but is not one JSON value: not collect's
             raise SitegenError(Problem(self.display, None, f"/runs/{self.index}", _DAMAGED))
         return value
 
@@ -287,7 +331,7 @@ class _Measurements:
 Entry = tuple[str, str, dict[str, Any], str, "_Measurements | None"]
 
 
-def _entries_as_written(data: bytes, display: str = "") -> list[Entry] | None:
+def _entries_as_written(data: bytes, display: str = "", source: _OpenFile | None = None) -> list[Entry] | None:
     """Each run (id, origin, result, digest, measurements) of a collected file in exactly the
     form encode() writes, or None for any other file (read_collected's general path then finds
     what is wrong). ``measurements``, when not None, gives the result's measurements, which the
@@ -310,6 +354,16 @@ def _entries_as_written(data: bytes, display: str = "") -> list[Entry] | None:
 
     def hashed(start: int, stop: int) -> str:
         return hashlib.sha256(view[start:stop] if view is not None else text[start:stop].encode()).hexdigest()
+
+    # Where a place in the text is in the file: the same, unless some character before it takes
+    # more than a byte. Asked for in order, so each stretch of the text is measured once.
+    shift = [0, 0]  # the place measured up to, bytes beyond characters there
+
+    def byte_at(place: int) -> int:
+        if view is None:
+            shift[1] += len(text[shift[0]:place].encode()) - (place - shift[0])
+            shift[0] = place
+        return place + shift[1]
 
     at = len(_HEAD)
     entries: list[Entry] = []
@@ -343,7 +397,12 @@ def _entries_as_written(data: bytes, display: str = "") -> list[Entry] | None:
             if split is not None and hashed(start, stop) == fingerprint:
                 result, m_start, m_end = split
                 at = stop
-                measurements: _Measurements | None = _Measurements(text, m_start, m_end, display, len(entries))
+                if source is not None:  # read from the file again when needed, offsets within the result
+                    span = (byte_at(start), byte_at(stop))
+                    measurements: _Measurements | None = _Measurements(
+                        source, m_start - start, m_end - start, display, len(entries), span, fingerprint)
+                else:
+                    measurements = _Measurements(text, m_start, m_end, display, len(entries))
             else:  # not in the form _split_result reads: decoded whole, as the general path would
                 result, at = _DECODER.raw_decode(text, start)
                 if not isinstance(result, dict) or not text.startswith("}", at) or hashed(start, at) != fingerprint:

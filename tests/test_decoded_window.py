@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from sitegen import store
+from sitegen.errors import SitegenError
 from sitegen.model import DecodedRuns
 from sitegen.site import analysis
 from sitegen.site.analysis import Analysis
@@ -128,3 +129,47 @@ def test_outlines_are_kept_and_read_back(project: Path) -> None:
         cells = document["measurements"]["decode"]
         assert contexts == sorted({cell["context_tokens"] for cell in cells})
         assert levels == sorted({cell["concurrency"] for cell in cells})
+
+
+def test_measurements_are_read_again_from_the_file_that_was_read(project: Path) -> None:
+    # The runs keep no copy of the collected file's text: a run's measurements are read from the
+    # file it was read from. A new file renamed onto its name (as collect writes) changes nothing;
+    # that file changed in place is refused, never decoded.
+    assert run_cli(project, "collect") == 0
+    path = collected_path(project / ".sitegen")
+    original = json.loads(path.read_text())
+    runs = read_collected(project / ".sitegen")
+    first = runs[0]
+    assert first.measurements is not None and not first.measurements.text  # type: ignore[attr-defined]
+    written = path.read_bytes()
+    replacement = path.with_name("other.json")
+    replacement.write_bytes(written.replace(b'"count":', b'"count":1', 1))
+    replacement.replace(path)
+    assert first.raw["measurements"] == original["runs"][0]["result"]["measurements"]
+    replacement.write_bytes(written)
+    replacement.replace(path)
+    runs = read_collected(project / ".sitegen")
+    data = bytearray(written)
+    at = data.index(b'"total_tokens_per_s":', data.index(b'"id":"' + runs[1].id.encode())) + 21
+    data[at] = ord("9") if data[at] != ord("9") else ord("8")  # one digit, the length kept
+    with open(path, "r+b") as stream:  # in place: the same file
+        stream.write(bytes(data))
+    with pytest.raises(SitegenError, match="changed while sitegen was reading it"):
+        runs[1].raw  # noqa: B018
+
+
+def test_measurements_after_wide_characters_are_read_from_their_bytes(project: Path) -> None:
+    # Characters of two, three and four bytes before a run's measurements (in its hardware notes,
+    # its origin) and in earlier runs: each run's bytes in the file are found all the same.
+    assert run_cli(project, "collect") == 0
+    document = json.loads(collected_path(project / ".sitegen").read_text())
+    entries = []
+    for index, entry in enumerate(document["runs"]):
+        result = entry["result"]
+        result["hardware"]["notes"] = "µ — 𝛑 " * (index + 1)
+        entries.append(store.CollectedRun(entry["id"], f"content/runs/é{index}.yaml", result))
+    store.write_collected(project / ".sitegen", entries)
+    for run, entry in zip(read_collected(project / ".sitegen"), document["runs"], strict=True):
+        assert run.measurements is not None and not run.measurements.text  # type: ignore[attr-defined]
+        assert run.raw["measurements"] == entry["result"]["measurements"]
+        assert run.hardware.notes == entry["result"]["hardware"]["notes"]
