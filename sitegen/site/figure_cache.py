@@ -1,4 +1,6 @@
-"""Each run's derived figures kept between builds, by the run's digest (.sitegen/cache/figures.json).
+"""Each run's derived figures kept between builds, by the run's digest (.sitegen/cache/figures.json):
+its capacities, its headlines and its decode outline (where its matrix has figures, which group
+pages read instead of decoding every run's cells; capacity.Outline).
 
 Every listing (the index, /capacity/, the preset views, capacity.json) shows figures of every
 run, so a build after one run is added needs the capacity and headline figures of all of them.
