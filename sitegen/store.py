@@ -304,12 +304,10 @@ class _Measurements:
 
     __slots__ = ("display", "end", "fingerprint", "index", "result", "source", "start", "text")
 
-    def __init__(self, text: str | _OpenFile, start: int, end: int, display: str, index: int,
-                 result: tuple[int, int] = (0, 0), fingerprint: str = "") -> None:
-        self.text: str = text if isinstance(text, str) else ""
-        self.source: _OpenFile | None = None if isinstance(text, str) else text
-        self.start, self.end, self.display, self.index = start, end, display, index
-        self.result, self.fingerprint = result, fingerprint  # the result's span in the file, its digest
+    def __init__(self, start: int, end: int, display: str, index: int, text: str = "",
+                 source: _OpenFile | None = None, result: tuple[int, int] = (0, 0), fingerprint: str = "") -> None:
+        self.start, self.end, self.display, self.index, self.text = start, end, display, index, text
+        self.source, self.result, self.fingerprint = source, result, fingerprint  # the result's span, its digest
 
     def __call__(self) -> Any:
         text, start, end = self.text, self.start, self.end
@@ -400,9 +398,10 @@ def _entries_as_written(data: bytes, display: str = "", source: _OpenFile | None
                 if source is not None:  # read from the file again when needed, offsets within the result
                     span = (byte_at(start), byte_at(stop))
                     measurements: _Measurements | None = _Measurements(
-                        source, m_start - start, m_end - start, display, len(entries), span, fingerprint)
+                        m_start - start, m_end - start, display, len(entries), source=source, result=span,
+                        fingerprint=fingerprint)
                 else:
-                    measurements = _Measurements(text, m_start, m_end, display, len(entries))
+                    measurements = _Measurements(m_start, m_end, display, len(entries), text=text)
             else:  # not in the form _split_result reads: decoded whole, as the general path would
                 result, at = _DECODER.raw_decode(text, start)
                 if not isinstance(result, dict) or not text.startswith("}", at) or hashed(start, at) != fingerprint:

@@ -33,6 +33,23 @@ def project(tmp_path: Path, shared_cache: Path) -> Path:
     return copy_site(tmp_path / "site", shared_cache)
 
 
+def site_files(folder: Path) -> dict[str, bytes]:
+    """Every file under ``folder`` by its relative path: two builds compared byte for byte."""
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def forget_builds(project: Path, drawn: bool = False) -> None:
+    """Make the next build a cold one: no site, manifest, spare, kept figures or pieces; with
+    ``drawn``, no compiled templates or drawn charts either (the session shares those)."""
+    shutil.rmtree(project / "_site")
+    shutil.rmtree(project / ".sitegen" / "build")
+    (project / ".sitegen" / "cache" / "figures.json").unlink()
+    (project / ".sitegen" / "cache" / "fragments.json").unlink(missing_ok=True)
+    if drawn:
+        for kept in ("templates", "charts"):
+            shutil.rmtree(project / ".sitegen" / "cache" / kept)
+
+
 def copy_site(site: Path, shared_cache: Path) -> Path:
     site.mkdir()
     shutil.copy(REPO / "sitegen.yaml", site / "sitegen.yaml")

@@ -15,13 +15,9 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.conftest import REPO, SEED_RUN_ID, run_cli
+from tests.conftest import REPO, SEED_RUN_ID, forget_builds, run_cli, site_files
 
 MINIMAL = REPO / "tests" / "data" / "valid" / "minimal.yaml"
-
-
-def _files(folder: Path) -> dict[str, bytes]:
-    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
 def test_build_without_collect_asks_for_collect(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -70,10 +66,10 @@ def test_same_input_gives_identical_bytes(project: Path) -> None:
             path.unlink()  # a few runs, one comparison: enough to render every kind of chart cold
     assert run_cli(project, "collect") == 0
     assert run_cli(project, "build") == 0
-    first = _files(project / "_site")
+    first = site_files(project / "_site")
     (project / ".sitegen" / "cache").unlink()  # without the shared cache: cold charts must render the same SVG
     assert run_cli(project, "build") == 0
-    assert _files(project / "_site") == first
+    assert site_files(project / "_site") == first
 
 
 def test_pages_reference_no_other_host(project: Path) -> None:
@@ -112,13 +108,13 @@ def test_hostile_text_is_escaped(project: Path) -> None:
 def test_failed_build_leaves_previous_site(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert run_cli(project, "collect") == 0
     assert run_cli(project, "build") == 0
-    before = _files(project / "_site")
+    before = site_files(project / "_site")
     templates = project / "templates"
     shutil.copytree(REPO / "templates", templates)
     (templates / "pages" / "run.html").write_text("{% extends 'base.html' %}{% block main %}{{ page.nope }}{% endblock %}")
     with pytest.raises(Exception, match="nope"):
         run_cli(project, "build")
-    assert _files(project / "_site") == before
+    assert site_files(project / "_site") == before
     assert not list(project.glob("._site.*")), "staging folders are cleaned up"
 
 
@@ -141,16 +137,11 @@ def test_incremental_build_is_byte_identical_to_a_cold_one(project: Path, tmp_pa
     (runs / "ttp300-vllm-qwen3-4b.yaml").unlink()
     assert run_cli(project, "collect") == 0
     assert run_cli(project, "build") == 0
-    incremental = _files(project / "_site")
-    shutil.rmtree(project / "_site")
-    shutil.rmtree(project / ".sitegen" / "build")
+    incremental = site_files(project / "_site")
     # Cold: no figures, pieces, compiled templates or charts kept by earlier builds either.
-    (project / ".sitegen" / "cache" / "figures.json").unlink()
-    (project / ".sitegen" / "cache" / "fragments.json").unlink(missing_ok=True)
-    for kept in ("templates", "charts"):
-        shutil.rmtree(project / ".sitegen" / "cache" / kept)
+    forget_builds(project, drawn=True)
     assert run_cli(project, "build") == 0
-    assert _files(project / "_site") == incremental
+    assert site_files(project / "_site") == incremental
     page = (project / "_site" / "runs" / SEED_RUN_ID / "index.html").read_text()
     assert "230.5" in page and "added-run" in (project / "_site" / "index.html").read_text()
 
@@ -273,7 +264,7 @@ def test_unchanged_looking_build_still_builds_what_differs(project: Path, monkey
     if settled:
         _past_the_clock_tick()
     site = project / "_site"
-    reference = _files(site)
+    reference = site_files(site)
     page = site / "runs" / SEED_RUN_ID / "index.html"
     if change == "stray file":
         (site / "runs" / "left-over.html").write_text("not part of the site")
@@ -295,7 +286,7 @@ def test_unchanged_looking_build_still_builds_what_differs(project: Path, monkey
         seed.write_text(seed.read_text().replace("total_tokens_per_s: 228.386789", "total_tokens_per_s: 230.5", 1))
         assert run_cli(project, "collect") == 0
     assert run_cli(project, "build") == 0
-    after = _files(site)
+    after = site_files(site)
     assert not (site / "runs" / "left-over.html").exists() and not (site / "runs" / "left-over").exists()
     assert page.is_file() and not page.is_symlink() and not page.parent.is_symlink()
     if change in ("stray file", "missing file", "file made a link", "stray folder", "folder made a link"):
@@ -330,7 +321,7 @@ def test_incremental_build_that_fails_while_swapping_in_keeps_the_old_site(
 
     assert run_cli(project, "collect") == 0
     assert run_cli(project, "build") == 0
-    before = _files(project / "_site")
+    before = site_files(project / "_site")
     runs = project / "content" / "runs"
     seed = runs / f"{SEED_RUN_ID}.yaml"
     seed.write_text(seed.read_text().replace("total_tokens_per_s: 228.386789", "total_tokens_per_s: 230.5", 1))
@@ -355,7 +346,7 @@ def test_incremental_build_that_fails_while_swapping_in_keeps_the_old_site(
     capsys.readouterr()
     assert run_cli(project, "build") == 1
     assert "cannot replace the output folder: Input/output error" in capsys.readouterr().err
-    assert _files(project / "_site") == before
+    assert site_files(project / "_site") == before
     assert [p.name for p in project.iterdir() if p.name.startswith("._site.")] == []
     monkeypatch.undo()
     assert run_cli(project, "build") == 0  # and the next build gets it right
@@ -423,7 +414,7 @@ def test_a_build_killed_at_any_step_leaves_the_old_site_or_the_new(
         shutil.copy(MINIMAL, project / "content" / "runs" / "added-run.yaml")
         assert run_cli(project, "collect") == 0 and run_cli(project, "build") == 0
         assert (project / ".sitegen" / "build" / "spare" / "index.html").is_file()
-    old = _files(project / "_site")
+    old = site_files(project / "_site")
     seed = project / "content" / "runs" / f"{SEED_RUN_ID}.yaml"
     seed.write_text(seed.read_text().replace("total_tokens_per_s: 228.386789", "total_tokens_per_s: 230.5", 1))
     (project / "content" / "runs" / "ttp300-vllm-qwen3-4b.yaml").unlink()
@@ -433,9 +424,9 @@ def test_a_build_killed_at_any_step_leaves_the_old_site_or_the_new(
     finished = _crashing_build(project, 0, mode)  # never crashes: counts the steps, makes the new site
     assert finished.returncode == 0, finished.stderr
     steps = int(finished.stdout.split("steps ")[1])
-    new = _files(project / "_site")
+    new = site_files(project / "_site")
     assert new != old and "230.5" in new[f"runs/{SEED_RUN_ID}/index.html"].decode()
-    assert new == _files(_cold_build_copy(pristine, tmp_path / "cold"))  # an incremental build is a cold one
+    assert new == site_files(_cold_build_copy(pristine, tmp_path / "cold"))  # an incremental build is a cold one
     # A step while staging, and every step of the swap and the clean-up at the end (the last
     # three: exchange or two renames, then removing the old tree).
     points = sorted({steps // 2, *range(max(1, steps - 3), steps + 1)})
@@ -445,13 +436,13 @@ def test_a_build_killed_at_any_step_leaves_the_old_site_or_the_new(
         crashed = _crashing_build(trial, point, mode)
         assert crashed.returncode == 137, (point, crashed.stdout, crashed.stderr)
         if (trial / "_site").exists():
-            assert _files(trial / "_site") in (old, new), f"a mixed site after a crash at step {point}"
+            assert site_files(trial / "_site") in (old, new), f"a mixed site after a crash at step {point}"
         else:  # only without an atomic exchange, between its two renames: the old site is set aside
             assert mode == "no-exchange", point
             clean_leftovers(trial / "_site")  # what the next build does first
-            assert _files(trial / "_site") == old
+            assert site_files(trial / "_site") == old
         assert run_cli(trial, "build") == 0  # the next build cleans up and gets it right
-        assert _files(trial / "_site") == new
+        assert site_files(trial / "_site") == new
         assert [p.name for p in trial.iterdir() if p.name.startswith("._site.")] == []
 
 
@@ -497,11 +488,11 @@ def test_an_empty_output_folder_is_used(project: Path) -> None:
 def test_force_output_never_replaces_the_projects_own_folders(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert run_cli(project, "collect") == 0
     config = project / "sitegen.yaml"
-    before = _files(project / "content")
+    before = site_files(project / "content")
     config.write_text(config.read_text() + "output_dir: content\noutput_replace: true\n")
     assert run_cli(project, "build", "--force-output") == 1
     assert "output_dir: content is the content folder" in capsys.readouterr().err
-    assert _files(project / "content") == before
+    assert site_files(project / "content") == before
 
 
 def test_characters_xml_forbids_never_reach_an_xml_file(project: Path) -> None:
@@ -518,7 +509,6 @@ def test_characters_xml_forbids_never_reach_an_xml_file(project: Path) -> None:
     for name in ("feed.xml", "sitemap.xml"):
         ElementTree.fromstring((project / "_site" / name).read_bytes())  # raises on a forbidden character
     assert b"<title>Speed tests</title>" in (project / "_site" / "feed.xml").read_bytes()
-
 
 
 @pytest.mark.parametrize("name", ["index.html", "runs/a/index.html", "assets/charts/x.svg", "", "/etc/passwd",
@@ -576,7 +566,7 @@ def _cold_build(project: Path) -> dict[str, bytes]:
     for kept in ("figures.json", "fragments.json"):
         (project / ".sitegen" / "cache" / kept).unlink(missing_ok=True)
     assert run_cli(project, "build") == 0
-    return _files(project / "_site")
+    return site_files(project / "_site")
 
 
 _PRICE = '\nprices:\n  H200 NVL: {usd_per_hour: 3.5, source: "https://example.com/pricing", date: 2026-01-15}\n'
@@ -617,7 +607,7 @@ def test_data_files_follow_every_input_they_show(project: Path, change: str, sho
         (runs / "dgxspark-llamacpp-gptoss120b-depth.yaml").unlink()
     assert run_cli(project, "collect") == 0
     assert run_cli(project, "build") == 0
-    incremental = _files(project / "_site")
+    incremental = site_files(project / "_site")
     assert incremental.get(shown_in, b"") != before
     assert _cold_build(project) == incremental
 
@@ -728,14 +718,14 @@ def test_a_build_staged_in_the_spare_is_a_cold_build(project: Path, tmp_path: Pa
         assert run_cli(project, "build") == 0
     finally:
         os.link = original_link
-    built = _files(site)
+    built = site_files(site)
     if tamper == "none":  # the spare held the site before last: only what changed since then is linked
         assert len(links) < len(built) // 2, (len(links), len(built))
         assert unchanged.stat().st_ino == inode
     assert not any(path.is_symlink() for path in site.rglob("*"))
     assert outside.read_text() == "not the site's"
     assert not [p.name for p in project.iterdir() if p.name.startswith("._site.")]
-    assert built == _files(_cold_build_copy(project, tmp_path / "cold"))
+    assert built == site_files(_cold_build_copy(project, tmp_path / "cold"))
     assert "231.5" in built[f"runs/{SEED_RUN_ID}/index.html"].decode() and "runs/added-run/index.html" in built
 
 
@@ -798,18 +788,18 @@ def test_listing_pages_built_from_kept_pieces_equal_a_cold_build(project: Path, 
     assert run_cli(project, "collect") == 0
     assert run_cli(project, "build") == 0
     site = project / "_site"
-    before = _files(site)
+    before = site_files(site)
     assert (project / ".sitegen" / "cache" / "fragments.json").is_file()
     _listing_change(project, change)
     assert run_cli(project, "collect") == 0
     assert run_cli(project, "build") == 0
-    incremental = _files(site)
+    incremental = site_files(site)
     shutil.rmtree(site)
     shutil.rmtree(project / ".sitegen" / "build")
     for kept in ("fragments.json", "figures.json"):
         (project / ".sitegen" / "cache" / kept).unlink()
     assert run_cli(project, "build") == 0
-    cold = _files(site)
+    cold = site_files(site)
     assert sorted(incremental) == sorted(cold)
     assert [name for name in cold if incremental[name] != cold[name]] == []
     listings = [name for name in cold if name == "index.html" or name.split("/")[0] in ("page", "capacity", "at")]

@@ -16,11 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import SEED_RUN_ID, run_cli
-
-
-def _files(folder: Path) -> dict[str, bytes]:
-    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+from tests.conftest import SEED_RUN_ID, run_cli, site_files
 
 
 @pytest.fixture
@@ -100,7 +96,7 @@ DAMAGE: dict[str, tuple[Callable[[Path], None], str]] = {
 @pytest.mark.parametrize("damage", sorted(DAMAGE))
 def test_a_damaged_collected_file_is_refused_and_the_site_kept(
         built: Path, capsys: pytest.CaptureFixture[str], damage: str) -> None:
-    before = _files(built / "_site")
+    before = site_files(built / "_site")
     make, message = DAMAGE[damage]
     make(built)
     capsys.readouterr()
@@ -108,7 +104,7 @@ def test_a_damaged_collected_file_is_refused_and_the_site_kept(
     err = capsys.readouterr().err
     assert err.startswith(".sitegen/collected.json") and message in err, err
     assert "Traceback" not in err
-    assert _files(built / "_site") == before
+    assert site_files(built / "_site") == before
     assert run_cli(built, "collect") == 0 and run_cli(built, "build") == 0  # the advice works
 
 
@@ -151,7 +147,7 @@ def test_a_damaged_manifest_costs_a_rebuild_never_a_wrong_site(
     MANIFEST_DAMAGE[damage](built)
     capsys.readouterr()
     assert run_cli(built, "build") == 0, capsys.readouterr().err
-    assert _files(built / "_site") == _files(cold / "_site")
+    assert site_files(built / "_site") == site_files(cold / "_site")
     assert not any(path.is_symlink() for path in (built / "_site").rglob("*"))
     assert (built / "sitegen.yaml").is_file()
 
@@ -294,4 +290,4 @@ def test_damaged_stored_figures_are_worked_out_again(built: Path, tmp_path: Path
         document["key"] = "0" * 64
         write_cache(path, json.dumps(document).encode())
     assert run_cli(built, "build") == 0
-    assert _files(built / "_site") == _files(cold / "_site")
+    assert site_files(built / "_site") == site_files(cold / "_site")
