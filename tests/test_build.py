@@ -820,3 +820,47 @@ def test_listing_pages_built_from_kept_pieces_equal_a_cold_build(project: Path, 
         assert any("<th scope=col>srv" in page for name, page in text.items() if name.startswith("capacity/"))
     elif change == "price":
         assert any("USD per M tokens" in page for name, page in text.items() if name.startswith("at/"))
+
+
+def test_the_build_freezes_what_it_read_only_while_it_builds(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The runs and kept state are out of the cycle collector's way while pages are made
+    (gc.freeze, build.py) and given back to it afterwards, also when the build fails; a caller
+    that froze objects itself keeps them frozen."""
+    import gc
+
+    import sitegen.site.build as build_module
+
+    assert run_cli(project, "collect") == 0
+    frozen_while_planning: list[int] = []
+    real_plan = build_module.plan
+
+    def plan(*args: object, **kwargs: object) -> object:
+        frozen_while_planning.append(gc.get_freeze_count())
+        return real_plan(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(build_module, "plan", plan)
+    assert gc.get_freeze_count() == 0
+    assert run_cli(project, "build") == 0
+    assert frozen_while_planning[-1] > 1000 and gc.get_freeze_count() == 0  # the runs and more
+
+    def failing(*args: object, **kwargs: object) -> object:
+        frozen_while_planning.append(gc.get_freeze_count())
+        raise RuntimeError("a bug in a page")
+
+    monkeypatch.setattr(build_module, "plan", failing)
+    forget_builds(project)
+    with pytest.raises(RuntimeError):
+        run_cli(project, "build")
+    assert frozen_while_planning[-1] > 1000 and gc.get_freeze_count() == 0
+
+    monkeypatch.setattr(build_module, "plan", plan)  # (the failed build left no site: this one is cold too)
+    kept = [object()]
+    gc.freeze()
+    try:
+        before = gc.get_freeze_count()
+        assert run_cli(project, "build") == 0
+        # The build froze nothing more, and unfroze nothing (frozen objects only leave by dying).
+        assert before >= frozen_while_planning[-1] >= gc.get_freeze_count() > before - 1000
+    finally:
+        gc.unfreeze()
+    del kept

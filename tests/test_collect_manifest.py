@@ -329,3 +329,27 @@ def test_a_collect_that_cannot_write_leaves_the_collected_file(site: Path, monke
     assert sorted(path.name for path in (site / ".sitegen").iterdir()) == ["cache", "collected.json"]
     _collect(site)
     assert _collected(site) == _reference(site) != written
+
+
+def test_the_entry_cache_keeps_only_what_the_last_collect_used(site: Path) -> None:
+    """An edited file's old entry-cache entry is removed by the next collect (the cache is
+    listed by name, collect/cache.py EntryCache.prune); what is not an entry (another suffix, a
+    folder) is left alone."""
+    cache = site / ".sitegen" / "cache" / "collect"
+    _collect(site)
+    valid = len(_reference_ids(site))
+    first = {path.name for path in cache.glob("*.json")}
+    assert len(first) == valid  # one entry per valid result file, nothing else
+    (cache / "notes.txt").write_text("not an entry")
+    (cache / "folder.d").mkdir()
+    edited = site / "content" / "runs" / EDITED
+    edited.write_text(edited.read_text() + "\n# an edit: new bytes, so a new cache key\n")
+    _collect(site)
+    second = {path.name for path in cache.glob("*.json")}
+    assert len(second) == valid
+    assert len(first - second) == 1 and len(second - first) == 1  # the old entry went, the new one came
+    assert (cache / "notes.txt").read_text() == "not an entry" and (cache / "folder.d").is_dir()
+
+
+def _reference_ids(site: Path) -> list[str]:
+    return [run.id for run in gather(load_config(site / "sitegen.yaml")).runs]

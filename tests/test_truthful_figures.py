@@ -351,6 +351,38 @@ def test_label_rules() -> None:
     assert distinguishing_labels([run("a"), run("b")]) == {"a": "a", "b": "b"}
 
 
+
+def test_labels_are_worked_out_once_per_collection_of_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A build asks for the labels of all its runs several times: the same run objects are
+    labelled once, each caller gets its own copy, and the runs are not kept alive by it."""
+    import gc
+    import weakref
+
+    from sitegen.model import run_from_dict
+    from sitegen.site import labels as labels_module
+
+    def run(run_id: str, version: str) -> Any:
+        data = yaml.safe_load(MINIMAL.read_text())
+        data["engine"]["version"] = version
+        return run_from_dict(run_id, data)
+
+    worked_out: list[int] = []
+    real = labels_module.distinguishing_labels_of
+    monkeypatch.setattr(labels_module, "distinguishing_labels_of",
+                        lambda runs: worked_out.append(1) or real(runs))
+    runs = [run("a", "0.5"), run("b", "0.6")]
+    first = labels_module.distinguishing_labels(runs)
+    first["a"] = "changed by a caller"
+    again = labels_module.distinguishing_labels(list(runs))  # another list, the same runs
+    assert again == {"a": "v0.5", "b": "v0.6"} and len(worked_out) == 1
+    # Equal runs that are other objects are worked out again.
+    assert labels_module.distinguishing_labels([run("a", "0.5"), run("b", "0.6")]) == again
+    assert len(worked_out) == 2
+    held = weakref.ref(runs[0])
+    del runs
+    gc.collect()
+    assert held() is None
+
 def test_the_json_export_carries_every_percentile_of_the_raw_file(built_site: Path) -> None:
     exported = json.loads((built_site / "runs" / f"{SEED_RUN_ID}.json").read_text())
     assert exported["schema_version"] == 1.1 and exported["run"]["latency_statistic"] == "mean"

@@ -142,25 +142,28 @@ class StagedOutput:
     def write(self, relative: str, data: bytes) -> None:
         """Write one file; refuse paths that leave the output folder or repeat another file."""
         self._claim(relative)
-        target = os.path.join(self.staging, relative)
+        target = f"{self.staging}/{relative}"
         try:
             if self._stale or self._stale_folders:
                 self._clear(relative, target)
-            self._make_folder(os.path.dirname(target))
+            self._make_folder(target.rpartition("/")[0])
             # A new file: a name the reused spare held was unlinked above (its file may be the live site's).
             Path(target).write_bytes(data)
         except OSError as exc:
             raise SitegenError(Problem(str(self.output_dir / relative), None, "", f"cannot write: {exc.strerror}")) from None
 
-    def keep(self, relative: str) -> None:
+    def keep(self, relative: str, found: os.stat_result | None = None) -> None:
         """Take an unchanged file of the previous site into the new one (incremental builds only,
-        which have a previous site whose files the manifest checked)."""
+        which have a previous site whose files the manifest checked); ``found``: its lstat, when
+        the caller has just taken it (a build keeps some 70,000 files at 20,000 runs)."""
         assert self.in_place, "only an incremental build keeps files of the previous site"
         self._claim(relative)  # the name comes from the manifest, which is not trusted
-        source = os.path.join(self.output_dir, relative)
-        target = os.path.join(self.staging, relative)
+        # (Joined by hand: os.path.join costs more than the system call.)
+        source = f"{self.output_dir}/{relative}"
+        target = f"{self.staging}/{relative}"
         try:
-            found = os.lstat(source)
+            if found is None:
+                found = os.lstat(source)
             if not stat.S_ISREG(found.st_mode):  # a link, a folder, a pipe: never taken in
                 raise OSError(errno.ENOENT, "not a file of the previous site")
             if relative in self._stale:
@@ -170,7 +173,7 @@ class StagedOutput:
                     return
             if self._stale or self._stale_folders:
                 self._clear(relative, target)
-            self._make_folder(os.path.dirname(target))
+            self._make_folder(target.rpartition("/")[0])
             try:
                 os.link(source, target, follow_symlinks=False)
             except OSError:  # a file system without hard links: a copy is as good, only slower
