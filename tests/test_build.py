@@ -824,8 +824,8 @@ def test_listing_pages_built_from_kept_pieces_equal_a_cold_build(project: Path, 
 
 def test_the_build_freezes_what_it_read_only_while_it_builds(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The runs and kept state are out of the cycle collector's way while pages are made
-    (gc.freeze, build.py) and given back to it afterwards, also when the build fails; a caller
-    that froze objects itself keeps them frozen."""
+    (gc.freeze and larger thresholds, build.py) and given back to it afterwards, also when the
+    build fails; a caller that froze objects itself keeps them frozen."""
     import gc
 
     import sitegen.site.build as build_module
@@ -834,14 +834,20 @@ def test_the_build_freezes_what_it_read_only_while_it_builds(project: Path, monk
     frozen_while_planning: list[int] = []
     real_plan = build_module.plan
 
+    thresholds_while_planning: list[tuple[int, ...]] = []
+
     def plan(*args: object, **kwargs: object) -> object:
         frozen_while_planning.append(gc.get_freeze_count())
+        thresholds_while_planning.append(gc.get_threshold())
         return real_plan(*args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(build_module, "plan", plan)
     assert gc.get_freeze_count() == 0
+    before = gc.get_threshold()
     assert run_cli(project, "build") == 0
     assert frozen_while_planning[-1] > 1000 and gc.get_freeze_count() == 0  # the runs and more
+    # Fewer collections while it builds (the numbers build.py documents), the caller's after.
+    assert thresholds_while_planning[-1] == (10_000, 20, 100) != before == gc.get_threshold()
 
     def failing(*args: object, **kwargs: object) -> object:
         frozen_while_planning.append(gc.get_freeze_count())
@@ -851,7 +857,7 @@ def test_the_build_freezes_what_it_read_only_while_it_builds(project: Path, monk
     forget_builds(project)
     with pytest.raises(RuntimeError):
         run_cli(project, "build")
-    assert frozen_while_planning[-1] > 1000 and gc.get_freeze_count() == 0
+    assert frozen_while_planning[-1] > 1000 and gc.get_freeze_count() == 0 and gc.get_threshold() == before
 
     monkeypatch.setattr(build_module, "plan", plan)  # (the failed build left no site: this one is cold too)
     kept = [object()]
