@@ -831,9 +831,8 @@ def test_the_build_freezes_what_it_read_only_while_it_builds(project: Path, monk
     import sitegen.site.build as build_module
 
     assert run_cli(project, "collect") == 0
-    frozen_while_planning: list[int] = []
     real_plan = build_module.plan
-
+    frozen_while_planning: list[int] = []
     thresholds_while_planning: list[tuple[int, ...]] = []
 
     def plan(*args: object, **kwargs: object) -> object:

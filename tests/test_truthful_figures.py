@@ -351,7 +351,6 @@ def test_label_rules() -> None:
     assert distinguishing_labels([run("a"), run("b")]) == {"a": "a", "b": "b"}
 
 
-
 def test_labels_are_worked_out_once_per_collection_of_runs(monkeypatch: pytest.MonkeyPatch) -> None:
     """A build asks for the labels of all its runs several times: the same run objects are
     labelled once, each caller gets its own copy, and the runs are not kept alive by it."""
@@ -382,6 +381,7 @@ def test_labels_are_worked_out_once_per_collection_of_runs(monkeypatch: pytest.M
     del runs
     gc.collect()
     assert held() is None
+
 
 def test_the_json_export_carries_every_percentile_of_the_raw_file(built_site: Path) -> None:
     exported = json.loads((built_site / "runs" / f"{SEED_RUN_ID}.json").read_text())
