@@ -862,10 +862,10 @@ def test_the_build_freezes_what_it_read_only_while_it_builds(project: Path, monk
     kept = [object()]
     gc.freeze()
     try:
-        before = gc.get_freeze_count()
+        frozen_before = gc.get_freeze_count()
         assert run_cli(project, "build") == 0
         # The build froze nothing more, and unfroze nothing (frozen objects only leave by dying).
-        assert before >= frozen_while_planning[-1] >= gc.get_freeze_count() > before - 1000
+        assert frozen_before >= frozen_while_planning[-1] >= gc.get_freeze_count() > frozen_before - 1000
     finally:
         gc.unfreeze()
     del kept

@@ -67,7 +67,8 @@ class EntryCache:
             write_cache(self.folder / f"{key}.json", f"{header}\n{text}".encode())
 
     def prune(self) -> None:
-        """Forget files that are gone or changed (call after a collect that read everything)."""
+        """Forget the entries this collect did not use: of files that are gone or changed (called
+        after a collect that read a file, or found one gone)."""
         # Listed by name (os.scandir), not as Path objects (glob): at 20,000 runs the folder
         # holds 20,000 entries, and a collect that reads one added file still prunes.
         with contextlib.suppress(OSError), os.scandir(self.folder) as entries:
