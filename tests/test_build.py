@@ -7,14 +7,17 @@ import json
 import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
 
+from sitegen.site import site_folders
 from tests.conftest import REPO, SEED_RUN_ID, forget_builds, run_cli, site_files
 
 MINIMAL = REPO / "tests" / "data" / "valid" / "minimal.yaml"
@@ -203,7 +206,7 @@ def test_settled_unchanged_build_reads_neither_the_collected_file_nor_each_folde
         raise AssertionError("the unchanged build read the collected file or listed a folder")
 
     monkeypatch.setattr(build_module, "_read_collected_bytes", no_reading)
-    monkeypatch.setattr(build_module, "_lists_exactly", no_reading)
+    monkeypatch.setattr(site_folders, "lists_exactly", no_reading)
     capsys.readouterr()
     assert run_cli(project, "build") == 0
     assert "(0 rendered, 0 new charts)" in capsys.readouterr().out
@@ -212,18 +215,16 @@ def test_settled_unchanged_build_reads_neither_the_collected_file_nor_each_folde
 def test_recent_changes_are_checked_not_trusted(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """With the real margin, what the build changed last (the site's own folder, at least) is
     listed by the next build: a change in the same clock tick would leave the same time."""
-    from sitegen.site import build as build_module
-
     assert run_cli(project, "collect") == 0
     assert run_cli(project, "build") == 0
     listed: list[str] = []
-    real = build_module._lists_exactly
+    real = site_folders.lists_exactly
 
-    def listing(path: str, *args: object) -> bool:
+    def listing(path: str, *args: object) -> object:
         listed.append(path)
         return real(path, *args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(build_module, "_lists_exactly", listing)
+    monkeypatch.setattr(site_folders, "lists_exactly", listing)
     assert run_cli(project, "build") == 0
     assert str(project / "_site") in listed
 
@@ -517,7 +518,7 @@ def test_a_kept_or_written_name_is_a_plain_path_inside_the_site(name: str) -> No
     # The fast test must agree with the path library's reading: relative, normalised, no "..".
     from pathlib import PurePosixPath
 
-    from sitegen.site.write import plain_relative
+    from sitegen.site.site_folders import plain_relative
 
     path = PurePosixPath(name)
     expected = (bool(path.parts) and not path.is_absolute() and ".." not in path.parts and path.as_posix() == name
@@ -719,9 +720,13 @@ def test_a_build_staged_in_the_spare_is_a_cold_build(project: Path, tmp_path: Pa
     finally:
         os.link = original_link
     built = site_files(site)
+    staged = [link for link in links if not str(link[1]).startswith(str(spare))]
     if tamper == "none":  # the spare held the site before last: only what changed since then is linked
-        assert len(links) < len(built) // 2, (len(links), len(built))
+        assert len(staged) < len(built) // 2, (len(staged), len(built))
         assert unchanged.stat().st_ino == inode
+    # Whatever was done to it, the spare is left a mirror of the new site: its very files.
+    assert sorted(site_files(spare)) == sorted(built)
+    assert all((spare / name).stat().st_ino == (site / name).stat().st_ino for name in built)
     assert not any(path.is_symlink() for path in site.rglob("*"))
     assert outside.read_text() == "not the site's"
     assert not [p.name for p in project.iterdir() if p.name.startswith("._site.")]
@@ -737,6 +742,98 @@ def test_a_first_build_leaves_a_spare_of_its_own_files(project: Path) -> None:
     assert files == sorted(path.relative_to(spare) for path in spare.rglob("*") if path.is_file())
     assert all((site / name).stat().st_ino == (spare / name).stat().st_ino for name in files)
     assert not [p.name for p in project.iterdir() if p.name.startswith("._site.")]
+
+
+def _looked_at(monkeypatch: pytest.MonkeyPatch, trees: list[Path]) -> tuple[list[str], list[str]]:
+    """Record, from now on, which files (lstat of a plain file) and which folders (scandir) in
+    ``trees`` and in the staging folders beside the first one are looked at."""
+    files: list[str] = []
+    listed: list[str] = []
+    staging = f"{trees[0].parent}/.{trees[0].name}."
+    roots = [str(tree) for tree in trees]
+
+    def inside(path: object) -> bool:
+        text = os.fsdecode(path) if isinstance(path, (str, bytes, os.PathLike)) else ""
+        return text.startswith(staging) or any(text == root or text.startswith(root + "/") for root in roots)
+
+    real_lstat, real_scandir = os.lstat, os.scandir
+
+    def lstat(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+        found = real_lstat(path, *args, **kwargs)
+        if inside(path) and stat.S_ISREG(found.st_mode):
+            files.append(os.fsdecode(path))
+        return found
+
+    def scandir(path: Any = ".") -> Any:
+        if inside(path):
+            listed.append(os.fsdecode(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "lstat", lstat)
+    monkeypatch.setattr(os, "scandir", scandir)
+    return files, listed
+
+
+def test_a_build_staged_in_the_mirror_looks_at_no_kept_file(project: Path, tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each build leaves the spare a mirror of its site and records the spare's folders: the next
+    build, one added run, finds them as recorded and keeps the files of the unchanged pages without
+    looking at any of them (in the spare or the live site), and lists no folder but the two
+    roots (the spare's was renamed into the staging folder, the set-aside site's into the spare).
+    The site is still exactly a cold build's, and the spare its new mirror."""
+    _trust_recorded_identities(monkeypatch)
+    site, spare = project / "_site", project / ".sitegen" / "build" / "spare"
+    assert run_cli(project, "collect") == 0 and run_cli(project, "build") == 0
+    shutil.copy(MINIMAL, project / "content" / "runs" / "added-run.yaml")
+    assert run_cli(project, "collect") == 0
+    _past_the_clock_tick()
+    files, listed = _looked_at(monkeypatch, [site, spare])
+    assert run_cli(project, "build") == 0
+    assert files == []
+    assert all(os.path.basename(path).startswith("._site.building-") or path in (str(site), str(spare))
+               for path in listed), listed
+    monkeypatch.undo()
+    built = site_files(site)
+    assert "runs/added-run/index.html" in built
+    assert built == site_files(_cold_build_copy(project, tmp_path / "cold"))
+    assert sorted(site_files(spare)) == sorted(built)
+    assert all((spare / name).stat().st_ino == (site / name).stat().st_ino for name in built)
+
+
+@pytest.mark.parametrize("change", ["stray file", "other content", "removed file", "stray folder"])
+def test_a_change_to_the_live_site_never_reaches_the_mirror(project: Path, tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch, change: str) -> None:
+    """Someone changes the published site by hand. The next build stages in the mirror, which
+    still holds the last build's own files, and publishes exactly a cold build's site; the site
+    it replaced is found changed and is not made the next mirror unchecked: the build after
+    that is exactly a cold build's too, and leaves a true mirror."""
+    _trust_recorded_identities(monkeypatch)
+    runs, site, spare = project / "content" / "runs", project / "_site", project / ".sitegen" / "build" / "spare"
+    assert run_cli(project, "collect") == 0 and run_cli(project, "build") == 0
+    seed = runs / f"{SEED_RUN_ID}.yaml"
+    seed.write_text(seed.read_text().replace("total_tokens_per_s: 228.386789", "total_tokens_per_s: 230.5", 1))
+    assert run_cli(project, "collect") == 0 and run_cli(project, "build") == 0
+    _past_the_clock_tick()
+    kept = site / "runs" / "ttp300-vllm-qwen3-4b" / "index.html"
+    if change == "stray file":
+        (kept.parent / "notes.html").write_text("a stranger's page")
+    elif change == "other content":
+        kept.unlink()
+        kept.write_text("a stranger's page")
+    elif change == "removed file":
+        kept.unlink()
+    elif change == "stray folder":
+        (kept.parent / "extra").mkdir()
+        (kept.parent / "extra" / "index.html").write_text("a stranger's page")
+    for step in range(2):
+        shutil.copy(MINIMAL, runs / f"added-{step}.yaml")
+        assert run_cli(project, "collect") == 0 and run_cli(project, "build") == 0
+        built = site_files(site)
+        assert not any(b"a stranger's page" in data for data in built.values())
+        assert built == site_files(_cold_build_copy(project, tmp_path / f"cold-{step}"))
+    assert not any(b"a stranger's page" in data for data in site_files(spare).values())
+    assert sorted(site_files(spare)) == sorted(built)
+    assert all((spare / name).stat().st_ino == (site / name).stat().st_ino for name in built)
 
 
 QWEN3_4B = "ttp300-vllm-qwen3-4b"  # the only run of its model, accelerator and engine

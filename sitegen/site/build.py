@@ -43,7 +43,8 @@ from sitegen.site.index_page import SEARCH_INDEX, search_index_of
 from sitegen.site.output_folder import check_output_folder
 from sitegen.site.pages import PlannedPage, plan
 from sitegen.site.render import environment, render
-from sitegen.site.write import MARKER, StagedOutput, plain_relative
+from sitegen.site.site_folders import Record, current_identity, folders_of, holds_exactly, plain_relative, record, record_like
+from sitegen.site.write import MARKER, PreviousSite, StagedOutput
 from sitegen.store import collected_path, read_cache, read_collected, write_atomic, write_cache
 
 MANIFEST_VERSION = 1
@@ -106,12 +107,17 @@ def _well_formed(entries: Any) -> bool:
         for path, entry in entries.items())
 
 
-def _all_in_place(files: list[str], output_dir: Path) -> dict[str, os.stat_result] | None:
+def _all_in_place(files: list[str], output_dir: Path, spare_has_them: bool = False) -> dict[str, os.stat_result | None] | None:
     """Each name with its file, when every one is a plain file inside ``output_dir``; else None
     (the names come from the manifest, which is not trusted: one that would leave the folder
-    counts as missing). The files are looked at here once: StagedOutput.keep takes them so."""
+    counts as missing). The files are looked at here once: StagedOutput.keep takes them so.
+
+    ``spare_has_them``: the build stages in a spare that holds the previous site's files
+    (StagedOutput.trusted), so none is looked at (each name comes with None)."""
+    if spare_has_them:
+        return dict.fromkeys(files) if all(plain_relative(name) for name in files) else None
     folder = str(output_dir) + "/"  # (joined by hand: os.path.join costs more than the lstat)
-    found: dict[str, os.stat_result] = {}
+    found: dict[str, os.stat_result | None] = {}
     for name in files:
         if not plain_relative(name):
             return None
@@ -136,9 +142,10 @@ class Manifest:
         self.inputs = ""
         self.summary: list[int] = []
         self.other_files: list[str] = []  # written by every build, outside the entries: assets, schemas
-        # Each folder of the last build's site as it was left (files.identity), or None where it
-        # was changed too recently to be told from a later change (a folder never trusted).
-        self.folders: dict[str, list[int] | None] = {}
+        # Each folder of the last build's site as it was left (site_folders.record), and of the
+        # spare it left as the site's mirror (empty when it left none: StagedOutput.refresh_spare).
+        self.folders: Record = {}
+        self.spare_folders: Record = {}
         try:
             document = json.loads(read_bounded(path, MAX_STATE_BYTES))
         except (OSError, ValueError, SitegenError):
@@ -152,19 +159,34 @@ class Manifest:
                     and all(type(count) is int and count >= 0 for count in summary) \
                     and isinstance(others, list) and all(isinstance(name, str) for name in others):
                 self.inputs, self.summary, self.other_files = inputs, summary, others
-            folders = document.get("folders")
-            if isinstance(folders, dict) and all(isinstance(name, str) and _identity_like(found)
-                                                 for name, found in folders.items()):
+            folders, spare_folders = document.get("folders"), document.get("spare_folders")
+            if record_like(folders):
                 self.folders = folders
+                if record_like(spare_folders):
+                    self.spare_folders = spare_folders
 
-    def reusable(self, path: str, key: str, output_dir: Path) -> dict[str, os.stat_result] | None:
+    def reusable(self, path: str, key: str, output_dir: Path,
+                 spare_has_them: bool = False) -> dict[str, os.stat_result | None] | None:
         """The files of an unchanged entry (each with its file as found), when all of them are
         still plain files in the previous site (a name that would leave it means the manifest is
-        not sitegen's: rebuild)."""
+        not sitegen's: rebuild); ``spare_has_them``: see _all_in_place."""
         entry = self.entries.get(path)
         if not entry or entry.get("key") != key:
             return None
-        return _all_in_place(entry["files"], output_dir)
+        return _all_in_place(entry["files"], output_dir, spare_has_them)
+
+    def site_files(self) -> set[str]:
+        """Every file of the last build's site."""
+        files = {MARKER, *self.other_files}
+        for entry in self.entries.values():
+            files.update(entry["files"])
+        return files
+
+    def previous_site(self) -> PreviousSite | None:
+        """What an incremental build stages from (write.StagedOutput); None without a manifest."""
+        if not self.entries:
+            return None
+        return PreviousSite(self.site_files(), self.folders, self.spare_folders)
 
     def forget(self) -> None:
         """Drop the manifest while the site changes, so a crash can only cost a full build."""
@@ -173,120 +195,32 @@ class Manifest:
 
     def unchanged_site(self, inputs: str, output_dir: Path) -> bool:
         """True when the last build was made from exactly ``inputs`` and the output folder holds
-        exactly its files: every one still a plain file, and none besides them.
-
-        Why not a walk of the site: at 20,000 runs it is 28,000 folders and 69,000 files, seconds
-        of system calls. A folder whose identity (inode, modification time) is the one the last
-        build left has the same names in it: adding, removing, renaming or replacing an entry
-        (by a link, a folder) changes its folder's modification time. Only a folder that differs,
-        or that the last build could not vouch for (changed within the clock's resolution of
-        its recording), is listed and its entries checked one by one."""
+        exactly its files: every one still a plain file, and none besides them. Told folder by
+        folder from the identities the last build recorded, not by a walk of the site (seconds of
+        system calls at 20,000 runs): see site_folders."""
         if not self.inputs or self.inputs != inputs or not self.folders:
             return False
-        expected: dict[str, set[str]] = {}  # folder -> the names in it, files and folders
-        files: set[str] = set()
-        for entry in self.entries.values():
-            files.update(entry["files"])
-        files.update(self.other_files)
-        files.add(MARKER)
-        for name in files:
-            if not plain_relative(name):
-                return False
-            folder, _, leaf = name.rpartition("/")
-            expected.setdefault(folder, set()).add(leaf)
-            while folder:  # each folder is named in its parent
-                parent, _, leaf = folder.rpartition("/")
-                expected.setdefault(parent, set()).add(leaf)
-                folder = parent
-        if set(expected) != set(self.folders):
-            return False
-        root = str(output_dir)
-        try:
-            if os.path.islink(root):
-                return False
-        except OSError:
-            return False
-        for folder in sorted(expected, key=lambda f: f.count("/")):  # parents first
-            path = os.path.join(root, folder) if folder else root
-            recorded = self.folders[folder]
-            if recorded is not None and _current_identity(path, folder=True) == recorded:
-                continue
-            if not _lists_exactly(path, expected[folder], files, folder):
-                return False
-        return True
+        files = self.site_files()
+        folders = folders_of(files)
+        return folders is not None and holds_exactly(str(output_dir), files, folders, self.folders)
 
     def save(self, entries: dict[str, dict[str, Any]], inputs: str = "", summary: tuple[int, int, int] = (0, 0, 0),
-             other_files: list[str] | None = None, output_dir: Path | None = None, clock: Path | None = None) -> None:
+             other_files: list[str] | None = None, output_dir: Path | None = None, clock: Path | None = None,
+             spare_folders: Record | None = None) -> None:
         """Record this build; ``output_dir``: the site just put in place, whose folders are recorded
         for the next build's unchanged check (without it, the next build cannot stop early);
-        ``clock``: a folder to read the file system's clock in (files.file_system_now)."""
-        folders: dict[str, list[int] | None] = {}
+        ``clock``: a folder to read the file system's clock in (files.file_system_now);
+        ``spare_folders``: the record of the spare left as the site's mirror, if any."""
+        folders: Record = {}
         if output_dir is not None and clock is not None:
             now = files.file_system_now(clock)  # before any folder is looked at
             names = {MARKER, *(other_files or ()), *(name for entry in entries.values() for name in entry["files"])}
-            for name in names:
-                folder = name.rpartition("/")[0]
-                while folder not in folders:
-                    folders[folder] = None
-                    if not folder:
-                        break
-                    folder = folder.rpartition("/")[0]
-            root = str(output_dir)
-            for folder in folders:
-                folders[folder] = _settled_identity(os.path.join(root, folder) if folder else root, now, folder=True)
+            folders = record(str(output_dir), folders_of(names) or {}, now)
         document = {"version": MANIFEST_VERSION, "fingerprint": self.fingerprint, "entries": entries,
                     "inputs": inputs, "summary": list(summary), "other_files": other_files or [],
-                    "folders": folders}
+                    "folders": folders, "spare_folders": spare_folders or {}}
         with contextlib.suppress(OSError):  # without a manifest the next build is simply a full one
             write_atomic(self.path, json.dumps(document, sort_keys=True, separators=(",", ":")).encode())
-
-
-def _found(path: str, folder: bool) -> os.stat_result | None:
-    """The file (or folder) at ``path``, not following a link; None when it is missing or of
-    the other kind."""
-    try:
-        found = os.lstat(path)
-    except (OSError, ValueError):
-        return None
-    return found if (stat.S_ISDIR(found.st_mode) if folder else stat.S_ISREG(found.st_mode)) else None
-
-
-def _current_identity(path: str, folder: bool = False) -> list[int] | None:
-    """A file's (or folder's) identity as it is now (files.identity)."""
-    found = _found(path, folder)
-    return list(files.identity(found)) if found is not None else None
-
-
-def _settled_identity(path: str, now: int | None, folder: bool = False) -> list[int] | None:
-    """The identity to record: None where it was changed too recently to be told from a later
-    change (files.settled), which the next build then checks instead of trusting."""
-    found = _found(path, folder)
-    return list(files.identity(found)) if found is not None and files.settled(found, now) else None
-
-
-def _identity_like(value: Any) -> bool:
-    return value is None or (isinstance(value, list) and len(value) == 5 and all(type(n) is int for n in value))
-
-
-def _lists_exactly(path: str, names: set[str], files: set[str], folder: str) -> bool:
-    """Whether the folder at ``path`` holds exactly ``names``: the site's files as plain files,
-    its folders as folders (not links to them)."""
-    prefix = f"{folder}/" if folder else ""
-    found = 0
-    try:
-        with os.scandir(path) as entries:
-            for entry in entries:
-                found += 1
-                if entry.name not in names:
-                    return False  # a stray entry: the full path removes it
-                if (prefix + entry.name) in files:
-                    if not entry.is_file(follow_symlinks=False):
-                        return False
-                elif not entry.is_dir(follow_symlinks=False):
-                    return False
-    except OSError:
-        return False
-    return found == len(names)
 
 
 class CollectedDigest:
@@ -319,7 +253,7 @@ class CollectedDigest:
     def remember(self, digest: str) -> None:
         """Record ``digest`` for the file as it was found before it was read, when it is settled
         and was not changed while it was read; otherwise forget what was recorded."""
-        after = _current_identity(str(self.collected))
+        after = current_identity(str(self.collected))
         keep = digest and self.found is not None and files.settled(self.found, self.now) \
             and after == list(files.identity(self.found))
         with contextlib.suppress(OSError):  # without it the next build reads the file: slower, never wrong
@@ -394,7 +328,8 @@ def _build(config: Config, force_output: bool, freeze: bool) -> BuildSummary:
     # With a manifest to go by, only changed files are staged; the others stay where they are.
     # The site before last, kept by the last build (write.StagedOutput._reuse_spare), is the
     # staging folder's head start: its folders and most files are there already.
-    output = StagedOutput(config.output_dir, in_place=bool(manifest.entries), spare=config.state_dir / "build" / "spare")
+    output = StagedOutput(config.output_dir, in_place=bool(manifest.entries), spare=config.state_dir / "build" / "spare",
+                          previous=manifest.previous_site())
     entries: dict[str, dict[str, Any]] = {}
     try:
         # Worker processes draw the charts while this one writes everything else.
@@ -444,8 +379,9 @@ def _build(config: Config, force_output: bool, freeze: bool) -> BuildSummary:
     chart_count = sum(1 for name in output.written if name.startswith("assets/charts/") and name.endswith(".svg"))
     in_entries = {name for entry in entries.values() for name in entry["files"]}
     others = sorted(name for name in output.written if name not in in_entries and name != MARKER)
+    spare_folders = output.refresh_spare(config.state_dir / "cache")
     manifest.save(entries, inputs, (len(planned), chart_count, len(output.written)), others, config.output_dir,
-                  config.state_dir / "cache")
+                  config.state_dir / "cache", spare_folders)
     analysis.keep_figures(runs)
     fragments.save()
     return BuildSummary(len(planned), built, chart_count, renderer.rendered, len(output.written), notes)
@@ -476,7 +412,7 @@ def _unchanged(manifest: Manifest, notes: tuple[str, ...]) -> BuildSummary:
 
 def _write_or_keep(output: StagedOutput, manifest: Manifest, entries: dict[str, dict[str, Any]], old_site: Path,
                    path: str, key: str, make: Any) -> None:
-    files = manifest.reusable(path, key, old_site) if key else None
+    files = manifest.reusable(path, key, old_site, output.trusted) if key else None
     if files and path in files:
         output.keep(path, files[path])
     else:
@@ -493,7 +429,7 @@ def _write_points(output: StagedOutput, manifest: Manifest, entries: dict[str, d
         path = f"data/points/{group.slug}/"
         key = hashlib.sha256(repr((site, analysis.settings, group.slug,
                                    sorted((run.id, run.digest) for run in group.runs))).encode()).hexdigest()
-        found = manifest.reusable(path, key, old_site)
+        found = manifest.reusable(path, key, old_site, output.trusted)
         if found is not None:
             for name, status in found.items():
                 output.keep(name, status)
@@ -521,7 +457,7 @@ def _write_pages(output: StagedOutput, planned: list[PlannedPage], manifest: Man
     # listings and run pages (no charts) are made.
     for item in sorted(planned, key=lambda item: (item.path.startswith("runs/"),
                                                   not item.path.startswith(("models/", "hardware/")))):
-        found = manifest.reusable(item.path, item.key, old_site)
+        found = manifest.reusable(item.path, item.key, old_site, output.trusted)
         if found is None:
             page = item.make()
             for chart in page.charts:

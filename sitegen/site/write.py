@@ -7,11 +7,11 @@ An incremental build stages the same complete tree as a cold build, but the file
 unchanged pages are hard links to the previous site's files (copies where links are not
 possible), so they cost neither rendering nor disk space. Sitegen never changes a file of a
 built site in place, so sharing its data between the two trees is safe. The site a swap
-replaces is not deleted but kept as the spare (``.sitegen/build/spare``; a build that staged
-every file anew links its own files there instead), and the next
-incremental build stages in it: its folders exist and most of its files are already the live
-site's, so a build that changes a few pages makes a few file-system changes, not thousands
-(StagedOutput._reuse_spare).
+replaces is not deleted but kept as the spare (``.sitegen/build/spare``), brought up to date as
+a mirror of the new site (StagedOutput.refresh_spare; a build that staged every file anew links
+its own files there instead), and the next incremental build stages in it: its folders exist
+and its files are the live site's, so a build that changes a few pages makes a few file-system
+changes, not thousands, and looks at none of the files it keeps (StagedOutput._reuse_spare).
 
 The swap exchanges the two folder names atomically (Linux ``renameat2`` with
 ``RENAME_EXCHANGE``), so the output stays a plain folder. Where that is not available, the
@@ -31,9 +31,12 @@ import shutil
 import stat
 import tempfile
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
+from sitegen import files
 from sitegen.errors import Problem, SitegenError
+from sitegen.site.site_folders import Record, folders_of, holds_exactly, plain_relative, record
 
 MARKER = ".sitegen-output"
 MARKER_TEXT = b"This folder is made by `sitegen build`, which replaces everything in it.\n"
@@ -41,17 +44,37 @@ _STAGING = "building"
 _ASIDE = "old"
 
 
+@dataclass(frozen=True)
+class PreviousSite:
+    """What the last build left, from its manifest: every file of its site, and the record
+    (site_folders) of the site's folders and of the spare's (empty when it left no mirror)."""
+
+    files: set[str]
+    folders: Record
+    spare_folders: Record
+
+
 class StagedOutput:
     """Collects the files of one build; ``commit`` puts them in place."""
 
-    def __init__(self, output_dir: Path, in_place: bool = False, spare: Path | None = None) -> None:
+    def __init__(self, output_dir: Path, in_place: bool = False, spare: Path | None = None,
+                 previous: PreviousSite | None = None) -> None:
         self.output_dir = output_dir
         # in_place: there is a previous site whose unchanged files ``keep`` may share.
         self.in_place = in_place and output_dir.is_dir()
-        # spare: where the site before the previous one is kept, to be this build's staging
-        # folder (see _reuse_spare); None to stage in a new folder and delete the old site.
+        # spare: where the last build left a mirror of its site (or the site before it), to be
+        # this build's staging folder (see _reuse_spare); None to stage in a new folder and
+        # delete the old site. previous: what the last build's manifest says it left.
         self.spare = spare
+        self.previous = previous
         self.written: set[str] = set()
+        self.fresh: set[str] = set()  # written anew, not kept
+        # True when the reused spare is known to hold exactly the previous site's files (see
+        # _reuse_spare): ``keep`` then takes them without looking at them, nor at the site's.
+        self.trusted = False
+        # What commit left at ``spare``: "copy" (this build's files), "previous" (the site it
+        # replaced), or None (nothing); refresh_spare makes either the new site's mirror.
+        self._spare_left: str | None = None
         self._folders: set[str] = set()
         # What the reused spare folder held (files, then folders): each is replaced, made the
         # previous site's file again, or removed before the swap.
@@ -73,18 +96,20 @@ class StagedOutput:
             self._reuse_spare(spare)
 
     def _reuse_spare(self, spare: Path) -> None:
-        """Stage in the spare folder: the site before the previous one, set aside by the last
-        build's commit instead of being deleted.
+        """Stage in the spare folder: the site the last build replaced, set aside by its commit
+        instead of being deleted and made a mirror of the site it published (refresh_spare).
 
         Why: a site of 1,000 runs is some 1,500 folders and 4,500 files. Staging a complete tree
         in a new folder makes every folder and links every file, and deleting the old tree after
         the swap removes as many again: thousands of file-system writes, seconds on a busy disk,
         for a build that changes a hundred files. The spare already has the folders and, as
-        hard links, most of the previous site's files: a file that is still the previous site's
-        (the same inode) stays, any other is replaced or removed. Nothing is ever written into
-        an existing file (it may be shared with the live site): every name the spare held is
-        unlinked before its file is written or linked. The spare is only a head start: whatever it holds is
-        checked against the previous site, never published as it is."""
+        hard links, the previous site's files. When it is known to be exactly the previous site
+        (_spare_is_the_mirror), its files are kept as they are; otherwise it is listed, and a
+        file that is still the previous site's (the same inode) stays and any other is replaced
+        or removed. Nothing is ever written into an existing file (it may be shared with the live
+        site): every name the spare held is unlinked before its file is written or linked. The
+        spare is only a head start: whatever it holds is checked against the last build's record
+        or the previous site, never published as it is."""
         try:
             if not spare.is_dir() or spare.is_symlink() or os.stat(spare).st_dev != os.stat(self.staging).st_dev:
                 return
@@ -93,6 +118,8 @@ class StagedOutput:
             return
         with contextlib.suppress(OSError):
             os.chmod(self.staging, 0o777 & ~_umask())
+        if self._spare_is_the_mirror():
+            return
         # One scandir per folder (os.walk would also stat every folder again to tell a link
         # from a folder, and work out each one's relative path): 1,500 folders at 1,000 runs.
         pending = [("", str(self.staging))]
@@ -108,6 +135,32 @@ class StagedOutput:
                             self._stale.add(prefix + entry.name)
             except OSError:
                 continue  # as os.walk does: a folder that cannot be listed is only removed (_remove_stale)
+
+    def _spare_is_the_mirror(self) -> bool:
+        """Whether the reused spare is the mirror the last build left of its site (refresh_spare):
+        exactly the site's files, each the site's very file (inode). Then every name in it is
+        known without listing it, and ``keep`` takes each file as it is.
+
+        Told as build.Manifest.unchanged_site tells the live site's state (site_folders): each
+        folder with the identity the last build recorded holds what it held then; any other is
+        listed, and the inodes of its files are compared with the live site's (a listing gives
+        them without a system call per file). Any difference, and the spare is listed instead."""
+        previous = self.previous
+        if previous is None or not previous.spare_folders:
+            return False
+        folders = folders_of(previous.files)
+        try:  # inodes tell files apart only on one device
+            same_device = os.stat(self.output_dir).st_dev == os.stat(self.staging).st_dev
+        except OSError:
+            return False
+        if folders is None or not same_device or not holds_exactly(
+                str(self.staging), previous.files, folders, previous.spare_folders,
+                same_as=(str(self.output_dir), previous.files)):
+            return False
+        self._stale = set(previous.files)
+        self._stale_folders = {folder for folder in folders if folder}
+        self.trusted = True
+        return True
 
     def _clear(self, relative: str, target: str) -> None:
         """Make room in a reused spare for ``relative``: remove what the spare has there, and any
@@ -142,6 +195,7 @@ class StagedOutput:
     def write(self, relative: str, data: bytes) -> None:
         """Write one file; refuse paths that leave the output folder or repeat another file."""
         self._claim(relative)
+        self.fresh.add(relative)
         target = f"{self.staging}/{relative}"
         try:
             if self._stale or self._stale_folders:
@@ -158,6 +212,9 @@ class StagedOutput:
         the caller has just taken it (a build keeps some 70,000 files at 20,000 runs)."""
         assert self.in_place, "only an incremental build keeps files of the previous site"
         self._claim(relative)  # the name comes from the manifest, which is not trusted
+        if self.trusted and relative in self._stale:
+            self._stale.discard(relative)  # the spare mirrors the previous site: this is its file
+            return
         # (Joined by hand: os.path.join costs more than the system call.)
         source = f"{self.output_dir}/{relative}"
         target = f"{self.staging}/{relative}"
@@ -196,12 +253,66 @@ class StagedOutput:
                 aside = swap(self.staging, self.output_dir)
                 if mirrored or aside != self.staging or self.spare is None or not self._set_aside(aside, self.spare):
                     shutil.rmtree(aside, ignore_errors=True)
+                else:
+                    self._spare_left = "previous"
             else:
                 os.rename(self.staging, self.output_dir)
+            if mirrored:
+                self._spare_left = "copy"
         except OSError as exc:
             self.discard()
             message = f"cannot replace the output folder: {exc.strerror}"
             raise SitegenError(Problem(str(self.output_dir), None, "", message)) from None
+
+    def refresh_spare(self, clock: Path) -> Record:
+        """After commit: make the spare the new site's mirror (its files, as links to the very
+        files of the site just put in place), and return the spare's record (site_folders) for
+        the next build's _spare_is_the_mirror; empty when it is not known to be one (the next
+        build then lists it). ``clock``: a folder to read the file system's clock in.
+
+        The site that commit set aside is the previous one: it is brought up to date with what
+        this build changed (a few hundred links and removals for an added run) once it is known
+        to be still exactly that site, by the last build's record of its folders. A file a
+        stranger put in the live site must not reach the mirror unchecked."""
+        after = folders_of(self.written)
+        if self._spare_left is None or self.spare is None or after is None:
+            return {}
+        spare = str(self.spare)
+        try:
+            if self._spare_left == "previous" and not self._bring_up_to_date(spare, after):
+                return {}
+            return record(spare, after, files.file_system_now(clock))
+        except OSError:
+            return {}  # a spare cut short is only a head start for the next build, which lists it
+
+    def _bring_up_to_date(self, spare: str, after: dict[str, set[str]]) -> bool:
+        """Make the previous site at ``spare`` this build's site (``after``: its folders); False
+        when it is not known to be exactly the previous site. Raises OSError."""
+        previous = self.previous
+        before = folders_of(previous.files) if previous is not None and previous.folders else None
+        if previous is None or before is None:
+            return False
+        live = str(self.output_dir)
+        # A file this build kept is the previous site's file; in a folder changed since the last
+        # build recorded it, each must still be the one the new site has.
+        if not holds_exactly(spare, previous.files, before, previous.folders,
+                             same_as=(live, self.written - self.fresh)):
+            return False
+        for name in sorted(previous.files - self.written):
+            os.unlink(f"{spare}/{name}")
+        for folder in sorted(set(before) - set(after), key=lambda name: -name.count("/")):  # deepest first
+            shutil.rmtree(f"{spare}/{folder}")
+        present = set(before) & set(after)
+        for name in sorted(self.fresh):
+            target = f"{spare}/{name}"
+            if name in previous.files:
+                os.unlink(target)  # never written into: the file is the live site's too
+            folder = name.rpartition("/")[0]
+            if folder not in present:
+                os.makedirs(f"{spare}/{folder}", exist_ok=True)
+                present.add(folder)
+            os.link(f"{live}/{name}", target, follow_symlinks=False)
+        return True
 
     def _remove_stale(self) -> None:
         """Remove what a reused spare holds that this build did not write or keep."""
@@ -249,13 +360,6 @@ class StagedOutput:
 
     def discard(self) -> None:
         shutil.rmtree(self.staging, ignore_errors=True)
-
-
-def plain_relative(name: str) -> bool:
-    """Whether ``name`` is a path inside a folder written the one way (``a/b.html``): not
-    absolute, no ``..``, ``.`` or empty part, no NUL. The same test as comparing it with its
-    PurePosixPath form, in a fraction of the time: a build checks every file name it keeps."""
-    return bool(name) and "\0" not in name and all(part not in ("", ".", "..") for part in name.split("/"))
 
 
 def _umask() -> int:
