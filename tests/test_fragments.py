@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 
 from sitegen.site.fragments import Fragments
-from sitegen.store import read_cache
 
 
 def made_by(log: list[str], text: str):  # type: ignore[no-untyped-def]
@@ -47,24 +46,107 @@ def test_another_scope_misses_everything(tmp_path: Path) -> None:
     assert Fragments(path, "code 2").get(key, lambda: "new") == "new"
 
 
+def test_a_build_that_makes_pieces_appends_them(tmp_path: Path) -> None:
+    """The file as the last build left it stays byte for byte; the new pieces follow it, and the
+    next build finds the old and the new."""
+    path = tmp_path / "fragments.json"
+    first = Fragments(path, "s")
+    first.get(Fragments.key("row", "a"), lambda: "<tr>a")
+    first.save()
+    before = path.read_bytes()
+    second = Fragments(path, "s")
+    second.get(Fragments.key("row", "a"), lambda: "made again")
+    second.get(Fragments.key("row", "b"), lambda: "<tr>b")
+    second.save()
+    after = path.read_bytes()
+    assert after.startswith(before) and b"<tr>b" in after[len(before):] and b"<tr>a" not in after[len(before):]
+    third = Fragments(path, "s")
+    log: list[str] = []
+    assert third.get(Fragments.key("row", "a"), made_by(log, "x")) == "<tr>a"
+    assert third.get(Fragments.key("row", "b"), made_by(log, "x")) == "<tr>b"
+    assert log == [] and third.made == 0
+
+
 @pytest.mark.parametrize("makes_a_piece", [True, False], ids=["made a piece", "made none"])
-def test_a_build_that_makes_pieces_keeps_only_those_it_used(tmp_path: Path, makes_a_piece: bool) -> None:
-    """A build that made a piece keeps only the pieces it used; one that made none (it rebuilt
+def test_once_unused_pieces_outweigh_the_used_the_file_keeps_only_those_used(tmp_path: Path,
+                                                                          makes_a_piece: bool) -> None:
+    """A build that made a piece, and found the file holding more characters of pieces nobody
+    used than of the ones it used, rewrites it with only those; one that made none (it rebuilt
     no listing, so it used few) keeps the file whole for the next one."""
     path = tmp_path / "fragments.json"
     first = Fragments(path, "s")
-    first.get(Fragments.key("row", "unused"), lambda: "<tr>unused")
+    first.get(Fragments.key("row", "unused"), lambda: "<tr>unused" + "x" * 1000)
     first.get(Fragments.key("row", "used"), lambda: "<tr>used")
     first.save()
+    before = path.read_bytes()
     second = Fragments(path, "s")
     second.get(Fragments.key("row", "used"), lambda: "made again")
     if makes_a_piece:
         second.get(Fragments.key("row", "new"), lambda: "<tr>new")
     second.save()
-    data = read_cache(path)
-    assert data is not None and b"<tr>used" in data
+    data = path.read_bytes()
+    assert b"<tr>used" in data
     assert (b"<tr>unused" in data) is not makes_a_piece
     assert (b"<tr>new" in data) is makes_a_piece
+    assert (data == before) is not makes_a_piece
+    third = Fragments(path, "s")
+    assert third.get(Fragments.key("row", "used"), lambda: "made") == "<tr>used"
+
+
+@pytest.mark.parametrize("damage", ["cut short", "a byte of the first segment", "a byte of the second segment",
+                                    "garbage after it"])
+def test_a_damaged_segment_is_a_miss_for_it_and_what_follows(tmp_path: Path, damage: str) -> None:
+    """A crash while appending leaves a segment cut short at the end; a changed byte fails its
+    segment's checksum. The pieces before it are still found; it and what follows are made
+    again, and the next save rewrites the file whole."""
+    path = tmp_path / "fragments.json"
+    first = Fragments(path, "s")
+    first.get(Fragments.key("row", "a"), lambda: "<tr>first piece")
+    first.save()
+    second = Fragments(path, "s")
+    second.get(Fragments.key("row", "a"), lambda: "made")
+    second.get(Fragments.key("row", "b"), lambda: "<tr>second piece")
+    second.save()
+    raw = path.read_bytes()
+    if damage == "cut short":
+        path.write_bytes(raw[:-3])
+    elif damage == "garbage after it":
+        path.write_bytes(raw + b"{not a segment")
+    else:
+        piece = b"<tr>first piece" if "first" in damage else b"<tr>second piece"
+        at = raw.index(piece) + 5
+        path.write_bytes(raw[:at] + bytes([raw[at] ^ 1]) + raw[at + 1:])
+    third = Fragments(path, "s")
+    log: list[str] = []
+    third.get(Fragments.key("row", "a"), made_by(log, "<tr>first piece"))
+    third.get(Fragments.key("row", "b"), made_by(log, "<tr>second piece"))
+    expected = {"cut short": ["<tr>second piece"], "garbage after it": [],
+                "a byte of the first segment": ["<tr>first piece", "<tr>second piece"],
+                "a byte of the second segment": ["<tr>second piece"]}[damage]
+    assert log == expected
+    if not expected:  # a whole file with garbage after it: nothing was made, so nothing is saved
+        return
+    third.save()
+    fourth = Fragments(path, "s")
+    assert fourth.get(Fragments.key("row", "a"), lambda: "made") == "<tr>first piece"
+    assert fourth.get(Fragments.key("row", "b"), lambda: "made") == "<tr>second piece"
+    assert path.read_bytes().count(b"<tr>second piece") == 1  # rewritten whole, not appended after the damage
+
+
+def test_a_file_replaced_since_it_was_read_is_rewritten_not_appended_to(tmp_path: Path) -> None:
+    path = tmp_path / "fragments.json"
+    first = Fragments(path, "s")
+    first.get(Fragments.key("row", "a"), lambda: "<tr>a")
+    first.save()
+    second = Fragments(path, "s")
+    second.get(Fragments.key("row", "a"), lambda: "made")
+    second.get(Fragments.key("row", "b"), lambda: "<tr>b")
+    path.unlink()
+    path.write_bytes(b"someone else's file")
+    second.save()
+    assert b"someone else's file" not in path.read_bytes()
+    third = Fragments(path, "s")
+    assert third.get(Fragments.key("row", "b"), lambda: "made") == "<tr>b"
 
 
 def test_a_damaged_file_is_a_miss_never_content(tmp_path: Path) -> None:

@@ -10,14 +10,16 @@ kept pieces costs microseconds where making them costs milliseconds.
 The key is the caller's: it must name every input of the piece (run digests, labels, the
 page's depth for relative links...). The whole file belongs to one ``scope`` (sitegen's code
 and templates, the settings and the site), so a change of any of those misses every piece.
-The file keeps only the pieces the last build that made any used, so it never outgrows the
-site by more than one build's leftovers, and it is a cache file (store.write_cache: a
-checksum, read without following links): any doubt is a miss, and the piece is made again.
 
-The file is a line of JSON (the keys, and each piece's length in characters), then the pieces'
-text end to end, each read back as a slice: at 1,000 runs (3,000 pieces, 1.9 MB) reading and
-writing them as JSON strings cost about 25 ms a build, escaping and unescaping every quote of
-every piece, where slicing them costs a few.
+The file is a series of segments, each a line of JSON (its keys, each piece's length in
+characters, the checksum and size of its text) and then its pieces' text end to end, read back
+as slices. A build that made pieces appends them as one segment: at 20,000 runs the file holds
+100 MB of pieces and an added run makes a few hundred kilobytes of new ones, so rewriting the
+whole file cost 1.8 s a build and appending costs milliseconds. Once the file holds as many
+pieces no build uses any more as pieces the last build used, it is rewritten with only those,
+so it never outgrows the site's listings by more than their own size. Any doubt (a checksum,
+a segment cut short by a crash, another scope) is a miss for that segment and every one after
+it, and the next save rewrites the file.
 """
 
 from __future__ import annotations
@@ -25,18 +27,22 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment
 
+from sitegen.errors import SitegenError
+from sitegen.files import MAX_STATE_BYTES, read_bounded_open
 from sitegen.model import Run
 from sitegen.resources import resource_dir
 from sitegen.site.render import environment
-from sitegen.store import digest, read_cache, write_cache
+from sitegen.store import digest, write_atomic
 
-FRAGMENTS_FORMAT = "sitegen-fragments"
+FRAGMENTS_FORMAT = "sitegen-fragments-2"
+_APPEND_FLAGS = os.O_WRONLY | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
 class Fragments:
@@ -52,27 +58,66 @@ class Fragments:
         self._kept: dict[str, str] = {}
         self._used: dict[str, str] = {}
         self.made = 0  # pieces made (not found) in this build
-        data = read_cache(path) if path is not None else None
-        if data is None:
-            return
-        head, _, body = data.partition(b"\n")
+        # The file as read: its identity and how many bytes of it were whole segments of this
+        # scope (None: no file to append to, or one in doubt), and the characters of its pieces.
+        self._file: tuple[int, int, int] | None = None
+        self._file_characters = 0
+        if path is not None:
+            self._read(path)
+
+    def _read(self, path: Path) -> None:
         try:
-            document = json.loads(head)
-            text = body.decode()
-        except ValueError:  # UnicodeDecodeError is one
+            data, descriptor = read_bounded_open(path, MAX_STATE_BYTES, what="a cache file")
+        except (OSError, SitegenError):
             return
-        if not (isinstance(document, dict) and document.get("format") == FRAGMENTS_FORMAT
-                and document.get("scope") == scope):
+        try:
+            found = os.fstat(descriptor)
+        except OSError:
             return
-        keys, lengths = document.get("keys"), document.get("lengths")
-        if not (isinstance(keys, list) and isinstance(lengths, list) and len(keys) == len(lengths)
-                and all(isinstance(key, str) for key in keys)
-                and all(type(length) is int and length >= 0 for length in lengths) and sum(lengths) == len(text)):
-            return
+        finally:
+            os.close(descriptor)
+        view = memoryview(data)
         at = 0
+        while at < len(data):
+            segment = self._segment(data, view, at)
+            if segment is None:
+                return  # in doubt from here on: what follows is a miss, and save rewrites the file
+            at = segment
+        self._file = (found.st_dev, found.st_ino, at)
+
+    def _segment(self, data: bytes, view: memoryview, at: int) -> int | None:
+        """Read the segment at ``at`` into the kept pieces; where the next one starts, or None
+        when it is not a whole segment of this scope."""
+        end = data.find(b"\n", at)
+        if end < 0:
+            return None
+        try:
+            head = json.loads(data[at:end])
+        except ValueError:  # UnicodeDecodeError is one
+            return None
+        if not (isinstance(head, dict) and head.get("format") == FRAGMENTS_FORMAT and head.get("scope") == self.scope):
+            return None
+        keys, lengths, size, checksum = head.get("keys"), head.get("lengths"), head.get("bytes"), head.get("sha256")
+        if not (isinstance(keys, list) and isinstance(lengths, list) and len(keys) == len(lengths)
+                and type(size) is int and 0 <= size <= len(data) - end - 1 and isinstance(checksum, str)
+                and all(isinstance(key, str) for key in keys)
+                and all(type(length) is int and length >= 0 for length in lengths)):
+            return None
+        body = view[end + 1:end + 1 + size]
+        if hashlib.sha256(body).hexdigest() != checksum:
+            return None
+        try:
+            text = str(body, "utf-8")
+        except ValueError:
+            return None
+        if sum(lengths) != len(text):
+            return None
+        start = 0
         for key, length in zip(keys, lengths, strict=True):
-            self._kept[key] = text[at:at + length]
-            at += length
+            self._kept[key] = text[start:start + length]
+            start += length
+        self._file_characters += len(text)
+        return end + 1 + size
 
     @staticmethod
     def key(kind: str, *inputs: object) -> str:
@@ -107,14 +152,41 @@ class Fragments:
         return str(getattr(self._macros, macro)(*args))
 
     def save(self) -> None:
-        """Keep this build's pieces (only them) for the next build, when it made any. A build
-        that made none keeps the file as it is: one that rebuilt no listing (the pages were
-        still in place) used few pieces, and dropping the others would make the next listing
-        build a cold one. A cache that cannot be written is only a miss next time."""
+        """Keep this build's pieces for the next build, when it made any: appended to the file,
+        or the file rewritten with only the pieces this build used once the others are as many.
+        A build that made none keeps the file as it is: one that rebuilt no listing (the pages
+        were still in place) used few pieces, and dropping the others would make the next
+        listing build a cold one. A cache that cannot be written is only a miss next time."""
         if self.path is None or self.made == 0:
             return
-        texts = list(self._used.values())
-        head = json.dumps({"format": FRAGMENTS_FORMAT, "scope": self.scope, "keys": list(self._used),
-                           "lengths": [len(text) for text in texts]}, separators=(",", ":"))
+        new = {key: text for key, text in self._used.items() if key not in self._kept}
+        used = sum(len(text) for text in self._used.values())
+        added = sum(len(text) for text in new.values())
         with contextlib.suppress(OSError):
-            write_cache(self.path, f"{head}\n{''.join(texts)}".encode())
+            if self._file is not None and self._file_characters + added <= 2 * used and self._append(new):
+                return
+            write_atomic(self.path, self._encode(self._used), durable=False)
+
+    def _encode(self, pieces: dict[str, str]) -> bytes:
+        body = "".join(pieces.values()).encode()
+        head = json.dumps({"format": FRAGMENTS_FORMAT, "scope": self.scope, "keys": list(pieces),
+                           "lengths": [len(text) for text in pieces.values()], "bytes": len(body),
+                           "sha256": hashlib.sha256(body).hexdigest()}, separators=(",", ":"))
+        return head.encode() + b"\n" + body
+
+    def _append(self, pieces: dict[str, str]) -> bool:
+        """Append ``pieces`` as a segment to the very file that was read, as it was read; False
+        when it is not that file any more (then the caller rewrites it). Raises OSError."""
+        assert self.path is not None and self._file is not None
+        descriptor = os.open(self.path, _APPEND_FLAGS)
+        try:
+            found = os.fstat(descriptor)
+            if (found.st_dev, found.st_ino, found.st_size) != self._file:
+                return False
+            # A crash part way leaves a segment cut short at the end: a miss, and a rewrite.
+            segment = memoryview(self._encode(pieces)) if pieces else memoryview(b"")
+            while segment:
+                segment = segment[os.write(descriptor, segment):]
+        finally:
+            os.close(descriptor)
+        return True
