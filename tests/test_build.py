@@ -513,7 +513,8 @@ def test_characters_xml_forbids_never_reach_an_xml_file(project: Path) -> None:
 
 
 @pytest.mark.parametrize("name", ["index.html", "runs/a/index.html", "assets/charts/x.svg", "", "/etc/passwd",
-                                  "../x", "a/../b", "a/./b", "./a", "a//b", "a/", "..", ".", "a/b/..", "a\0b"])
+                                  "../x", "a/../b", "a/./b", "./a", "a//b", "a/", "..", ".", "a/b/..", "a\0b",
+                                  "...", "a/.../b", ".a/b.", "a/..b", "./.", "/", "//", "a/b/."])
 def test_a_kept_or_written_name_is_a_plain_path_inside_the_site(name: str) -> None:
     # The fast test must agree with the path library's reading: relative, normalised, no "..".
     from pathlib import PurePosixPath

@@ -46,10 +46,12 @@ _ASIDE = "old"
 
 @dataclass(frozen=True)
 class PreviousSite:
-    """What the last build left, from its manifest: every file of its site, and the record
-    (site_folders) of the site's folders and of the spare's (empty when it left no mirror)."""
+    """What the last build left, from its manifest: every file of its site and its folders, and
+    the record (site_folders) of the site's folders and of the spare's (empty when it left no
+    mirror)."""
 
     files: set[str]
+    layout: dict[str, set[str]] | None  # site_folders.folders_of(files), worked out once
     folders: Record
     spare_folders: Record
 
@@ -75,6 +77,7 @@ class StagedOutput:
         # What commit left at ``spare``: "copy" (this build's files), "previous" (the site it
         # replaced), or None (nothing); refresh_spare makes either the new site's mirror.
         self._spare_left: str | None = None
+        self._layout: dict[str, set[str]] | None = None
         self._folders: set[str] = set()
         # What the reused spare folder held (files, then folders): each is replaced, made the
         # previous site's file again, or removed before the swap.
@@ -148,7 +151,7 @@ class StagedOutput:
         previous = self.previous
         if previous is None or not previous.spare_folders:
             return False
-        folders = folders_of(previous.files)
+        folders = previous.layout
         try:  # inodes tell files apart only on one device
             same_device = os.stat(self.output_dir).st_dev == os.stat(self.staging).st_dev
         except OSError:
@@ -264,6 +267,12 @@ class StagedOutput:
             message = f"cannot replace the output folder: {exc.strerror}"
             raise SitegenError(Problem(str(self.output_dir), None, "", message)) from None
 
+    def layout(self) -> dict[str, set[str]] | None:
+        """The folders of the site this build made (site_folders.folders_of), worked out once."""
+        if self._layout is None:
+            self._layout = folders_of(self.written)
+        return self._layout
+
     def refresh_spare(self, clock: Path) -> Record:
         """After commit: make the spare the new site's mirror (its files, as links to the very
         files of the site just put in place), and return the spare's record (site_folders) for
@@ -274,7 +283,7 @@ class StagedOutput:
         this build changed (a few hundred links and removals for an added run) once it is known
         to be still exactly that site, by the last build's record of its folders. A file a
         stranger put in the live site must not reach the mirror unchecked."""
-        after = folders_of(self.written)
+        after = self.layout()
         if self._spare_left is None or self.spare is None or after is None:
             return {}
         spare = str(self.spare)
@@ -289,7 +298,7 @@ class StagedOutput:
         """Make the previous site at ``spare`` this build's site (``after``: its folders); False
         when it is not known to be exactly the previous site. Raises OSError."""
         previous = self.previous
-        before = folders_of(previous.files) if previous is not None and previous.folders else None
+        before = previous.layout if previous is not None and previous.folders else None
         if previous is None or before is None:
             return False
         live = str(self.output_dir)
