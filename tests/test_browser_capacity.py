@@ -54,6 +54,44 @@ def rate(value: float) -> str:
     return f"{value / 1000:.1f}".removesuffix(".0") + "K" if value >= 10_000 else f"{value:,.1f}"
 
 
+# Where JavaScript's rounding and Python's part: true ties at the digit shown (an odd multiple
+# of 2^-(d+1), which Python breaks to even and toFixed up), values just above a tie in binary
+# though not in decimal (51.85), the K and M forms, thousands separators.
+AWKWARD = [51.85, 135.25, 0.75, 2.25, 2.5, 3.5, 0.125, 0.375, 0.03125, 0.09375, 1316.5, 1234.125, 1234.565,
+           10250.0, 10350.0, 12345.65, 999949.9, 1250000.0, 1350000.0, 7.0, 1 / 3, 9544.0, 228.386789, 16.0]
+
+
+def _python_rate(value: float) -> str:
+    # numbers.rate's rules, written with Python's own format: the reading both sides must match.
+    if value >= 999_950:
+        return f"{value / 1e6:.1f}".removesuffix(".0") + "M"
+    if value >= 10_000:
+        return f"{value / 1000:.1f}".removesuffix(".0") + "K"
+    return f"{value:,.1f}"
+
+
+def test_the_picker_writes_figures_as_python_does(browse: Browsing, built_site: Path) -> None:
+    visit = browse.open("/")
+    shown = visit.js("""(values) => values.map((v) => [window.sitegenPoint.rate(v), window.sitegenPoint.ms(v),
+                                                     window.sitegenPoint.users(v), window.sitegenPoint.money(v)])""",
+                     AWKWARD)
+    expected = [[_python_rate(v), f"{v:,.0f} ms", f"{v:,.1f}" if v % 1 else str(int(v)),
+                 f"${v:,.2f}" if v >= 0.1 else f"${v:.4f}"] for v in AWKWARD]
+    assert shown == expected
+    by_value = dict(zip(AWKWARD, shown, strict=True))
+    assert by_value[51.85][0] == "51.9" and by_value[135.25][0] == "135.2" and by_value[10250.0][0] == "10.2K"
+    assert by_value[2.25][2] == "2.2" and by_value[0.125][3] == "$0.12" and by_value[1316.5][1] == "1,316 ms"
+
+
+def test_the_group_plots_write_figures_as_python_does(browse: Browsing, built_site: Path) -> None:
+    model_page = sorted((built_site / "models").glob("*/index.html"))[0].relative_to(built_site).as_posix()
+    visit = browse.open("/" + model_page)
+    shown = visit.js("(values) => values.map((v) => [window.sitegenPlots.rate(v), window.sitegenPlots.rateShort(v)])",
+                     AWKWARD)
+    short = [_python_rate(v) if v >= 10_000 else f"{v:,.0f}" for v in AWKWARD]
+    assert shown == [[_python_rate(v), s] for v, s in zip(AWKWARD, short, strict=True)]
+
+
 def test_index_at_an_operating_point_from_the_address(browse: Browsing, built_site: Path) -> None:
     visit = browse.open("/?context=32768&concurrency=16")
     visit.page.wait_for_selector("td.op-col")

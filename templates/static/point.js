@@ -19,24 +19,41 @@
   var contexts = Array.prototype.map.call(field("context").options, function (o) { return Number(o.value); });
 
   // --- numbers, as sitegen/site/numbers.py writes them ---------------------------------------
+  var grouped = function (value, digits) {
+    return value.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+  };
+  // Python's format rounds the exact binary value to the nearest, as toFixed does (51.85 is a
+  // little more: 51.9), but a true tie to even (135.25 → 135.2, 0.125 → 0.12) where toFixed and
+  // toLocaleString go up; so must this, or the picker and the static pages would disagree in the
+  // last digit. At d digits a true tie is a double that is an odd multiple of 2^-(d+1). Returns
+  // the nearest double to the rounded decimal, for grouped() or toFixed() to write.
+  var fixed = function (value, digits) {
+    var halves = value * Math.pow(2, digits + 1);  // exact: a power of two
+    if (Number.isInteger(halves) && Math.abs(halves) % 2 === 1) {
+      var scale = Math.pow(10, digits), below = Math.floor(value * scale);
+      return (below % 2 === 0 ? below : below + 1) / scale;
+    }
+    return Number(value.toFixed(digits));
+  };
   var strip = function (text) { return text.replace(/\.0$/, ""); };
   var rate = function (v) {
     if (v === null || v === undefined) return "—";
-    if (v >= 999950) return strip((v / 1e6).toFixed(1)) + "M";
-    if (v >= 10000) return strip((v / 1000).toFixed(1)) + "K";
-    // Python's format rounds an exact half to even (135.25 → 135.2); so must this, or the
-    // picker and the static pages would disagree in the last digit.
-    var tenths = v * 10, floor = Math.floor(tenths);
-    var rounded = tenths - floor === 0.5 ? (floor % 2 === 0 ? floor : floor + 1) : Math.round(tenths);
-    return (rounded / 10).toLocaleString("en-US", { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+    if (v >= 999950) return strip(fixed(v / 1e6, 1).toFixed(1)) + "M";
+    if (v >= 10000) return strip(fixed(v / 1000, 1).toFixed(1)) + "K";
+    return grouped(fixed(v, 1), 1);
   };
   var ms = function (v) {
-    return v === null || v === undefined ? "—" : Math.round(v).toLocaleString("en-US") + " ms";
+    return v === null || v === undefined ? "—" : grouped(fixed(v, 0), 0) + " ms";
   };
+  // capacity_page: users per accelerator, a whole number as it is, else one decimal.
+  var users = function (v) { return v % 1 ? grouped(fixed(v, 1), 1) : String(v); };
   var contextLabel = function (tokens) {
     return tokens >= 1024 && tokens % 1024 === 0 ? tokens / 1024 + "K" : tokens.toLocaleString("en-US");
   };
-  var money = function (usd) { return "$" + (usd >= 0.1 ? usd.toFixed(2) : usd.toFixed(4)); };
+  var money = function (usd) { return "$" + (usd >= 0.1 ? grouped(fixed(usd, 2), 2) : fixed(usd, 4).toFixed(4)); };
+  // The figures as the picker writes them, for tests/test_browser_capacity.py to hold against
+  // Python's format.
+  window.sitegenPoint = { rate: rate, ms: ms, users: users, money: money };
   var number = function (text) {
     if (text === null || text === "") return null;
     var value = Number(text);
@@ -250,10 +267,10 @@
       if (level) {
         var best = entry ? capacity(cells, level) : null;
         if (best) {
-          var users = best.concurrency / accelerators;
-          td(row, "Capacity", [[String(+users.toFixed(2)), "value"],
+          var held = best.concurrency / accelerators;
+          td(row, "Capacity", [[users(held), "value"],
             [best.concurrency + (best.concurrency === 1 ? " request · " : " requests · ") + rate(best.total_tokens_per_s) +
-             " tok/s · " + rate(best.total_tokens_per_s / accelerators) + " per accelerator", "at derived"]], users);
+             " tok/s · " + rate(best.total_tokens_per_s / accelerators) + " per accelerator", "at derived"]], held);
         } else {
           td(row, "Capacity", [[entry ? "none" : "—"]], null);
         }
