@@ -224,3 +224,17 @@ def test_readers_view_draws_the_static_prefill_table(browse: Browsing) -> None:
     client.page.locator("#compare-result table.pf").wait_for()
     assert client.js(PREFILL_JS, "#compare-result") == want
     client.assert_clean()
+
+
+def test_changes_in_percent_round_as_python_does(browse: Browsing) -> None:
+    # Python's round breaks a true tie to even (12.5 % → 12 %, −13.5 % → −14 %); Math.round goes up.
+    changes = [0.125, 0.135, -0.125, -0.135, 0.004, -0.004, 0.005, -0.005, 0.015, 1.5, -0.5, 0.0625, 2 / 3]
+    visit = browse.open("/compare/?runs=" + ",".join(THREE))
+    shown = visit.js("(changes) => changes.map(window.sitegenCompare.percent)", changes)
+    expected = []
+    for change in changes:
+        rounded = round(change * 100)
+        expected.append("0%" if rounded == 0 else f"{rounded:+d}%".replace("-", "−"))
+    assert shown == expected
+    assert shown[0] == "+12%" and shown[3] == "−14%"
+

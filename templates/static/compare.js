@@ -22,10 +22,12 @@
   var numbers = window.sitegenPlots;
   var grouped = numbers.grouped, rate = numbers.rate, rateShort = numbers.rateShort, contextLabel = numbers.contextLabel;
   var percent = function (change) {
-    var rounded = Math.round(change * 100);
+    var exact = change * 100, rounded = Math.round(exact);
+    if (Math.abs(exact % 1) === 0.5 && rounded % 2) rounded -= 1;  // Python's round: a tie to even
     if (rounded === 0) return "0%";  // never a signed zero
     return (rounded > 0 ? "+" : "−") + Math.abs(rounded) + "%";
   };
+  window.sitegenCompare = { percent: percent };  // for tests/test_browser_compare.py to hold against Python's round
   var median = function (values) {
     var sorted = values.slice().sort(function (x, y) { return x - y; });
     var middle = Math.floor(sorted.length / 2);
