@@ -775,30 +775,69 @@ def _looked_at(monkeypatch: pytest.MonkeyPatch, trees: list[Path]) -> tuple[list
     return files, listed
 
 
+def _relative_folder(path: str, project: Path) -> str:
+    """A listed folder of the site, the spare or a staging folder, as a folder of the site."""
+    relative = Path(path).relative_to(project).as_posix()
+    if relative.startswith("._site.building-"):
+        return relative.partition("/")[2]
+    for tree in ("_site", ".sitegen/build/spare"):
+        if relative == tree or relative.startswith(tree + "/"):
+            return relative[len(tree) + 1:]
+    raise AssertionError(f"{path} is in no tree of the site")
+
+
+def _with_folders(names: set[str]) -> set[str]:
+    """The folders that hold ``names``, and every folder above them ("" the site's own)."""
+    folders = {""}
+    for name in names:
+        while "/" in name:
+            name = name.rpartition("/")[0]
+            folders.add(name)
+    return folders
+
+
 def test_a_build_staged_in_the_mirror_looks_at_no_kept_file(project: Path, tmp_path: Path,
                                                             monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each build leaves the spare a mirror of its site and records the spare's folders: the next
-    build, one added run, finds them as recorded and keeps the files of the unchanged pages without
-    looking at any of them (in the spare or the live site), and lists no folder but the two
-    roots (the spare's was renamed into the staging folder, the set-aside site's into the spare).
-    The site is still exactly a cold build's, and the spare its new mirror."""
+    """Each build leaves the spare a mirror of its site and records the spare's folders. The next
+    builds, one added run each, find them as recorded and keep the files of the unchanged pages
+    without looking at any of them (in the spare or the live site). The first lists no folder but
+    the two roots (the spare's was renamed into the staging folder, the set-aside site's into the
+    spare); a later one, no folder but those the build before it changed, so the listing does not
+    grow from build to build. Each site is exactly a cold build's, and the spare its mirror."""
     _trust_recorded_identities(monkeypatch)
     site, spare = project / "_site", project / ".sitegen" / "build" / "spare"
     assert run_cli(project, "collect") == 0 and run_cli(project, "build") == 0
-    shutil.copy(MINIMAL, project / "content" / "runs" / "added-run.yaml")
-    assert run_cli(project, "collect") == 0
-    _past_the_clock_tick()
-    files, listed = _looked_at(monkeypatch, [site, spare])
-    assert run_cli(project, "build") == 0
-    assert files == []
-    assert all(os.path.basename(path).startswith("._site.building-") or path in (str(site), str(spare))
-               for path in listed), listed
+    def inodes() -> dict[str, int]:
+        return {path.relative_to(site).as_posix(): path.stat().st_ino for path in site.rglob("*") if path.is_file()}
+
+    before = inodes()
+    changed_last: set[str] | None = None  # files the build before wrote anew or removed
+    # Each run of another model on another accelerator, so its group pages are no other step's:
+    # the first one's are pages the site had (touched by the first build only), the others' new.
+    setups = [("Blackhole P300", "Qwen/Qwen3-4B"), ("RTX 5090", "Qwen/Qwen3-14B"), ("L40S", "Qwen/Qwen3-32B")]
+    for step, (accelerator, model) in enumerate(setups):
+        text = MINIMAL.read_text().replace("RTX 4090", accelerator).replace("Qwen/Qwen3-8B", model)
+        (project / "content" / "runs" / f"added-{step}.yaml").write_text(text)
+        assert run_cli(project, "collect") == 0
+        _past_the_clock_tick()
+        with monkeypatch.context() as watching:
+            files, listed = _looked_at(watching, [site, spare])
+            assert run_cli(project, "build") == 0
+        assert files == []
+        folders = {_relative_folder(path, project) for path in listed}
+        if changed_last is None:
+            assert folders == {""}, listed
+        else:
+            assert folders <= _with_folders(changed_last), folders - _with_folders(changed_last)
+        now = inodes()
+        changed_last = {name for name in set(now) | set(before) if now.get(name) != before.get(name)}
+        before = now
+        built = site_files(site)
+        assert f"runs/added-{step}/index.html" in built
+        assert sorted(site_files(spare)) == sorted(built)
+        assert all((spare / name).stat().st_ino == (site / name).stat().st_ino for name in built)
     monkeypatch.undo()
-    built = site_files(site)
-    assert "runs/added-run/index.html" in built
     assert built == site_files(_cold_build_copy(project, tmp_path / "cold"))
-    assert sorted(site_files(spare)) == sorted(built)
-    assert all((spare / name).stat().st_ino == (site / name).stat().st_ino for name in built)
 
 
 @pytest.mark.parametrize("change", ["stray file", "other content", "removed file", "stray folder"])

@@ -203,23 +203,25 @@ class Manifest:
             return False
         files = self.site_files()
         folders = folders_of(files)
-        return folders is not None and holds_exactly(str(output_dir), files, folders, self.folders)
+        return folders is not None and holds_exactly(str(output_dir), files, folders, self.folders) is not None
 
     def save(self, entries: dict[str, dict[str, Any]], inputs: str = "", summary: tuple[int, int, int] = (0, 0, 0),
              other_files: list[str] | None = None, output_dir: Path | None = None, clock: Path | None = None,
-             spare_folders: Record | None = None, layout: dict[str, set[str]] | None = None) -> None:
+             spare_folders: Record | None = None, layout: dict[str, set[str]] | None = None,
+             known: Record | None = None) -> None:
         """Record this build; ``output_dir``: the site just put in place, whose folders are recorded
         for the next build's unchanged check (without it, the next build cannot stop early);
         ``clock``: a folder to read the file system's clock in (files.file_system_now);
         ``spare_folders``: the record of the spare left as the site's mirror, if any;
-        ``layout``: the site's folders (site_folders.folders_of), when the caller has them."""
+        ``layout``: the site's folders (site_folders.folders_of), when the caller has them;
+        ``known``: identities its folders were checked to have (site_folders.record)."""
         folders: Record = {}
         if output_dir is not None and clock is not None:
             now = files.file_system_now(clock)  # before any folder is looked at
             if layout is None:
                 names = {MARKER, *(other_files or ()), *(name for entry in entries.values() for name in entry["files"])}
                 layout = folders_of(names)
-            folders = record(str(output_dir), layout or {}, now)
+            folders = record(str(output_dir), layout or {}, now, known)
         document = {"version": MANIFEST_VERSION, "fingerprint": self.fingerprint, "entries": entries,
                     "inputs": inputs, "summary": list(summary), "other_files": other_files or [],
                     "folders": folders, "spare_folders": spare_folders or {}}
@@ -385,7 +387,7 @@ def _build(config: Config, force_output: bool, freeze: bool) -> BuildSummary:
     others = sorted(name for name in output.written if name not in in_entries and name != MARKER)
     spare_folders = output.refresh_spare(config.state_dir / "cache")
     manifest.save(entries, inputs, (len(planned), chart_count, len(output.written)), others, config.output_dir,
-                  config.state_dir / "cache", spare_folders, output.layout())
+                  config.state_dir / "cache", spare_folders, output.layout(), output.known_folders())
     analysis.keep_figures(runs)
     fragments.save()
     return BuildSummary(len(planned), built, chart_count, renderer.rendered, len(output.written), notes)

@@ -92,40 +92,54 @@ def record_like(value: Any) -> TypeGuard[Record]:
     return isinstance(value, dict) and all(isinstance(name, str) and identity_like(found) for name, found in value.items())
 
 
-def record(root: str, folders: Iterable[str], now: int | None) -> Record:
-    """The identity of each of ``folders`` of the tree at ``root`` as it is now, for a later
-    build to trust; ``now``: files.file_system_now, taken before any folder is looked at."""
-    return {folder: settled_identity(f"{root}/{folder}" if folder else root, now, folder=True) for folder in folders}
+def record(root: str, folders: Iterable[str], now: int | None, known: Record | None = None) -> Record:
+    """The identity of each of ``folders`` of the tree at ``root``, for a later build to trust;
+    ``now``: files.file_system_now, taken before any folder is looked at.
+
+    ``known``: identities this tree's folders were found to have (what holds_exactly found
+    standing). Each is kept as it is, without looking at the folder again: a folder changed
+    since then has a later change time, so the next build finds it differs, lists it, and
+    records it anew. Kept, an identity can cost a listing, never trust a change nobody checked."""
+    known = known or {}
+    identities: Record = {}
+    for folder in folders:
+        identity = known.get(folder)
+        identities[folder] = identity if identity is not None else \
+            settled_identity(f"{root}/{folder}" if folder else root, now, folder=True)
+    return identities
 
 
 def holds_exactly(root: str, files: set[str], folders: dict[str, set[str]], recorded: Record,
-                  same_as: tuple[str, set[str]] | None = None) -> bool:
+                  same_as: tuple[str, set[str]] | None = None) -> Record | None:
     """Whether the tree at ``root`` holds exactly ``files`` (plain files) and ``folders`` (their
-    folders_of: folders, not links to them), and nothing besides. A folder with the identity
-    ``recorded`` for it is taken as it was; any other is listed.
+    folders_of: folders, not links to them), and nothing besides: when it does, the identities
+    of ``recorded`` that still stand (the folders found as recorded, taken as they were), else
+    None. Any other folder is listed.
 
     ``same_as``: another tree, and the names whose file must be the very file (the same inode)
     that tree has; checked in each folder that is listed (in one recorded as it was, the files
     are the ones it held then). The two trees must be on one device."""
     if set(folders) != set(recorded):
-        return False  # recorded for other files
+        return None  # recorded for other files
     try:
         if os.path.islink(root):
-            return False
+            return None
     except (OSError, ValueError):
-        return False
+        return None
+    standing: Record = {}
     for folder in sorted(folders, key=lambda name: name.count("/")):  # parents first
         path = f"{root}/{folder}" if folder else root
         identity = recorded[folder]
         if identity is not None and current_identity(path, folder=True) == identity:
+            standing[folder] = identity
             continue
         linked = same_as[1] if same_as is not None else _NO_NAMES
         inodes = lists_exactly(path, folders[folder], files, folder, linked)
         if inodes is None:
-            return False
+            return None
         if inodes and same_as is not None and not _same_files(inodes, same_as[0], folder):
-            return False
-    return True
+            return None
+    return standing
 
 
 def lists_exactly(path: str, names: set[str], files: set[str], folder: str,

@@ -78,6 +78,10 @@ class StagedOutput:
         # replaced), or None (nothing); refresh_spare makes either the new site's mirror.
         self._spare_left: str | None = None
         self._layout: dict[str, set[str]] | None = None
+        # The recorded identities found standing in the staged tree (at the start, when the
+        # spare was the mirror) and in the site set aside (refresh_spare): site_folders.record.
+        self._standing: Record = {}
+        self._aside_standing: Record = {}
         self._folders: set[str] = set()
         # What the reused spare folder held (files, then folders): each is replaced, made the
         # previous site's file again, or removed before the swap.
@@ -149,17 +153,19 @@ class StagedOutput:
         listed, and the inodes of its files are compared with the live site's (a listing gives
         them without a system call per file). Any difference, and the spare is listed instead."""
         previous = self.previous
-        if previous is None or not previous.spare_folders:
+        folders = previous.layout if previous is not None and previous.spare_folders else None
+        if previous is None or folders is None:
             return False
-        folders = previous.layout
         try:  # inodes tell files apart only on one device
-            same_device = os.stat(self.output_dir).st_dev == os.stat(self.staging).st_dev
+            if os.stat(self.output_dir).st_dev != os.stat(self.staging).st_dev:
+                return False
         except OSError:
             return False
-        if folders is None or not same_device or not holds_exactly(
-                str(self.staging), previous.files, folders, previous.spare_folders,
-                same_as=(str(self.output_dir), previous.files)):
+        standing = holds_exactly(str(self.staging), previous.files, folders, previous.spare_folders,
+                                 same_as=(str(self.output_dir), previous.files))
+        if standing is None:
             return False
+        self._standing = standing
         self._stale = set(previous.files)
         self._stale_folders = {folder for folder in folders if folder}
         self.trusted = True
@@ -267,6 +273,11 @@ class StagedOutput:
             message = f"cannot replace the output folder: {exc.strerror}"
             raise SitegenError(Problem(str(self.output_dir), None, "", message)) from None
 
+    def known_folders(self) -> Record:
+        """The identities this build's site had before the build changed it, found standing at
+        its start (site_folders.record's ``known``): some when the spare was the mirror."""
+        return self._standing
+
     def layout(self) -> dict[str, set[str]] | None:
         """The folders of the site this build made (site_folders.folders_of), worked out once."""
         if self._layout is None:
@@ -290,7 +301,9 @@ class StagedOutput:
         try:
             if self._spare_left == "previous" and not self._bring_up_to_date(spare, after):
                 return {}
-            return record(spare, after, files.file_system_now(clock))
+            # The folders of the previous site found as the last build recorded them: what this
+            # build changed in them shows as changed, as it must.
+            return record(spare, after, files.file_system_now(clock), self._aside_standing)
         except OSError:
             return {}  # a spare cut short is only a head start for the next build, which lists it
 
@@ -304,9 +317,11 @@ class StagedOutput:
         live = str(self.output_dir)
         # A file this build kept is the previous site's file; in a folder changed since the last
         # build recorded it, each must still be the one the new site has.
-        if not holds_exactly(spare, previous.files, before, previous.folders,
-                             same_as=(live, self.written - self.fresh)):
+        standing = holds_exactly(spare, previous.files, before, previous.folders,
+                                 same_as=(live, self.written - self.fresh))
+        if standing is None:
             return False
+        self._aside_standing = standing
         for name in sorted(previous.files - self.written):
             os.unlink(f"{spare}/{name}")
         for folder in sorted(set(before) - set(after), key=lambda name: -name.count("/")):  # deepest first
