@@ -5,7 +5,10 @@ way, and a chart that cannot be drawn fails the build as before."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
+import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -16,7 +19,7 @@ from sitegen.parse import parse_yaml
 from sitegen.site import chart_render
 from sitegen.site.chart_render import PARALLEL_THRESHOLD, ChartRenderer, ChartTemplates, render_svg
 from sitegen.site.charts import ChartSpec, Series, decode_overlay
-from tests.conftest import REPO, SEED_RUN_ID, run_cli
+from tests.conftest import REPO, SEED_RUN_ID, forget_builds, run_cli
 
 
 def _charts(count: int) -> list[ChartSpec]:
@@ -123,3 +126,37 @@ def test_many_charts_are_drawn_by_worker_processes(renderer: ChartRenderer, monk
         assert len(batch._early_charts) < PARALLEL_THRESHOLD
         svgs = batch.result()
     assert svgs == {chart.path(): render_svg(renderer._vega(chart)) for chart in charts}
+
+
+def test_a_full_build_removes_old_drawings_no_page_asks_for(project: Path) -> None:
+    """The chart cache, which the Pages workflow saves after every push, does not only grow: a
+    full build removes the drawings none of its charts asked for once they are older than
+    CHART_CACHE_KEEP_DAYS. Recent ones stay (another configuration of the folder may want them),
+    as do old ones it used; a build that kept pages (and so did not ask for every chart)
+    removes nothing."""
+    assert run_cli(project, "collect") == 0 and run_cli(project, "build") == 0
+    cache = project / ".sitegen" / "cache" / "charts"
+    site_charts = {path.stem for path in (project / "_site" / "assets" / "charts").glob("*.svg")}
+    drawn = sorted(path for path in cache.glob("*.svg"))
+    assert drawn and site_charts
+    old = time.time() - (chart_render.CHART_CACHE_KEEP_DAYS + 1) * 86_400
+    stale, recent = cache / f"{'0' * 63}a.svg", cache / f"{'0' * 63}b.svg"
+    stale.write_bytes(b"<svg>nobody's</svg>")
+    recent.write_bytes(b"<svg>nobody's lately</svg>")
+    os.utime(stale, (old, old))
+    # A drawing of this site, old: its file name is the hash of its chart's name (RENDER_VERSION).
+    def cache_name(name: str) -> str:
+        return hashlib.sha256(f"{chart_render.RENDER_VERSION}\0{name}".encode()).hexdigest()
+
+    used = [cache / f"{cache_name(name)}.svg" for name in sorted(site_charts)]
+    assert all(path.is_file() for path in used)
+    os.utime(used[0], (old, old))
+    seed = project / "content" / "runs" / f"{SEED_RUN_ID}.yaml"
+    seed.write_text(seed.read_text().replace("total_tokens_per_s: 228.386789", "total_tokens_per_s: 230.5", 1))
+    assert run_cli(project, "collect") == 0 and run_cli(project, "build") == 0  # incremental
+    assert stale.is_file()
+    forget_builds(project)
+    assert run_cli(project, "build") == 0  # full
+    assert not stale.exists()
+    assert recent.is_file() and used[0].is_file()
+    recent.unlink()

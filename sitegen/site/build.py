@@ -390,6 +390,8 @@ def _build(config: Config, force_output: bool, freeze: bool) -> BuildSummary:
                   config.state_dir / "cache", spare_folders, output.layout(), output.known_folders())
     analysis.keep_figures(runs)
     fragments.save()
+    if not output.in_place:  # every page was made, so every chart of the site was asked for
+        renderer.prune(batch.used)
     return BuildSummary(len(planned), built, chart_count, renderer.rendered, len(output.written), notes)
 
 

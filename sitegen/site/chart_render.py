@@ -13,6 +13,7 @@ import hashlib
 import json
 import os
 import re
+import time
 from collections.abc import Callable
 from concurrent.futures import Executor, Future
 from pathlib import Path
@@ -46,6 +47,8 @@ DARK_COLOURS_JSON = json.dumps(_LIGHT_TO_DARK, sort_keys=True).encode()
 RENDER_VERSION = "5"
 # Below this many charts to render, starting worker processes costs more than it saves.
 PARALLEL_THRESHOLD = 16
+# Drawn charts no full build asked for are removed once they are this old (ChartRenderer.prune).
+CHART_CACHE_KEEP_DAYS = 7
 
 
 def _stable_ids(svg: str) -> str:
@@ -169,6 +172,26 @@ class ChartRenderer:
         with contextlib.suppress(OSError):  # a cache that cannot be written only costs time
             write_cache(path, data)
 
+    def prune(self, used: set[str], now: float | None = None) -> int:
+        """Remove the drawn charts that ``used`` (cache file names) does not name and that were
+        drawn more than CHART_CACHE_KEEP_DAYS ago; how many went. For a build that asked for
+        every chart of its site (a full one): the others are of runs and groups the site no
+        longer shows, or of older settings. Without this the cache, which the Pages workflow
+        saves after every push, would only grow. The days spare what was drawn lately for
+        another configuration of the same folder (settings tried and put back, test sites that
+        share one cache)."""
+        limit = (time.time() if now is None else now) - CHART_CACHE_KEEP_DAYS * 86_400
+        removed = 0
+        with contextlib.suppress(OSError), os.scandir(self.cache_dir) as entries:
+            for entry in entries:
+                if not entry.name.endswith(".svg") or entry.name in used:
+                    continue
+                with contextlib.suppress(OSError):
+                    if entry.is_file(follow_symlinks=False) and entry.stat(follow_symlinks=False).st_mtime < limit:
+                        os.unlink(entry.path)
+                        removed += 1
+        return removed
+
     def batch(self) -> ChartBatch:
         """A batch to add charts to as pages are made; see ChartBatch."""
         return ChartBatch(self)
@@ -242,6 +265,7 @@ class ChartBatch:
         self._waiting: list[tuple[str, Path, str]] = []  # (path, cache file, Vega spec) not yet sent
         self._sent: list[tuple[list[tuple[str, Path]], Future[list[bytes]]]] = []
         self._seen: set[str] = set()
+        self.used: set[str] = set()  # the cache files of every chart added (ChartRenderer.prune)
         self._pool: ProcessPoolExecutor | None = None
         self._early: Executor | None = None
         # Charts given to the early worker, each with its future: (path, cache file, Vega spec, future).
@@ -259,6 +283,7 @@ class ChartBatch:
             return
         self._seen.add(path)
         cache_file = self._renderer._path(chart)
+        self.used.add(cache_file.name)
         cached = read_cache(cache_file)
         if cached is not None:  # checked: not a file cut short (caches skip fsync) or edited
             self._svgs[path] = cached

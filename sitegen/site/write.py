@@ -275,7 +275,7 @@ class StagedOutput:
 
     def known_folders(self) -> Record:
         """The identities this build's site had before the build changed it, found standing at
-        its start (site_folders.record's ``known``): some when the spare was the mirror."""
+        its start (site_folders.record's ``known``); empty unless the spare was the mirror."""
         return self._standing
 
     def layout(self) -> dict[str, set[str]] | None:
