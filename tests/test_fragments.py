@@ -46,18 +46,23 @@ def test_another_scope_misses_everything(tmp_path: Path) -> None:
     assert Fragments(path, "code 2").get(key, lambda: "new") == "new"
 
 
+def _build_asking_for(path: Path, pieces: dict[str, str], save: bool = True) -> Fragments:
+    """A build that asks for each piece (its key's name → the text it would make), then saves."""
+    fragments = Fragments(path, "s")
+    for name, text in pieces.items():
+        fragments.get(Fragments.key("row", name), lambda text=text: text)  # type: ignore[misc]
+    if save:
+        fragments.save()
+    return fragments
+
+
 def test_a_build_that_makes_pieces_appends_them(tmp_path: Path) -> None:
     """The file as the last build left it stays byte for byte; the new pieces follow it, and the
     next build finds the old and the new."""
     path = tmp_path / "fragments.json"
-    first = Fragments(path, "s")
-    first.get(Fragments.key("row", "a"), lambda: "<tr>a")
-    first.save()
+    _build_asking_for(path, {"a": "<tr>a"})
     before = path.read_bytes()
-    second = Fragments(path, "s")
-    second.get(Fragments.key("row", "a"), lambda: "made again")
-    second.get(Fragments.key("row", "b"), lambda: "<tr>b")
-    second.save()
+    _build_asking_for(path, {"a": "made again", "b": "<tr>b"})
     after = path.read_bytes()
     assert after.startswith(before) and b"<tr>b" in after[len(before):] and b"<tr>a" not in after[len(before):]
     third = Fragments(path, "s")
@@ -74,16 +79,9 @@ def test_once_unused_pieces_outweigh_the_used_the_file_keeps_only_those_used(tmp
     used than of the ones it used, rewrites it with only those; one that made none (it rebuilt
     no listing, so it used few) keeps the file whole for the next one."""
     path = tmp_path / "fragments.json"
-    first = Fragments(path, "s")
-    first.get(Fragments.key("row", "unused"), lambda: "<tr>unused" + "x" * 1000)
-    first.get(Fragments.key("row", "used"), lambda: "<tr>used")
-    first.save()
+    _build_asking_for(path, {"unused": "<tr>unused" + "x" * 1000, "used": "<tr>used"})
     before = path.read_bytes()
-    second = Fragments(path, "s")
-    second.get(Fragments.key("row", "used"), lambda: "made again")
-    if makes_a_piece:
-        second.get(Fragments.key("row", "new"), lambda: "<tr>new")
-    second.save()
+    _build_asking_for(path, {"used": "made again", **({"new": "<tr>new"} if makes_a_piece else {})})
     data = path.read_bytes()
     assert b"<tr>used" in data
     assert (b"<tr>unused" in data) is not makes_a_piece
@@ -100,13 +98,8 @@ def test_a_damaged_segment_is_a_miss_for_it_and_what_follows(tmp_path: Path, dam
     segment's checksum. The pieces before it are still found; it and what follows are made
     again, and the next save rewrites the file whole."""
     path = tmp_path / "fragments.json"
-    first = Fragments(path, "s")
-    first.get(Fragments.key("row", "a"), lambda: "<tr>first piece")
-    first.save()
-    second = Fragments(path, "s")
-    second.get(Fragments.key("row", "a"), lambda: "made")
-    second.get(Fragments.key("row", "b"), lambda: "<tr>second piece")
-    second.save()
+    _build_asking_for(path, {"a": "<tr>first piece"})
+    _build_asking_for(path, {"a": "made", "b": "<tr>second piece"})
     raw = path.read_bytes()
     if damage == "cut short":
         path.write_bytes(raw[:-3])
@@ -135,12 +128,8 @@ def test_a_damaged_segment_is_a_miss_for_it_and_what_follows(tmp_path: Path, dam
 
 def test_a_file_replaced_since_it_was_read_is_rewritten_not_appended_to(tmp_path: Path) -> None:
     path = tmp_path / "fragments.json"
-    first = Fragments(path, "s")
-    first.get(Fragments.key("row", "a"), lambda: "<tr>a")
-    first.save()
-    second = Fragments(path, "s")
-    second.get(Fragments.key("row", "a"), lambda: "made")
-    second.get(Fragments.key("row", "b"), lambda: "<tr>b")
+    _build_asking_for(path, {"a": "<tr>a"})
+    second = _build_asking_for(path, {"a": "made", "b": "<tr>b"}, save=False)
     path.unlink()
     path.write_bytes(b"someone else's file")
     second.save()

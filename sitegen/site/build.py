@@ -142,6 +142,7 @@ class Manifest:
         self.inputs = ""
         self.summary: list[int] = []
         self.other_files: list[str] = []  # written by every build, outside the entries: assets, schemas
+        self._site: tuple[set[str], dict[str, set[str]] | None] | None = None  # see site_files
         # Each folder of the last build's site as it was left (site_folders.record), and of the
         # spare it left as the site's mirror (empty when it left none: StagedOutput.refresh_spare).
         self.folders: Record = {}
@@ -175,19 +176,22 @@ class Manifest:
             return None
         return _all_in_place(entry["files"], output_dir, spare_has_them)
 
-    def site_files(self) -> set[str]:
-        """Every file of the last build's site."""
-        files = {MARKER, *self.other_files}
-        for entry in self.entries.values():
-            files.update(entry["files"])
-        return files
+    def site_files(self) -> tuple[set[str], dict[str, set[str]] | None]:
+        """Every file of the last build's site, and its folders (site_folders.folders_of):
+        worked out once, for the unchanged check and then for the staging."""
+        if self._site is None:
+            files = {MARKER, *self.other_files}
+            for entry in self.entries.values():
+                files.update(entry["files"])
+            self._site = (files, folders_of(files))
+        return self._site
 
     def previous_site(self) -> PreviousSite | None:
         """What an incremental build stages from (write.StagedOutput); None without a manifest."""
         if not self.entries:
             return None
-        files = self.site_files()
-        return PreviousSite(files, folders_of(files), self.folders, self.spare_folders)
+        files, layout = self.site_files()
+        return PreviousSite(files, layout, self.folders, self.spare_folders)
 
     def forget(self) -> None:
         """Drop the manifest while the site changes, so a crash can only cost a full build."""
@@ -201,8 +205,7 @@ class Manifest:
         system calls at 20,000 runs): see site_folders."""
         if not self.inputs or self.inputs != inputs or not self.folders:
             return False
-        files = self.site_files()
-        folders = folders_of(files)
+        files, folders = self.site_files()
         return folders is not None and holds_exactly(str(output_dir), files, folders, self.folders) is not None
 
     def save(self, entries: dict[str, dict[str, Any]], inputs: str = "", summary: tuple[int, int, int] = (0, 0, 0),

@@ -18,9 +18,10 @@
                  not_run: "Not run", failed: "Failed" };
   var MISSING = "—";
 
-  // Numbers as sitegen/site/numbers.py writes them: templates/static/plots.js, loaded first.
-  var numbers = window.sitegenPlots;
+  // Numbers as sitegen/site/numbers.py writes them: site.js, loaded first.
+  var numbers = window.sitegenNumbers;
   var grouped = numbers.grouped, rate = numbers.rate, rateShort = numbers.rateShort, contextLabel = numbers.contextLabel;
+  var ms = numbers.ms;
   var percent = function (change) {
     var exact = change * 100, rounded = Math.round(exact);
     if (Math.abs(exact % 1) === 0.5 && rounded % 2) rounded -= 1;  // Python's round: a tie to even
@@ -35,7 +36,7 @@
   };
 
   // Element makers, shared with the plot drawing (plots.js).
-  var el = numbers.el, svgEl = numbers.svgEl;
+  var el = window.sitegenPlots.el, svgEl = window.sitegenPlots.svgEl;
   var section = function (id, heading) {
     var node = el("section");
     node.setAttribute("aria-labelledby", id);
@@ -235,7 +236,7 @@
         var bar = row.appendChild(el("td"));
         bar.appendChild(el("i", undefined, "w" + (point ? width(point.prompt_tokens_per_s) : 0) + " c" + run.index % PALETTE.length));
         row.appendChild(el("td", point ? rateShort(point.prompt_tokens_per_s) : MISSING));
-        var ttft = point && point.ttft_ms !== null && point.ttft_ms !== undefined ? grouped(point.ttft_ms, 0) + " ms TTFT" : "";
+        var ttft = point && point.ttft_ms !== null && point.ttft_ms !== undefined ? ms(point.ttft_ms) + " TTFT" : "";
         row.appendChild(el("td", point ? ttft : "not measured"));
       });
     });

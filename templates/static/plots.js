@@ -21,37 +21,9 @@
   };
   var SVG = "http://www.w3.org/2000/svg";
 
-  // --- numbers, as sitegen/site/numbers.py writes them ----------------------------------------
-  var grouped = function (value, digits) {
-    return value.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
-  };
-  // Python's format rounds the exact binary value to the nearest, as toFixed does (51.85 is a
-  // little more: 51.9), but a true tie to even (135.25 → 135.2, 0.125 → 0.12) where toFixed and
-  // toLocaleString go up. At d digits a true tie is a double that is an odd multiple of 2^-(d+1).
-  // Returns the nearest double to the rounded decimal, for grouped() or toFixed() to write.
-  var fixed = function (value, digits) {
-    var halves = value * Math.pow(2, digits + 1);  // exact: a power of two
-    if (Number.isInteger(halves) && Math.abs(halves) % 2 === 1) {
-      var scale = Math.pow(10, digits), below = Math.floor(value * scale);
-      return (below % 2 === 0 ? below : below + 1) / scale;
-    }
-    return Number(value.toFixed(digits));
-  };
-  var scaled = function (value) {
-    var strip = function (text) { return text.replace(/\.0$/, ""); };
-    if (value >= 999950) return strip(fixed(value / 1e6, 1).toFixed(1)) + "M";
-    if (value >= 10000) return strip(fixed(value / 1000, 1).toFixed(1)) + "K";
-    return null;
-  };
-  var rateShort = function (value) { return scaled(value) || grouped(fixed(value, 0), 0); };
-  // numbers.rate: 10.2K, 9,544.0, 228.4.
-  var rate = function (value) {
-    if (value === null || value === undefined) return "—";
-    return scaled(value) || grouped(fixed(value, 1), 1);
-  };
-  var contextLabel = function (tokens) {
-    return tokens >= 1024 && tokens % 1024 === 0 ? tokens / 1024 + "K" : grouped(tokens, 0);
-  };
+  // Numbers as sitegen/site/numbers.py writes them: site.js, loaded first.
+  var numbers = window.sitegenNumbers;
+  var grouped = numbers.grouped, rate = numbers.rate, rateShort = numbers.rateShort, contextLabel = numbers.contextLabel;
   var el = function (tag, text, className) {
     var node = document.createElement(tag);
     if (text !== undefined && text !== null) node.textContent = text;
@@ -248,6 +220,6 @@
   };
 
 
-  window.sitegenPlots = { plot: plot, plotGrid: plotGrid, grouped: grouped, fixed: fixed, rate: rate,
-                         rateShort: rateShort, contextLabel: contextLabel, el: el, svgEl: svgEl };
+  window.sitegenPlots = { plot: plot, plotGrid: plotGrid, grouped: grouped, rate: rate, rateShort: rateShort,
+                         contextLabel: contextLabel, el: el, svgEl: svgEl };
 })();

@@ -18,38 +18,12 @@
   var field = function (name) { return form.elements[name]; };
   var contexts = Array.prototype.map.call(field("context").options, function (o) { return Number(o.value); });
 
-  // --- numbers, as sitegen/site/numbers.py writes them ---------------------------------------
-  var grouped = function (value, digits) {
-    return value.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
-  };
-  // Python's format rounds the exact binary value to the nearest, as toFixed does (51.85 is a
-  // little more: 51.9), but a true tie to even (135.25 → 135.2, 0.125 → 0.12) where toFixed and
-  // toLocaleString go up; so must this, or the picker and the static pages would disagree in the
-  // last digit. At d digits a true tie is a double that is an odd multiple of 2^-(d+1). Returns
-  // the nearest double to the rounded decimal, for grouped() or toFixed() to write.
-  var fixed = function (value, digits) {
-    var halves = value * Math.pow(2, digits + 1);  // exact: a power of two
-    if (Number.isInteger(halves) && Math.abs(halves) % 2 === 1) {
-      var scale = Math.pow(10, digits), below = Math.floor(value * scale);
-      return (below % 2 === 0 ? below : below + 1) / scale;
-    }
-    return Number(value.toFixed(digits));
-  };
-  var strip = function (text) { return text.replace(/\.0$/, ""); };
-  var rate = function (v) {
-    if (v === null || v === undefined) return "—";
-    if (v >= 999950) return strip(fixed(v / 1e6, 1).toFixed(1)) + "M";
-    if (v >= 10000) return strip(fixed(v / 1000, 1).toFixed(1)) + "K";
-    return grouped(fixed(v, 1), 1);
-  };
-  var ms = function (v) {
-    return v === null || v === undefined ? "—" : grouped(fixed(v, 0), 0) + " ms";
-  };
+  // --- numbers, as sitegen/site/numbers.py writes them: site.js, loaded first ---------------
+  var numbers = window.sitegenNumbers;
+  var grouped = numbers.grouped, fixed = numbers.fixed, rate = numbers.rate, ms = numbers.ms;
+  var contextLabel = numbers.contextLabel;
   // capacity_page: users per accelerator, a whole number as it is, else one decimal.
   var users = function (v) { return v % 1 ? grouped(fixed(v, 1), 1) : String(v); };
-  var contextLabel = function (tokens) {
-    return tokens >= 1024 && tokens % 1024 === 0 ? tokens / 1024 + "K" : tokens.toLocaleString("en-US");
-  };
   var money = function (usd) { return "$" + (usd >= 0.1 ? grouped(fixed(usd, 2), 2) : fixed(usd, 4).toFixed(4)); };
   // The figures as the picker writes them, for tests/test_browser_capacity.py to hold against
   // Python's format.

@@ -2,6 +2,46 @@
 (function () {
   "use strict";
 
+  // --- numbers, as sitegen/site/numbers.py writes them ----------------------------------------
+  // The one copy: point.js, plots.js and compare.js, loaded after this file, take them from
+  // window.sitegenNumbers.
+  var grouped = function (value, digits) {
+    return value.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+  };
+  // Python's format rounds the exact binary value to the nearest, as toFixed does (51.85 is a
+  // little more: 51.9), but a true tie to even (135.25 → 135.2, 0.125 → 0.12) where toFixed and
+  // toLocaleString go up; so must this, or the scripts and the static pages would disagree in
+  // the last digit. At d digits a true tie is a double that is an odd multiple of 2^-(d+1).
+  // Returns the nearest double to the rounded decimal, for grouped() or toFixed() to write.
+  var fixed = function (value, digits) {
+    var halves = value * Math.pow(2, digits + 1);  // exact: a power of two
+    if (Number.isInteger(halves) && Math.abs(halves) % 2 === 1) {
+      var scale = Math.pow(10, digits), below = Math.floor(value * scale);
+      return (below % 2 === 0 ? below : below + 1) / scale;
+    }
+    return Number(value.toFixed(digits));
+  };
+  var scaled = function (value) {  // 10.2K, 1.3M for 10,000 and up; null below
+    var strip = function (text) { return text.replace(/\.0$/, ""); };
+    if (value >= 999950) return strip(fixed(value / 1e6, 1).toFixed(1)) + "M";
+    if (value >= 10000) return strip(fixed(value / 1000, 1).toFixed(1)) + "K";
+    return null;
+  };
+  window.sitegenNumbers = {
+    grouped: grouped,
+    fixed: fixed,
+    // numbers.rate: 10.2K, 9,544.0, 228.4; numbers.rate_short: 10.2K, 9,544, 228.
+    rate: function (value) {
+      return value === null || value === undefined ? "—" : scaled(value) || grouped(fixed(value, 1), 1);
+    },
+    rateShort: function (value) { return scaled(value) || grouped(fixed(value, 0), 0); },
+    // numbers.milliseconds: 1,317 ms.
+    ms: function (value) { return value === null || value === undefined ? "—" : grouped(fixed(value, 0), 0) + " ms"; },
+    contextLabel: function (tokens) {
+      return tokens >= 1024 && tokens % 1024 === 0 ? tokens / 1024 + "K" : grouped(tokens, 0);
+    }
+  };
+
   // Every internal URL is relative to the page, so the site works from disk and under any path:
   // the page carries the way back to the site root ("", "../../", or "/repo/" on the 404 page).
   var root = document.documentElement.getAttribute("data-root") || "";
