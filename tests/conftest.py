@@ -3,6 +3,7 @@ the browser tests, that site built once, served on 127.0.0.1 and opened in chrom
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -58,6 +59,17 @@ def copy_site(site: Path, shared_cache: Path) -> Path:
     (site / ".sitegen").mkdir()
     (site / ".sitegen" / "cache").symlink_to(shared_cache, target_is_directory=True)
     return site
+
+
+def collected_entries(project: Path) -> list[dict]:  # type: ignore[type-arg]
+    """The collected file's entries as read here, independently of sitegen: each result with
+    its measurements read from the file their digest names (.sitegen/measurements/)."""
+    state = project / ".sitegen"
+    entries = json.loads((state / "collected.json").read_text(encoding="utf-8"))["runs"]
+    for entry in entries:
+        name = entry["result"]["measurements"]
+        entry["result"]["measurements"] = json.loads((state / "measurements" / f"{name}.json").read_text(encoding="utf-8"))
+    return entries  # type: ignore[no-any-return]
 
 
 def run_cli(site: Path, *args: str) -> int:

@@ -3,11 +3,13 @@ and a failed collect leaves the previous collected file and site untouched."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 from pathlib import Path
 
 import pytest
+import yaml
 
 from tests.conftest import REPO, SEED_RUN_ID, run_cli
 
@@ -58,10 +60,28 @@ def test_collected_file_is_versioned_sorted_and_stable(project: Path) -> None:
     path = project / ".sitegen" / "collected.json"
     first = path.read_bytes()
     document = json.loads(first)
-    assert document["format"] == "sitegen-collected" and document["version"] == 1
+    assert document["format"] == "sitegen-collected" and document["version"] == 2
     ids = [run["id"] for run in document["runs"]]
     assert ids == sorted(ids) and SEED_RUN_ID in ids
     assert first == json.dumps(document, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+    # Each run's measurements are a file of their own, named by the sha256 of their bytes, and
+    # are the result file's measurements; the entry's digest covers the result as it stands.
+    folder = project / ".sitegen" / "measurements"
+    checked = 0
+    for run in document["runs"]:
+        result = run["result"]
+        name = result["measurements"]
+        data = (folder / f"{name}.json").read_bytes()
+        assert hashlib.sha256(data).hexdigest() == name
+        source = project / "content" / "runs" / f"{run['id']}.yaml"
+        if source.is_file():  # (raw output folders are read by their adapters)
+            checked += 1
+            assert json.loads(data) == yaml.safe_load(source.read_text(encoding="utf-8"))["measurements"]
+        text = json.dumps(result, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        assert hashlib.sha256(text.encode()).hexdigest() == run["digest"]
+    assert checked >= 2
+    assert sorted(p.name for p in folder.iterdir()) == sorted(f"{r['result']['measurements']}.json"
+                                                             for r in document["runs"])
     assert run_cli(project, "collect") == 0
     assert path.read_bytes() == first
 

@@ -52,8 +52,13 @@ def _collected(site: Path) -> bytes:
 
 
 def _reference(site: Path) -> bytes:
-    """What collect writes when it reads every file (no manifest)."""
-    return encode(gather(load_config(site / "sitegen.yaml")).runs)
+    """What collect writes when it reads every file (no manifest): the collected file, and
+    (checked here) exactly the measurements files it names, byte for byte."""
+    data, measurements = encode(gather(load_config(site / "sitegen.yaml")).runs)
+    folder = site / ".sitegen" / "measurements"
+    assert {path.name: path.read_bytes() for path in folder.iterdir()} == \
+        {f"{name}.json": value for name, value in measurements.items()}
+    return data
 
 
 def _opened_by_collect(site: Path, monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
@@ -310,25 +315,37 @@ def test_without_the_file_systems_clock_every_file_is_read(site: Path, monkeypat
     assert _collected(site) == _reference(site)
 
 
-def test_a_collect_that_cannot_write_leaves_the_collected_file(site: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The file made from the old one's entries and the new run's (store.write_collected_parts)
-    is written as atomically as any: a full disk leaves the old file, and no temporary file."""
+@pytest.mark.parametrize("measured", ["the same", "new"])
+def test_a_collect_that_cannot_write_leaves_the_collected_file(site: Path, monkeypatch: pytest.MonkeyPatch,
+                                                               measured: str) -> None:
+    """The collected file made from the old one's entries and the new run's, and the new run's
+    measurements file, are written as atomically as any: a full disk leaves the old files, and
+    no temporary file. (An added run that measured the same as another shares its file.)"""
     _collect(site)
     written = _collected(site)
+    folder = site / ".sitegen" / "measurements"
+    kept = {path.name: path.read_bytes() for path in folder.iterdir()}
     runs = site / "content" / "runs"
-    shutil.copy(runs / EDITED, runs / "added-run.yaml")
+    text = (runs / EDITED).read_text(encoding="utf-8")
+    if measured == "new":
+        assert "itl_p99_ms: 3.14\n" in text
+        text = text.replace("itl_p99_ms: 3.14\n", "itl_p99_ms: 3.15\n", 1)  # a figure kept as printed
+    (runs / "added-run.yaml").write_text(text, encoding="utf-8")
 
     def full(descriptor: int) -> None:
         raise OSError(28, "No space left on device")
 
     with monkeypatch.context() as patch:
         patch.setattr(os, "fsync", full)
-        with pytest.raises(SitegenError, match="cannot write the collected file"):
+        with pytest.raises(SitegenError, match="cannot write the measurements" if measured == "new"
+                           else "cannot write the collected file"):
             _collect(site)
     assert _collected(site) == written
-    assert sorted(path.name for path in (site / ".sitegen").iterdir()) == ["cache", "collected.json"]
+    assert sorted(path.name for path in (site / ".sitegen").iterdir()) == ["cache", "collected.json", "measurements"]
+    assert {path.name: path.read_bytes() for path in folder.iterdir()} == kept
     _collect(site)
     assert _collected(site) == _reference(site) != written
+    assert len(list(folder.iterdir())) == len(kept) + (measured == "new")
 
 
 def test_the_entry_cache_keeps_only_what_the_last_collect_used(site: Path) -> None:

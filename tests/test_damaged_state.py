@@ -48,6 +48,14 @@ def _wrong_types(document: dict) -> None:  # type: ignore[type-arg]
     assert hashlib.sha256(canonical.encode()).hexdigest() != document["runs"][0]["digest"]
 
 
+def _measurements_inline(document: dict) -> None:  # type: ignore[type-arg]
+    # The measurements put back in the result (format 1's form), with a digest that matches.
+    result = document["runs"][0]["result"]
+    result["measurements"] = {"decode": [], "prefill": []}
+    canonical = json.dumps(result, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    document["runs"][0]["digest"] = hashlib.sha256(canonical.encode()).hexdigest()
+
+
 def _edit_in_place(project: Path, old: bytes, new: bytes, new_digest: bool = False) -> None:
     """Change the first run's result in the bytes collect wrote, keeping their form (no
     spaces, same order), so the reader's fast path for an untouched file reads it; with
@@ -70,10 +78,8 @@ DAMAGE: dict[str, tuple[Callable[[Path], None], str]] = {
     "NaN in place, digest made to match": (lambda p: _edit_in_place(p, rb'"count":\d+', b'"count":NaN',
                                                                     new_digest=True),
                                            "/runs/0: is damaged (not what sitegen collect writes)"),
-    # Measurements are decoded when a page needs them (store._Measurements): still refused.
-    "NaN in the measurements, digest made to match": (
-        lambda p: _edit_in_place(p, rb'"total_tokens_per_s":[0-9.]+', b'"total_tokens_per_s":NaN', new_digest=True),
-        "/runs/0: is damaged (not what sitegen collect writes)"),
+    "measurements not named by a digest": (lambda p: _edit_collected(p, _measurements_inline),
+                                            "/runs/0/result/measurements: is damaged (not what sitegen collect writes)"),
     "cut short": (lambda p: _collected(p).write_bytes(_collected(p).read_bytes()[:5000]),
                   "unreadable (Unterminated string"),
     "edited, digest kept": (lambda p: _edit_collected(p, _set_figure),
@@ -199,67 +205,104 @@ def test_an_edited_chart_drawing_is_drawn_again(built: Path, tmp_path: Path) -> 
             path.write_bytes(data)
 
 
-def test_a_collected_file_as_collect_wrote_it_is_read_without_serialising_it_again(
-        built: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # Serialising every result again to check its digest cost as much as parsing the file: the
-    # digests of an untouched file are checked against the results' own text in it.
-    from sitegen import store
-
-    def no_serialising(result: object) -> str:
-        raise AssertionError("a result was serialised again")
-
-    monkeypatch.setattr(store, "digest", no_serialising)
-    runs = store.read_collected(built / ".sitegen")
-    document = json.loads(_collected(built).read_bytes())  # the independent reading
-    assert [(run.id, run.origin, run.raw) for run in runs] == \
-        [(entry["id"], entry["origin"], entry["result"]) for entry in document["runs"]]
-    assert [run.digest for run in runs] == [
-        hashlib.sha256(json.dumps(entry["result"], sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-                       .encode()).hexdigest() for entry in document["runs"]]
+def _canonical_digest(value: object) -> str:
+    return hashlib.sha256(json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+                          .encode()).hexdigest()
 
 
-def test_measurements_are_read_from_the_collected_file_when_first_needed(built: Path) -> None:
+def test_measurements_are_read_from_their_own_files_when_first_needed(built: Path) -> None:
     from sitegen import store
 
     runs = store.read_collected(built / ".sitegen")
     assert runs and all(run.measurements is not None and "raw" not in vars(run) for run in runs)
-    document = json.loads(_collected(built).read_bytes())
+    document = json.loads(_collected(built).read_bytes())  # the independent reading
+    folder = built / ".sitegen" / "measurements"
     for run, entry in zip(runs, document["runs"], strict=True):
-        assert list(run.raw) == list(entry["result"]) and run.raw == entry["result"]  # same fields, same order
+        name = entry["result"]["measurements"]
+        measurements = json.loads((folder / f"{name}.json").read_bytes())
+        assert list(run.raw) == list(entry["result"])  # same fields, same order
+        assert run.raw == {**entry["result"], "measurements": measurements}
+        assert run.digest == entry["digest"] == _canonical_digest(entry["result"])
         assert run.decode or run.prefill
 
 
-def test_the_fields_after_the_measurements_are_the_schemas() -> None:
-    from sitegen import store
-    from sitegen.resources import load_schema
-
-    for name in ("result", "result-1.1"):
-        schema = load_schema(name)
-        after = sorted(key for key in schema["properties"] if key > "measurements")
-        assert after[:2] == ["provenance", "run"] and "run" in schema["required"], name
-        assert "provenance" not in schema["required"], name  # else "run" would never come first
-        assert store._AFTER_MEASUREMENTS == ('},"provenance":', '},"run":')
-
-
-def test_measurements_that_hold_the_fields_after_them_are_read_right(tmp_path: Path) -> None:
-    # Text inside the measurements that looks like where they end (a mapping with the keys of
-    # the result's last fields) is not taken for it: the result's digest decides.
+def test_measurements_that_look_like_json_of_the_result_are_read_right(tmp_path: Path) -> None:
+    # Text inside the measurements that looks like the result's own fields or a digest is data.
     from sitegen import store
     from tests.conftest import REPO
 
     seed = json.loads(json.dumps(__import__("yaml").safe_load((REPO / "content" / "runs" / f"{SEED_RUN_ID}.yaml")
                                                                 .read_text())))
-    decoys = {"a": {"b": 1}, "provenance": {"method": "decoy"}, "run": {"model": "decoy"}, "source": {"x": "}"}}
+    decoys = {"a": {"b": 1}, "provenance": {"method": "decoy"}, "run": {"model": "decoy"}, "measurements": "0" * 64}
     seed["measurements"]["decode"][0]["source_values"] = decoys
     seed["measurements"]["prefill"][0]["source_values"] = {"z": [{"q": 1}], "run": {"model": "}],\"run\":{"}}
     other = json.loads(json.dumps(seed))
     other.pop("source", None)
     other.pop("provenance", None)
-    (tmp_path / "collected.json").write_bytes(store.encode([
-        store.CollectedRun("a", "content/runs/a.yaml", seed), store.CollectedRun("b", "content/runs/b.yaml", other)]))
+    store.write_collected(tmp_path, [store.CollectedRun("a", "content/runs/a.yaml", seed),
+                                     store.CollectedRun("b", "content/runs/b.yaml", other)])
     runs = store.read_collected(tmp_path)
     assert [run.raw for run in runs] == [seed, other]
     assert runs[0].info.model == seed["run"]["model"] != "decoy" and runs[1].source is None and runs[1].provenance is None
+    assert len(list((tmp_path / "measurements").iterdir())) == 1  # the same measurements: one file
+
+
+def _seed_measurements(project: Path) -> Path:
+    document = json.loads(_collected(project).read_bytes())
+    entry = next(entry for entry in document["runs"] if entry["id"] == SEED_RUN_ID)
+    return project / ".sitegen" / "measurements" / f"{entry['result']['measurements']}.json"
+
+
+def _nan_made_to_match(project: Path) -> None:
+    """NaN in the measurements, in a file named by its digest, named by the seed run's entry,
+    whose digest is made to match too: every checksum is right, the content is not JSON."""
+    path = _seed_measurements(project)
+    data = re.sub(rb'"total_tokens_per_s":[0-9.]+', b'"total_tokens_per_s":NaN', path.read_bytes(), count=1)
+    name = hashlib.sha256(data).hexdigest()
+    (path.parent / f"{name}.json").write_bytes(data)
+
+    def rename(document: dict) -> None:  # type: ignore[type-arg]
+        entry = next(entry for entry in document["runs"] if entry["id"] == SEED_RUN_ID)
+        entry["result"]["measurements"] = name
+        entry["digest"] = _canonical_digest(entry["result"])
+
+    _edit_collected(project, rename)
+
+
+MEASUREMENTS_DAMAGE: dict[str, tuple[Callable[[Path], None], str]] = {
+    "edited": (lambda p: _seed_measurements(p).write_bytes(
+        re.sub(rb'"total_tokens_per_s":[0-9]', b'"total_tokens_per_s":9', _seed_measurements(p).read_bytes(), count=1)),
+        "does not match its checksum (edited by hand?); run `sitegen collect` again"),
+    "cut short": (lambda p: _seed_measurements(p).write_bytes(_seed_measurements(p).read_bytes()[:100]),
+                  "does not match its checksum (edited by hand?); run `sitegen collect` again"),
+    "NaN, every checksum made to match": (_nan_made_to_match,
+                                          "is damaged (not what sitegen collect writes); run `sitegen collect` again"),
+    "missing": (lambda p: _seed_measurements(p).unlink(), "is missing; run `sitegen collect` again"),
+    "a link": (lambda p: (_seed_measurements(p).unlink(),  # type: ignore[func-returns-value]
+                          _seed_measurements(p).symlink_to(p / "sitegen.yaml")),
+               "cannot be read (is a link"),
+    "a pipe": (lambda p: (_seed_measurements(p).unlink(), os.mkfifo(_seed_measurements(p))),  # type: ignore[func-returns-value]
+               "cannot be read (is not a plain file"),
+}
+
+
+@pytest.mark.parametrize("damage", sorted(MEASUREMENTS_DAMAGE))
+def test_a_damaged_measurements_file_is_refused_and_collect_makes_it_again(
+        built: Path, capsys: pytest.CaptureFixture[str], damage: str) -> None:
+    before = site_files(built / "_site")
+    make, message = MEASUREMENTS_DAMAGE[damage]
+    name = _seed_measurements(built).name
+    make(built)
+    _manifest(built).unlink()  # a full build, which reads every run's measurements
+    capsys.readouterr()
+    assert run_cli(built, "build") == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f".sitegen/measurements/{_seed_measurements(built).name}: ") and message in err, err
+    assert "Traceback" not in err
+    assert site_files(built / "_site") == before
+    assert run_cli(built, "collect") == 0 and run_cli(built, "build") == 0  # the advice works
+    assert site_files(built / "_site") == before and _seed_measurements(built).name == name
+    assert _seed_measurements(built).is_file() and not _seed_measurements(built).is_symlink()
 
 
 @pytest.mark.parametrize("damage", ["wrong shapes", "cut short", "another key"])

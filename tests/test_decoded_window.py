@@ -17,7 +17,7 @@ from sitegen.site import analysis
 from sitegen.site.analysis import Analysis
 from sitegen.site.charts import MAX_SERIES
 from sitegen.store import collected_path, read_collected
-from tests.conftest import forget_builds, run_cli, site_files
+from tests.conftest import collected_entries, forget_builds, run_cli, site_files
 
 
 def _measured_contexts(document: dict[str, object]) -> list[int]:
@@ -30,8 +30,7 @@ def _measured_contexts(document: dict[str, object]) -> list[int]:
 def test_runs_beyond_the_window_let_go_and_decode_the_same_again(project: Path) -> None:
     assert run_cli(project, "collect") == 0
     runs = read_collected(project / ".sitegen")
-    documents = {entry["id"]: entry["result"]
-                 for entry in json.loads(collected_path(project / ".sitegen").read_text())["runs"]}
+    documents = {entry["id"]: entry["result"] for entry in collected_entries(project)}
     window = DecodedRuns(2)
     for run in runs:
         object.__setattr__(run, "decoded", window)
@@ -92,7 +91,7 @@ def test_an_added_run_decodes_few_of_its_groups_runs(project: Path, monkeypatch:
     original = store._Measurements.__call__
 
     def counted(self: store._Measurements) -> object:
-        decoded.append(self.index)
+        decoded.append(id(self))  # one reader a run (the 31 runs measured the same)
         return original(self)
 
     monkeypatch.setattr(store._Measurements, "__call__", counted)
@@ -107,8 +106,7 @@ def test_an_added_run_decodes_few_of_its_groups_runs(project: Path, monkeypatch:
 def test_outlines_are_kept_and_read_back(project: Path) -> None:
     assert run_cli(project, "collect") == 0
     assert run_cli(project, "build") == 0
-    documents = {entry["digest"]: entry["result"]
-                 for entry in json.loads(collected_path(project / ".sitegen").read_text())["runs"]}
+    documents = {entry["digest"]: entry["result"] for entry in collected_entries(project)}
     data = store.read_cache(project / ".sitegen" / "cache" / "figures.json")
     assert data is not None
     entries = json.loads(data)["runs"]
@@ -120,45 +118,45 @@ def test_outlines_are_kept_and_read_back(project: Path) -> None:
         assert levels == sorted({cell["concurrency"] for cell in cells})
 
 
-def test_measurements_are_read_again_from_the_file_that_was_read(project: Path) -> None:
-    # The runs keep no copy of the collected file's text: a run's measurements are read from the
-    # file it was read from. A new file renamed onto its name (as collect writes) changes nothing;
-    # that file changed in place is refused, never decoded.
+def test_measurements_are_read_from_their_file_and_checked_each_time(project: Path) -> None:
+    # The runs keep no copy of their measurements' text: they are read from their file when
+    # decoded, and checked against their digest each time. A new collected file renamed onto
+    # its name changes nothing (the files are named by their content); a file changed since it
+    # was last read is refused, never decoded.
     assert run_cli(project, "collect") == 0
     path = collected_path(project / ".sitegen")
-    original = json.loads(path.read_text())
+    entries = collected_entries(project)
     runs = read_collected(project / ".sitegen")
-    first = runs[0]
-    assert first.measurements is not None and not first.measurements.text  # type: ignore[attr-defined]
+    first, second = runs[0], runs[1]
     written = path.read_bytes()
     replacement = path.with_name("other.json")
     replacement.write_bytes(written.replace(b'"count":', b'"count":1', 1))
     replacement.replace(path)
-    assert first.raw["measurements"] == original["runs"][0]["result"]["measurements"]
-    replacement.write_bytes(written)
-    replacement.replace(path)
-    runs = read_collected(project / ".sitegen")
-    data = bytearray(written)
-    at = data.index(b'"total_tokens_per_s":', data.index(b'"id":"' + runs[1].id.encode())) + 21
+    assert first.raw["measurements"] == entries[0]["result"]["measurements"]  # type: ignore[index]
+    assert second.measurements is not None
+    measured = project / ".sitegen" / "measurements" / f"{second.measurements.sha256}.json"  # type: ignore[attr-defined]
+    data = bytearray(measured.read_bytes())
+    at = data.index(b'"total_tokens_per_s":') + 21
     data[at] = ord("9") if data[at] != ord("9") else ord("8")  # one digit, the length kept
-    with open(path, "r+b") as stream:  # in place: the same file
-        stream.write(bytes(data))
-    with pytest.raises(SitegenError, match="changed while sitegen was reading it"):
-        runs[1].raw  # noqa: B018
+    measured.write_bytes(bytes(data))
+    with pytest.raises(SitegenError, match="does not match its checksum"):
+        second.raw  # noqa: B018
+    assert not measured.exists()  # a file that is not what its name says: the next collect writes it again
 
 
-def test_measurements_after_wide_characters_are_read_from_their_bytes(project: Path) -> None:
-    # Characters of two, three and four bytes before a run's measurements (in its hardware notes,
-    # its origin) and in earlier runs: each run's bytes in the file are found all the same.
+def test_wide_characters_round_trip(project: Path) -> None:
+    # Characters of two, three and four bytes in a run's hardware notes, its origin and its
+    # measurements: read back as written.
     assert run_cli(project, "collect") == 0
-    document = json.loads(collected_path(project / ".sitegen").read_text())
     entries = []
-    for index, entry in enumerate(document["runs"]):
+    document = collected_entries(project)
+    for index, entry in enumerate(document):
         result = entry["result"]
-        result["hardware"]["notes"] = "µ — 𝛑 " * (index + 1)
-        entries.append(store.CollectedRun(entry["id"], f"content/runs/é{index}.yaml", result))
+        result["hardware"]["notes"] = "µ — 𝛑 " * (index + 1)  # type: ignore[index]
+        measurements = result["measurements"]  # type: ignore[index]
+        (measurements.get("prefill") or measurements["decode"])[0]["note"] = "𝛑 µ" * (index + 1)
+        entries.append(store.CollectedRun(entry["id"], f"content/runs/é{index}.yaml", result))  # type: ignore[arg-type]
     store.write_collected(project / ".sitegen", entries)
-    for run, entry in zip(read_collected(project / ".sitegen"), document["runs"], strict=True):
-        assert run.measurements is not None and not run.measurements.text  # type: ignore[attr-defined]
-        assert run.raw["measurements"] == entry["result"]["measurements"]
-        assert run.hardware.notes == entry["result"]["hardware"]["notes"]
+    for run, entry in zip(read_collected(project / ".sitegen"), document, strict=True):
+        assert run.origin == f"content/runs/é{document.index(entry)}.yaml"
+        assert run.raw == entry["result"]

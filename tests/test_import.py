@@ -12,7 +12,7 @@ import pytest
 from sitegen.collect.importer import default_id
 from sitegen.collect.result_yaml import HEADER, dump_result
 from sitegen.parse import parse_yaml
-from tests.conftest import DATA, REPO, SEED_RUN_ID, run_cli
+from tests.conftest import DATA, REPO, SEED_RUN_ID, collected_entries, run_cli
 from tests.raw_samples import bench, lil_document
 
 SAMPLE = DATA / "upstream" / "sample_benchmark_results.json"
@@ -57,8 +57,7 @@ def test_import_writes_the_seed_run(empty_project: Path, capsys: pytest.CaptureF
 def test_collect_accepts_the_imported_file(empty_project: Path) -> None:
     assert run_cli(empty_project, "import", str(SAMPLE), "--meta", str(SEED_META), "--id", "imported") == 0
     assert run_cli(empty_project, "collect") == 0
-    collected = json.loads((empty_project / ".sitegen" / "collected.json").read_text())
-    [run] = collected["runs"]
+    [run] = collected_entries(empty_project)
     assert run["id"] == "imported"
     assert run["origin"] == "content/runs/imported.yaml"
     assert run["result"] == shipped_seed()
@@ -188,8 +187,7 @@ def test_raw_folder_is_collected_like_any_run(empty_project: Path) -> None:
     shutil.copy(SAMPLE, folder / "benchmark_results.json")
     shutil.copy(SEED_META, folder / "run.yaml")
     assert run_cli(empty_project, "collect") == 0
-    collected = json.loads((empty_project / ".sitegen" / "collected.json").read_text())
-    [run] = collected["runs"]
+    [run] = collected_entries(empty_project)
     assert (run["id"], run["origin"]) == ("h200-raw", "content/runs/h200-raw")
     assert run["result"] == shipped_seed()
 

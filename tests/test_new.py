@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from sitegen.commands.new import template
-from tests.conftest import REPO, run_cli
+from tests.conftest import REPO, collected_entries, run_cli
 
 FILLED = {
     "type": "discrete-gpu", "accelerator": "RTX 4090", "count": "1", "name": "llama.cpp", "model": "Qwen/Qwen3-8B",
@@ -68,8 +68,7 @@ def test_the_filled_in_template_passes_check_and_builds(project: Path) -> None:
     path.write_text(_fill(path.read_text(), optional=False))
     assert run_cli(project, "check", str(path)) == 0
     assert run_cli(project, "collect") == 0
-    collected = json.loads((project / ".sitegen" / "collected.json").read_text())
-    run = next(r for r in collected["runs"] if r["id"] == "my-run")["result"]
+    run = next(r for r in collected_entries(project) if r["id"] == "my-run")["result"]
     assert run["hardware"] == {"type": "discrete-gpu", "accelerator": "RTX 4090", "count": 1}
     assert run["measurements"]["decode"] == [{"context_tokens": 8192, "concurrency": 1, "status": "valid",
                                               "total_tokens_per_s": 120.5}]

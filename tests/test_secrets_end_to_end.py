@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import REPO, SEED_RUN_ID, run_cli
+from tests.conftest import REPO, SEED_RUN_ID, collected_entries, run_cli
 
 # Every planted value contains MARK, so a partial leak (a secret cut in two, re-encoded,
 # wrapped over lines) is caught as well as a whole one. Letters, digits and '-'/'_' only,
@@ -106,8 +106,7 @@ def test_collect_redacts_reports_and_succeeds(project: Path, capsys: pytest.Capt
     assert sorted(notes) == sorted(expected)
     assert not _leaks({"stdout": out.encode(), "stderr": err.encode()})
 
-    collected = json.loads((project / ".sitegen" / "collected.json").read_text(encoding="utf-8"))
-    result = next(entry["result"] for entry in collected["runs"] if entry["id"] == SEED_RUN_ID)
+    result = next(entry["result"] for entry in collected_entries(project) if entry["id"] == SEED_RUN_ID)
     seed_command = yaml.safe_load(SEED.read_text(encoding="utf-8"))["engine"]["launch_command"]
     assert result["engine"]["launch_command"] == f"HF_TOKEN={R} {seed_command}"
     assert result["engine"]["settings"] == {"VLLM_API_KEY": R, "max-num-seqs": 128}
@@ -142,8 +141,7 @@ def test_built_site_never_contains_a_planted_secret(project: Path, capsys: pytes
 def test_unmodified_site_collects_without_redaction_notes(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert run_cli(project, "collect") == 0
     assert "redacted a secret" not in capsys.readouterr().err
-    collected = json.loads((project / ".sitegen" / "collected.json").read_text(encoding="utf-8"))
-    result = next(entry["result"] for entry in collected["runs"] if entry["id"] == SEED_RUN_ID)
+    result = next(entry["result"] for entry in collected_entries(project) if entry["id"] == SEED_RUN_ID)
     assert result["engine"]["launch_command"] == yaml.safe_load(SEED.read_text())["engine"]["launch_command"]
 
 

@@ -31,9 +31,11 @@ from sitegen.store import (
     canonical,
     collected_path,
     layout,
+    prune_measurements,
     run_entry,
+    stored_measurements,
     write_collected_bytes,
-    write_collected_parts,
+    write_measurements,
 )
 from sitegen.validate import (
     check_matrix_size,
@@ -367,56 +369,66 @@ class _Written:
 
 
 def _write(state_dir: Path, runs: list[CollectedRun], previous: Manifest | None, now: int | None) -> _Written | None:
-    """Write the collected file of ``runs``, unless it already holds them; the entries of runs
-    without text (files not read again) are copied from the previous collected file. None when
-    one cannot be: the file is not what the manifest recorded."""
+    """Write the collected file of ``runs`` and the measurements files it names, unless they
+    hold them already; the entries of runs without text (files not read again) are copied from
+    the previous collected file. None when one cannot be: the file is not what the manifest
+    recorded, or the measurements file of such a run is gone."""
     runs = sorted(runs, key=lambda run: run.id)
     path = collected_path(state_dir)
     old_data, old_ok, found = _previous_collected(path, previous)
+    present = stored_measurements(state_dir)
+    spans = {(entry.id, entry.origin, entry.digest): entry for entry in previous.collected} \
+        if old_ok and previous is not None else {}
     made: list[bytes | None] = []
-    digests: list[str] = []
+    listing: list[tuple[str, str, str, str]] = []  # id, origin, digest, measurements' digest ("" for none)
+    measurements: dict[str, bytes] = {}
     for run in runs:
         if run.canonical is None and run.result is None:
             assert run.digest is not None, "a run without text has a digest"
+            span = spans.get((run.id, run.origin, run.digest))
+            if span is None or (span.measurements and span.measurements not in present):
+                return None
             made.append(None)
-            digests.append(run.digest)
+            listing.append((run.id, run.origin, run.digest, span.measurements))
         else:
-            entry, digest = run_entry(run)
+            entry, stored = run_entry(run)
             made.append(entry)
-            digests.append(digest)
-    listing = [(run.id, run.origin, digest) for run, digest in zip(runs, digests, strict=True)]
-    if old_ok and previous is not None and found is not None \
-            and listing == [(entry.id, entry.origin, entry.digest) for entry in previous.collected]:
+            name = ""
+            if stored.measurements is not None:
+                name, measurements[name] = stored.measurements
+            listing.append((run.id, run.origin, stored.digest, name))
+    named = {name for *_, name in listing if name}
+    if old_ok and previous is not None and found is not None and named <= present \
+            and listing == [(e.id, e.origin, e.digest, e.measurements) for e in previous.collected]:
         # No run changed: the file stays as it is, unread, and so does its time stamp.
         settled_identity = files.identity(found) if files.settled(found, now) else None
+        if len(present) > len(named):
+            prune_measurements(state_dir, named)
         return _Written(previous.collected_sha256 or "", settled_identity, previous.collected)
-    spans = {(entry.id, entry.origin, entry.digest): entry for entry in previous.collected} \
-        if old_ok and previous is not None else {}
     parts: list[bytes | memoryview] = []
     old_view: memoryview | None = None
-    for (run_id, origin, digest), fresh in zip(listing, made, strict=True):
+    for (run_id, origin, digest, _), fresh in zip(listing, made, strict=True):
         if fresh is not None:
             parts.append(fresh)
             continue
-        span = spans.get((run_id, origin, digest))
-        if span is None:
-            return None
         if old_view is None:
             old_data = old_data if old_data is not None else _read_verified(path, previous)
             if old_data is None:
                 return None
             old_view = memoryview(old_data)
+        span = spans[(run_id, origin, digest)]
         parts.append(old_view[span.start:span.end])
     pieces, places = layout(parts)
-    if old_ok:  # the file is the one recorded, so it differs: written from the parts, unjoined
-        sha256 = write_collected_parts(state_dir, pieces)
-    else:  # any other file is compared first, and kept when it holds these bytes already
-        data = b"".join(pieces)
-        write_collected_bytes(state_dir, data)
-        sha256 = hashlib.sha256(data).hexdigest()
-    return _Written(sha256, None,
-                    [manifest.CollectedEntry(run_id, origin, digest, start, end)
-                     for (run_id, origin, digest), (start, end) in zip(listing, places, strict=True)])
+    data = b"".join(pieces)
+    # The measurements first: the collected file never names a file that is not there.
+    write_measurements(state_dir, measurements, present)
+    # The file recorded differs (a run changed): written without reading it to compare. Any
+    # other file is compared first, and kept when it holds these bytes already.
+    write_collected_bytes(state_dir, data, compare=not old_ok)
+    prune_measurements(state_dir, named)
+    return _Written(hashlib.sha256(data).hexdigest(), None,
+                    [manifest.CollectedEntry(run_id, origin, digest, start, end, name)
+                     for (run_id, origin, digest, name), (start, end) in zip(listing, places, strict=True)])
 
 
 def _previous_collected(path: Path, previous: Manifest | None) -> tuple[bytearray | None, bool, os.stat_result | None]:

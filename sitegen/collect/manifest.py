@@ -46,7 +46,7 @@ from sitegen.files import Identity
 from sitegen.store import read_cache, write_cache
 
 MANIFEST_NAME = "collect-manifest.json"
-FORMAT = 1
+FORMAT = 2  # 1: before the collected file's measurements had files of their own
 
 
 @dataclass(frozen=True)
@@ -61,13 +61,15 @@ class KnownFile:
 
 @dataclass(frozen=True)
 class CollectedEntry:
-    """One run as the collected file holds it: its entry's bytes are ``data[start:end]``."""
+    """One run as the collected file holds it: its entry's bytes are ``data[start:end]``, and
+    its measurements are in the file named by their digest (store.measurements_dir)."""
 
     id: str
     origin: str
     digest: str
     start: int
     end: int
+    measurements: str = ""  # their digest; "" for a result without measurements
 
 
 @dataclass
@@ -92,7 +94,7 @@ class Manifest:
                       for name, known in sorted(self.files.items())},
             "collected": {"sha256": self.collected_sha256,
                           "identity": list(self.collected_identity) if self.collected_identity else None,
-                          "runs": [[e.id, e.origin, e.digest, e.start, e.end] for e in self.collected]},
+                          "runs": [[e.id, e.origin, e.digest, e.start, e.end, e.measurements] for e in self.collected]},
         }, separators=(",", ":")).encode()
 
 
@@ -120,7 +122,7 @@ def load(path: Path, expected: str) -> Manifest | None:
             for name, (ident, key, digest, warnings) in document["files"].items()
         }
         collected = document["collected"]
-        entries = [CollectedEntry(str(i), str(o), str(d), int(s), int(e)) for i, o, d, s, e in collected["runs"]]
+        entries = [CollectedEntry(str(i), str(o), str(d), int(s), int(e), str(m)) for i, o, d, s, e, m in collected["runs"]]
         sha = collected["sha256"]
         ident = collected["identity"]
         return Manifest(files, sha if isinstance(sha, str) else None,

@@ -27,7 +27,7 @@ from typing import Any
 from sitegen import __version__, files
 from sitegen.config import Config
 from sitegen.errors import Problem, SitegenError
-from sitegen.files import MAX_STATE_BYTES, read_bounded, read_bounded_open
+from sitegen.files import MAX_STATE_BYTES, read_bounded
 from sitegen.resources import resource_dir
 from sitegen.site import exports, feeds
 from sitegen.site.analysis import Analysis, Settings
@@ -305,17 +305,14 @@ def _build(config: Config, force_output: bool, freeze: bool) -> BuildSummary:
     known = digests.known()
     if known is not None and manifest.unchanged_site(_inputs(known, site, settings), config.output_dir):
         return _unchanged(manifest, notes)
-    collected, descriptor = _read_collected_bytes(config)
+    collected = _read_collected_bytes(config)
     collected_digest = hashlib.sha256(collected).hexdigest() if collected is not None else ""
     digests.remember(collected_digest)
     inputs = _inputs(collected_digest, site, settings)
     if known is None and manifest.unchanged_site(inputs, config.output_dir):
-        if descriptor is not None:
-            os.close(descriptor)
         return _unchanged(manifest, notes)
-    # Read once: the bytes just hashed are the ones the runs come from (and the file they were
-    # read from, still open, where each run's measurements are read again when needed).
-    runs = read_collected(config.state_dir, data=collected, descriptor=descriptor)
+    # Read once: the bytes just hashed are the ones the runs come from.
+    runs = read_collected(config.state_dir, data=collected)
     del collected
     # Figures of runs whose content an earlier build saw are read back, not worked out again.
     stored = StoredFigures(config.state_dir / "cache" / "figures.json",
@@ -398,14 +395,13 @@ def _build(config: Config, force_output: bool, freeze: bool) -> BuildSummary:
     return BuildSummary(len(planned), built, chart_count, renderer.rendered, len(output.written), notes)
 
 
-def _read_collected_bytes(config: Config) -> tuple[bytes | None, int | None]:
+def _read_collected_bytes(config: Config) -> bytes | None:
     """The collected file, read as every state file is (files.read_bounded: a pipe or link put
-    there never blocks), and the file still open; None when it cannot be read, and
-    read_collected says why."""
+    there never blocks); None when it cannot be read, and read_collected says why."""
     try:
-        return read_bounded_open(collected_path(config.state_dir), MAX_STATE_BYTES)
+        return read_bounded(collected_path(config.state_dir), MAX_STATE_BYTES)
     except (OSError, SitegenError):
-        return None, None
+        return None
 
 
 def _inputs(collected_digest: str, site: Site, settings: Settings) -> str:
