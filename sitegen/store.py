@@ -54,6 +54,11 @@ def collected_path(state_dir: Path) -> Path:
     return state_dir / "collected.json"
 
 
+def written_record_path(state_dir: Path) -> Path:
+    """Collect's record of the collected file it wrote last: the sha256 of its bytes."""
+    return state_dir / "cache" / "collected-written"
+
+
 def measurements_dir(state_dir: Path) -> Path:
     """Where each run's measurements are kept, one file each, named by their digest."""
     return state_dir / "measurements"
@@ -199,12 +204,21 @@ def write_collected_bytes(state_dir: Path, data: bytes, compare: bool = True) ->
     measurements files it names are written first (write_measurements)."""
     path = collected_path(state_dir)
     try:
-        if compare and path.is_file() and path.read_bytes() == data:
-            return path  # unchanged: keep the file (and its time stamp) as it is
-        write_atomic(path, data)
+        if not (compare and path.is_file() and path.read_bytes() == data):  # else keep it and its time stamp
+            write_atomic(path, data)
     except OSError as exc:
         raise SitegenError(Problem(str(path), None, "", f"cannot write the collected file: {exc.strerror}")) from None
+    # After the file: a record naming bytes that never reached the disk is only a miss.
+    with contextlib.suppress(OSError):  # without it the next build checks every entry: slower, never wrong
+        write_cache(written_record_path(state_dir), hashlib.sha256(data).hexdigest().encode())
     return path
+
+
+def written_by_collect(state_dir: Path, sha256: str) -> bool:
+    """Whether the collected file whose bytes have this sha256 is the very one collect wrote
+    last, each entry's digest its own work: a build then need not check them again
+    (read_collected's ``as_written``). A file edited, cut short or put there by hand differs."""
+    return bool(sha256) and read_cache(written_record_path(state_dir)) == sha256.encode()
 
 
 # Up to this many new measurements files are flushed to disk one by one; more (a first
@@ -259,12 +273,16 @@ def prune_measurements(state_dir: Path, keep: set[str]) -> None:
 DECODED_RUNS = 4000
 
 
-def read_collected(state_dir: Path, display: str = ".sitegen/collected.json", data: bytes | None = None) -> list[Run]:
+def read_collected(state_dir: Path, display: str = ".sitegen/collected.json", data: bytes | None = None,
+                   as_written: bool = False) -> list[Run]:
     """Load the collected runs; a missing, foreign, outdated or damaged file asks for a new collect.
 
     The file is sitegen's own, but it sits in the project where anyone can edit or cut it
     short, so every entry is checked against its digest before it is believed, and each run's
-    measurements against theirs when they are first read (_Measurements).
+    measurements against theirs when they are first read (_Measurements). ``as_written``: the
+    caller found ``data`` to be the very bytes collect wrote (written_by_collect), whose digests
+    collect worked out itself; they are taken as they stand instead of worked out again (a
+    second at 20,000 runs). Everything else is checked as always.
     """
     from sitegen.model import DecodedRuns, run_from_dict  # here: collect only writes the file
 
@@ -299,11 +317,13 @@ def read_collected(state_dir: Path, display: str = ".sitegen/collected.json", da
                 or not isinstance(entry.get("origin"), str) or not isinstance(entry.get("result"), dict):
             raise SitegenError(Problem(display, None, f"/runs/{index}", _DAMAGED))
         result = entry["result"]
+        fingerprint = entry.get("digest")
         try:
-            fingerprint = hashlib.sha256(_canonical(result).encode()).hexdigest()
+            if not as_written:
+                fingerprint = hashlib.sha256(_canonical(result).encode()).hexdigest()
         except (TypeError, ValueError):  # NaN or a value JSON cannot hold
             raise SitegenError(Problem(display, None, f"/runs/{index}", _DAMAGED)) from None
-        if entry.get("digest") != fingerprint:
+        if not isinstance(fingerprint, str) or entry.get("digest") != fingerprint or not _SHA256.match(fingerprint):
             raise SitegenError(Problem(display, None, f"/runs/{index}", "does not match its checksum (edited by "
                                        "hand?); run `sitegen collect` again"))
         measurements = None

@@ -114,6 +114,35 @@ def test_a_damaged_collected_file_is_refused_and_the_site_kept(
     assert run_cli(built, "collect") == 0 and run_cli(built, "build") == 0  # the advice works
 
 
+def test_the_file_collect_wrote_is_believed_and_any_other_checked_entry_by_entry(
+        built: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Collect records the sha256 of the bytes it wrote; a build that finds those very bytes takes
+    # each entry's digest as collect worked it out, and any other bytes (here: the same document
+    # rewritten with spaces, by hand) have every digest worked out again from the result.
+    from sitegen import store
+    from sitegen.site import build as build_module
+
+    header, _, recorded = (built / ".sitegen" / "cache" / "collected-written").read_bytes().partition(b"\n")
+    assert header.startswith(b"sitegen-cache sha256=")
+    assert recorded.decode() == hashlib.sha256(_collected(built).read_bytes()).hexdigest()
+    asked: list[bool] = []
+    worked_out: list[object] = []
+    read, canonical = store.read_collected, store._canonical
+    monkeypatch.setattr(build_module, "read_collected",
+                        lambda *args, **kwargs: asked.append(kwargs["as_written"]) or read(*args, **kwargs))
+    monkeypatch.setattr(store, "_canonical", lambda value: worked_out.append(value) or canonical(value))
+    _manifest(built).unlink()  # so that the next build reads the runs
+    assert run_cli(built, "build") == 0
+    assert asked == [True] and worked_out == []
+    document = json.loads(_collected(built).read_bytes())
+    _collected(built).write_text(json.dumps(document, indent=1), encoding="utf-8")  # same content, other bytes
+    before = site_files(built / "_site")
+    assert run_cli(built, "build") == 0
+    assert asked == [True, False]
+    assert len(worked_out) >= len(document["runs"]) >= 2  # each result serialised again to check its digest
+    assert site_files(built / "_site") == before
+
+
 def _manifest(project: Path) -> Path:
     return project / ".sitegen" / "build" / "manifest.json"
 

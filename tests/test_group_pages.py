@@ -221,3 +221,30 @@ def test_group_tables_are_the_index_table_without_its_filter_keys(project: Path)
     assert "“all runs” link opens all runs of this model" in index
 
 
+
+
+def test_the_groups_of_the_same_runs_are_worked_out_once(project: Path, monkeypatch: Any) -> None:
+    """The plan, the search index and the picker's files ask for the groups of the same runs:
+    worked out once, each caller its own dict, and every run in its model's and accelerator's
+    group as its result file says."""
+    from sitegen import store
+    from sitegen.site import groups as groups_module
+
+    assert run_cli(project, "collect") == 0
+    runs = store.read_collected(project / ".sitegen")
+    worked_out: list[int] = []
+    real = groups_module.model_groups
+    monkeypatch.setattr(groups_module, "model_groups", lambda runs: worked_out.append(1) or real(runs))
+    first = groups_module.site_groups(runs)
+    first.clear()  # a caller's own dict
+    found = groups_module.site_groups(list(runs))  # another list of the same runs
+    assert len(worked_out) == 1 and found
+    files = _runs(project)
+    for run in runs:
+        data = files[run.id]
+        model = (data["run"].get("base_model") or data["run"]["model"]).lower()
+        assert run in found[("models", model)].runs
+        assert run in found[("hardware", data["hardware"]["accelerator"].lower())].runs
+    assert sum(len(group.runs) for group in found.values()) == 2 * len(runs)
+    groups_module.site_groups(store.read_collected(project / ".sitegen"))  # equal runs, other objects
+    assert len(worked_out) == 2

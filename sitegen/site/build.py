@@ -38,14 +38,21 @@ from sitegen.site.common import Site
 from sitegen.site.compare_page import setups_json
 from sitegen.site.figure_cache import StoredFigures
 from sitegen.site.fragments import Fragments
-from sitegen.site.groups import model_groups
+from sitegen.site.groups import site_groups
 from sitegen.site.index_page import SEARCH_INDEX, search_index_of
 from sitegen.site.output_folder import check_output_folder
 from sitegen.site.pages import PlannedPage, plan
 from sitegen.site.render import environment, render
 from sitegen.site.site_folders import Record, current_identity, folders_of, holds_exactly, plain_relative, record, record_like
 from sitegen.site.write import MARKER, PreviousSite, StagedOutput
-from sitegen.store import collected_path, read_cache, read_collected, write_atomic, write_cache
+from sitegen.store import (
+    collected_path,
+    read_cache,
+    read_collected,
+    write_atomic,
+    write_cache,
+    written_by_collect,
+)
 
 MANIFEST_VERSION = 1
 # The cycle collector's thresholds while a build runs (see build()); Python's are (700, 10, 10).
@@ -312,7 +319,8 @@ def _build(config: Config, force_output: bool, freeze: bool) -> BuildSummary:
     if known is None and manifest.unchanged_site(inputs, config.output_dir):
         return _unchanged(manifest, notes)
     # Read once: the bytes just hashed are the ones the runs come from.
-    runs = read_collected(config.state_dir, data=collected)
+    runs = read_collected(config.state_dir, data=collected,
+                          as_written=written_by_collect(config.state_dir, collected_digest))
     del collected
     # Figures of runs whose content an earlier build saw are read back, not worked out again.
     stored = StoredFigures(config.state_dir / "cache" / "figures.json",
@@ -431,7 +439,7 @@ def _write_points(output: StagedOutput, manifest: Manifest, entries: dict[str, d
                   site: Site, runs: list[Any], analysis: Analysis) -> None:
     """The picker's data/points/: each model's files keyed on its runs' content alone, so an
     added run rewrites its model's files (a few) and keeps the other models' (hundreds)."""
-    groups = model_groups(runs)
+    groups = [group for group in site_groups(runs).values() if group.kind == "models"]  # the plan's
     for group in groups:
         path = f"data/points/{group.slug}/"
         key = hashlib.sha256(repr((site, analysis.settings, group.slug,

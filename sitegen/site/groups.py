@@ -10,10 +10,11 @@ from __future__ import annotations
 import itertools
 import re
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from sitegen.model import Run
+from sitegen.site.remembered import ByRuns
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,19 @@ def hardware_groups(runs: list[Run]) -> list[Group]:
         return f"{vendor} {run.hardware.accelerator}" if vendor else run.hardware.accelerator
 
     return _groups("hardware", runs, accelerator_key, label, lambda key: key)
+
+
+def _site_groups(runs: tuple[Run, ...]) -> dict[tuple[str, str], Group]:
+    return {(g.kind, g.key): g for g in model_groups(list(runs)) + hardware_groups(list(runs))}
+
+
+_RECENT_GROUPS = ByRuns(_site_groups)
+
+
+def site_groups(runs: Iterable[Run]) -> dict[tuple[str, str], Group]:
+    """Every model and accelerator group of ``runs`` by (kind, key), worked out once for the
+    same run objects however many stages of a build ask (the caller gets its own dict)."""
+    return dict(_RECENT_GROUPS(runs))
 
 
 def natural_pairs(runs: list[Run]) -> list[tuple[Run, Run]]:

@@ -4,10 +4,10 @@ runs of one model, accelerator and engine apart (:func:`distinguishing_labels`).
 from __future__ import annotations
 
 import re
-import weakref
 from collections.abc import Callable, Iterable
 
 from sitegen.model import Run, Status
+from sitegen.site.remembered import ByRuns
 
 HARDWARE_TYPES = {
     "discrete-gpu": "Discrete GPU",
@@ -122,26 +122,15 @@ def _siblings_key(run: Run) -> tuple[str, str, str]:
             run.engine.name.lower())
 
 
-# The labels of the last few collections asked about, by the identity of their runs: a build
-# asks about every run of the site five times (its plan, search index, feed and data files),
-# 0.1 s each at 20,000 runs. Held by weak references, which also prove that an id still
-# belongs to the run it was taken from (a collection of runs is never kept alive by this).
-_RECENT_LABELS: list[tuple[tuple[int, ...], tuple[weakref.ref[Run], ...], dict[str, str]]] = []
-_RECENT_KEPT = 4
+# A build asks about every run of the site five times (its plan, search index, feed and data
+# files), 0.1 s each at 20,000 runs: remembered for the last few collections of runs.
+_RECENT_LABELS = ByRuns(lambda members: distinguishing_labels_of(members))
 
 
 def distinguishing_labels(runs: Iterable[Run]) -> dict[str, str]:
     """distinguishing_labels_of(), remembered for the last few collections of runs (the same
     run objects in the same order); the caller gets its own copy."""
-    members = tuple(runs)
-    key = tuple(map(id, members))
-    for known, alive, labels in _RECENT_LABELS:
-        if known == key and all(ref() is not None for ref in alive):
-            return dict(labels)
-    labels = distinguishing_labels_of(members)
-    _RECENT_LABELS.insert(0, (key, tuple(map(weakref.ref, members)), labels))
-    del _RECENT_LABELS[_RECENT_KEPT:]
-    return dict(labels)
+    return dict(_RECENT_LABELS(runs))
 
 
 def distinguishing_labels_of(runs: Iterable[Run]) -> dict[str, str]:

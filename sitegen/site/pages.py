@@ -36,10 +36,9 @@ from sitegen.site.groups import (
     accelerator_key,
     closest_runs,
     compare_path,
-    hardware_groups,
-    model_groups,
     model_key,
     natural_pairs,
+    site_groups,
 )
 from sitegen.site.index_page import IndexListing, index_listing, index_page, page_count, page_path
 from sitegen.site.labels import distinguishing_labels
@@ -87,7 +86,7 @@ def plan(site: Site, runs: list[Run], analysis: Analysis | None = None) -> list[
     runs = sorted(runs, key=lambda r: r.id)
     analysis = analysis or Analysis()
     settings = analysis.settings
-    groups = {(g.kind, g.key): g for g in model_groups(runs) + hardware_groups(runs)}
+    groups = site_groups(runs)
     pairs = natural_pairs(runs)
     run_labels = distinguishing_labels(runs)
 
