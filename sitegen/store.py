@@ -281,8 +281,8 @@ def read_collected(state_dir: Path, display: str = ".sitegen/collected.json", da
     short, so every entry is checked against its digest before it is believed, and each run's
     measurements against theirs when they are first read (_Measurements). ``as_written``: the
     caller found ``data`` to be the very bytes collect wrote (written_by_collect), whose digests
-    collect worked out itself; they are taken as they stand instead of worked out again (a
-    second at 20,000 runs). Everything else is checked as always.
+    collect worked out itself; they are taken as they stand instead of worked out again (0.4 s
+    against 0.3 s at 20,000 runs). Everything else is checked as always.
     """
     from sitegen.model import DecodedRuns, run_from_dict  # here: collect only writes the file
 
@@ -316,14 +316,13 @@ def read_collected(state_dir: Path, display: str = ".sitegen/collected.json", da
         if not isinstance(entry, dict) or not isinstance(entry.get("id"), str) or not ID_PATTERN.match(entry["id"]) \
                 or not isinstance(entry.get("origin"), str) or not isinstance(entry.get("result"), dict):
             raise SitegenError(Problem(display, None, f"/runs/{index}", _DAMAGED))
-        result = entry["result"]
-        fingerprint = entry.get("digest")
-        try:
-            if not as_written:
+        result, fingerprint = entry["result"], entry.get("digest")
+        if not as_written:
+            try:
                 fingerprint = hashlib.sha256(_canonical(result).encode()).hexdigest()
-        except (TypeError, ValueError):  # NaN or a value JSON cannot hold
-            raise SitegenError(Problem(display, None, f"/runs/{index}", _DAMAGED)) from None
-        if not isinstance(fingerprint, str) or entry.get("digest") != fingerprint or not _SHA256.match(fingerprint):
+            except (TypeError, ValueError):  # NaN or a value JSON cannot hold
+                raise SitegenError(Problem(display, None, f"/runs/{index}", _DAMAGED)) from None
+        if entry.get("digest") != fingerprint or not isinstance(fingerprint, str) or not _SHA256.match(fingerprint):
             raise SitegenError(Problem(display, None, f"/runs/{index}", "does not match its checksum (edited by "
                                        "hand?); run `sitegen collect` again"))
         measurements = None

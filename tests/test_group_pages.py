@@ -221,8 +221,6 @@ def test_group_tables_are_the_index_table_without_its_filter_keys(project: Path)
     assert "“all runs” link opens all runs of this model" in index
 
 
-
-
 def test_the_groups_of_the_same_runs_are_worked_out_once(project: Path, monkeypatch: Any) -> None:
     """The plan, the search index and the picker's files ask for the groups of the same runs:
     worked out once, each caller its own dict, and every run in its model's and accelerator's

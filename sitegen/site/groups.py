@@ -83,7 +83,8 @@ def hardware_groups(runs: list[Run]) -> list[Group]:
 
 
 def _site_groups(runs: tuple[Run, ...]) -> dict[tuple[str, str], Group]:
-    return {(g.kind, g.key): g for g in model_groups(list(runs)) + hardware_groups(list(runs))}
+    members = list(runs)
+    return {(g.kind, g.key): g for g in model_groups(members) + hardware_groups(members)}
 
 
 _RECENT_GROUPS = ByRuns(_site_groups)

@@ -378,7 +378,7 @@ def search_index(entries: list[list[Any]]) -> bytes:
     measured). site.js builds the same rows as templates/_macros.html's runs_table from it."""
     strings: dict[str, int] = {}
     # A text's position, a new one when it is new: dict.setdefault inline, without a function
-    # of ours per text (29 texts a run: a third of a second at 20,000 runs when each was a call).
+    # of ours per text (29 texts a run; at 20,000 runs 0.29 s, against 0.37 s with a call each).
     at = strings.setdefault
 
     def figure(cell: list[Any]) -> list[Any]:
