@@ -11,6 +11,7 @@ import pytest
 
 from tests.browser_kit import PHONE, Browsing, serve
 from tests.conftest import copy_site, run_cli
+from tests.paging_rule import site_pages
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
@@ -21,7 +22,9 @@ PAGE_SIZE = 3
 
 
 @pytest.fixture(scope="module")
-def paged_origin(built_site: Path, shared_cache: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def paged_origin(built_site: Path, shared_cache: Path,
+                 tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, list[list[tuple[str, int]]]]]:
+    """The paged site served, with its pages as the paging rule gives them (tests/paging_rule.py)."""
     # After built_site: its charts are in the shared cache, so this build forks no workers
     # once the browser's threads run.
     site = copy_site(tmp_path_factory.mktemp("paged") / "site", shared_cache)
@@ -30,7 +33,7 @@ def paged_origin(built_site: Path, shared_cache: Path, tmp_path_factory: pytest.
         assert run_cli(site, "collect") == 0
         assert run_cli(site, "build") == 0
     with serve(site / "_site") as origin:
-        yield origin
+        yield origin, site_pages(site / "_site", PAGE_SIZE)
 
 
 def row_links(browsing_page: object) -> list[str]:
@@ -39,16 +42,18 @@ def row_links(browsing_page: object) -> list[str]:
             .map((a) => new URL(a.href).pathname)""")
 
 
-def test_search_finds_runs_on_other_pages(paged_origin: str, browser: Browser) -> None:
-    browsing = Browsing(browser, paged_origin)
+def test_search_finds_runs_on_other_pages(paged_origin: tuple[str, list[list[tuple[str, int]]]],
+                                          browser: Browser) -> None:
+    origin, expected = paged_origin
+    browsing = Browsing(browser, origin)
     try:
         visit = browsing.open("/")
         page = visit.page
         first_page = row_links(page)
-        assert len(first_page) == PAGE_SIZE
+        assert len(first_page) == sum(count for _, count in expected[0]) and len(expected) > 1
         assert page.locator("nav.pager").is_visible()
         # A run that only the last page lists (the static pages, read without JavaScript).
-        last = browsing.open("/page/4/", javascript=False)
+        last = browsing.open(f"/page/{len(expected)}/", javascript=False)
         target = row_links(last.page)[0]
         model = last.page.locator("table.runs tbody tr th a").first.inner_text()
         assert target not in first_page

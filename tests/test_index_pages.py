@@ -1,11 +1,12 @@
 """The index in pages: every run reachable from / by following links with JavaScript off,
-each page the same size whatever the number of runs, and the search index holding the very
-rows the pages show. The pages are made small (3 runs) so the 10 shipped runs need four."""
+each page the size the paging rule gives (tests/paging_rule.py) whatever the number of runs, and
+the search index holding the very rows the pages show. The pages are made small (3 runs on
+average, at most 6) so the 10 shipped runs need three."""
 
 from __future__ import annotations
 
 import gzip
-import json
+import itertools
 import re
 from html.parser import HTMLParser
 from pathlib import Path
@@ -15,6 +16,8 @@ import pytest
 
 from tests.conftest import REPO, run_cli
 from tests.html_tables import tables
+from tests.paging_rule import model_runs, site_pages
+from tests.search_index import search_runs
 
 PAGE_SIZE = 3
 
@@ -72,21 +75,30 @@ def test_every_run_is_reachable_from_the_front_page_without_javascript(paged_sit
         pytest.fail("the crawl did not end")
     reached = {m.group(1) for path in seen if (m := re.fullmatch(r"/runs/([^/]+)/index.html", path))}
     assert reached == shipped_runs()
-    assert {"/page/2/index.html", "/page/3/index.html", "/page/4/index.html"} <= seen
-    assert "/page/5/index.html" not in seen
+    count = len(site_pages(paged_site, PAGE_SIZE))
+    assert count == 3  # the shipped runs: the first page (3 runs), one ended by its model (6), the rest (1)
+    assert {f"/page/{number}/index.html" for number in range(2, count + 1)} <= seen
+    assert f"/page/{count + 1}/index.html" not in seen
 
 
 def test_each_page_of_the_index_holds_its_share_of_the_runs(paged_site: Path) -> None:
     runs = shipped_runs()
-    pages = [paged_site / "index.html", *(paged_site / "page" / str(n) / "index.html" for n in range(2, 5))]
+    expected = site_pages(paged_site, PAGE_SIZE)
+    model_of = {run_id: key for key, ids in model_runs(paged_site).items() for run_id in ids}
+    pages = [paged_site / "index.html", *(paged_site / "page" / str(n) / "index.html" for n in range(2, len(expected) + 1))]
     listed: list[str] = []
-    for number, page in enumerate(pages, start=1):
+    for number, (page, parts) in enumerate(zip(pages, expected, strict=True), start=1):
         html = page.read_text(encoding="utf-8")
         root = "" if number == 1 else "../../"  # each page's links are relative to it
         ids = re.findall(rf'<th><a href="{root}runs/([^/"]+)/index.html"', html)
-        assert len(ids) == (PAGE_SIZE if number < len(pages) else len(runs) - PAGE_SIZE * (len(pages) - 1)), page
+        # The page's models, in order, each with as many runs as the rule gives it.
+        assert [(key, len(list(same))) for key, same in itertools.groupby(model_of[i] for i in ids)] == parts, page
+        assert f"{len(ids)} on this page</span>" in html
         listed += ids
-        assert f"{len(runs)} runs</h2>" in html  # the heading counts every run, not this page's
+        # Only the first page counts every run: a later page says which it is, so that it stays
+        # as it was when a run of another page's model is added.
+        heading = f"{len(runs)} runs</h2>" if number == 1 else f"Runs, page {number} of {len(pages)}</h2>"
+        assert heading in html and (number == 1 or f"{len(runs)} runs" not in html)
         # No page carries every facet value (thousands of models at scale): site.js fills them in.
         form = html[html.index('<form class="filters" id="filters"'):]
         form = form[:form.index("</form>")]
@@ -116,15 +128,15 @@ def _squeeze(text: str | None) -> str:
 
 
 def test_search_index_holds_the_rows_the_pages_show(paged_site: Path) -> None:
-    index = json.loads((paged_site / "data" / "index.json").read_bytes())
-    strings = index["strings"]
     from_index = {}
-    for run in index["runs"]:
-        text = [strings[i] if isinstance(i, int) else None for i in run[:8]]
+    order = []
+    for run in search_runs(paged_site):
+        text = run[:8]
         # A figure, then its derived per-accelerator value, then where it was measured.
-        figures = [" ".join(strings[i] for i in (cell[0], cell[3], cell[2])) for cell in run[8:12]]
-        model = f"{text[1]} {strings[run[13]]} all runs"  # the run's distinguishing label, if any, beside its model
+        figures = [" ".join((cell[0], cell[3], cell[2])) for cell in run[8:12]]
+        model = f"{text[1]} {run[13]} all runs"  # the run's distinguishing label, if any, beside its model
         from_index[text[0]] = [_squeeze(t) for t in (model, text[3], text[5], text[6], text[7], *figures)]
+        order.append(text[0])
     shown = {}
     for page in [paged_site / "index.html", *sorted((paged_site / "page").glob("*/index.html"))]:
         html = page.read_text(encoding="utf-8")
@@ -134,3 +146,4 @@ def test_search_index_holds_the_rows_the_pages_show(paged_site: Path) -> None:
         rows = tables(html)["data runs sortable"][1:]
         shown.update((href, [_squeeze(cell) for cell in row]) for href, row in zip(hrefs, rows, strict=True))
     assert from_index == shown
+    assert order == list(shown)  # the index's order, page after page

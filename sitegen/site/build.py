@@ -41,7 +41,7 @@ from sitegen.site.fragments import Fragments
 from sitegen.site.groups import site_groups
 from sitegen.site.index_page import SEARCH_INDEX, search_index_of
 from sitegen.site.output_folder import check_output_folder
-from sitegen.site.pages import PlannedPage, plan
+from sitegen.site.pages import PlanMemory, PlannedPage, plan
 from sitegen.site.render import environment, render
 from sitegen.site.site_folders import Record, current_identity, folders_of, holds_exactly, plain_relative, record, record_like
 from sitegen.site.write import MARKER, PreviousSite, StagedOutput
@@ -154,6 +154,8 @@ class Manifest:
         # spare it left as the site's mirror (empty when it left none: StagedOutput.refresh_spare).
         self.folders: Record = {}
         self.spare_folders: Record = {}
+        # Each group's digest as the last build's plan left it (pages.PlanMemory).
+        self.groups: dict[str, str] = {}
         try:
             document = json.loads(read_bounded(path, MAX_STATE_BYTES))
         except (OSError, ValueError, SitegenError):
@@ -167,6 +169,9 @@ class Manifest:
                     and all(type(count) is int and count >= 0 for count in summary) \
                     and isinstance(others, list) and all(isinstance(name, str) for name in others):
                 self.inputs, self.summary, self.other_files = inputs, summary, others
+            groups = document.get("groups")
+            if isinstance(groups, dict) and all(isinstance(value, str) for value in groups.values()):
+                self.groups = groups
             folders, spare_folders = document.get("folders"), document.get("spare_folders")
             if record_like(folders):
                 self.folders = folders
@@ -182,6 +187,11 @@ class Manifest:
         if not entry or entry.get("key") != key:
             return None
         return _all_in_place(entry["files"], output_dir, spare_has_them)
+
+    def key(self, path: str) -> str | None:
+        """The key the last build gave the page at ``path``, if it planned one."""
+        entry = self.entries.get(path)
+        return entry["key"] if entry else None
 
     def site_files(self) -> tuple[set[str], dict[str, set[str]] | None]:
         """Every file of the last build's site, and its folders (site_folders.folders_of):
@@ -218,13 +228,14 @@ class Manifest:
     def save(self, entries: dict[str, dict[str, Any]], inputs: str = "", summary: tuple[int, int, int] = (0, 0, 0),
              other_files: list[str] | None = None, output_dir: Path | None = None, clock: Path | None = None,
              spare_folders: Record | None = None, layout: dict[str, set[str]] | None = None,
-             known: Record | None = None) -> None:
+             known: Record | None = None, groups: dict[str, str] | None = None) -> None:
         """Record this build; ``output_dir``: the site just put in place, whose folders are recorded
         for the next build's unchanged check (without it, the next build cannot stop early);
         ``clock``: a folder to read the file system's clock in (files.file_system_now);
         ``spare_folders``: the record of the spare left as the site's mirror, if any;
         ``layout``: the site's folders (site_folders.folders_of), when the caller has them;
-        ``known``: identities its folders were checked to have (site_folders.record)."""
+        ``known``: identities its folders were checked to have (site_folders.record);
+        ``groups``: each group's digest as this build's plan left it (pages.PlanMemory)."""
         folders: Record = {}
         if output_dir is not None and clock is not None:
             now = files.file_system_now(clock)  # before any folder is looked at
@@ -234,7 +245,7 @@ class Manifest:
             folders = record(str(output_dir), layout or {}, now, known)
         document = {"version": MANIFEST_VERSION, "fingerprint": self.fingerprint, "entries": entries,
                     "inputs": inputs, "summary": list(summary), "other_files": other_files or [],
-                    "folders": folders, "spare_folders": spare_folders or {}}
+                    "folders": folders, "spare_folders": spare_folders or {}, "groups": groups or {}}
         with contextlib.suppress(OSError):  # without a manifest the next build is simply a full one
             write_atomic(self.path, json.dumps(document, sort_keys=True, separators=(",", ":")).encode())
 
@@ -336,7 +347,9 @@ def _build(config: Config, force_output: bool, freeze: bool) -> BuildSummary:
         # collector's full collections no longer walk them again and again: at 20,000 runs its
         # share of a build that adds a run went from 1.8 to 1.45 s (docs/performance.md).
         gc.freeze()
-    planned = plan(site, runs, analysis)
+    # A run page whose model's and accelerator's runs are as they were keeps the key it had.
+    memory = PlanMemory(manifest.groups, manifest.key)
+    planned = plan(site, runs, analysis, memory)
     chart_templates = ChartTemplates(config.state_dir / "cache")
     renderer = ChartRenderer(config.state_dir / "cache" / "charts", templates=chart_templates)
     # With a manifest to go by, only changed files are staged; the others stay where they are.
@@ -365,7 +378,7 @@ def _build(config: Config, force_output: bool, freeze: bool) -> BuildSummary:
             _write_points(output, manifest, entries, config.output_dir, site, runs, analysis)
             # What the index's filters fetch on first use: every row, compact.
             _write_or_keep(output, manifest, entries, config.output_dir, SEARCH_INDEX, index_key,
-                           lambda: search_index_of(site, runs, analysis))
+                           lambda: search_index_of(site, runs, analysis, memory.groups))
             # The contract contributors write against, at a stable address of the site.
             for schema_file in sorted(resource_dir("schema").glob("*.schema.json")):
                 output.write(f"schema/{schema_file.name}", schema_file.read_bytes())
@@ -395,7 +408,7 @@ def _build(config: Config, force_output: bool, freeze: bool) -> BuildSummary:
     others = sorted(name for name in output.written if name not in in_entries and name != MARKER)
     spare_folders = output.refresh_spare(config.state_dir / "cache")
     manifest.save(entries, inputs, (len(planned), chart_count, len(output.written)), others, config.output_dir,
-                  config.state_dir / "cache", spare_folders, output.layout(), output.known_folders())
+                  config.state_dir / "cache", spare_folders, output.layout(), output.known_folders(), memory.groups)
     analysis.keep_figures(runs)
     fragments.save()
     if not output.in_place:  # every page was made, so every chart of the site was asked for

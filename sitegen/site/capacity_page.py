@@ -29,6 +29,7 @@ from sitegen.site.fragments import Fragments
 from sitegen.site.groups import Group, model_groups
 from sitegen.site.index_page import Pager, measured_points, pager
 from sitegen.site.json_rows import dumps, json_lines, json_rows, row, run_piece
+from sitegen.site.paging import Paging, paging
 
 DERIVED_NOTE = ("Derived figures: worked out from each cell's reported statistics by the rules linked here, "
                 "not measured goodput.")
@@ -133,7 +134,9 @@ def price_text(price: Price | None) -> str:
 
 # --- /capacity/ -----------------------------------------------------------------------------
 
-CAPACITY_PAGE_SIZE = 100  # runs on each page of /capacity/: about 120 KB of HTML at 8 contexts × 2 levels
+# Runs on a page of /capacity/ on average, at most twice as many (paging): about 120 KB of HTML
+# at 8 contexts × 2 levels.
+CAPACITY_PAGE_SIZE = 100
 
 
 @dataclass(frozen=True)
@@ -182,7 +185,7 @@ class SectionLink:
 @dataclass(frozen=True)
 class CapacityPageContext:
     """A page of /capacity/ (templates/pages/capacity.html): per model, every setup's capacity
-    at each context and level with its rank; CAPACITY_PAGE_SIZE runs a page, in model order.
+    at each context and level with its rank; about CAPACITY_PAGE_SIZE runs a page, in model order.
     ``sections`` are the models' tables as capacity_section writes them, each a kept piece."""
 
     site: Site
@@ -269,26 +272,15 @@ def capacity_path(number: int) -> str:
     return "capacity/index.html" if number == 1 else f"capacity/{number}/index.html"
 
 
-def capacity_page_count(runs: int) -> int:
-    return max(1, -(-runs // CAPACITY_PAGE_SIZE))
+def listed_models(groups: dict[tuple[str, str], Group]) -> list[Group]:
+    """The models of /capacity/ and the preset views, in their order (the index's)."""
+    return sorted((g for (kind, _), g in groups.items() if kind == "models"), key=lambda g: g.key)
 
 
-def page_slices(groups: list[Group], start: int, end: int) -> list[tuple[Group, int, int]]:
-    """The part of each group that positions ``start`` to ``end`` of a listing hold, when the
-    listing is every group's runs one group after another: (group, first, last + 1) within the
-    group. Worked out from the groups' sizes alone, so a page's parts are known before any
-    figure of their runs."""
-    parts = []
-    offset = 0
-    for group in groups:
-        size = len(group.runs)
-        first, last = max(start, offset), min(end, offset + size)
-        if first < last:
-            parts.append((group, first - offset, last - offset))
-        offset += size
-        if offset >= end:
-            break
-    return parts
+def capacity_paging(groups: dict[tuple[str, str], Group]) -> Paging:
+    """Where /capacity/ breaks into pages (sitegen/site/paging.py). Worked out from the models'
+    keys and sizes alone, so a page's parts are known before any figure of their runs."""
+    return paging(listed_models(groups), CAPACITY_PAGE_SIZE)
 
 
 def _members(group: Group) -> list[tuple[str, str]]:
@@ -332,15 +324,15 @@ def priced(runs: list[Run], analysis: Analysis) -> bool:
 
 
 def capacity_page(site: Site, runs: list[Run], groups: dict[tuple[str, str], Group], analysis: Analysis,
-                  number: int = 1) -> Page:
-    """Page ``number`` of /capacity/: the runs ranked ``(number - 1) * CAPACITY_PAGE_SIZE`` on,
+                  number: int = 1, paged: Paging | None = None) -> Page:
+    """Page ``number`` of /capacity/ (``paged``: capacity_paging, worked out once for all pages),
     in model order; a model whose setups span two pages is on both, its ranks over all of them."""
     site = site.at(capacity_path(number))
     levels = analysis.settings.service_levels
-    models = sorted((g for (kind, _), g in groups.items() if kind == "models"), key=lambda g: g.key)
-    total = sum(len(g.runs) for g in models)
-    count = capacity_page_count(total)
-    parts = page_slices(models, (number - 1) * CAPACITY_PAGE_SIZE, number * CAPACITY_PAGE_SIZE)
+    models = listed_models(groups)
+    paged = paged or capacity_paging(groups)
+    count = paged.count
+    parts = paged.slices(models, number)
     costs = priced(runs, analysis)
     sections = Markup("".join(capacity_section(site, group, first, last, costs, analysis)
                               for group, first, last in parts))
@@ -348,14 +340,14 @@ def capacity_page(site: Site, runs: list[Run], groups: dict[tuple[str, str], Gro
     context = CapacityPageContext(site, title, level_notes(levels),
                                   tuple(SectionLink(f"m-{group.slug}", group.label) for group, _, _ in parts),
                                   sections, costs, DERIVED_NOTE, f"±{CONTEXT_TOLERANCE:.0%}",
-                                  pager(site, number, count, total, capacity_path, CAPACITY_PAGE_SIZE),
+                                  pager(site, number, paged, capacity_path),
                                   site.url("capacity/") + "#rules")
     return Page(capacity_path(number), "pages/capacity.html", context)
 
 
 # --- /at/<preset>/ ----------------------------------------------------------------------------
 
-AT_PAGE_SIZE = 1000  # runs on each page of a preset's view: about 200 KB of HTML (25 KB gzipped)
+AT_PAGE_SIZE = 1000  # runs on a page of a preset's view on average, at most twice as many: about 200 KB of HTML (25 KB gzipped)
 
 
 @dataclass(frozen=True)
@@ -402,7 +394,7 @@ class TocEntry:
 @dataclass(frozen=True)
 class PresetPageContext:
     """A static operating-point view (templates/pages/point.html): every run's cell at one
-    context × concurrency, readable without JavaScript, AT_PAGE_SIZE runs a page. ``sections``
+    context × concurrency, readable without JavaScript, about AT_PAGE_SIZE runs a page. ``sections``
     are the models' runs as point_section writes them, each a kept piece."""
 
     site: Site
@@ -448,8 +440,9 @@ def preset_path(preset: Preset, number: int) -> str:
     return f"at/{preset.name}/index.html" if number == 1 else f"at/{preset.name}/{number}/index.html"
 
 
-def preset_page_count(runs: int) -> int:
-    return max(1, -(-runs // AT_PAGE_SIZE))
+def preset_paging(groups: dict[tuple[str, str], Group]) -> Paging:
+    """Where each preset's view breaks into pages (sitegen/site/paging.py)."""
+    return paging(listed_models(groups), AT_PAGE_SIZE)
 
 
 def point_section(site: Site, group: Group, preset: Preset, first: int, last: int, costs: bool,
@@ -484,23 +477,24 @@ def point_section(site: Site, group: Group, preset: Preset, first: int, last: in
 
 
 def preset_page(site: Site, runs: list[Run], groups: dict[tuple[str, str], Group], preset: Preset,
-                analysis: Analysis, number: int = 1) -> Page:
-    """Page ``number`` of a preset's view: by model, each model's runs by total tok/s there
-    (not measured last); a model whose runs span two pages is on both."""
+                analysis: Analysis, number: int = 1, paged: Paging | None = None) -> Page:
+    """Page ``number`` of a preset's view (``paged``: preset_paging, worked out once for all
+    pages): by model, each model's runs by total tok/s there (not measured last); a model whose
+    runs span two pages is on both."""
     site = site.at(preset_path(preset, number))
     level = analysis.settings.level(preset.service_level)
-    models = sorted((g for (kind, _), g in groups.items() if kind == "models"), key=lambda g: g.key)
-    total = sum(len(g.runs) for g in models)
-    count = preset_page_count(total)
+    models = listed_models(groups)
+    paged = paged or preset_paging(groups)
+    count = paged.count
     costs = priced(runs, analysis)
-    parts = page_slices(models, (number - 1) * AT_PAGE_SIZE, number * AT_PAGE_SIZE)
+    parts = paged.slices(models, number)
     sections = Markup("".join(point_section(site, group, preset, first, last, costs, analysis)
                               for group, first, last in parts))
     toc: list[TocEntry] = []
     if number == 1 and count > 1:
         offset = 0
         for group in models:
-            page = offset // AT_PAGE_SIZE + 1  # where the model's first run is
+            page = paged.page_of(offset)  # where the model's first run is
             offset += len(group.runs)
             # From the first page (at/<name>/index.html) to page N: "N/index.html".
             href = ("" if page == 1 else f"{page}/index.html") + f"#m-{group.slug}"
@@ -511,7 +505,7 @@ def preset_page(site: Site, runs: list[Run], groups: dict[tuple[str, str], Group
     context = PresetPageContext(
         site, title, heading, level_notes((level,))[0] if level else None, sections, tuple(toc),
         costs, DERIVED_NOTE, f"±{CONTEXT_TOLERANCE:.0%}",
-        site.url() + query, pager(site, number, count, total, lambda n: preset_path(preset, n), AT_PAGE_SIZE),
+        site.url() + query, pager(site, number, paged, lambda n: preset_path(preset, n)),
     )
     return Page(preset_path(preset, number), "pages/point.html", context)
 

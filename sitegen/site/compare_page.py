@@ -24,13 +24,15 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import partial
 
+from markupsafe import Markup
+
 from sitegen.model import DecodeCell, Run, Status
 from sitegen.site import labels, numbers
 from sitegen.site.bars import BarChart, prefill_bars
 from sitegen.site.charts import PALETTE, _frontier
 from sitegen.site.common import Field, Page, Site, hardware_name, model_name
 from sitegen.site.fragments import Fragments
-from sitegen.site.groups import compare_path
+from sitegen.site.groups import Group, compare_path, model_key, site_groups
 from sitegen.site.json_rows import run_piece
 from sitegen.site.launch_settings import SETTINGS, parse_launch_command
 from sitegen.site.plots import Plot, PlotSeries, plot
@@ -138,12 +140,14 @@ class ComparePageContext:
 
 @dataclass(frozen=True)
 class CompareAppContext:
-    """/compare/: pick any runs (JavaScript), or follow a ready-made comparison."""
+    """/compare/: pick any runs (JavaScript), or follow a ready-made comparison. ``options``: the
+    picker's runs, an <optgroup> a model (compare_options in templates/_macros.html); ``pairs``:
+    the ready-made comparisons, model after model (compare_pairs); each model's a kept piece."""
 
     site: Site
     title: str
-    runs: tuple[Field, ...]
-    pairs: tuple[Field, ...]
+    options: Markup
+    pairs: Markup
     max_runs: int
 
 
@@ -557,17 +561,40 @@ def compare_page(site: Site, a: Run, b: Run, run_labels: Mapping[str, str] | Non
 
 
 def compare_app_page(site: Site, runs: list[Run], pairs: list[tuple[Run, Run]],
-                     run_labels: Mapping[str, str] | None = None) -> Page:
-    context = CompareAppContext(
-        site=site,
-        title="Compare runs",
-        runs=tuple(Field(run.id, short_label(run, run_labels), site.url(f"runs/{run.id}.json"))
-                   for run in sorted(runs, key=lambda r: r.id)),
-        pairs=tuple(Field(f"{a.id} → {b.id}", f"{short_label(a, run_labels)} → {short_label(b, run_labels)}",
-                          site.url(compare_path(a, b)))
-                    for a, b in pairs),
-        max_runs=MAX_RUNS,
-    )
+                     run_labels: Mapping[str, str] | None = None, fragments: Fragments | None = None,
+                     model_digests: Mapping[str, str] | None = None) -> Page:
+    """/compare/, its links relative to ``site`` (placed at compare/index.html). The runs and
+    pairs of each model are two pieces kept between builds (``fragments``), keyed by the model's
+    digest from the plan (``model_digests``: a group's path → its digest, pages.PlanMemory) or
+    else by what they show, so that adding a run makes its model's pieces and joins the others
+    (at 20,000 runs the page is 20,000 options and 6,000 links)."""
+    fragments = fragments or Fragments(None, "")
+    groups = [group for group in site_groups(runs).values() if group.kind == "models"]
+    pairs_of: dict[str, list[tuple[Run, Run]]] = {}
+    for a, b in pairs:  # a pair's runs are of one model
+        pairs_of.setdefault(model_key(a), []).append((a, b))
+    options, links = [], []
+    for group in sorted(groups, key=lambda g: g.key):
+        members = sorted(group.runs, key=lambda r: r.id)
+        shown_pairs = pairs_of.get(group.key, [])
+        digest = model_digests.get(group.path) if model_digests is not None else None
+        inputs: object = digest or [group.label, [(run.id, run.digest, short_label(run, run_labels)) for run in members],
+                                    [(a.id, b.id) for a, b in shown_pairs]]
+
+        def made_options(group: Group = group, members: list[Run] = members) -> str:
+            return fragments.render("compare_options", group.label, [Field(short_label(run, run_labels), run.id)
+                                                                     for run in members])
+
+        def made_links(shown_pairs: list[tuple[Run, Run]] = shown_pairs) -> str:
+            return fragments.render("compare_pairs", [
+                Field(f"{short_label(a, run_labels)} → {short_label(b, run_labels)}", f"{a.id} → {b.id}",
+                      site.url(compare_path(a, b))) for a, b in shown_pairs])
+
+        options.append(fragments.get(Fragments.key("compare options", site.root, inputs), made_options))
+        if shown_pairs:
+            links.append(fragments.get(Fragments.key("compare pairs", site.root, inputs), made_links))
+    context = CompareAppContext(site=site, title="Compare runs", options=Markup("".join(options)),
+                                pairs=Markup("".join(links)), max_runs=MAX_RUNS)
     return Page("compare/index.html", "pages/compare_app.html", context)
 
 

@@ -20,7 +20,7 @@ from sitegen.site.compare_page import decode_plot, measured_contexts, pareto_plo
 from sitegen.site.fragments import Fragments
 from sitegen.site.groups import Group, compare_path, model_key
 from sitegen.site.headlines import REFERENCE_CONTEXT
-from sitegen.site.index_page import PointChoice, PresetLink, RunRow, point_choice, preset_links, run_row
+from sitegen.site.index_page import PointChoice, PresetLink, RunRow, point_choice, preset_links, row_key, run_row
 from sitegen.site.json_rows import dumps
 from sitegen.site.labels import distinguishing_labels, with_label
 from sitegen.site.plots import Plot
@@ -35,7 +35,8 @@ class GroupPageContext:
     eyebrow: str
     heading: str
     summary: str
-    rows: tuple[RunRow, ...]
+    rows: Markup  # each run's row as runs_table writes it, a piece kept between builds
+    all_runs_links: bool  # whether the rows link to all runs of their model (not on a model's own page)
     decode_plots: tuple[Plot, ...]  # the chart at the default context (default_context), drawn in the page
     decode_others: str  # the other shared contexts, in words ("16K, 32K and 64K"), drawn by group.js
     decode_data: Markup  # what group.js needs to draw them (an attribute's JSON, see decode_charts)
@@ -131,9 +132,8 @@ def group_page(site: Site, group: Group, groups: dict[tuple[str, str], Group],
         eyebrow="Model" if group.kind == "models" else "Accelerator",
         heading=group.label,
         summary=f"{count} on this {noun}, {numbers.count_noun(configurations, 'setup')}",
-        # An accelerator page's rows do not link to it.
-        rows=tuple(_without_self_link(run_row(site, run, groups, analysis, run_labels.get(run.id, "")), group.kind)
-                   for run in runs),
+        rows=Markup("".join(_row_html(site, run, group, groups, analysis, run_labels.get(run.id, "")) for run in runs)),
+        all_runs_links=bool(runs) and group.kind != "models",
         decode_plots=decode_plots,
         decode_others=decode_others,
         decode_data=decode_data,
@@ -150,6 +150,16 @@ def group_page(site: Site, group: Group, groups: dict[tuple[str, str], Group],
         reference_context=numbers.context(REFERENCE_CONTEXT),
     )
     return Page(f"{group.path}index.html", "pages/group.html", context, (prefill,) if prefill else ())
+
+
+def _row_html(site: Site, run: Run, group: Group, groups: dict[tuple[str, str], Group], analysis: Analysis,
+              label: str) -> str:
+    """The run's row on its group's page (an accelerator page's rows do not link to it), kept
+    between builds, keyed as the index's rows are: an accelerator of 1,700 runs at 20,000 runs
+    would otherwise work out and write every row of its page again for each run added to it."""
+    fragments = analysis.fragments
+    return fragments.get(row_key(f"{group.kind} row", site, run, groups, label), lambda: fragments.render(
+        "run_row", _without_self_link(run_row(site, run, groups, analysis, label), group.kind), False))
 
 
 def _without_self_link(row: RunRow, kind: str) -> RunRow:

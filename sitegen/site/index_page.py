@@ -1,16 +1,17 @@
-"""The index: every run with its headline figures, sorted, in pages of PAGE_SIZE runs.
+"""The index: every run with its headline figures, sorted, in pages of about PAGE_SIZE runs
+that end where a model ends (sitegen/site/paging.py, so an added run changes its own page).
 
 ``/`` is the first page and ``/page/2/`` … the others (as Hugo paginates), each linking to
 its neighbours, so every run is reachable by following links with JavaScript off and the
 first page stays the same size however many runs there are. With JavaScript, the filters
-fetch ``search_index`` (one compact file of every run's row, made from the same rows as the
+fetch SEARCH_INDEX (one compact file of every run's row, made from the same rows as the
 pages) on first use and search, filter and sort all runs, not only one page's.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +26,7 @@ from sitegen.site.fragments import Fragments
 from sitegen.site.groups import Group, accelerator_key, model_groups, model_key, site_groups
 from sitegen.site.headlines import REFERENCE_CONTEXT
 from sitegen.site.labels import distinguishing_labels
+from sitegen.site.paging import Paging, paging
 
 
 @dataclass(frozen=True)
@@ -106,8 +108,7 @@ class Pager:
 
     number: int  # from 1
     count: int
-    first_rank: int  # the rank of its first run among all runs, from 1
-    last_rank: int
+    runs: int  # on this page (not where they stand among all: that moves whenever a run is added before them)
     previous_href: str
     next_href: str
     links: tuple[PageLink, ...]
@@ -127,7 +128,7 @@ class IndexPageContext:
     reference_context: str
     presets: tuple[PresetLink, ...]
     choice: PointChoice
-    total: int
+    total: int | None  # every run, said on the first page only (see paging: later pages keep their runs)
     pager: Pager
 
 
@@ -224,10 +225,10 @@ def run_row(site: Site, run: Run, groups: dict[tuple[str, str], Group], analysis
     )
 
 
-PAGE_SIZE = 100  # runs on each page of the index: about 100 KB of HTML, 10 KB gzipped
+PAGE_SIZE = 100  # runs on a page of the index on average, at most twice as many (paging): about 100 KB of HTML, 10 KB gzipped
 SEARCH_INDEX = "data/index.json"
 SEARCH_INDEX_FORMAT = "sitegen-index"
-SEARCH_INDEX_VERSION = 1
+SEARCH_INDEX_VERSION = 2  # 1: one table of texts for every run; 2: a part per model
 
 
 def page_path(number: int) -> str:
@@ -235,8 +236,9 @@ def page_path(number: int) -> str:
     return "index.html" if number == 1 else f"page/{number}/index.html"
 
 
-def page_count(runs: int) -> int:
-    return max(1, -(-runs // PAGE_SIZE))
+def index_paging(groups: dict[tuple[str, str], Group]) -> Paging:
+    """Where the index breaks into pages (paging): its models in the index's order."""
+    return paging(sorted((g for (kind, _), g in groups.items() if kind == "models"), key=lambda g: g.key), PAGE_SIZE)
 
 
 @dataclass(frozen=True)
@@ -272,12 +274,12 @@ def index_order(runs: list[Run], analysis: Analysis,
 
 
 def index_listing(runs: list[Run], groups: dict[tuple[str, str], Group], analysis: Analysis,
-                  labels: dict[str, str] | None = None) -> IndexListing:
+                  labels: dict[str, str] | None = None, choice: PointChoice | None = None) -> IndexListing:
     return IndexListing(index_order(runs, analysis, groups), distinguishing_labels(runs) if labels is None else labels,
-                        site_choice(groups, analysis))
+                        site_choice(groups, analysis) if choice is None else choice)
 
 
-def _row_key(kind: str, site: Site, run: Run, groups: dict[tuple[str, str], Group], label: str) -> str:
+def row_key(kind: str, site: Site, run: Run, groups: dict[tuple[str, str], Group], label: str) -> str:
     """The key of a run's row (or its search-index entry) from ``site``'s page: everything the
     row shows besides sitegen's code and the settings (the cache's scope) is the run's content,
     its groups' paths and labels (its links and filters), its distinguishing label, and the
@@ -290,15 +292,14 @@ def _row_key(kind: str, site: Site, run: Run, groups: dict[tuple[str, str], Grou
 def row_html(site: Site, run: Run, groups: dict[tuple[str, str], Group], analysis: Analysis, label: str) -> str:
     """The run's row of the index as runs_table writes it on ``site``'s page, kept between builds."""
     fragments = analysis.fragments
-    return fragments.get(_row_key("index row", site, run, groups, label),
+    return fragments.get(row_key("index row", site, run, groups, label),
                          lambda: fragments.render("run_row", run_row(site, run, groups, analysis, label), True))
 
 
-def pager(site: Site, number: int, count: int, total: int, path_of: Callable[[int], str],
-          size: int = 0) -> Pager:
-    """Where page ``number`` of ``count`` is, with links to its neighbours (``path_of`` gives
-    a page's output path); ``size`` items a page, ``total`` in all."""
-    size = size or PAGE_SIZE
+def pager(site: Site, number: int, paged: Paging, path_of: Callable[[int], str]) -> Pager:
+    """Where page ``number`` of ``paged`` is, with links to its neighbours (``path_of`` gives
+    a page's output path)."""
+    count = paged.count
 
     def href(n: int) -> str:
         return site.url(path_of(n).removesuffix("index.html"))
@@ -313,48 +314,61 @@ def pager(site: Site, number: int, count: int, total: int, path_of: Callable[[in
             links.append(PageLink("…", ""))
         links.append(PageLink(str(n), "" if n == number else href(n), n == number))
         previous = n
-    first = (number - 1) * size + 1
-    return Pager(number, count, first, min(total, number * size),
+    start, end = paged.bounds[number - 1]
+    return Pager(number, count, end - start,
                  href(number - 1) if number > 1 else "", href(number + 1) if number < count else "", tuple(links))
 
 
 def index_page(site: Site, runs: list[Run], groups: dict[tuple[str, str], Group],
                analysis: Analysis | None = None, number: int = 1,
-               listing: Callable[[], IndexListing] | None = None) -> Page:
+               listing: Callable[[], IndexListing] | None = None, paged: Paging | None = None) -> Page:
     """Page ``number`` of the index, its links relative to that page. ``listing`` gives what
     every page is made from (index_listing), shared by the pages of one build so that it is
-    worked out once. Each row is a kept piece (row_html): a page whose runs did not change is
-    a join of them, made without a figure of any run."""
+    worked out once, as ``paged`` (index_paging). Each row is a kept piece (row_html): a page
+    whose runs did not change is a join of them, made without a figure of any run."""
     analysis = analysis or Analysis()
     site = site.at(page_path(number))
     shared = listing() if listing is not None else index_listing(runs, groups, analysis)
-    total = len(shared.runs)
-    count = page_count(total)
-    mine = shared.runs[(number - 1) * PAGE_SIZE: number * PAGE_SIZE]
-    rows = Markup("".join(row_html(site, run, groups, analysis, shared.labels.get(run.id, "")) for run in mine))
+    paged = paged or index_paging(groups)
+    count = paged.count
+    start, end = paged.bounds[number - 1]
+    rows = Markup("".join(row_html(site, run, groups, analysis, shared.labels.get(run.id, ""))
+                          for run in shared.runs[start:end]))
     title = site.title if number == 1 else f"{site.title}: page {number} of {count}"
     context = IndexPageContext(site, title, rows, FACETS, numbers.context(REFERENCE_CONTEXT),
-                               preset_links(site, analysis), shared.choice, total,
-                               pager(site, number, count, total, page_path))
+                               preset_links(site, analysis), shared.choice, len(shared.runs) if number == 1 else None,
+                               pager(site, number, paged, page_path))
     return Page(page_path(number), "pages/index.html", context)
 
 
-def search_index_of(site: Site, runs: list[Run], analysis: Analysis) -> bytes:
-    """The search index of a site's runs (see search_index); its links are relative to the
-    site root, and site.js puts the page's ``data-root`` before them. Each run's entry is a
-    piece kept between builds, keyed as its row is."""
+def search_index_of(site: Site, runs: list[Run], analysis: Analysis,
+                    model_digests: Mapping[str, str] | None = None) -> bytes:
+    """The search index of a site's runs (see search_part); its links are relative to the site
+    root, and site.js puts the page's ``data-root`` before them. Each model's part is a piece
+    kept between builds, keyed by everything its rows show: ``model_digests`` (a model group's
+    path → its digest from the plan, pages.PlanMemory) names it, or else the runs' row inputs."""
     site = site.at("index.html")
     groups = site_groups(runs)
     labels = distinguishing_labels(runs)
 
-    def entry(run: Run) -> str:
-        label = labels.get(run.id, "")
-        return analysis.fragments.get(
-            _row_key("search entry", site, run, groups, label),
-            lambda: json.dumps(search_entry(run_row(site, run, groups, analysis, label)), ensure_ascii=False))
+    def part(group: Group) -> str:
+        digest = model_digests.get(group.path) if model_digests is not None else None
+        key = Fragments.key("search part", site.root, digest) if digest else Fragments.key(
+            "search part", site.root, [row_key("search entry", site, run, groups, labels.get(run.id, ""))
+                                       for run in group.runs])
 
-    # The entries are JSON texts: read as one array, a single parse instead of one per run.
-    return search_index(json.loads("[" + ",".join(entry(run) for run in index_order(runs, analysis, groups)) + "]"))
+        def make() -> str:
+            rows = [search_entry(run_row(site, run, groups, analysis, labels.get(run.id, "")))
+                    for run in model_order(group, analysis)]
+            return json.dumps(search_part(rows), ensure_ascii=False, separators=(",", ":"))
+
+        return analysis.fragments.get(key, make)
+
+    models = sorted((g for g in groups.values() if g.kind == "models"), key=lambda g: g.key)
+    head = json.dumps({"format": SEARCH_INDEX_FORMAT, "version": SEARCH_INDEX_VERSION, "fields": list(SEARCH_FIELDS)},
+                      separators=(",", ":"))
+    # The parts are JSON texts already: joined, not parsed and written again.
+    return (head[:-1] + ',"parts":[' + ",".join(part(group) for group in models) + "]}").encode()
 
 
 SEARCH_FIELDS = ("href", "model", "model_href", "hardware", "hardware_href", "engine", "quantization", "date",
@@ -372,13 +386,15 @@ def search_entry(row: RunRow) -> list[Any]:
             figure(row.largest_context), [[name, value] for name, value in row.filters], row.label]
 
 
-def search_index(entries: list[list[Any]]) -> bytes:
-    """Every row of the index (search_entry, in the index's order), compact: each distinct text
-    once in ``strings``, each run a list of positions in it (figures: text, sort value, where
-    measured). site.js builds the same rows as templates/_macros.html's runs_table from it."""
+def search_part(entries: list[list[Any]]) -> dict[str, Any]:
+    """Rows of the index (search_entry, in the index's order), compact: each distinct text once
+    in ``strings``, each run a list of positions in it (figures: text, sort value, where
+    measured, per accelerator). The search index is one part a model, each with its own texts,
+    so that a model's part is kept between builds while another model's runs change; site.js
+    joins them into one table and builds the same rows as templates/_macros.html's runs_table."""
     strings: dict[str, int] = {}
     # A text's position, a new one when it is new: dict.setdefault inline, without a function
-    # of ours per text (29 texts a run; at 20,000 runs 0.29 s, against 0.37 s with a call each).
+    # of ours per text (29 texts a run).
     at = strings.setdefault
 
     def figure(cell: list[Any]) -> list[Any]:
@@ -392,6 +408,4 @@ def search_index(entries: list[list[Any]]) -> bytes:
         for (href, model, model_href, hardware, hardware_href, engine, quantization, date, single, peak, prefill,
              largest, filters, label) in entries
     ]
-    document = {"format": SEARCH_INDEX_FORMAT, "version": SEARCH_INDEX_VERSION, "fields": list(SEARCH_FIELDS),
-                "strings": list(strings), "runs": runs}
-    return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode()
+    return {"strings": list(strings), "runs": runs}

@@ -14,18 +14,20 @@ from __future__ import annotations
 
 import hashlib
 from collections import defaultdict
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 
 from sitegen.model import Run
 from sitegen.site.analysis import Analysis, Settings
 from sitegen.site.capacity_page import (
     capacity_page,
-    capacity_page_count,
+    capacity_paging,
     capacity_path,
+    listed_models,
     preset_page,
-    preset_page_count,
+    preset_paging,
     preset_path,
+    priced,
 )
 from sitegen.site.common import Page, Site
 from sitegen.site.compare_page import MAX_LINKED, MAX_RUNS, compare_app_page, compare_page, run_comparisons
@@ -40,8 +42,9 @@ from sitegen.site.groups import (
     natural_pairs,
     site_groups,
 )
-from sitegen.site.index_page import IndexListing, index_listing, index_page, page_count, page_path
+from sitegen.site.index_page import IndexListing, index_listing, index_page, index_paging, page_path, site_choice
 from sitegen.site.labels import distinguishing_labels
+from sitegen.site.paging import Paging
 from sitegen.site.run_page import run_page
 
 
@@ -77,12 +80,31 @@ class _Verbatim:
         return self.text
 
 
-def plan(site: Site, runs: list[Run], analysis: Analysis | None = None) -> list[PlannedPage]:
+@dataclass
+class PlanMemory:
+    """What a plan is told of the last build's (``last_groups``: each group's digest by its path;
+    ``last_key``: a page's key by its path, None for a page it did not plan) and leaves for the
+    next (``groups``, filled in by plan).
+
+    Why: a run page's key names its model's and accelerator's runs (its links go to the nearest
+    of them) and working it out for every run was a second of a build that adds one run at
+    20,000 runs. A group's digest names everything of its runs that any run page of the group
+    shows, so a run whose two groups have the digests they had has the key it had."""
+
+    last_groups: Mapping[str, str] = field(default_factory=dict)
+    last_key: Callable[[str], str | None] = lambda path: None
+    groups: dict[str, str] = field(default_factory=dict)
+
+
+def plan(site: Site, runs: list[Run], analysis: Analysis | None = None,
+         memory: PlanMemory | None = None) -> list[PlannedPage]:
     """Every page of the site, in a stable order. Cost is linear in the number of runs: one
     page per run, group, natural pair and preset, never per operating point or threshold.
 
     Each page gets ``site`` placed at its own path (Site.at), so its links are relative to it.
+    ``memory``: the last build's group digests and page keys, and where this plan leaves its own.
     """
+    memory = memory if memory is not None else PlanMemory()
     runs = sorted(runs, key=lambda r: r.id)
     analysis = analysis or Analysis()
     settings = analysis.settings
@@ -101,21 +123,45 @@ def plan(site: Site, runs: list[Run], analysis: Analysis | None = None) -> list[
                                    run_labels.get(run.id))
         return memberships[run.id]
 
-    everything = _key(site, settings, [membership(run) for run in runs], [(a.id, b.id) for a, b in pairs])
+    site_text, settings_text = _Verbatim(site), _Verbatim(settings)
+    # Each group's digest: the site, the settings and its runs' memberships, in its order. A
+    # run is in one model's group and one accelerator's, so the models' digests name every run.
+    digests = {key: _key(site_text, settings_text, group.kind, group.key, [membership(run) for run in group.runs])
+               for key, group in groups.items()}
+    memory.groups.update((group.path, digests[key]) for key, group in groups.items())
+    everything = _key(site_text, settings_text, [digest for (kind, _), digest in digests.items() if kind == "models"],
+                      [(a.id, b.id) for a, b in pairs])
+    # The listings (the index, /capacity/, the preset views) show the runs model by model, in
+    # pages that end where a model ends (paging): a page's key names its models' parts, so a
+    # run added to one model builds that model's page again and keeps the others.
+    models = listed_models(groups)
+    of_model = {group.key: digests[("models", group.key)] for group in models}
+
+    def listing_keys(paged: Paging, path_of: Callable[[int], str], *shown: object) -> list[tuple[int, str, str]]:
+        # Each page's number, path and key: its models' parts, the pages' count (its pager) and
+        # what every page of the listing shows (``shown``).
+        return [(number, path_of(number), _key(site_text, settings_text, path_of(number), paged.count, shown,
+                                               [(group.key, first, last, of_model[group.key])
+                                                for group, first, last in parts]))
+                for number, parts in enumerate(paged.parts(models), start=1)]
+
     # What the index's pages are made from (the runs in order, the picker's choices): worked
     # out once for all of them, and only when one of them is built.
+    choice = site_choice(groups, analysis)
     listings: list[IndexListing] = []
 
     def listing() -> IndexListing:
         if not listings:
-            listings.append(index_listing(runs, groups, analysis, run_labels))
+            listings.append(index_listing(runs, groups, analysis, run_labels, choice))
         return listings[0]
 
+    # Only the first page of the index says how many runs there are.
+    index_paged = index_paging(groups)
     planned = [
-        PlannedPage(page_path(number), everything,
+        PlannedPage(path, _key(page_key, len(runs)) if number == 1 else page_key,
                     lambda number=number: index_page(site, runs, groups, analysis, number,  # type: ignore[misc]
-                                                     listing))
-        for number in range(1, page_count(len(runs)) + 1)
+                                                     listing, index_paged))
+        for number, path, page_key in listing_keys(index_paged, page_path, choice)
     ]
     paired = {(a.id, b.id) for a, b in pairs}
 
@@ -148,22 +194,32 @@ def plan(site: Site, runs: list[Run], analysis: Analysis | None = None) -> list[
     for pair in paired:
         pairs_of[pair[0]].append(pair)
         pairs_of[pair[1]].append(pair)
-    site_text, settings_text = _Verbatim(site), _Verbatim(settings)
+    def unchanged(key: tuple[str, str]) -> bool:
+        return memory.last_groups.get(groups[key].path) == digests[key]
+
     for run in runs:
         path = f"runs/{run.id}/index.html"
-        planned.append(PlannedPage(path, _key(site_text, settings_text, path, membership(run), linked(run),
-                                              sorted(pairs_of[run.id])),
-                                   lambda run=run, path=path: make_run_page(run, path)))  # type: ignore[misc]
-    for number in range(1, capacity_page_count(len(runs)) + 1):
-        planned.append(PlannedPage(capacity_path(number), everything,
-                                   lambda number=number: capacity_page(  # type: ignore[misc]
-                                       site, runs, groups, analysis, number)))
+        # Its model's and accelerator's runs as they were: its key as it was (PlanMemory).
+        page_key = memory.last_key(path) if unchanged(("models", model_key(run))) \
+            and unchanged(("hardware", accelerator_key(run))) else None
+        if page_key is None:
+            page_key = _key(site_text, settings_text, path, membership(run), linked(run), sorted(pairs_of[run.id]))
+        planned.append(PlannedPage(path, page_key, lambda run=run, path=path: make_run_page(run, path)))  # type: ignore[misc]
+    costs = priced(runs, analysis)
+    capacity_paged = capacity_paging(groups)
+    for number, path, page_key in listing_keys(capacity_paged, capacity_path, costs):
+        planned.append(PlannedPage(path, page_key, lambda number=number: capacity_page(  # type: ignore[misc]
+            site, runs, groups, analysis, number, capacity_paged)))
+    preset_paged = preset_paging(groups)
+    # The first page of a preset's view lists every model with the page it is on.
+    contents = _key([(group.slug, group.label) for group in models], preset_paged.bounds)
     for preset in settings.presets:
-        for number in range(1, preset_page_count(len(runs)) + 1):
-            path = preset_path(preset, number)
-            planned.append(PlannedPage(path, _key(everything, path, preset),
+        for number, path, page_key in listing_keys(preset_paged,
+                                                   lambda n, preset=preset: preset_path(preset, n),  # type: ignore[misc]
+                                                   costs, preset):
+            planned.append(PlannedPage(path, _key(page_key, contents) if number == 1 else page_key,
                                        lambda preset=preset, number=number: preset_page(  # type: ignore[misc]
-                                           site, runs, groups, preset, analysis, number)))
+                                           site, runs, groups, preset, analysis, number, preset_paged)))
     # Each group's natural pairs, in the pairs' order: a run is in one model's and one
     # accelerator's group, so a pair is in those of its runs' groups they share. (Asking every
     # group about every pair cost 3.5 s at 20,000 runs: 2,000 groups × 6,000 pairs.)
@@ -178,8 +234,7 @@ def plan(site: Site, runs: list[Run], analysis: Analysis | None = None) -> list[
         path = f"{group.path}index.html"
         planned.append(PlannedPage(
             path,
-            _key(site_text, settings_text, path, group.kind, group.key, group.label, [membership(run) for run in group.runs],
-                 group_pairs),
+            _key(path, group.label, digests[(group.kind, group.key)], group_pairs),
             lambda group=group, path=path: group_page(site.at(path), group, groups, pairs, analysis),  # type: ignore[misc]
         ))
     # One page per natural pair (older, newer); its swap to A against B is a link within it.
@@ -196,7 +251,8 @@ def plan(site: Site, runs: list[Run], analysis: Analysis | None = None) -> list[
                                    lambda path=path, kind=kind, listed=listed: group_index_page(  # type: ignore[misc]
                                        site.at(path), kind, listed, analysis)))
     planned.append(PlannedPage("compare/index.html", everything,
-                               lambda: compare_app_page(site.at("compare/index.html"), runs, pairs, run_labels)))
+                               lambda: compare_app_page(site.at("compare/index.html"), runs, pairs, run_labels,
+                                                        analysis.fragments, memory.groups)))
     not_found = site.served_anywhere("404.html")
     planned.append(PlannedPage("404.html", _key(not_found), lambda: Page("404.html", "pages/404.html",
                                                                         NotFoundPageContext(not_found, "Page not found"))))
@@ -216,4 +272,4 @@ def pages(site: Site, runs: list[Run], analysis: Analysis | None = None) -> list
     return [planned.make() for planned in plan(site, runs, analysis)]
 
 
-__all__ = ["Analysis", "Group", "NotFoundPageContext", "Page", "PlannedPage", "Settings", "pages", "plan"]
+__all__ = ["Analysis", "Group", "NotFoundPageContext", "Page", "PlanMemory", "PlannedPage", "Settings", "pages", "plan"]

@@ -342,11 +342,9 @@ class StagedOutput:
         """Remove what a reused spare holds that this build did not write or keep."""
         for relative in sorted(self._stale):
             os.unlink(os.path.join(self.staging, relative))
-        wanted = {os.path.dirname(name) for name in self.written}
-        for name in list(wanted):
-            while name:  # every folder above a file is wanted too
-                name = os.path.dirname(name)
-                wanted.add(name)
+        # Every folder above a written file: the site's folders, worked out once for the record
+        # too (every written name is plain, so layout is never None here).
+        wanted = set(self.layout() or ())
         for relative in sorted(self._stale_folders - wanted, key=lambda f: -f.count("/")):  # deepest first
             shutil.rmtree(os.path.join(self.staging, relative), ignore_errors=True)
         self._stale.clear()

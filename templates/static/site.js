@@ -264,11 +264,11 @@
           if (!r.ok) throw new Error(r.status + " " + r.url);
           return r.json();
         }).then(function (data) {
-          index = data;
+          index = joined(data);
           var values = {};
-          data.runs.forEach(function (run) {
+          index.runs.forEach(function (run) {
             run[12].forEach(function (pair) {
-              var name = data.strings[pair[0]], value = data.strings[pair[1]];
+              var name = index.strings[pair[0]], value = index.strings[pair[1]];
               if (!value) return;
               values[name] = values[name] || {};
               if (!values[name][value.toLowerCase()]) values[name][value.toLowerCase()] = value;
@@ -281,6 +281,23 @@
       return loading;
     };
 
+    // The search index comes in parts, one a model, each with its own table of texts (so that a
+    // build keeps the parts of models that did not change): made one table, each run's positions
+    // moved by where its part's texts start. A figure is [text, sort value, where, per accelerator].
+    var joined = function (data) {
+      var strings = [], runs = [];
+      data.parts.forEach(function (part) {
+        var base = strings.length;
+        var at = function (i) { return i + base; };
+        var figure = function (value) { return [at(value[0]), value[1], at(value[2]), at(value[3])]; };
+        Array.prototype.push.apply(strings, part.strings);
+        part.runs.forEach(function (run) {
+          runs.push(run.slice(0, 8).map(at).concat([figure(run[8]), figure(run[9]), figure(run[10]), figure(run[11]),
+            run[12].map(function (pair) { return [at(pair[0]), at(pair[1])]; }), at(run[13])]));
+        });
+      });
+      return { strings: strings, runs: runs };
+    };
     var text = function (i) { return index.strings[i]; };
     var cell = function (tag, label, content) {
       var element = document.createElement(tag);
