@@ -375,7 +375,7 @@ def _build(config: Config, force_output: bool, freeze: bool) -> BuildSummary:
             _write_or_keep(output, manifest, entries, config.output_dir, "data/capacity.json", index_key,
                            lambda: capacity_json(runs, analysis))
             # Derived cells per context for the index's operating-point picker, fetched on demand.
-            _write_points(output, manifest, entries, config.output_dir, site, runs, analysis)
+            _write_points(output, manifest, entries, config.output_dir, site, runs, analysis, memory.groups)
             # What the index's filters fetch on first use: every row, compact.
             _write_or_keep(output, manifest, entries, config.output_dir, SEARCH_INDEX, index_key,
                            lambda: search_index_of(site, runs, analysis, memory.groups))
@@ -449,14 +449,16 @@ def _write_or_keep(output: StagedOutput, manifest: Manifest, entries: dict[str, 
 
 
 def _write_points(output: StagedOutput, manifest: Manifest, entries: dict[str, dict[str, Any]], old_site: Path,
-                  site: Site, runs: list[Any], analysis: Analysis) -> None:
-    """The picker's data/points/: each model's files keyed on its runs' content alone, so an
-    added run rewrites its model's files (a few) and keeps the other models' (hundreds)."""
+                  site: Site, runs: list[Any], analysis: Analysis, model_digests: dict[str, str]) -> None:
+    """The picker's data/points/: each model's files keyed on its runs' content alone (the
+    model's digest from the plan, pages.PlanMemory, which names the site, the settings and its
+    runs), so an added run rewrites its model's files (a few) and keeps the other models'
+    (hundreds)."""
     groups = [group for group in site_groups(runs).values() if group.kind == "models"]  # the plan's
     for group in groups:
         path = f"data/points/{group.slug}/"
-        key = hashlib.sha256(repr((site, analysis.settings, group.slug,
-                                   sorted((run.id, run.digest) for run in group.runs))).encode()).hexdigest()
+        key = model_digests.get(group.path) or hashlib.sha256(repr((
+            site, analysis.settings, group.slug, sorted((run.id, run.digest) for run in group.runs))).encode()).hexdigest()
         found = manifest.reusable(path, key, old_site, output.trusted)
         if found is not None:
             for name, status in found.items():

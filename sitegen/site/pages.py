@@ -35,10 +35,8 @@ from sitegen.site.feeds import SitemapContext, feed_context
 from sitegen.site.group_pages import group_index_page, group_page
 from sitegen.site.groups import (
     Group,
-    accelerator_key,
     closest_runs,
     compare_path,
-    model_key,
     natural_pairs,
     site_groups,
 )
@@ -112,23 +110,29 @@ def plan(site: Site, runs: list[Run], analysis: Analysis | None = None,
     pairs = natural_pairs(runs)
     run_labels = distinguishing_labels(runs)
 
+    # Each run's model and accelerator group keys, read off the groups (20,000 runs are asked
+    # for them several times a plan: model_key and accelerator_key each time cost a tenth of it).
+    in_groups: dict[str, list[tuple[str, str]]] = defaultdict(lambda: [("", ""), ("", "")])
+    for key, group in groups.items():
+        for member in group.runs:
+            in_groups[member.id][0 if group.kind == "models" else 1] = key
+    paths = {key: group.path for key, group in groups.items()}
+    # What a run's page, row or links show of its groups (their paths and labels) and of the
+    # runs like it (its distinguishing label).
     memberships: dict[str, tuple[object, ...]] = {}
-
-    def membership(run: Run) -> tuple[object, ...]:
-        # What a run's page, row or links show of its groups (their paths and labels) and of
-        # the runs like it (its distinguishing label). Asked for three times a run: kept.
-        if run.id not in memberships:
-            model, hardware = groups[("models", model_key(run))], groups[("hardware", accelerator_key(run))]
-            memberships[run.id] = (run.id, run.digest, model.path, model.label, hardware.path, hardware.label,
-                                   run_labels.get(run.id))
-        return memberships[run.id]
+    for run in runs:
+        model_group, hardware_group = in_groups[run.id]
+        memberships[run.id] = (run.id, run.digest, paths[model_group], groups[model_group].label,
+                               paths[hardware_group], groups[hardware_group].label, run_labels.get(run.id))
 
     site_text, settings_text = _Verbatim(site), _Verbatim(settings)
     # Each group's digest: the site, the settings and its runs' memberships, in its order. A
     # run is in one model's group and one accelerator's, so the models' digests name every run.
-    digests = {key: _key(site_text, settings_text, group.kind, group.key, [membership(run) for run in group.runs])
+    digests = {key: _key(site_text, settings_text, group.kind, group.key, [memberships[run.id] for run in group.runs])
                for key, group in groups.items()}
-    memory.groups.update((group.path, digests[key]) for key, group in groups.items())
+    memory.groups.update((paths[key], digests[key]) for key in groups)
+    # The groups whose digest is the one the last build's plan left (PlanMemory).
+    as_before = {key for key in groups if memory.last_groups.get(paths[key]) == digests[key]}
     everything = _key(site_text, settings_text, [digest for (kind, _), digest in digests.items() if kind == "models"],
                       [(a.id, b.id) for a, b in pairs])
     # The listings (the index, /capacity/, the preset views) show the runs model by model, in
@@ -177,7 +181,7 @@ def plan(site: Site, runs: list[Run], analysis: Analysis | None = None,
         # the links can show after the first group's took theirs), its pair partners first.
         count = MAX_LINKED + MAX_RUNS
         found = []
-        for noun, key in (("of", ("models", model_key(run))), ("on", ("hardware", accelerator_key(run)))):
+        for noun, key in zip(("of", "on"), in_groups[run.id], strict=True):
             group = groups[key]
             found.append((f"{noun} {group.label}", closest_runs(group.runs, places[key], run, partners[run.id], count)))
         return found
@@ -194,16 +198,13 @@ def plan(site: Site, runs: list[Run], analysis: Analysis | None = None,
     for pair in paired:
         pairs_of[pair[0]].append(pair)
         pairs_of[pair[1]].append(pair)
-    def unchanged(key: tuple[str, str]) -> bool:
-        return memory.last_groups.get(groups[key].path) == digests[key]
-
     for run in runs:
         path = f"runs/{run.id}/index.html"
         # Its model's and accelerator's runs as they were: its key as it was (PlanMemory).
-        page_key = memory.last_key(path) if unchanged(("models", model_key(run))) \
-            and unchanged(("hardware", accelerator_key(run))) else None
+        model_group, hardware_group = in_groups[run.id]
+        page_key = memory.last_key(path) if model_group in as_before and hardware_group in as_before else None
         if page_key is None:
-            page_key = _key(site_text, settings_text, path, membership(run), linked(run), sorted(pairs_of[run.id]))
+            page_key = _key(site_text, settings_text, path, memberships[run.id], linked(run), sorted(pairs_of[run.id]))
         planned.append(PlannedPage(path, page_key, lambda run=run, path=path: make_run_page(run, path)))  # type: ignore[misc]
     costs = priced(runs, analysis)
     capacity_paged = capacity_paging(groups)
@@ -225,8 +226,8 @@ def plan(site: Site, runs: list[Run], analysis: Analysis | None = None,
     # group about every pair cost 3.5 s at 20,000 runs: 2,000 groups × 6,000 pairs.)
     pairs_in: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
     for a, b in pairs:
-        of_b = (("models", model_key(b)), ("hardware", accelerator_key(b)))
-        for key in (("models", model_key(a)), ("hardware", accelerator_key(a))):
+        of_b = in_groups[b.id]
+        for key in in_groups[a.id]:
             if key in of_b:
                 pairs_in[key].append((a.id, b.id))
     for group in sorted(groups.values(), key=lambda g: g.path):

@@ -44,19 +44,44 @@ def folders_of(files: Iterable[str]) -> dict[str, set[str]] | None:
     for name in files:
         if not plain_relative(name):
             return None
+        _add(folders, name)
+    return folders
+
+
+def _add(folders: dict[str, set[str]], name: str) -> None:
+    """Put the plain name ``name`` in ``folders`` (a folders_of), with the folders above it."""
+    folder, _, leaf = name.rpartition("/")
+    names = folders.get(folder)
+    if names is not None:  # its parents are known already
+        names.add(leaf)
+        return
+    folders[folder] = {leaf}
+    while folder:  # each folder is named in its parent
+        parent, _, leaf = folder.rpartition("/")
+        known = parent in folders
+        folders.setdefault(parent, set()).add(leaf)
+        if known:
+            break
+        folder = parent
+
+
+def changed_folders(before: dict[str, set[str]], files_before: set[str], files: set[str]) -> dict[str, set[str]] | None:
+    """folders_of(``files``), from ``before`` (folders_of(``files_before``), left as it is) and
+    what changed: a build that adds a run changes a few hundred of 68,000 files at 20,000 runs,
+    and a copy of the folders it changes is a fraction of working out every folder anew."""
+    added = files - files_before
+    if not all(plain_relative(name) for name in added):
+        return None
+    folders = {folder: set(names) for folder, names in before.items()}
+    for name in files_before - files:
         folder, _, leaf = name.rpartition("/")
-        names = folders.get(folder)
-        if names is not None:  # its parents are known already
-            names.add(leaf)
-            continue
-        folders[folder] = {leaf}
-        while folder:  # each folder is named in its parent
-            parent, _, leaf = folder.rpartition("/")
-            known = parent in folders
-            folders.setdefault(parent, set()).add(leaf)
-            if known:
-                break
-            folder = parent
+        folders[folder].discard(leaf)
+        while folder and not folders[folder]:  # a folder left empty is gone, and named no more above
+            del folders[folder]
+            folder, _, leaf = folder.rpartition("/")
+            folders[folder].discard(leaf)
+    for name in added:
+        _add(folders, name)
     return folders
 
 

@@ -36,7 +36,7 @@ from pathlib import Path
 
 from sitegen import files
 from sitegen.errors import Problem, SitegenError
-from sitegen.site.site_folders import Record, folders_of, holds_exactly, plain_relative, record
+from sitegen.site.site_folders import Record, changed_folders, folders_of, holds_exactly, plain_relative, record
 
 MARKER = ".sitegen-output"
 MARKER_TEXT = b"This folder is made by `sitegen build`, which replaces everything in it.\n"
@@ -281,7 +281,11 @@ class StagedOutput:
     def layout(self) -> dict[str, set[str]] | None:
         """The folders of the site this build made (site_folders.folders_of), worked out once."""
         if self._layout is None:
-            self._layout = folders_of(self.written)
+            previous = self.previous
+            if self.in_place and previous is not None and previous.layout is not None:
+                self._layout = changed_folders(previous.layout, previous.files, self.written)
+            else:
+                self._layout = folders_of(self.written)
         return self._layout
 
     def refresh_spare(self, clock: Path) -> Record:
