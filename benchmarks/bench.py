@@ -4,6 +4,7 @@
     python benchmarks/bench.py                 # N = 1,000 and 5,000, medians of 3
     python benchmarks/bench.py --runs 200 --repeat 1
     python benchmarks/bench.py --runs 1000 --runs 5000 --runs 20000 --repeat 1 --hugo
+    python benchmarks/bench.py --runs 20000 --added-only --folder /tmp/site-20k --repeat 4
 
 With ``--hugo`` (and Hugo installed) a Hugo site of as many pages, each with a table as long
 as a run page's, is built cold in the same run, so sitegen's times can be read as ratios of
@@ -276,6 +277,25 @@ def hugo_cold(folder: Path, pages: int) -> Measure:
     return Measure(elapsed, usage.ru_maxrss / 1024)
 
 
+def added_only(folder: Path, runs: int, repeat: int) -> None:
+    """Only ``collect && build`` with one run added (and removed again after each), on a site
+    kept in ``folder`` between invocations: made there if missing and brought up to date first
+    (a cold collect and build of 20,000 runs take many minutes; the added run takes seconds)."""
+    if not (folder / "content" / "runs").is_dir():
+        make_site(folder, runs)
+    compile_sitegen()
+    both(folder)  # up to date with this sitegen (after a change of its code: every page again)
+    rng = random.Random(99)
+    added = folder / "content" / "runs" / "added-0.yaml"
+    for _ in range(repeat):
+        added.write_text(synthetic_run(runs, max(1, runs // 10), rng))
+        first, second = sitegen(folder, "collect"), sitegen(folder, "build")
+        added.unlink()
+        both(folder)
+        print(f"one run added: collect {first.seconds:.2f} s + build {second.seconds:.2f} s = "
+              f"{first.seconds + second.seconds:.2f} s, peak {max(first.peak_mb, second.peak_mb):.0f} MB", flush=True)
+
+
 def bench(runs: int, repeat: int, hugo: bool = False) -> dict[str, object]:
     with tempfile.TemporaryDirectory(prefix="sitegen-bench-") as tmp:
         folder = Path(tmp)
@@ -348,7 +368,15 @@ def main() -> int:
     parser.add_argument("--runs", type=int, action="append", help="site sizes to measure (default 1000 and 5000)")
     parser.add_argument("--repeat", type=int, default=3, help="measurements per figure; the median is shown")
     parser.add_argument("--hugo", action="store_true", help="also time Hugo building as many pages (needs hugo)")
+    parser.add_argument("--folder", type=Path, help="with --added-only: keep the site here between invocations")
+    parser.add_argument("--added-only", action="store_true",
+                        help="time only collect + build with one run added (--repeat times), on the site in --folder")
     args = parser.parse_args()
+    if args.added_only:
+        if args.folder is None or len(args.runs or []) != 1:
+            parser.error("--added-only needs --folder and one --runs")
+        added_only(args.folder, args.runs[0], args.repeat)
+        return 0
     if args.hugo and shutil.which("hugo") is None:
         parser.error("--hugo needs Hugo on PATH (Debian: apt-get install hugo)")
     sizes = args.runs or [1000, 5000]
