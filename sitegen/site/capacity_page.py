@@ -29,7 +29,7 @@ from sitegen.site.fragments import Fragments
 from sitegen.site.groups import Group, model_groups
 from sitegen.site.index_page import Pager, measured_points, pager
 from sitegen.site.json_rows import dumps, json_lines, json_rows, row, run_piece
-from sitegen.site.paging import Paging, paging
+from sitegen.site.paging import Paging, listed_models, paging
 
 DERIVED_NOTE = ("Derived figures: worked out from each cell's reported statistics by the rules linked here, "
                 "not measured goodput.")
@@ -270,11 +270,6 @@ def model_capacity(site: Site, group: Group, analysis: Analysis) -> tuple[tuple[
 
 def capacity_path(number: int) -> str:
     return "capacity/index.html" if number == 1 else f"capacity/{number}/index.html"
-
-
-def listed_models(groups: dict[tuple[str, str], Group]) -> list[Group]:
-    """The models of /capacity/ and the preset views, in their order (the index's)."""
-    return sorted((g for (kind, _), g in groups.items() if kind == "models"), key=lambda g: g.key)
 
 
 def capacity_paging(groups: dict[tuple[str, str], Group]) -> Paging:

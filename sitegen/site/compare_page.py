@@ -35,6 +35,7 @@ from sitegen.site.fragments import Fragments
 from sitegen.site.groups import Group, compare_path, model_key, site_groups
 from sitegen.site.json_rows import run_piece
 from sitegen.site.launch_settings import SETTINGS, parse_launch_command
+from sitegen.site.paging import listed_models
 from sitegen.site.plots import Plot, PlotSeries, plot
 
 LETTERS = "ABCDEF"
@@ -569,12 +570,11 @@ def compare_app_page(site: Site, runs: list[Run], pairs: list[tuple[Run, Run]],
     else by what they show, so that adding a run makes its model's pieces and joins the others
     (at 20,000 runs the page is 20,000 options and 6,000 links)."""
     fragments = fragments or Fragments(None, "")
-    groups = [group for group in site_groups(runs).values() if group.kind == "models"]
     pairs_of: dict[str, list[tuple[Run, Run]]] = {}
     for a, b in pairs:  # a pair's runs are of one model
         pairs_of.setdefault(model_key(a), []).append((a, b))
     options, links = [], []
-    for group in sorted(groups, key=lambda g: g.key):
+    for group in listed_models(site_groups(runs)):
         members = sorted(group.runs, key=lambda r: r.id)
         shown_pairs = pairs_of.get(group.key, [])
         digest = model_digests.get(group.path) if model_digests is not None else None

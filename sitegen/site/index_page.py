@@ -26,7 +26,7 @@ from sitegen.site.fragments import Fragments
 from sitegen.site.groups import Group, accelerator_key, model_groups, model_key, site_groups
 from sitegen.site.headlines import REFERENCE_CONTEXT
 from sitegen.site.labels import distinguishing_labels
-from sitegen.site.paging import Paging, paging
+from sitegen.site.paging import Paging, listed_models, paging
 
 
 @dataclass(frozen=True)
@@ -238,7 +238,7 @@ def page_path(number: int) -> str:
 
 def index_paging(groups: dict[tuple[str, str], Group]) -> Paging:
     """Where the index breaks into pages (paging): its models in the index's order."""
-    return paging(sorted((g for (kind, _), g in groups.items() if kind == "models"), key=lambda g: g.key), PAGE_SIZE)
+    return paging(listed_models(groups), PAGE_SIZE)
 
 
 @dataclass(frozen=True)
@@ -364,7 +364,7 @@ def search_index_of(site: Site, runs: list[Run], analysis: Analysis,
 
         return analysis.fragments.get(key, make)
 
-    models = sorted((g for g in groups.values() if g.kind == "models"), key=lambda g: g.key)
+    models = listed_models(groups)
     head = json.dumps({"format": SEARCH_INDEX_FORMAT, "version": SEARCH_INDEX_VERSION, "fields": list(SEARCH_FIELDS)},
                       separators=(",", ":"))
     # The parts are JSON texts already: joined, not parsed and written again.

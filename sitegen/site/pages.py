@@ -23,7 +23,6 @@ from sitegen.site.capacity_page import (
     capacity_page,
     capacity_paging,
     capacity_path,
-    listed_models,
     preset_page,
     preset_paging,
     preset_path,
@@ -42,7 +41,7 @@ from sitegen.site.groups import (
 )
 from sitegen.site.index_page import IndexListing, index_listing, index_page, index_paging, page_path, site_choice
 from sitegen.site.labels import distinguishing_labels
-from sitegen.site.paging import Paging
+from sitegen.site.paging import Paging, listed_models
 from sitegen.site.run_page import run_page
 
 

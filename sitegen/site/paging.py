@@ -76,6 +76,11 @@ class Paging:
         return max(1, bisect.bisect_right([start for start, _ in self.bounds], position))
 
 
+def listed_models(groups: dict[tuple[str, str], Group]) -> list[Group]:
+    """The models of a site's groups (site_groups) in the listings' order: by their key."""
+    return sorted((group for (kind, _), group in groups.items() if kind == "models"), key=lambda group: group.key)
+
+
 def paging(models: Sequence[Group], size: int) -> Paging:
     """The pages of a listing of ``models`` (in its order), ``size`` runs a page on average."""
     limit = 2 * size
