@@ -629,7 +629,6 @@ def test_an_added_run_makes_only_its_own_pieces_of_the_data_files(project: Path,
     from sitegen.site.compare_page import setups_json
     from sitegen.site.feeds import runs_index
     from sitegen.site.fragments import Fragments
-    from sitegen.site.headlines import HeadlineBook
     from sitegen.store import read_collected
 
     shutil.copy(MINIMAL, project / "content" / "runs" / "added-run.yaml")  # a model of its own
@@ -649,18 +648,19 @@ def test_an_added_run_makes_only_its_own_pieces_of_the_data_files(project: Path,
     earlier.save()
     grids: list[str] = []
     headlines: list[str] = []
-    original_grid, original_headlines = capacity.CellGrid, HeadlineBook.__call__
+    from sitegen.site import headlines as headlines_module
+    original_grid, original_headlines = capacity.CellGrid, headlines_module.headlines
 
-    def counted_grid(run: object) -> object:
+    def counted_grid(run: object, *rest: object) -> object:
         grids.append(run.id)  # type: ignore[attr-defined]
-        return original_grid(run)  # type: ignore[arg-type]
+        return original_grid(run, *rest)  # type: ignore[arg-type]
 
-    def counted_headlines(book: object, run: object) -> object:
+    def counted_headlines(run: object) -> object:
         headlines.append(run.id)  # type: ignore[attr-defined]
-        return original_headlines(book, run)  # type: ignore[arg-type]
+        return original_headlines(run)  # type: ignore[arg-type]
 
     monkeypatch.setattr("sitegen.site.analysis.CellGrid", counted_grid)  # as the analysis makes them
-    monkeypatch.setattr(HeadlineBook, "__call__", counted_headlines)
+    monkeypatch.setattr(headlines_module, "headlines", counted_headlines)  # as the book works them out
     fragments = Fragments(path, "scope")
     made = data_files(runs, fragments)
     assert grids == ["added-run"] and headlines == ["added-run"]

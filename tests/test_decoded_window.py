@@ -53,12 +53,78 @@ def test_grids_beyond_the_window_keep_what_they_worked_out(project: Path, monkey
     book = Analysis()
     level = book.settings.service_levels[0]
     first, second = runs[:2]
-    context = book.grid(first).contexts[0]
-    found = book.grid(first).capacity_at(context, level)
+    grid = book.grid(first)
+    context = grid.contexts[0]
+    found = grid.capacity_at(context, level)
+    worked_out = grid.worked_out  # (the first grid of a run works out every context and level)
+    assert worked_out >= 1
     book.grid(second)  # lets go of the first grid
     again = book.grid(first)
+    assert again is not grid
     assert again.capacity_at(context, level) == found
-    assert again.worked_out == 1  # remembered, not worked out a second time
+    assert again.worked_out == worked_out  # remembered, not worked out a second time
+
+
+def test_a_grid_made_again_answers_without_reading_the_cells(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Its contexts, request counts, capacities and the cells at the preset points, as the
+    # result document has them, with the measurements not read a second time.
+    assert run_cli(project, "collect") == 0
+    monkeypatch.setattr(analysis, "GRIDS_KEPT", 1)
+    monkeypatch.setattr(store, "DECODED_RUNS", 1)
+    runs = read_collected(project / ".sitegen")
+    documents = {entry["id"]: entry["result"] for entry in collected_entries(project)}
+    book = Analysis()
+    first, second = runs[:2]
+    made = book.grid(first)
+    capacities = {(context, level.name): made.capacity_at(context, level)
+                  for context in made.contexts for level in book.settings.service_levels}
+    book.grid(second)  # lets go of the first grid and of the first run's decoded measurements
+    assert "raw" not in vars(first)
+    again = book.grid(first)
+    cells = documents[first.id]["measurements"]["decode"]  # type: ignore[index]
+    assert again.contexts == sorted({cell["context_tokens"] for cell in cells})
+    assert again.levels == sorted({cell["concurrency"] for cell in cells})
+    assert {(context, level.name): again.capacity_at(context, level)
+            for context in again.contexts for level in book.settings.service_levels} == capacities
+    default = documents[first.id]["run"].get("output_tokens_per_request")  # type: ignore[index]
+    for preset in book.settings.presets:
+        # Read from the document: the nearest context within 3 % (on a tie the smaller), the
+        # cell there at the preset's concurrency, the run's own output length first.
+        near = [c for c in again.contexts if abs(c - preset.context) <= 0.03 * preset.context]
+        matched = min(near, key=lambda c: (abs(c - preset.context), c)) if near else None
+        at = sorted((cell for cell in cells if cell["context_tokens"] == matched
+                     and cell["concurrency"] == preset.concurrency),
+                    key=lambda cell: cell.get("output_tokens_per_request") or 0)
+        own = [cell for cell in at if cell.get("output_tokens_per_request") in (None, default)]
+        expected = (own or at)[0] if at else None
+        assert again.point_at(preset.context, preset.concurrency) == \
+            (None if expected is None else (matched, expected))
+    assert "raw" not in vars(first) and "rows" not in vars(again)  # none of it read the cells again
+
+
+def test_a_run_is_decoded_once_per_page_kind_that_draws_its_cells(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # With a window of one run, every visit to a run decodes it again. A run in no comparison
+    # is decoded when first read, for its page and its JSON, its model's page, its accelerator's
+    # page and its model's points file: the listings and data files (/capacity/, the preset
+    # views, capacity.json, the search index) answer from what the first reading worked out.
+    assert run_cli(project, "collect") == 0
+    monkeypatch.setattr(store, "DECODED_RUNS", 1)
+    monkeypatch.setattr(analysis, "GRIDS_KEPT", 1)
+    decoded: dict[str, int] = {}
+    original = store._Measurements.__call__
+
+    def counted(self: store._Measurements) -> object:
+        decoded[self.sha256] = decoded.get(self.sha256, 0) + 1
+        return original(self)
+
+    monkeypatch.setattr(store._Measurements, "__call__", counted)
+    assert run_cli(project, "build") == 0
+    compared = " ".join(path.name for path in (project / "_site" / "compare").iterdir())
+    listed = json.loads((project / ".sitegen" / "collected.json").read_text(encoding="utf-8"))["runs"]
+    alone = [entry["result"]["measurements"] for entry in listed if entry["id"] not in compared]
+    assert alone  # the shipped site has runs in no comparison
+    for digest in alone:
+        assert decoded.get(digest, 0) <= 5
 
 
 def test_small_windows_build_the_same_site(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:

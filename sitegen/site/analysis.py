@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from sitegen.config import DEFAULT_PRESETS, DEFAULT_SERVICE_LEVELS, Config, Preset, Price, ServiceLevel
 from sitegen.model import Run
-from sitegen.site.capacity import CellGrid, Outline, Remembered, outline_of, price_for
+from sitegen.site.capacity import CellGrid, GridFacts, Outline, Remembered, outline_of, price_for
 from sitegen.site.figure_cache import StoredFigures
 from sitegen.site.fragments import Fragments
 from sitegen.site.headlines import HeadlineBook
@@ -51,6 +51,8 @@ class Analysis:
     _grids: dict[str, CellGrid] = field(default_factory=dict)
     _released: dict[str, Remembered] = field(default_factory=dict)
     _outlines: dict[str, Outline] = field(default_factory=dict)
+    # What each grid made this build answers without its cells (capacity.GridFacts), by run id.
+    _facts: dict[str, GridFacts] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.stored is not None:
@@ -58,18 +60,31 @@ class Analysis:
 
     def grid(self, run: Run) -> CellGrid:
         found = self._grids.get(run.id)
-        if found is None:
-            found = self._grids[run.id] = CellGrid(run)
-            if self.stored is not None and run.digest:
-                found.remember(self.stored.capacities(run.digest, found.accelerators))
-            earlier = self._released.pop(run.id, None)
-            if earlier is not None:  # made and let go before in this build: what it worked out stands
-                found.remember(earlier.capacities)
-                found.worked_out += earlier.worked_out
-            while len(self._grids) > GRIDS_KEPT:  # as model.DecodedRuns bounds the runs' own cells
-                oldest = next(iter(self._grids))
-                grid = self._grids.pop(oldest)
-                self._released[oldest] = Remembered(grid.known(), grid.worked_out)
+        if found is not None:
+            return found
+        facts = self._facts.get(run.id)
+        found = self._grids[run.id] = CellGrid(run, facts)
+        if self.stored is not None and run.digest:
+            found.remember(self.stored.capacities(run.digest, found.accelerators))
+        earlier = self._released.pop(run.id, None)
+        if earlier is not None:  # made and let go before in this build: what it worked out stands
+            found.remember(earlier.capacities)
+            found.worked_out += earlier.worked_out
+        if facts is None:
+            # The run's first grid this build, whose cells are read now: what later listings, data
+            # files and pages ask of them is worked out now too, so that a grid made again after
+            # this one is let go answers them without reading the cells again.
+            found.facts = self._facts[run.id] = found.facts_at(
+                {(preset.context, preset.concurrency) for preset in self.settings.presets})
+            for context in found.contexts:
+                for level in self.settings.service_levels:
+                    found.capacity_at(context, level)
+            self.outline(run)
+            self.headlines(run)
+        while len(self._grids) > GRIDS_KEPT:  # as model.DecodedRuns bounds the runs' own cells
+            oldest = next(iter(self._grids))
+            grid = self._grids.pop(oldest)
+            self._released[oldest] = Remembered(grid.known(), grid.worked_out)
         return found
 
     def outline(self, run: Run) -> Outline:

@@ -20,6 +20,7 @@ import hashlib
 import json
 import os
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -361,10 +362,21 @@ def _build(config: Config, force_output: bool, freeze: bool) -> BuildSummary:
     try:
         # Worker processes draw the charts while this one writes everything else.
         with renderer.batch() as batch:
-            built, charts = _write_pages(output, planned, manifest, entries, env, batch, config.output_dir)
-            for run in runs:
-                _write_or_keep(output, manifest, entries, config.output_dir, f"runs/{run.id}.json", run.digest,
-                               lambda run=run: exports.run_json(run))  # type: ignore[misc]
+            by_page = {f"runs/{run.id}/index.html": run for run in runs}
+
+            def run_json_of(page: str) -> None:
+                # Right after the run's page, while its measurements are still decoded: a
+                # sweep of its own decoded every run again on a site too large to hold them all.
+                run = by_page.get(page)
+                if run is not None:
+                    _write_or_keep(output, manifest, entries, config.output_dir, f"runs/{run.id}.json", run.digest,
+                                   lambda: exports.run_json(run))
+
+            built, charts = _write_pages(output, planned, manifest, entries, env, batch, config.output_dir,
+                                         run_json_of)
+            for run in runs:  # (every run has a page: none is left, but none may be)
+                if f"runs/{run.id}.json" not in entries:
+                    run_json_of(f"runs/{run.id}/index.html")
             # Made from every run's figures: linked unless a run or the site changed.
             index_key = hashlib.sha256(repr((site, analysis.settings,
                                              sorted((run.id, run.digest) for run in runs))).encode()).hexdigest()
@@ -478,9 +490,10 @@ def _write_points(output: StagedOutput, manifest: Manifest, entries: dict[str, d
 
 def _write_pages(output: StagedOutput, planned: list[PlannedPage], manifest: Manifest,
                  entries: dict[str, dict[str, Any]], env: Any, batch: ChartBatch,
-                 old_site: Path) -> tuple[int, dict[str, ChartSpec]]:
-    """Render the pages whose key changed and link the others; hand their charts to ``batch``.
-    Return how many pages were built, and their charts by path."""
+                 old_site: Path, after: Callable[[str], None]) -> tuple[int, dict[str, ChartSpec]]:
+    """Render the pages whose key changed and link the others; hand their charts to ``batch``;
+    call ``after`` with each page's path once it is written or kept. Return how many pages were
+    built, and their charts by path."""
     built = 0
     charts: dict[str, ChartSpec] = {}
     # Pages with charts (the groups') first, so that worker processes start drawing while the
@@ -496,9 +509,10 @@ def _write_pages(output: StagedOutput, planned: list[PlannedPage], manifest: Man
             output.write(page.path, render(env, page))
             entries[item.path] = {"key": item.key, "files": [page.path, *chart_files(list(page.charts))]}
             built += 1
-            continue
-        for name, status in found.items():
-            if name not in output.written:  # a chart may belong to several pages
-                output.keep(name, status)
-        entries[item.path] = {"key": item.key, "files": list(found)}
+        else:
+            for name, status in found.items():
+                if name not in output.written:  # a chart may belong to several pages
+                    output.keep(name, status)
+            entries[item.path] = {"key": item.key, "files": list(found)}
+        after(item.path)
     return built, charts

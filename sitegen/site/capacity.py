@@ -12,6 +12,7 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
+from functools import cached_property
 from typing import Any, NamedTuple
 
 from sitegen.config import Price, ServiceLevel
@@ -67,17 +68,49 @@ class Outline(NamedTuple):
 
 
 def outline_of(run: Run, grid: CellGrid) -> Outline:
-    return Outline(tuple(sorted(grid.rows)), tuple(sorted({n for row in grid.rows.values() for n in row})),
-                   tuple(sorted({c.context_tokens for c in run.decode
-                                 if c.status.measured and c.total_tokens_per_s is not None})))
+    # From the result document's cells, as the grid's: every cell, not only those the grid chose.
+    return Outline(tuple(grid.contexts), tuple(grid.levels),
+                   tuple(sorted({cell["context_tokens"] for cell in run.raw["measurements"]["decode"]
+                                 if Status(cell["status"]).measured and cell.get("total_tokens_per_s") is not None})))
+
+
+class GridFacts(NamedTuple):
+    """What a build asks of a run's grid sweep after sweep, kept when the grid lets go of its
+    cells (Analysis.grid): its contexts and request counts, and the cells at the points the
+    preset views show. At 20,000 runs a build holds the cells of 4,000 at once, and each
+    listing, data file and page kind visits every run in its own order: without these, each
+    visit decoded the run's measurements again (eleven decodes a run, counted at a fifth of the
+    runs held), the part of a cold build that grew faster than the runs."""
+
+    contexts: tuple[int, ...]
+    levels: tuple[int, ...]
+    points: dict[tuple[int, int], tuple[int, Cell] | None]  # (context, concurrency) asked → (matched context, cell)
 
 
 class CellGrid:
     """A run's decode cells by context, then concurrency. Where a source varied the output
-    length, the cell with the run's own length stands for the position (as on its page)."""
+    length, the cell with the run's own length stands for the position (as on its page).
 
-    def __init__(self, run: Run) -> None:
+    The cells are read from the run's measurements when first needed (``rows``); with
+    ``facts`` from an earlier grid of the run, what they hold is answered without them."""
+
+    def __init__(self, run: Run, facts: GridFacts | None = None) -> None:
         self.run = run
+        self.facts = facts
+        # Capacity at a context and level is asked for by the run page, /capacity/, the preset
+        # pages and capacity.json: worked out once per build (the grid lives in the Analysis).
+        # Kept by context and level name with the level itself: hashing a level (a dataclass of
+        # six fields) on each of the tens of thousands of look-ups a build makes cost more than
+        # the look-up; a level of the same name but other limits is worked out apart.
+        self._capacity: dict[tuple[int, str], tuple[ServiceLevel, Capacity]] = {}
+        self._matched: dict[int, int | None] = {}  # context_for's matches, asked for again and again
+        # Capacities worked out here rather than remembered: none means the figure cache's
+        # entry for this run already holds all this build knows of it (figure_cache.keep).
+        self.worked_out = 0
+
+    @cached_property
+    def rows(self) -> dict[int, dict[int, Cell]]:
+        run = self.run
         default = run.info.output_tokens_per_request
         chosen: dict[tuple[int, int], Cell] = {}
         cells = sorted(run.raw["measurements"]["decode"], key=lambda c: c.get("output_tokens_per_request") or 0)
@@ -86,22 +119,18 @@ class CellGrid:
             own = cell.get("output_tokens_per_request") in (None, default)
             if key not in chosen or (own and chosen[key].get("output_tokens_per_request") not in (None, default)):
                 chosen[key] = cell
-        self.rows: dict[int, dict[int, Cell]] = {}
+        rows: dict[int, dict[int, Cell]] = {}
         for (context, concurrency), cell in sorted(chosen.items()):
-            self.rows.setdefault(context, {})[concurrency] = cell
-        # Capacity at a context and level is asked for by the run page, /capacity/, the preset
-        # pages and capacity.json: worked out once per build (the grid lives in the Analysis).
-        # Kept by context and level name with the level itself: hashing a level (a dataclass of
-        # six fields) on each of the tens of thousands of look-ups a build makes cost more than
-        # the look-up; a level of the same name but other limits is worked out apart.
-        self._capacity: dict[tuple[int, str], tuple[ServiceLevel, Capacity]] = {}
-        self._matched: dict[int, int | None] = {}  # row_for's context matches, asked for again and again
-        # Capacities worked out here rather than remembered: none means the figure cache's
-        # entry for this run already holds all this build knows of it (figure_cache.keep).
-        self.worked_out = 0
+            rows.setdefault(context, {})[concurrency] = cell
+        return rows
+
+    def facts_at(self, points: Iterable[tuple[int, int]]) -> GridFacts:
+        """This grid's facts, with its cells at ``points`` (context, concurrency)."""
+        return GridFacts(tuple(self.contexts), tuple(self.levels),
+                         {point: self._point_at(*point) for point in points})
 
     def capacity_at(self, context: int, level: ServiceLevel) -> Capacity:
-        """``capacity`` of the run's own context ``context`` (a key of ``rows``)."""
+        """``capacity`` of the run's own context ``context`` (one of ``contexts``)."""
         found = self._capacity.get((context, level.name))
         if found is not None and (found[0] is level or found[0] == level):
             return found[1]
@@ -121,24 +150,46 @@ class CellGrid:
 
     @property
     def contexts(self) -> list[int]:
-        return sorted(self.rows)
+        """The contexts of the run's decode matrix, ascending."""
+        return list(self.facts.contexts) if self.facts is not None else sorted(self.rows)
+
+    @property
+    def levels(self) -> list[int]:
+        """Every request count measured at some context, ascending."""
+        return list(self.facts.levels) if self.facts is not None \
+            else sorted({n for row in self.rows.values() for n in row})
 
     @property
     def accelerators(self) -> int:
         return self.run.hardware.count
 
+    def context_for(self, wanted: int) -> int | None:
+        """The run's actual context standing for ``wanted``, or None."""
+        if wanted not in self._matched:
+            self._matched[wanted] = match_context(self.contexts, wanted)
+        return self._matched[wanted]
+
     def row_for(self, wanted: int) -> tuple[int, dict[int, Cell]] | None:
         """The run's actual context standing for ``wanted`` and its cells, or None."""
-        if wanted in self._matched:
-            actual = self._matched[wanted]
-        else:
-            actual = self._matched[wanted] = match_context(self.rows, wanted)
+        actual = self.context_for(wanted)
         return None if actual is None else (actual, self.rows[actual])
+
+    def point_at(self, context: int, concurrency: int) -> tuple[int, Cell] | None:
+        """The cell at an operating point (matched context, exact concurrency), with the
+        matched context; None when the run has no cell there."""
+        if self.facts is not None and (context, concurrency) in self.facts.points:
+            return self.facts.points[(context, concurrency)]
+        return self._point_at(context, concurrency)
+
+    def _point_at(self, context: int, concurrency: int) -> tuple[int, Cell] | None:
+        row = self.row_for(context)
+        cell = None if row is None else row[1].get(concurrency)
+        return None if row is None or cell is None else (row[0], cell)
 
     def point(self, context: int, concurrency: int) -> Cell | None:
         """The cell at an operating point: matched context, exact concurrency."""
-        row = self.row_for(context)
-        return None if row is None else row[1].get(concurrency)
+        found = self.point_at(context, concurrency)
+        return None if found is None else found[1]
 
 
 def _number(value: object) -> float | None:

@@ -112,7 +112,7 @@ class RunCapacity:
 def run_capacity(site: Site, run: Run, analysis: Analysis) -> RunCapacity | None:
     levels = analysis.settings.service_levels
     grid = analysis.grid(run)
-    if not levels or not grid.rows:
+    if not levels or not grid.contexts:
         return None
     price = analysis.price(run)
     rows = tuple(
@@ -240,10 +240,10 @@ def model_capacity(site: Site, group: Group, analysis: Analysis) -> tuple[tuple[
         grid = analysis.grid(run)
         held[run.id], actual[run.id] = [], []
         for leader in leaders:
-            found = grid.row_for(leader)
-            actual[run.id].append(found[0] if found else None)
+            matched = grid.context_for(leader)
+            actual[run.id].append(matched)
             for level in levels:
-                held[run.id].append(grid.capacity_at(found[0], level) if found else None)
+                held[run.id].append(grid.capacity_at(matched, level) if matched is not None else None)
     columns = len(leaders) * len(levels)
     ranks: dict[str, list[str]] = {run.id: [""] * columns for run in members}
     for column in range(columns):
@@ -407,11 +407,11 @@ class PresetPageContext:
 
 def _point_row(site: Site, run: Run, preset: Preset, level: ServiceLevel | None, analysis: Analysis) -> PointRow:
     grid = analysis.grid(run)
-    found = grid.row_for(preset.context)
-    cell = found[1].get(preset.concurrency) if found else None
+    found = grid.point_at(preset.context, preset.concurrency)
     base = (site.url(f"runs/{run.id}/"), hardware_name(run), engine_summary(run))
-    if cell is None or found is None:
+    if found is None:
         return PointRow(*base, False, "", "Not measured", "", "", "", "", "", "", -1.0)
+    actual, cell = found
     status = Status(cell["status"])
     total = cell.get("total_tokens_per_s") if status.measured else None
     price = analysis.price(run)
@@ -422,9 +422,9 @@ def _point_row(site: Site, run: Run, preset: Preset, level: ServiceLevel | None,
     if level is not None:
         judged = judge(cell, level)
         verdict = "meets" if judged.met else f"no: {judged.reason}"
-        held = _capacity_cell(grid.capacity_at(found[0], level), "", price, "")
+        held = _capacity_cell(grid.capacity_at(actual, level), "", price, "")
     return PointRow(
-        *base, True, numbers.context(found[0]) if found[0] != preset.context else "", labels.STATUSES[status],
+        *base, True, numbers.context(actual) if actual != preset.context else "", labels.STATUSES[status],
         numbers.rate(total), numbers.rate(total / grid.accelerators) if total is not None else numbers.MISSING,
         numbers.rate(cell.get("per_request_tokens_per_s")), numbers.milliseconds(cell.get("ttft_ms")).removesuffix(" ms"),
         verdict, money(cost) if cost is not None else "", float(total) if total is not None else -1.0, held,

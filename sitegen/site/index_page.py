@@ -175,7 +175,7 @@ def measured_points(group: Group, analysis: Analysis) -> tuple[list[int], list[i
     def make() -> str:
         grids = [analysis.grid(run) for run in members]
         return json.dumps([sorted({context for grid in grids for context in grid.contexts}),
-                           sorted({n for grid in grids for row in grid.rows.values() for n in row})])
+                           sorted({n for grid in grids for n in grid.levels})])
 
     contexts, levels = json.loads(analysis.fragments.get(
         Fragments.key("measured points", [Fragments.content(run) for run in members]), make))
