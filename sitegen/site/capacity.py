@@ -68,7 +68,7 @@ class Outline(NamedTuple):
 
 
 def outline_of(run: Run, grid: CellGrid) -> Outline:
-    # From the result document's cells, as the grid's: every cell, not only those the grid chose.
+    # Read from the document's cells (every cell, not only those the grid chose), without making cell objects.
     return Outline(tuple(grid.contexts), tuple(grid.levels),
                    tuple(sorted({cell["context_tokens"] for cell in run.raw["measurements"]["decode"]
                                  if Status(cell["status"]).measured and cell.get("total_tokens_per_s") is not None})))
