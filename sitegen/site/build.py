@@ -374,7 +374,7 @@ def _build(config: Config, force_output: bool, freeze: bool) -> BuildSummary:
 
             built, charts = _write_pages(output, planned, manifest, entries, env, batch, config.output_dir,
                                          run_json_of)
-            for run in runs:  # (every run has a page: none is left, but none may be)
+            for run in runs:  # a run the plan gave no page of its own (none does today) still has its JSON
                 if f"runs/{run.id}.json" not in entries:
                     run_json_of(f"runs/{run.id}/index.html")
             # Made from every run's figures: linked unless a run or the site changed.
