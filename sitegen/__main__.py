@@ -1,5 +1,3 @@
-import sys
+from sitegen.cli import run
 
-from sitegen.cli import main
-
-sys.exit(main())
+run()

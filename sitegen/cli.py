@@ -12,11 +12,13 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NoReturn
 
 from sitegen import __version__
 from sitegen.config import CONFIG_NAME, Config, load_config, with_site_url
 from sitegen.errors import Problem, SitegenError, shown
 from sitegen.github import Level, annotation
+from sitegen.lifetime import end_process
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -203,6 +205,12 @@ COMMANDS = {
     "serve": Command(_serve),
     "new": Command(_new),
 }
+
+
+def run() -> NoReturn:
+    """The ``sitegen`` command and ``python -m sitegen``: main(), then the process ends at once
+    (lifetime.end_process). Tests and tools call main(), which returns."""
+    end_process(main())
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -983,7 +983,7 @@ def test_the_build_freezes_what_it_read_only_while_it_builds(project: Path, monk
     before = gc.get_threshold()
     assert run_cli(project, "build") == 0
     assert frozen_while_planning[-1] > 1000 and gc.get_freeze_count() == 0  # the runs and more
-    # Fewer collections while it builds (the numbers build.py documents), the caller's after.
+    # Fewer collections while it builds (the numbers lifetime.py documents), the caller's after.
     assert thresholds_while_planning[-1] == (10_000, 20, 100) != before == gc.get_threshold()
 
     def failing(*args: object, **kwargs: object) -> object:

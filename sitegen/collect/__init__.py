@@ -24,6 +24,7 @@ from sitegen.collect.redact import redact_document, redact_document_detailed, re
 from sitegen.config import CONFIG_NAME, Config
 from sitegen.errors import Problem, SitegenError
 from sitegen.files import MAX_STATE_BYTES, read_bounded
+from sitegen.lifetime import long_lived_work
 from sitegen.parse import MAX_FILE_BYTES, Document, parse_document
 from sitegen.plausibility import plausibility_warnings
 from sitegen.store import (
@@ -326,6 +327,13 @@ def collect(config: Config, *, offline: bool = False, progress: Callable[[str], 
     """gather() and write the collected file, reading only the result files that changed since
     the last collect (collect/manifest.py): an unchanged collect reads no result file, and
     writes nothing when no run changed."""
+    # What it reads (the manifest, each run's record) lives until it ends, with few cycles: the
+    # cycle collector's full collections were a quarter of an unchanged collect at 20,000 runs.
+    with long_lived_work():
+        return _collect(config, offline=offline, progress=progress)
+
+
+def _collect(config: Config, *, offline: bool, progress: Callable[[str], None] | None) -> CollectReport:
     cache_root = config.state_dir / "cache"
     now = files.file_system_now(cache_root)  # before any file is looked at
     expected = manifest.fingerprint(code_salt(), repr(config).encode(), config.display(config.runs_dir))

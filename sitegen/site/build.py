@@ -15,7 +15,6 @@ reading a run: at 20,000 runs that is the difference between seconds and a fract
 from __future__ import annotations
 
 import contextlib
-import gc
 import hashlib
 import json
 import os
@@ -29,6 +28,7 @@ from sitegen import __version__, files
 from sitegen.config import Config
 from sitegen.errors import Problem, SitegenError
 from sitegen.files import MAX_STATE_BYTES, read_bounded
+from sitegen.lifetime import long_lived_work
 from sitegen.resources import resource_dir
 from sitegen.site import exports, feeds
 from sitegen.site.analysis import Analysis, Settings
@@ -56,8 +56,6 @@ from sitegen.store import (
 )
 
 MANIFEST_VERSION = 1
-# The cycle collector's thresholds while a build runs (see build()); Python's are (700, 10, 10).
-BUILD_GC_THRESHOLDS = (10_000, 20, 100)
 
 
 @dataclass(frozen=True)
@@ -294,23 +292,12 @@ class CollectedDigest:
 def build(config: Config, force_output: bool = False) -> BuildSummary:
     """Build the site into ``config.output_dir``; ``force_output`` lets it replace a folder of
     files sitegen did not make (never one of the project's own folders)."""
-    # A caller that froze objects of its own (gc.freeze) keeps them so: the build then does not.
-    freeze = gc.get_freeze_count() == 0
-    thresholds = gc.get_threshold()
-    # The build makes millions of objects that live until it ends and few reference cycles: the
-    # cycle collector's young collections run a fourteenth as often, and a full one waits for
-    # ten times as many of them. At 20,000 runs a cold build's collections took 11 s instead of
-    # 80 s (no full one instead of 64), its peak memory the same (docs/performance.md).
-    gc.set_threshold(*BUILD_GC_THRESHOLDS)
-    try:
+    # Few collections while it runs, and what it read is frozen (lifetime.long_lived_work).
+    with long_lived_work() as freeze:
         return _build(config, force_output, freeze)
-    finally:
-        gc.set_threshold(*thresholds)
-        if freeze:
-            gc.unfreeze()  # what the build froze can be collected once its caller lets it go
 
 
-def _build(config: Config, force_output: bool, freeze: bool) -> BuildSummary:
+def _build(config: Config, force_output: bool, freeze: Callable[[], None]) -> BuildSummary:
     check_output_folder(config, replace=force_output)
     site = Site(config.title, config.description, config.site_url)
     settings = Settings.of(config)
@@ -342,12 +329,11 @@ def _build(config: Config, force_output: bool, freeze: bool) -> BuildSummary:
     fragments = Fragments(config.state_dir / "cache" / "fragments.json",
                           hashlib.sha256(repr((fingerprint, settings, site)).encode()).hexdigest(), env)
     analysis = Analysis(settings, stored=stored, fragments=fragments)
-    if freeze:
-        # What was just read lives as long as the build: the runs, the manifest, the kept pieces
-        # and figures (millions of objects at 20,000 runs). Frozen (gc.freeze), the cycle
-        # collector's full collections no longer walk them again and again: at 20,000 runs its
-        # share of a build that adds a run went from 1.8 to 1.45 s (docs/performance.md).
-        gc.freeze()
+    # What was just read lives as long as the build: the runs, the manifest, the kept pieces
+    # and figures (millions of objects at 20,000 runs). Frozen (gc.freeze), the cycle
+    # collector's full collections no longer walk them again and again: at 20,000 runs its
+    # share of a build that adds a run went from 1.8 to 1.45 s (docs/performance.md).
+    freeze()
     # A run page whose model's and accelerator's runs are as they were keeps the key it had.
     memory = PlanMemory(manifest.groups, manifest.key)
     planned = plan(site, runs, analysis, memory)

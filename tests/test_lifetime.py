@@ -1,0 +1,117 @@
+"""How a command's objects live and end (sitegen/lifetime.py): collect runs with few cycle
+collections, and the ``sitegen`` process ends after its exit handlers without tearing down
+what the command made. The ending is watched from outside, in a process of its own."""
+
+from __future__ import annotations
+
+import gc
+import pstats
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import run_cli
+
+# A process that keeps an object whose finaliser leaves a mark (it runs when the interpreter
+# tears its modules down), registers an exit handler that leaves another, then ends the way
+# ENDING says. Its command fails (no config there) so that it ends with a code of its own, 1.
+SCRIPT = textwrap.dedent("""
+    import atexit, sys, threading, time
+    from pathlib import Path
+
+    marks = Path(sys.argv[1])
+
+    class Kept:
+        def __del__(self):
+            (marks / "torn-down").write_text("")
+
+    kept = Kept()
+    atexit.register(lambda: (marks / "exit-handler").write_text(""))
+    if sys.argv[2] == "with-thread":
+        def later():
+            time.sleep(0.3)
+            (marks / "thread").write_text("")
+        threading.Thread(target=later).start()
+    sys.argv = ["sitegen", "--config", str(marks / "nowhere" / "sitegen.yaml"), "build"]
+    if ENDING == "run":
+        from sitegen.cli import run
+        run()
+    else:
+        from sitegen.cli import main
+        sys.exit(main())
+""")
+
+
+def _end(tmp_path: Path, ending: str, thread: str = "alone") -> tuple[subprocess.CompletedProcess[str], set[str]]:
+    marks = tmp_path / ending / thread
+    marks.mkdir(parents=True)
+    script = SCRIPT.replace("ENDING", repr(ending))
+    done = subprocess.run([sys.executable, "-c", script, str(marks), thread], capture_output=True, text=True,
+                          timeout=60, cwd=tmp_path, check=False)
+    return done, {path.name for path in marks.iterdir()}
+
+
+def test_the_command_ends_after_its_exit_handlers_without_tearing_down(tmp_path: Path) -> None:
+    # The usual ending, for comparison: the interpreter tears down, so the finaliser runs.
+    usual, usual_marks = _end(tmp_path, "sys.exit")
+    assert usual.returncode == 1 and usual_marks == {"exit-handler", "torn-down"}
+    ended, marks = _end(tmp_path, "run")
+    # The code main() chose and every line it printed (flushed before the end); the exit
+    # handlers ran; the teardown (the finaliser of a kept object) did not.
+    assert ended.returncode == 1
+    assert ended.stderr.replace("/run/", "/sys.exit/") == usual.stderr
+    assert ended.stderr.endswith("no sitegen.yaml here; run sitegen in a site folder or pass --config\n"
+                                 "sitegen build: 1 problem; nothing was written\n")
+    assert marks == {"exit-handler"}
+
+
+def test_a_thread_still_running_is_waited_for(tmp_path: Path) -> None:
+    """Another thread that is not a daemon (a library's writer, say) would be cut off by an
+    immediate end: the process then ends the usual way, which waits for it."""
+    ended, marks = _end(tmp_path, "run", "with-thread")
+    assert ended.returncode == 1
+    assert marks == {"thread", "exit-handler", "torn-down"}
+
+
+def test_a_profiler_still_gets_the_end_it_writes_its_report_at(tmp_path: Path) -> None:
+    """``python -m cProfile -o FILE -m sitegen ...`` writes its profile once the program is over:
+    under a profiler (or a tracer: a debugger, coverage) the process ends the usual way."""
+    report = tmp_path / "sitegen.prof"
+    done = subprocess.run([sys.executable, "-m", "cProfile", "-o", str(report), "-m", "sitegen", "--config",
+                           str(tmp_path / "nowhere" / "sitegen.yaml"), "build"],
+                          capture_output=True, text=True, timeout=60, cwd=tmp_path, check=False)
+    # (cProfile takes the exit code for itself: it ends with 0 once the report is written.)
+    assert "sitegen build: 1 problem; nothing was written" in done.stderr
+    assert "cli.py" in "".join(str(key) for key in pstats.Stats(str(report)).stats)  # type: ignore[attr-defined]
+
+
+def test_a_collect_runs_with_few_collections_and_gives_them_back(project: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """While collect checks the runs, the cycle collector runs with lifetime's thresholds
+    (10,000, 20, 100); afterwards the caller's are back, also when the collect fails."""
+    import sitegen.collect as collect_module
+
+    real_check = collect_module.check_local
+    seen: list[tuple[int, ...]] = []
+
+    def check_local(*args: object, **kwargs: object) -> object:
+        seen.append(gc.get_threshold())
+        return real_check(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(collect_module, "check_local", check_local)
+    before = gc.get_threshold()
+    assert before != (10_000, 20, 100)
+    assert run_cli(project, "collect") == 0
+    assert seen == [(10_000, 20, 100)] and gc.get_threshold() == before
+
+    def failing(*args: object, **kwargs: object) -> object:
+        seen.append(gc.get_threshold())
+        raise RuntimeError("a bug in a check")
+
+    monkeypatch.setattr(collect_module, "check_local", failing)
+    with pytest.raises(RuntimeError):
+        run_cli(project, "collect")
+    assert seen[-1] == (10_000, 20, 100) and gc.get_threshold() == before
