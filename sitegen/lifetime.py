@@ -3,8 +3,8 @@
 ``collect`` and ``build`` read millions of objects (runs, manifests, kept pieces) that live
 until the command is over, and make few reference cycles. Python's defaults are tuned for the
 opposite: its cycle collector walks the long-lived objects again and again while they are
-made, and when the process ends it frees them one by one. At 20,000 runs both were seconds of
-a build that adds one run (docs/performance.md):
+made, and when the process ends it frees them one by one. At 20,000 runs the two cost about
+a second of a collect and build that add one run (docs/performance.md):
 
 - ``long_lived_work`` runs the command's work with fewer collections, and lets it freeze what
   it read so that the collections left do not walk it;
@@ -26,7 +26,8 @@ from typing import NoReturn
 # The cycle collector's thresholds while collect or build runs; Python's are (700, 10, 10).
 # Young collections run a fourteenth as often, and a full one waits for ten times as many of
 # them: at 20,000 runs a cold build's collections took 11 s instead of 80 s (no full one
-# instead of 64), and an unchanged collect's 0.05 s instead of 0.45 s, the peak memory the same.
+# instead of 64), and an unchanged collect's 0.1 s instead of 0.5 s (six full ones), the peak
+# memory the same.
 LONG_LIVED_THRESHOLDS = (10_000, 20, 100)
 
 
