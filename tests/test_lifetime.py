@@ -25,10 +25,14 @@ SCRIPT = textwrap.dedent("""
     marks = Path(sys.argv[1])
 
     class Kept:
-        def __del__(self):
-            (marks / "torn-down").write_text("")
+        # (What it needs is its own: module globals and builtins may be gone when a teardown runs this.)
+        def __init__(self, path):
+            self.path, self.open = path, open
 
-    kept = Kept()
+        def __del__(self):
+            self.open(self.path, "w").close()
+
+    kept = Kept(str(marks / "torn-down"))
     atexit.register(lambda: (marks / "exit-handler").write_text(""))
     if sys.argv[2] == "with-thread":
         def later():
