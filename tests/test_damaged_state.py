@@ -153,17 +153,25 @@ def _edit_manifest(project: Path, edit: Callable[[dict], None]) -> None:  # type
     _manifest(project).write_text(json.dumps(document), encoding="utf-8")
 
 
-def _first_entry(document: dict) -> dict:  # type: ignore[type-arg]
-    return document["entries"][f"runs/{SEED_RUN_ID}/index.html"]  # type: ignore[no-any-return]
+def _seed_page_files(document: dict, files: object) -> None:  # type: ignore[type-arg]
+    """Give the seed run's page other files: out of ``pages`` (path, key, ...: a page that is its
+    one file) into ``entries`` (path: [key, file, ...]), the manifest's two forms of an entry."""
+    pages, path = document["pages"], f"runs/{SEED_RUN_ID}/index.html"
+    at = pages.index(path)
+    key = pages[at + 1]
+    del pages[at:at + 2]
+    document["entries"][path] = [key, *files] if isinstance(files, list) else files
 
 
 MANIFEST_DAMAGE: dict[str, Callable[[Path], None]] = {
     "cut short": lambda p: _manifest(p).write_bytes(_manifest(p).read_bytes()[:300]),
     "entries a list": lambda p: _edit_manifest(p, lambda d: d.update(entries=[1, 2])),
-    "files not a list": lambda p: _edit_manifest(p, lambda d: _first_entry(d).update(files=5)),
-    "a file outside the site": lambda p: _edit_manifest(p, lambda d: _first_entry(d).update(
-        files=["../sitegen.yaml"])),
-    "an absolute file": lambda p: _edit_manifest(p, lambda d: _first_entry(d).update(files=["/etc/hostname"])),
+    "pages not strings": lambda p: _edit_manifest(p, lambda d: d["pages"].extend([5, 6])),
+    "pages unpaired": lambda p: _edit_manifest(p, lambda d: d["pages"].append(f"runs/{SEED_RUN_ID}/index.html")),
+    "files not a list": lambda p: _edit_manifest(p, lambda d: _seed_page_files(d, 5)),
+    "a folder's identity not numbers": lambda p: _edit_manifest(p, lambda d: d["folders"].__setitem__(1, "x")),
+    "a file outside the site": lambda p: _edit_manifest(p, lambda d: _seed_page_files(d, ["../sitegen.yaml"])),
+    "an absolute file": lambda p: _edit_manifest(p, lambda d: _seed_page_files(d, ["/etc/hostname"])),
     "a kept file replaced by a link": lambda p: (
         (p / "_site" / "runs" / SEED_RUN_ID / "index.html").unlink(),
         (p / "_site" / "runs" / SEED_RUN_ID / "index.html").symlink_to(p / "sitegen.yaml")),

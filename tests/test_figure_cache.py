@@ -140,3 +140,27 @@ def test_a_damaged_line_is_a_miss_and_the_others_are_read(runs: list[Run], tmp_p
     if damage != "another key":
         others = [run for run in runs if run.digest != damaged.digest]
         assert all(worked_out(run, stored).worked_out == 0 for run in others)
+
+
+def test_each_part_of_a_line_is_checked_on_its_own(runs: list[Run], tmp_path: Path) -> None:
+    # A capacity of the wrong shape is a miss of the capacities; the run's headlines and
+    # outline, checked when asked for, are still read back (what the file holds for them).
+    path = tmp_path / "figures.json"
+    first = StoredFigures(path, "key", LEVELS)
+    outline = (tuple(range(3)), (8192, 16384), (1, 4))
+    first.keep((run.digest, worked_out(run), headlines(run), outline) for run in runs)
+    text = lines(path)
+    damaged = runs[0]
+    at = next(index for index, line in enumerate(text) if damaged.digest in line)
+    entry = json.loads(text[at].rstrip(",").split(":", 1)[1])
+    entry["capacity"] = [[1, 99, 1, 1.0]]  # a service level the file's settings do not have
+    text[at] = f'"{damaged.digest}":{json.dumps(entry)}' + ("," if at < len(text) - 2 else "")
+    write_cache(path, "\n".join(text).encode())
+    stored = StoredFigures(path, "key", LEVELS)
+    assert stored.capacities(damaged.digest, 1) == {}
+    assert stored.headlines(damaged.digest) == headlines(damaged)
+    assert stored.outline(damaged.digest) == outline
+    entry["outline"] = [[1], [2]]  # two parts, not three
+    text[at] = f'"{damaged.digest}":{json.dumps(entry)}' + ("," if at < len(text) - 2 else "")
+    write_cache(path, "\n".join(text).encode())
+    assert StoredFigures(path, "key", LEVELS).outline(damaged.digest) is None

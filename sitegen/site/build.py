@@ -3,7 +3,7 @@
 Reads only ``.sitegen/collected.json``, the templates and the config: offline and
 deterministic, the same input gives byte-identical output.
 
-Builds are incremental: a manifest from the last build records each page's key (see
+Builds are incremental: a manifest from the last build (build_manifest) records each page's key (see
 pages.plan) and the chart files it shows. A page whose key is unchanged is not built
 again and its files stay where they are; only changed files are staged and moved in
 (write.StagedOutput), and the result is byte-identical to a cold build. When nothing the
@@ -32,6 +32,7 @@ from sitegen.lifetime import long_lived_work
 from sitegen.resources import resource_dir
 from sitegen.site import exports, feeds
 from sitegen.site.analysis import Analysis, Settings
+from sitegen.site.build_manifest import Entries, Manifest
 from sitegen.site.capacity_page import capacity_json, model_point_files, point_contexts
 from sitegen.site.chart_render import DARK_COLOURS_JSON, ChartBatch, ChartRenderer, ChartTemplates
 from sitegen.site.charts import KINDS, ChartSpec, template_path
@@ -44,18 +45,15 @@ from sitegen.site.index_page import SEARCH_INDEX, search_index_of
 from sitegen.site.output_folder import check_output_folder
 from sitegen.site.pages import PlanMemory, PlannedPage, plan
 from sitegen.site.render import environment, render
-from sitegen.site.site_folders import Record, current_identity, folders_of, holds_exactly, plain_relative, record, record_like
-from sitegen.site.write import MARKER, PreviousSite, StagedOutput
+from sitegen.site.site_folders import current_identity
+from sitegen.site.write import MARKER, StagedOutput
 from sitegen.store import (
     collected_path,
     read_cache,
     read_collected,
-    write_atomic,
     write_cache,
     written_by_collect,
 )
-
-MANIFEST_VERSION = 1
 
 
 @dataclass(frozen=True)
@@ -104,149 +102,6 @@ def write_charts(output: StagedOutput, charts: dict[str, ChartSpec], svgs: dict[
             continue
         output.write(path, svgs[path])
         output.write(chart.spec_path, chart.data_json())
-
-
-def _well_formed(entries: Any) -> bool:
-    return isinstance(entries, dict) and all(
-        isinstance(path, str) and isinstance(entry, dict) and isinstance(entry.get("key"), str)
-        and isinstance(entry.get("files"), list) and all(isinstance(name, str) for name in entry["files"])
-        for path, entry in entries.items())
-
-
-def _all_in_place(files: list[str], output_dir: Path, spare_has_them: bool = False) -> dict[str, os.stat_result | None] | None:
-    """Each name with its file, when every one is a plain file inside ``output_dir``; else None
-    (the names come from the manifest, which is not trusted: one that would leave the folder
-    counts as missing). The files are looked at here once: StagedOutput.keep takes them so.
-
-    ``spare_has_them``: the build stages in a spare that holds the previous site's files
-    (StagedOutput.trusted), so none is looked at (each name comes with None)."""
-    if spare_has_them:
-        return dict.fromkeys(files) if all(plain_relative(name) for name in files) else None
-    folder = str(output_dir) + "/"  # (joined by hand: os.path.join costs more than the lstat)
-    found: dict[str, os.stat_result | None] = {}
-    for name in files:
-        if not plain_relative(name):
-            return None
-        try:
-            status = os.lstat(folder + name)
-        except (OSError, ValueError):
-            return None
-        if not stat.S_ISREG(status.st_mode):  # a link is not a file here
-            return None
-        found[name] = status
-    return found
-
-
-class Manifest:
-    """What the previous build wrote: page keys and the files each key stands for, and what it
-    was built from (``inputs``) with the summary it printed."""
-
-    def __init__(self, path: Path, fingerprint: str) -> None:
-        self.path = path
-        self.fingerprint = fingerprint
-        self.entries: dict[str, dict[str, Any]] = {}
-        self.inputs = ""
-        self.summary: list[int] = []
-        self.other_files: list[str] = []  # written by every build, outside the entries: assets, schemas
-        self._site: tuple[set[str], dict[str, set[str]] | None] | None = None  # see site_files
-        # Each folder of the last build's site as it was left (site_folders.record), and of the
-        # spare it left as the site's mirror (empty when it left none: StagedOutput.refresh_spare).
-        self.folders: Record = {}
-        self.spare_folders: Record = {}
-        # Each group's digest as the last build's plan left it (pages.PlanMemory).
-        self.groups: dict[str, str] = {}
-        try:
-            document = json.loads(read_bounded(path, MAX_STATE_BYTES))
-        except (OSError, ValueError, SitegenError):
-            return
-        # Hand-edited or cut short: any doubt makes this a full build, never a traceback.
-        if isinstance(document, dict) and document.get("version") == MANIFEST_VERSION \
-                and document.get("fingerprint") == fingerprint and _well_formed(document.get("entries")):
-            self.entries = document["entries"]
-            inputs, summary, others = document.get("inputs"), document.get("summary"), document.get("other_files")
-            if isinstance(inputs, str) and isinstance(summary, list) and len(summary) == 3 \
-                    and all(type(count) is int and count >= 0 for count in summary) \
-                    and isinstance(others, list) and all(isinstance(name, str) for name in others):
-                self.inputs, self.summary, self.other_files = inputs, summary, others
-            groups = document.get("groups")
-            if isinstance(groups, dict) and all(isinstance(value, str) for value in groups.values()):
-                self.groups = groups
-            folders, spare_folders = document.get("folders"), document.get("spare_folders")
-            if record_like(folders):
-                self.folders = folders
-                if record_like(spare_folders):
-                    self.spare_folders = spare_folders
-
-    def reusable(self, path: str, key: str, output_dir: Path,
-                 spare_has_them: bool = False) -> dict[str, os.stat_result | None] | None:
-        """The files of an unchanged entry (each with its file as found), when all of them are
-        still plain files in the previous site (a name that would leave it means the manifest is
-        not sitegen's: rebuild); ``spare_has_them``: see _all_in_place."""
-        entry = self.entries.get(path)
-        if not entry or entry.get("key") != key:
-            return None
-        return _all_in_place(entry["files"], output_dir, spare_has_them)
-
-    def key(self, path: str) -> str | None:
-        """The key the last build gave the page at ``path``, if it planned one."""
-        entry = self.entries.get(path)
-        return entry["key"] if entry else None
-
-    def site_files(self) -> tuple[set[str], dict[str, set[str]] | None]:
-        """Every file of the last build's site, and its folders (site_folders.folders_of):
-        worked out once, for the unchanged check and then for the staging."""
-        if self._site is None:
-            files = {MARKER, *self.other_files}
-            for entry in self.entries.values():
-                files.update(entry["files"])
-            self._site = (files, folders_of(files))
-        return self._site
-
-    def previous_site(self) -> PreviousSite | None:
-        """What an incremental build stages from (write.StagedOutput); None without a manifest."""
-        if not self.entries:
-            return None
-        files, layout = self.site_files()
-        return PreviousSite(files, layout, self.folders, self.spare_folders)
-
-    def forget(self) -> None:
-        """Drop the manifest while the site changes, so a crash can only cost a full build."""
-        with contextlib.suppress(OSError):
-            self.path.unlink(missing_ok=True)
-
-    def unchanged_site(self, inputs: str, output_dir: Path) -> bool:
-        """True when the last build was made from exactly ``inputs`` and the output folder holds
-        exactly its files: every one still a plain file, and none besides them. Told folder by
-        folder from the identities the last build recorded, not by a walk of the site (seconds of
-        system calls at 20,000 runs): see site_folders."""
-        if not self.inputs or self.inputs != inputs or not self.folders:
-            return False
-        files, folders = self.site_files()
-        return folders is not None and holds_exactly(str(output_dir), files, folders, self.folders) is not None
-
-    def save(self, entries: dict[str, dict[str, Any]], inputs: str = "", summary: tuple[int, int, int] = (0, 0, 0),
-             other_files: list[str] | None = None, output_dir: Path | None = None, clock: Path | None = None,
-             spare_folders: Record | None = None, layout: dict[str, set[str]] | None = None,
-             known: Record | None = None, groups: dict[str, str] | None = None) -> None:
-        """Record this build; ``output_dir``: the site just put in place, whose folders are recorded
-        for the next build's unchanged check (without it, the next build cannot stop early);
-        ``clock``: a folder to read the file system's clock in (files.file_system_now);
-        ``spare_folders``: the record of the spare left as the site's mirror, if any;
-        ``layout``: the site's folders (site_folders.folders_of), when the caller has them;
-        ``known``: identities its folders were checked to have (site_folders.record);
-        ``groups``: each group's digest as this build's plan left it (pages.PlanMemory)."""
-        folders: Record = {}
-        if output_dir is not None and clock is not None:
-            now = files.file_system_now(clock)  # before any folder is looked at
-            if layout is None:
-                names = {MARKER, *(other_files or ()), *(name for entry in entries.values() for name in entry["files"])}
-                layout = folders_of(names)
-            folders = record(str(output_dir), layout or {}, now, known)
-        document = {"version": MANIFEST_VERSION, "fingerprint": self.fingerprint, "entries": entries,
-                    "inputs": inputs, "summary": list(summary), "other_files": other_files or [],
-                    "folders": folders, "spare_folders": spare_folders or {}, "groups": groups or {}}
-        with contextlib.suppress(OSError):  # without a manifest the next build is simply a full one
-            write_atomic(self.path, json.dumps(document, sort_keys=True, separators=(",", ":")).encode())
 
 
 class CollectedDigest:
@@ -344,7 +199,7 @@ def _build(config: Config, force_output: bool, freeze: Callable[[], None]) -> Bu
     # staging folder's head start: its folders and most files are there already.
     output = StagedOutput(config.output_dir, in_place=bool(manifest.entries), spare=config.state_dir / "build" / "spare",
                           previous=manifest.previous_site())
-    entries: dict[str, dict[str, Any]] = {}
+    entries: Entries = {}
     try:
         # Worker processes draw the charts while this one writes everything else.
         with renderer.batch() as batch:
@@ -402,7 +257,7 @@ def _build(config: Config, force_output: bool, freeze: Callable[[], None]) -> Bu
             raise SitegenError(Problem(str(config.output_dir), None, "", f"build failed: {exc}")) from None
         raise
     chart_count = sum(1 for name in output.written if name.startswith("assets/charts/") and name.endswith(".svg"))
-    in_entries = {name for entry in entries.values() for name in entry["files"]}
+    in_entries = {name for _, entry_files in entries.values() for name in entry_files}
     others = sorted(name for name in output.written if name not in in_entries and name != MARKER)
     spare_folders = output.refresh_spare(config.state_dir / "cache")
     manifest.save(entries, inputs, (len(planned), chart_count, len(output.written)), others, config.output_dir,
@@ -436,17 +291,17 @@ def _unchanged(manifest: Manifest, notes: tuple[str, ...]) -> BuildSummary:
     return BuildSummary(page_count, 0, chart_count, 0, file_count, notes)
 
 
-def _write_or_keep(output: StagedOutput, manifest: Manifest, entries: dict[str, dict[str, Any]], old_site: Path,
+def _write_or_keep(output: StagedOutput, manifest: Manifest, entries: Entries, old_site: Path,
                    path: str, key: str, make: Any) -> None:
     files = manifest.reusable(path, key, old_site, output.trusted) if key else None
     if files and path in files:
         output.keep(path, files[path])
     else:
         output.write(path, make())
-    entries[path] = {"key": key, "files": [path]}
+    entries[path] = (key, [path])
 
 
-def _write_points(output: StagedOutput, manifest: Manifest, entries: dict[str, dict[str, Any]], old_site: Path,
+def _write_points(output: StagedOutput, manifest: Manifest, entries: Entries, old_site: Path,
                   site: Site, runs: list[Any], analysis: Analysis, model_digests: dict[str, str]) -> None:
     """The picker's data/points/: each model's files keyed on its runs' content alone (the
     model's digest from the plan, pages.PlanMemory, which names the site, the settings and its
@@ -467,7 +322,7 @@ def _write_points(output: StagedOutput, manifest: Manifest, entries: dict[str, d
             for name, data in sorted(made.items()):
                 output.write(name, data)
             files = sorted(made)
-        entries[path] = {"key": key, "files": files}
+        entries[path] = (key, files)
     # Which models have a file at each context: a few small files, made from every run's
     # contexts (known from the grids the listings made anyway), written every time.
     for name, data in sorted(point_contexts(runs, analysis, groups).items()):
@@ -475,7 +330,7 @@ def _write_points(output: StagedOutput, manifest: Manifest, entries: dict[str, d
 
 
 def _write_pages(output: StagedOutput, planned: list[PlannedPage], manifest: Manifest,
-                 entries: dict[str, dict[str, Any]], env: Any, batch: ChartBatch,
+                 entries: Entries, env: Any, batch: ChartBatch,
                  old_site: Path, after: Callable[[str], None]) -> tuple[int, dict[str, ChartSpec]]:
     """Render the pages whose key changed and link the others; hand their charts to ``batch``;
     call ``after`` with each page's path once it is written or kept. Return how many pages were
@@ -493,12 +348,12 @@ def _write_pages(output: StagedOutput, planned: list[PlannedPage], manifest: Man
                 charts[chart.path()] = chart
                 batch.add(chart)
             output.write(page.path, render(env, page))
-            entries[item.path] = {"key": item.key, "files": [page.path, *chart_files(list(page.charts))]}
+            entries[item.path] = (item.key, [page.path, *chart_files(list(page.charts))])
             built += 1
         else:
             for name, status in found.items():
                 if name not in output.written:  # a chart may belong to several pages
                     output.keep(name, status)
-            entries[item.path] = {"key": item.key, "files": list(found)}
+            entries[item.path] = (item.key, list(found))
         after(item.path)
     return built, charts

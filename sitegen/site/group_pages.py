@@ -223,7 +223,7 @@ def decode_charts(runs: list[Run], names: dict[str, str], groups: dict[tuple[str
     drawn = {context: _drawn_at(runs, context, names, measured) for context in shared}
     # One x axis for every chart: the request counts measured by any run any chart draws.
     on_charts = {run.id: run for named in drawn.values() for _, _, run in named}
-    levels = sorted({c.concurrency for run in on_charts.values() for c in _one_per_position(analysis, run)
+    levels = sorted({c.concurrency for run in on_charts.values() for c in cells(run)
                      if c.status.measured and c.total_tokens_per_s is not None})
     plot = decode_plot(drawn[default], default, per_device=False,
                        cells=cells, levels=[float(n) for n in levels])
