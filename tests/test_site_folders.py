@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sitegen.site.site_folders import changed_folders, folders_of
+from sitegen.site.site_folders import all_plain_relative, changed_folders, folders_of, plain_relative
 
 # Names over a small alphabet, so that trees share folders and a name is a file in one and a
 # folder in the other.
@@ -46,3 +46,22 @@ def test_a_name_that_would_leave_the_site_is_refused() -> None:
     earlier = folders_of({"a/b.html"})
     assert earlier is not None
     assert changed_folders(earlier, {"a/b.html"}, {"a/b.html", "../c.html"}) is None
+
+
+# Names made of the pieces that make a name leave its folder or repeat another's: empty, "." and
+# ".." parts, a leading or doubled "/", a NUL; and harmless look-alikes ("..a", ".b.").
+risky_names = st.lists(st.sampled_from(["a", "..a", ".b.", "", ".", "..", "\0", "c\0"]), min_size=1, max_size=4) \
+    .map("/".join) | st.sampled_from(["/a", "a/", "//", "/", "a//b"])
+
+
+def _plain(name: str) -> bool:
+    """A plain relative name, read from its parts: not empty, no NUL, no empty, "." or ".." part."""
+    return bool(name) and "\0" not in name and all(part not in ("", ".", "..") for part in name.split("/"))
+
+
+@settings(max_examples=500, deadline=None)
+@given(found=st.lists(risky_names, max_size=6))
+def test_names_checked_all_at_once_are_checked_as_one_by_one(found: list[str]) -> None:
+    assert [plain_relative(name) for name in found] == [_plain(name) for name in found]
+    assert all_plain_relative(found) == all(_plain(name) for name in found)
+    assert (folders_of(found) is None) == (not all(_plain(name) for name in found))

@@ -136,7 +136,7 @@ class CollectedDigest:
         and was not changed while it was read; otherwise forget what was recorded."""
         after = current_identity(str(self.collected))
         keep = digest and self.found is not None and files.settled(self.found, self.now) \
-            and after == list(files.identity(self.found))
+            and after == files.identity(self.found)
         with contextlib.suppress(OSError):  # without it the next build reads the file: slower, never wrong
             if keep and self.found is not None:
                 write_cache(self.path, json.dumps([list(files.identity(self.found)), digest]).encode())

@@ -19,6 +19,7 @@ import contextlib
 import json
 import os
 import stat
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TypeGuard
 
@@ -33,10 +34,10 @@ MANIFEST_VERSION = 2
 
 # A planned page's key and the files it stands for (the page, its charts; a folder of files for
 # an entry such as data/points/<model>/), by the page's path.
-Entry = tuple[str, list[str]]
+Entry = tuple[str, Sequence[str]]
 Entries = dict[str, Entry]
 
-_NO_IDENTITY = [None] * 5  # how a folder recorded as None (site_folders.record) is written
+_NO_IDENTITY = (None,) * 5  # how a folder recorded as None (site_folders.record) is written
 
 
 def _strings(value: Any) -> TypeGuard[list[str]]:
@@ -47,7 +48,9 @@ def _entries_of(pages: Any, others: Any) -> Entries | None:
     """The entries of a version-2 document, or None when either part has the wrong shape."""
     if not _strings(pages) or len(pages) % 2 or not isinstance(others, dict):
         return None
-    entries: Entries = {pages[at]: (pages[at + 1], [pages[at]]) for at in range(0, len(pages), 2)}
+    paths = pages[0::2]
+    # (zip(paths) gives each path as a tuple of its one file; all of it without a Python loop.)
+    entries: Entries = dict(zip(paths, zip(pages[1::2], zip(paths), strict=True), strict=True))
     for path, entry in others.items():
         if not _strings(entry) or not entry:
             return None
@@ -57,20 +60,21 @@ def _entries_of(pages: Any, others: Any) -> Entries | None:
 
 def _record_of(flat: Any) -> Record | None:
     """A folder record from its flat form (name, then five integers or five nulls, a folder
-    after another), or None when it has another shape."""
-    if not isinstance(flat, list) or len(flat) % 6:
+    after another), or None when it has another shape. Checked a column at a time: 28,000
+    folders at 20,000 runs."""
+    if not isinstance(flat, list) or len(flat) % 6 or not _strings(flat[0::6]):
+        return None
+    columns = [flat[at::6] for at in range(1, 6)]
+    if not all(type(number) is int or number is None for column in columns for number in column):
         return None
     found: Record = {}
-    for at in range(0, len(flat), 6):
-        name, identity = flat[at], flat[at + 1:at + 6]
-        if type(name) is not str:
-            return None
-        if identity == _NO_IDENTITY:
+    for name, identity in zip(flat[0::6], zip(*columns, strict=True), strict=True):
+        if None in identity:
+            if identity != _NO_IDENTITY:
+                return None
             found[name] = None
-        elif all(type(number) is int for number in identity):
-            found[name] = identity
         else:
-            return None
+            found[name] = identity
     return found
 
 
@@ -82,7 +86,7 @@ def _flat_record(folders: Record) -> list[Any]:
     return flat
 
 
-def all_in_place(names: list[str], output_dir: Path, spare_has_them: bool = False) -> dict[str, os.stat_result | None] | None:
+def all_in_place(names: Sequence[str], output_dir: Path, spare_has_them: bool = False) -> dict[str, os.stat_result | None] | None:
     """Each name with its file, when every one is a plain file inside ``output_dir``; else None
     (the names come from the manifest, which is not trusted: one that would leave the folder
     counts as missing). The files are looked at here once: StagedOutput.keep takes them so.

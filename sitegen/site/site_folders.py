@@ -18,12 +18,11 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Iterable
-from typing import Any, TypeGuard
 
 from sitegen import files as file_identity
 
 # Each folder of a tree ("" for its root) with its identity as JSON keeps it, or None.
-Record = dict[str, list[int] | None]
+Record = dict[str, file_identity.Identity | None]
 _NO_NAMES: frozenset[str] = frozenset()
 
 
@@ -36,14 +35,26 @@ def plain_relative(name: str) -> bool:
     return bool(name) and "\0" not in name and "//" not in wrapped and "/./" not in wrapped and "/../" not in wrapped
 
 
+def all_plain_relative(names: list[str]) -> bool:
+    """Whether every one of ``names`` is plain_relative: the same test on all of them at once
+    (joined by NUL, which no plain name holds), at the speed of a few substring searches of
+    one string instead of a call a name (70,000 names at 20,000 runs)."""
+    if not names:
+        return True
+    joined = "/" + "/\0/".join(names) + "/"
+    return joined.count("\0") == len(names) - 1 and "//" not in joined and "/./" not in joined \
+        and "/../" not in joined
+
+
 def folders_of(files: Iterable[str]) -> dict[str, set[str]] | None:
     """Every folder of the tree that holds ``files`` ("" for its root), with the names directly
     in it (files and folders); None when a name is not plain_relative (a name from a manifest,
     which is not trusted, that would leave the tree)."""
+    names = list(files)
+    if not all_plain_relative(names):
+        return None
     folders: dict[str, set[str]] = {"": set()}
-    for name in files:
-        if not plain_relative(name):
-            return None
+    for name in names:
         _add(folders, name)
     return folders
 
@@ -95,26 +106,17 @@ def found_entry(path: str, folder: bool) -> os.stat_result | None:
     return found if (stat.S_ISDIR(found.st_mode) if folder else stat.S_ISREG(found.st_mode)) else None
 
 
-def current_identity(path: str, folder: bool = False) -> list[int] | None:
+def current_identity(path: str, folder: bool = False) -> file_identity.Identity | None:
     """A file's (or folder's) identity as it is now (files.identity)."""
     found = found_entry(path, folder)
-    return list(file_identity.identity(found)) if found is not None else None
+    return file_identity.identity(found) if found is not None else None
 
 
-def settled_identity(path: str, now: int | None, folder: bool = False) -> list[int] | None:
+def settled_identity(path: str, now: int | None, folder: bool = False) -> file_identity.Identity | None:
     """The identity to record: None where it was changed too recently to be told from a later
     change (files.settled), which the next build then checks instead of trusting."""
     found = found_entry(path, folder)
-    return list(file_identity.identity(found)) if found is not None and file_identity.settled(found, now) else None
-
-
-def identity_like(value: Any) -> bool:
-    return value is None or (isinstance(value, list) and len(value) == 5 and all(type(n) is int for n in value))
-
-
-def record_like(value: Any) -> TypeGuard[Record]:
-    """Whether ``value`` (read from a manifest) has the shape of a Record."""
-    return isinstance(value, dict) and all(isinstance(name, str) and identity_like(found) for name, found in value.items())
+    return file_identity.identity(found) if found is not None and file_identity.settled(found, now) else None
 
 
 def record(root: str, folders: Iterable[str], now: int | None, known: Record | None = None) -> Record:
