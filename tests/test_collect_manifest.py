@@ -6,6 +6,7 @@ or sitegen's code, the collected file itself. Also the kept compiled schema chec
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -27,7 +28,7 @@ from sitegen.config import load_config
 from sitegen.errors import SitegenError
 from sitegen.parse import Document
 from sitegen.resources import load_schema
-from sitegen.store import encode
+from sitegen.store import encode, read_cache, write_cache
 from tests.conftest import DATA
 from tests.test_collect_reads import _count_opens
 
@@ -248,7 +249,42 @@ def test_a_damaged_manifest_is_ignored(site: Path, monkeypatch: pytest.MonkeyPat
     _collect(site)
     manifest_path = site / ".sitegen" / "cache" / manifest.MANIFEST_NAME
     data = manifest_path.read_bytes()
-    manifest_path.write_bytes(data.replace(b'"files":{"', b'"files":{"x', 1))
+    damaged = data.replace(b'"files":["', b'"files":["x', 1)
+    assert damaged != data
+    manifest_path.write_bytes(damaged)
+    names = [path.name for path in (site / "content" / "runs").iterdir()]
+    assert _opened_by_collect(site, monkeypatch) == Counter(names)
+    assert _collected(site) == _reference(site)
+
+
+def _reshaped(document: dict[str, Any], shape: str) -> None:
+    files_list, runs = document["files"], document["collected"]["runs"]
+    if shape == "a file's item missing":
+        del files_list[-1]
+    elif shape == "an identity not a number":
+        files_list[1] = str(files_list[1])
+    elif shape == "an identity a boolean":
+        files_list[1] = True
+    elif shape == "warnings for a file it does not know":
+        document["warnings"] = {"nowhere.yaml": [["nowhere.yaml", 1, "", "?"]]}
+    elif shape == "a run's end not a number":
+        runs[4] = float(runs[4])
+    else:
+        document["warnings"] = [1]
+
+
+@pytest.mark.parametrize("shape", ["a file's item missing", "an identity not a number", "an identity a boolean",
+                                   "warnings for a file it does not know", "a run's end not a number",
+                                   "warnings a list"])
+def test_a_manifest_of_the_wrong_shape_is_ignored(site: Path, monkeypatch: pytest.MonkeyPatch, shape: str) -> None:
+    # Written with a good checksum, as sitegen writes it: only its shape is wrong.
+    _collect(site)
+    manifest_path = site / ".sitegen" / "cache" / manifest.MANIFEST_NAME
+    data = read_cache(manifest_path)
+    assert data is not None
+    document = json.loads(data)
+    _reshaped(document, shape)
+    write_cache(manifest_path, json.dumps(document).encode())
     names = [path.name for path in (site / "content" / "runs").iterdir()]
     assert _opened_by_collect(site, monkeypatch) == Counter(names)
     assert _collected(site) == _reference(site)

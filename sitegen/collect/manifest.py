@@ -38,7 +38,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from sitegen import files
 from sitegen.errors import Problem
@@ -46,11 +46,14 @@ from sitegen.files import Identity
 from sitegen.store import read_cache, write_cache
 
 MANIFEST_NAME = "collect-manifest.json"
-FORMAT = 2  # 1: before the collected file's measurements had files of their own
+# 1: before the collected file's measurements had files of their own; 2: an object a file;
+# 3: flat lists, a column read at a time (20,000 files: 0.25 s to load in format 2, 0.1 s now).
+FORMAT = 3
+_FILE_ITEMS = 8  # name, the five numbers of its identity, its entry-cache key, its digest
+_RUN_ITEMS = 6  # CollectedEntry's fields
 
 
-@dataclass(frozen=True)
-class KnownFile:
+class KnownFile(NamedTuple):
     """A valid result file as a collect read it."""
 
     identity: Identity
@@ -59,8 +62,7 @@ class KnownFile:
     warnings: tuple[Problem, ...]
 
 
-@dataclass(frozen=True)
-class CollectedEntry:
+class CollectedEntry(NamedTuple):
     """One run as the collected file holds it: its entry's bytes are ``data[start:end]``, and
     its measurements are in the file named by their digest (store.measurements_dir)."""
 
@@ -87,14 +89,20 @@ class Manifest:
         return known
 
     def to_json(self, fingerprint: str) -> bytes:
+        flat_files: list[Any] = []
+        warnings = {}
+        for name, known in sorted(self.files.items()):
+            flat_files += (name, *known.identity, known.key, known.digest)
+            if known.warnings:
+                warnings[name] = [[w.source, w.line, w.pointer, w.message] for w in known.warnings]
+        runs: list[Any] = []
+        for entry in self.collected:
+            runs += entry
         return json.dumps({
-            "format": FORMAT, "fingerprint": fingerprint,
-            "files": {name: [list(known.identity), known.key, known.digest,
-                             [[w.source, w.line, w.pointer, w.message] for w in known.warnings]]
-                      for name, known in sorted(self.files.items())},
+            "format": FORMAT, "fingerprint": fingerprint, "files": flat_files, "warnings": warnings,
             "collected": {"sha256": self.collected_sha256,
                           "identity": list(self.collected_identity) if self.collected_identity else None,
-                          "runs": [[e.id, e.origin, e.digest, e.start, e.end, e.measurements] for e in self.collected]},
+                          "runs": runs},
         }, separators=(",", ":")).encode()
 
 
@@ -116,29 +124,44 @@ def load(path: Path, expected: str) -> Manifest | None:
         document: Any = json.loads(data)
         if document.get("format") != FORMAT or document.get("fingerprint") != expected:
             return None
-        files = {
-            name: KnownFile(_identity(ident), str(key), str(digest),
-                            tuple(Problem(*w) for w in warnings) if warnings else ())
-            for name, (ident, key, digest, warnings) in document["files"].items()
-        }
+        flat, warned = document["files"], document["warnings"]
+        columns = _columns(flat, _FILE_ITEMS, (str, int, int, int, int, int, str, str))
+        if columns is None or not isinstance(warned, dict):
+            return None
+        names, identities = columns[0], zip(*columns[1:6], strict=True)
+        found = dict(zip(names, map(KnownFile._make, zip(identities, columns[6], columns[7], [()] * len(names),
+                                                             strict=True)), strict=True))
+        for name, warnings in warned.items():
+            found[name] = found[name]._replace(warnings=tuple(Problem(*w) for w in warnings))
         collected = document["collected"]
-        entries = [CollectedEntry(str(i), str(o), str(d), int(s), int(e), str(m)) for i, o, d, s, e, m in collected["runs"]]
+        runs = _columns(collected["runs"], _RUN_ITEMS, (str, str, str, int, int, str))
+        if runs is None:
+            return None
+        entries = list(map(CollectedEntry._make, zip(*runs, strict=True)))
         sha = collected["sha256"]
         ident = collected["identity"]
-        return Manifest(files, sha if isinstance(sha, str) else None,
+        return Manifest(found, sha if isinstance(sha, str) else None,
                         _identity(ident) if ident is not None else None, entries)
     except (ValueError, KeyError, TypeError, AttributeError):
         return None
 
 
+def _columns(flat: Any, width: int, kinds: tuple[type, ...]) -> list[list[Any]] | None:
+    """The columns of a flat list of records of ``width`` items, each item of its column's type
+    (exactly: a bool is no int); None when it is not that."""
+    if not isinstance(flat, list) or len(flat) % width:
+        return None
+    columns = [flat[at::width] for at in range(width)]
+    for column, kind in zip(columns, kinds, strict=True):
+        if not all(type(item) is kind for item in column):
+            return None
+    return columns
+
+
 def _identity(value: Any) -> Identity:
-    # (written out, not with all(): this runs once per recorded file)
-    if type(value) is not list or len(value) != 5:
+    if type(value) is not list or len(value) != 5 or not all(type(number) is int for number in value):
         raise ValueError("not a file identity")
     device, inode, size, mtime, ctime = value
-    if type(device) is not int or type(inode) is not int or type(size) is not int or type(mtime) is not int \
-            or type(ctime) is not int:
-        raise ValueError("not a file identity")
     return device, inode, size, mtime, ctime
 
 
