@@ -188,8 +188,9 @@ class StagedOutput:
             self._stale_folders = {f for f in self._stale_folders if f != relative and not f.startswith(relative + "/")}
             self._stale = {f for f in self._stale if not f.startswith(relative + "/")}
 
-    def _claim(self, relative: str) -> None:
-        if not plain_relative(relative):
+    def _claim(self, relative: str, known_plain: bool = False) -> None:
+        """Take ``relative`` for this build's file; ``known_plain``: it was checked plain already."""
+        if not known_plain and not plain_relative(relative):
             raise SitegenError(Problem(relative, None, "", "refusing to write outside the output folder"))
         if relative in self.written:
             raise SitegenError(Problem(relative, None, "", "two pages want the same output file"))
@@ -223,9 +224,7 @@ class StagedOutput:
         if self.trusted and relative in self._stale:
             # The spare mirrors the previous site: this is its file, and its name one of the
             # previous site's, all of them plain (_spare_is_the_mirror). 70,000 calls at 20,000 runs.
-            if relative in self.written:
-                raise SitegenError(Problem(relative, None, "", "two pages want the same output file"))
-            self.written.add(relative)
+            self._claim(relative, known_plain=True)
             self._stale.discard(relative)
             return
         self._claim(relative)  # the name comes from the manifest, which is not trusted
