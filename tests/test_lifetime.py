@@ -92,30 +92,37 @@ def test_a_profiler_still_gets_the_end_it_writes_its_report_at(tmp_path: Path) -
     assert "cli.py" in "".join(str(key) for key in pstats.Stats(str(report)).stats)  # type: ignore[attr-defined]
 
 
-def test_a_collect_runs_with_few_collections_and_gives_them_back(project: Path,
-                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    """While collect checks the runs, the cycle collector runs with lifetime's thresholds
-    (10,000, 20, 100); afterwards the caller's are back, also when the collect fails."""
+def test_a_collect_runs_without_the_cycle_collector_and_gives_it_back(project: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """While collect checks the runs, the cycle collector is off; afterwards it is on again,
+    also when the collect fails, and a caller that had turned it off finds it off."""
     import sitegen.collect as collect_module
 
     real_check = collect_module.check_local
-    seen: list[tuple[int, ...]] = []
+    seen: list[bool] = []
 
     def check_local(*args: object, **kwargs: object) -> object:
-        seen.append(gc.get_threshold())
+        seen.append(gc.isenabled())
         return real_check(*args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(collect_module, "check_local", check_local)
-    before = gc.get_threshold()
-    assert before != (10_000, 20, 100)
+    assert gc.isenabled()
     assert run_cli(project, "collect") == 0
-    assert seen == [(10_000, 20, 100)] and gc.get_threshold() == before
+    assert seen == [False] and gc.isenabled()
 
     def failing(*args: object, **kwargs: object) -> object:
-        seen.append(gc.get_threshold())
+        seen.append(gc.isenabled())
         raise RuntimeError("a bug in a check")
 
     monkeypatch.setattr(collect_module, "check_local", failing)
     with pytest.raises(RuntimeError):
         run_cli(project, "collect")
-    assert seen[-1] == (10_000, 20, 100) and gc.get_threshold() == before
+    assert seen[-1] is False and gc.isenabled()
+
+    monkeypatch.setattr(collect_module, "check_local", check_local)
+    gc.disable()
+    try:
+        assert run_cli(project, "collect") == 0
+        assert seen[-1] is False and not gc.isenabled()
+    finally:
+        gc.enable()

@@ -197,7 +197,7 @@ def _check_entries(entries: list[tuple[Entry, str]], cache: EntryCache | None,
     misses: list[tuple[int, _Work]] = []
     for entry, source in entries:
         # Most entries of an unchanged collect: what the manifest recorded, without a _Work.
-        recorded = known.trusted(entry.path.name, entry.found) if known is not None and entry.kind == "result" else None
+        recorded = known.trusted(entry.name, entry.found) if known is not None and entry.kind == "result" else None
         if recorded is not None:
             results.append(_known(entry, source, recorded, cache))
             continue
@@ -253,7 +253,7 @@ def check_local(config: Config, only: Collection[Path] | None = None, cache: Ent
     runs_shown = config.display(runs_dir)
     for entry in entries:
         # By the name it was found under: resolving it again could follow a link swapped in since.
-        source = entry_source(runs_dir, entry.path.name, lambda _: runs_shown)
+        source = entry.source or entry_source(runs_dir, entry.name, lambda _: runs_shown)
         selected = only is None or entry.path in only
         if entry.id in first_origin:
             if selected:
@@ -264,8 +264,9 @@ def check_local(config: Config, only: Collection[Path] | None = None, cache: Ent
         if selected:
             work.append((entry, source))
     checked += _check_entries(work, cache, known=known)
-    order = {id(entry): index for index, entry in enumerate(entries)}  # (hashing Paths costs more)
-    checked.sort(key=lambda item: (order[id(item.entry)], item.clash))
+    if len(checked) > len(work):  # clashes came first: put each after its entry's place
+        order = {id(entry): index for index, entry in enumerate(entries)}
+        checked.sort(key=lambda item: (order[id(item.entry)], item.clash))
     return problems, checked
 
 
@@ -327,8 +328,8 @@ def collect(config: Config, *, offline: bool = False, progress: Callable[[str], 
     """gather() and write the collected file, reading only the result files that changed since
     the last collect (collect/manifest.py): an unchanged collect reads no result file, and
     writes nothing when no run changed."""
-    # What it reads (the manifest, each run's record) lives until it ends, with few cycles: the
-    # cycle collector's full collections were a quarter of an unchanged collect at 20,000 runs.
+    # What it reads (the manifest, each run's record) lives until it ends, with few cycles: run
+    # without the cycle collector (lifetime.long_lived_work).
     with long_lived_work():
         return _collect(config, offline=offline, progress=progress)
 
@@ -354,7 +355,7 @@ def _collect(config: Config, *, offline: bool, progress: Callable[[str], None] |
     digests = {entry.id: entry.digest for entry in written.entries}
     known: dict[str, manifest.KnownFile] = {}
     for item in checked:
-        name = item.entry.path.name
+        name = item.entry.name
         if item.known_digest is not None and previous is not None:
             known[name] = previous.files[name]  # as recorded: its stat is the same
         elif item.entry.kind == "result" and item.key is not None and item.entry.found is not None \

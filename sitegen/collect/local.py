@@ -11,6 +11,7 @@ import re
 import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Literal
 
@@ -29,14 +30,23 @@ class Entry:
     """One run to read: a canonical result file, or a folder of raw tool output."""
 
     id: str
-    path: Path
+    folder: Path  # the folder it was found in, named as the user names it
+    name: str  # its name there
     kind: Literal["result", "raw"]
-    # Where the entry really is (links resolved once, at discovery): what is read, never
-    # through a link again, so a link swapped in later cannot lead elsewhere.
+    # Where the entry really is when that is not ``path`` (links resolved once, at discovery):
+    # what is read, never through a link again, so a link swapped in later cannot lead elsewhere.
     real_path: Path | None = None
     # Its stat at discovery (of the file a link leads to): collect's manifest compares it with
     # the last collect's, to know an unchanged file without reading it (collect/manifest.py).
     found: os.stat_result | None = field(default=None, compare=False, repr=False)
+    # How problems name it (entry_source), worked out once by discover(); "" when not made there.
+    source: str = field(default="", compare=False, repr=False)
+
+    @cached_property
+    def path(self) -> Path:
+        # Made when asked for: a collect of 20,000 unchanged files needs none of them, and
+        # making a Path per file was a tenth of its time.
+        return self.folder / self.name
 
     @property
     def readable_path(self) -> Path:
@@ -87,20 +97,21 @@ def discover(runs_dir: Path, content_dir: Path, display: Callable[[Path], str]) 
         if name.startswith(".") or name.endswith(IGNORED_SUFFIXES):
             continue
         source = entry_source(runs_dir, name, lambda _: runs_shown)
-        path = runs_dir / name  # named as the user sees it; read at its real place
+        real: Path | None
         try:
             if child.is_symlink():
                 # Only a link needs resolving (and may lead out of content/): an entry that is not
                 # one is where the resolved runs folder has it, which saves a realpath per file.
-                real, problem = resolve_inside(path, content_root, source, "content/")
+                # Named as the user sees it; read at its real place.
+                real, problem = resolve_inside(runs_dir / name, content_root, source, "content/")
                 if problem:
                     problems.append(problem)
                     continue
                 assert real is not None
                 found = real.stat()
             else:
-                # (the same path when the runs folder is no link: one Path fewer per file)
-                real, found = path if same_place else runs_real / name, child.stat(follow_symlinks=False)
+                # No Path at all when the runs folder is no link (Entry.path is made when asked for).
+                real, found = None if same_place else runs_real / name, child.stat(follow_symlinks=False)
         except OSError as exc:  # gone or unreadable since the folder was listed
             problems.append(Problem(source, None, "", f"cannot read: {exc.strerror}"))
             continue
@@ -131,7 +142,7 @@ def discover(runs_dir: Path, content_dir: Path, display: Callable[[Path], str]) 
         if problem:
             problems.append(problem)
             continue
-        entries.append(Entry(run_id, path, kind, real, found))
+        entries.append(Entry(run_id, runs_dir, name, kind, real, found, source))
     return entries, problems
 
 

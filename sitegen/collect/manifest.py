@@ -153,7 +153,7 @@ def _columns(flat: Any, width: int, kinds: tuple[type, ...]) -> list[list[Any]] 
         return None
     columns = [flat[at::width] for at in range(width)]
     for column, kind in zip(columns, kinds, strict=True):
-        if not all(type(item) is kind for item in column):
+        if not files.all_of_types(column, kind):
             return None
     return columns
 

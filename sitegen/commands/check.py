@@ -58,9 +58,9 @@ def _outside_entry(config: Config, path: Path) -> tuple[Entry | None, Problem | 
         path = path.parent  # a file of a raw-output folder: the run is the folder
         source = config.display(path)
     if path.is_dir():
-        entry = Entry(path.name, path, "raw", path.resolve())
+        entry = Entry(path.name, path.parent, path.name, "raw", path.resolve())
     elif path.suffix.lower() in RESULT_SUFFIXES:
-        entry = Entry(path.stem, path, "result", path.resolve())
+        entry = Entry(path.stem, path.parent, path.name, "result", path.resolve())
     else:
         return None, Problem(source, None, "", f"not a result file: use one of {', '.join(RESULT_SUFFIXES)}")
     problem = check_id(entry.id, source)

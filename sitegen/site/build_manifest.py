@@ -20,6 +20,7 @@ import json
 import os
 import stat
 from collections.abc import Sequence
+from itertools import chain
 from pathlib import Path
 from typing import Any, TypeGuard
 
@@ -41,7 +42,7 @@ _NO_IDENTITY = (None,) * 5  # how a folder recorded as None (site_folders.record
 
 
 def _strings(value: Any) -> TypeGuard[list[str]]:
-    return isinstance(value, list) and all(type(item) is str for item in value)
+    return isinstance(value, list) and file_identity.all_of_types(value, str)
 
 
 def _entries_of(pages: Any, others: Any) -> Entries | None:
@@ -65,7 +66,7 @@ def _record_of(flat: Any) -> Record | None:
     if not isinstance(flat, list) or len(flat) % 6 or not _strings(flat[0::6]):
         return None
     columns = [flat[at::6] for at in range(1, 6)]
-    if not all(type(number) is int or number is None for column in columns for number in column):
+    if not file_identity.all_of_types(chain.from_iterable(columns), int, type(None)):
         return None
     found: Record = {}
     for name, identity in zip(flat[0::6], zip(*columns, strict=True), strict=True):

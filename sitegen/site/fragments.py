@@ -35,7 +35,7 @@ from typing import Any
 from jinja2 import Environment
 
 from sitegen.errors import SitegenError
-from sitegen.files import MAX_STATE_BYTES, read_bounded_open
+from sitegen.files import MAX_STATE_BYTES, all_of_types, read_bounded_open
 from sitegen.model import Run
 from sitegen.resources import resource_dir
 from sitegen.site.render import environment
@@ -100,8 +100,8 @@ class Fragments:
         keys, lengths, size, checksum = head.get("keys"), head.get("lengths"), head.get("bytes"), head.get("sha256")
         if not (isinstance(keys, list) and isinstance(lengths, list) and len(keys) == len(lengths)
                 and type(size) is int and 0 <= size <= len(data) - end - 1 and isinstance(checksum, str)
-                and all(isinstance(key, str) for key in keys)
-                and all(type(length) is int and length >= 0 for length in lengths)):
+                and all_of_types(keys, str) and all_of_types(lengths, int)
+                and (not lengths or min(lengths) >= 0)):
             return None
         body = view[end + 1:end + 1 + size]
         if hashlib.sha256(body).hexdigest() != checksum:

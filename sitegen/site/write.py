@@ -253,6 +253,17 @@ class StagedOutput:
                                        f"cannot reuse the previous build's file: {exc.strerror}; "
                                        "run `sitegen build` again (it rebuilds what it cannot reuse)")) from None
 
+    def keep_all(self, names: set[str]) -> None:
+        """``keep`` for each of ``names``: at once for the files a trusted spare holds (each is
+        the previous site's very file, its name plain: _spare_is_the_mirror), one at a time for
+        any other. 48,000 files at 20,000 runs, for a build that adds a run."""
+        ready = names & self._stale if self.trusted else set()
+        # (Never one written already: a name leaves _stale as it is written or kept.)
+        self.written |= ready
+        self._stale -= ready
+        for name in sorted(names - ready):
+            self.keep(name)
+
     def commit(self) -> None:
         """Put the staged site in place of the old one, in one step."""
         self.write(MARKER, MARKER_TEXT)
