@@ -18,6 +18,8 @@ from typing import Any
 import fastjsonschema
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import sitegen.collect
 import sitegen.validate
@@ -406,3 +408,27 @@ def test_the_entry_cache_keeps_only_what_the_last_collect_used(site: Path) -> No
 
 def _reference_ids(site: Path) -> list[str]:
     return [run.id for run in gather(load_config(site / "sitegen.yaml")).runs]
+
+
+# Any value a state file's JSON can hold, and a str and an int subclass JSON never makes.
+class _Text(str):
+    pass
+
+
+class _Number(int):
+    pass
+
+
+_JSON_VALUES = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(max_size=3),
+                         st.builds(_Text, st.text(max_size=3)), st.builds(_Number, st.integers()),
+                         st.lists(st.integers(), max_size=2), st.dictionaries(st.text(max_size=2), st.integers(), max_size=2))
+_KINDS = st.lists(st.sampled_from([str, int, float, bool, type(None), list, dict]), min_size=1, max_size=3)
+
+
+@settings(max_examples=300, deadline=None)
+@given(values=st.lists(_JSON_VALUES, max_size=8), kinds=_KINDS)
+def test_all_of_types_is_the_exact_type_test_of_every_item(values: list[Any], kinds: list[type]) -> None:
+    """files.all_of_types, which checks the manifests' long columns at once, says what a test of
+    each item's exact type says (a bool is no int, a subclass is not its base)."""
+    assert files.all_of_types(values, *kinds) == all(type(value) in kinds for value in values)
+    assert files.all_of_types(iter(values), *kinds) == all(type(value) in kinds for value in values)
