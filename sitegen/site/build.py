@@ -339,7 +339,8 @@ def _keep_unchanged(output: StagedOutput, manifest: Manifest, entries: Entries, 
     if not output.trusted:
         return set()
     recorded = manifest.entries
-    same = {path: entry for path, key in wanted.items() if (entry := recorded.get(path)) is not None and entry[0] == key}
+    same = {path: entry for path, key in wanted.items()
+            if key and (entry := recorded.get(path)) is not None and entry[0] == key}  # (no key: always made)
     output.keep_all({name for _, entry_files in same.values() for name in entry_files} - output.written)
     entries.update(same)
     return set(same)
