@@ -19,7 +19,7 @@ from concurrent.futures import Executor, Future
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from sitegen.site.charts import FONT, FONT_SIZE, KINDS, THEMES, ChartSpec, _canonical, fill, template_source
+from sitegen.site.charts import FONT, FONT_SIZE, KINDS, TEMPLATE_SOURCE, THEMES, ChartSpec, _canonical, fill
 from sitegen.store import read_cache, write_cache
 
 if TYPE_CHECKING:
@@ -115,7 +115,7 @@ class ChartTemplates:
         return fill(self.text(chart.kind), dict(chart.fills), f'{{"values":{chart.rows}}}')
 
     def _load(self) -> dict[str, str]:
-        path = self.folder / f"chart-templates-{template_source()[:32]}.json"
+        path = self.folder / f"chart-templates-{TEMPLATE_SOURCE[:32]}.json"
         with contextlib.suppress(ValueError):
             cached = json.loads(read_cache(path) or b"")  # checked: a damaged cache file is a miss
             if isinstance(cached, dict) and set(cached) == set(KINDS) and all(isinstance(t, str) for t in cached.values()):

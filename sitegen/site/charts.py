@@ -16,7 +16,6 @@ imports Altair nor holds state between builds.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import hashlib
 import json
 import re
@@ -83,7 +82,7 @@ class ChartSpec:
     @property
     def name(self) -> str:
         """The chart's file name without extension: a hash of all that it draws."""
-        digest = hashlib.sha256(f"{template_source()}\0{self.kind}\0{self.fills}\0{self.rows}".encode())
+        digest = hashlib.sha256(f"{TEMPLATE_SOURCE}\0{self.kind}\0{self.fills}\0{self.rows}".encode())
         return digest.hexdigest()[:20]
 
     def path(self) -> str:
@@ -140,7 +139,7 @@ def _compact_value(field: str, value: Any) -> Any:
 
 def template_path(kind: str) -> str:
     """Where a kind's Vega-Lite template is published for the interactive upgrade."""
-    return f"assets/charts/template-{kind}-{template_source()[:16]}.json"
+    return f"assets/charts/template-{kind}-{TEMPLATE_SOURCE[:16]}.json"
 
 
 @dataclass(frozen=True)
@@ -193,11 +192,8 @@ def fill(template: str, values: dict[str, str], data: str) -> str:
 KINDS = ("decode", "prefill", "pareto")
 
 
-@functools.cache
-def template_source() -> str:
-    """A digest of everything the templates are made from: Altair's version and the two modules.
-    Worked out when first asked for: importlib.metadata brings the email package with it, a
-    cost that a build which draws no chart (an unchanged one) need not pay."""
+def _template_source() -> str:
+    """A digest of everything the templates are made from: Altair's version and the two modules."""
     from importlib.metadata import version
 
     here = Path(__file__).resolve().parent
@@ -205,6 +201,9 @@ def template_source() -> str:
     for name in ("charts.py", "chart_templates.py"):
         digest.update((here / name).read_bytes())
     return digest.hexdigest()
+
+
+TEMPLATE_SOURCE = _template_source()
 
 
 # --- the charts -------------------------------------------------------------------------
