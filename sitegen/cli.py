@@ -18,7 +18,7 @@ from sitegen import __version__
 from sitegen.config import CONFIG_NAME, Config, load_config, with_site_url
 from sitegen.errors import Problem, SitegenError, shown
 from sitegen.github import Level, annotation
-from sitegen.lifetime import end_process
+from sitegen.lifetime import end_process, keep_collector_off
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -210,15 +210,18 @@ COMMANDS = {
 def run() -> NoReturn:
     """The ``sitegen`` command and ``python -m sitegen``: main(), then the process ends at once
     (lifetime.end_process). Tests and tools call main(), which returns."""
-    end_process(main())
+    end_process(main(process_ends=True))
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, process_ends: bool = False) -> int:
+    """Run one command; ``process_ends``: the process ends when it returns (run)."""
     parser = _parser()
     args = parser.parse_args(argv)
     command = COMMANDS.get(args.command)
     if command is None:  # a parser entry without a handler: refuse rather than guess
         parser.error(f"unknown command {args.command!r}; the commands are {', '.join(COMMANDS)}")
+    if process_ends and command.locked:
+        keep_collector_off()  # collect and build: see lifetime.keep_collector_off
     try:
         if command.locked:  # collect and build write .sitegen/ anyway: keep compiled schema checks there
             from sitegen.validate import keep_compiled_checks

@@ -126,3 +126,36 @@ def test_a_collect_runs_without_the_cycle_collector_and_gives_it_back(project: P
         assert seen[-1] is False and not gc.isenabled()
     finally:
         gc.enable()
+
+
+# Runs one command as the `sitegen` command does (cli.run), and says whether the cycle
+# collector is on when the process is about to end.
+ENDING_SCRIPT = textwrap.dedent("""
+    import gc, sys
+    import sitegen.cli as cli
+
+    real_end = cli.end_process
+
+    def end(code):
+        print("collector on" if gc.isenabled() else "collector off", flush=True)
+        real_end(code)
+
+    cli.end_process = end
+    sys.argv = ["sitegen", "--config", sys.argv[1], sys.argv[2]]
+    cli.run()
+""")
+
+
+@pytest.mark.parametrize(("command", "left"), [("collect", "collector off"), ("build", "collector off"),
+                                                ("check", "collector on")])
+def test_a_command_that_ends_its_process_keeps_the_collector_off_to_the_end(project: Path, command: str,
+                                                                             left: str) -> None:
+    """Collect and build, run as the `sitegen` command, leave the collector off to the end of
+    the process (lifetime.keep_collector_off): turned on again, it would look once at all they
+    made just before the process ends. Other commands leave it as it was."""
+    if command == "build":
+        assert run_cli(project, "collect") == 0
+    done = subprocess.run([sys.executable, "-c", ENDING_SCRIPT, str(project / "sitegen.yaml"), command],
+                          capture_output=True, text=True, timeout=300, cwd=project, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == left
