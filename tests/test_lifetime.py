@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_cli
+from tests.conftest import forget_builds, run_cli
 
 # A process that keeps an object whose finaliser leaves a mark (it runs when the interpreter
 # tears its modules down), registers an exit handler that leaves another, then ends the way
@@ -92,37 +92,49 @@ def test_a_profiler_still_gets_the_end_it_writes_its_report_at(tmp_path: Path) -
     assert "cli.py" in "".join(str(key) for key in pstats.Stats(str(report)).stats)  # type: ignore[attr-defined]
 
 
-def test_a_collect_runs_without_the_cycle_collector_and_gives_it_back(project: Path,
-                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    """While collect checks the runs, the cycle collector is off; afterwards it is on again,
-    also when the collect fails, and a caller that had turned it off finds it off."""
-    import sitegen.collect as collect_module
+# Where each command is watched: a function it calls while the collector should be off.
+WATCHED = {"collect": ("sitegen.collect", "check_local"), "build": ("sitegen.site.build", "plan")}
 
-    real_check = collect_module.check_local
+
+@pytest.mark.parametrize("command", sorted(WATCHED))
+def test_a_command_runs_without_the_cycle_collector_and_gives_it_back(project: Path, command: str,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """While collect checks the runs and while build plans its pages, the cycle collector is
+    off (lifetime.long_lived_work); afterwards it is on again, also when the command fails, and
+    a caller that had turned it off finds it off."""
+    import importlib
+
+    module = importlib.import_module(WATCHED[command][0])
+    name = WATCHED[command][1]
+    real = getattr(module, name)
     seen: list[bool] = []
 
-    def check_local(*args: object, **kwargs: object) -> object:
+    def watched(*args: object, **kwargs: object) -> object:
         seen.append(gc.isenabled())
-        return real_check(*args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(collect_module, "check_local", check_local)
-    assert gc.isenabled()
-    assert run_cli(project, "collect") == 0
-    assert seen == [False] and gc.isenabled()
+        return real(*args, **kwargs)
 
     def failing(*args: object, **kwargs: object) -> object:
         seen.append(gc.isenabled())
-        raise RuntimeError("a bug in a check")
+        raise RuntimeError(f"a bug in {name}")
 
-    monkeypatch.setattr(collect_module, "check_local", failing)
+    if command == "build":
+        assert run_cli(project, "collect") == 0
+    monkeypatch.setattr(module, name, watched)
+    assert gc.isenabled()
+    assert run_cli(project, command) == 0
+    assert seen == [False] and gc.isenabled()
+
+    monkeypatch.setattr(module, name, failing)
+    if command == "build":
+        forget_builds(project)  # (a build that finds its site unchanged would not plan)
     with pytest.raises(RuntimeError):
-        run_cli(project, "collect")
+        run_cli(project, command)
     assert seen[-1] is False and gc.isenabled()
 
-    monkeypatch.setattr(collect_module, "check_local", check_local)
+    monkeypatch.setattr(module, name, watched)
     gc.disable()
     try:
-        assert run_cli(project, "collect") == 0
+        assert run_cli(project, command) == 0
         assert seen[-1] is False and not gc.isenabled()
     finally:
         gc.enable()

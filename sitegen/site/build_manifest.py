@@ -147,7 +147,7 @@ class Manifest:
                 and all(type(count) is int and count >= 0 for count in summary) and _strings(others):
             self.inputs, self.summary, self.other_files = inputs, summary, others
         groups = document.get("groups")
-        if isinstance(groups, dict) and all(type(value) is str for value in groups.values()):
+        if isinstance(groups, dict) and file_identity.all_of_types(groups.values(), str):
             self.groups = groups
         folders = _record_of(document.get("folders"))
         if folders is not None:
