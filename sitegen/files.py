@@ -9,8 +9,10 @@ import contextlib
 import os
 import stat
 import tempfile
+import time
 from collections.abc import Iterable
 from pathlib import Path
+from typing import NamedTuple
 
 from sitegen.errors import Problem, SitegenError
 
@@ -80,12 +82,15 @@ def _over(size: int, limit: int, what: str, grew: bool = False) -> str:
 # write, rename or link moves it to the present, so an edit that keeps the size and the
 # modification time (``cp -p``, ``touch -d``) still shows. What it cannot show is an edit in the
 # same clock tick as the recording (Git's "racy" files): an identity is recorded only when its
-# change time is older than the file system's own clock by more than any file system's
-# granularity (FAT keeps two-second times), so a later edit always shows as a new change time.
+# change time is older than the file system's own clock (``Clock``: the change time of a file
+# made then). That reading comes from the clock that stamps the file, in the same steps (every
+# file system stamps its files with one granularity: nanoseconds, a kernel tick, FAT's two
+# seconds), when the clock was read on the file's own device: strictly older is then enough, as
+# in Git's rule, because a later edit is stamped at least the reading. For a file on another
+# device the stamps may be coarser than the reading, so it must be older by more than any
+# file system's granularity (SETTLED_NS).
 # Used by collect's manifest (result files) and the build's unchanged check (the site's folders,
 # the collected file).
-
-SETTLED_NS = 2_000_000_000
 
 Identity = tuple[int, int, int, int, int]  # device, inode, size, mtime_ns, ctime_ns
 
@@ -94,17 +99,47 @@ def identity(found: os.stat_result) -> Identity:
     return found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns
 
 
-def file_system_now(folder: Path) -> int | None:
-    """The file system's own clock, in nanoseconds: the change time of a file made now
-    (time.time_ns() runs ahead of the coarse clock file systems stamp files with).
-    None when nothing can be made there: then no file is trusted without being read."""
+class Clock(NamedTuple):
+    """The file system's clock as read in a folder (file_system_now)."""
+
+    ns: int  # the change time of a file made there then
+    device: int  # the folder's device: its files are stamped by this clock, in its steps
+
+
+# How much older than the clock's reading a file's change time must be, on the clock's device
+# and on another one (see above).
+SAME_DEVICE_SETTLED_NS = 0
+SETTLED_NS = 2_000_000_000
+# How long file_system_now(after_tick=True) waits at most for the clock to move on: a kernel
+# tick is 1 to 10 ms; a coarser clock (FAT's two seconds) is not waited for.
+_TICK_WAIT_S = 0.05
+
+
+def file_system_now(folder: Path, after_tick: bool = False) -> Clock | None:
+    """The file system's own clock (time.time_ns() runs ahead of the coarse clock file systems
+    stamp files with). None when nothing can be made there: then no file is trusted unread.
+
+    ``after_tick``: wait (up to _TICK_WAIT_S) until the clock moves on from where it was when
+    called, so that whatever changed before the call is stamped older than the reading: a
+    build records the folders it has just changed, and without the wait those changed in the
+    current tick would be listed again by the next build (at 20,000 runs, a listing of
+    ``runs/``: 40,000 entries, twice)."""
     try:
         folder.mkdir(parents=True, exist_ok=True)
         handle, name = tempfile.mkstemp(prefix=".clock.", dir=folder)
     except OSError:
         return None
     try:
-        return os.fstat(handle).st_ctime_ns
+        found = os.fstat(handle)
+        now = Clock(found.st_ctime_ns, found.st_dev)
+        deadline = time.monotonic() + _TICK_WAIT_S
+        while after_tick and time.monotonic() < deadline:
+            time.sleep(0.001)
+            os.write(handle, b".")  # stamps the file with the clock's time now
+            later = os.fstat(handle).st_ctime_ns
+            if later > now.ns:
+                return Clock(later, now.device)
+        return now
     except OSError:
         return None
     finally:
@@ -113,10 +148,13 @@ def file_system_now(folder: Path) -> int | None:
             os.unlink(name)
 
 
-def settled(found: os.stat_result, now: int | None) -> bool:
+def settled(found: os.stat_result, now: Clock | None) -> bool:
     """Whether a file is old enough for its identity to stand for its content from now on
     (``now``: file_system_now, taken before the file was looked at)."""
-    return now is not None and found.st_ctime_ns < now - SETTLED_NS
+    if now is None:
+        return False
+    margin = SAME_DEVICE_SETTLED_NS if found.st_dev == now.device else SETTLED_NS
+    return found.st_ctime_ns < now.ns - margin
 
 
 def all_of_types(values: Iterable[object], *kinds: type) -> bool:

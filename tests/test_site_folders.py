@@ -65,3 +65,35 @@ def test_names_checked_all_at_once_are_checked_as_one_by_one(found: list[str]) -
     assert [plain_relative(name) for name in found] == [_plain(name) for name in found]
     assert all_plain_relative(found) == all(_plain(name) for name in found)
     assert (folders_of(found) is None) == (not all(_plain(name) for name in found))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(before=trees, after=trees)
+def test_every_folder_a_change_touches_is_above_a_changed_name(before: set[str], after: set[str],
+                                                               tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Read on disk: the folders whose identity (files.identity) changes when the files of
+    ``before`` become those of ``after`` are all among folders_above of the names added or
+    removed (files replaced in place count as both), so unchanged_since keeps no stale identity."""
+    from sitegen import files
+    from sitegen.site.site_folders import folders_above, unchanged_since
+
+    root = tmp_path_factory.mktemp("tree")
+    _walked(before, root)
+    earlier = folders_of(before)
+    assert earlier is not None
+    # Past the clock's tick: a change from here on shows in the change time.
+    assert files.file_system_now(root.parent / f"{root.name}-clock", after_tick=True) is not None
+    identities = {folder: files.identity(os.lstat(root / folder)) for folder in earlier}
+    for name in sorted(before - after, key=lambda n: -n.count("/")):
+        (root / name).unlink()
+    for folder in sorted(set(earlier) - set(folders_of(after) or {}), key=lambda n: -n.count("/")):
+        (root / folder).rmdir()
+    for name in sorted(after):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_bytes(b"new")  # a name in both is written anew: the build's ``fresh``
+    changed = (before ^ after) | (before & after)
+    touched = {folder for folder, identity in identities.items()
+               if not (root / folder).is_dir() or files.identity(os.lstat(root / folder)) != identity}
+    assert touched <= folders_above(changed)
+    kept = unchanged_since(identities, changed)
+    assert all(files.identity(os.lstat(root / folder)) == identity for folder, identity in kept.items())

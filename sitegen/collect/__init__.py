@@ -377,7 +377,7 @@ class _Written:
     entries: list[manifest.CollectedEntry]
 
 
-def _write(state_dir: Path, runs: list[CollectedRun], previous: Manifest | None, now: int | None) -> _Written | None:
+def _write(state_dir: Path, runs: list[CollectedRun], previous: Manifest | None, now: files.Clock | None) -> _Written | None:
     """Write the collected file of ``runs`` and the measurements files it names, unless they
     hold them already; the entries of runs without text (files not read again) are copied from
     the previous collected file. None when one cannot be: the file is not what the manifest

@@ -214,7 +214,7 @@ class Manifest:
         ``groups``: each group's digest as this build's plan left it (pages.PlanMemory)."""
         folders: Record = {}
         if output_dir is not None and clock is not None:
-            now = file_identity.file_system_now(clock)  # before any folder is looked at
+            now = file_identity.file_system_now(clock, after_tick=True)  # before any folder is looked at
             if layout is None:
                 names = {MARKER, *(other_files or ()), *(name for _, entry_files in entries.values()
                                                         for name in entry_files)}

@@ -96,6 +96,29 @@ def changed_folders(before: dict[str, set[str]], files_before: set[str], files: 
     return folders
 
 
+def folders_above(names: Iterable[str]) -> set[str]:
+    """Every folder that holds one of ``names`` (plain names), directly or further up, with the
+    tree's root (""): the folders whose entries changed when those names were added or removed."""
+    above: set[str] = set()
+    for name in names:
+        folder = name.rpartition("/")[0]
+        while folder not in above:
+            above.add(folder)
+            if not folder:
+                break
+            folder = folder.rpartition("/")[0]
+    return above
+
+
+def unchanged_since(standing: Record, changed: Iterable[str]) -> Record:
+    """The identities of ``standing`` (found as recorded) of the folders not above one of the
+    names ``changed`` since (added, replaced or removed): to record as they were (``record``'s
+    ``known``). A changed folder's identity is read anew instead, once its change has settled;
+    kept as it was, it would differ, and the next build would list the folder for nothing."""
+    touched = folders_above(changed)
+    return {folder: identity for folder, identity in standing.items() if folder not in touched}
+
+
 def found_entry(path: str, folder: bool) -> os.stat_result | None:
     """The file (or folder) at ``path``, not following a link; None when it is missing or of
     the other kind."""
@@ -112,14 +135,14 @@ def current_identity(path: str, folder: bool = False) -> file_identity.Identity 
     return file_identity.identity(found) if found is not None else None
 
 
-def settled_identity(path: str, now: int | None, folder: bool = False) -> file_identity.Identity | None:
+def settled_identity(path: str, now: file_identity.Clock | None, folder: bool = False) -> file_identity.Identity | None:
     """The identity to record: None where it was changed too recently to be told from a later
     change (files.settled), which the next build then checks instead of trusting."""
     found = found_entry(path, folder)
     return file_identity.identity(found) if found is not None and file_identity.settled(found, now) else None
 
 
-def record(root: str, folders: Iterable[str], now: int | None, known: Record | None = None) -> Record:
+def record(root: str, folders: Iterable[str], now: file_identity.Clock | None, known: Record | None = None) -> Record:
     """The identity of each of ``folders`` of the tree at ``root``, for a later build to trust;
     ``now``: files.file_system_now, taken before any folder is looked at.
 

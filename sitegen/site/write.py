@@ -36,7 +36,7 @@ from pathlib import Path
 
 from sitegen import files
 from sitegen.errors import Problem, SitegenError
-from sitegen.site.site_folders import Record, changed_folders, folders_of, holds_exactly, plain_relative, record
+from sitegen.site.site_folders import Record, changed_folders, folders_of, holds_exactly, plain_relative, record, unchanged_since
 
 MARKER = ".sitegen-output"
 MARKER_TEXT = b"This folder is made by `sitegen build`, which replaces everything in it.\n"
@@ -87,6 +87,7 @@ class StagedOutput:
         # previous site's file again, or removed before the swap.
         self._stale: set[str] = set()
         self._stale_folders: set[str] = set()
+        self._removed: set[str] = set()  # what _remove_stale removed (files and folders)
         if output_dir.exists() and not output_dir.is_dir():
             raise SitegenError(Problem(str(output_dir), None, "", "exists but is not a folder; move it away or set output_dir"))
         try:
@@ -289,9 +290,9 @@ class StagedOutput:
             raise SitegenError(Problem(str(self.output_dir), None, "", message)) from None
 
     def known_folders(self) -> Record:
-        """The identities this build's site had before the build changed it, found standing at
-        its start (site_folders.record's ``known``); empty unless the spare was the mirror."""
-        return self._standing
+        """The identities of this build's site's folders that it found standing at its start and
+        did not change (site_folders.record's ``known``); empty unless the spare was the mirror."""
+        return unchanged_since(self._standing, self.fresh | self._removed)
 
     def layout(self) -> dict[str, set[str]] | None:
         """The folders of the site this build made (site_folders.folders_of), worked out once."""
@@ -322,7 +323,7 @@ class StagedOutput:
                 return {}
             # The folders of the previous site found as the last build recorded them: what this
             # build changed in them shows as changed, as it must.
-            return record(spare, after, files.file_system_now(clock), self._aside_standing)
+            return record(spare, after, files.file_system_now(clock, after_tick=True), self._aside_standing)
         except OSError:
             return {}  # a spare cut short is only a head start for the next build, which lists it
 
@@ -340,10 +341,12 @@ class StagedOutput:
                                  same_as=(live, self.written - self.fresh))
         if standing is None:
             return False
-        self._aside_standing = standing
-        for name in sorted(previous.files - self.written):
+        gone_files = previous.files - self.written
+        gone_folders = set(before) - set(after)
+        self._aside_standing = unchanged_since(standing, gone_files | gone_folders | self.fresh)
+        for name in sorted(gone_files):
             os.unlink(f"{spare}/{name}")
-        for folder in sorted(set(before) - set(after), key=lambda name: -name.count("/")):  # deepest first
+        for folder in sorted(gone_folders, key=lambda name: -name.count("/")):  # deepest first
             shutil.rmtree(f"{spare}/{folder}")
         present = set(before) & set(after)
         for name in sorted(self.fresh):
@@ -364,8 +367,10 @@ class StagedOutput:
         # Every folder above a written file: the site's folders, worked out once for the record
         # too (every written name is plain, so layout is never None here).
         wanted = set(self.layout() or ())
-        for relative in sorted(self._stale_folders - wanted, key=lambda f: -f.count("/")):  # deepest first
+        unwanted = self._stale_folders - wanted
+        for relative in sorted(unwanted, key=lambda f: -f.count("/")):  # deepest first
             shutil.rmtree(os.path.join(self.staging, relative), ignore_errors=True)
+        self._removed |= self._stale | unwanted
         self._stale.clear()
         self._stale_folders.clear()
 
