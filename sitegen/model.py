@@ -11,7 +11,20 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cached_property
-from typing import Any
+from typing import Any, TypeVar, dataclass_transform
+
+_Record = TypeVar("_Record")
+
+
+@dataclass_transform(frozen_default=True, field_specifiers=(field,))
+def record(cls: type[_Record]) -> type[_Record]:
+    """A dataclass frozen for the type checker (mypy refuses any assignment to a field, as for
+    ``dataclass(frozen=True)``) and plain at run time, with the equality, hash and repr a frozen
+    one has. Why: a frozen dataclass's ``__init__`` sets each field through
+    ``object.__setattr__``, three times the cost of a plain one, and a build makes five of these
+    per run (100,000 at 20,000 runs: 0.3 s of a build that adds one run) and one per cell of every
+    run it decodes (a cold build: 1.5 million)."""
+    return dataclass(unsafe_hash=True)(cls)
 
 
 class Status(StrEnum):
@@ -26,7 +39,7 @@ class Status(StrEnum):
         return self in (Status.VALID, Status.REQUESTS_QUEUED)
 
 
-@dataclass(frozen=True)
+@record
 class Hardware:
     type: str
     accelerator: str
@@ -50,7 +63,7 @@ class Hardware:
         return None
 
 
-@dataclass(frozen=True)
+@record
 class Engine:
     name: str
     version: str | None = None
@@ -69,7 +82,7 @@ Statistics = dict[str, dict[str, float]]
 """Figure name → statistic name (``mean``, ``p50``, ``p99.9`` …) → value in the figure's unit."""
 
 
-@dataclass(frozen=True)
+@record
 class AcknowledgedWarning:
     """A plausibility warning the file explains: not printed, shown as a caveat on the run page."""
 
@@ -78,7 +91,7 @@ class AcknowledgedWarning:
     reason: str
 
 
-@dataclass(frozen=True)
+@record
 class RunInfo:
     model: str
     base_model: str | None = None
@@ -99,7 +112,7 @@ class RunInfo:
     acknowledged_warnings: tuple[AcknowledgedWarning, ...] = ()
 
 
-@dataclass(frozen=True)
+@record
 class Source:
     publisher: str
     url: str
@@ -110,14 +123,14 @@ class Source:
     related_urls: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@record
 class Provenance:
     method: str
     imported_from: str | None = None
     notes: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@record
 class PrefillPoint:
     context_tokens: int
     prompt_tokens: int | None = None
@@ -133,7 +146,7 @@ class PrefillPoint:
         return self.statistics.get(figure, {}).get(name)
 
 
-@dataclass(frozen=True)
+@record
 class DecodeCell:
     context_tokens: int
     concurrency: int
@@ -157,7 +170,7 @@ class DecodeCell:
         return self.statistics.get(figure, {}).get(name)
 
 
-@dataclass(frozen=True)
+@record
 class Run:
     """One result file: its id (the file name) and its four sections."""
 
