@@ -246,3 +246,39 @@ def test_the_groups_of_the_same_runs_are_worked_out_once(project: Path, monkeypa
     assert sum(len(group.runs) for group in found.values()) == 2 * len(runs)
     groups_module.site_groups(store.read_collected(project / ".sitegen"))  # equal runs, other objects
     assert len(worked_out) == 2
+
+
+def _best_peak_rows(html: str) -> dict[str, str]:
+    """/models/ or /hardware/: each group's link and its best peak decode (the fourth column)."""
+    return {href: peak for href, peak in re.findall(
+        r'<tr><th scope="row"><a href="([^"]*)">[^<]*</a></th><td class="num">[^<]*</td>'
+        r'<td class="num">[^<]*</td><td class="num">([^<]*)</td>', html)}
+
+
+def test_a_group_index_shows_a_changed_runs_new_best_after_an_incremental_build(project: Path) -> None:
+    """The best figures of /models/ and /hardware/ are kept between builds (keyed by each group's
+    digest from the plan): a run whose peak becomes 7,654,321 tok/s (shown 7.7M) changes its
+    model's row and its accelerator's, and no other, in the next build."""
+    from tests.conftest import SEED_RUN_ID
+
+    assert run_cli(project, "collect") == 0
+    assert run_cli(project, "build") == 0
+    site = project / "_site"
+    before = {kind: _best_peak_rows((site / kind / "index.html").read_text()) for kind in ("models", "hardware")}
+    assert all(rows and "7.7M" not in rows.values() for rows in before.values()), before
+    seed = project / "content" / "runs" / f"{SEED_RUN_ID}.yaml"
+    text = seed.read_text()
+    assert text.count("total_tokens_per_s: 228.386789") == 1
+    seed.write_text(text.replace("total_tokens_per_s: 228.386789", "total_tokens_per_s: 7654321.0"))
+    assert run_cli(project, "collect") == 0
+    assert run_cli(project, "build") == 0
+    # The run's own page links to its model's and its accelerator's page.
+    run_page = (site / "runs" / SEED_RUN_ID / "index.html").read_text()
+    for kind in ("models", "hardware"):
+        slugs = set(re.findall(rf'href="\.\./\.\./{kind}/([^/"]+)/index\.html"', run_page))
+        assert len(slugs) == 1, slugs
+        own = f"../{kind}/{slugs.pop()}/index.html"
+        after = _best_peak_rows((site / kind / "index.html").read_text())
+        assert after[own] == "7.7M"
+        assert {href: peak for href, peak in after.items() if href != own} == \
+            {href: peak for href, peak in before[kind].items() if href != own}

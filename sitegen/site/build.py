@@ -323,7 +323,7 @@ def _write_points(output: StagedOutput, manifest: Manifest, entries: Entries, ol
         entries[path] = (key, files)
     # Which models have a file at each context: a few small files, made from every run's
     # contexts (known from the grids the listings made anyway), written every time.
-    for name, data in sorted(point_contexts(runs, analysis, groups).items()):
+    for name, data in sorted(point_contexts(runs, analysis, groups, model_digests).items()):
         output.write(name, data)
 
 

@@ -5,6 +5,7 @@ the per-context files /data/points/<context>.json that the index's picker fetche
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import partial
 
@@ -600,12 +601,14 @@ def point_file(context: int, group: Group) -> str:
     return f"data/points/{context}/{group.slug}.json"
 
 
-def point_contexts(runs: list[Run], analysis: Analysis, groups: list[Group] | None = None) -> dict[str, bytes]:
+def point_contexts(runs: list[Run], analysis: Analysis, groups: list[Group] | None = None,
+                   group_digests: Mapping[str, str] | None = None) -> dict[str, bytes]:
     """``data/points/<context>.json``: which models have a file at each context, so the picker
-    asks only for files that exist. ``groups`` are the runs' model groups, when the caller has them."""
+    asks only for files that exist. ``groups`` are the runs' model groups, when the caller has
+    them, and ``group_digests`` their digests from the plan (measured_points)."""
     present: dict[int, list[str]] = {}
     for group in model_groups(runs) if groups is None else groups:
-        for wanted in measured_points(group, analysis)[0]:  # kept by the model's runs' content
+        for wanted in measured_points(group, analysis, group_digests)[0]:  # kept by the model's runs' content
             present.setdefault(wanted, []).append(group.slug)
     return {f"data/points/{wanted}.json": (dumps({"context_tokens": wanted, "models": sorted(slugs)}) + "\n").encode()
             for wanted, slugs in present.items()}

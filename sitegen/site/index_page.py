@@ -166,29 +166,32 @@ def point_choice(runs: list[Run], analysis: Analysis) -> PointChoice:
                        analysis.settings.service_levels)
 
 
-def measured_points(group: Group, analysis: Analysis) -> tuple[list[int], list[int]]:
+def measured_points(group: Group, analysis: Analysis, group_digests: Mapping[str, str] | None = None,
+                    ) -> tuple[list[int], list[int]]:
     """The contexts and request counts the runs of ``group`` measured (their cell grids'),
     kept between builds by the runs' content: the index's picker offers those of every model,
-    and without the piece that would mean every run's grid in every build."""
-    members = sorted(group.runs, key=lambda r: r.id)
-
+    and without the piece that would mean every run's grid in every build. ``group_digests``:
+    each group's digest from the plan by its path (pages.PlanMemory), which names its runs'
+    content: the key, without listing the runs (asked for every model twice a build)."""
     def make() -> str:
-        grids = [analysis.grid(run) for run in members]
+        grids = [analysis.grid(run) for run in group.runs]
         return json.dumps([sorted({context for grid in grids for context in grid.contexts}),
                            sorted({n for grid in grids for n in grid.levels})])
 
-    contexts, levels = json.loads(analysis.fragments.get(
-        Fragments.key("measured points", [Fragments.content(run) for run in members]), make))
+    digest = group_digests.get(group.path) if group_digests is not None else None
+    inputs: object = digest or [Fragments.content(run) for run in sorted(group.runs, key=lambda r: r.id)]
+    contexts, levels = json.loads(analysis.fragments.get(Fragments.key("measured points", inputs), make))
     return contexts, levels
 
 
-def site_choice(groups: dict[tuple[str, str], Group], analysis: Analysis) -> PointChoice:
-    """point_choice of every run, from each model's measured_points."""
+def site_choice(groups: dict[tuple[str, str], Group], analysis: Analysis,
+                group_digests: Mapping[str, str] | None = None) -> PointChoice:
+    """point_choice of every run, from each model's measured_points (``group_digests``: theirs)."""
     contexts: set[int] = set()
     levels: set[int] = set()
     for (kind, _), group in groups.items():
         if kind == "models":
-            found = measured_points(group, analysis)
+            found = measured_points(group, analysis, group_digests)
             contexts.update(found[0])
             levels.update(found[1])
     return PointChoice(tuple((c, numbers.context(c)) for c in sorted(contexts)), tuple(sorted(levels)),

@@ -150,7 +150,7 @@ def plan(site: Site, runs: list[Run], analysis: Analysis | None = None,
 
     # What the index's pages are made from (the runs in order, the picker's choices): worked
     # out once for all of them, and only when one of them is built.
-    choice = site_choice(groups, analysis)
+    choice = site_choice(groups, analysis, memory.groups)
     listings: list[IndexListing] = []
 
     def listing() -> IndexListing:
@@ -249,7 +249,7 @@ def plan(site: Site, runs: list[Run], analysis: Analysis | None = None,
         path = f"{kind}/index.html"
         planned.append(PlannedPage(path, everything,
                                    lambda path=path, kind=kind, listed=listed: group_index_page(  # type: ignore[misc]
-                                       site.at(path), kind, listed, analysis)))
+                                       site.at(path), kind, listed, analysis, memory.groups)))
     planned.append(PlannedPage("compare/index.html", everything,
                                lambda: compare_app_page(site.at("compare/index.html"), runs, pairs, run_labels,
                                                         analysis.fragments, memory.groups)))
