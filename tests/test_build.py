@@ -623,6 +623,7 @@ _PRICE = '\nprices:\n  H200 NVL: {usd_per_hour: 3.5, source: "https://example.co
     ("a service level's name", "data/capacity.json"),
     ("a sibling's label", "data/runs.json"),
     ("a removed run", "data/points/32768.json"),
+    ("a run's peak", "index.html"),  # the second of its model's runs becomes the first
 ])
 def test_data_files_follow_every_input_they_show(project: Path, change: str, shown_in: str) -> None:
     runs = project / "content" / "runs"
@@ -644,6 +645,11 @@ def test_data_files_follow_every_input_they_show(project: Path, change: str, sho
     elif change == "a sibling's label":
         # The same setup again: the run already there is now labelled to tell the two apart.
         shutil.copy(runs / "ttp300-vllm-qwen3-4b.yaml", runs / "ttp300-vllm-qwen3-4b-again.yaml")
+    elif change == "a run's peak":
+        path = runs / "dgxspark-llamacpp-gptoss120b-depth.yaml"
+        path.write_text(path.read_text().replace("total_tokens_per_s: 59.02", "total_tokens_per_s: 7654321.0", 1))
+        order = re.findall(r"runs/(dgxspark-llamacpp-gptoss120b-\w+)/index\.html", before.decode())
+        assert list(dict.fromkeys(order)) == ["dgxspark-llamacpp-gptoss120b-batched", "dgxspark-llamacpp-gptoss120b-depth"]
     else:
         # The only run of gpt-oss-120b at 32K: that context's list of models loses it.
         (runs / "dgxspark-llamacpp-gptoss120b-depth.yaml").unlink()
@@ -651,6 +657,9 @@ def test_data_files_follow_every_input_they_show(project: Path, change: str, sho
     assert run_cli(project, "build") == 0
     incremental = site_files(project / "_site")
     assert incremental.get(shown_in, b"") != before
+    if change == "a run's peak":
+        order = re.findall(r"runs/(dgxspark-llamacpp-gptoss120b-\w+)/index\.html", incremental[shown_in].decode())
+        assert order[0] == "dgxspark-llamacpp-gptoss120b-depth"
     assert _cold_build(project) == incremental
 
 

@@ -255,31 +255,35 @@ class IndexListing:
     choice: PointChoice
 
 
-def model_order(group: Group, analysis: Analysis) -> list[Run]:
+def model_order(group: Group, analysis: Analysis, group_digests: Mapping[str, str] | None = None) -> list[Run]:
     """A model's runs in the index's order (the fastest peak decode first), kept between builds
-    by the runs' content: the order of the whole index without every run's headlines."""
-    members = sorted(group.runs, key=lambda r: r.id)
-
+    by the runs' content: the order of the whole index without every run's headlines.
+    ``group_digests``: as measured_points takes them."""
     def make() -> str:
-        return json.dumps([run.id for run in sorted(members, key=lambda r: (-(analysis.headlines(r).decode_peak
-                                                                               or 0.0), r.id))])
+        return json.dumps([run.id for run in sorted(group.runs, key=lambda r: (-(analysis.headlines(r).decode_peak
+                                                                                  or 0.0), r.id))])
 
-    by_id = {run.id: run for run in members}
-    return [by_id[run_id] for run_id in json.loads(analysis.fragments.get(
-        Fragments.key("index order", [Fragments.content(run) for run in members]), make))]
+    digest = group_digests.get(group.path) if group_digests is not None else None
+    inputs: object = digest or [Fragments.content(run) for run in sorted(group.runs, key=lambda r: r.id)]
+    by_id = {run.id: run for run in group.runs}
+    return [by_id[run_id] for run_id in json.loads(analysis.fragments.get(Fragments.key("index order", inputs), make))]
 
 
-def index_order(runs: list[Run], analysis: Analysis,
-                groups: dict[tuple[str, str], Group] | None = None) -> tuple[Run, ...]:
+def index_order(runs: list[Run], analysis: Analysis, groups: dict[tuple[str, str], Group] | None = None,
+                group_digests: Mapping[str, str] | None = None) -> tuple[Run, ...]:
     """Every run in the index's order: by model (the model groups' key), then model_order."""
     models = [g for g in groups.values() if g.kind == "models"] if groups is not None else model_groups(runs)
-    return tuple(run for group in sorted(models, key=lambda g: g.key) for run in model_order(group, analysis))
+    return tuple(run for group in sorted(models, key=lambda g: g.key)
+                 for run in model_order(group, analysis, group_digests))
 
 
 def index_listing(runs: list[Run], groups: dict[tuple[str, str], Group], analysis: Analysis,
-                  labels: dict[str, str] | None = None, choice: PointChoice | None = None) -> IndexListing:
-    return IndexListing(index_order(runs, analysis, groups), distinguishing_labels(runs) if labels is None else labels,
-                        site_choice(groups, analysis) if choice is None else choice)
+                  labels: dict[str, str] | None = None, choice: PointChoice | None = None,
+                  group_digests: Mapping[str, str] | None = None) -> IndexListing:
+    """What every page of the index is made from; ``group_digests``: as measured_points takes them."""
+    return IndexListing(index_order(runs, analysis, groups, group_digests),
+                        distinguishing_labels(runs) if labels is None else labels,
+                        site_choice(groups, analysis, group_digests) if choice is None else choice)
 
 
 def row_key(kind: str, site: Site, run: Run, groups: dict[tuple[str, str], Group], label: str) -> str:
@@ -362,7 +366,7 @@ def search_index_of(site: Site, runs: list[Run], analysis: Analysis,
 
         def make() -> str:
             rows = [search_entry(run_row(site, run, groups, analysis, labels.get(run.id, "")))
-                    for run in model_order(group, analysis)]
+                    for run in model_order(group, analysis, model_digests)]
             return json.dumps(search_part(rows), ensure_ascii=False, separators=(",", ":"))
 
         return analysis.fragments.get(key, make)

@@ -73,6 +73,13 @@ class _Verbatim:
     def __init__(self, value: object) -> None:
         self.text = repr(value)
 
+    @classmethod
+    def of_text(cls, text: str) -> _Verbatim:
+        """The value whose repr is ``text``, worked out by the caller."""
+        made = cls.__new__(cls)
+        made.text = text
+        return made
+
     def __repr__(self) -> str:
         return self.text
 
@@ -127,7 +134,11 @@ def plan(site: Site, runs: list[Run], analysis: Analysis | None = None,
     site_text, settings_text = _Verbatim(site), _Verbatim(settings)
     # Each group's digest: the site, the settings and its runs' memberships, in its order. A
     # run is in one model's group and one accelerator's, so the models' digests name every run.
-    digests = {key: _key(site_text, settings_text, group.kind, group.key, [memberships[run.id] for run in group.runs])
+    # (Each membership's repr is worked out once for its two groups: the list's repr is theirs
+    # joined, so the digest is the same.)
+    membership_text = {run_id: repr(membership) for run_id, membership in memberships.items()}
+    digests = {key: _key(site_text, settings_text, group.kind, group.key,
+                         _Verbatim.of_text(f"[{', '.join([membership_text[run.id] for run in group.runs])}]"))
                for key, group in groups.items()}
     memory.groups.update((paths[key], digests[key]) for key in groups)
     # The groups whose digest is the one the last build's plan left (PlanMemory).
@@ -155,7 +166,7 @@ def plan(site: Site, runs: list[Run], analysis: Analysis | None = None,
 
     def listing() -> IndexListing:
         if not listings:
-            listings.append(index_listing(runs, groups, analysis, run_labels, choice))
+            listings.append(index_listing(runs, groups, analysis, run_labels, choice, memory.groups))
         return listings[0]
 
     # Only the first page of the index says how many runs there are.
@@ -240,8 +251,11 @@ def plan(site: Site, runs: list[Run], analysis: Analysis | None = None,
     # One page per natural pair (older, newer); its swap to A against B is a link within it.
     for a, b in pairs:
         path = f"{compare_path(a, b)}index.html"
-        planned.append(PlannedPage(path, _key(site_text, path, a.id, a.digest, b.id, b.digest, run_labels.get(a.id),
-                                              run_labels.get(b.id)),
+        # A pair's runs share their model: its group as before holds them, and their labels, as before.
+        page_key = memory.last_key(path) if in_groups[a.id][0] in as_before else None
+        if page_key is None:
+            page_key = _key(site_text, path, a.id, a.digest, b.id, b.digest, run_labels.get(a.id), run_labels.get(b.id))
+        planned.append(PlannedPage(path, page_key,
                                    lambda a=a, b=b, path=path: compare_page(site.at(path), a, b,  # type: ignore[misc]
                                                                             run_labels)))
     for kind in ("models", "hardware"):
