@@ -192,9 +192,10 @@ def read_cache(path: Path, limit: int = MAX_STATE_BYTES) -> bytes | None:
 
 def write_collected(state_dir: Path, runs: list[CollectedRun]) -> Path:
     data, measurements = encode(runs)
-    write_measurements(state_dir, measurements, stored_measurements(state_dir))
+    stored = stored_measurements(state_dir)
+    write_measurements(state_dir, measurements, stored.digests)
     path = write_collected_bytes(state_dir, data)
-    prune_measurements(state_dir, set(measurements))
+    prune_measurements(state_dir, set(measurements), stored)
     return path
 
 
@@ -227,14 +228,26 @@ _FLUSHED_ONE_BY_ONE = 64
 _MEASUREMENTS_NAME = re.compile(r"^([0-9a-f]{64})\.json\Z")
 
 
-def stored_measurements(state_dir: Path) -> set[str]:
-    """The digests of the measurements files there are, from one listing of their folder."""
-    found: set[str] = set()
+@dataclass(frozen=True)
+class StoredMeasurements:
+    """What one listing of the measurements folder found: the digests of its measurements
+    files, and the temporary files a stopped collect left there."""
+
+    digests: set[str]
+    leftovers: list[str]
+
+
+def stored_measurements(state_dir: Path) -> StoredMeasurements:
+    """The measurements files there are, from one listing of their folder (a collect lists it
+    once: at 20,000 runs it holds 20,000 files)."""
+    found = StoredMeasurements(set(), [])
     with contextlib.suppress(OSError), os.scandir(measurements_dir(state_dir)) as listing:
         for entry in listing:
             named = _MEASUREMENTS_NAME.match(entry.name)
             if named and entry.is_file(follow_symlinks=False):
-                found.add(named.group(1))
+                found.digests.add(named.group(1))
+            elif entry.name.startswith(".") and entry.name.endswith(".tmp"):
+                found.leftovers.append(entry.name)
     return found
 
 
@@ -256,16 +269,14 @@ def write_measurements(state_dir: Path, measurements: dict[str, bytes], present:
         os.sync()
 
 
-def prune_measurements(state_dir: Path, keep: set[str]) -> None:
+def prune_measurements(state_dir: Path, keep: set[str], stored: StoredMeasurements) -> None:
     """Remove the measurements files the collected file no longer names, and any left half
-    written by a collect that was stopped (only collect and build, one at a time, use them)."""
+    written by a collect that was stopped (only collect and build, one at a time, use them):
+    those of ``stored``, the listing taken before this collect wrote any."""
     folder = measurements_dir(state_dir)
-    with contextlib.suppress(OSError), os.scandir(folder) as listing:
-        for entry in listing:
-            named = _MEASUREMENTS_NAME.match(entry.name)
-            if (named and named.group(1) not in keep) or (entry.name.startswith(".") and entry.name.endswith(".tmp")):
-                with contextlib.suppress(OSError):
-                    os.unlink(os.path.join(folder, entry.name))
+    for name in [*(f"{digest}.json" for digest in stored.digests - keep), *stored.leftovers]:
+        with contextlib.suppress(OSError):
+            os.unlink(os.path.join(folder, name))
 
 
 # How many runs of a collected file hold their decoded measurements at once (model.DecodedRuns):

@@ -377,3 +377,22 @@ def test_damaged_stored_figures_are_worked_out_again(built: Path, tmp_path: Path
         write_cache(path, json.dumps(document).encode())
     assert run_cli(built, "build") == 0
     assert site_files(built / "_site") == site_files(cold / "_site")
+
+
+@pytest.mark.parametrize("runs_changed", [False, True], ids=["no run changed", "a run removed"])
+def test_collect_keeps_exactly_the_measurements_files_the_collected_file_names(project: Path,
+                                                                               runs_changed: bool) -> None:
+    """A removed run's measurements file, a stray one and the temporary file of a stopped collect
+    are removed; every file the collected file names stays (read from both, by name)."""
+    assert run_cli(project, "collect") == 0
+    folder = project / ".sitegen" / "measurements"
+    (folder / ".0123abcd.json.tmp").write_bytes(b"{")  # what write_atomic leaves when stopped
+    stray = folder / f"{'0' * 64}.json"
+    stray.write_bytes(b"{}")
+    if runs_changed:
+        (project / "content" / "runs" / "ttp300-vllm-qwen3-4b.yaml").unlink()
+    assert run_cli(project, "collect") == 0
+    document = json.loads(_collected(project).read_bytes())
+    named = {f"{entry['result']['measurements']}.json" for entry in document["runs"]}
+    assert len(named) == len(document["runs"]) == (9 if runs_changed else 10)
+    assert {path.name for path in folder.iterdir()} == named

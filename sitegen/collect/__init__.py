@@ -385,7 +385,8 @@ def _write(state_dir: Path, runs: list[CollectedRun], previous: Manifest | None,
     runs = sorted(runs, key=lambda run: run.id)
     path = collected_path(state_dir)
     old_data, old_ok, found = _previous_collected(path, previous)
-    present = stored_measurements(state_dir)
+    listed = stored_measurements(state_dir)
+    present = listed.digests
     spans = {(entry.id, entry.origin, entry.digest): entry for entry in previous.collected} \
         if old_ok and previous is not None else {}
     made: list[bytes | None] = []
@@ -411,8 +412,8 @@ def _write(state_dir: Path, runs: list[CollectedRun], previous: Manifest | None,
             and listing == [(e.id, e.origin, e.digest, e.measurements) for e in previous.collected]:
         # No run changed: the file stays as it is, unread, and so does its time stamp.
         settled_identity = files.identity(found) if files.settled(found, now) else None
-        if len(present) > len(named):
-            prune_measurements(state_dir, named)
+        if len(present) > len(named) or listed.leftovers:
+            prune_measurements(state_dir, named, listed)
         return _Written(previous.collected_sha256 or "", settled_identity, previous.collected)
     parts: list[bytes | memoryview] = []
     old_view: memoryview | None = None
@@ -434,7 +435,7 @@ def _write(state_dir: Path, runs: list[CollectedRun], previous: Manifest | None,
     # The file recorded differs (a run changed): written without reading it to compare. Any
     # other file is compared first, and kept when it holds these bytes already.
     write_collected_bytes(state_dir, data, compare=not old_ok)
-    prune_measurements(state_dir, named)
+    prune_measurements(state_dir, named, listed)
     return _Written(hashlib.sha256(data).hexdigest(), None,
                     [manifest.CollectedEntry(run_id, origin, digest, start, end, name)
                      for (run_id, origin, digest, name), (start, end) in zip(listing, places, strict=True)])
