@@ -1006,3 +1006,17 @@ def test_listing_pages_built_from_kept_pieces_equal_a_cold_build(project: Path, 
         assert any("<th scope=col>srv" in page for name, page in text.items() if name.startswith("capacity/"))
     elif change == "price":
         assert any("USD per M tokens" in page for name, page in text.items() if name.startswith("at/"))
+
+
+def test_what_a_feed_drops_is_exactly_what_xml_does_not_allow() -> None:
+    """Every code point, against XML 1.0's Char production (section 2.2): #x9 | #xA | #xD |
+    [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-#x10FFFF]."""
+    from sitegen.site.render import _NOT_XML
+
+    def allowed(point: int) -> bool:
+        return point in (0x9, 0xA, 0xD) or 0x20 <= point <= 0xD7FF or 0xE000 <= point <= 0xFFFD \
+            or 0x10000 <= point <= 0x10FFFF
+
+    text = "".join(map(chr, range(0x110000)))
+    kept = _NOT_XML.sub("", text)
+    assert kept == "".join(chr(point) for point in range(0x110000) if allowed(point))

@@ -79,8 +79,9 @@ def environment(templates_dir: Path, cache_dir: Path | None = None) -> Environme
 
 # What XML 1.0 does not allow in a document, even escaped: one such character makes a feed
 # reader drop the whole feed. Result files are refused for them (validate.check_text), but
-# sitegen.yaml's title and description are not result files.
-_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+# sitegen.yaml's title and description are not result files. Written as the few ranges left out
+# of XML's Char production, not as its complement: compiling that one took 9 ms of every build.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
 def render(env: Environment, page: Page) -> bytes:
