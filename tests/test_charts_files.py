@@ -73,3 +73,19 @@ def test_chart_values_and_template_make_the_spec(project: Path) -> None:
         assert all(row["series"] in alt for row in rows)
         numbers = [value for row in rows for value in row.values() if isinstance(value, (int, float))]
         assert numbers and all(round(value, 1) == value for value in numbers)
+
+
+def test_the_chart_templates_digest_names_altairs_version_as_importlib_metadata_reads_it() -> None:
+    """charts.altair_version reads the version without importlib.metadata; the digest every chart's
+    name carries is the one made from the library's answer (so no chart is drawn again for it)."""
+    import hashlib
+    from importlib.metadata import version
+
+    from sitegen.site import charts
+
+    assert charts.altair_version() == version("altair")
+    here = Path(charts.__file__).resolve().parent
+    expected = hashlib.sha256(version("altair").encode())
+    for name in ("charts.py", "chart_templates.py"):
+        expected.update((here / name).read_bytes())
+    assert expected.hexdigest() == charts.TEMPLATE_SOURCE

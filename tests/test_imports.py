@@ -100,12 +100,13 @@ def test_no_import_cycles() -> None:
 def test_a_build_imports_only_what_it_uses() -> None:
     """What ``sitegen build`` imports before it reads a run: none of what only some builds need
     (markdown-it for a run's notes, worker processes for many charts, the SVG compactor for a
-    chart drawn), each a part of its start-up."""
+    chart drawn, importlib.metadata for the version of Altair: charts.altair_version), each a
+    part of its start-up."""
     import subprocess
     import sys
 
     later = ["markdown_it", "multiprocessing", "concurrent.futures.process", "xml.etree.ElementTree",
-             "altair", "vl_convert"]
+             "altair", "vl_convert", "importlib.metadata"]
     code = f"import sys, sitegen.cli, sitegen.site.build; print([m for m in {later!r} if m in sys.modules])"
     found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
     assert found.stdout.strip() == "[]"

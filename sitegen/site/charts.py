@@ -18,7 +18,9 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import os
 import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -192,12 +194,38 @@ def fill(template: str, values: dict[str, str], data: str) -> str:
 KINDS = ("decode", "prefill", "pareto")
 
 
-def _template_source() -> str:
-    """A digest of everything the templates are made from: Altair's version and the two modules."""
+def altair_version() -> str:
+    """Altair's installed version, as importlib.metadata.version("altair") gives it: read from
+    the first ``altair-*.dist-info`` folder on sys.path, as that function looks for it, without
+    importing importlib.metadata (it imports the email package: 40-60 ms of every build, which
+    needs nothing else of it). Anything else (no such folder, or two in one place) is the
+    library's to answer."""
+    for entry in sys.path:
+        try:
+            found = [name for name in os.listdir(entry or ".")
+                     if name.lower().startswith("altair-") and name.endswith(".dist-info")]
+        except OSError:
+            continue
+        if not found:
+            continue
+        if len(found) == 1:
+            try:
+                head = (Path(entry or ".") / found[0] / "METADATA").read_text(encoding="utf-8").split("\n\n", 1)[0]
+            except (OSError, ValueError):
+                break
+            versions = [line[len("Version:"):].strip() for line in head.splitlines() if line.startswith("Version:")]
+            if len(versions) == 1 and versions[0]:
+                return versions[0]
+        break
     from importlib.metadata import version
 
+    return version("altair")
+
+
+def _template_source() -> str:
+    """A digest of everything the templates are made from: Altair's version and the two modules."""
     here = Path(__file__).resolve().parent
-    digest = hashlib.sha256(version("altair").encode())
+    digest = hashlib.sha256(altair_version().encode())
     for name in ("charts.py", "chart_templates.py"):
         digest.update((here / name).read_bytes())
     return digest.hexdigest()
