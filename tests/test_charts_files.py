@@ -8,6 +8,8 @@ import re
 from pathlib import Path
 from urllib.parse import urljoin
 
+import pytest
+
 from tests.conftest import run_cli
 
 # The themes' colours as docs/architecture.md and the stylesheet state them: light ink → dark ink.
@@ -89,3 +91,22 @@ def test_the_chart_templates_digest_names_altairs_version_as_importlib_metadata_
     for name in ("charts.py", "chart_templates.py"):
         expected.update((here / name).read_bytes())
     assert expected.hexdigest() == charts.TEMPLATE_SOURCE
+
+
+@pytest.mark.parametrize("first", ["altair-9.9.9.dist-info", "altair_viewer-0.4.0.dist-info", "altair-1.0.egg-info"])
+def test_altairs_version_is_the_one_importlib_metadata_finds_first_on_the_path(
+        first: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A folder of metadata earlier on sys.path than the installed Altair's: the library's answer
+    either way (read the same way, or left to the library)."""
+    from importlib.metadata import version
+
+    from sitegen.site import charts
+
+    folder = tmp_path / first
+    folder.mkdir()
+    number = first.split("-")[1].removesuffix(".dist-info").removesuffix(".egg")
+    name = "altair" if first.startswith("altair-") else "altair-viewer"
+    metadata = f"Metadata-Version: 2.1\nName: {name}\nVersion: {number}\n\nAbout it.\n"
+    (folder / ("PKG-INFO" if first.endswith(".egg-info") else "METADATA")).write_text(metadata)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert charts.altair_version() == version("altair")

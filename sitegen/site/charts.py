@@ -196,19 +196,19 @@ KINDS = ("decode", "prefill", "pareto")
 
 def altair_version() -> str:
     """Altair's installed version, as importlib.metadata.version("altair") gives it: read from
-    the first ``altair-*.dist-info`` folder on sys.path, as that function looks for it, without
-    importing importlib.metadata (it imports the email package: 40-60 ms of every build, which
-    needs nothing else of it). Anything else (no such folder, or two in one place) is the
-    library's to answer."""
+    the first folder on sys.path that holds Altair's metadata, as that function looks for it,
+    without importing importlib.metadata (it imports the email package: 40-60 ms of every build,
+    which needs nothing else of it). Anything but one plain ``altair-<version>.dist-info`` there
+    (an egg, a look-alike name, two versions) is the library's to answer."""
     for entry in sys.path:
         try:
             found = [name for name in os.listdir(entry or ".")
-                     if name.lower().startswith("altair-") and name.endswith(".dist-info")]
+                     if name.lower().startswith("altair") and name.lower().endswith((".dist-info", ".egg-info", ".egg"))]
         except OSError:
             continue
         if not found:
             continue
-        if len(found) == 1:
+        if len(found) == 1 and _DIST_INFO.fullmatch(found[0]):
             try:
                 head = (Path(entry or ".") / found[0] / "METADATA").read_text(encoding="utf-8").split("\n\n", 1)[0]
             except (OSError, ValueError):
@@ -220,6 +220,9 @@ def altair_version() -> str:
     from importlib.metadata import version
 
     return version("altair")
+
+
+_DIST_INFO = re.compile(r"altair-[^-/]+\.dist-info", re.IGNORECASE)
 
 
 def _template_source() -> str:
