@@ -8,23 +8,12 @@ Units are those of the result file: tokens, tokens/s, ms, s, GB.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from enum import StrEnum
 from functools import cached_property
-from typing import Any, TypeVar, dataclass_transform
+from typing import Any
 
-_Record = TypeVar("_Record")
-
-
-@dataclass_transform(frozen_default=True, field_specifiers=(field,))
-def record(cls: type[_Record]) -> type[_Record]:
-    """A dataclass frozen for the type checker (mypy refuses any assignment to a field, as for
-    ``dataclass(frozen=True)``) and plain at run time, with the equality, hash and repr a frozen
-    one has. Why: a frozen dataclass's ``__init__`` sets each field through
-    ``object.__setattr__``, three times the cost of a plain one, and a build makes five of these
-    per run (100,000 at 20,000 runs: 0.3 s of a build that adds one run) and one per cell of every
-    run it decodes (a cold build: 1.5 million)."""
-    return dataclass(unsafe_hash=True)(cls)
+from sitegen.records import record
 
 
 class Status(StrEnum):

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from sitegen import __version__
 from sitegen.errors import Problem, SitegenError
 from sitegen.files import MAX_STATE_BYTES, read_bounded
+from sitegen.records import record
 
 if TYPE_CHECKING:
     from sitegen.model import Run
@@ -39,7 +40,7 @@ FORMAT_VERSION = 2  # 1: measurements inside the collected file
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,99}\Z")
 
 
-@dataclass(frozen=True)
+@record
 class CollectedRun:
     id: str
     origin: str

@@ -27,6 +27,7 @@ from sitegen.files import MAX_STATE_BYTES, read_bounded
 from sitegen.lifetime import long_lived_work
 from sitegen.parse import MAX_FILE_BYTES, Document, parse_document
 from sitegen.plausibility import plausibility_warnings
+from sitegen.records import record
 from sitegen.store import (
     CollectedRun,
     canonical,
@@ -95,7 +96,7 @@ def entry_bytes(entry: Entry, source: str) -> bytes:
         raise SitegenError(Problem(source, None, "", f"cannot read: {exc.strerror}")) from None
 
 
-@dataclass(frozen=True)
+@record
 class CheckedEntry:
     """One local entry after load, redact and validate.
 
@@ -121,7 +122,7 @@ class CheckedEntry:
         return json.loads(self.canonical)
 
 
-@dataclass(frozen=True)
+@record
 class _Work:
     """An entry to check, with the bytes of a result file already read (each file is read once)
     and its cache key."""

@@ -10,13 +10,14 @@ import os
 import re
 import stat
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cached_property
 from pathlib import Path
 from typing import Literal
 
 from sitegen.errors import Problem
 from sitegen.parse import MAX_FILE_BYTES
+from sitegen.records import record
 
 RESULT_SUFFIXES = (".yaml", ".yml", ".json")
 # \Z, not $: '$' also matches before a final newline, which would let 'x\n.yaml' through.
@@ -25,7 +26,7 @@ ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,99}\Z")
 IGNORED_SUFFIXES = (".md", ".txt", ".rst")
 
 
-@dataclass(frozen=True)
+@record
 class Entry:
     """One run to read: a canonical result file, or a folder of raw tool output."""
 

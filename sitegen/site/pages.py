@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from sitegen.model import Run
+from sitegen.records import record
 from sitegen.site.analysis import Analysis, Settings
 from sitegen.site.capacity_page import (
     capacity_page,
@@ -53,7 +54,7 @@ class NotFoundPageContext:
     title: str
 
 
-@dataclass(frozen=True)
+@record
 class PlannedPage:
     """A page that can be built: its output path, its key, and how to make it."""
 
