@@ -43,7 +43,7 @@ from typing import Any, NamedTuple
 from sitegen import files
 from sitegen.errors import Problem
 from sitegen.files import Identity
-from sitegen.store import read_cache, write_cache
+from sitegen.store import read_cache, state_json, write_cache
 
 MANIFEST_NAME = "collect-manifest.json"
 # 1: before the collected file's measurements had files of their own; 2: an object a file;
@@ -98,12 +98,12 @@ class Manifest:
         runs: list[Any] = []
         for entry in self.collected:
             runs += entry
-        return json.dumps({
+        return state_json({
             "format": FORMAT, "fingerprint": fingerprint, "files": flat_files, "warnings": warnings,
             "collected": {"sha256": self.collected_sha256,
                           "identity": list(self.collected_identity) if self.collected_identity else None,
                           "runs": runs},
-        }, separators=(",", ":")).encode()
+        })
 
 
 def fingerprint(salt: bytes, config_bytes: bytes, runs_shown: str) -> str:

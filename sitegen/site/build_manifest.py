@@ -29,7 +29,7 @@ from sitegen.errors import SitegenError
 from sitegen.files import MAX_STATE_BYTES, read_bounded
 from sitegen.site.site_folders import Record, folders_of, holds_exactly, plain_relative, record
 from sitegen.site.write import MARKER, PreviousSite
-from sitegen.store import write_atomic
+from sitegen.store import state_json, write_atomic
 
 MANIFEST_VERSION = 2
 
@@ -232,4 +232,4 @@ class Manifest:
                     "folders": _flat_record(folders), "spare_folders": _flat_record(spare_folders or {}),
                     "groups": groups or {}}
         with contextlib.suppress(OSError):  # without a manifest the next build is simply a full one
-            write_atomic(self.path, json.dumps(document, sort_keys=True, separators=(",", ":")).encode())
+            write_atomic(self.path, state_json(document, sort_keys=True))
