@@ -214,6 +214,21 @@ def test_settled_unchanged_build_reads_neither_the_collected_file_nor_each_folde
     assert "(0 rendered, 0 new charts)" in capsys.readouterr().out
 
 
+def _folders_listed_by_a_build(project: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The folders the next build lists (site_folders.lists_exactly) instead of trusting their
+    recorded identity."""
+    listed: list[str] = []
+    real = site_folders.lists_exactly
+
+    def listing(path: str, *args: object) -> object:
+        listed.append(path)
+        return real(path, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(site_folders, "lists_exactly", listing)
+    assert run_cli(project, "build") == 0
+    return listed
+
+
 def test_a_folder_changed_in_the_recording_tick_is_checked_not_trusted(project: Path,
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """A folder whose change time is the clock's reading when the build recorded it could change
@@ -235,16 +250,7 @@ def test_a_folder_changed_in_the_recording_tick_is_checked_not_trusted(project: 
     monkeypatch.setattr(files, "file_system_now", in_the_sites_tick)
     assert run_cli(project, "build") == 0
     monkeypatch.setattr(files, "file_system_now", real_clock)
-    listed: list[str] = []
-    real = site_folders.lists_exactly
-
-    def listing(path: str, *args: object) -> object:
-        listed.append(path)
-        return real(path, *args)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(site_folders, "lists_exactly", listing)
-    assert run_cli(project, "build") == 0
-    assert str(site) in listed
+    assert str(site) in _folders_listed_by_a_build(project, monkeypatch)
 
 
 def test_a_build_right_after_another_trusts_the_folders_it_recorded(project: Path,
@@ -257,16 +263,8 @@ def test_a_build_right_after_another_trusts_the_folders_it_recorded(project: Pat
     (project / "content" / "runs" / f"{SEED_RUN_ID}.yaml").unlink()  # the next build changes pages
     assert run_cli(project, "collect") == 0
     assert run_cli(project, "build") == 0
-    listed: list[str] = []
-    real = site_folders.lists_exactly
-
-    def listing(path: str, *args: object) -> object:
-        listed.append(path)
-        return real(path, *args)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(site_folders, "lists_exactly", listing)
-    assert run_cli(project, "build") == 0  # straight after: nothing to list, unless the clock is coarse
-    assert listed == []
+    # Straight after: nothing to list, unless the clock is coarse.
+    assert _folders_listed_by_a_build(project, monkeypatch) == []
 
 
 def test_collected_file_changed_in_place_with_its_old_time_is_read(project: Path, monkeypatch: pytest.MonkeyPatch,

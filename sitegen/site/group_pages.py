@@ -20,7 +20,7 @@ from sitegen.site.compare_page import decode_plot, measured_contexts, pareto_plo
 from sitegen.site.fragments import Fragments
 from sitegen.site.groups import Group, compare_path, model_key
 from sitegen.site.headlines import REFERENCE_CONTEXT
-from sitegen.site.index_page import PointChoice, PresetLink, RunRow, point_choice, preset_links, row_key, run_row
+from sitegen.site.index_page import PointChoice, PresetLink, RunRow, group_content, point_choice, preset_links, row_key, run_row
 from sitegen.site.json_rows import dumps
 from sitegen.site.labels import distinguishing_labels, with_label
 from sitegen.site.plots import Plot
@@ -278,9 +278,8 @@ def _recoloured(chart: ChartSpec, places: list[int]) -> ChartSpec:
 
 def group_index_page(site: Site, kind: str, groups: list[Group], analysis: Analysis | None = None,
                      group_digests: Mapping[str, str] | None = None) -> Page:
-    """/models/ or /hardware/: every group, its run count and its best figures. ``group_digests``:
-    each group's digest from the plan by its path (pages.PlanMemory), which names its runs'
-    content: the key of its best figures, instead of listing its runs (20,000 at 20,000 runs)."""
+    """/models/ or /hardware/: every group, its run count and its best figures (kept by
+    index_page.group_content, with ``group_digests``)."""
     analysis = analysis or Analysis()
 
     def best(values: list[float | None]) -> str:
@@ -296,8 +295,7 @@ def group_index_page(site: Site, kind: str, groups: list[Group], analysis: Analy
     for group in sorted(groups, key=lambda g: g.label.lower()):
         # A group's best figures, kept between builds by its runs' content: the page without
         # every run's headlines.
-        digest = group_digests.get(group.path) if group_digests is not None else None
-        members: object = digest or sorted(Fragments.content(run) for run in group.runs)
+        members = group_content(group, group_digests)
         single, peak, prefill = json.loads(analysis.fragments.get(Fragments.key("group best", members),
                                                                   partial(figures, group)))
         listings.append(GroupListing(group.label, site.url(group.path), str(len(group.runs)), single, peak, prefill))

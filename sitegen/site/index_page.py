@@ -166,20 +166,28 @@ def point_choice(runs: list[Run], analysis: Analysis) -> PointChoice:
                        analysis.settings.service_levels)
 
 
+def group_content(group: Group, group_digests: Mapping[str, str] | None) -> object:
+    """What a piece made from a group's runs alone (their figures, not their labels or links) is
+    kept by: the group's digest from the plan (``group_digests``, by path: pages.PlanMemory),
+    which names the site, the settings and its runs' content, or else each run's content in id
+    order (a caller without a plan). The digest spares listing, sorting and hashing the runs of
+    every group in every build (40,000 runs a listing at 20,000 runs)."""
+    digest = group_digests.get(group.path) if group_digests is not None else None
+    return digest or [Fragments.content(run) for run in sorted(group.runs, key=lambda r: r.id)]
+
+
 def measured_points(group: Group, analysis: Analysis, group_digests: Mapping[str, str] | None = None,
                     ) -> tuple[list[int], list[int]]:
     """The contexts and request counts the runs of ``group`` measured (their cell grids'),
     kept between builds by the runs' content: the index's picker offers those of every model,
     and without the piece that would mean every run's grid in every build. ``group_digests``:
-    each group's digest from the plan by its path (pages.PlanMemory), which names its runs'
-    content: the key, without listing the runs (asked for every model twice a build)."""
+    see group_content (asked for every model twice a build)."""
     def make() -> str:
         grids = [analysis.grid(run) for run in group.runs]
         return json.dumps([sorted({context for grid in grids for context in grid.contexts}),
                            sorted({n for grid in grids for n in grid.levels})])
 
-    digest = group_digests.get(group.path) if group_digests is not None else None
-    inputs: object = digest or [Fragments.content(run) for run in sorted(group.runs, key=lambda r: r.id)]
+    inputs = group_content(group, group_digests)
     contexts, levels = json.loads(analysis.fragments.get(Fragments.key("measured points", inputs), make))
     return contexts, levels
 
@@ -258,13 +266,12 @@ class IndexListing:
 def model_order(group: Group, analysis: Analysis, group_digests: Mapping[str, str] | None = None) -> list[Run]:
     """A model's runs in the index's order (the fastest peak decode first), kept between builds
     by the runs' content: the order of the whole index without every run's headlines.
-    ``group_digests``: as measured_points takes them."""
+    ``group_digests``: see group_content."""
     def make() -> str:
         return json.dumps([run.id for run in sorted(group.runs, key=lambda r: (-(analysis.headlines(r).decode_peak
                                                                                   or 0.0), r.id))])
 
-    digest = group_digests.get(group.path) if group_digests is not None else None
-    inputs: object = digest or [Fragments.content(run) for run in sorted(group.runs, key=lambda r: r.id)]
+    inputs = group_content(group, group_digests)
     by_id = {run.id: run for run in group.runs}
     return [by_id[run_id] for run_id in json.loads(analysis.fragments.get(Fragments.key("index order", inputs), make))]
 
@@ -280,7 +287,7 @@ def index_order(runs: list[Run], analysis: Analysis, groups: dict[tuple[str, str
 def index_listing(runs: list[Run], groups: dict[tuple[str, str], Group], analysis: Analysis,
                   labels: dict[str, str] | None = None, choice: PointChoice | None = None,
                   group_digests: Mapping[str, str] | None = None) -> IndexListing:
-    """What every page of the index is made from; ``group_digests``: as measured_points takes them."""
+    """What every page of the index is made from; ``group_digests``: see group_content."""
     return IndexListing(index_order(runs, analysis, groups, group_digests),
                         distinguishing_labels(runs) if labels is None else labels,
                         site_choice(groups, analysis, group_digests) if choice is None else choice)
