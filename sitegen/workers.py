@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
+import os
+import threading
+from multiprocessing.connection import Connection
 from multiprocessing.context import BaseContext
+from typing import Any
 
 
 def worker_context() -> BaseContext:
@@ -11,3 +16,36 @@ def worker_context() -> BaseContext:
     # deadlock the child; a fork server starts workers from a clean single-threaded process.
     method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
     return multiprocessing.get_context(method)
+
+
+# This process's end of every worker's lifeline (pool_options): the reading end, handed to each
+# worker, and the writing end, which only this process holds and nobody writes to.
+_lifeline: tuple[Connection, Connection] | None = None
+
+
+def pool_options() -> dict[str, Any]:
+    """The keyword arguments of a ProcessPoolExecutor of sitegen's workers: started by
+    worker_context, each ends as soon as this process ends, however it ends.
+
+    Why: a process killed by a signal (a stopped CI job, Ctrl-C twice, the OOM killer) shuts
+    down no pool, and its workers would wait for work for ever, holding their memory (a chart
+    worker's JavaScript engine) and the standard streams they inherited, so that whoever reads
+    the killed command's output waits for ever too. Each worker watches a pipe whose only
+    writing end is this process's: when this process ends, the system closes it, and the
+    worker reads the end of the pipe and ends too."""
+    global _lifeline
+    context = worker_context()
+    if _lifeline is None:
+        _lifeline = context.Pipe(duplex=False)
+    return {"mp_context": context, "initializer": _end_with, "initargs": (_lifeline[0],)}
+
+
+def _end_with(lifeline: Connection) -> None:
+    """A worker's initializer: end this worker once ``lifeline``'s writing end is closed."""
+
+    def watch() -> None:
+        with contextlib.suppress(EOFError, OSError):
+            lifeline.recv_bytes()  # nothing is ever sent: returns only at the end of the pipe
+        os._exit(1)
+
+    threading.Thread(target=watch, name="sitegen-lifeline", daemon=True).start()

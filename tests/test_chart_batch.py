@@ -160,3 +160,47 @@ def test_a_full_build_removes_old_drawings_no_page_asks_for(project: Path) -> No
     assert not stale.exists()
     assert recent.is_file() and used[0].is_file()
     recent.unlink()
+
+
+def _slow_start() -> None:
+    """A start of vl-convert that takes longer than any test: in the worker process."""
+    time.sleep(600)
+
+
+def test_a_warmed_up_worker_draws_the_first_charts(renderer: ChartRenderer) -> None:
+    """warm_up starts the early worker, and vl-convert in it, before any chart is added; the
+    charts added afterwards are drawn by that worker, the same drawings as drawn here."""
+    charts = _charts(2)
+    expected = {chart.path(): render_svg(renderer._vega(chart)) for chart in charts}
+    with renderer.batch() as batch:
+        batch.warm_up()
+        early = batch._early
+        assert isinstance(early, ProcessPoolExecutor) and batch._warming is not None
+        assert batch._warming.result(timeout=120) is None  # vl-convert started, in the worker
+        (worker,) = early._processes
+        for chart in charts:
+            batch.add(chart)
+        assert batch._early is early and batch._pool is None
+        assert batch.result() == expected
+        assert list(early._processes) == [worker]  # the one worker, warmed up, drew them
+    assert renderer.rendered == 2
+
+
+def test_a_warm_up_no_chart_needed_is_not_waited_for(renderer: ChartRenderer) -> None:
+    """A build that draws no chart after all ends the warming worker instead of waiting for it."""
+    started = time.monotonic()
+    with renderer.batch() as batch:
+        batch.warm_up(_slow_start)
+        assert batch._early is not None
+        processes = list(batch._early._processes.values())  # type: ignore[attr-defined]
+        assert len(processes) == 1
+    assert time.monotonic() - started < 300  # not the ten minutes of _slow_start
+    processes[0].join(timeout=30)
+    assert not processes[0].is_alive()
+
+
+def test_with_one_core_a_warm_up_starts_nothing(tmp_path: Path, shared_cache: Path) -> None:
+    renderer = ChartRenderer(tmp_path / "charts", workers=1, templates=ChartTemplates(shared_cache))
+    with renderer.batch() as batch:
+        batch.warm_up()
+        assert batch._early is None and batch._warming is None

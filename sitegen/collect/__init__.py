@@ -209,9 +209,9 @@ def _check_entries(entries: list[tuple[Entry, str]], cache: EntryCache | None,
     if len(misses) < parallel_threshold or (os.cpu_count() or 1) < 2:
         fresh = [_check(work) for _, work in misses]
     else:
-        from sitegen.workers import worker_context
+        from sitegen.workers import pool_options
 
-        with _pool_class()(mp_context=worker_context()) as pool:
+        with _pool_class()(**pool_options()) as pool:
             fresh = list(pool.map(_check, [work for _, work in misses], chunksize=max(1, len(misses) // 16)))
     for (index, work), checked in zip(misses, fresh, strict=True):
         _remember(cache, work, checked)

@@ -172,32 +172,34 @@ def _build(config: Config, force_output: bool) -> BuildSummary:
     inputs = _inputs(collected_digest, site, settings)
     if known is None and manifest.unchanged_site(inputs, config.output_dir):
         return _unchanged(manifest, notes)
-    # Read once: the bytes just hashed are the ones the runs come from.
-    runs = read_collected(config.state_dir, data=collected,
-                          as_written=written_by_collect(config.state_dir, collected_digest))
-    del collected
-    # Figures of runs whose content an earlier build saw are read back, not worked out again.
-    stored = StoredFigures(config.state_dir / "cache" / "figures.json",
-                           hashlib.sha256(repr((fingerprint, settings)).encode()).hexdigest(), settings.service_levels)
-    env = environment(templates, config.state_dir / "cache" / "templates")
-    # The pieces of listing pages are rendered by the same templates as the pages.
-    fragments = Fragments(config.state_dir / "cache" / "fragments.json",
-                          hashlib.sha256(repr((fingerprint, settings, site)).encode()).hexdigest(), env)
-    analysis = Analysis(settings, stored=stored, fragments=fragments)
-    # A run page whose model's and accelerator's runs are as they were keeps the key it had.
-    memory = PlanMemory(manifest.groups, manifest.key)
-    planned = plan(site, runs, analysis, memory)
     chart_templates = ChartTemplates(config.state_dir / "cache")
     renderer = ChartRenderer(config.state_dir / "cache" / "charts", templates=chart_templates)
-    # With a manifest to go by, only changed files are staged; the others stay where they are.
-    # The site before last, kept by the last build (write.StagedOutput._reuse_spare), is the
-    # staging folder's head start: its folders and most files are there already.
-    output = StagedOutput(config.output_dir, in_place=bool(manifest.entries), spare=config.state_dir / "build" / "spare",
-                          previous=manifest.previous_site())
-    entries: Entries = {}
-    try:
-        # Worker processes draw the charts while this one writes everything else.
-        with renderer.batch() as batch:
+    # Worker processes draw the charts while this one writes everything else. One starts
+    # vl-convert now, on another core, so that the first new chart does not wait for it.
+    with renderer.batch() as batch:
+        batch.warm_up()
+        # Read once: the bytes just hashed are the ones the runs come from.
+        runs = read_collected(config.state_dir, data=collected,
+                              as_written=written_by_collect(config.state_dir, collected_digest))
+        del collected
+        # Figures of runs whose content an earlier build saw are read back, not worked out again.
+        stored = StoredFigures(config.state_dir / "cache" / "figures.json",
+                               hashlib.sha256(repr((fingerprint, settings)).encode()).hexdigest(), settings.service_levels)
+        env = environment(templates, config.state_dir / "cache" / "templates")
+        # The pieces of listing pages are rendered by the same templates as the pages.
+        fragments = Fragments(config.state_dir / "cache" / "fragments.json",
+                              hashlib.sha256(repr((fingerprint, settings, site)).encode()).hexdigest(), env)
+        analysis = Analysis(settings, stored=stored, fragments=fragments)
+        # A run page whose model's and accelerator's runs are as they were keeps the key it had.
+        memory = PlanMemory(manifest.groups, manifest.key)
+        planned = plan(site, runs, analysis, memory)
+        # With a manifest to go by, only changed files are staged; the others stay where they are.
+        # The site before last, kept by the last build (write.StagedOutput._reuse_spare), is the
+        # staging folder's head start: its folders and most files are there already.
+        output = StagedOutput(config.output_dir, in_place=bool(manifest.entries), spare=config.state_dir / "build" / "spare",
+                              previous=manifest.previous_site())
+        entries: Entries = {}
+        try:
             by_page = {f"runs/{run.id}/index.html": run for run in runs}
 
             # The exports of unchanged runs at once, when the spare has them (_keep_unchanged).
@@ -244,27 +246,27 @@ def _build(config: Config, force_output: bool) -> BuildSummary:
                 output.write("assets/chart-colours.json", DARK_COLOURS_JSON)
                 for kind in KINDS:  # one template per kind, filled in by site.js
                     output.write(template_path(kind), chart_templates.text(kind).encode())
-        manifest.forget()
-        output.commit()
-    except SitegenError:
-        output.discard()
-        raise
-    except Exception as exc:
-        output.discard()
-        if isinstance(exc, OSError):
-            raise SitegenError(Problem(str(config.output_dir), None, "", f"build failed: {exc}")) from None
-        raise
-    chart_count = sum(1 for name in output.written if name.startswith("assets/charts/") and name.endswith(".svg"))
-    in_entries = {name for _, entry_files in entries.values() for name in entry_files}
-    others = sorted(name for name in output.written if name not in in_entries and name != MARKER)
-    spare_folders = output.refresh_spare(config.state_dir / "cache")
-    manifest.save(entries, inputs, (len(planned), chart_count, len(output.written)), others, config.output_dir,
-                  config.state_dir / "cache", spare_folders, output.layout(), output.known_folders(), memory.groups)
-    analysis.keep_figures(runs)
-    fragments.save()
-    if not output.in_place:  # every page was made, so every chart of the site was asked for
-        renderer.prune(batch.used)
-    return BuildSummary(len(planned), built, chart_count, renderer.rendered, len(output.written), notes)
+            manifest.forget()
+            output.commit()
+        except SitegenError:
+            output.discard()
+            raise
+        except Exception as exc:
+            output.discard()
+            if isinstance(exc, OSError):
+                raise SitegenError(Problem(str(config.output_dir), None, "", f"build failed: {exc}")) from None
+            raise
+        chart_count = sum(1 for name in output.written if name.startswith("assets/charts/") and name.endswith(".svg"))
+        in_entries = {name for _, entry_files in entries.values() for name in entry_files}
+        others = sorted(name for name in output.written if name not in in_entries and name != MARKER)
+        spare_folders = output.refresh_spare(config.state_dir / "cache")
+        manifest.save(entries, inputs, (len(planned), chart_count, len(output.written)), others, config.output_dir,
+                      config.state_dir / "cache", spare_folders, output.layout(), output.known_folders(), memory.groups)
+        analysis.keep_figures(runs)
+        fragments.save()
+        if not output.in_place:  # every page was made, so every chart of the site was asked for
+            renderer.prune(batch.used)
+        return BuildSummary(len(planned), built, chart_count, renderer.rendered, len(output.written), notes)
 
 
 def _read_collected_bytes(config: Config) -> bytes | None:

@@ -199,9 +199,9 @@ class ChartRenderer:
     def _start_pool(self) -> ProcessPoolExecutor:
         from concurrent.futures import ProcessPoolExecutor
 
-        from sitegen.workers import worker_context
+        from sitegen.workers import pool_options
 
-        pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=worker_context())
+        pool = ProcessPoolExecutor(max_workers=self.workers, **pool_options())
         if read_cache(self._bundle_path()) is None:
             # Making the bundle holds a process for seconds: a worker makes it beside the charts.
             self._bundle_future = pool.submit(_make_javascript_bundle)
@@ -213,9 +213,9 @@ class ChartRenderer:
             return _WhenAsked()  # one core: a worker process would only add its start-up
         from concurrent.futures import ProcessPoolExecutor
 
-        from sitegen.workers import worker_context
+        from sitegen.workers import pool_options
 
-        return ProcessPoolExecutor(max_workers=1, mp_context=worker_context())
+        return ProcessPoolExecutor(max_workers=1, **pool_options())
 
     def _bundle_path(self) -> Path:
         return self.cache_dir.parent / f"vega-{_vl_convert_version()}.js"
@@ -242,16 +242,40 @@ def _render_many(vega_specs: list[str]) -> list[bytes]:
     return [render_svg(spec) for spec in vega_specs]
 
 
+# The least Vega draws: enough to start vl-convert's JavaScript engine and load Vega.
+_WARM_UP_SPEC = json.dumps({"$schema": "https://vega.github.io/schema/vega/v5.json", "width": 1, "height": 1})
+
+
+def start_vl_convert() -> None:
+    """Start vl-convert in this process (about half a second: its JavaScript engine and Vega),
+    and import what drawing needs, by drawing the least chart there is."""
+    render_svg(_WARM_UP_SPEC)
+
+
+def _stop_workers(pool: Executor) -> None:
+    """End the worker processes of ``pool`` (a ProcessPoolExecutor) now, whatever they are
+    doing: its shutdown would wait for them. Python 3.14 has a method for it; before, the
+    executor's own table of its processes (a private name: without it, shutdown waits)."""
+    kill = getattr(pool, "kill_workers", None)
+    if kill is not None:
+        kill()
+        return
+    processes = getattr(pool, "_processes", None) or {}
+    for process in list(processes.values()):
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            process.kill()
+
+
 class ChartBatch:
     """Charts drawn while the caller goes on: a build adds each page's charts as it makes
     the page, and they are drawn while it makes and writes the others. ``result`` waits and
     stores them in the cache.
 
     A few charts (an added run changes one to four) are drawn by one worker process, started
-    at the first chart the cache lacks: starting vl-convert alone takes about a third of a
-    second, and drawing in this process, even in a thread, would add to the build's time
-    (vl-convert holds Python's lock while it starts and draws: measured, a thread drawing
-    beside page making finished no sooner than drawing after it). On the other core, the
+    at the first chart the cache lacks, or before by ``warm_up``: starting vl-convert alone
+    takes about half a second, and drawing in this process, even in a thread, would add to the
+    build's time (vl-convert holds Python's lock while it starts and draws: measured, a thread
+    drawing beside page making finished no sooner than drawing after it). On the other core, the
     drawing is done by the time the build asks for it. Once there are PARALLEL_THRESHOLD
     charts to draw, worker processes on every core draw the rest, and the early worker's
     charts it has not started on go to them. With one core, charts are drawn here when asked.
@@ -270,6 +294,19 @@ class ChartBatch:
         self._early: Executor | None = None
         # Charts given to the early worker, each with its future: (path, cache file, Vega spec, future).
         self._early_charts: list[tuple[str, Path, str, Future[list[bytes]]]] = []
+        self._warming: Future[None] | None = None  # warm_up's start of vl-convert
+        self._early_drew = False  # whether a chart was given to the early worker
+
+    def warm_up(self, start: Callable[[], None] = start_vl_convert) -> None:
+        """Start the early worker, and vl-convert in it (``start``), before the first chart is
+        added: a build that adds a run makes its first new chart seconds into the build at
+        20,000 runs, and then waited for vl-convert to start after its pages were written.
+        Started at the build's start, on another core, the worker is ready by then. When no
+        chart is drawn after all, ``close`` ends the worker without waiting for it. With one
+        core, nothing: vl-convert starts in this process when the first chart is asked for."""
+        if self._early is None and self._pool is None and self._renderer.workers > 1:
+            self._early = self._renderer._start_early()
+            self._warming = self._early.submit(start)
 
     def __enter__(self) -> ChartBatch:
         return self
@@ -298,6 +335,7 @@ class ChartBatch:
             if self._early is None:
                 self._early = self._renderer._start_early()
             # One chart a task, drawn as soon as it is added.
+            self._early_drew = True
             self._early_charts.append((path, cache_file, vega, self._early.submit(_render_many, [vega])))
             return
         self._waiting.append((path, cache_file, vega))
@@ -338,6 +376,8 @@ class ChartBatch:
 
     def close(self) -> None:
         if self._early is not None:
+            if not self._early_drew and self._warming is not None and not self._warming.done():
+                _stop_workers(self._early)  # only starting vl-convert, for nothing: not waited for
             self._early.shutdown(wait=True, cancel_futures=True)
             self._early = None
         if self._pool is not None:
