@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -29,6 +30,39 @@ def test_a_piece_is_made_once_and_read_back_by_the_next_build(tmp_path: Path) ->
     assert second.get(key, made_by(log, "<tr>again")) == "<tr>one"
     assert log == ["<tr>one"]
     assert second.made == 0
+
+
+def test_pieces_beyond_ascii_read_back_as_text_and_as_bytes(tmp_path: Path) -> None:
+    """Pieces are kept as UTF-8 and found by their length in bytes: a page's piece reads back as
+    the text it was, a data file's as its UTF-8 bytes, whatever characters either holds."""
+    path = tmp_path / "fragments.json"
+    texts = {"ascii": "<tr>plain", "latin": "8K · 10.2K × 2", "wide": "≤ 50 ms — ✓", "astral": "🚀 fast", "empty": ""}
+    first = Fragments(path, "s")
+    for name, text in texts.items():
+        assert first.get(Fragments.key("row", name), lambda text=text: text) == text  # type: ignore[misc]
+    first.save()
+    second = Fragments(path, "s")
+    for name, text in texts.items():
+        assert bytes(second.get_bytes(Fragments.key("row", name), lambda: "made")) == text.encode()
+        assert second.get(Fragments.key("row", name), lambda: "made") == text
+    assert second.made == 0
+    # The lengths in the file are each piece's bytes, in the order of the pieces' text.
+    head = json.loads(path.read_bytes().split(b"\n", 1)[0])
+    assert head["lengths"] == [len(text.encode()) for text in texts.values()]
+    assert head["bytes"] == sum(len(text.encode()) for text in texts.values())
+
+
+def test_a_kept_piece_that_is_not_utf8_is_made_again(tmp_path: Path) -> None:
+    """A segment whose checksum holds but whose piece is not UTF-8 (written so by hand) is a
+    miss for that piece as text, never an error."""
+    path = tmp_path / "fragments.json"
+    first = Fragments(path, "s")
+    first.get(Fragments.key("row", "x"), lambda: "<tr>ok")
+    first._used[Fragments.key("row", "x")] = b"<tr>\xff\xfe"  # as a hand-made file would hold it
+    first.save()
+    second = Fragments(path, "s")
+    assert second.get(Fragments.key("row", "x"), lambda: "<tr>made") == "<tr>made"
+    assert second.made == 1
 
 
 def test_keys_name_their_inputs() -> None:

@@ -525,9 +525,9 @@ def setups_json(runs: list[Run], fragments: Fragments | None = None) -> bytes:
         "caveats": [[label, text] for label, text in _CAVEAT_FACTS],
     })
     # Sorted keys put "runs" after "launch" and before "version", and the runs by id.
-    entries = ",".join(run_piece(fragments, "setups.json", run, partial(_setup_entry, run))
-                       for run in sorted(runs, key=lambda r: r.id))
-    return f'{head[:-1]},"runs":{{{entries}}},"version":1}}\n'.encode()
+    entries = b",".join(run_piece(fragments, "setups.json", run, partial(_setup_entry, run))
+                        for run in sorted(runs, key=lambda r: r.id))
+    return f'{head[:-1]},"runs":{{'.encode() + entries + b'},"version":1}\n'
 
 
 def _setups_dumps(value: object) -> str:

@@ -22,7 +22,7 @@ from sitegen.model import Run
 from sitegen.site import labels, numbers
 from sitegen.site.analysis import Analysis
 from sitegen.site.common import Page, Site, hardware_name, model_name
-from sitegen.site.fragments import Fragments
+from sitegen.site.fragments import Fragments, Piece
 from sitegen.site.groups import Group, accelerator_key, model_groups, model_key, site_groups
 from sitegen.site.headlines import REFERENCE_CONTEXT
 from sitegen.site.labels import distinguishing_labels
@@ -365,7 +365,7 @@ def search_index_of(site: Site, runs: list[Run], analysis: Analysis,
     groups = site_groups(runs)
     labels = distinguishing_labels(runs)
 
-    def part(group: Group) -> str:
+    def part(group: Group) -> Piece:
         digest = model_digests.get(group.path) if model_digests is not None else None
         key = Fragments.key("search part", site.root, digest) if digest else Fragments.key(
             "search part", site.root, [row_key("search entry", site, run, groups, labels.get(run.id, ""))
@@ -376,13 +376,13 @@ def search_index_of(site: Site, runs: list[Run], analysis: Analysis,
                     for run in model_order(group, analysis, model_digests)]
             return json.dumps(search_part(rows), ensure_ascii=False, separators=(",", ":"))
 
-        return analysis.fragments.get(key, make)
+        return analysis.fragments.get_bytes(key, make)
 
     models = listed_models(groups)
     head = json.dumps({"format": SEARCH_INDEX_FORMAT, "version": SEARCH_INDEX_VERSION, "fields": list(SEARCH_FIELDS)},
                       separators=(",", ":"))
     # The parts are JSON texts already: joined, not parsed and written again.
-    return (head[:-1] + ',"parts":[' + ",".join(part(group) for group in models) + "]}").encode()
+    return (head[:-1] + ',"parts":[').encode() + b",".join(part(group) for group in models) + b"]}"
 
 
 SEARCH_FIELDS = ("href", "model", "model_href", "hardware", "hardware_href", "engine", "quantization", "date",

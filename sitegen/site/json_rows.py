@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from sitegen.model import Run
-from sitegen.site.fragments import Fragments
+from sitegen.site.fragments import Fragments, Piece
 
 
 def dumps(value: Any) -> str:
@@ -27,26 +27,26 @@ def row(values: Sequence[Any]) -> str:
 def json_rows(head: dict[str, Any], fields: Sequence[str], rows: Iterable[Sequence[Any]], key: str) -> bytes:
     """``head``'s keys, then ``"fields"`` and ``key``: every row on its own line. Parses as one
     JSON document; ``grep`` and ``diff`` read it a record at a time."""
-    return json_lines(head, fields, (row(values) for values in rows), key)
+    return json_lines(head, fields, (row(values).encode() for values in rows), key)
 
 
-def json_lines(head: dict[str, Any], fields: Sequence[str], pieces: Iterable[str], key: str) -> bytes:
-    """json_rows of rows already written: each piece is the lines of some records (``row``
+def json_lines(head: dict[str, Any], fields: Sequence[str], pieces: Iterable[Piece], key: str) -> bytes:
+    """json_rows of rows already written: each piece is the UTF-8 lines of some records (``row``
     joined by ",\\n"), and an empty piece holds none."""
     document = dumps({**head, "fields": list(fields)})[:-1]
-    lines = ",\n".join(piece for piece in pieces if piece)
-    return f'{document},"{key}":[\n{lines}\n]}}\n'.encode()
+    lines = b",\n".join(piece for piece in pieces if piece)
+    return f'{document},"{key}":[\n'.encode() + lines + b"\n]}\n"
 
 
-def run_piece(fragments: Fragments | None, kind: str, run: Run, make: Callable[[], str], *inputs: object) -> str:
-    """The piece ``kind`` of one run's records, kept between builds by the run's id and digest
+def run_piece(fragments: Fragments | None, kind: str, run: Run, make: Callable[[], str], *inputs: object) -> Piece:
+    """The piece ``kind`` of one run's records (its UTF-8 text), kept between builds by the run's id and digest
     (its whole content) and ``inputs`` (what else the piece shows: a label made from other runs).
     The fragments' scope holds the code, the settings and the site, so no key names them. A run
     without a digest (made by hand, not collected) has nothing to be known by: made each time."""
     if fragments is None or not run.digest:
-        return make()
+        return make().encode()
     # The digest is a hash of the run's content already: the key is its inputs as they are, which
     # costs a fifth of hashing them again (Fragments.key), a few ms per data file at 1,000 runs.
     # Apart by NUL (in no run id, kind or digest) and holding one, never a Fragments.key's hex.
     key = f"{kind}\0{run.id}\0{run.digest}"
-    return fragments.get(f"{key}\0{inputs!r}" if inputs else key, make)
+    return fragments.get_bytes(f"{key}\0{inputs!r}" if inputs else key, make)
