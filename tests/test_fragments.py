@@ -40,6 +40,8 @@ def test_pieces_beyond_ascii_read_back_as_text_and_as_bytes(tmp_path: Path) -> N
     first = Fragments(path, "s")
     for name, text in texts.items():
         assert first.get(Fragments.key("row", name), lambda text=text: text) == text  # type: ignore[misc]
+        assert first.get(Fragments.key("row", name), lambda: "made twice") == text  # once a build, even ""
+    assert first.made == len(texts)
     first.save()
     second = Fragments(path, "s")
     for name, text in texts.items():

@@ -135,14 +135,21 @@ class Fragments:
 
     def get(self, key: str, make: Callable[[], str]) -> str:
         """The piece kept under ``key``, or the one ``make`` makes (kept for the next build)."""
-        piece = self.get_bytes(key, make)
-        try:
-            return str(piece, "utf-8")
-        except UnicodeDecodeError:  # not text, though its segment's checksum holds: made again
-            text = make()
-            self._used[key] = text.encode()
-            self.made += 1
-            return text
+        found = self._used.get(key)
+        if found is None:
+            found = self._kept.get(key)
+        if found is not None:
+            try:
+                text = str(found, "utf-8")
+            except UnicodeDecodeError:  # not text, though its segment's checksum holds: made again
+                pass
+            else:
+                self._used[key] = found
+                return text
+        text = make()
+        self._used[key] = text.encode()
+        self.made += 1
+        return text
 
     def get_bytes(self, key: str, make: Callable[[], str]) -> Piece:
         """``get``'s piece as its UTF-8 bytes, for a data file that joins thousands of them."""
