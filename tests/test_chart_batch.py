@@ -174,6 +174,7 @@ def test_a_warmed_up_worker_draws_the_first_charts(renderer: ChartRenderer) -> N
     expected = {chart.path(): render_svg(renderer._vega(chart)) for chart in charts}
     with renderer.batch() as batch:
         batch.warm_up()
+        batch._started()  # the thread that starts the worker has started it
         early = batch._early
         assert isinstance(early, ProcessPoolExecutor) and batch._warming is not None
         assert batch._warming.result(timeout=120) is None  # vl-convert started, in the worker
@@ -191,6 +192,7 @@ def test_a_warm_up_no_chart_needed_is_not_waited_for(renderer: ChartRenderer) ->
     started = time.monotonic()
     with renderer.batch() as batch:
         batch.warm_up(_slow_start)
+        batch._started()
         assert batch._early is not None
         processes = list(batch._early._processes.values())  # type: ignore[attr-defined]
         assert len(processes) == 1
@@ -203,4 +205,17 @@ def test_with_one_core_a_warm_up_starts_nothing(tmp_path: Path, shared_cache: Pa
     renderer = ChartRenderer(tmp_path / "charts", workers=1, templates=ChartTemplates(shared_cache))
     with renderer.batch() as batch:
         batch.warm_up()
-        assert batch._early is None and batch._warming is None
+        assert batch._starting is None and batch._early is None and batch._warming is None
+
+
+def test_a_chart_added_while_the_worker_is_being_started_waits_for_it(renderer: ChartRenderer) -> None:
+    """warm_up starts the worker from a thread; a chart added at once goes to that worker, not
+    to a second one started beside it."""
+    charts = _charts(1)
+    with renderer.batch() as batch:
+        batch.warm_up()
+        batch.add(charts[0])  # no _started() first: add waits for the thread itself
+        assert batch._starting is None and batch._pool is None
+        early = batch._early
+        assert isinstance(early, ProcessPoolExecutor) and len(early._processes) == 1  # type: ignore[attr-defined]
+        assert batch.result() == {charts[0].path(): render_svg(renderer._vega(charts[0]))}

@@ -13,6 +13,7 @@ import hashlib
 import json
 import os
 import re
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Executor, Future
@@ -295,6 +296,7 @@ class ChartBatch:
         # Charts given to the early worker, each with its future: (path, cache file, Vega spec, future).
         self._early_charts: list[tuple[str, Path, str, Future[list[bytes]]]] = []
         self._warming: Future[None] | None = None  # warm_up's start of vl-convert
+        self._starting: threading.Thread | None = None  # warm_up's start of the early worker
         self._early_drew = False  # whether a chart was given to the early worker
 
     def warm_up(self, start: Callable[[], None] = start_vl_convert) -> None:
@@ -303,10 +305,25 @@ class ChartBatch:
         20,000 runs, and then waited for vl-convert to start after its pages were written.
         Started at the build's start, on another core, the worker is ready by then. When no
         chart is drawn after all, ``close`` ends the worker without waiting for it. With one
-        core, nothing: vl-convert starts in this process when the first chart is asked for."""
-        if self._early is None and self._pool is None and self._renderer.workers > 1:
-            self._early = self._renderer._start_early()
-            self._warming = self._early.submit(start)
+        core, nothing: vl-convert starts in this process when the first chart is asked for.
+
+        The worker is started by a thread of its own: starting it waits a tenth of a second for
+        the fork server to start, which the build spends reading instead. Whatever the batch
+        does next waits for that thread first (_started)."""
+        if self._early is None and self._pool is None and self._starting is None and self._renderer.workers > 1:
+            def start_worker() -> None:
+                self._early = self._renderer._start_early()
+                self._warming = self._early.submit(start)
+
+            self._starting = threading.Thread(target=start_worker, name="sitegen-chart-worker", daemon=True)
+            self._starting.start()
+
+    def _started(self) -> None:
+        """Wait for warm_up's thread, if it is still starting the early worker (when it could
+        not, the first chart starts one as without warm_up, and says why it cannot)."""
+        if self._starting is not None:
+            self._starting.join()
+            self._starting = None
 
     def __enter__(self) -> ChartBatch:
         return self
@@ -315,6 +332,7 @@ class ChartBatch:
         self.close()
 
     def add(self, chart: ChartSpec) -> None:
+        self._started()
         path = chart.path()
         if path in self._seen:
             return
@@ -363,6 +381,7 @@ class ChartBatch:
     def result(self) -> dict[str, bytes]:
         """Every added chart's SVG, by its path in the site. A chart that could not be drawn
         raises here, whichever process drew it."""
+        self._started()
         if self._pool is not None:
             self._send()
         self._sent = [([(path, cache_file)], future) for path, cache_file, _, future in self._early_charts] + self._sent
@@ -375,6 +394,7 @@ class ChartBatch:
         return self._svgs
 
     def close(self) -> None:
+        self._started()
         if self._early is not None:
             if not self._early_drew and self._warming is not None and not self._warming.done():
                 _stop_workers(self._early)  # only starting vl-convert, for nothing: not waited for
