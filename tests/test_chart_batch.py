@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -219,3 +220,23 @@ def test_a_chart_added_while_the_worker_is_being_started_waits_for_it(renderer: 
         early = batch._early
         assert isinstance(early, ProcessPoolExecutor) and len(early._processes) == 1  # type: ignore[attr-defined]
         assert batch.result() == {charts[0].path(): render_svg(renderer._vega(charts[0]))}
+
+
+def test_a_worker_the_warm_up_cannot_start_is_started_at_the_first_chart(
+        renderer: ChartRenderer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """When the warm-up's thread cannot start the worker, it lets no error out of the thread
+    (threading.excepthook would print it as a traceback); the first chart tries again, and its
+    error is the build's."""
+    def no_processes() -> ProcessPoolExecutor:
+        raise OSError(11, "Resource temporarily unavailable")
+
+    escaped: list[BaseException | None] = []
+    monkeypatch.setattr(threading, "excepthook", lambda args: escaped.append(args.exc_value))
+    monkeypatch.setattr(renderer, "_start_early", no_processes)
+    with renderer.batch() as batch:
+        batch.warm_up()
+        batch._started()
+        assert batch._early is None and batch._warming is None
+        assert escaped == []
+        with pytest.raises(OSError, match="Resource temporarily unavailable"):
+            batch.add(_charts(1)[0])

@@ -312,8 +312,12 @@ class ChartBatch:
         does next waits for that thread first (_started)."""
         if self._early is None and self._pool is None and self._starting is None and self._renderer.workers > 1:
             def start_worker() -> None:
-                self._early = self._renderer._start_early()
-                self._warming = self._early.submit(start)
+                # A worker that cannot be started now (no processes left, say) is started again
+                # at the first chart, which says why in the build's own error; a thread would
+                # print it as a traceback.
+                with contextlib.suppress(Exception):
+                    self._early = self._renderer._start_early()
+                    self._warming = self._early.submit(start)
 
             self._starting = threading.Thread(target=start_worker, name="sitegen-chart-worker", daemon=True)
             self._starting.start()

@@ -135,9 +135,7 @@ class Fragments:
 
     def get(self, key: str, make: Callable[[], str]) -> str:
         """The piece kept under ``key``, or the one ``make`` makes (kept for the next build)."""
-        found = self._used.get(key)
-        if found is None:
-            found = self._kept.get(key)
+        found = self._found(key)
         if found is not None:
             try:
                 text = str(found, "utf-8")
@@ -153,14 +151,17 @@ class Fragments:
 
     def get_bytes(self, key: str, make: Callable[[], str]) -> Piece:
         """``get``'s piece as its UTF-8 bytes, for a data file that joins thousands of them."""
-        found = self._used.get(key)
+        found = self._found(key)
         if found is None:
-            found = self._kept.get(key)
-            if found is None:
-                found = make().encode()
-                self.made += 1
-            self._used[key] = found
+            found = make().encode()
+            self.made += 1
+        self._used[key] = found
         return found
+
+    def _found(self, key: str) -> Piece | None:
+        """The piece this build used under ``key`` already, or else the one the file kept."""
+        found = self._used.get(key)
+        return found if found is not None else self._kept.get(key)
 
     def render(self, macro: str, *args: object) -> str:
         """The HTML of templates/_macros.html's ``macro`` called with ``args``: a piece of a page,
