@@ -18,7 +18,7 @@ from sitegen import __version__
 from sitegen.config import CONFIG_NAME, Config, load_config, with_site_url
 from sitegen.errors import Problem, SitegenError, shown
 from sitegen.github import Level, annotation
-from sitegen.lifetime import end_process, keep_collector_off
+from sitegen.lifetime import end_process, ends_with_command
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -221,7 +221,7 @@ def main(argv: Sequence[str] | None = None, process_ends: bool = False) -> int:
     if command is None:  # a parser entry without a handler: refuse rather than guess
         parser.error(f"unknown command {args.command!r}; the commands are {', '.join(COMMANDS)}")
     if process_ends and command.locked:
-        keep_collector_off()  # collect and build: see lifetime.keep_collector_off
+        ends_with_command()  # collect and build: see lifetime.ends_with_command
     try:
         if command.locked:  # collect and build write .sitegen/ anyway: keep compiled schema checks there
             from sitegen.validate import keep_compiled_checks

@@ -1,5 +1,5 @@
 """Where the listings (the index, /capacity/, the preset views) break into pages, worked out here
-from the built site's run files alone, by the rule docs/performance.md states, with none of
+from the built site's run files alone, by the rule docs/architecture.md states, with none of
 sitegen's code: the models in order of their key (the base model, else the model, lower-cased);
 a page ends after a model whose number (the first 8 bytes of sha256("page end\\0" + key), big-
 endian, over 2**64) is below its runs ÷ the page size; a stretch longer than twice the page size

@@ -163,7 +163,7 @@ ENDING_SCRIPT = textwrap.dedent("""
 def test_a_command_that_ends_its_process_keeps_the_collector_off_to_the_end(project: Path, command: str,
                                                                              left: str) -> None:
     """Collect and build, run as the `sitegen` command, leave the collector off to the end of
-    the process (lifetime.keep_collector_off): turned on again, it would look once at all they
+    the process (lifetime.ends_with_command): turned on again, it would look once at all they
     made just before the process ends. Other commands leave it as it was."""
     if command == "build":
         assert run_cli(project, "collect") == 0
@@ -171,3 +171,73 @@ def test_a_command_that_ends_its_process_keeps_the_collector_off_to_the_end(proj
                           capture_output=True, text=True, timeout=300, cwd=project, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1] == left
+
+
+# Runs one command as the `sitegen` command does (cli.run) or as a caller in a long-lived
+# process does (cli.main), and says whether the state its work read (the build's manifest, or
+# collect's record of the last collect) was freed by the time the command returned.
+HELD_SCRIPT = textwrap.dedent("""
+    import gc, sys, weakref
+    import sitegen.cli as cli
+
+    watched = []
+    if sys.argv[2] == "build":
+        import sitegen.site.build as module
+
+        class Watched(module.Manifest):
+            def __init__(self, *args, **kwargs):
+                super().__init__(*args, **kwargs)
+                watched.append(weakref.ref(self))
+
+        module.Manifest = Watched
+    else:
+        import sitegen.collect as module
+
+        real_load = module.manifest.load
+
+        def load(*args, **kwargs):
+            found = real_load(*args, **kwargs)
+            watched.append(weakref.ref(found))
+            return found
+
+        module.manifest.load = load
+
+    def said():
+        gc.collect()
+        return "held" if watched and all(ref() is not None for ref in watched) else "freed"
+
+    real_end = cli.end_process
+
+    def end(code):
+        print(said(), flush=True)
+        real_end(code)
+
+    cli.end_process = end
+    if sys.argv[3] == "run":
+        sys.argv = ["sitegen", "--config", sys.argv[1], sys.argv[2]]
+        cli.run()
+    else:
+        code = cli.main(["--config", sys.argv[1], sys.argv[2]])
+        print(said() if code == 0 else f"failed {code}", flush=True)
+""")
+
+
+@pytest.mark.parametrize("command", ["collect", "build"])
+def test_a_command_that_ends_its_process_leaves_what_it_read_to_the_end(project: Path, command: str) -> None:
+    """Run as the `sitegen` command, collect and build leave what their work read to the
+    process's end (lifetime.left_to_the_end), which then takes it back at once: freeing it
+    one object at a time as the work returned cost a build that adds a run at 20,000 runs
+    0.07–0.09 s. Called in a process that goes on (`sitegen serve`, tests), they free it as
+    usual: held there, every build would add its state to the process's memory."""
+    assert run_cli(project, "collect") == 0
+    if command == "build":
+        assert run_cli(project, "build") == 0
+    results = {}
+    for how in ("run", "main"):
+        if command == "build":  # a build that finds nothing changed reads no manifest to watch
+            forget_builds(project)
+        done = subprocess.run([sys.executable, "-c", HELD_SCRIPT, str(project / "sitegen.yaml"), command, how],
+                              capture_output=True, text=True, timeout=300, cwd=project, check=False)
+        assert done.returncode == 0, done.stderr
+        results[how] = done.stdout.splitlines()[-1]
+    assert results == {"run": "held", "main": "freed"}

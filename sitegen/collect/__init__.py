@@ -24,7 +24,7 @@ from sitegen.collect.redact import redact_document, redact_document_detailed, re
 from sitegen.config import CONFIG_NAME, Config
 from sitegen.errors import Problem, SitegenError
 from sitegen.files import MAX_STATE_BYTES, read_bounded
-from sitegen.lifetime import long_lived_work
+from sitegen.lifetime import left_to_the_end, long_lived_work
 from sitegen.parse import MAX_FILE_BYTES, Document, parse_document
 from sitegen.plausibility import plausibility_warnings
 from sitegen.records import record
@@ -366,6 +366,7 @@ def _collect(config: Config, *, offline: bool, progress: Callable[[str], None] |
     recorded = manifest.Manifest(known, written.sha256, written.identity, written.entries)
     if recorded != previous:
         manifest.save(manifest_path, recorded, expected)
+    left_to_the_end(locals())  # all it holds, never freed when the process ends with the collect
     return report
 
 

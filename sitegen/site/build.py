@@ -28,7 +28,7 @@ from sitegen import __version__, files
 from sitegen.config import Config
 from sitegen.errors import Problem, SitegenError
 from sitegen.files import MAX_STATE_BYTES, read_bounded
-from sitegen.lifetime import long_lived_work
+from sitegen.lifetime import left_to_the_end, long_lived_work
 from sitegen.resources import resource_dir
 from sitegen.site import exports, feeds
 from sitegen.site.analysis import Analysis, Settings
@@ -266,6 +266,7 @@ def _build(config: Config, force_output: bool) -> BuildSummary:
         fragments.save()
         if not output.in_place:  # every page was made, so every chart of the site was asked for
             renderer.prune(batch.used)
+        left_to_the_end(locals())  # all it holds, never freed when the process ends with the build
         return BuildSummary(len(planned), built, chart_count, renderer.rendered, len(output.written), notes)
 
 
