@@ -177,13 +177,24 @@ def holds_exactly(root: str, files: set[str], folders: dict[str, set[str]], reco
     except (OSError, ValueError):
         return None
     standing: Record = {}
-    for folder in sorted(folders, key=lambda name: name.count("/")):  # parents first
+    listed: list[str] = []
+    # Each folder's identity, in one loop with no call of ours per folder: at 20,000 runs a
+    # build does this for 28,000 folders twice, and current_identity's calls were a third of it.
+    prefix, identity_of, is_folder = f"{root}/", file_identity.identity, stat.S_ISDIR
+    for folder, identity in recorded.items():
+        if identity is not None:
+            try:
+                found = os.lstat(prefix + folder if folder else root)
+            except (OSError, ValueError):
+                listed.append(folder)
+                continue
+            if is_folder(found.st_mode) and identity_of(found) == identity:
+                standing[folder] = identity
+                continue
+        listed.append(folder)
+    linked = same_as[1] if same_as is not None else _NO_NAMES
+    for folder in sorted(listed, key=lambda name: name.count("/")):  # parents first
         path = f"{root}/{folder}" if folder else root
-        identity = recorded[folder]
-        if identity is not None and current_identity(path, folder=True) == identity:
-            standing[folder] = identity
-            continue
-        linked = same_as[1] if same_as is not None else _NO_NAMES
         inodes = lists_exactly(path, folders[folder], files, folder, linked)
         if inodes is None:
             return None
