@@ -126,18 +126,20 @@ def plan(site: Site, runs: list[Run], analysis: Analysis | None = None,
     paths = {key: group.path for key, group in groups.items()}
     # What a run's page, row or links show of its groups (their paths and labels) and of the
     # runs like it (its distinguishing label).
+    # Each membership's repr is worked out once, here, for its two groups' digests below.
     memberships: dict[str, tuple[object, ...]] = {}
+    membership_text: dict[str, str] = {}
     for run in runs:
         model_group, hardware_group = in_groups[run.id]
-        memberships[run.id] = (run.id, run.digest, paths[model_group], groups[model_group].label,
-                               paths[hardware_group], groups[hardware_group].label, run_labels.get(run.id))
+        membership = (run.id, run.digest, paths[model_group], groups[model_group].label,
+                      paths[hardware_group], groups[hardware_group].label, run_labels.get(run.id))
+        memberships[run.id] = membership
+        membership_text[run.id] = repr(membership)
 
     site_text, settings_text = _Verbatim(site), _Verbatim(settings)
     # Each group's digest: the site, the settings and its runs' memberships, in its order. A
     # run is in one model's group and one accelerator's, so the models' digests name every run.
-    # (Each membership's repr is worked out once for its two groups: the list's repr is theirs
-    # joined, so the digest is the same.)
-    membership_text = {run_id: repr(membership) for run_id, membership in memberships.items()}
+    # (The list's repr is its memberships' reprs joined, so the digest is the same.)
     digests = {key: _key(site_text, settings_text, group.kind, group.key,
                          _Verbatim.of_text(f"[{', '.join([membership_text[run.id] for run in group.runs])}]"))
                for key, group in groups.items()}
@@ -185,7 +187,15 @@ def plan(site: Site, runs: list[Run], analysis: Analysis | None = None,
         partners[a.id].add(b.id)
         partners[b.id].add(a.id)
 
-    places = {key: {member.id: index for index, member in enumerate(group.runs)} for key, group in groups.items()}
+    # Each group's runs by their place in it, worked out for a group when one of its runs first
+    # asks (only the changed groups' runs do, in a build that adds a run).
+    places: dict[tuple[str, str], dict[str, int]] = {}
+
+    def place_in(key: tuple[str, str]) -> dict[str, int]:
+        found = places.get(key)
+        if found is None:
+            found = places[key] = {member.id: index for index, member in enumerate(groups[key].runs)}
+        return found
 
     def comparable(run: Run) -> list[tuple[str, tuple[Run, ...]]]:
         # The other runs of its model and of its accelerator that its page links to (as many as
@@ -194,7 +204,7 @@ def plan(site: Site, runs: list[Run], analysis: Analysis | None = None,
         found = []
         for noun, key in zip(("of", "on"), in_groups[run.id], strict=True):
             group = groups[key]
-            found.append((f"{noun} {group.label}", closest_runs(group.runs, places[key], run, partners[run.id], count)))
+            found.append((f"{noun} {group.label}", closest_runs(group.runs, place_in(key), run, partners[run.id], count)))
         return found
 
     def linked(run: Run) -> tuple[object, ...]:
