@@ -234,7 +234,7 @@ def test_a_command_that_ends_its_process_leaves_what_it_read_to_the_end(project:
         assert run_cli(project, "build") == 0
     results = {}
     for how in ("run", "main"):
-        if command == "build":  # a build that finds nothing changed reads no manifest to watch
+        if command == "build":  # (a build that finds nothing changed stops before its work)
             forget_builds(project)
         done = subprocess.run([sys.executable, "-c", HELD_SCRIPT, str(project / "sitegen.yaml"), command, how],
                               capture_output=True, text=True, timeout=300, cwd=project, check=False)

@@ -125,8 +125,8 @@ def plan(site: Site, runs: list[Run], analysis: Analysis | None = None,
             in_groups[member.id][0 if group.kind == "models" else 1] = key
     paths = {key: group.path for key, group in groups.items()}
     # What a run's page, row or links show of its groups (their paths and labels) and of the
-    # runs like it (its distinguishing label).
-    # Each membership's repr is worked out once, here, for its two groups' digests below.
+    # runs like it (its distinguishing label); and its repr, worked out once for the digests of
+    # its two groups below.
     memberships: dict[str, tuple[object, ...]] = {}
     membership_text: dict[str, str] = {}
     for run in runs:
