@@ -4,6 +4,7 @@ fails, and stops cleanly on Ctrl-C. Every wait is a bounded poll."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import signal
@@ -37,6 +38,20 @@ class Served:
     stdout: list[str] = field(default_factory=list)
     stderr: list[str] = field(default_factory=list)
 
+    def stop(self) -> int:
+        """Ctrl-C, and the exit code. A server that has not ended within STOP_S is made to print
+        where each of its threads is (faulthandler, on SIGABRT) and the test fails with that."""
+        self.process.send_signal(signal.SIGINT)
+        try:
+            return self.process.wait(STOP_S)
+        except subprocess.TimeoutExpired:
+            self.process.send_signal(signal.SIGABRT)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(STOP_S)
+            time.sleep(POLL_S)  # (the readers take the last lines)
+            pytest.fail(f"serve did not stop within {STOP_S:.0f} s of Ctrl-C; stdout: {''.join(self.stdout)}\n"
+                        f"stderr: {''.join(self.stderr)}")
+
     def get(self, path: str) -> httpx.Response:
         """GET an absolute path on the server, without following redirects."""
         return httpx.get(f"http://{urlsplit(self.url).netloc}{path}", follow_redirects=False, timeout=5.0)
@@ -63,7 +78,8 @@ def served(project: Path) -> Iterator[Served]:
     config = project / "sitegen.yaml"
     config.write_text(config.read_text() + "site_url: https://example.org/bench/\n")
     process = subprocess.Popen(
-        [sys.executable, "-m", "sitegen", "--config", str(config), "serve", "--port", "0"],
+        # -X faulthandler: a server that will not stop says where it is (Served.stop).
+        [sys.executable, "-X", "faulthandler", "-m", "sitegen", "--config", str(config), "serve", "--port", "0"],
         cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env={**os.environ, "PYTHONPATH": str(REPO)},
     )
@@ -124,8 +140,7 @@ def test_serves_under_the_site_path_and_picks_up_edits(served: Served, project: 
     still = served.get(f"/bench/runs/{SEED_RUN_ID}/")
     assert still.status_code == 200 and "edited-while-serving" in still.text
 
-    served.process.send_signal(signal.SIGINT)
-    assert served.process.wait(STOP_S) == 0
+    assert served.stop() == 0
     _until(lambda: bool(served.stdout) and served.stdout[-1] == "stopped\n", STOP_S, "the 'stopped' line")
     assert not any("Traceback" in line for line in served.stderr), "".join(served.stderr)
 
