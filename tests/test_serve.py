@@ -31,6 +31,13 @@ STOP_S = 20.0
 POLL_S = 0.2
 
 
+# `sitegen ...` as started at a terminal, where Ctrl-C stops it: a test run started in the
+# background by a script (`pytest ... &`) has SIGINT ignored, every child inherits that, and
+# Python then leaves it ignored, so the server would never see the test's Ctrl-C.
+AT_A_TERMINAL = ("import runpy, signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+                 "sys.argv[0] = 'sitegen'; runpy.run_module('sitegen', run_name='__main__', alter_sys=True)")
+
+
 @dataclass
 class Served:
     process: subprocess.Popen[str]
@@ -79,7 +86,7 @@ def served(project: Path) -> Iterator[Served]:
     config.write_text(config.read_text() + "site_url: https://example.org/bench/\n")
     process = subprocess.Popen(
         # -X faulthandler: a server that will not stop says where it is (Served.stop).
-        [sys.executable, "-X", "faulthandler", "-m", "sitegen", "--config", str(config), "serve", "--port", "0"],
+        [sys.executable, "-X", "faulthandler", "-c", AT_A_TERMINAL, "--config", str(config), "serve", "--port", "0"],
         cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env={**os.environ, "PYTHONPATH": str(REPO)},
     )
