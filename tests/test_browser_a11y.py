@@ -83,6 +83,12 @@ def assert_focus_ring(focus: dict[str, Any]) -> None:
     assert focus["outline"] != "none" and focus["width"] >= 2, f"no visible focus ring on {focus['text']!r}: {focus}"
 
 
+# Whether the index shows another number of rows than ``count``; how long a filter may take.
+VISIBLE_ROWS_DIFFER = """(count) => Array.from(document.querySelectorAll("table.sortable tbody tr"))
+    .filter((row) => !row.hidden).length !== count"""
+FILTER_MS = 10_000
+
+
 def rows(visit: Visit) -> list[str]:
     """The index's visible rows, top to bottom, by model name and run address."""
     found: list[str] = visit.js("""() => Array.from(document.querySelectorAll("table.sortable tbody tr"))
@@ -98,11 +104,15 @@ def test_sorting_and_filtering_from_the_keyboard(browse: Browsing, site_pages: d
 
     assert_focus_ring(tab_to(visit, "#filters select[name=engine]"))
     page.keyboard.press("ArrowDown")  # a closed select takes arrow keys without opening
+    # The rows change once the index's script has applied the filter, which may first fetch
+    # what it filters by: read them then (on a loaded machine they were read before, once).
+    page.wait_for_function(VISIBLE_ROWS_DIFFER, arg=len(everything), timeout=FILTER_MS)
     filtered = rows(visit)
     assert 0 < len(filtered) < len(everything)
     assert "engine=" in page.url
 
     page.keyboard.press("ArrowUp")  # back to "All"
+    page.wait_for_function(f"(count) => !({VISIBLE_ROWS_DIFFER})(count)", arg=len(everything), timeout=FILTER_MS)
     assert rows(visit) == everything
 
     focus = tab_to(visit, "thead th button.sort")
