@@ -34,8 +34,8 @@ POLL_S = 0.2
 # `sitegen ...` as started at a terminal, where Ctrl-C stops it: a test run started in the
 # background by a script (`pytest ... &`) has SIGINT ignored, every child inherits that, and
 # Python then leaves it ignored, so the server would never see the test's Ctrl-C.
-AT_A_TERMINAL = ("import runpy, signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
-                 "sys.argv[0] = 'sitegen'; runpy.run_module('sitegen', run_name='__main__', alter_sys=True)")
+AT_A_TERMINAL = ("import runpy, signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
+                 "runpy.run_module('sitegen', run_name='__main__', alter_sys=True)")
 
 
 @dataclass
