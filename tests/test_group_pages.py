@@ -232,7 +232,7 @@ def test_the_groups_of_the_same_runs_are_worked_out_once(project: Path, monkeypa
     runs = store.read_collected(project / ".sitegen")
     worked_out: list[int] = []
     real = groups_module.model_groups
-    monkeypatch.setattr(groups_module, "model_groups", lambda runs: worked_out.append(1) or real(runs))
+    monkeypatch.setattr(groups_module, "model_groups", lambda runs, *rest: worked_out.append(1) or real(runs, *rest))
     first = groups_module.site_groups(runs)
     first.clear()  # a caller's own dict
     found = groups_module.site_groups(list(runs))  # another list of the same runs
