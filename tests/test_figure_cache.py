@@ -164,3 +164,37 @@ def test_each_part_of_a_line_is_checked_on_its_own(runs: list[Run], tmp_path: Pa
     text[at] = f'"{damaged.digest}":{json.dumps(entry)}' + ("," if at < len(text) - 2 else "")
     write_cache(path, "\n".join(text).encode())
     assert StoredFigures(path, "key", LEVELS).outline(damaged.digest) is None
+
+
+def test_an_outline_is_read_from_the_end_of_its_line_alone(runs: list[Run], tmp_path: Path) -> None:
+    # A group page asks only for outlines: read from where keep writes them (last), without
+    # parsing the capacities before them. So a line whose capacities are damaged still gives its
+    # outline, and its capacities are a miss; an outline written elsewhere in an entry (by hand)
+    # is read from the whole entry; one of the wrong shape at the end is a miss, never a figure.
+    path = tmp_path / "figures.json"
+    first = StoredFigures(path, "key", LEVELS)
+    outline = (tuple(range(3)), (8192, 16384), (1, 4))
+    first.keep((run.digest, worked_out(run), headlines(run), outline) for run in runs)
+    text = lines(path)
+    cut, moved, bent = runs[0], runs[1], runs[2]
+
+    def rewrite(run: Run, entry_text: str) -> None:
+        at = next(index for index, line in enumerate(text) if run.digest in line)
+        text[at] = f'"{run.digest}":{entry_text}' + ("," if at < len(text) - 2 else "")
+
+    def entry_of(run: Run) -> dict[str, object]:
+        line = next(line for line in text if run.digest in line)
+        return dict(json.loads(line.rstrip(",").split(":", 1)[1]))
+
+    rewrite(cut, '{"capacity":[[8192,0,' + ',"outline":' + json.dumps([list(part) for part in outline]) + "}")
+    moved_entry = entry_of(moved)
+    rewrite(moved, json.dumps({"outline": moved_entry["outline"], "capacity": moved_entry["capacity"]}))
+    bent_entry = entry_of(bent)
+    rewrite(bent, json.dumps({**bent_entry, "outline": [[1], [2], ["3"]]}))
+    write_cache(path, "\n".join(text).encode())
+    stored = StoredFigures(path, "key", LEVELS)
+    assert stored.outline(cut.digest) == outline
+    assert stored.capacities(cut.digest, 1) == {} and stored.headlines(cut.digest) is None
+    assert stored.outline(moved.digest) == outline
+    assert stored.outline(bent.digest) is None
+    assert stored.headlines(bent.digest) == headlines(bent)
