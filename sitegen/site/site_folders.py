@@ -83,16 +83,34 @@ def changed_folders(before: dict[str, set[str]], files_before: set[str], files: 
     added = files - files_before
     if not all(plain_relative(name) for name in added):
         return None
-    folders = {folder: set(names) for folder, names in before.items()}
+    # Each folder's names are shared with ``before`` until they change, and copied then: copying
+    # all 28,000 sets at 20,000 runs cost more than the rest.
+    folders = dict(before)
+    copied: set[str] = set()
+
+    def names_in(folder: str) -> set[str]:
+        """The names of ``folder``, this call's own to change (a new folder's: a new set)."""
+        names = folders.get(folder)
+        if names is None or folder not in copied:
+            copied.add(folder)
+            names = folders[folder] = set(names or ())
+        return names
+
     for name in files_before - files:
         folder, _, leaf = name.rpartition("/")
-        folders[folder].discard(leaf)
+        names_in(folder).discard(leaf)
         while folder and not folders[folder]:  # a folder left empty is gone, and named no more above
             del folders[folder]
             folder, _, leaf = folder.rpartition("/")
-            folders[folder].discard(leaf)
+            names_in(folder).discard(leaf)
     for name in added:
-        _add(folders, name)
+        folder, _, leaf = name.rpartition("/")
+        while True:  # each folder is named in its parent (as _add does)
+            known = folder in folders
+            names_in(folder).add(leaf)
+            if known or not folder:
+                break
+            folder, _, leaf = folder.rpartition("/")
     return folders
 
 
