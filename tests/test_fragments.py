@@ -226,3 +226,56 @@ def test_a_run_is_named_by_its_content() -> None:
     assert Fragments.content(run_from_dict("r", data)) == ("r", digest(data))
     other = {**data, "run": {"model": "n"}}
     assert Fragments.content(run_from_dict("r", other)) != Fragments.content(run_from_dict("r", data))
+
+
+def _checksums_checked(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The sizes of the segment bodies whose checksums a read works out from now on (a read
+    hashes slices of the file read; keys and segments written are hashed from bytes)."""
+    import hashlib
+
+    from sitegen.site import fragments as module
+
+    sizes: list[int] = []
+    real = hashlib.sha256
+
+    def counting(data: bytes | memoryview = b"") -> object:
+        if isinstance(data, memoryview):
+            sizes.append(len(data))
+        return real(data)
+
+    class Counting:
+        sha256 = staticmethod(counting)
+
+    monkeypatch.setattr(module, "hashlib", Counting)
+    return sizes
+
+
+def test_a_file_checked_or_appended_to_is_not_checked_again_until_it_changes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A read checks each segment's checksum and, once the file has settled, records its
+    identity; the next read of that very file takes the pieces without checking them, and so
+    does the read after an append (recorded by the build that appended). A file changed since
+    (a byte, same size) is checked again, and its damaged segment is a miss."""
+    from sitegen import files
+
+    path = tmp_path / "fragments.json"
+    _build_asking_for(path, {"a": "<tr>first"})  # a new file, written whole: not recorded
+    files.file_system_now(tmp_path, after_tick=True)  # the clock past the file: settled
+    sizes = _checksums_checked(monkeypatch)
+    _build_asking_for(path, {"a": "made"}, save=False)
+    assert sizes == [len("<tr>first")]  # checked, and recorded
+    sizes.clear()
+    _build_asking_for(path, {"a": "made", "b": "<tr>second"})  # not checked again; appends
+    assert sizes == []
+    third = _build_asking_for(path, {"a": "made", "b": "made"}, save=False)
+    assert sizes == []  # the appended file, as recorded
+    assert third.made == 0
+    raw = path.read_bytes()
+    at = raw.index(b"<tr>first") + 4
+    path.write_bytes(raw[:at] + b"F" + raw[at + 1:])  # in place: the same inode and size
+    log: list[str] = []
+    fourth = Fragments(path, "s")
+    fourth.get(Fragments.key("row", "a"), made_by(log, "<tr>first"))
+    fourth.get(Fragments.key("row", "b"), made_by(log, "<tr>second"))
+    assert log == ["<tr>first", "<tr>second"]  # the first segment fails its checksum, and what follows is a miss
+    assert sizes and sizes[0] == len("<tr>first")
