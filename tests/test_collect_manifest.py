@@ -229,6 +229,44 @@ def test_an_added_run_after_the_collected_file_was_edited_is_still_right(site: P
     assert path.read_bytes() == _reference(site)
 
 
+def test_an_added_run_copies_the_others_from_the_recorded_file_without_hashing_it(
+        site: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The collected file recorded (identity and all, once settled) is read for the unchanged
+    runs' entries without working out its checksum again; one changed since, even keeping its
+    size and times, is hashed, found to differ, and every run read again."""
+    import hashlib
+
+    _collect(site)
+    _collect(site)  # its stat is recorded now
+    path = site / ".sitegen" / "collected.json"
+    size = path.stat().st_size
+    hashed: list[int] = []
+    real = hashlib.sha256
+
+    class Counting:
+        @staticmethod
+        def sha256(data: bytes = b"") -> Any:
+            hashed.append(len(data))
+            return real(data)
+
+    monkeypatch.setattr(sitegen.collect, "hashlib", Counting)
+    runs = site / "content" / "runs"
+    shutil.copy(runs / EDITED, runs / "added-run.yaml")
+    _collect(site)
+    assert size not in hashed  # the old file, read but not hashed
+    assert path.read_bytes() == _reference(site)
+    data, before = path.read_bytes(), path.stat()
+    at = data.index(b'"origin":"content/runs/') + len(b'"origin":"content/runs/')
+    _collect(site)  # recorded again, unchanged
+    path.write_bytes(data[:at] + (b"x" if data[at:at + 1] != b"x" else b"y") + data[at + 1:])
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    (runs / "added-run.yaml").unlink()
+    hashed.clear()
+    _collect(site)
+    assert len(data) in hashed  # checked, and refused
+    assert path.read_bytes() == _reference(site)
+
+
 def test_a_failed_collect_leaves_the_collected_file_and_the_manifest(site: Path) -> None:
     _collect(site)
     written = _collected(site)
