@@ -436,10 +436,10 @@ def _write(state_dir: Path, runs: list[CollectedRun], previous: Manifest | None,
     write_measurements(state_dir, measurements, present)
     # The file recorded differs (a run changed): written without reading it to compare. Any
     # other file is compared first, and kept when it holds these bytes already.
-    digest = hashlib.sha256(data).hexdigest()
-    write_collected_bytes(state_dir, data, compare=not old_ok, sha256=digest)
+    data_sha256 = hashlib.sha256(data).hexdigest()
+    write_collected_bytes(state_dir, data, compare=not old_ok, sha256=data_sha256)
     prune_measurements(state_dir, named, listed)
-    return _Written(digest, None,
+    return _Written(data_sha256, None,
                     [manifest.CollectedEntry(run_id, origin, digest, start, end, name)
                      for (run_id, origin, digest, name), (start, end) in zip(listing, places, strict=True)])
 

@@ -17,8 +17,9 @@ reads and writes it without parsing or serialising the other runs' figures: pars
 writing every entry cost 25 ms at 1,000 runs, more than the rest of keeping them. An entry is
 parsed only when a build asks for that run's figures, each part checked when it is asked for,
 and an entry nobody asked for is written back as the text it was read as. An outline, all a
-group page asks of its runs, is read alone from the end of its line, where it is written. A file of another
-layout (a hand-edited one) is parsed whole, and each entry still checked before it is believed.
+group page asks of its runs, is read alone from the end of its line, where it is written. A
+file of another layout (a hand-edited one) is parsed whole, and each entry still checked before
+it is believed.
 """
 
 from __future__ import annotations
