@@ -42,6 +42,15 @@ def kept(path: Path, runs: list[Run]) -> StoredFigures:
     return StoredFigures(path, "key", LEVELS)
 
 
+OUTLINE = (tuple(range(3)), (8192, 16384), (1, 4))
+
+
+def kept_with_outline(path: Path, runs: list[Run]) -> list[str]:
+    """The file's lines once a build kept every run's figures, each with OUTLINE as its outline."""
+    StoredFigures(path, "key", LEVELS).keep((run.digest, worked_out(run), headlines(run), OUTLINE) for run in runs)
+    return lines(path)
+
+
 def lines(path: Path) -> list[str]:
     data = read_cache(path)
     assert data is not None
@@ -146,10 +155,7 @@ def test_each_part_of_a_line_is_checked_on_its_own(runs: list[Run], tmp_path: Pa
     # A capacity of the wrong shape is a miss of the capacities; the run's headlines and
     # outline, checked when asked for, are still read back (what the file holds for them).
     path = tmp_path / "figures.json"
-    first = StoredFigures(path, "key", LEVELS)
-    outline = (tuple(range(3)), (8192, 16384), (1, 4))
-    first.keep((run.digest, worked_out(run), headlines(run), outline) for run in runs)
-    text = lines(path)
+    text = kept_with_outline(path, runs)
     damaged = runs[0]
     at = next(index for index, line in enumerate(text) if damaged.digest in line)
     entry = json.loads(text[at].rstrip(",").split(":", 1)[1])
@@ -159,7 +165,7 @@ def test_each_part_of_a_line_is_checked_on_its_own(runs: list[Run], tmp_path: Pa
     stored = StoredFigures(path, "key", LEVELS)
     assert stored.capacities(damaged.digest, 1) == {}
     assert stored.headlines(damaged.digest) == headlines(damaged)
-    assert stored.outline(damaged.digest) == outline
+    assert stored.outline(damaged.digest) == OUTLINE
     entry["outline"] = [[1], [2]]  # two parts, not three
     text[at] = f'"{damaged.digest}":{json.dumps(entry)}' + ("," if at < len(text) - 2 else "")
     write_cache(path, "\n".join(text).encode())
@@ -172,10 +178,7 @@ def test_an_outline_is_read_from_the_end_of_its_line_alone(runs: list[Run], tmp_
     # outline, and its capacities are a miss; an outline written elsewhere in an entry (by hand)
     # is read from the whole entry; one of the wrong shape at the end is a miss, never a figure.
     path = tmp_path / "figures.json"
-    first = StoredFigures(path, "key", LEVELS)
-    outline = (tuple(range(3)), (8192, 16384), (1, 4))
-    first.keep((run.digest, worked_out(run), headlines(run), outline) for run in runs)
-    text = lines(path)
+    text = kept_with_outline(path, runs)
     cut, moved, bent = runs[0], runs[1], runs[2]
 
     def rewrite(run: Run, entry_text: str) -> None:
@@ -186,15 +189,15 @@ def test_an_outline_is_read_from_the_end_of_its_line_alone(runs: list[Run], tmp_
         line = next(line for line in text if run.digest in line)
         return dict(json.loads(line.rstrip(",").split(":", 1)[1]))
 
-    rewrite(cut, '{"capacity":[[8192,0,' + ',"outline":' + json.dumps([list(part) for part in outline]) + "}")
+    rewrite(cut, '{"capacity":[[8192,0,' + ',"outline":' + json.dumps([list(part) for part in OUTLINE]) + "}")
     moved_entry = entry_of(moved)
     rewrite(moved, json.dumps({"outline": moved_entry["outline"], "capacity": moved_entry["capacity"]}))
     bent_entry = entry_of(bent)
     rewrite(bent, json.dumps({**bent_entry, "outline": [[1], [2], ["3"]]}))
     write_cache(path, "\n".join(text).encode())
     stored = StoredFigures(path, "key", LEVELS)
-    assert stored.outline(cut.digest) == outline
+    assert stored.outline(cut.digest) == OUTLINE
     assert stored.capacities(cut.digest, 1) == {} and stored.headlines(cut.digest) is None
-    assert stored.outline(moved.digest) == outline
+    assert stored.outline(moved.digest) == OUTLINE
     assert stored.outline(bent.digest) is None
     assert stored.headlines(bent.digest) == headlines(bent)
