@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench import synthetic_run
+from bench import _INSTALLED, compile_sitegen, sitegen, synthetic_run
 
 # The steps of _build, each (module, attribute, name); a step called inside another is counted there.
 STAGES = [
@@ -118,11 +118,6 @@ def _instrumented_build(report: Path, dump: bool) -> None:
         report.write_text(json.dumps(seconds))
 
 
-def _run(folder: Path, *args: str) -> None:
-    subprocess.run([sys.executable, "-m", "sitegen", "--config", str(folder / "sitegen.yaml"), *args], cwd=folder,
-                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-
-
 def _instructions(dumps: str) -> dict[str, float]:
     """Instructions by step, from callgrind's dump files (each holds those since the one before)."""
     counted: dict[str, float] = {}
@@ -142,19 +137,20 @@ def measure(folder: Path, instructions: bool, seed: int) -> dict[str, float]:
     runs = sum(1 for _ in (folder / "content" / "runs").glob("*.yaml"))
     added.write_text(synthetic_run(runs, max(1, runs // 10), random.Random(seed)))
     try:
-        _run(folder, "collect")
+        sitegen(folder, "collect")
         with tempfile.TemporaryDirectory(prefix="sitegen-stages-") as scratch:
             report = Path(scratch) / "report.json"
             command = [sys.executable, __file__, "--inner", str(report)]
             if instructions:
                 command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={scratch}/cg.%p",
                            *command, "--dump"]
-            subprocess.run(command, cwd=folder, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            subprocess.run(command, cwd=folder, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                           env=_INSTALLED)
             figures = _instructions(f"{scratch}/cg.*") if instructions else json.loads(report.read_text())
     finally:
         added.unlink(missing_ok=True)
-        _run(folder, "collect")
-        _run(folder, "build")
+        sitegen(folder, "collect")
+        sitegen(folder, "build")
     return figures
 
 
@@ -172,6 +168,7 @@ def main() -> int:
         return 0
     if args.folder is None or not (args.folder / "sitegen.yaml").is_file():
         parser.error("--folder must be a site made by bench.py (it holds sitegen.yaml)")
+    compile_sitegen()  # start-up as an installed sitegen's, from compiled modules (as bench.py)
     if args.warm_up:
         measure(args.folder, False, args.seed)
     figures = measure(args.folder, args.instructions, args.seed)

@@ -105,7 +105,9 @@ def changed_folders(before: dict[str, set[str]], files_before: set[str], files: 
             names_in(folder).discard(leaf)
     for name in added:
         folder, _, leaf = name.rpartition("/")
-        while True:  # each folder is named in its parent (as _add does)
+        # As _add places a name, each folder named in its parent, but into names_in's copies
+        # (_add taking names_in made folders_of, its main caller, 10 ms slower at 20,000 runs).
+        while True:
             known = folder in folders
             names_in(folder).add(leaf)
             if known or not folder:
