@@ -1018,3 +1018,53 @@ def test_what_a_feed_drops_is_exactly_what_xml_does_not_allow() -> None:
     text = "".join(map(chr, range(0x110000)))
     kept = _NOT_XML.sub("", text)
     assert kept == "".join(chr(point) for point in range(0x110000) if allowed(point))
+
+
+def _run_pages_made(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The run pages the next builds make from their run (pages.run_page), by path."""
+    from sitegen.site import pages
+
+    made: list[str] = []
+    real = pages.run_page
+
+    def recording(site: Any, run: Any, *args: Any, **kwargs: Any) -> Any:
+        made.append(f"runs/{run.id}/index.html")
+        return real(site, run, *args, **kwargs)
+
+    monkeypatch.setattr(pages, "run_page", recording)
+    return made
+
+
+@pytest.mark.parametrize("tamper", ["none", "links section gone"])
+def test_pages_whose_links_alone_change_are_patched_and_equal_a_cold_build(
+        project: Path, monkeypatch: pytest.MonkeyPatch, tamper: str) -> None:
+    # A run of another model on the DGX Spark's accelerator: the links of the two runs there
+    # change, and nothing else of their pages. The build puts the new links in the pages the
+    # last build wrote (build._patched) instead of making them from their runs again; a page
+    # that no longer has the section where links go is made from its run.
+    runs = project / "content" / "runs"
+    assert run_cli(project, "collect") == 0
+    assert run_cli(project, "build") == 0
+    site = project / "_site"
+    before = site_files(site)
+    spark = ["runs/dgxspark-llamacpp-gptoss120b-batched/index.html", "runs/dgxspark-llamacpp-gptoss120b-depth/index.html"]
+    if tamper != "none":
+        page = site / spark[0]
+        text = page.read_bytes().replace(b"<section class=card aria-labelledby=downloads-h>", b"<section>")
+        page.unlink()  # (a new file: the old one is shared with the spare)
+        page.write_bytes(text)
+    (runs / "spark-other-model.yaml").write_text(
+        (runs / "dgxspark-llamacpp-gptoss120b-batched.yaml").read_text()
+        .replace("model: ggml-org/gpt-oss-120b-GGUF", "model: ggml-org/gpt-oss-20b-GGUF", 1)
+        .replace("base_model: openai/gpt-oss-120b", "base_model: openai/gpt-oss-20b", 1))
+    made = _run_pages_made(monkeypatch)
+    assert run_cli(project, "collect") == 0
+    assert run_cli(project, "build") == 0
+    incremental = site_files(site)
+    for path in spark:  # their links name the new run now
+        assert incremental[path] != before[path] and b"spark-other-model" in incremental[path]
+    expected = {"runs/spark-other-model/index.html", *(spark[:1] if tamper != "none" else [])}
+    assert set(made) == expected
+    made.clear()
+    assert _cold_build(project) == incremental
+    assert set(made) >= {*spark, "runs/spark-other-model/index.html"}  # (the cold build made them all)

@@ -110,3 +110,36 @@ def test_capacity_cells_name_per_accelerator_figures_only_where_they_differ(buil
         said = "With one accelerator, tok/s per accelerator is the total." in section
         assert said == (count == 1)
     assert checked[True] and checked[False], checked  # the shipped runs have both
+
+
+def test_a_pages_links_put_in_place_of_its_old_ones_give_the_page_made_with_them(project: Path) -> None:
+    # run_page.with_links, as a build uses it for a page whose links alone changed: the page
+    # made with one set of links, its last section replaced by another set, is the page made
+    # with the other set.
+    from sitegen.config import load_config
+    from sitegen.site.analysis import Analysis, Settings
+    from sitegen.site.common import Field, Site
+    from sitegen.site.fragments import Fragments
+    from sitegen.site.groups import site_groups
+    from sitegen.site.render import environment, render
+    from sitegen.site.run_page import run_links, run_page, with_links
+    from sitegen.store import read_collected
+    from tests.conftest import REPO
+
+    assert run_cli(project, "collect") == 0
+    config = load_config(project / "sitegen.yaml")
+    run = next(run for run in read_collected(config.state_dir) if run.id == SEED_RUN_ID)
+    groups = site_groups([run])
+    site = Site(config.title, config.description, config.site_url).at(f"runs/{run.id}/index.html")
+    env = environment(REPO / "templates")
+    analysis = Analysis(Settings.of(config))
+    fragments = Fragments(None, "", env)
+    one = (Field("Compare with a", "a", "../../compare/a--b/"),)
+    other = (Field("Compare with 2 other runs on X", "on X", "../../compare/?runs=x,<y>&z"),
+             Field("Compare with c", "c", "../../compare/c--d/#swapped"))
+    with_one = render(env, run_page(site, run, groups, "", one, analysis))
+    with_other = render(env, run_page(site, run, groups, "", other, analysis))
+    assert with_one != with_other and "&lt;y&gt;" in with_other.decode()
+    links = fragments.render("run_links", *run_links(site, run, groups, other))
+    assert with_links(with_one, links) == with_other
+    assert with_links(with_one.replace(b"aria-labelledby=downloads-h", b""), links) is None

@@ -43,7 +43,7 @@ from sitegen.site.groups import (
 from sitegen.site.index_page import IndexListing, index_listing, index_page, index_paging, page_path, site_choice
 from sitegen.site.labels import distinguishing_labels
 from sitegen.site.paging import Paging, listed_models
-from sitegen.site.run_page import run_page
+from sitegen.site.run_page import run_links, run_page, with_links
 
 
 @dataclass(frozen=True)
@@ -56,11 +56,19 @@ class NotFoundPageContext:
 
 @record
 class PlannedPage:
-    """A page that can be built: its output path, its key, and how to make it."""
+    """A page that can be built: its output path, its key, and how to make it; ``patch``: for a
+    page whose key is two halves (run pages: everything but its links, then its links; each
+    KEY_HALF characters), how to make it from the page the last build wrote when only the
+    second half changed (None when that page is not one it can patch)."""
 
     path: str
     key: str
     make: Callable[[], Page]
+    patch: Callable[[bytes], bytes | None] | None = field(default=None, compare=False)
+
+
+# Each half of a two-part key: 128 bits of a sha256, as many characters as one key has.
+KEY_HALF = 32
 
 
 def _key(*parts: object) -> str:
@@ -211,6 +219,13 @@ def plan(site: Site, runs: list[Run], analysis: Analysis | None = None,
         return run_page(at, run, groups, run_labels.get(run.id, ""), run_comparisons(at, run, comparable(run), paired),
                         analysis)
 
+    def patch_run_page(run: Run, path: str, page: bytes) -> bytes | None:
+        # The page as the last build left it, with its last section (its links) made anew.
+        at = site.at(path)
+        links = analysis.fragments.render("run_links", *run_links(at, run, groups, run_comparisons(
+            at, run, comparable(run), paired)))
+        return with_links(page, links)
+
     pairs_of: dict[str, list[tuple[str, str]]] = defaultdict(list)  # each run's pairs, found once
     for pair in paired:
         pairs_of[pair[0]].append(pair)
@@ -221,8 +236,13 @@ def plan(site: Site, runs: list[Run], analysis: Analysis | None = None,
         model_group, hardware_group = in_groups[run.id]
         page_key = memory.last_key(path) if model_group in as_before and hardware_group in as_before else None
         if page_key is None:
-            page_key = _key(site_text, settings_text, path, memberships[run.id], linked(run), sorted(pairs_of[run.id]))
-        planned.append(PlannedPage(path, page_key, lambda run=run, path=path: make_run_page(run, path)))  # type: ignore[misc]
+            # Two halves (PlannedPage.patch): all the page shows but its last section, which holds
+            # the links to the runs beside it (they change when a run is added next to it, while
+            # the rest of its page does not); then those links.
+            page_key = _key(site_text, settings_text, path, memberships[run.id])[:KEY_HALF] \
+                + _key(linked(run), sorted(pairs_of[run.id]))[:KEY_HALF]
+        planned.append(PlannedPage(path, page_key, lambda run=run, path=path: make_run_page(run, path),  # type: ignore[misc]
+                                   lambda page, run=run, path=path: patch_run_page(run, path, page)))  # type: ignore[misc]
     costs = priced(runs, analysis)
     capacity_paged = capacity_paging(groups)
     for number, path, page_key in listing_keys(capacity_paged, capacity_path, costs):

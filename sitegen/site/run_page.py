@@ -498,12 +498,37 @@ def _related(site: Site, run: Run, groups: dict[tuple[str, str], Group]) -> tupl
     )
 
 
+# Where a run page's last section (templates/_macros.html's run_links) starts: the only one of its
+# kind in the page, and a tag no run's text can put there (every text is escaped, and markdown
+# takes no raw HTML). The section ends at the first end of a section after it.
+_LINKS_START = b"<section class=card aria-labelledby=downloads-h>"
+_SECTION_END = b"</section>"
+
+
+def run_links(site: Site, run: Run, groups: dict[tuple[str, str], Group],
+              comparisons: tuple[Field, ...]) -> tuple[str, tuple[Field, ...]]:
+    """What a run page's last section shows: the address of the run's result file, and the pages
+    it links to (its model's and accelerator's, then ``comparisons``)."""
+    return site.url(f"runs/{run.id}.json"), _related(site, run, groups) + comparisons
+
+
+def with_links(page: bytes, links: str) -> bytes | None:
+    """The run page ``page`` (as a build wrote it) with ``links`` (run_links, rendered by the
+    run_links macro) in place of its last section; None when ``page`` has no such section."""
+    start = page.rfind(_LINKS_START)
+    end = page.find(_SECTION_END, start) if start >= 0 else -1
+    if end < 0:
+        return None
+    return page[:start] + links.encode() + page[end + len(_SECTION_END):]
+
+
 def run_page(site: Site, run: Run, groups: dict[tuple[str, str], Group], label: str = "",
              comparisons: tuple[Field, ...] = (), analysis: Analysis | None = None) -> Page:
     """The speed-test-matrix page of one run, at /runs/<id>/; ``label`` tells it from runs of
     the same model, accelerator and engine (labels.distinguishing_labels); ``comparisons``
     link it to comparisons with the other runs of its model and accelerator."""
     analysis = analysis or Analysis()
+    result_href, related = run_links(site, run, groups, comparisons)
     section_notes = tuple(
         (name, rendered)
         for name, text in (("Hardware", run.hardware.notes), ("Engine", run.engine.notes))
@@ -537,7 +562,7 @@ def run_page(site: Site, run: Run, groups: dict[tuple[str, str], Group], label: 
         section_notes=section_notes,
         source=_source_fields(run),
         provenance=run.provenance.notes if run.provenance else (),
-        result_href=site.url(f"runs/{run.id}.json"),
-        related=_related(site, run, groups) + comparisons,
+        result_href=result_href,
+        related=related,
     )
     return Page(f"runs/{run.id}/index.html", "pages/run.html", context)
