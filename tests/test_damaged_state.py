@@ -344,7 +344,7 @@ def test_a_damaged_measurements_file_is_refused_and_collect_makes_it_again(
 
 @pytest.mark.parametrize("damage", ["wrong shapes", "cut short", "another key"])
 def test_damaged_stored_figures_are_worked_out_again(built: Path, tmp_path: Path, damage: str) -> None:
-    from sitegen.store import read_cache, write_cache
+    from tests.test_figure_cache import entries, segments, write_entries
 
     cold = tmp_path / "cold"
     shutil.copytree(built, cold, symlinks=True)
@@ -356,25 +356,23 @@ def test_damaged_stored_figures_are_worked_out_again(built: Path, tmp_path: Path
     (cold / ".sitegen" / "cache" / "fragments.json").unlink(missing_ok=True)
     assert run_cli(cold, "build") == 0
     path = built / ".sitegen" / "cache" / "figures.json"
-    data = read_cache(path)
-    assert data is not None
-    document = json.loads(data)
+    scope = str(segments(path)[0][0]["scope"])
+    held = {digest: json.loads(text) for digest, text in entries(path).items()}
     if damage == "wrong shapes":
         headlines = 0
-        for entry in document["runs"].values():
+        for entry in held.values():
             entry["capacity"] = [["8K", 0, 1, 2.0], *entry.get("capacity", [])]
             if "headlines" in entry:  # (kept for the runs whose headlines a build worked out)
                 entry["headlines"] = [True] * len(entry["headlines"])
                 headlines += 1
-        assert headlines == len(document["runs"])
-        write_cache(path, json.dumps(document).encode())
+        assert headlines == len(held)
+        write_entries(path, {digest: json.dumps(entry) for digest, entry in held.items()}, scope)
     elif damage == "cut short":
         path.write_bytes(path.read_bytes()[:200])
     else:
-        for entry in document["runs"].values():  # right shapes, other figures: stored for other levels
+        for entry in held.values():  # right shapes, other figures: stored for other levels
             entry["capacity"] = [[c, level, 99, 1.0] for c, level, _, _ in entry.get("capacity", [])]
-        document["key"] = "0" * 64
-        write_cache(path, json.dumps(document).encode())
+        write_entries(path, {digest: json.dumps(entry) for digest, entry in held.items()}, "sitegen-figures:" + "0" * 64)
     assert run_cli(built, "build") == 0
     assert site_files(built / "_site") == site_files(cold / "_site")
 

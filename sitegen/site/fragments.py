@@ -1,4 +1,5 @@
-"""Pieces of listing pages and data files kept between builds (.sitegen/cache/fragments.json).
+"""Pieces of listing pages and data files kept between builds (.sitegen/cache/fragments.json);
+the store also keeps each run's figures (figure_cache: .sitegen/cache/figures.json).
 
 Why: a listing (the index pages, /capacity/, the preset views, the data files of every run)
 shows every run, so adding one run changes every page of it, while each piece of it (a run's
@@ -197,6 +198,19 @@ class Fragments:
         found = self._used.get(key)
         return found if found is not None else self._kept.get(key)
 
+    def found(self, key: str) -> Piece | None:
+        """The piece under ``key``, this build's or the file's, without counting it as used."""
+        return self._found(key)
+
+    def use(self, key: str) -> None:
+        """Count the file's piece under ``key`` as used by this build: the next build keeps it."""
+        self._used[key] = self._kept[key]
+
+    def put(self, key: str, piece: bytes) -> None:
+        """Keep ``piece`` under ``key`` for the next build, in place of the file's if it has one."""
+        self._used[key] = piece
+        self.made += 1
+
     def render(self, macro: str, *args: object) -> str:
         """The HTML of templates/_macros.html's ``macro`` called with ``args``: a piece of a page,
         as the page's template would have written it in place."""
@@ -214,7 +228,8 @@ class Fragments:
         listing build a cold one. A cache that cannot be written is only a miss next time."""
         if self.path is None or self.made == 0:
             return
-        new = {key: piece for key, piece in self._used.items() if key not in self._kept}
+        # Made in this build: a key the file lacks, or a piece put in place of the file's.
+        new = {key: piece for key, piece in self._used.items() if self._kept.get(key) is not piece}
         used = sum(len(piece) for piece in self._used.values())
         added = sum(len(piece) for piece in new.values())
         with contextlib.suppress(OSError):
