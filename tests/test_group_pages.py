@@ -282,3 +282,34 @@ def test_a_group_index_shows_a_changed_runs_new_best_after_an_incremental_build(
         assert after[own] == "7.7M"
         assert {href: peak for href, peak in after.items() if href != own} == \
             {href: peak for href, peak in before[kind].items() if href != own}
+
+
+def test_a_group_index_makes_again_only_the_rows_of_changed_groups(project: Path, monkeypatch: Any) -> None:
+    # Each row of /models/ and /hardware/ is a piece kept by its group's runs: a run changed
+    # makes its model's row and its accelerator's again, and each page joins the others as kept.
+    from sitegen.site.fragments import Fragments
+    from tests.conftest import SEED_RUN_ID
+
+    # (The session's builds share one cache folder, where another test made these rows already.)
+    (project / ".sitegen" / "cache" / "fragments.json").unlink(missing_ok=True)
+    assert run_cli(project, "collect") == 0
+    assert run_cli(project, "build") == 0
+    seed = project / "content" / "runs" / f"{SEED_RUN_ID}.yaml"
+    seed.write_text(seed.read_text().replace("total_tokens_per_s: 228.386789", "total_tokens_per_s: 7654321.0", 1))
+    rows: list[str] = []
+    real = Fragments.render
+
+    def counted(self: Fragments, macro: str, *args: Any) -> str:
+        if macro == "group_row":
+            rows.append(args[0].label)
+        return real(self, macro, *args)
+
+    monkeypatch.setattr(Fragments, "render", counted)
+    assert run_cli(project, "collect") == 0
+    assert run_cli(project, "build") == 0
+    model = _runs(project)[SEED_RUN_ID]["run"]
+    assert len(rows) == 2 and any(label in (model.get("base_model"), model["model"]) for label in rows), rows
+    for kind in ("models", "hardware"):  # every group still has its row
+        page = (project / "_site" / kind / "index.html").read_text()
+        assert page.count('<tr><th scope="row">') == len(set(re.findall(rf'href="\.\./{kind}/([^/"]+)/index\.html"',
+                                                                         page)))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -71,7 +70,7 @@ class GroupIndexContext:
     title: str
     heading: str
     summary: str
-    groups: tuple[GroupListing, ...]
+    rows: tuple[Markup, ...]  # a group's a row (the group_row macro), best figures first
 
 
 def series_labels(runs: list[Run], kind: str) -> dict[str, str]:
@@ -281,32 +280,32 @@ def _recoloured(chart: ChartSpec, places: list[int]) -> ChartSpec:
 
 def group_index_page(site: Site, kind: str, groups: list[Group], analysis: Analysis | None = None,
                      group_digests: Mapping[str, str] | None = None) -> Page:
-    """/models/ or /hardware/: every group, its run count and its best figures (kept by
-    index_page.group_content, with ``group_digests``)."""
+    """/models/ or /hardware/: every group, its run count and its best figures, each group's row
+    kept between builds by its runs (index_page.group_content, with ``group_digests``)."""
     analysis = analysis or Analysis()
 
     def best(values: list[float | None]) -> str:
         present = [v for v in values if v is not None]
         return numbers.rate(max(present)) if present else numbers.MISSING
 
-    def figures(group: Group) -> str:
+    def row(group: Group, href: str) -> str:
         found = [analysis.headlines(run) for run in group.runs]
-        return json.dumps([best([f.decode_single for f in found]), best([f.decode_peak for f in found]),
-                           best([f.prefill_first for f in found])], ensure_ascii=False)
+        return analysis.fragments.render("group_row", GroupListing(
+            group.label, href, str(len(group.runs)), best([f.decode_single for f in found]),
+            best([f.decode_peak for f in found]), best([f.prefill_first for f in found])))
 
-    listings = []
+    rows = []
     for group in sorted(groups, key=lambda g: g.label.lower()):
-        # A group's best figures, kept between builds by its runs' content: the page without
-        # every run's headlines.
-        members = group_content(group, group_digests)
-        single, peak, prefill = json.loads(analysis.fragments.get(Fragments.key("group best", members),
-                                                                  partial(figures, group)))
-        listings.append(GroupListing(group.label, site.url(group.path), str(len(group.runs)), single, peak, prefill))
+        # A group's row, kept between builds by its runs' content: the page without every
+        # run's headlines, nor 2,000 rows rendered at 20,000 runs.
+        href = site.url(group.path)
+        key = Fragments.key("group row", group_content(group, group_digests), group.label, href, len(group.runs))
+        rows.append(Markup(analysis.fragments.get(key, partial(row, group, href))))
     noun = "model" if kind == "models" else "accelerator"
     heading = "Models" if kind == "models" else "Hardware"
     context = GroupIndexContext(
         site=site, title=heading, heading=heading,
-        summary=f"{numbers.count_noun(len(listings), noun)}; each links to its runs side by side.",
-        groups=tuple(listings),
+        summary=f"{numbers.count_noun(len(rows), noun)}; each links to its runs side by side.",
+        rows=tuple(rows),
     )
     return Page(f"{kind}/index.html", "pages/groups.html", context)
