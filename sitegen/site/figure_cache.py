@@ -118,10 +118,10 @@ class StoredFigures:
         return value if value is not None and self._part_checks[name](value) else None
 
     def _outline_alone(self, digest: str) -> Any:
-        """The outline at the end of a run's line, where keep writes it, read without parsing the
-        rest of the line: an accelerator's page asks for 1,700 runs' outlines at 20,000 runs and
+        """The outline at the end of a run's entry, where keep writes it, read without parsing the
+        rest of the entry: an accelerator's page asks for 1,700 runs' outlines at 20,000 runs and
         for nothing else of them, and parsing their whole entries (capacities mostly) was a third
-        of its time. None when the line does not end with an outline of the right shape (the
+        of its time. None when the entry does not end with an outline of the right shape (the
         whole entry is parsed then, as for any other part)."""
         text = self._text(digest)
         if text is None or not text.endswith("]]}"):

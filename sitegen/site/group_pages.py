@@ -70,7 +70,7 @@ class GroupIndexContext:
     title: str
     heading: str
     summary: str
-    rows: tuple[Markup, ...]  # a group's a row (the group_row macro), best figures first
+    rows: tuple[Markup, ...]  # each group's row (the group_row macro)
 
 
 def series_labels(runs: list[Run], kind: str) -> dict[str, str]:

@@ -67,7 +67,7 @@ class PlannedPage:
     patch: Callable[[bytes], bytes | None] | None = field(default=None, compare=False)
 
 
-# Each half of a two-part key: 128 bits of a sha256, as many characters as one key has.
+# Each half of a two-part key: the first 128 bits of a sha256 (the two halves as long as one key).
 KEY_HALF = 32
 
 
