@@ -279,3 +279,17 @@ def test_a_file_checked_or_appended_to_is_not_checked_again_until_it_changes(
     fourth.get(Fragments.key("row", "b"), made_by(log, "<tr>second"))
     assert log == ["<tr>first", "<tr>second"]  # the first segment fails its checksum, and what follows is a miss
     assert sizes and sizes[0] == len("<tr>first")
+
+
+def test_a_piece_put_then_used_stays_the_one_put(tmp_path: Path) -> None:
+    # (figure_cache: an entry put by this build, then asked to be kept as it is.)
+    path = tmp_path / "fragments.json"
+    first = Fragments(path, "s")
+    first.put("k", b"old")
+    first.save()
+    second = Fragments(path, "s")
+    second.put("k", b"new")
+    second.use("k")
+    second.put("other", b"x")
+    second.save()
+    assert Fragments(path, "s").get("k", lambda: "made") == "new"

@@ -203,8 +203,10 @@ class Fragments:
         return self._found(key)
 
     def use(self, key: str) -> None:
-        """Count the file's piece under ``key`` as used by this build: the next build keeps it."""
-        self._used[key] = self._kept[key]
+        """Count the piece under ``key`` as used by this build (the file's, unless this build has
+        one already): the next build keeps it."""
+        if key not in self._used:
+            self._used[key] = self._kept[key]
 
     def put(self, key: str, piece: bytes) -> None:
         """Keep ``piece`` under ``key`` for the next build, in place of the file's if it has one."""

@@ -220,11 +220,11 @@ def plan(site: Site, runs: list[Run], analysis: Analysis | None = None,
                         analysis)
 
     def patch_run_page(run: Run, path: str, page: bytes) -> bytes | None:
-        # The page as the last build left it, with its last section (its links) made anew.
+        # The page as the last build left it, with its last section (its links) made anew:
+        # what run_page would show there (run_links), rendered by the macro its template calls.
         at = site.at(path)
-        links = analysis.fragments.render("run_links", *run_links(at, run, groups, run_comparisons(
-            at, run, comparable(run), paired)))
-        return with_links(page, links)
+        shown = run_links(at, run, groups, run_comparisons(at, run, comparable(run), paired))
+        return with_links(page, analysis.fragments.render("run_links", *shown))
 
     pairs_of: dict[str, list[tuple[str, str]]] = defaultdict(list)  # each run's pairs, found once
     for pair in paired:
