@@ -32,6 +32,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -158,24 +159,40 @@ def compile_sitegen() -> None:
 def sitegen(folder: Path, *args: str) -> Measure:
     """Run the real command line in a fresh process; its wall time and peak memory: the largest
     resident set of the whole process tree (main process and its workers together), sampled
-    every 50 ms, or the main process's own peak if that is larger."""
+    every 50 ms by a thread of this process, or the main process's own peak if that is larger.
+
+    The wall time ends when the process does (a blocking wait): the sampling loop's own sleep
+    used to be in it, up to 50 ms a command."""
     start = time.perf_counter()
     process = subprocess.Popen([sys.executable, "-m", "sitegen", "--config", str(folder / "sitegen.yaml"), *args],
                                cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=_INSTALLED)
-    tree_peak = 0.0
-    while True:
-        pid, status, usage = os.wait4(process.pid, os.WNOHANG)
-        if pid:
-            break
-        tree_peak = max(tree_peak, _tree_rss_mb(process.pid))
-        time.sleep(0.05)
+    ended = threading.Event()
+    tree_peak = [0.0]
+
+    def sample() -> None:
+        while not ended.wait(0.05):
+            tree_peak[0] = max(tree_peak[0], _tree_rss_mb(process.pid))
+
+    said: list[bytes] = []  # its standard error, read as it comes: a full pipe would stop it
+
+    def read_errors() -> None:
+        if process.stderr is not None:
+            said.append(process.stderr.read())
+
+    helpers = [threading.Thread(target=sample, daemon=True), threading.Thread(target=read_errors, daemon=True)]
+    for helper in helpers:
+        helper.start()
+    _, status, usage = os.wait4(process.pid, 0)
     elapsed = time.perf_counter() - start
+    ended.set()
+    for helper in helpers:
+        helper.join(timeout=60)  # (the stream ends when the command's workers have ended too)
+    stderr = b"".join(said).decode()
     process.returncode = os.waitstatus_to_exitcode(status)
-    stderr = process.stderr.read().decode() if process.stderr else ""
     if process.returncode != 0:
         raise SystemExit(f"sitegen {' '.join(args)} failed:\n{stderr}")
     # ru_maxrss is in KiB on Linux.
-    return Measure(elapsed, max(tree_peak, usage.ru_maxrss / 1024))
+    return Measure(elapsed, max(tree_peak[0], usage.ru_maxrss / 1024))
 
 
 def cold(folder: Path, what: str) -> None:

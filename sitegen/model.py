@@ -271,16 +271,18 @@ def run_from_dict(run_id: str, data: dict[str, Any], origin: str = "", digest: s
                   measurements: Callable[[], Any] | None = None, decoded: DecodedRuns | None = None) -> Run:
     """Build a Run from a result document that passed validation; with ``measurements``, the
     document's own are a placeholder and this gives them when first asked for (Run.raw)."""
-    hardware = dict(data["hardware"])
-    engine = dict(data["engine"])
-    engine["settings"] = _pairs(engine.get("settings"))
-    info = dict(data["run"])
-    info["acknowledged_warnings"] = tuple(AcknowledgedWarning(**w) for w in info.get("acknowledged_warnings", ()))
+    # The sections as they are, copied only where a field is made a tuple: a build reads 20,000
+    # runs, and copying each section first was a third of making them.
+    engine, info = data["engine"], data["run"]
+    if "settings" in engine:
+        engine = {**engine, "settings": _pairs(engine["settings"])}
+    if "acknowledged_warnings" in info:
+        info = {**info, "acknowledged_warnings": tuple(AcknowledgedWarning(**w) for w in info["acknowledged_warnings"])}
     source = data.get("source")
     provenance = data.get("provenance")
     return Run(
         id=run_id,
-        hardware=Hardware(**hardware),
+        hardware=Hardware(**data["hardware"]),
         engine=Engine(**engine),
         info=RunInfo(**info),
         source=Source(**{**source, "related_urls": tuple(source.get("related_urls", ()))}) if source else None,

@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import contextlib
 import json
+import operator
 import os
 import stat
 from collections.abc import Sequence
-from itertools import chain
+from itertools import chain, compress, repeat
 from pathlib import Path
 from typing import Any, TypeGuard
 
@@ -68,22 +69,25 @@ def _record_of(flat: Any) -> Record | None:
     columns = [flat[at::6] for at in range(1, 6)]
     if not file_identity.all_of_types(chain.from_iterable(columns), int, type(None)):
         return None
-    found: Record = {}
-    for name, identity in zip(flat[0::6], zip(*columns, strict=True), strict=True):
-        if None in identity:
-            if identity != _NO_IDENTITY:
-                return None
-            found[name] = None
-        else:
-            found[name] = identity
+    names = flat[0::6]
+    identities: list[Any] = list(zip(*columns, strict=True))
+    found: Record = dict(zip(names, identities, strict=True))
+    # The folders recorded as None (five nulls; any other identity holding one is no record):
+    # found without a Python step per folder, which was most of reading 28,000 of them.
+    for at in compress(range(len(identities)), map(operator.contains, identities, repeat(None))):
+        if identities[at] != _NO_IDENTITY:
+            return None
+        found[names[at]] = None  # (a name twice, in doubt either time, is listed: never trusted)
     return found
 
 
 def _flat_record(folders: Record) -> list[Any]:
-    flat: list[Any] = []
-    for name, identity in folders.items():
-        flat.append(name)
-        flat.extend(identity if identity is not None else _NO_IDENTITY)
+    """``folders`` in the flat form _record_of reads, a column at a time as it reads it."""
+    flat: list[Any] = [None] * (6 * len(folders))
+    flat[0::6] = folders
+    rows = [identity if identity is not None else _NO_IDENTITY for identity in folders.values()]
+    for at, column in enumerate(zip(*rows, strict=True), start=1):
+        flat[at::6] = column
     return flat
 
 

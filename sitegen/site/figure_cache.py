@@ -171,11 +171,11 @@ class StoredFigures:
             if old is not None and (grid is None or not grid.worked_out) \
                     and (headlines is None or digest in self._served_headlines) \
                     and (outline is None or digest in self._served_outlines):
-                store.use(digest)  # nothing new: as read
+                store.use(digest, old)  # nothing new: as read
                 continue
             entry = self._made(digest, grid.known() if grid is not None else {}, headlines, outline).encode()
             if old is not None and entry == old:
-                store.use(digest)
+                store.use(digest, old)
             else:
                 store.put(digest, entry)
         store.save()

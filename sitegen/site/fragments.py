@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import itertools
 import json
 import os
 from collections.abc import Callable
@@ -66,8 +67,11 @@ class Fragments:
         # (tests, tools) the ones sitegen ships.
         self.templates = templates
         self._macros: Any = None
-        self._kept: dict[str, Piece] = {}
+        # Each kept piece by its key: where it lies in the body of its segment (the body, its
+        # start and its end there), sliced when it is asked for (_kept_piece).
+        self._kept: dict[str, tuple[memoryview, int, int]] = {}
         self._used: dict[str, Piece] = {}
+        self._new: set[str] = set()  # the keys of pieces made or put in this build
         self.made = 0  # pieces made (not found) in this build
         # The file as read, when all of it was whole segments of this scope: its identity (None:
         # no file to append to, or one in doubt); and the bytes of its pieces.
@@ -148,11 +152,10 @@ class Fragments:
         body = view[end + 1:end + 1 + size]
         if sum(lengths) != size or (verify and hashlib.sha256(body).hexdigest() != checksum):
             return None
-        kept = self._kept
-        start = 0
-        for key, length in zip(keys, lengths, strict=True):
-            kept[key] = body[start:start + length]
-            start += length
+        # Each key with its place, without a Python step per piece: 83,000 pieces at 20,000 runs,
+        # whose slicing one by one here was 0.12 s; a piece is sliced when it is asked for.
+        offsets = list(itertools.accumulate(lengths, initial=0))
+        self._kept.update(zip(keys, zip(itertools.repeat(body, len(keys)), offsets[:-1], offsets[1:], strict=True), strict=True))
         self._file_bytes += size
         return end + 1 + size
 
@@ -180,8 +183,7 @@ class Fragments:
                 self._used[key] = found
                 return text
         text = make()
-        self._used[key] = text.encode()
-        self.made += 1
+        self.put(key, text.encode())
         return text
 
     def get_bytes(self, key: str, make: Callable[[], str]) -> Piece:
@@ -189,28 +191,42 @@ class Fragments:
         found = self._found(key)
         if found is None:
             found = make().encode()
-            self.made += 1
-        self._used[key] = found
+            self.put(key, found)
+        else:
+            self._used[key] = found
         return found
 
     def _found(self, key: str) -> Piece | None:
         """The piece this build used under ``key`` already, or else the one the file kept."""
         found = self._used.get(key)
-        return found if found is not None else self._kept.get(key)
+        return found if found is not None else self._kept_piece(key)
+
+    def _kept_piece(self, key: str) -> Piece | None:
+        """The piece the file kept under ``key``, if any."""
+        place = self._kept.get(key)
+        if place is None:
+            return None
+        body, start, end = place
+        return body[start:end]
 
     def found(self, key: str) -> Piece | None:
         """The piece under ``key``, this build's or the file's, without counting it as used."""
         return self._found(key)
 
-    def use(self, key: str) -> None:
+    def use(self, key: str, found: Piece | None = None) -> None:
         """Count the piece under ``key`` as used by this build (the file's, unless this build has
-        one already): the next build keeps it."""
+        one already): the next build keeps it. ``found``: what ``found`` gave for the key just
+        before, when the caller has it (not sliced from the file again)."""
         if key not in self._used:
-            self._used[key] = self._kept[key]
+            piece = found if found is not None else self._kept_piece(key)
+            if piece is None:
+                raise KeyError(key)
+            self._used[key] = piece
 
     def put(self, key: str, piece: bytes) -> None:
         """Keep ``piece`` under ``key`` for the next build, in place of the file's if it has one."""
         self._used[key] = piece
+        self._new.add(key)
         self.made += 1
 
     def render(self, macro: str, *args: object) -> str:
@@ -231,7 +247,7 @@ class Fragments:
         if self.path is None or self.made == 0:
             return
         # Made in this build: a key the file lacks, or a piece put in place of the file's.
-        new = {key: piece for key, piece in self._used.items() if self._kept.get(key) is not piece}
+        new = {key: piece for key, piece in self._used.items() if key in self._new}
         used = sum(len(piece) for piece in self._used.values())
         added = sum(len(piece) for piece in new.values())
         with contextlib.suppress(OSError):

@@ -82,6 +82,13 @@ class _Verbatim:
     def __init__(self, value: object) -> None:
         self.text = repr(value)
 
+    @classmethod
+    def of_text(cls, text: str) -> _Verbatim:
+        """The one whose repr is ``text`` (the repr of a value, worked out by the caller)."""
+        made = cls.__new__(cls)
+        made.text = text
+        return made
+
     def __repr__(self) -> str:
         return self.text
 
@@ -125,16 +132,16 @@ def plan(site: Site, runs: list[Run], analysis: Analysis | None = None,
     in_groups = {run.id: (model_of[run.id], hardware_of[run.id]) for run in runs}
     paths = {key: group.path for key, group in groups.items()}
     # What a run's page, row or links show of its groups (their paths and labels) and of the
-    # runs like it (its distinguishing label); and its repr as UTF-8, worked out once for the
-    # digests of its two groups below.
-    memberships: dict[str, tuple[object, ...]] = {}
+    # runs like it (its distinguishing label): the repr of the tuple (id, digest, model path,
+    # model label, accelerator path, accelerator label, label), as UTF-8, worked out once for the
+    # digests of its two groups below and for its page's key. Joined from the reprs of its
+    # parts, each group's worked out once: a tuple and its repr a run were a tenth of the plan.
+    group_text = {key: f"{paths[key]!r}, {group.label!r}" for key, group in groups.items()}
     membership_text: dict[str, bytes] = {}
     for run in runs:
         model_group, hardware_group = in_groups[run.id]
-        membership = (run.id, run.digest, paths[model_group], groups[model_group].label,
-                      paths[hardware_group], groups[hardware_group].label, run_labels.get(run.id))
-        memberships[run.id] = membership
-        membership_text[run.id] = repr(membership).encode()
+        membership_text[run.id] = (f"({run.id!r}, {run.digest!r}, {group_text[model_group]}, "
+                                   f"{group_text[hardware_group]}, {run_labels.get(run.id)!r})").encode()
 
     site_text, settings_text = _Verbatim(site), _Verbatim(settings)
     # Each group's digest: the site, the settings and its runs' memberships, in its order. A
@@ -239,7 +246,8 @@ def plan(site: Site, runs: list[Run], analysis: Analysis | None = None,
             # Two halves (PlannedPage.patch): all the page shows but its last section, which holds
             # the links to the runs beside it (they change when a run is added next to it, while
             # the rest of its page does not); then those links.
-            page_key = _key(site_text, settings_text, path, memberships[run.id])[:KEY_HALF] \
+            membership = _Verbatim.of_text(membership_text[run.id].decode())
+            page_key = _key(site_text, settings_text, path, membership)[:KEY_HALF] \
                 + _key(linked(run), sorted(pairs_of[run.id]))[:KEY_HALF]
         planned.append(PlannedPage(path, page_key, lambda run=run, path=path: make_run_page(run, path),  # type: ignore[misc]
                                    lambda page, run=run, path=path: patch_run_page(run, path, page)))  # type: ignore[misc]
