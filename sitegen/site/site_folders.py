@@ -170,12 +170,14 @@ def record(root: str, folders: Iterable[str], now: file_identity.Clock | None, k
     standing). Each is kept as it is, without looking at the folder again: a folder changed
     since then has a later change time, so the next build finds it differs, lists it, and
     records it anew. Kept, an identity can cost a listing, never trust a change nobody checked."""
-    known = known or {}
-    identities: Record = {}
-    for folder in folders:
-        identity = known.get(folder)
-        identities[folder] = identity if identity is not None else \
-            settled_identity(f"{root}/{folder}" if folder else root, now, folder=True)
+    # The known ones at once, without a Python step per folder (28,000 at 20,000 runs, twice a
+    # build); only the others are looked at, one by one.
+    identities: Record = dict.fromkeys(folders)
+    if known:
+        shared = known.keys() & identities.keys()
+        identities.update(zip(shared, map(known.__getitem__, shared), strict=True))
+    for folder in [folder for folder, identity in identities.items() if identity is None]:
+        identities[folder] = settled_identity(f"{root}/{folder}" if folder else root, now, folder=True)
     return identities
 
 
