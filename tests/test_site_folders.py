@@ -10,7 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sitegen.site.site_folders import all_plain_relative, changed_folders, folders_of, plain_relative
+from sitegen.files import file_system_now
+from sitegen.site.site_folders import all_plain_relative, changed_folders, folders_of, plain_relative, record
 
 # Names over a small alphabet, so that trees share folders and a name is a file in one and a
 # folder in the other.
@@ -97,3 +98,20 @@ def test_every_folder_a_change_touches_is_above_a_changed_name(before: set[str],
     assert touched <= folders_above(changed)
     kept = unchanged_since(identities, changed)
     assert all(files.identity(os.lstat(root / folder)) == identity for folder, identity in kept.items())
+
+
+def test_a_record_takes_the_identities_it_is_given_and_looks_at_the_other_folders(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    for folder in ("a", "b/c"):
+        (site / folder).mkdir(parents=True)
+    # The clock read in a folder of its own (reading it makes a file there), after every folder above.
+    now = file_system_now(tmp_path / "clock", after_tick=True)
+    given = {"a": (1, 2, 3, 4, 5), "gone": (6, 7, 8, 9, 10)}  # "a" is not as on disk; "gone" not in the tree
+    made = record(str(site), ["", "a", "b", "b/c"], now, given)
+    assert list(made) == ["", "a", "b", "b/c"]
+    assert made["a"] == (1, 2, 3, 4, 5)  # taken as given, not looked at
+    for folder in ("", "b", "b/c"):
+        found = os.lstat(site / folder)
+        assert made[folder] == (found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns)
+    # Without a clock nothing looked at is settled: those folders are in doubt (None), the given kept.
+    assert record(str(site), ["a", "b"], None, given) == {"a": (1, 2, 3, 4, 5), "b": None}

@@ -14,8 +14,9 @@ and templates, the settings and the site), so a change of any of those misses ev
 
 The file is a series of segments, each a line of JSON (its keys, each piece's length in
 bytes, the checksum and size of its text) and then its pieces' UTF-8 text end to end, read back
-as slices of the file's bytes: a data file of every run joins them as they are (get_bytes,
-json_rows.run_piece), and a page's piece is decoded when it is asked for. (Decoding the whole
+as slices of the file's bytes, each made when its piece is first asked for: a data file of every
+run joins them as they are (get_bytes, json_rows.run_piece), and a page's piece is decoded when
+it is asked for. (Decoding the whole
 file and slicing the text cost 0.3 s at 20,000 runs: one character beyond Latin-1 makes a Python
 string two bytes a character, and each slice of it a copy that is scanned again.)
 
