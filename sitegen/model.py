@@ -272,7 +272,7 @@ def run_from_dict(run_id: str, data: dict[str, Any], origin: str = "", digest: s
     """Build a Run from a result document that passed validation; with ``measurements``, the
     document's own are a placeholder and this gives them when first asked for (Run.raw)."""
     # The sections as they are, copied only where a field is made a tuple: a build reads 20,000
-    # runs, and copying each section first was a third of making them.
+    # runs, and copying each section first was a quarter of making them.
     engine, info = data["engine"], data["run"]
     if "settings" in engine:
         engine = {**engine, "settings": _pairs(engine["settings"])}

@@ -16,9 +16,9 @@ The file is a series of segments, each a line of JSON (its keys, each piece's le
 bytes, the checksum and size of its text) and then its pieces' UTF-8 text end to end, read back
 as slices of the file's bytes, each made when its piece is first asked for: a data file of every
 run joins them as they are (get_bytes, json_rows.run_piece), and a page's piece is decoded when
-it is asked for. (Decoding the whole
-file and slicing the text cost 0.3 s at 20,000 runs: one character beyond Latin-1 makes a Python
-string two bytes a character, and each slice of it a copy that is scanned again.)
+it is asked for. (Decoding the whole file and slicing the text cost 0.3 s at 20,000 runs: one
+character beyond Latin-1 makes a Python string two bytes a character, and each slice of it a
+copy that is scanned again.)
 
 A build that made pieces appends them as one segment: at 20,000 runs the file holds 50 MB of
 pieces and an added run makes a few hundred kilobytes of new ones, so rewriting the whole file
@@ -156,7 +156,8 @@ class Fragments:
         # Each key with its place, without a Python step per piece: 83,000 pieces at 20,000 runs,
         # whose slicing one by one here was 0.12 s; a piece is sliced when it is asked for.
         offsets = list(itertools.accumulate(lengths, initial=0))
-        self._kept.update(zip(keys, zip(itertools.repeat(body, len(keys)), offsets[:-1], offsets[1:], strict=True), strict=True))
+        places = zip(itertools.repeat(body, len(keys)), offsets[:-1], offsets[1:], strict=True)
+        self._kept.update(zip(keys, places, strict=True))
         self._file_bytes += size
         return end + 1 + size
 
