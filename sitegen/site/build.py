@@ -250,7 +250,7 @@ def _build(config: Config, force_output: bool) -> BuildSummary:
                 if path.is_file():
                     output.write(f"assets/{path.relative_to(static).as_posix()}", path.read_bytes())
             write_charts(output, charts, batch.result())
-            if any(name.startswith("assets/charts/") for name in output.written):
+            if any(name.startswith(f"{CHARTS_FOLDER}/") for name in output.written):
                 output.write("assets/vega.js", renderer.javascript_bundle())
                 # The interactive upgrade draws from the light template; dark screens recolour it.
                 output.write("assets/chart-colours.json", DARK_COLOURS_JSON)
@@ -288,9 +288,7 @@ CHARTS_FOLDER = template_path(KINDS[0]).rpartition("/")[0]
 def _chart_count(output: StagedOutput) -> int:
     """How many charts the site has: the SVG files of its charts folder, read off its folders
     (a few thousand names) rather than off every file of the site (70,000 at 20,000 runs)."""
-    layout = output.layout()
-    if layout is None:
-        return sum(1 for name in output.written if name.startswith("assets/charts/") and name.endswith(".svg"))
+    layout = output.layout() or {}  # (never None once committed: every name written or kept is plain)
     return sum(1 for name in layout.get(CHARTS_FOLDER, ()) if name.endswith(".svg")
                and f"{CHARTS_FOLDER}/{name}" not in layout)  # (a folder of that name is no chart)
 
