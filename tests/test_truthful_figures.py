@@ -79,13 +79,14 @@ def test_a_schema_1_file_and_its_1_1_twin_render_the_same_run_page(tmp_path: Pat
     assert "Latencies as the source reports them." in _text(pages[0])
 
 
-def test_both_schemas_are_published(tmp_path: Path, shared_cache: Path) -> None:
+def test_every_schema_is_published(tmp_path: Path, shared_cache: Path) -> None:
     site = _site(tmp_path, shared_cache)
     shutil.copy(MINIMAL, site / "content" / "runs")
     _build(site)
     published = {path.name: json.loads(path.read_text()) for path in (site / "_site" / "schema").glob("result*.json")}
     assert published["result.schema.json"]["$id"] == "urn:sitegen:schema:result:1"
     assert published["result-1.1.schema.json"]["$id"] == "urn:sitegen:schema:result:1.1"
+    assert published["result-1.2.schema.json"]["$id"] == "urn:sitegen:schema:result:1.2"
 
 
 # --- the seed run: means, tails, power -------------------------------------------------------------
@@ -385,7 +386,7 @@ def test_labels_are_worked_out_once_per_collection_of_runs(monkeypatch: pytest.M
 
 def test_the_json_export_carries_every_percentile_of_the_raw_file(built_site: Path) -> None:
     exported = json.loads((built_site / "runs" / f"{SEED_RUN_ID}.json").read_text())
-    assert exported["schema_version"] == 1.1 and exported["run"]["latency_statistic"] == "mean"
+    assert exported["schema_version"] == 1.2 and exported["run"]["latency_statistic"] == "mean"
     cells = {(c["context_tokens"], c["concurrency"]): c for c in exported["measurements"]["decode"]}
     raw = json.loads(SAMPLE.read_text(encoding="utf-8"))
     for raw_cell in raw["results"]:
