@@ -103,6 +103,10 @@ def test_sorting_and_filtering_from_the_keyboard(browse: Browsing, site_pages: d
     everything = rows(visit)
 
     assert_focus_ring(tab_to(visit, "#filters select[name=engine]"))
+    # Focus makes the script fetch the search index and fill in the options: a key pressed
+    # before they are there has nothing to move to, so wait for them (at most FILTER_MS).
+    page.wait_for_function("() => document.querySelector('#filters select[name=engine]').options.length > 1",
+                           timeout=FILTER_MS)
     page.keyboard.press("ArrowDown")  # a closed select takes arrow keys without opening
     # The rows change once the index's script has applied the filter, which may first fetch
     # what it filters by: read them then (on a loaded machine they were read before, once).
