@@ -14,6 +14,8 @@ from sitegen.resources import load_schema
 from sitegen.validate import check_schema
 
 CONFIG_NAME = "sitegen.yaml"
+BUDGET_SETTING = "sources_budget_s"
+DEFAULT_BUDGET_S = 120.0  # the time all remote sources of one collect may take together
 
 
 @dataclass(frozen=True)
@@ -88,6 +90,7 @@ class Config:
     presets: tuple[Preset, ...] = DEFAULT_PRESETS
     # Replace an output folder that has files but no sitegen marker (output_replace / --force-output).
     output_replace: bool = False
+    sources_budget_s: float = DEFAULT_BUDGET_S
 
     @property
     def state_dir(self) -> Path:
@@ -154,6 +157,7 @@ def load_config(path: Path) -> Config:
         prices=prices,
         presets=presets,
         output_replace=bool(data.get("output_replace", False)),
+        sources_budget_s=float(data.get(BUDGET_SETTING, DEFAULT_BUDGET_S)),
     )
 
 
