@@ -115,6 +115,19 @@ class Config:
             return str(path)
 
 
+def find_config(folder: Path) -> Path:
+    """The sitegen.yaml of ``folder`` or, as git does, of the nearest parent folder that has one,
+    looking no further up than a repository root (a folder with ``.git``) or the filesystem's
+    root; ``folder/sitegen.yaml`` when there is none, so the error names where it was expected."""
+    start = folder.resolve()
+    for candidate in (start, *start.parents):
+        if (candidate / CONFIG_NAME).is_file():
+            return candidate / CONFIG_NAME
+        if (candidate / ".git").exists():
+            break
+    return start / CONFIG_NAME
+
+
 def load_config(path: Path) -> Config:
     """Read and check sitegen.yaml; every problem is reported at once."""
     path = path.resolve()
