@@ -91,6 +91,8 @@ class Config:
     # Replace an output folder that has files but no sitegen marker (output_replace / --force-output).
     output_replace: bool = False
     sources_budget_s: float = DEFAULT_BUDGET_S
+    # More names of one accelerator, grouped as one: (alias in lower case, name), sorted.
+    accelerator_aliases: tuple[tuple[str, str], ...] = ()
 
     @property
     def state_dir(self) -> Path:
@@ -171,6 +173,7 @@ def load_config(path: Path) -> Config:
         presets=presets,
         output_replace=bool(data.get("output_replace", False)),
         sources_budget_s=float(data.get(BUDGET_SETTING, DEFAULT_BUDGET_S)),
+        accelerator_aliases=_accelerator_aliases(document),
     )
 
 
@@ -194,6 +197,25 @@ def _check_names(document: Document, levels: tuple[ServiceLevel, ...], presets: 
                                     f"choose one of {sorted(known)} or add it under service_levels"))
     if problems:
         raise SitegenError(problems)
+
+
+def _accelerator_aliases(document: Document) -> tuple[tuple[str, str], ...]:
+    """``accelerator_aliases: {name: [alias, …]}`` as (alias in lower case, name) pairs; an
+    alias given for two names is an error at its line."""
+    owner: dict[str, tuple[str, str]] = {}
+    problems = []
+    for name, aliases in document.data.get("accelerator_aliases", {}).items():
+        for index, alias in enumerate(aliases):
+            key = " ".join(alias.lower().split())
+            pointer = f"/accelerator_aliases/{name}/{index}"
+            if key in owner and owner[key][0] != name:
+                problems.append(Problem(document.source, document.line_of(pointer), pointer,
+                                        f"{alias!r} is already an alias of {owner[key][0]!r}; "
+                                        "an alias names one accelerator"))
+            owner.setdefault(key, (name, pointer))
+    if problems:
+        raise SitegenError(problems)
+    return tuple(sorted((key, name) for key, (name, _) in owner.items()))
 
 
 def _inside(root: Path, relative: str, source: str, pointer: str) -> Path:

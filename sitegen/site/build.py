@@ -42,7 +42,7 @@ from sitegen.site.common import Site
 from sitegen.site.compare_page import setups_json
 from sitegen.site.figure_cache import StoredFigures
 from sitegen.site.fragments import Fragments
-from sitegen.site.groups import site_groups
+from sitegen.site.groups import site_groups, use_accelerator_aliases
 from sitegen.site.index_page import SEARCH_INDEX, search_index_of
 from sitegen.site.output_folder import check_output_folder
 from sitegen.site.pages import KEY_HALF, PlanMemory, PlannedPage, plan
@@ -158,6 +158,7 @@ def _build(config: Config, force_output: bool) -> BuildSummary:
     check_output_folder(config, replace=force_output)
     site = Site(config.title, config.description, config.site_url)
     settings = Settings.of(config)
+    use_accelerator_aliases(settings.accelerator_aliases)
     templates = templates_dir(config)
     fingerprint = _fingerprint(Path(__file__).resolve().parent.parent, templates, resource_dir("schema"))
     manifest = Manifest(config.state_dir / "build" / "manifest.json", fingerprint)
