@@ -1,4 +1,5 @@
-"""The command line: ``sitegen collect``, ``build``, ``import``, ``check``, ``summary``, ``serve``, ``new``.
+"""The command line: ``sitegen collect``, ``build``, ``import``, ``check``, ``summary``, ``serve``, ``new``,
+``clean``.
 
 The only place that prints errors and chooses exit codes. It catches SitegenError,
 prints one line per problem and returns 1; anything else is a bug and keeps its
@@ -84,6 +85,8 @@ def _add_contributor_parsers(commands: argparse._SubParsersAction[argparse.Argum
     serve.add_argument("--port", type=_port, default=8000, help="the port on 127.0.0.1 (default: 8000; 0 picks a free one)")
     serve.add_argument("--no-watch", dest="watch", action="store_false", help="build once; do not rebuild on changes")
     serve.add_argument("--offline", action="store_true", help="use only the cached copies of remote sources")
+    _command(commands, "clean", "empty sitegen's caches in .sitegen/ (charts, remote copies, build records)",
+             "sitegen clean")
     new = _command(commands, "new", "start content/runs/<id>.yaml from an annotated template",
                    "sitegen new h100x2-vllm-llama33-70b")
     new.add_argument("run_id", metavar="ID", help="the run id: file name and permalink, e.g. h100x2-vllm-llama33-70b")
@@ -208,6 +211,18 @@ def _new(config: Config, args: argparse.Namespace) -> int:
     return 0
 
 
+def _clean(config: Config, args: argparse.Namespace) -> int:
+    from sitegen.commands.clean import clean
+
+    cleaned = clean(config)
+    if not cleaned.folders:
+        print("nothing to clean")
+        return 0
+    folders = " and ".join(f"{config.display(folder)}/" for folder in cleaned.folders)
+    print(f"removed {folders}: {cleaned.files} files, {cleaned.size / 1e6:.1f} MB; the collected runs are kept")
+    return 0
+
+
 @dataclass(frozen=True)
 class Command:
     """How main runs a command: its function, whether it writes (a failure then says
@@ -227,6 +242,7 @@ COMMANDS = {
     "summary": Command(_summary, writes=False),
     "serve": Command(_serve),
     "new": Command(_new),
+    "clean": Command(_clean, locked=True),
 }
 
 
@@ -283,7 +299,8 @@ def main(argv: Sequence[str] | None = None, process_ends: bool = False) -> int:
     if process_ends and command.locked:
         ends_with_command()  # collect and build: see lifetime.ends_with_command
     try:
-        if command.locked:  # collect and build write .sitegen/ anyway: keep compiled schema checks there
+        # collect and build write .sitegen/ anyway: keep compiled schema checks there (clean empties it)
+        if command.locked and args.command != "clean":
             from sitegen.validate import keep_compiled_checks
 
             keep_compiled_checks(args.config.resolve().parent / ".sitegen" / "cache" / "validators")

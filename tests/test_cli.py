@@ -20,7 +20,8 @@ def _parser_commands() -> set[str]:
 
 
 def test_every_command_of_the_parser_has_exactly_one_handler() -> None:
-    assert set(cli.COMMANDS) == _parser_commands() == {"collect", "build", "import", "check", "summary", "serve", "new"}
+    assert set(cli.COMMANDS) == _parser_commands() == {"collect", "build", "import", "check", "summary", "serve", "new",
+                                                                        "clean"}
 
 
 def test_an_unknown_command_is_refused(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -88,7 +89,7 @@ def test_the_search_stops_at_the_repository_root(project: Path, monkeypatch: pyt
     assert f"{repository / 'docs' / 'sitegen.yaml'}: no sitegen.yaml here" in err and "using" not in err
 
 
-@pytest.mark.parametrize("verb", ["collect", "build", "import", "check", "summary", "serve", "new"])
+@pytest.mark.parametrize("verb", ["collect", "build", "import", "check", "summary", "serve", "new", "clean"])
 def test_every_command_has_a_description_and_an_example(verb: str, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as stopped:
         cli.main([verb, "--help"])
