@@ -1,5 +1,5 @@
-"""The command line: ``sitegen collect``, ``build``, ``import``, ``check``, ``summary``, ``serve``, ``new``,
-``clean``.
+"""The command line: ``sitegen collect``, ``build``, ``import``, ``check``, ``summary``,
+``serve``, ``new``, ``clean``.
 
 The only place that prints errors and chooses exit codes. It catches SitegenError,
 prints one line per problem and returns 1; anything else is a bug and keeps its
@@ -25,12 +25,14 @@ from sitegen.lifetime import end_process, ends_with_command
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="sitegen", description="Static site of LLM inference benchmark results.",
-                                     epilog="run `sitegen COMMAND --help` for a command's options and an example")
+    parser = argparse.ArgumentParser(
+        prog="sitegen", description="Static site of LLM inference benchmark results.",
+        epilog="run `sitegen COMMAND --help` for a command's options and an example")
     parser.add_argument("--version", action="version", version=f"sitegen {__version__}")
     parser.add_argument("--config", "-c", type=Path, default=None, help=_CONFIG_HELP)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    collect = _command(commands, "collect", "gather and check every run into .sitegen/collected.json",
+    collect = _command(commands, "collect",
+                       "gather and check every run into .sitegen/collected.json",
                        "sitegen collect --offline")
     collect.add_argument("--offline", action="store_true",
                          help="use only the cached copies of remote sources; never touch the network")
@@ -50,15 +52,18 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-_CONFIG_HELP = (f"the site's config file (default: ./{CONFIG_NAME}, else the nearest one in a parent folder, "
-                "up to the repository's root)")
+_CONFIG_HELP = (f"the site's config file (default: ./{CONFIG_NAME}, else the nearest one in a "
+                "parent folder, up to the repository's root)")
 
 
 def _command(commands: argparse._SubParsersAction[argparse.ArgumentParser], name: str, summary: str,
              example: str) -> argparse.ArgumentParser:
-    """A verb's parser: its one-line summary, an example, and --config, which works after the verb too."""
-    command = commands.add_parser(name, help=summary, description=summary[0].upper() + summary[1:] + ".",
-                                  epilog=f"example:\n  {example}", formatter_class=argparse.RawDescriptionHelpFormatter)
+    """A verb's parser: its one-line summary, an example, and --config, which works after the
+    verb too."""
+    command = commands.add_parser(name, help=summary,
+                                  description=summary[0].upper() + summary[1:] + ".",
+                                  epilog=f"example:\n  {example}",
+                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     # SUPPRESS: absent after the verb, the value given before it (or the default) stands.
     command.add_argument("--config", "-c", type=Path, default=argparse.SUPPRESS, help=_CONFIG_HELP)
     return command
@@ -70,22 +75,26 @@ def _add_format_argument(command: argparse.ArgumentParser) -> None:
 
 
 def _add_contributor_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    check = _command(commands, "check", "check result files (default: all of content/runs/); writes nothing",
+    check = _command(commands, "check",
+                     "check result files (default: all of content/runs/); writes nothing",
                      "sitegen check content/runs/h200nvl2-sglang-qwen3-8b.yaml")
     check.add_argument("files", nargs="*", type=Path, metavar="FILE",
                        help="result files, raw-output folders or files inside one")
     _add_format_argument(check)
-    summary = _command(commands, "summary", "Markdown for a pull request's job summary: the runs it changes",
+    summary = _command(commands, "summary",
+                       "Markdown for a pull request's job summary: the runs it changes",
                        "git diff --name-status origin/main...HEAD | sitegen summary --changed -")
     summary.add_argument("--changed", type=Path, required=True, metavar="FILE",
                          help="the output of `git diff --name-status BASE...HEAD` ('-' for standard input)")
     summary.add_argument("--preview-url", metavar="URL", help="where reviewers download the built site")
-    serve = _command(commands, "serve", "build and serve the site on 127.0.0.1, rebuilding on changes",
+    serve = _command(commands, "serve",
+                     "build and serve the site on 127.0.0.1, rebuilding on changes",
                      "sitegen serve --port 8080")
     serve.add_argument("--port", type=_port, default=8000, help="the port on 127.0.0.1 (default: 8000; 0 picks a free one)")
     serve.add_argument("--no-watch", dest="watch", action="store_false", help="build once; do not rebuild on changes")
     serve.add_argument("--offline", action="store_true", help="use only the cached copies of remote sources")
-    _command(commands, "clean", "empty sitegen's caches in .sitegen/ (charts, remote copies, build records)",
+    _command(commands, "clean",
+             "empty sitegen's caches in .sitegen/ (charts, remote copies, build records)",
              "sitegen clean")
     new = _command(commands, "new", "start content/runs/<id>.yaml from an annotated template",
                    "sitegen new h100x2-vllm-llama33-70b")
@@ -219,7 +228,8 @@ def _clean(config: Config, args: argparse.Namespace) -> int:
         print("nothing to clean")
         return 0
     folders = " and ".join(f"{config.display(folder)}/" for folder in cleaned.folders)
-    print(f"removed {folders}: {cleaned.files} files, {cleaned.size / 1e6:.1f} MB; the collected runs are kept")
+    print(f"removed {folders}: {cleaned.files} files, {cleaned.size / 1e6:.1f} MB; "
+          "the collected runs are kept")
     return 0
 
 
@@ -299,7 +309,8 @@ def main(argv: Sequence[str] | None = None, process_ends: bool = False) -> int:
     if process_ends and command.locked:
         ends_with_command()  # collect and build: see lifetime.ends_with_command
     try:
-        # collect and build write .sitegen/ anyway: keep compiled schema checks there (clean empties it)
+        # collect and build write .sitegen/ anyway: keep compiled schema checks there
+        # (not clean, which empties it)
         if command.locked and args.command != "clean":
             from sitegen.validate import keep_compiled_checks
 

@@ -29,7 +29,7 @@ def seed_site(project: Path) -> Path:
 
 
 def _cache_name(chart_file: Path) -> str:
-    """The cache file of a chart of the site: a hash of the drawing's version and the chart's name."""
+    """The cache file of a chart of the site: a hash of the drawing's version and its name."""
     return hashlib.sha256(f"{RENDER_VERSION}\0{chart_file.stem}".encode()).hexdigest() + ".svg"
 
 
@@ -51,8 +51,9 @@ def _edit_seed(site: Path, old: str, new: str) -> None:
     path.write_text(text.replace(old, new), encoding="utf-8")
 
 
-def test_builds_remove_the_charts_no_longer_shown_now_and_then(seed_site: Path,
-                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_builds_remove_the_charts_no_longer_shown_now_and_then(
+    seed_site: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(build_module, "PRUNE_EVERY", 3)
     _build(seed_site)  # 1
     charts = seed_site / ".sitegen" / "cache" / "charts"
@@ -84,8 +85,9 @@ def test_builds_remove_the_charts_no_longer_shown_now_and_then(seed_site: Path,
     assert _starts(record) == []  # counting again
 
 
-def test_clean_empties_the_caches_and_the_next_build_is_the_same_site(project: Path,
-                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+def test_clean_empties_the_caches_and_the_next_build_is_the_same_site(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     _build(project)
     site = site_files(project / "_site")
     state = project / ".sitegen"
@@ -94,8 +96,10 @@ def test_clean_empties_the_caches_and_the_next_build_is_the_same_site(project: P
     size = sum(p.lstat().st_size for p in build_files)
     capsys.readouterr()
     assert run_cli(project, "clean") == 0
-    assert capsys.readouterr().out == (f"removed .sitegen/cache/ and .sitegen/build/: {len(build_files)} files, "
-                                       f"{size / 1e6:.1f} MB; the collected runs are kept\n")
+    assert capsys.readouterr().out == (
+        f"removed .sitegen/cache/ and .sitegen/build/: {len(build_files)} files, "
+        f"{size / 1e6:.1f} MB; the collected runs are kept\n"
+    )
     assert not (state / "cache").exists() and not (state / "build").exists()
     assert shared.is_dir() and any(shared.iterdir())  # a link is removed, never followed
     assert (state / "collected.json").is_file()

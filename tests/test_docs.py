@@ -84,6 +84,6 @@ def test_readme_and_contributing_commands_work_in_a_newcomers_shell() -> None:
                     if re.match(r"(\.venv/bin/)?sitegen ", line)]
         assert commands, name
         for offset, line in commands:
-            assert line.startswith(".venv/bin/") or offset > told, f"{name}: {line!r} before {activate!r}"
+            assert line.startswith(".venv/bin/") or offset > told, f"{name}: {line!r} too early"
             verb = line.split()[1]
             assert verb in cli.COMMANDS, f"{name}: {line!r}"

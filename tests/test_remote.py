@@ -132,9 +132,11 @@ def test_no_retry_when_the_wait_would_outlast_the_budget() -> None:
     sleeps = Sleeps()
     handle, requests = scripted(httpx.Response(503))
     with pytest.raises(FetchError) as caught:
-        fetcher(handle, sleeps, attempts=9, backoff_s=1.0, max_sleep_s=100.0, budget_s=30.0).fetch(URL)
+        fetcher(handle, sleeps, attempts=9, backoff_s=1.0, max_sleep_s=100.0,
+                budget_s=30.0).fetch(URL)
     assert sleeps.delays == [1.0, 2.0, 4.0, 8.0, 16.0] and len(requests) == 6
-    assert caught.value.reason == ("HTTP 503 Service Unavailable; the 30-s time budget of all remote sources "
+    assert caught.value.reason == ("HTTP 503 Service Unavailable; the 30-s time budget of all "
+                                   "remote sources "
                                    "(sources_budget_s) leaves no time to try again (tried 6 times)")
 
 

@@ -533,7 +533,8 @@ class _DripHandler(socketserver.BaseRequestHandler):
         with contextlib.suppress(OSError):
             self.request.recv(65536)
             head = b"HTTP/1.1 200 OK\r\nContent-Type: application/yaml\r\n"
-            self.request.sendall(head + (b"Content-Length: 100000\r\n\r\n" if self.server.body else b"X-Drip: "))
+            rest = b"Content-Length: 100000\r\n\r\n" if self.server.body else b"X-Drip: "
+            self.request.sendall(head + rest)
             started = time.monotonic()
             while time.monotonic() - started < self.DRIP_FOR_S and not self.server.stopping.is_set():
                 self.request.sendall(b"a")
@@ -556,7 +557,8 @@ class _DripServer(socketserver.ThreadingTCPServer):
 @contextmanager
 def _dripping(every_s: float, *, body: bool = False) -> Iterator[_DripServer]:
     server = _DripServer(every_s, body)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
+                              daemon=True)
     thread.start()
     try:
         yield server
@@ -569,6 +571,10 @@ def _dripping(every_s: float, *, body: bool = False) -> Iterator[_DripServer]:
 
 def _drip_url(server: _DripServer, path: str = RUN) -> str:
     return f"http://127.0.0.1:{server.server_address[1]}{path}"
+
+
+PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy",
+                   "all_proxy")
 
 
 @pytest.mark.parametrize("every_s", [0.05, 0.3])  # far inside the 0.5 s timeout of each read
@@ -585,16 +591,17 @@ def test_a_server_dripping_its_headers_is_cut_off_at_the_deadline(tmp_path: Path
     # One attempt of one second, not the eight seconds the server would drip, and no retry.
     assert elapsed < settings.deadline_s + 1.5, elapsed
     assert server.connections == 1
-    assert messages(report) == [f"{url}: cannot fetch: the download took longer than 1 s (stopped); "
-                                "no cached copy to fall back on"]
+    assert messages(report) == [f"{url}: cannot fetch: the download took longer than 1 s "
+                                "(stopped); no cached copy to fall back on"]
 
 
-def test_sources_dripping_headers_and_body_are_each_cut_off_once(tmp_path: Path,
-                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_sources_dripping_headers_and_body_are_each_cut_off_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Neither download is tried again after its deadline, though three attempts are allowed."""
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
+    for name in PROXY_VARIABLES:
         monkeypatch.delenv(name, raising=False)
-    settings = FetchSettings(timeout_s=0.5, attempts=3, backoff_s=0.01, max_sleep_s=0.05, deadline_s=1.0)
+    settings = FetchSettings(timeout_s=0.5, attempts=3, backoff_s=0.01, max_sleep_s=0.05,
+                             deadline_s=1.0)
     with _dripping(0.1) as headers, _dripping(0.1, body=True) as body:
         urls = [_drip_url(headers), _drip_url(body)]
         started = time.monotonic()
@@ -602,8 +609,8 @@ def test_sources_dripping_headers_and_body_are_each_cut_off_once(tmp_path: Path,
         elapsed = time.monotonic() - started
     assert (headers.connections, body.connections) == (1, 1)
     assert elapsed < 2 * settings.deadline_s + 2.0, elapsed
-    assert messages(report) == [f"{url}: cannot fetch: the download took longer than 1 s (stopped); "
-                                "no cached copy to fall back on" for url in urls]
+    assert messages(report) == [f"{url}: cannot fetch: the download took longer than 1 s "
+                                "(stopped); no cached copy to fall back on" for url in urls]
 
 
 def test_the_time_budget_of_all_sources_ends_the_collect(site: Site, tmp_path: Path,
@@ -614,12 +621,13 @@ def test_the_time_budget_of_all_sources_ends_the_collect(site: Site, tmp_path: P
     site.routes[RUN] = replies(good())
     assert fetch_all(tmp_path, RemoteSource(site.url(RUN))).problems == []
     hits = len(site.hits)
-    settings = FetchSettings(timeout_s=0.5, attempts=3, backoff_s=0.01, max_sleep_s=0.05, deadline_s=30.0,
-                             budget_s=1.5)
+    settings = FetchSettings(timeout_s=0.5, attempts=3, backoff_s=0.01, max_sleep_s=0.05,
+                             deadline_s=30.0, budget_s=1.5)
     with _dripping(0.1) as headers, _dripping(0.1, body=True) as body:
         urls = [_drip_url(headers), _drip_url(body)]
         started = time.monotonic()
-        report = fetch_all(tmp_path, *map(RemoteSource, urls), RemoteSource(site.url(RUN)), settings=settings)
+        sources = [*map(RemoteSource, urls), RemoteSource(site.url(RUN))]
+        report = fetch_all(tmp_path, *sources, settings=settings)
         elapsed = time.monotonic() - started
     assert elapsed < settings.budget_s + 2.0, elapsed
     assert (headers.connections, body.connections, len(site.hits) - hits) == (1, 0, 0)
@@ -635,8 +643,8 @@ def test_the_time_budget_of_all_sources_ends_the_collect(site: Site, tmp_path: P
     assert [run.id for run in report.runs] == ["remote-seed"]
 
 
-def test_cli_collect_ends_within_the_budget_of_sitegen_yaml(site: Site, project: Path,
-                                                            capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_collect_ends_within_the_budget_of_sitegen_yaml(
+        site: Site, project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Two hostile sources together, the budget set in sitegen.yaml: collect fails within the
     budget and a little more, with one line per source."""
     with _dripping(0.1) as headers, _dripping(0.1, body=True) as body:
@@ -652,7 +660,8 @@ def test_cli_collect_ends_within_the_budget_of_sitegen_yaml(site: Site, project:
     err = capsys.readouterr().err
     budget = "the 1-s time budget of all remote sources (sources_budget_s) ran out"
     assert f"{urls[0]}: cannot fetch: stopped when {budget}; no cached copy to fall back on" in err
-    assert f"{urls[1]}: cannot fetch: not fetched: {budget} before this source's turn; no cached copy" in err
+    assert (f"{urls[1]}: cannot fetch: not fetched: {budget} before this source's turn; "
+            "no cached copy") in err
     assert "Traceback" not in err
 
 

@@ -267,7 +267,8 @@ class Fetcher:
         return self._follow(url, cached, limit)
 
     def _budget_text(self) -> str:
-        return f"the {self.settings.budget_s:g}-s time budget of all remote sources ({BUDGET_SETTING})"
+        budget = self.settings.budget_s
+        return f"the {budget:g}-s time budget of all remote sources ({BUDGET_SETTING})"
 
     def _delay(self, attempt: int, error: FetchError) -> float | None:
         """Seconds to wait before the next attempt, or None to give up now."""

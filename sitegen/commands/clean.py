@@ -44,8 +44,9 @@ def clean(config: Config) -> Cleaned:
         try:
             shutil.rmtree(folder)
         except OSError as exc:
-            raise SitegenError(Problem(config.display(folder), None, "",
-                                       f"cannot remove: {exc.strerror or exc}")) from None
+            raise SitegenError(
+                Problem(config.display(folder), None, "", f"cannot remove: {exc.strerror or exc}")
+            ) from None
         removed.append(folder)
         files, size = files + count, size + total
     return Cleaned(tuple(removed), files, size)

@@ -282,7 +282,8 @@ def _build(config: Config, force_output: bool) -> BuildSummary:
         fragments.save()
         if not output.in_place:  # every page was made, so every chart of the site was asked for
             renderer.prune(batch.used)
-        _prune_now_and_then(renderer, config.state_dir / "cache" / "chart-prune.json", batch, output)
+        _prune_now_and_then(renderer, config.state_dir / "cache" / "chart-prune.json", batch,
+                            output)
         left_to_the_end(locals())  # all it holds, never freed when the process ends with the build
         return BuildSummary(len(planned), built, chart_count, renderer.rendered, len(output.written), notes)
 
@@ -298,7 +299,8 @@ def _shown_charts(output: StagedOutput, renderer: ChartRenderer) -> set[str]:
             if name.endswith(".svg")}
 
 
-def _prune_now_and_then(renderer: ChartRenderer, record: Path, batch: ChartBatch, output: StagedOutput) -> None:
+def _prune_now_and_then(renderer: ChartRenderer, record: Path, batch: ChartBatch,
+                        output: StagedOutput) -> None:
     """Every PRUNE_EVERY builds, remove the drawn charts that the site does not show, that none
     of the last PRUNE_EVERY builds drew, and that are more than PRUNE_GRACE_S old (sites that
     share one cache, such as the tests', keep each other's charts a while). Incremental builds

@@ -137,7 +137,7 @@ class ChartRenderer:
         self.workers = workers or os.cpu_count() or 1
         self.templates = templates or ChartTemplates(cache_dir.parent)
         self.rendered = 0
-        self.started = time.time()  # charts drawn from now on have later times (see build's pruning)
+        self.started = time.time()  # charts drawn from now on are later (build's pruning)
         self._compiled: dict[str, str] = {}
         self._bundle_future: Future[bytes] | None = None
 
@@ -177,7 +177,8 @@ class ChartRenderer:
         with contextlib.suppress(OSError):  # a cache that cannot be written only costs time
             write_cache(path, data)
 
-    def prune(self, used: set[str], now: float | None = None, drawn_before: float | None = None) -> int:
+    def prune(self, used: set[str], now: float | None = None,
+              drawn_before: float | None = None) -> int:
         """Remove the drawn charts that ``used`` (cache file names) does not name and that were
         drawn more than CHART_CACHE_KEEP_DAYS ago (or before the time ``drawn_before``); how many
         went. For a build that asked for every chart of its site (a full one): the others are of

@@ -67,7 +67,7 @@ def use_accelerator_aliases(extra: Iterable[tuple[str, str]]) -> None:
 
 
 def accelerator_name(run: Run) -> str:
-    """The name the run's accelerator is grouped and listed under (an alias's name, else its own)."""
+    """The name the run's accelerator is grouped and listed under (an alias's, else its own)."""
     name = run.hardware.accelerator
     return _aliases.get(" ".join(name.lower().split()), name)
 

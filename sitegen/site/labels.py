@@ -69,8 +69,9 @@ LABEL_LIMIT = 60
 _NO_SPECULATION = {"none", "off", "no", "false", "disabled", "0"}
 _MODE_WORDS = {"fixed-duration": "sustained", "fixed-request-count": "request count", "batched": "batched",
                "single-stream": "single stream"}
-_PREFILL_WORDS = {"decode-warmup": "prefill in warm-up", "standalone-cold": "cold prefill", "at-depth": "",
-                  "first-token": "prefill from TTFT", "not-measured": "prefill not measured"}
+_PREFILL_WORDS = {"decode-warmup": "prefill in warm-up", "standalone-cold": "cold prefill",
+                  "at-depth": "", "first-token": "prefill from TTFT",
+                  "not-measured": "prefill not measured"}
 
 
 def _clip(text: str, limit: int) -> str:
@@ -126,13 +127,15 @@ def _count(run: Run) -> str:
 # What may tell runs of one model, accelerator and engine apart, in the order a reader would
 # look for it (issue 13): speculative decoding, engine version, how it was measured, date.
 _DIMENSIONS: tuple[Callable[[Run], str | None], ...] = (
-    _speculation, _quantization, _version, _mode, _prefill, _tool, lambda run: run.info.date, _count,
+    _speculation, _quantization, _version, _mode, _prefill, _tool, lambda run: run.info.date,
+    _count,
 )
 
 
 def _siblings_key(run: Run) -> tuple[str, str, str]:
     """Runs with the same key look alike in every list: model, accelerator and engine."""
-    return ((run.info.base_model or run.info.model).lower(), accelerator_key(run), run.engine.name.lower())
+    return ((run.info.base_model or run.info.model).lower(), accelerator_key(run),
+            run.engine.name.lower())
 
 
 # A build asks about every run of the site five times (its plan, search index, feed and data
@@ -175,8 +178,8 @@ def _distinct_titles(runs: list[Run], labels: dict[str, str]) -> dict[str, str]:
         # Titles are written out only for runs of one model name, count and label (cheap to tell).
         rough: dict[tuple[str, int, str], list[Run]] = {}
         for run in runs:
-            rough.setdefault((model_name(run).lower(), run.hardware.count, labels.get(run.id, "").lower()),
-                             []).append(run)
+            key = (model_name(run).lower(), run.hardware.count, labels.get(run.id, "").lower())
+            rough.setdefault(key, []).append(run)
         titles: dict[str, list[Run]] = {}
         for members in rough.values():
             for run in members if len(members) > 1 else ():
@@ -186,12 +189,14 @@ def _distinct_titles(runs: list[Run], labels: dict[str, str]) -> dict[str, str]:
         if not alike:
             return labels
         for members in alike:
-            labels.update(_label_group(sorted(members, key=lambda r: r.id), (_engine, *_DIMENSIONS)))
+            ordered = sorted(members, key=lambda r: r.id)
+            labels.update(_label_group(ordered, (_engine, *_DIMENSIONS)))
     return labels
 
 
 def _label_group(members: list[Run],
-                 dimensions: tuple[Callable[[Run], str | None], ...] = _DIMENSIONS) -> dict[str, str]:
+                 dimensions: tuple[Callable[[Run], str | None], ...] = _DIMENSIONS,
+                 ) -> dict[str, str]:
     given = {run.id: _clip(run.info.label, LABEL_LIMIT) for run in members if run.info.label}
     rest = [run for run in members if run.id not in given]
     chosen: list[Callable[[Run], str | None]] = []

@@ -15,7 +15,8 @@
   var root = path.slice(0, path.lastIndexOf("/assets/") + 1);
   document.querySelectorAll("a[href], link[href]").forEach(function (element) {
     var href = element.getAttribute("href");
-    if (href.indexOf(configured) === 0) element.setAttribute("href", root + href.slice(configured.length));
+    if (href.indexOf(configured) !== 0) return;
+    element.setAttribute("href", root + href.slice(configured.length));
   });
   var icon = document.createElement("link");
   icon.rel = "icon";
