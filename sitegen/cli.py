@@ -1,4 +1,5 @@
-"""The command line: ``sitegen collect``, ``build``, ``import``, ``check``, ``summary``, ``serve``, ``new``.
+"""The command line: ``sitegen collect``, ``build``, ``import``, ``check``, ``summary``,
+``serve``, ``new``, ``clean``.
 
 The only place that prints errors and chooses exit codes. It catches SitegenError,
 prints one line per problem and returns 1; anything else is a bug and keeps its
@@ -8,6 +9,8 @@ traceback.
 from __future__ import annotations
 
 import argparse
+import difflib
+import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -15,23 +18,27 @@ from pathlib import Path
 from typing import NoReturn
 
 from sitegen import __version__
-from sitegen.config import CONFIG_NAME, Config, load_config, with_site_url
+from sitegen.config import CONFIG_NAME, Config, find_config, load_config, with_site_url
 from sitegen.errors import Problem, SitegenError, shown
 from sitegen.github import Level, annotation
 from sitegen.lifetime import end_process, ends_with_command
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="sitegen", description="Static site of LLM inference benchmark results.")
+    parser = argparse.ArgumentParser(
+        prog="sitegen", description="Static site of LLM inference benchmark results.",
+        epilog="run `sitegen COMMAND --help` for a command's options and an example")
     parser.add_argument("--version", action="version", version=f"sitegen {__version__}")
-    parser.add_argument("--config", "-c", type=Path, default=Path(CONFIG_NAME),
-                        help=f"the site's config file (default: ./{CONFIG_NAME})")
+    parser.add_argument("--config", "-c", type=Path, default=None, help=_CONFIG_HELP)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    collect = commands.add_parser("collect", help="gather and check every run into .sitegen/collected.json")
+    collect = _command(commands, "collect",
+                       "gather and check every run into .sitegen/collected.json",
+                       "sitegen collect --offline")
     collect.add_argument("--offline", action="store_true",
                          help="use only the cached copies of remote sources; never touch the network")
     _add_format_argument(collect)
-    build = commands.add_parser("build", help="render the collected runs into the output folder (_site/)")
+    build = _command(commands, "build", "render the collected runs into the output folder (_site/)",
+                     "sitegen build --site-url https://owner.github.io/repo/")
     build.add_argument("--site-url", metavar="URL",
                        help="the site's absolute address for the feed, sitemap and canonical links, instead of "
                             "sitegen.yaml's site_url, e.g. https://<owner>.github.io/<repo>/")
@@ -45,25 +52,52 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+_CONFIG_HELP = (f"the site's config file (default: ./{CONFIG_NAME}, else the nearest one in a "
+                "parent folder, up to the repository's root)")
+
+
+def _command(commands: argparse._SubParsersAction[argparse.ArgumentParser], name: str, summary: str,
+             example: str) -> argparse.ArgumentParser:
+    """A verb's parser: its one-line summary, an example, and --config, which works after the
+    verb too."""
+    command = commands.add_parser(name, help=summary,
+                                  description=summary[0].upper() + summary[1:] + ".",
+                                  epilog=f"example:\n  {example}",
+                                  formatter_class=argparse.RawDescriptionHelpFormatter)
+    # SUPPRESS: absent after the verb, the value given before it (or the default) stands.
+    command.add_argument("--config", "-c", type=Path, default=argparse.SUPPRESS, help=_CONFIG_HELP)
+    return command
+
+
 def _add_format_argument(command: argparse.ArgumentParser) -> None:
     command.add_argument("--format", choices=("text", "github"), default="text",
                          help="github: print problems as GitHub Actions annotations on their file and line")
 
 
 def _add_contributor_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    check = commands.add_parser("check", help="check result files (default: all of content/runs/); writes nothing")
+    check = _command(commands, "check",
+                     "check result files (default: all of content/runs/); writes nothing",
+                     "sitegen check content/runs/h200nvl2-sglang-qwen3-8b.yaml")
     check.add_argument("files", nargs="*", type=Path, metavar="FILE",
                        help="result files, raw-output folders or files inside one")
     _add_format_argument(check)
-    summary = commands.add_parser("summary", help="Markdown for a pull request's job summary: the runs it changes")
+    summary = _command(commands, "summary",
+                       "Markdown for a pull request's job summary: the runs it changes",
+                       "git diff --name-status origin/main...HEAD | sitegen summary --changed -")
     summary.add_argument("--changed", type=Path, required=True, metavar="FILE",
                          help="the output of `git diff --name-status BASE...HEAD` ('-' for standard input)")
     summary.add_argument("--preview-url", metavar="URL", help="where reviewers download the built site")
-    serve = commands.add_parser("serve", help="build and serve the site on 127.0.0.1, rebuilding on changes")
+    serve = _command(commands, "serve",
+                     "build and serve the site on 127.0.0.1, rebuilding on changes",
+                     "sitegen serve --port 8080")
     serve.add_argument("--port", type=_port, default=8000, help="the port on 127.0.0.1 (default: 8000; 0 picks a free one)")
     serve.add_argument("--no-watch", dest="watch", action="store_false", help="build once; do not rebuild on changes")
     serve.add_argument("--offline", action="store_true", help="use only the cached copies of remote sources")
-    new = commands.add_parser("new", help="start content/runs/<id>.yaml from an annotated template")
+    _command(commands, "clean",
+             "empty sitegen's caches in .sitegen/ (charts, remote copies, build records)",
+             "sitegen clean")
+    new = _command(commands, "new", "start content/runs/<id>.yaml from an annotated template",
+                   "sitegen new h100x2-vllm-llama33-70b")
     new.add_argument("run_id", metavar="ID", help="the run id: file name and permalink, e.g. h100x2-vllm-llama33-70b")
 
 
@@ -74,7 +108,8 @@ def _port(text: str) -> int:
 
 
 def _add_import_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    command = commands.add_parser("import", help="turn raw benchmark output into content/runs/<id>.yaml")
+    command = _command(commands, "import", "turn raw benchmark output into content/runs/<id>.yaml",
+                       "sitegen import benchmark_results.json --meta run.yaml")
     command.add_argument("paths", nargs="+", type=Path, metavar="PATH",
                          help="the raw files of one run, or folders holding them (a sweep becomes one run): "
                               "llm-inference-bench, lil-bench, vLLM, SGLang, llama-bench, GuideLLM, GenAI-Perf, AIPerf")
@@ -185,6 +220,19 @@ def _new(config: Config, args: argparse.Namespace) -> int:
     return 0
 
 
+def _clean(config: Config, args: argparse.Namespace) -> int:
+    from sitegen.commands.clean import clean
+
+    cleaned = clean(config)
+    if not cleaned.folders:
+        print("nothing to clean")
+        return 0
+    folders = " and ".join(f"{config.display(folder)}/" for folder in cleaned.folders)
+    print(f"removed {folders}: {cleaned.files} files, {cleaned.size / 1e6:.1f} MB; "
+          "the collected runs are kept")
+    return 0
+
+
 @dataclass(frozen=True)
 class Command:
     """How main runs a command: its function, whether it writes (a failure then says
@@ -204,7 +252,42 @@ COMMANDS = {
     "summary": Command(_summary, writes=False),
     "serve": Command(_serve),
     "new": Command(_new),
+    "clean": Command(_clean, locked=True),
 }
+
+
+def _refuse_unknown_verb(parser: argparse.ArgumentParser, arguments: list[str]) -> None:
+    """Refuse a mistyped verb with the closest one (argparse names only all the choices)."""
+    verb = _first_positional(arguments)
+    if verb is None or verb in COMMANDS:
+        return
+    close = difflib.get_close_matches(verb, COMMANDS, n=1, cutoff=0.5)
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    parser.error(f"unknown command {verb!r}; {hint}the commands are {', '.join(COMMANDS)}")
+
+
+def _first_positional(arguments: list[str]) -> str | None:
+    # The verb is the first word that is neither an option nor the value of --config / -c.
+    words = iter(arguments)
+    for word in words:
+        if word in ("--config", "-c"):
+            next(words, None)
+        elif word == "--":
+            return next(words, None)
+        elif not word.startswith("-"):
+            return word
+    return None
+
+
+def _config_path(given: Path | None) -> Path:
+    """--config as given, else the nearest sitegen.yaml (config.find_config), named on stderr
+    when it is not the current folder's, so a user knows which site the command works on."""
+    if given is not None:
+        return given
+    found = find_config(Path.cwd())
+    if found.parent != Path.cwd().resolve() and found.is_file():
+        print(f"sitegen: using {os.path.relpath(found)}", file=sys.stderr)
+    return found
 
 
 def run() -> NoReturn:
@@ -216,14 +299,19 @@ def run() -> NoReturn:
 def main(argv: Sequence[str] | None = None, process_ends: bool = False) -> int:
     """Run one command; ``process_ends``: the process ends when it returns (run)."""
     parser = _parser()
-    args = parser.parse_args(argv)
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    _refuse_unknown_verb(parser, arguments)
+    args = parser.parse_args(arguments)
+    args.config = _config_path(args.config)
     command = COMMANDS.get(args.command)
     if command is None:  # a parser entry without a handler: refuse rather than guess
         parser.error(f"unknown command {args.command!r}; the commands are {', '.join(COMMANDS)}")
     if process_ends and command.locked:
         ends_with_command()  # collect and build: see lifetime.ends_with_command
     try:
-        if command.locked:  # collect and build write .sitegen/ anyway: keep compiled schema checks there
+        # collect and build write .sitegen/ anyway: keep compiled schema checks there
+        # (not clean, which empties it)
+        if command.locked and args.command != "clean":
             from sitegen.validate import keep_compiled_checks
 
             keep_compiled_checks(args.config.resolve().parent / ".sitegen" / "cache" / "validators")

@@ -14,6 +14,8 @@ from sitegen.resources import load_schema
 from sitegen.validate import check_schema
 
 CONFIG_NAME = "sitegen.yaml"
+BUDGET_SETTING = "sources_budget_s"
+DEFAULT_BUDGET_S = 120.0  # the time all remote sources of one collect may take together
 
 
 @dataclass(frozen=True)
@@ -88,6 +90,9 @@ class Config:
     presets: tuple[Preset, ...] = DEFAULT_PRESETS
     # Replace an output folder that has files but no sitegen marker (output_replace / --force-output).
     output_replace: bool = False
+    sources_budget_s: float = DEFAULT_BUDGET_S
+    # More names of one accelerator, grouped as one: (alias in lower case, name), sorted.
+    accelerator_aliases: tuple[tuple[str, str], ...] = ()
 
     @property
     def state_dir(self) -> Path:
@@ -110,6 +115,19 @@ class Config:
             return path.resolve().relative_to(self.root).as_posix()
         except (ValueError, OSError, RuntimeError):  # outside, or a link loop (RuntimeError)
             return str(path)
+
+
+def find_config(folder: Path) -> Path:
+    """The sitegen.yaml of ``folder`` or, as git does, of the nearest parent folder that has one,
+    looking no further up than a repository root (a folder with ``.git``) or the filesystem's
+    root; ``folder/sitegen.yaml`` when there is none, so the error names where it was expected."""
+    start = folder.resolve()
+    for candidate in (start, *start.parents):
+        if (candidate / CONFIG_NAME).is_file():
+            return candidate / CONFIG_NAME
+        if (candidate / ".git").exists():
+            break
+    return start / CONFIG_NAME
 
 
 def load_config(path: Path) -> Config:
@@ -154,6 +172,8 @@ def load_config(path: Path) -> Config:
         prices=prices,
         presets=presets,
         output_replace=bool(data.get("output_replace", False)),
+        sources_budget_s=float(data.get(BUDGET_SETTING, DEFAULT_BUDGET_S)),
+        accelerator_aliases=_accelerator_aliases(document),
     )
 
 
@@ -177,6 +197,25 @@ def _check_names(document: Document, levels: tuple[ServiceLevel, ...], presets: 
                                     f"choose one of {sorted(known)} or add it under service_levels"))
     if problems:
         raise SitegenError(problems)
+
+
+def _accelerator_aliases(document: Document) -> tuple[tuple[str, str], ...]:
+    """``accelerator_aliases: {name: [alias, …]}`` as (alias in lower case, name) pairs; an
+    alias given for two names is an error at its line."""
+    owner: dict[str, tuple[str, str]] = {}
+    problems = []
+    for name, aliases in document.data.get("accelerator_aliases", {}).items():
+        for index, alias in enumerate(aliases):
+            key = " ".join(alias.lower().split())
+            pointer = f"/accelerator_aliases/{name}/{index}"
+            if key in owner and owner[key][0] != name:
+                problems.append(Problem(document.source, document.line_of(pointer), pointer,
+                                        f"{alias!r} is already an alias of {owner[key][0]!r}; "
+                                        "an alias names one accelerator"))
+            owner.setdefault(key, (name, pointer))
+    if problems:
+        raise SitegenError(problems)
+    return tuple(sorted((key, name) for key, (name, _) in owner.items()))
 
 
 def _inside(root: Path, relative: str, source: str, pointer: str) -> Path:

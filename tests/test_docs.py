@@ -57,3 +57,33 @@ def test_every_module_is_in_the_architecture_table() -> None:
     modules = {path.relative_to(REPO).as_posix() for path in (REPO / "sitegen").rglob("*.py")}
     assert modules - named == set(), "add these to docs/architecture.md's module table"
     assert named - modules == set(), "docs/architecture.md names modules that are gone"
+
+
+def _shell_lines(text: str) -> list[tuple[int, str]]:
+    """Each line of the ```sh blocks of a Markdown text, with its offset in the text."""
+    lines = []
+    for block in re.finditer(r"```sh\n(.*?)```", text, re.S):
+        offset = block.start(1)
+        for line in block.group(1).splitlines(keepends=True):
+            lines.append((offset, line.strip()))
+            offset += len(line)
+    return lines
+
+
+def test_readme_and_contributing_commands_work_in_a_newcomers_shell() -> None:
+    """After README's command 1, `sitegen` is .venv/bin/sitegen: a command that calls it by name
+    comes after the documents say how to put it on the path, and names a command that exists."""
+    from sitegen import cli
+
+    activate = ". .venv/bin/activate"
+    for name in ("README.md", "CONTRIBUTING.md"):
+        text = (REPO / name).read_text(encoding="utf-8")
+        assert activate in text, name
+        told = text.index(activate)
+        commands = [(offset, line) for offset, line in _shell_lines(text)
+                    if re.match(r"(\.venv/bin/)?sitegen ", line)]
+        assert commands, name
+        for offset, line in commands:
+            assert line.startswith(".venv/bin/") or offset > told, f"{name}: {line!r} too early"
+            verb = line.split()[1]
+            assert verb in cli.COMMANDS, f"{name}: {line!r}"

@@ -5,7 +5,9 @@ feed and the sitemap are well-formed XML; cost stays linear in the number of run
 
 from __future__ import annotations
 
+import base64
 import functools
+import hashlib
 import html
 import json
 import re
@@ -22,7 +24,7 @@ from urllib.parse import parse_qs, unquote, urljoin, urlsplit
 import httpx
 import pytest
 
-from tests.conftest import run_cli
+from tests.conftest import REPO, run_cli
 from tests.paging_rule import site_pages
 from tests.search_index import search_runs
 
@@ -112,9 +114,22 @@ def test_the_404_page_links_from_the_site_path(project: Path) -> None:
     # Hosts serve 404.html at whatever address was asked for, so its links start at the site's
     # root path: "/" without site_url, the path of site_url with one.
     site = build(project)
-    links = [link for link in links_of((site / "404.html").read_text()).links if _internal(link)]
+    links = [link for link in links_of((site / "404.html").read_text()).links
+             if _internal(link) and "/not-found.js?" not in "/" + link]  # (its scripts are below)
     assert links and all(link.startswith(("/", "#")) for link in links), links
-    assert "/" in links and any(link.startswith("/assets/style.css?v=") for link in links)
+    assert "/" in links
+    # Without site_url it carries its stylesheet, allowed by the CSP by its hash, and asks for
+    # not-found.js from the folders above it, nearest first.
+    page = (site / "404.html").read_text()
+    policy = re.search(r'http-equiv=Content-Security-Policy content="([^"]+)"', page)
+    text = (REPO / "templates" / "static" / "style.css").read_text()
+    digest = base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()
+    assert policy and f"style-src 'self' 'sha256-{digest}';" in policy[1]
+    assert "script-src 'self';" in policy[1]
+    assert page.count(f"<style>{text}</style>") == 1
+    scripts = re.findall(r'<script defer src="([^"]+)"></script>', page)
+    looked_in = ["../" * depth + "assets/not-found.js" for depth in range(8)]
+    assert [src.split("?v=")[0] for src in scripts] == looked_in
 
     site = build(project, "--site-url", "https://example.org/deep/bench/")
     links = [link for link in links_of((site / "404.html").read_text()).links if _internal(link)]

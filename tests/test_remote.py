@@ -127,6 +127,19 @@ def test_backoff_sleep_is_capped() -> None:
     assert sleeps.delays == [0.5, 1.0, 2.0, 2.0, 2.0]
 
 
+def test_no_retry_when_the_wait_would_outlast_the_budget() -> None:
+    """A 30 s budget: waits of 1 to 16 s fit (the fake sleep takes no time), 32 s would not."""
+    sleeps = Sleeps()
+    handle, requests = scripted(httpx.Response(503))
+    with pytest.raises(FetchError) as caught:
+        fetcher(handle, sleeps, attempts=9, backoff_s=1.0, max_sleep_s=100.0,
+                budget_s=30.0).fetch(URL)
+    assert sleeps.delays == [1.0, 2.0, 4.0, 8.0, 16.0] and len(requests) == 6
+    assert caught.value.reason == ("HTTP 503 Service Unavailable; the 30-s time budget of all "
+                                   "remote sources "
+                                   "(sources_budget_s) leaves no time to try again (tried 6 times)")
+
+
 def test_small_retry_after_is_honoured() -> None:
     sleeps = Sleeps()
     handle, _ = scripted(httpx.Response(429, headers={"Retry-After": "3"}), ok())

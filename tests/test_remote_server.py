@@ -520,16 +520,21 @@ def test_cli_offline(site: Site, project: Path, monkeypatch: pytest.MonkeyPatch,
 
 class _DripHandler(socketserver.BaseRequestHandler):
     """Answers any request with response headers sent one byte at a time, never finishing them
-    (bounded by ``DRIP_FOR_S`` so the test's server always stops)."""
+    (bounded by ``DRIP_FOR_S`` so the test's server always stops); with ``server.body``, sends
+    the headers at once and drips the body instead."""
 
     DRIP_FOR_S = 8.0
     server: _DripServer
 
     def handle(self) -> None:
         self.request.settimeout(1.0)
+        with self.server.lock:
+            self.server.connections += 1
         with contextlib.suppress(OSError):
             self.request.recv(65536)
-            self.request.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/yaml\r\nX-Drip: ")
+            head = b"HTTP/1.1 200 OK\r\nContent-Type: application/yaml\r\n"
+            rest = b"Content-Length: 100000\r\n\r\n" if self.server.body else b"X-Drip: "
+            self.request.sendall(head + rest)
             started = time.monotonic()
             while time.monotonic() - started < self.DRIP_FOR_S and not self.server.stopping.is_set():
                 self.request.sendall(b"a")
@@ -540,10 +545,36 @@ class _DripServer(socketserver.ThreadingTCPServer):
     daemon_threads = True
     block_on_close = False
 
-    def __init__(self, every_s: float) -> None:
+    def __init__(self, every_s: float, body: bool = False) -> None:
         super().__init__(("127.0.0.1", 0), _DripHandler)
         self.every_s = every_s
+        self.body = body
         self.stopping = threading.Event()
+        self.lock = threading.Lock()
+        self.connections = 0
+
+
+@contextmanager
+def _dripping(every_s: float, *, body: bool = False) -> Iterator[_DripServer]:
+    server = _DripServer(every_s, body)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
+                              daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.stopping.set()
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+def _drip_url(server: _DripServer, path: str = RUN) -> str:
+    return f"http://127.0.0.1:{server.server_address[1]}{path}"
+
+
+PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy",
+                   "all_proxy")
 
 
 @pytest.mark.parametrize("every_s", [0.05, 0.3])  # far inside the 0.5 s timeout of each read
@@ -551,24 +582,87 @@ def test_a_server_dripping_its_headers_is_cut_off_at_the_deadline(tmp_path: Path
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
         monkeypatch.delenv(name, raising=False)
-    server = _DripServer(every_s)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    url = f"http://127.0.0.1:{server.server_address[1]}{RUN}"
     settings = FetchSettings(timeout_s=0.5, attempts=2, backoff_s=0.01, max_sleep_s=0.05, deadline_s=1.0)
-    try:
+    with _dripping(every_s) as server:
+        url = _drip_url(server)
         started = time.monotonic()
         report = fetch_all(tmp_path, RemoteSource(url), settings=settings)
         elapsed = time.monotonic() - started
-    finally:
-        server.stopping.set()
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
-    # Two attempts of one second each, not the eight seconds the server would drip.
-    assert elapsed < 2 * settings.deadline_s + 1.5, elapsed
-    assert messages(report) == [f"{url}: cannot fetch: the download took longer than 1 s (stopped) (tried 2 times); "
-                                "no cached copy to fall back on"]
+    # One attempt of one second, not the eight seconds the server would drip, and no retry.
+    assert elapsed < settings.deadline_s + 1.5, elapsed
+    assert server.connections == 1
+    assert messages(report) == [f"{url}: cannot fetch: the download took longer than 1 s "
+                                "(stopped); no cached copy to fall back on"]
+
+
+def test_sources_dripping_headers_and_body_are_each_cut_off_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Neither download is tried again after its deadline, though three attempts are allowed."""
+    for name in PROXY_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    settings = FetchSettings(timeout_s=0.5, attempts=3, backoff_s=0.01, max_sleep_s=0.05,
+                             deadline_s=1.0)
+    with _dripping(0.1) as headers, _dripping(0.1, body=True) as body:
+        urls = [_drip_url(headers), _drip_url(body)]
+        started = time.monotonic()
+        report = fetch_all(tmp_path, *map(RemoteSource, urls), settings=settings)
+        elapsed = time.monotonic() - started
+    assert (headers.connections, body.connections) == (1, 1)
+    assert elapsed < 2 * settings.deadline_s + 2.0, elapsed
+    assert messages(report) == [f"{url}: cannot fetch: the download took longer than 1 s "
+                                "(stopped); no cached copy to fall back on" for url in urls]
+
+
+def test_the_time_budget_of_all_sources_ends_the_collect(site: Site, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once the shared budget is spent, the sources left fall back to the cache or fail, each
+    with its message: the dripping headers use it up, the dripping body and the good source
+    (cached by an earlier collect) get none of it."""
+    site.routes[RUN] = replies(good())
+    assert fetch_all(tmp_path, RemoteSource(site.url(RUN))).problems == []
+    hits = len(site.hits)
+    settings = FetchSettings(timeout_s=0.5, attempts=3, backoff_s=0.01, max_sleep_s=0.05,
+                             deadline_s=30.0, budget_s=1.5)
+    with _dripping(0.1) as headers, _dripping(0.1, body=True) as body:
+        urls = [_drip_url(headers), _drip_url(body)]
+        started = time.monotonic()
+        sources = [*map(RemoteSource, urls), RemoteSource(site.url(RUN))]
+        report = fetch_all(tmp_path, *sources, settings=settings)
+        elapsed = time.monotonic() - started
+    assert elapsed < settings.budget_s + 2.0, elapsed
+    assert (headers.connections, body.connections, len(site.hits) - hits) == (1, 0, 0)
+    budget = "the 1.5-s time budget of all remote sources (sources_budget_s)"
+    assert messages(report) == [
+        f"{urls[0]}: cannot fetch: stopped when {budget} ran out; no cached copy to fall back on",
+        f"{urls[1]}: cannot fetch: not fetched: {budget} ran out before this source's turn; "
+        "no cached copy to fall back on",
+    ]
+    assert [str(w) for w in report.warnings] == [
+        f"{site.url(RUN)}: cannot fetch: not fetched: {budget} ran out before this source's turn; "
+        "using the last good copy from the cache"]
+    assert [run.id for run in report.runs] == ["remote-seed"]
+
+
+def test_cli_collect_ends_within_the_budget_of_sitegen_yaml(
+        site: Site, project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Two hostile sources together, the budget set in sitegen.yaml: collect fails within the
+    budget and a little more, with one line per source."""
+    with _dripping(0.1) as headers, _dripping(0.1, body=True) as body:
+        urls = [_drip_url(headers), _drip_url(body)]
+        set_sources(project, *urls)
+        config = project / "sitegen.yaml"
+        config.write_text("sources_budget_s: 1\n" + config.read_text())
+        started = time.monotonic()
+        assert run_cli(project, "collect") == 1
+        elapsed = time.monotonic() - started
+    assert elapsed < 1 + 3.0, elapsed
+    assert (headers.connections, body.connections) == (1, 0)
+    err = capsys.readouterr().err
+    budget = "the 1-s time budget of all remote sources (sources_budget_s) ran out"
+    assert f"{urls[0]}: cannot fetch: stopped when {budget}; no cached copy to fall back on" in err
+    assert (f"{urls[1]}: cannot fetch: not fetched: {budget} before this source's turn; "
+            "no cached copy") in err
+    assert "Traceback" not in err
 
 
 def test_no_secret_reaches_the_cache_or_a_message(site: Site, tmp_path: Path) -> None:

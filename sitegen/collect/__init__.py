@@ -307,7 +307,8 @@ def _gather(config: Config, *, offline: bool = False, client: httpx.Client | Non
         from sitegen.collect.remote import gather_remote  # httpx is slow to import; most sites have no sources
 
         remote = gather_remote(config.sources, config.state_dir / "cache" / "remote", check_run,
-                               offline=offline, client=client, progress=progress)
+                               offline=offline, client=client, progress=progress,
+                               budget_s=config.sources_budget_s)
         problems.extend(remote.problems)
         warnings.extend(remote.warnings)
         for run in remote.runs:

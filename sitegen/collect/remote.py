@@ -14,8 +14,10 @@ Security and resource rules (see docs/remote-sources.md): https only, except pla
 to loopback; every redirect hop is checked again and the hops are bounded; explicit
 timeouts, and one deadline per download that every socket operation (connect, TLS,
 sending, each read of headers and body) is held to, so a server dripping bytes cannot
-stretch it; a size limit enforced while streaming; a content-type allow-list. Retries
-(429, 5xx, timeouts, broken connections) back off exponentially with a capped sleep.
+stretch it; one time budget that all sources of a collect share, so that many slow sources
+cannot either; a size limit enforced while streaming; a content-type allow-list. Retries
+(429, 5xx, timeouts, broken connections) back off exponentially with a capped sleep; a
+download cut off at its deadline is not retried (the server would only drip again).
 
 The cache (``.sitegen/cache/remote/``) holds, per URL, the last body that parsed and
 validated plus its ETag / Last-Modified, so a bad update never replaces a good copy.
@@ -33,7 +35,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import urlsplit
@@ -46,7 +48,7 @@ from sitegen.collect.adapters import raw as adapters
 from sitegen.collect.adapters import registry
 from sitegen.collect.local import check_id, suggest_id
 from sitegen.collect.redact import redact_text
-from sitegen.config import RemoteSource
+from sitegen.config import BUDGET_SETTING, DEFAULT_BUDGET_S, RemoteSource
 from sitegen.errors import Problem, SitegenError
 from sitegen.files import read_bounded
 from sitegen.parse import MAX_FILE_BYTES, Document, parse_json, parse_yaml
@@ -82,6 +84,8 @@ class FetchSettings:
     max_redirects: int = 5
     # A server may drip bytes just inside the read timeout forever; bound the whole download.
     deadline_s: float = 60.0
+    # All downloads of one collect together, retries and their sleeps included.
+    budget_s: float = DEFAULT_BUDGET_S
     progress_after_s: float = 1.0
 
     def timeout(self) -> httpx.Timeout:
@@ -218,7 +222,11 @@ def _is_loopback(host: str) -> bool:
 
 
 class Fetcher:
-    """GETs one URL at a time through ``client`` under the limits of ``settings``."""
+    """GETs one URL at a time through ``client`` under the limits of ``settings``.
+
+    The time budget starts when the fetcher is made: each download's deadline is cut to
+    what is left of it, and once it is spent every fetch fails at once (the cache may serve).
+    """
 
     def __init__(self, client: httpx.Client, settings: FetchSettings, *,
                  progress: Progress | None = None, sleep: Callable[[float], None] = time.sleep) -> None:
@@ -226,6 +234,9 @@ class Fetcher:
         self.settings = settings
         self.progress = progress
         self.sleep = sleep
+        self.budget_ends = time.monotonic() + settings.budget_s
+        self._download_s = settings.deadline_s  # the deadline of the download in progress
+        self._cut_by_budget = False
 
     def fetch(self, url: str, cached: Copy | None = None, *, max_bytes: int | None = None) -> Copy:
         """The body of ``url`` (revalidating ``cached``), retried when worth it; raises FetchError."""
@@ -234,7 +245,7 @@ class Fetcher:
             attempts = max(1, self.settings.attempts)
             for attempt in range(1, attempts + 1):
                 try:
-                    return self._follow(url, cached, limit)
+                    return self._attempt(url, cached, limit, attempt)
                 except FetchError as error:
                     delay = self._delay(attempt, error) if attempt < attempts else None
                     if delay is None:
@@ -245,6 +256,19 @@ class Fetcher:
                         self.progress(f"{url}: {error.reason}; trying again in {delay:.1f} s")
                     self.sleep(delay)
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _attempt(self, url: str, cached: Copy | None, limit: int, attempt: int) -> Copy:
+        left = self.budget_ends - time.monotonic()
+        if left <= 0:
+            spent = "before this source's turn" if attempt == 1 else "before the next attempt"
+            raise FetchError(url, f"not fetched: {self._budget_text()} ran out {spent}")
+        self._download_s = min(self.settings.deadline_s, left)
+        self._cut_by_budget = left < self.settings.deadline_s
+        return self._follow(url, cached, limit)
+
+    def _budget_text(self) -> str:
+        budget = self.settings.budget_s
+        return f"the {budget:g}-s time budget of all remote sources ({BUDGET_SETTING})"
 
     def _delay(self, attempt: int, error: FetchError) -> float | None:
         """Seconds to wait before the next attempt, or None to give up now."""
@@ -259,7 +283,11 @@ class Fetcher:
         delay = self.settings.backoff_s * 2.0 ** (attempt - 1)
         if error.retry_after is not None:
             delay = max(delay, error.retry_after)
-        return min(delay, cap)
+        delay = min(delay, cap)
+        if delay >= self.budget_ends - time.monotonic():
+            error.reason += f"; {self._budget_text()} leaves no time to try again"
+            return None
+        return delay
 
     @contextmanager
     def _announce(self, url: str) -> Iterator[None]:
@@ -277,7 +305,7 @@ class Fetcher:
 
     def _follow(self, url: str, cached: Copy | None, limit: int) -> Copy:
         # One deadline for the download, every hop included; the socket operations are held to it.
-        with download_deadline(self.settings.deadline_s):
+        with download_deadline(self._download_s):
             return self._follow_hops(url, cached, limit)
 
     def _follow_hops(self, url: str, cached: Copy | None, limit: int) -> Copy:
@@ -307,7 +335,8 @@ class Fetcher:
                 response.close()
         except httpx.TimeoutException as exc:
             if _past_deadline():
-                raise FetchError(url, self._too_long(), retry=True) from None
+                # Not retried: a server that held a download this long would only do it again.
+                raise FetchError(url, self._too_long()) from None
             raise FetchError(url, _timeout_reason(exc, self.settings.timeout_s), retry=True) from None
         except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as exc:
             raise FetchError(url, f"the connection broke ({_exception_text(exc)})", retry=True) from None
@@ -347,13 +376,15 @@ class Fetcher:
             size += len(chunk)
             if size > limit:
                 raise FetchError(url, f"the file is over the {limit:,}-byte limit (download stopped)")
-            if time.monotonic() - started > self.settings.deadline_s or _past_deadline():
+            if time.monotonic() - started > self._download_s or _past_deadline():
                 raise FetchError(url, self._too_long())
             chunks.append(chunk)
         return b"".join(chunks)
 
     def _too_long(self) -> str:
-        return f"the download took longer than {self.settings.deadline_s:g} s (stopped)"
+        if self._cut_by_budget:
+            return f"stopped when {self._budget_text()} ran out"
+        return f"the download took longer than {self._download_s:g} s (stopped)"
 
 
 # --- one deadline per download ---------------------------------------------------------------
@@ -543,9 +574,15 @@ class RemoteReport:
 
 def gather_remote(sources: Sequence[RemoteSource], cache_dir: Path, check: Check, *, offline: bool = False,
                   client: httpx.Client | None = None, settings: FetchSettings | None = None,
-                  progress: Progress | None = None, sleep: Callable[[float], None] = time.sleep) -> RemoteReport:
-    """Fetch (or, offline, load from the cache) and check every source; never raises for a source."""
+                  progress: Progress | None = None, sleep: Callable[[float], None] = time.sleep,
+                  budget_s: float | None = None) -> RemoteReport:
+    """Fetch (or, offline, load from the cache) and check every source; never raises for a source.
+
+    ``budget_s`` (sitegen.yaml's setting) replaces the settings' time budget of all fetches.
+    """
     settings = settings or DEFAULT_SETTINGS
+    if budget_s is not None:
+        settings = replace(settings, budget_s=budget_s)
     report = RemoteReport()
     with ExitStack() as stack:
         fetcher = None

@@ -21,10 +21,12 @@ class Settings:
     service_levels: tuple[ServiceLevel, ...] = DEFAULT_SERVICE_LEVELS
     prices: tuple[tuple[str, Price], ...] = ()
     presets: tuple[Preset, ...] = DEFAULT_PRESETS
+    # Not a figure's rule, but what runs are grouped by (groups.use_accelerator_aliases).
+    accelerator_aliases: tuple[tuple[str, str], ...] = ()
 
     @classmethod
     def of(cls, config: Config) -> Settings:
-        return cls(config.service_levels, config.prices, config.presets)
+        return cls(config.service_levels, config.prices, config.presets, config.accelerator_aliases)
 
     def level(self, name: str | None) -> ServiceLevel | None:
         return next((level for level in self.service_levels if level.name == name), None)

@@ -19,6 +19,7 @@ import hashlib
 import json
 import os
 import stat
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import chain
@@ -42,7 +43,7 @@ from sitegen.site.common import Site
 from sitegen.site.compare_page import setups_json
 from sitegen.site.figure_cache import StoredFigures
 from sitegen.site.fragments import Fragments
-from sitegen.site.groups import site_groups
+from sitegen.site.groups import site_groups, use_accelerator_aliases
 from sitegen.site.index_page import SEARCH_INDEX, search_index_of
 from sitegen.site.output_folder import check_output_folder
 from sitegen.site.pages import KEY_HALF, PlanMemory, PlannedPage, plan
@@ -68,6 +69,9 @@ class BuildSummary:
     notes: tuple[str, ...] = ()  # said once after the build, e.g. what a missing site_url leaves out
 
 
+# How often an incremental build looks for drawn charts no longer in use (_prune_now_and_then).
+PRUNE_EVERY = 10
+PRUNE_GRACE_S = 86_400.0
 WITHOUT_SITE_URL = ("no site_url in sitegen.yaml (or --site-url): links work anywhere, but sitemap.xml and the "
                     "canonical and og: tags are left out and the feed's links are relative to feed.xml")
 
@@ -158,6 +162,7 @@ def _build(config: Config, force_output: bool) -> BuildSummary:
     check_output_folder(config, replace=force_output)
     site = Site(config.title, config.description, config.site_url)
     settings = Settings.of(config)
+    use_accelerator_aliases(settings.accelerator_aliases)
     templates = templates_dir(config)
     fingerprint = _fingerprint(Path(__file__).resolve().parent.parent, templates, resource_dir("schema"))
     manifest = Manifest(config.state_dir / "build" / "manifest.json", fingerprint)
@@ -277,12 +282,43 @@ def _build(config: Config, force_output: bool) -> BuildSummary:
         fragments.save()
         if not output.in_place:  # every page was made, so every chart of the site was asked for
             renderer.prune(batch.used)
+        _prune_now_and_then(renderer, config.state_dir / "cache" / "chart-prune.json", batch,
+                            output)
         left_to_the_end(locals())  # all it holds, never freed when the process ends with the build
         return BuildSummary(len(planned), built, chart_count, renderer.rendered, len(output.written), notes)
 
 
 # Where every chart's files are (charts.ChartSpec), side by side.
 CHARTS_FOLDER = template_path(KINDS[0]).rpartition("/")[0]
+
+
+def _shown_charts(output: StagedOutput, renderer: ChartRenderer) -> set[str]:
+    """The cache files of every chart the site shows, from the names in its charts folder."""
+    layout = output.layout() or {}
+    return {renderer.cache_name(name.removesuffix(".svg")) for name in layout.get(CHARTS_FOLDER, ())
+            if name.endswith(".svg")}
+
+
+def _prune_now_and_then(renderer: ChartRenderer, record: Path, batch: ChartBatch,
+                        output: StagedOutput) -> None:
+    """Every PRUNE_EVERY builds, remove the drawn charts that the site does not show, that none
+    of the last PRUNE_EVERY builds drew, and that are more than PRUNE_GRACE_S old (sites that
+    share one cache, such as the tests', keep each other's charts a while). Incremental builds
+    ask only for the charts of the pages they make, so it is the site's charts folder that
+    says which are in use; looked at now and then, not at every build. ``record``: the last
+    builds' start times."""
+    try:
+        starts = [float(t) for t in json.loads(read_cache(record) or b"[]")][-(PRUNE_EVERY - 1):]
+    except (ValueError, TypeError):
+        starts = []
+    starts.append(renderer.started)
+    if len(starts) >= PRUNE_EVERY:
+        # (less a second: a file's time may lag the clock read a moment before it was written)
+        before = min(starts[0] - 1.0, time.time() - PRUNE_GRACE_S)
+        renderer.prune(batch.used | _shown_charts(output, renderer), drawn_before=before)
+        starts = []
+    with contextlib.suppress(OSError):
+        write_cache(record, json.dumps(starts).encode())
 
 
 def _chart_count(output: StagedOutput) -> int:

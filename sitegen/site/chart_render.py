@@ -137,6 +137,7 @@ class ChartRenderer:
         self.workers = workers or os.cpu_count() or 1
         self.templates = templates or ChartTemplates(cache_dir.parent)
         self.rendered = 0
+        self.started = time.time()  # charts drawn from now on are later (build's pruning)
         self._compiled: dict[str, str] = {}
         self._bundle_future: Future[bytes] | None = None
 
@@ -166,22 +167,28 @@ class ChartRenderer:
     def _path(self, chart: ChartSpec) -> Path:
         # The name hashes the chart's values and the templates' source; the version of
         # vl-convert is pinned by the package, so it is left out (importing it costs time).
-        key = f"{RENDER_VERSION}\0{chart.name}"
+        return self._path_of(chart.name)
+
+    def _path_of(self, chart_name: str) -> Path:
+        key = f"{RENDER_VERSION}\0{chart_name}"
         return self.cache_dir / f"{hashlib.sha256(key.encode()).hexdigest()}.svg"
 
     def _store(self, path: Path, data: bytes) -> None:
         with contextlib.suppress(OSError):  # a cache that cannot be written only costs time
             write_cache(path, data)
 
-    def prune(self, used: set[str], now: float | None = None) -> int:
+    def prune(self, used: set[str], now: float | None = None,
+              drawn_before: float | None = None) -> int:
         """Remove the drawn charts that ``used`` (cache file names) does not name and that were
-        drawn more than CHART_CACHE_KEEP_DAYS ago; how many went. For a build that asked for
-        every chart of its site (a full one): the others are of runs and groups the site no
-        longer shows, or of older settings. Without this the cache, which the Pages workflow
-        saves after every push, would only grow. The days spare what was drawn lately for
-        another configuration of the same folder (settings tried and put back, test sites that
-        share one cache)."""
+        drawn more than CHART_CACHE_KEEP_DAYS ago (or before the time ``drawn_before``); how many
+        went. For a build that asked for every chart of its site (a full one): the others are of
+        runs and groups the site no longer shows, or of older settings. Without this the cache,
+        which the Pages workflow saves after every push, would only grow. The days spare what
+        was drawn lately for another configuration of the same folder (settings tried and put
+        back, test sites that share one cache)."""
         limit = (time.time() if now is None else now) - CHART_CACHE_KEEP_DAYS * 86_400
+        if drawn_before is not None:
+            limit = drawn_before
         removed = 0
         with contextlib.suppress(OSError), os.scandir(self.cache_dir) as entries:
             for entry in entries:
@@ -192,6 +199,10 @@ class ChartRenderer:
                         os.unlink(entry.path)
                         removed += 1
         return removed
+
+    def cache_name(self, chart_name: str) -> str:
+        """The cache file of the chart the site names ``chart_name`` (ChartSpec.name)."""
+        return self._path_of(chart_name).name
 
     def batch(self) -> ChartBatch:
         """A batch to add charts to as pages are made; see ChartBatch."""

@@ -42,8 +42,38 @@ def model_key(run: Run) -> str:
     return (run.info.base_model or run.info.model).lower()
 
 
+# One accelerator, several names: what tools print for it (llama-bench's gpu_info names the
+# device as the driver does) → the name its runs are grouped under. Keys in lower case.
+# docs/comparisons.md lists them; sitegen.yaml's accelerator_aliases adds to them.
+ACCELERATOR_ALIASES: dict[str, str] = {
+    "radeon 8060s graphics": "Radeon 8060S",
+    "radeon 8060s graphics (radv gfx1151)": "Radeon 8060S",
+    "radeon 8050s graphics": "Radeon 8050S",
+    "radeon 890m graphics": "Radeon 890M",
+    "geforce rtx 4090": "RTX 4090",
+    "geforce rtx 5090": "RTX 5090",
+    "geforce rtx 3090": "RTX 3090",
+    "rx 7900 xtx": "Radeon RX 7900 XTX",
+}
+_aliases = dict(ACCELERATOR_ALIASES)
+
+
+def use_accelerator_aliases(extra: Iterable[tuple[str, str]]) -> None:
+    """Group by the shipped aliases and ``extra`` ((lower-case alias, name) pairs, from
+    sitegen.yaml): set once by each build, before anything is grouped. The build's Settings
+    hold ``extra`` too, so that a changed table changes every page key."""
+    global _aliases
+    _aliases = {**ACCELERATOR_ALIASES, **dict(extra)}
+
+
+def accelerator_name(run: Run) -> str:
+    """The name the run's accelerator is grouped and listed under (an alias's, else its own)."""
+    name = run.hardware.accelerator
+    return _aliases.get(" ".join(name.lower().split()), name)
+
+
 def accelerator_key(run: Run) -> str:
-    return run.hardware.accelerator.lower()
+    return accelerator_name(run).lower()
 
 
 def _newest_first(run: Run) -> tuple[str, str]:
@@ -78,8 +108,8 @@ def model_groups(runs: list[Run], newest_first: bool = False) -> list[Group]:
 
 def hardware_groups(runs: list[Run], newest_first: bool = False) -> list[Group]:
     def label(run: Run) -> str:
-        vendor = run.hardware.vendor
-        return f"{vendor} {run.hardware.accelerator}" if vendor else run.hardware.accelerator
+        vendor, name = run.hardware.vendor, accelerator_name(run)
+        return f"{vendor} {name}" if vendor else name
 
     return _groups("hardware", runs, accelerator_key, label, lambda key: key, newest_first)
 

@@ -7,6 +7,8 @@ import re
 from collections.abc import Callable, Iterable
 
 from sitegen.model import Run, Status
+from sitegen.site.common import hardware_name, model_name
+from sitegen.site.groups import accelerator_key
 from sitegen.site.remembered import ByRuns
 
 HARDWARE_TYPES = {
@@ -67,6 +69,9 @@ LABEL_LIMIT = 60
 _NO_SPECULATION = {"none", "off", "no", "false", "disabled", "0"}
 _MODE_WORDS = {"fixed-duration": "sustained", "fixed-request-count": "request count", "batched": "batched",
                "single-stream": "single stream"}
+_PREFILL_WORDS = {"decode-warmup": "prefill in warm-up", "standalone-cold": "cold prefill",
+                  "at-depth": "", "first-token": "prefill from TTFT",
+                  "not-measured": "prefill not measured"}
 
 
 def _clip(text: str, limit: int) -> str:
@@ -91,10 +96,20 @@ def _version(run: Run) -> str | None:
 
 
 def _mode(run: Run) -> str | None:
-    words = _MODE_WORDS.get(run.info.decode_mode or "")
-    if words and run.info.prefill_mode == "at-depth":
+    # Chosen only where the runs differ, so a run that does not say tells it apart too.
+    words = _MODE_WORDS.get(run.info.decode_mode or "", "decode test not stated")
+    if run.info.prefill_mode == "at-depth":
         words += " at depth"  # llama-bench's depth sweep: each test on top of a filled KV cache
     return words
+
+
+def _prefill(run: Run) -> str | None:
+    # At depth is said by _mode, which comes first.
+    return _PREFILL_WORDS.get(run.info.prefill_mode or "", "prefill mode not stated")
+
+
+def _engine(run: Run) -> str | None:
+    return _clip(run.engine.name, 24)
 
 
 def _tool(run: Run) -> str | None:
@@ -112,13 +127,14 @@ def _count(run: Run) -> str:
 # What may tell runs of one model, accelerator and engine apart, in the order a reader would
 # look for it (issue 13): speculative decoding, engine version, how it was measured, date.
 _DIMENSIONS: tuple[Callable[[Run], str | None], ...] = (
-    _speculation, _quantization, _version, _mode, _tool, lambda run: run.info.date, _count,
+    _speculation, _quantization, _version, _mode, _prefill, _tool, lambda run: run.info.date,
+    _count,
 )
 
 
 def _siblings_key(run: Run) -> tuple[str, str, str]:
     """Runs with the same key look alike in every list: model, accelerator and engine."""
-    return ((run.info.base_model or run.info.model).lower(), run.hardware.accelerator.lower(),
+    return ((run.info.base_model or run.info.model).lower(), accelerator_key(run),
             run.engine.name.lower())
 
 
@@ -143,6 +159,7 @@ def distinguishing_labels_of(runs: Iterable[Run]) -> dict[str, str]:
     to the run id. The result depends only on each group, so any collection that holds a
     run's whole group (its model's runs, its accelerator's runs) labels it the same way.
     """
+    runs = list(runs)
     groups: dict[tuple[str, str, str], list[Run]] = {}
     for run in runs:
         groups.setdefault(_siblings_key(run), []).append(run)
@@ -150,15 +167,41 @@ def distinguishing_labels_of(runs: Iterable[Run]) -> dict[str, str]:
     for members in groups.values():
         if len(members) > 1:
             labels.update(_label_group(sorted(members, key=lambda r: r.id)))
+    return _distinct_titles(runs, labels)
+
+
+def _distinct_titles(runs: list[Run], labels: dict[str, str]) -> dict[str, str]:
+    """``labels`` with those of runs whose pages would share a title (run_page: model name,
+    hardware and label; runs of other engines, or of models of one name from two publishers)
+    made again from the engine and the other dimensions, so that no two titles are alike."""
+    for _ in range(3):  # a new label may meet another run's title; the run ids end it at last
+        # Titles are written out only for runs of one model name, count and label (cheap to tell).
+        rough: dict[tuple[str, int, str], list[Run]] = {}
+        for run in runs:
+            key = (model_name(run).lower(), run.hardware.count, labels.get(run.id, "").lower())
+            rough.setdefault(key, []).append(run)
+        titles: dict[str, list[Run]] = {}
+        for members in rough.values():
+            for run in members if len(members) > 1 else ():
+                name = f"{model_name(run)} on {hardware_name(run)}"
+                titles.setdefault(with_label(name, labels.get(run.id)).lower(), []).append(run)
+        alike = [members for members in titles.values() if len(members) > 1]
+        if not alike:
+            return labels
+        for members in alike:
+            ordered = sorted(members, key=lambda r: r.id)
+            labels.update(_label_group(ordered, (_engine, *_DIMENSIONS)))
     return labels
 
 
-def _label_group(members: list[Run]) -> dict[str, str]:
+def _label_group(members: list[Run],
+                 dimensions: tuple[Callable[[Run], str | None], ...] = _DIMENSIONS,
+                 ) -> dict[str, str]:
     given = {run.id: _clip(run.info.label, LABEL_LIMIT) for run in members if run.info.label}
     rest = [run for run in members if run.id not in given]
     chosen: list[Callable[[Run], str | None]] = []
     derived: dict[str, str] = {}
-    for dimension in _DIMENSIONS:
+    for dimension in dimensions:
         if len({dimension(run) for run in members}) < 2:
             continue  # the same for every run of the group: tells nothing
         chosen.append(dimension)

@@ -52,6 +52,9 @@ class NotFoundPageContext:
 
     site: Site
     title: str
+    # How many folders above its address the page looks for the site's root in: a host may
+    # serve it at any depth, and each folder looked in is one request.
+    script_depths: int = 8
 
 
 @record

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import base64
 import contextlib
+import functools
 import hashlib
 import re
 from pathlib import Path
@@ -10,6 +12,7 @@ from pathlib import Path
 from jinja2 import BytecodeCache, Environment, FileSystemLoader, StrictUndefined, pass_context
 from jinja2.bccache import Bucket
 from jinja2.runtime import Context
+from markupsafe import Markup
 
 from sitegen.site import plots
 from sitegen.site.charts import PALETTE, SHAPES
@@ -72,9 +75,29 @@ def environment(templates_dir: Path, cache_dir: Path | None = None) -> Environme
         return f"{site.url('assets/' + name)}?v={versions[name]}"
 
     env.globals["asset"] = asset
+
+    @functools.cache
+    def inlined(name: str) -> str:
+        # Read when the 404 page is rendered, not at every build.
+        if name not in _INLINED:
+            raise ValueError(f"{name} is not an asset pages may carry inline")
+        return (static / name).read_text(encoding="utf-8")
+
+    # Our own files, never data: marked safe here, and allowed by the CSP by their hashes.
+    env.globals["inline_asset"] = lambda name: Markup(inlined(name))
+    env.globals["csp_hash"] = lambda name: Markup(_csp_hash(inlined(name)))
     env.globals["plot_sheet"] = plots.sheet  # a page's shared plot definitions (templates/_macros.html)
     env.globals["palette"], env.globals["shapes"] = PALETTE, SHAPES  # the legend keys' places
     return env
+
+
+# Assets the 404 page carries inside itself: it cannot know where the site's files are.
+_INLINED = ("style.css",)
+
+
+def _csp_hash(text: str) -> str:
+    """A Content-Security-Policy source that allows exactly ``text`` as an inline element."""
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
 
 
 # What XML 1.0 does not allow in a document, even escaped: one such character makes a feed
