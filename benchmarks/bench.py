@@ -23,6 +23,8 @@ beside the figures; they are goals, never timed tests.
 from __future__ import annotations
 
 import argparse
+import copy
+import functools
 import gzip
 import os
 import random
@@ -36,77 +38,79 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+import yaml
 
 REPO = Path(__file__).resolve().parent.parent
-CONTEXTS = [8192, 16384, 32768, 65536, 131072, 262144, 524288, 1043456]
-LEVELS = [1, 2, 4, 8, 16, 32, 64, 128]
-PREFILL = [*CONTEXTS, 1048576]
 ACCELERATORS = [("H200 NVL", 141), ("H100 SXM", 80), ("B200", 179), ("MI300X", 192), ("RTX PRO 6000", 96),
                 ("L40S", 48), ("A100 SXM", 80), ("GB200", 186), ("MI325X", 256), ("RTX 5090", 32),
                 ("H20", 96), ("GH200", 96)]
 ENGINES = [("sglang", "0.5.16"), ("vLLM", "0.17.0"), ("llama.cpp", "b6918")]
 
 
-def synthetic_run(index: int, models: int, rng: random.Random) -> str:
-    """One result file in the canonical YAML form, numbers in the seed's ranges."""
+# The real runs the synthetic ones are copies of: the shipped DeepSeek run by default, with its
+# per-cell statistics (mean, p50, p90, p99), power and statuses (docs/performance.md).
+TEMPLATE = REPO / "content" / "runs" / "h200nvl2-sglang-deepseek-v4-flash-dspark.yaml"
+# Figures that grow with a faster server (× f) and that shrink with it (÷ f); a statistic
+# (statistics.<name>.p90...) follows its figure's name. Everything else (power, counts of
+# requests, context lengths, statuses) is kept as the real run measured it.
+SPEEDS = frozenset({"prompt_tokens_per_s", "total_tokens_per_s", "per_request_tokens_per_s", "output_tokens"})
+LATENCIES = frozenset({"ttft_ms", "time_between_tokens_ms"})
+
+
+def _scaled(name: str, value: Any, factor: float) -> Any:
+    """A figure of a measurement scaled as a server ``factor`` times as fast would measure it,
+    at the source's precision (six decimals; counts stay whole)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return value
+    if name in SPEEDS:
+        return round(value * factor) if isinstance(value, int) else round(value * factor, 6)
+    if name in LATENCIES:
+        return round(value / factor, 6)
+    return value
+
+
+def _scaled_measurement(item: dict[str, Any], factor: float) -> dict[str, Any]:
+    copy = {name: _scaled(name, value, factor) for name, value in item.items()}
+    if isinstance(item.get("statistics"), dict):
+        copy["statistics"] = {name: {statistic: _scaled(name, value, factor) for statistic, value in figures.items()}
+                              for name, figures in item["statistics"].items()}
+    return copy
+
+
+def _template(path: Path) -> dict[str, Any]:
+    loaded = yaml.safe_load(path.read_text())
+    if not isinstance(loaded, dict):
+        raise SystemExit(f"{path}: not a result file")
+    return loaded
+
+
+def synthetic_run(index: int, models: int, rng: random.Random, template: Path = TEMPLATE) -> str:
+    """One result file: a copy of a real run with its speeds × f and its latencies ÷ f for a
+    random f, so its figures stay consistent with each other (no plausibility warning), under
+    another model, accelerator and engine, so that group pages exist in realistic proportions."""
+    document = copy.deepcopy(_template_cached(template))
     family = index % models
     model = f"org-{family % 7}/Model-{family}-{'A' if family % 3 else 'B'}"
     accelerator, memory = ACCELERATORS[rng.randrange(len(ACCELERATORS))]
     engine, version = ENGINES[rng.randrange(len(ENGINES))]
-    count = rng.choice([1, 2, 4, 8])
-    speed = rng.uniform(0.5, 2.0) * count ** 0.5
-    budget = rng.choice([1_500_000, 3_000_000, 6_000_000])
-    lines = [
-        "# Synthetic run for benchmarks/bench.py",
-        "schema_version: 1",
-        "hardware:",
-        "  type: discrete-gpu",
-        f"  accelerator: {accelerator}",
-        f"  count: {count}",
-        f"  memory_per_device_gb: {memory}",
-        "  os: linux",
-        "engine:",
-        f"  name: {engine}",
-        f'  version: "{version}"',
-        "  quantization: FP8",
-        f"  launch_command: serve {model} --tp {count} --port 8000",
-        "run:",
-        f"  model: {model}",
-        "  benchmark_tool: llm-inference-bench",
-        '  benchmark_tool_version: "0.4.29"',
-        "  decode_mode: fixed-duration",
-        "  prefill_mode: decode-warmup",
-        "  time_per_measurement_s: 30",
-        "  max_output_tokens: 4096",
-        f'  date: "2026-{1 + index % 12:02d}-{1 + index % 28:02d}"',
-        "measurements:",
-        "  prefill:",
-    ]
-    for context in PREFILL:
-        rate = round(15000 * speed * rng.uniform(0.4, 1.0), 6)
-        lines += [f"    - context_tokens: {context}", f"      prompt_tokens: {context + 9}",
-                  f"      prompt_tokens_per_s: {rate}", f"      ttft_ms: {round(context / rate * 1000, 6)}",
-                  "      samples: 1"]
-    lines.append("  decode:")
-    for context in CONTEXTS:
-        for level in LEVELS:
-            lines += [f"    - context_tokens: {context}", f"      concurrency: {level}"]
-            if level * (context + 4096) > budget:
-                lines.append("      status: over_capacity")
-                continue
-            per_request = 230 * speed / (1 + level ** 0.6) * rng.uniform(0.9, 1.1)
-            active = level - (0.1 if rng.random() < 0.2 and level > 1 else 0)
-            status = "requests_queued" if level > 1 and rng.random() < 0.03 else "valid"
-            lines += [f"      status: {status}",
-                      f"      total_tokens_per_s: {round(per_request * active, 6)}",
-                      f"      per_request_tokens_per_s: {round(per_request, 6)}",
-                      f"      ttft_ms: {round(100 + context / 8000 * rng.uniform(5, 20) * level ** 0.5, 6)}",
-                      f"      time_between_tokens_ms: {round(1000 / per_request, 6)}",
-                      f"      average_active_requests: {active:.1f}",
-                      f"      completed_requests: {rng.randrange(0, 10)}",
-                      f"      output_tokens: {int(per_request * active * 30)}",
-                      f"      measured_s: {round(rng.uniform(29.9, 30.1), 6)}"]
-    return "\n".join(lines) + "\n"
+    factor = rng.uniform(0.5, 2.0)
+    document["hardware"].update({"accelerator": accelerator, "memory_per_device_gb": memory,
+                                 "vendor": "AMD" if accelerator.startswith("MI") else "NVIDIA"})
+    document["engine"].update({"name": engine, "version": version,
+                               "launch_command": f"serve {model} --tp {document['hardware']['count']} --port 8000"})
+    document["run"].update({"model": model, "date": f"2026-{1 + index % 12:02d}-{1 + index % 28:02d}"})
+    document["run"].pop("served_model_name", None)
+    document["measurements"] = {
+        phase: [_scaled_measurement(item, factor) for item in items]
+        for phase, items in document["measurements"].items()}
+    return "# Synthetic run for benchmarks/bench.py\n" + yaml.safe_dump(document, sort_keys=False, allow_unicode=True)
+
+
+@functools.cache
+def _template_cached(path: Path) -> dict[str, Any]:
+    return _template(path)
 
 
 def make_site(folder: Path, runs: int, seed: int = 1) -> None:
