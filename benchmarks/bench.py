@@ -10,9 +10,11 @@ With ``--hugo`` (and Hugo installed) a Hugo site of as many pages, each with a t
 as a run page's, is built cold in the same run, so sitegen's times can be read as ratios of
 Hugo's: a baseline that does not depend on how busy the machine is.
 
-Each run is shaped like the seed run (9 prefill rows, 64 decode cells, the same statuses)
-with plausible, seeded numbers, spread over models, accelerators and engines so that the
-model, hardware and compare pages exist in realistic proportions. Synthetic data is
+Each run is a copy of a real shipped run (the DeepSeek run: 9 prefill rows, 64 decode cells
+with mean, p50, p90 and p99 of their latencies and per-request speed, power, the same statuses),
+its speeds × f and latencies ÷ f for a seeded random f per copy, so that its figures agree with
+each other as the real ones do; about ten runs a model, twelve accelerators, three engines, so
+that the model, hardware and compare pages exist in realistic proportions. Synthetic data is
 written to a temporary folder only, never to content/.
 
 Every figure is the median of --repeat runs of the real command line in a fresh process;
@@ -265,6 +267,24 @@ def bytes_by_area(site: Path, files: list[Path], runs: int) -> str:
     return " · ".join(f"{key} {size / runs / 1000:.1f}" for key, size in ranked if size / runs >= 50) + " (KB a run)"
 
 
+# The parts of the site a change aims at, by the first folder of a path (anything else: the
+# group and listing pages, the feed, the sitemap).
+PARTS = {"runs": "run pages", "data": "data files", "assets": "assets"}
+
+
+def bytes_by_part(site: Path, files: list[Path], runs: int) -> str:
+    """KB per run of the five parts of the site: run pages, run JSON, group and listing pages,
+    data files (data/), assets."""
+    parts = dict.fromkeys(["run pages", "run JSON", "group and listing pages", "data files", "assets"], 0)
+    for path in files:
+        relative = path.relative_to(site).parts
+        part = PARTS.get(relative[0], "group and listing pages")
+        if relative[0] == "runs" and len(relative) == 2 and path.suffix == ".json":
+            part = "run JSON"
+        parts[part] += path.stat().st_size
+    return " · ".join(f"{name} {size / runs / 1000:.1f}" for name, size in parts.items()) + " (KB a run)"
+
+
 def hugo_cold(folder: Path, pages: int) -> Measure:
     """Hugo building a site of as many pages, each a table of 73 rows × 12 columns like a run
     page's measurements, from nothing (no resources cache)."""
@@ -352,6 +372,7 @@ def bench(runs: int, repeat: int, hugo: bool = False) -> dict[str, object]:
         files = [p for p in site.rglob("*") if p.is_file()]
         total = sum(p.stat().st_size for p in files)
         results["output"] = f"{len(files):,} files, {total / 1e6:,.1f} MB"
+        results["bytes by part"] = bytes_by_part(site, files, runs)
         results["where the bytes go"] = bytes_by_area(site, files, runs)
         results["bytes per run"] = f"{total / runs / 1000:,.1f} KB (apparent size of every file ÷ runs)"
         second = (f"; /page/2/: {first_load(site, 'page/2/index.html') / 1000:,.1f} KB"
