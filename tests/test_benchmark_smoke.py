@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import random
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -132,3 +133,16 @@ def test_bytes_by_part_add_up_to_the_site(tmp_path: Path) -> None:
     line = bench.bytes_by_part(tmp_path, [tmp_path / name for name in sizes], 1)
     assert line == ("run pages 3.0 · run JSON 2.0 · group and listing pages 0.7 · data files 0.7 · assets 0.1 "
                     "(KB a run)")
+
+
+@pytest.mark.skipif(shutil.which("hugo") is None, reason="needs Hugo (Debian: apt-get install -y hugo)")
+def test_each_cold_build_is_paired_with_hugos_just_before() -> None:
+    result = subprocess.run([sys.executable, str(REPO / "benchmarks" / "bench.py"), "--runs", "3", "--repeat", "2",
+                             "--hugo"], capture_output=True, text=True, timeout=600, check=False)
+    assert result.returncode == 0, result.stderr
+    paired = re.search(r"^build cold ÷ Hugo's just before\s+N = 3: ([\d.]+) × \(median of 2 pairs: ([\d.]+), ([\d.]+)\)",
+                       result.stdout, re.M)
+    assert paired, result.stdout
+    median, low, high = (float(value) for value in paired.groups())
+    assert 0 < low <= high and abs(median - (low + high) / 2) <= 0.01
+    assert re.search(r"^hugo cold \(as many pages\)\s+[\d.]+ s", result.stdout, re.M)
