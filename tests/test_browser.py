@@ -337,3 +337,25 @@ def test_the_launch_commands_copy_button_is_made_by_the_script_and_copies_it(bro
     button.click()
     page.wait_for_function("() => document.querySelector('button.copy').textContent === 'Copied'")
     assert page.evaluate("() => navigator.clipboard.readText()") == page.locator("#launch-command").text_content()
+
+
+def test_tails_figures_line_up_on_the_right_of_their_columns(browse: Browsing, site_pages: dict[str, str]) -> None:
+    # The tails table's cells carry no class (the style sheet aligns its columns): each figure's
+    # text ends at its cell's right edge, the context's starts at its left, as with a class each.
+    visit = browse.open_kind(site_pages, "run")
+    edges = visit.js("""() => {
+        document.querySelector("details.tails").open = true;
+        return Array.from(document.querySelector("table.tails tbody tr").cells).map((cell) => {
+            const range = document.createRange();
+            range.selectNodeContents(cell);
+            const text = range.getBoundingClientRect(), box = cell.getBoundingClientRect();
+            const style = getComputedStyle(cell);
+            return [cell.innerText, text.left - box.left - parseFloat(style.paddingLeft),
+                    box.right - parseFloat(style.paddingRight) - text.right];
+        });
+    }""")
+    assert len(edges) == 11, edges  # context, requests at once, three statistics of three figures
+    context, *figures = edges
+    assert abs(context[1]) <= 1, context
+    assert all(abs(right) <= 1 for _, _, right in figures), figures
+    visit.assert_clean()
