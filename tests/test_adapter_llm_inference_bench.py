@@ -527,8 +527,10 @@ def test_without_run_yaml_the_hardware_type_is_asked_for() -> None:
     ({"schema_version": 1, "hardware": {}}, "this is already a sitegen result file"),
 ])
 def test_other_documents_are_refused(data: Any, message: str) -> None:
-    [text] = refusal(data)
-    assert message in text
+    first, *formats = refusal(data)
+    assert message in first
+    # A file of no known format is followed by the list of formats, one line each.
+    assert len(formats) == (0 if "already" in message else 9)
 
 
 def test_raw_file_on_disk_is_read_gzip_or_not(tmp_path: Path) -> None:

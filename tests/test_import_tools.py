@@ -487,7 +487,11 @@ def test_a_file_of_no_known_format_is_refused(project: Path, tmp_path: Path,
     path.write_text('{"throughput": 12}\n')
     assert run_import(project, [path], write_meta(tmp_path, B200_META)) == 1
     err = refused(project, capsys)
-    assert f"{path}:1: not a raw format sitegen can import: expected an llm-inference-bench" in err
+    assert f"{path}:1: not a raw format sitegen can import; the formats it reads, and what tells each apart" in err
+    for told in ("a sitegen result file: `schema_version` with `hardware`", "GuideLLM report: a `benchmarks` list",
+                 "AIPerf profile export: `input_config` with `loadgen` or `phases`",
+                 "llama-bench output: rows with `build_commit`", "vLLM bench serve result: `model_id`"):
+        assert told in err
 
 
 def test_files_of_two_tools_are_not_one_run(project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -250,6 +250,7 @@ def _adapt(records: list[Document]) -> Adapted:
     problems: list[Problem] = []
     formats: dict[str, list[Document]] = {}
     chosen: registry.Format | None = None
+    unknown: Document | None = None
     for record in records:
         data = record.data
         if registry.is_result_file(data):
@@ -260,11 +261,15 @@ def _adapt(records: list[Document]) -> Adapted:
         format_ = registry.recognise(data)
         if format_ is None:
             problems.append(Problem(record.source, record.line_of(""), "",
-                                    f"not a raw format sitegen can import: expected {registry.KNOWN} "
-                                    "(docs/importing.md)"))
+                                    "not a raw format sitegen can import; the formats it reads, and what tells "
+                                    "each apart, follow (docs/importing.md)"))
+            unknown = unknown or record
             continue
         formats.setdefault(format_.name, []).append(record)
         chosen = format_
+    if unknown is not None:
+        problems += [Problem(unknown.source, None, "", f"a format sitegen reads — {told}")
+                     for told in registry.formats_told_apart()]
     if problems:
         raise SitegenError(problems)
     if len(formats) > 1:
