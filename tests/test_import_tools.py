@@ -394,9 +394,16 @@ def test_guidellm_reports(project: Path, tmp_path: Path, name: str) -> None:
     ttft = successful("time_to_first_token_ms")
     assert cell["statistics"]["ttft_ms"]["p99"] == close(ttft["percentiles"]["p99"])
     assert cell["statistics"]["ttft_ms"]["stddev"] == close(ttft["std_dev"])
-    totals = entry.get("request_totals") or entry["scheduler_metrics"]["requests_made"]
-    assert cell["completed_requests"] == totals["successful"]
+    # The figures cover the measured window: the successful requests the latencies were taken over,
+    # not the scheduler's requests_made, which also counts warm-up and cool-down.
+    totals = entry.get("request_totals") or metrics["request_totals"]
+    assert cell["completed_requests"] == totals["successful"] == ttft["count"]
     assert cell["source_values"].get("incomplete_requests", 0) == totals["incomplete"]
+    made = entry.get("scheduler_metrics", {}).get("requests_made")
+    if made is not None:
+        assert made["successful"] > totals["successful"]  # 30 made, 25 measured in this report
+        assert cell["source_values"]["warmup_cooldown_requests"] == made["successful"] - totals["successful"]
+        assert cell["source_values"]["warmup_duration_s"] == close(entry["warmup_duration"])
 
 
 # --- GenAI-Perf and AIPerf ----------------------------------------------------------------------
