@@ -13,7 +13,7 @@ from sitegen.model import DecodeCell, PrefillPoint, Run, Status
 from sitegen.plausibility import describe
 from sitegen.site import labels, numbers
 from sitegen.site.analysis import Analysis
-from sitegen.site.bars import BarChart, prefill_bars
+from sitegen.site.bars import BarChart, prefill_bars, prefill_bars_by_prompt, prompt_sizes
 from sitegen.site.capacity import cost_per_million_tokens
 from sitegen.site.capacity_page import RunCapacity, money, run_capacity
 from sitegen.site.common import Field, Page, Site, engine_summary, fields, hardware_name, model_name, repository_link
@@ -98,6 +98,7 @@ class MeasurementRow:
     output_tokens: Markup
     measured: Markup
     output_length: Markup = _EMPTY  # this cell's own output length, for sources that vary it
+    prompt_size: Markup = _EMPTY  # a prefill point's prompt size, for runs that measured several
     # Rows its Phase and Context cells span (rowspan): the same phase or context on the rows
     # below is said once, not on each row (issue 18); 0 where a row above spans this one.
     phase_rows: int = 1
@@ -199,6 +200,7 @@ class RunPageContext:
     provenance: tuple[str, ...]
     result_href: str  # the run's canonical JSON; the CSV is made from it in the browser (site.js)
     related: tuple[Field, ...]
+    varied_prompt: bool = False  # several prompt sizes (llama-bench -p): the table shows each row's
 
 
 def _hardware_fields(run: Run) -> tuple[Field, ...]:
@@ -349,6 +351,7 @@ def _measurement_rows(run: Run) -> tuple[MeasurementRow, ...]:
             completed=_figure(numbers.integer(p.samples)),
             output_tokens=_DASH,
             measured=_DASH,
+            prompt_size=_figure(numbers.integer(p.prompt_chunk_tokens) if p.prompt_chunk_tokens else ""),
         )
         for p in run.prefill
     ]
@@ -544,7 +547,7 @@ def run_page(site: Site, run: Run, groups: dict[tuple[str, str], Group], label: 
         engine=_engine_fields(run),
         run_fields=_run_fields(run),
         launch_command=run.engine.launch_command,
-        prefill_bars=prefill_bars([("", run)]),
+        prefill_bars=prefill_bars_by_prompt(run) or prefill_bars([("", run)]),
         matrix=_matrix(run, analysis.price(run)),
         capacity=run_capacity(site, run, analysis),
         explanations=_explanations(run),
@@ -564,5 +567,6 @@ def run_page(site: Site, run: Run, groups: dict[tuple[str, str], Group], label: 
         provenance=run.provenance.notes if run.provenance else (),
         result_href=result_href,
         related=related,
+        varied_prompt=bool(prompt_sizes(run)),
     )
     return Page(f"runs/{run.id}/index.html", "pages/run.html", context)

@@ -1,0 +1,168 @@
+"""`sitegen import` of the export layouts issue 43 adds, each from a real file read here by an
+independent reader (json.load and arithmetic in the test): AIPerf's export schema 1.x, its
+invalid runs and sweep summaries, detection of sitegen's own files by shape, and llama-bench's
+several prompt sizes on the run page and the index. Sources: tests/data/formats/SOURCES.md."""
+
+from __future__ import annotations
+
+import copy
+import html
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import REPO, run_cli
+from tests.test_import_tools import SAMPLES, close, imported, refused, run_import, write_meta
+
+FORMATS = REPO / "tests" / "data" / "formats"
+AIPERF_13 = FORMATS / "aiperf" / "aiperf-0.10.0-schema1.3-qwen36-nvfp4-rtx5090-c2.json"
+ORIONZHEN = SAMPLES / "llama-bench" / "orionzhen-rx7900xtx-rocm712-gptoss20b-depth-sweep.json"
+RTX5090 = "hardware:\n  type: discrete-gpu\n  accelerator: RTX 5090\n  count: 1\nengine:\n  name: vLLM\n"
+
+
+def _load(path: Path) -> Any:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _write(path: Path, data: Any) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=2), encoding="utf-8")
+    return path
+
+
+# --- AIPerf export schema 1.x ---------------------------------------------------------------------
+
+
+def test_an_aiperf_schema_1_3_export_is_imported_not_taken_for_a_result(project: Path, tmp_path: Path) -> None:
+    raw = _load(AIPERF_13)
+    assert raw["schema_version"] == "1.3"  # the key that once made it "already a sitegen result"
+    assert run_import(project, [AIPERF_13], write_meta(tmp_path, RTX5090)) == 0
+    data = imported(project)
+    [cell] = data["measurements"]["decode"]
+    [profiling] = [p for p in raw["input_config"]["phases"] if not p.get("exclude_from_results")]
+    assert cell["concurrency"] == profiling["concurrency"] == 2
+    assert cell["context_tokens"] == round(raw["input_sequence_length"]["avg"])
+    assert cell["total_tokens_per_s"] == close(raw["output_token_throughput"]["avg"])
+    assert cell["ttft_ms"] == close(raw["time_to_first_token"]["p50"])
+    assert cell["time_between_tokens_ms"] == close(raw["inter_token_latency"]["p50"])
+    assert cell["per_request_tokens_per_s"] == close(raw["output_token_throughput_per_user"]["p50"])
+    assert cell["completed_requests"] == raw["request_count"]["avg"] == 96
+    assert cell["measured_s"] == close(raw["benchmark_duration"]["avg"])
+    run = data["run"]
+    # --request-count 96 in the profiling phase: a fixed request count, not a duration.
+    assert run["decode_mode"] == "fixed-request-count" and "duration" not in profiling
+    assert run["benchmark_tool_version"] == raw["aiperf_version"]
+    assert run["model"] == raw["input_config"]["models"]["items"][0]["name"]
+    notes = data["provenance"]["notes"]
+    info = raw["run_info"]
+    assert f"random_seed {info['random_seed']}" in notes[0] and f"benchmark_id {info['benchmark_id']}" in notes[0]
+    assert f"Command: {info['cli_command']}" in notes
+
+
+def test_a_duration_run_is_fixed_duration(project: Path, tmp_path: Path) -> None:
+    raw = _load(AIPERF_13)
+    profiling = raw["input_config"]["phases"][1]
+    del profiling["requests"]
+    profiling["duration"] = 1800.0  # as --benchmark-duration 1800 writes it
+    path = _write(tmp_path / "duration" / "profile_export_aiperf.json", raw)
+    assert run_import(project, [path], write_meta(tmp_path, RTX5090)) == 0
+    assert imported(project)["run"]["decode_mode"] == "fixed-duration"
+
+
+def test_an_invalid_run_is_refused_with_the_files_own_reasons(project: Path, tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    raw = _load(AIPERF_13)
+    raw["metadata"] = {"scenario": "inferencex-agentx-mvp", "submission_valid": False,
+                       "submission_invalid_reasons": ["context_overflow_rate_exceeded"]}
+    path = _write(tmp_path / "invalid" / "profile_export_aiperf.json", raw)
+    assert run_import(project, [path], write_meta(tmp_path, RTX5090)) == 1
+    err = refused(project, capsys)
+    assert str(path) in err
+    assert "submission_invalid_reasons: 'context_overflow_rate_exceeded'" in err
+
+
+def test_the_records_layout_of_early_aiperf_is_read(project: Path, tmp_path: Path) -> None:
+    """AIPerf before 0.2 kept its metrics under ``records`` (aiperf/exporters/json_exporter.py
+    at 43b7890^): the same export, its metrics moved there, gives the same cell."""
+    raw = _load(AIPERF_13)
+    metrics = {key: value for key, value in raw.items() if isinstance(value, dict) and "unit" in value}
+    early = {"records": {key: {"tag": key, **value} for key, value in metrics.items()},
+             "input_config": {"endpoint": {"model_names": ["qwen3.6-nvfp4"]},
+                              "loadgen": {"concurrency": 2, "request_count": 96}},
+             "start_time": raw["start_time"]}
+    path = _write(tmp_path / "early" / "profile_export_aiperf.json", early)
+    assert run_import(project, [path], write_meta(tmp_path, RTX5090)) == 0
+    [cell] = imported(project)["measurements"]["decode"]
+    assert cell["total_tokens_per_s"] == close(metrics["output_token_throughput"]["avg"])
+    assert cell["ttft_ms"] == close(metrics["time_to_first_token"]["p50"])
+
+
+def test_a_sweep_summary_is_one_run(project: Path, tmp_path: Path) -> None:
+    """``profile_export_aiperf_sweep.json``: one entry per concurrency (layout of the akamaslabs
+    sweep in SOURCES.md); here built from the real export at two concurrencies."""
+    raw = _load(AIPERF_13)
+    metrics = {key: {**value, "mean": value["avg"]} for key, value in raw.items()
+               if isinstance(value, dict) and "unit" in value}
+    doubled = copy.deepcopy(metrics)
+    doubled["output_token_throughput"]["avg"] *= 2
+    sweep = {"aggregation_type": "sweep", "num_profile_runs": 2, "num_successful_runs": 2, "failed_runs": [],
+             "metadata": {"sweep_parameters": [{"name": "concurrency", "values": [2, 4]}]},
+             "per_combination_metrics": [{"parameters": {"concurrency": 2}, "metrics": metrics},
+                                         {"parameters": {"concurrency": 4}, "metrics": doubled}]}
+    path = _write(tmp_path / "sweep_aggregate" / "profile_export_aiperf_sweep.json", sweep)
+    meta = write_meta(tmp_path, RTX5090 + "run:\n  model: Qwen/Qwen3.6-35B-A3B\n")
+    assert run_import(project, [path], meta) == 0
+    cells = {c["concurrency"]: c for c in imported(project)["measurements"]["decode"]}
+    assert set(cells) == {2, 4}
+    assert cells[4]["total_tokens_per_s"] == close(2 * raw["output_token_throughput"]["avg"])
+    # The same export beside it in the folder: the per-concurrency file wins, not counted twice.
+    _write(tmp_path / "sweep_aggregate" / "c2" / "profile_export_aiperf.json", raw)
+    assert run_import(project, [tmp_path / "sweep_aggregate"], meta, "folder") == 0
+    [cell] = imported(project, "folder")["measurements"]["decode"]
+    assert cell["concurrency"] == 2
+
+
+# --- detection ------------------------------------------------------------------------------------
+
+
+def test_a_shipped_result_is_still_told_by_its_shape(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    shipped = REPO / "content" / "runs" / "ttp300-vllm-qwen3-4b.yaml"
+    assert run_cli(project, "import", str(shipped), "--id", "again") == 1
+    assert "this is already a sitegen result file" in refused(project, capsys, "again")
+
+
+# --- llama-bench prompt sizes ---------------------------------------------------------------------
+
+
+def test_several_prompt_sizes_are_series_and_the_headline_is_never_a_tiny_prompt(project: Path) -> None:
+    rows = _load(ORIONZHEN)
+    folder = project / "content" / "runs" / "rx7900xtx-llamacpp-gptoss20b"
+    folder.mkdir()
+    (folder / "llama-bench.json").write_bytes(ORIONZHEN.read_bytes())
+    (folder / "run.yaml").write_text("hardware:\n  type: discrete-gpu\n  count: 1\nengine:\n  name: llama.cpp\n"
+                                     "run:\n  model: openai/gpt-oss-20b\n", encoding="utf-8")
+    assert run_cli(project, "collect") == 0 and run_cli(project, "build") == 0
+    site = project / "_site"
+    page = (site / "runs" / "rx7900xtx-llamacpp-gptoss20b" / "index.html").read_text(encoding="utf-8")
+    prefill = [r for r in rows if r["n_prompt"] > 0 and r["n_gen"] == 0]
+    sizes = sorted({r["n_prompt"] for r in prefill})
+    assert len(sizes) == 7 and sizes[0] == 128
+    assert "<th>Prompt tokens" in page
+    for size in sizes:  # a series (bar label) per prompt size, and each a table row's prompt size
+        assert f">pp{size}<" in page
+        assert page.count(f"<td>{size:,}\n") + page.count(f"<td>{size:,}<") >= 1
+    # The index's prefill headline: at the reference context (the 8,192 depth), the prompt size
+    # nearest 512 that is at least 256 tokens, said beneath the figure.
+    deepest = max(r["n_depth"] for r in prefill)
+    chosen = min((r for r in prefill if r["n_depth"] == deepest and r["n_prompt"] >= 256),
+                 key=lambda r: (abs(r["n_prompt"] - 512), -r["n_prompt"]))
+    assert chosen["n_prompt"] == 512
+    index = html.unescape((site / "index.html").read_text(encoding="utf-8"))
+    row = index[index.index("rx7900xtx-llamacpp-gptoss20b"):]
+    row = row[:row.index("</tr>")] if "</tr>" in row else row[:4000]
+    assert "512-token prompt" in row
+    figure = re.escape(f"{chosen['avg_ts']:,.1f}")
+    assert re.search(rf"{figure}\D+at 512-token prompt", re.sub("<[^>]+>", " ", row)), row[:800]
