@@ -1,4 +1,5 @@
-"""The command line: ``sitegen collect``, ``build``, ``import``, ``check``, ``summary``, ``serve``, ``new``.
+"""The command line: ``sitegen collect``, ``build``, ``import``, ``check``, ``summary``, ``serve``, ``new``,
+``export``.
 
 The only place that prints errors and chooses exit codes. It catches SitegenError,
 prints one line per problem and returns 1; anything else is a bug and keeps its
@@ -65,6 +66,12 @@ def _add_contributor_parsers(commands: argparse._SubParsersAction[argparse.Argum
     serve.add_argument("--offline", action="store_true", help="use only the cached copies of remote sources")
     new = commands.add_parser("new", help="start content/runs/<id>.yaml from an annotated template")
     new.add_argument("run_id", metavar="ID", help="the run id: file name and permalink, e.g. h100x2-vllm-llama33-70b")
+    export = commands.add_parser("export", help="write runs in another format: llm-d Benchmark Reports v0.2")
+    export.add_argument("runs", nargs="+", metavar="RUN", help="run ids of content/runs/, or result files")
+    export.add_argument("--format", dest="export_format", choices=("benchmark-report",), required=True,
+                        help="benchmark-report: a folder per run, a report per measured decode cell")
+    export.add_argument("--output", type=Path, default=Path("benchmark-reports"), metavar="DIR",
+                        help="where the run folders go (default: ./benchmark-reports)")
 
 
 def _port(text: str) -> int:
@@ -185,6 +192,14 @@ def _new(config: Config, args: argparse.Namespace) -> int:
     return 0
 
 
+def _export(config: Config, args: argparse.Namespace) -> int:
+    from sitegen.commands.export import export_runs
+
+    for folder in export_runs(config, args.runs, args.output):
+        print(f"wrote {folder}/ ({len(list(folder.glob('*.json')))} Benchmark Reports v0.2)")
+    return 0
+
+
 @dataclass(frozen=True)
 class Command:
     """How main runs a command: its function, whether it writes (a failure then says
@@ -204,6 +219,7 @@ COMMANDS = {
     "summary": Command(_summary, writes=False),
     "serve": Command(_serve),
     "new": Command(_new),
+    "export": Command(_export),
 }
 
 

@@ -34,9 +34,9 @@ class Headlines:
     prefill_first: float | None  # prompt tok/s at the reference context
     prefill_first_context: int | None
     largest_context: int | None  # the longest context with a measurement
-    accelerators: int  # what per-accelerator figures divide by
     # The prompt size of prefill_first where the run measured several (llama-bench's -p list)
-    prefill_first_prompt: int | None = None
+    prefill_first_prompt: int | None
+    accelerators: int  # what per-accelerator figures divide by (last: the figure cache checks it)
 
 
 _MEASURED = {status.value for status in Status if status.measured}

@@ -15,6 +15,7 @@ from typing import Any
 
 from sitegen.collect.adapters import (
     aiperf,
+    benchmark_report,
     guidellm,
     lil_bench,
     llama_bench,
@@ -45,9 +46,9 @@ def _single(adapt: Callable[[Node], Adapted]) -> Callable[[list[Node]], Adapted]
     return adapt_one
 
 
-# Order matters only where shapes overlap: lil-bench before llm-inference-bench (both may
-# hold "results"), and every format with a "metadata" key before llm-inference-bench's
-# broad test.
+# Order matters only where shapes overlap: lil-bench and the Benchmark Report before
+# llm-inference-bench (all may hold "results"), and every format with a "metadata" key before
+# llm-inference-bench's broad test.
 FORMATS: tuple[Format, ...] = (
     Format("lil-bench result document", lil_bench.looks_like, _single(lambda node: lil_bench.adapt(node.document)),
            sweep=False, tells="a `schema` text starting with \"lil-bench-\""),
@@ -65,6 +66,8 @@ FORMATS: tuple[Format, ...] = (
                  "no `model_id`"),
     Format("vLLM bench serve result", vllm_bench.looks_like, vllm_bench.adapt, sweep=True,
            tells="`model_id`, `completed`, `output_throughput` and `max_concurrency` or `request_rate`"),
+    Format("llm-d Benchmark Report", benchmark_report.looks_like, benchmark_report.adapt, sweep=True,
+           tells="`version` 0.2.x, `run` with `uid`, `scenario` and `results` (a report per load point)"),
     Format("llm-inference-bench benchmark_results.json", llm_inference_bench.looks_like,
            _single(llm_inference_bench.convert), sweep=False, tells="`metadata`, `results` or `prefill` at the top"),
 )
