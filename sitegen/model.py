@@ -154,6 +154,8 @@ class DecodeCell:
     statistics: Statistics = field(default_factory=dict, hash=False)
     average_power_w: float | None = None
     energy_per_output_token_j: float | None = None
+    # A cell measured several times: {"count": n, "spread": {figure: {min, max, stddev}}}
+    repeats: dict[str, Any] | None = field(default=None, hash=False, compare=False)
 
     def statistic(self, figure: str, name: str) -> float | None:
         return self.statistics.get(figure, {}).get(name)

@@ -166,3 +166,54 @@ def test_several_prompt_sizes_are_series_and_the_headline_is_never_a_tiny_prompt
     assert "512-token prompt" in row
     figure = re.escape(f"{chosen['avg_ts']:,.1f}")
     assert re.search(rf"{figure}\D+at 512-token prompt", re.sub("<[^>]+>", " ", row)), row[:800]
+
+
+# --- vLLM bench sweep -------------------------------------------------------------------------------
+
+VLLM_SUMMARY = SAMPLES / "vllm" / "er0080-sweep-v0.25.1-opt125m-mns4-c2-summary.json"
+CPU_META = "hardware:\n  type: cpu\n  accelerator: EPYC\n  count: 1\nengine:\n  name: vLLM\n"
+
+
+def _sweep_point(folder: Path, runs: list[dict[str, Any]]) -> None:
+    folder.mkdir(parents=True)
+    for run in runs:
+        _write(folder / f"run={run['run_number']}.json", run)
+    _write(folder / "summary.json", runs)
+
+
+def test_a_sweep_over_input_length_is_contexts_and_another_setting_is_refused(
+        project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    summary = _load(VLLM_SUMMARY)
+    longer = [run | {"random_input_len": 256, "total_input_tokens": run["total_input_tokens"] * 8} for run in summary]
+    shorter = [run | {"random_input_len": 32} for run in summary]
+    sweep = tmp_path / "sweep"
+    _sweep_point(sweep / "SERVE--max_num_seqs=4-BENCH--random_input_len=32", shorter)
+    _sweep_point(sweep / "SERVE--max_num_seqs=4-BENCH--random_input_len=256", longer)
+    assert run_import(project, [sweep], write_meta(tmp_path, CPU_META)) == 0
+    cells = {c["context_tokens"]: c for c in imported(project)["measurements"]["decode"]}
+    expected = {round(sum(r["total_input_tokens"] / r["completed"] for r in runs) / len(runs)): runs
+                for runs in (shorter, longer)}
+    assert set(cells) == set(expected) and len(cells) == 2
+    for context, runs in expected.items():
+        assert cells[context]["total_tokens_per_s"] == close(sum(r["output_throughput"] for r in runs) / len(runs))
+        assert cells[context]["repeats"]["count"] == len(runs)
+    other = tmp_path / "other"
+    _sweep_point(other / "a", [run | {"random_output_len": 16} for run in summary])
+    _sweep_point(other / "b", [run | {"random_output_len": 64} for run in summary])
+    assert run_import(project, [other], write_meta(tmp_path, CPU_META), "other") == 1
+    err = refused(project, capsys, "other")
+    assert "different configurations (random_output_len: 16, 64)" in err
+    assert "may vary only the context (input length) and the concurrency" in err
+
+
+def test_the_run_page_shows_the_repeats_and_their_spread(project: Path) -> None:
+    summary = _load(VLLM_SUMMARY)
+    folder = project / "content" / "runs" / "epyc-vllm-opt125m-sweep"
+    _sweep_point(folder, summary)  # a content folder is flat: the point's run=N.json and summary.json
+    (folder / "run.yaml").write_text(CPU_META + "run:\n  model: facebook/opt-125m\n", encoding="utf-8")
+    assert run_cli(project, "collect") == 0 and run_cli(project, "build") == 0
+    page = (project / "_site" / "runs" / "epyc-vllm-opt125m-sweep" / "index.html").read_text(encoding="utf-8")
+    totals = sorted(run["output_throughput"] for run in summary)
+    assert "<th>Repeats (their total tok/s)" in page
+    assert f"<td>2 × ({totals[0]:,.1f}–{totals[-1]:,.1f} tok/s)" in page
+    assert f"{sum(totals) / 2:,.1f}" in page  # the cell's figure: the repeats' mean

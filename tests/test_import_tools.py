@@ -144,14 +144,19 @@ def test_vllm_sweep_folder_with_repetitions(project: Path, tmp_path: Path, capsy
     summary = load_json(point / "summary.json")
     assert [run["run_number"] for run in summary] == [0, 1]
     [cell] = imported(project)["measurements"]["decode"]
-    # Two repetitions: the cell is the one with the lower of the two middle total tok/s.
-    chosen = min(summary, key=lambda run: run["output_throughput"])
+    # Two repeats of a sweep point: the cell is their mean, with the spread and the count.
     assert cell["concurrency"] == 2
-    assert cell["context_tokens"] == round(chosen["total_input_tokens"] / chosen["completed"])
-    assert cell["total_tokens_per_s"] == close(chosen["output_throughput"])
-    assert cell["ttft_ms"] == close(chosen["median_ttft_ms"])
+    assert cell["context_tokens"] == round(sum(r["total_input_tokens"] / r["completed"] for r in summary) / 2)
+    totals = [run["output_throughput"] for run in summary]
+    assert cell["total_tokens_per_s"] == close(sum(totals) / 2)
+    assert cell["ttft_ms"] == close(sum(run["median_ttft_ms"] for run in summary) / 2)
+    assert cell["time_between_tokens_ms"] == close(sum(run["median_tpot_ms"] for run in summary) / 2)
+    assert cell["completed_requests"] == sum(run["completed"] for run in summary)
+    spread = cell["repeats"]["spread"]["total_tokens_per_s"]
+    assert cell["repeats"]["count"] == 2
+    assert spread["min"] == close(min(totals)) and spread["max"] == close(max(totals))
+    assert spread["stddev"] == close(abs(totals[0] - totals[1]) / math.sqrt(2))  # n − 1 = 1
     assert cell["source_values"]["repetitions"] == 2
-    assert "2 repetitions of this point" in cell["note"]
 
 
 def test_vllm_request_rate_run_is_kept_out_of_the_matrix(project: Path, tmp_path: Path) -> None:

@@ -99,6 +99,7 @@ class MeasurementRow:
     measured: Markup
     output_length: Markup = _EMPTY  # this cell's own output length, for sources that vary it
     prompt_size: Markup = _EMPTY  # a prefill point's prompt size, for runs that measured several
+    repeats: Markup = _EMPTY  # a repeated cell's count and total tok/s range (vllm bench sweep)
     # Rows its Phase and Context cells span (rowspan): the same phase or context on the rows
     # below is said once, not on each row (issue 18); 0 where a row above spans this one.
     phase_rows: int = 1
@@ -201,6 +202,7 @@ class RunPageContext:
     result_href: str  # the run's canonical JSON; the CSV is made from it in the browser (site.js)
     related: tuple[Field, ...]
     varied_prompt: bool = False  # several prompt sizes (llama-bench -p): the table shows each row's
+    with_repeats: bool = False  # some cells are the mean of repeats: the table shows their spread
 
 
 def _hardware_fields(run: Run) -> tuple[Field, ...]:
@@ -372,10 +374,20 @@ def _measurement_rows(run: Run) -> tuple[MeasurementRow, ...]:
             output_tokens=_figure(numbers.integer(c.output_tokens)),
             measured=_figure(numbers.seconds(c.measured_s)),
             output_length=_figure(numbers.integer(c.output_tokens_per_request) if c.output_tokens_per_request else ""),
+            repeats=_figure(_repeats_said(c)),
         )
         for c in run.decode
     ]
     return _spanned(rows)
+
+
+def _repeats_said(cell: DecodeCell) -> str:
+    """"3 × (1,180.2–1,260.5 tok/s)": how many repeats the cell's mean is of, and their range."""
+    if not cell.repeats:
+        return ""
+    spread = cell.repeats["spread"].get("total_tokens_per_s")
+    shown = f" ({numbers.rate(spread['min'])}–{numbers.rate(spread['max'])} tok/s)" if spread else ""
+    return f"{cell.repeats['count']} ×{shown}"
 
 
 def _spanned(rows: list[MeasurementRow]) -> tuple[MeasurementRow, ...]:
@@ -568,5 +580,6 @@ def run_page(site: Site, run: Run, groups: dict[tuple[str, str], Group], label: 
         result_href=result_href,
         related=related,
         varied_prompt=bool(prompt_sizes(run)),
+        with_repeats=any(c.repeats for c in run.decode),
     )
     return Page(f"runs/{run.id}/index.html", "pages/run.html", context)

@@ -13,10 +13,11 @@ is one load point, and the load points of a sweep become one decode matrix.
   naming what was left out; one with none is refused, saying why.
 * **A point in which every request failed** is refused, never drawn as zero.
 * Identical records count once (``vllm bench sweep`` repeats each run in its ``summary.json``).
-* **Repetitions** of one point (``vllm bench sweep --num-runs``, a JSON Lines file appended to
-  twice) make one cell: the repetition with the median total tok/s (the lower of the two
-  middle ones for an even count), so the cell is one real measurement, never an average;
-  every repetition's total tok/s is kept in ``source_values`` and the cell's note says so.
+* **Repetitions** of one point make one cell. A ``vllm bench sweep`` repeats each point on
+  purpose (``--num-runs``): the cell is their mean, with each figure's spread and the count in
+  ``repeats`` (:func:`averaged`). Elsewhere (a JSON Lines file appended to twice) the cell is
+  the repetition with the median total tok/s (the lower of the two middle ones for an even
+  count), one real measurement; every repetition's total tok/s is kept in ``source_values``.
 * Points of different server or client configurations (a ``vllm bench sweep`` over
   ``max_num_seqs``) are not one run: refused, naming what differs.
 """
@@ -90,10 +91,12 @@ class Point:
             self.source_values[name] = rounded(value) if isinstance(value, float) else value
 
 
-def matrix(adapted: Adapted, points: list[Point], tool: str, rerun: str) -> None:
+def matrix(adapted: Adapted, points: list[Point], tool: str, rerun: str, average_repeats: bool = False) -> None:
     """Place the points in the decode matrix, or refuse the import with every reason.
 
-    ``rerun`` says how to make the tool keep a fixed concurrency (its own flag).
+    ``rerun`` says how to make the tool keep a fixed concurrency (its own flag);
+    ``average_repeats``: repetitions of a point make one cell of their mean (:func:`averaged`),
+    not the median one.
     """
     points = _unique(points)
     failed = [p for p in points if p.failed]
@@ -120,7 +123,8 @@ def matrix(adapted: Adapted, points: list[Point], tool: str, rerun: str) -> None
     for point, context in zip(fixed, contexts, strict=True):
         assert point.concurrency is not None
         cells.setdefault((context, point.concurrency), []).append(point)
-    records = [_cell(_representative(points), context, len(points)) for (context, _), points in cells.items()]
+    pick = averaged if average_repeats else _representative
+    records = [_cell(pick(points), context, len(points)) for (context, _), points in cells.items()]
     records.sort(key=lambda r: (r.data["context_tokens"], r.data["concurrency"]))
     adapted.add_records("decode", records)
     adapted.notes.append(f"Context is each run's measured mean input length ({tool}), grouped within "
@@ -135,7 +139,8 @@ def _one_configuration(points: list[Point]) -> None:
         values = "; ".join(f"{key}: {', '.join(sorted({repr(p.configuration.get(key)) for p in points}))}"
                            for key in differing)
         raise points[0].node.error(f"these results come from different configurations ({values}); one run is one "
-                                   "configuration: import each setting's files separately")
+                                   "configuration, whose sweep may vary only the context (input length) and the "
+                                   "concurrency: import each setting's files separately")
 
 
 def _representative(points: list[Point]) -> Point:
@@ -151,6 +156,41 @@ def _representative(points: list[Point]) -> Point:
     existing = chosen.record.data.get("note")
     chosen.record.set("note", (f"{existing}; {note}" if existing else note)[:2000])
     return chosen
+
+
+# The figures a repeated cell gives as the mean of its repeats, each with its spread.
+REPEATED_FIGURES = ("total_tokens_per_s", "per_request_tokens_per_s", "ttft_ms", "time_between_tokens_ms")
+
+
+def averaged(points: list[Point]) -> Point:
+    """Repetitions of one point as one: each figure the mean of the repeats', its spread (min,
+    max, standard deviation) and the count in ``repeats``; completed requests summed. Per-request
+    statistics, output tokens and measured time belong to one repeat each, so they are left out
+    (each repeat's total tok/s stays in source_values)."""
+    if len(points) == 1:
+        return points[0]
+    first = points[0]
+    point = Point(first.node, Record(first.node), concurrency=first.concurrency,
+                  mean_input_tokens=sum(p.mean_input_tokens or 0.0 for p in points) / len(points),
+                  source_values={k: v for k, v in first.source_values.items() if k != "run_number"})
+    spread: dict[str, dict[str, float]] = {}
+    for figure in REPEATED_FIGURES:
+        values = [p.record.data[figure] for p in points if figure in p.record.data]
+        if len(values) != len(points):
+            continue  # a figure some repeats lack has no mean of them all
+        mean = sum(values) / len(values)
+        point.record.set(figure, rounded(mean))
+        deviation = math.sqrt(sum((value - mean) ** 2 for value in values) / (len(values) - 1))
+        spread[figure] = {"min": rounded(min(values)), "max": rounded(max(values)), "stddev": rounded(deviation)}
+    completed = [p.record.data.get("completed_requests") for p in points]
+    if all(isinstance(count, int) for count in completed):
+        point.record.set("completed_requests", sum(c for c in completed if isinstance(c, int)))
+    point.source_values["repetitions_total_tokens_per_s"] = ", ".join(
+        f"{p.record.data.get('total_tokens_per_s', 0):g}" for p in points)[:2000]
+    point.source_values["mean_input_tokens"] = point.mean_input_tokens
+    if spread:
+        point.record.set("repeats", {"count": len(points), "spread": spread})
+    return point
 
 
 def bucket(means: list[float]) -> list[int]:

@@ -34,6 +34,11 @@ _RESULT_KEYS = frozenset((
     "max_output_tokens_per_s", "max_concurrent_requests", "rtfx", "run_number", "input_lens", "output_lens",
     "ttfts", "itls", "generated_texts", "errors", "best_of", "use_beam_search", "start_times",
 ))
+# Swept bench parameters that are the matrix's own coordinates (the context is measured, the
+# concurrency read from max_concurrency): a sweep over them is one run. Any other swept
+# parameter (a serve setting, an output length) is another configuration.
+LOAD_PARAMETERS = frozenset(("random_input_len", "input_len", "sonnet_input_len", "random_prefix_len",
+                             "prefix_len", "random_range_ratio", "max_concurrency", "num_prompts"))
 DERIVED_NOTE = ("per_request_tokens_per_s = 1000 / median TPOT (derived; {tool} measures time per output token, "
                 "which excludes the first token); time_between_tokens_ms is the median TPOT, and the pooled "
                 "inter-token latency (ITL) is kept in source_values.")
@@ -49,7 +54,13 @@ def adapt(records: list[Node]) -> Adapted:
     adapted = Adapted(f"{TOOL} result{'s' if len(runs) != 1 else ''} ({len(runs)} run{'s' if len(runs) != 1 else ''})")
     points = [_point(run) for run in runs]
     _run_facts(adapted, runs)
-    serving.matrix(adapted, points, TOOL, "--max-concurrency N and --request-rate inf, one run per concurrency")
+    # A sweep (``vllm bench sweep``, whose runs carry run_number) repeats each point on purpose.
+    sweep = any(isinstance(run.value, dict) and run.value.get("run_number") is not None for run in runs)
+    serving.matrix(adapted, points, TOOL, "--max-concurrency N and --request-rate inf, one run per concurrency",
+                   average_repeats=sweep)
+    if sweep and any(point.concurrency is not None for point in points):
+        adapted.notes.append("vllm bench sweep: each cell is the mean of its repeats (run=N), with the spread and "
+                             "count in repeats.")
     adapted.notes.append(DERIVED_NOTE.format(tool="vLLM"))
     return adapted
 
@@ -83,7 +94,8 @@ def _point(run: Node) -> serving.Point:
     input_tokens = run.opt_integer("total_input_tokens")
     point.mean_input_tokens = input_tokens / completed if input_tokens else None
     point.configuration = {key: value for key, value in run.mapping().items() if key not in _RESULT_KEYS
-                           and not key.endswith("_ms") and isinstance(value, (str, int, bool))}
+                           and key not in LOAD_PARAMETERS and not key.endswith("_ms")
+                           and isinstance(value, (str, int, bool))}
     figures(point, run, completed)
     if failed:
         point.record.set("note", f"{failed} of {completed + failed} requests failed; figures are of the completed ones")
