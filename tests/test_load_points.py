@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import copy
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from sitegen.collect import validate_result
 from sitegen.model import run_from_dict
-from sitegen.parse import parse_document
+from sitegen.parse import parse_document, parse_yaml
+from tests.conftest import REPO, run_cli
 
 POINT: dict[str, Any] = {
     "request_rate": 1.5, "arrival": "poisson", "max_concurrency": 25, "input_tokens_per_request": 4007,
@@ -75,3 +77,73 @@ def test_a_missing_throughput_is_refused() -> None:
 def test_load_points_in_a_1_1_file_name_the_version() -> None:
     found = problems(document([POINT], version=1.1))
     assert any("load_points" in line and "1.2" in line for line in found), found
+
+
+# --- vLLM bench serve at a request rate: imported as load points -------------------------
+
+HISTORY = REPO / "tests" / "data" / "history"
+SPARK_META = """hardware: {type: integrated-gpu, vendor: NVIDIA, accelerator: GB10, count: 1}
+engine: {name: vLLM, version: "0.23.0"}
+"""
+RATE_FILES = sorted(HISTORY.glob("*/*.json"))
+
+
+def expected_point(raw: dict[str, Any]) -> dict[str, Any]:
+    """The load point read from the raw vLLM object with vLLM's own definitions, written out here."""
+    completed = raw["completed"]
+    point: dict[str, Any] = {
+        "request_rate": raw["request_rate"],
+        "arrival": "poisson" if raw["burstiness"] == 1 else "gamma",
+        "input_tokens_per_request": round(raw["total_input_tokens"] / completed),
+        "output_tokens_per_request": round(raw["total_output_tokens"] / completed),
+        "completed_requests": completed, "failed_requests": raw["failed"],
+        "request_throughput": raw["request_throughput"], "total_tokens_per_s": raw["output_throughput"],
+        "ttft_ms": raw["median_ttft_ms"], "time_between_tokens_ms": raw["median_tpot_ms"],
+        "per_request_tokens_per_s": 1000 / raw["median_tpot_ms"], "output_tokens": raw["total_output_tokens"],
+        "measured_s": raw["duration"],
+    }
+    if raw["burstiness"] != 1:
+        point["burstiness"] = raw["burstiness"]
+    if raw["max_concurrency"] is not None:
+        point["max_concurrency"] = raw["max_concurrency"]
+    return point
+
+
+@pytest.mark.parametrize("path", RATE_FILES, ids=lambda p: f"{p.parent.name[-20:]}/{p.name[:18]}")
+def test_vllm_request_rate_file_imports_as_a_load_point(project: Path, tmp_path: Path, path: Path) -> None:
+    meta = tmp_path / "run.yaml"
+    meta.write_text(SPARK_META, encoding="utf-8")
+    assert run_cli(project, "import", str(path), "--meta", str(meta), "--id", "spark") == 0
+    written = project / "content" / "runs" / "spark.yaml"
+    data = parse_yaml(str(written), written.read_bytes()).data
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    assert data["measurements"]["decode"] == [] and data["schema_version"] == 1.2
+    [point] = data["measurements"]["load_points"]
+    for name, value in expected_point(raw).items():
+        assert point[name] == (value if isinstance(value, str) else pytest.approx(value, abs=2e-6, rel=1e-9)), name
+    assert point["statistics"]["ttft_ms"]["p99"] == pytest.approx(raw["p99_ttft_ms"], abs=2e-6)
+    assert point["statistics"]["time_between_tokens_ms"]["mean"] == pytest.approx(raw["mean_tpot_ms"], abs=2e-6)
+    assert point["source_values"]["mean_input_tokens"] == pytest.approx(
+        raw["total_input_tokens"] / raw["completed"], abs=2e-6)
+    assert data["run"]["date"] == f"{raw['date'][:4]}-{raw['date'][4:6]}-{raw['date'][6:8]}"
+
+
+def test_a_sweep_of_rates_and_concurrencies_keeps_them_apart(project: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "mixed"
+    folder.mkdir()
+    rate_raw = json.loads(RATE_FILES[0].read_text(encoding="utf-8"))
+    fixed_raw = {**rate_raw, "request_rate": "inf", "max_concurrency": 8, "output_throughput": 99.5}
+    (folder / "rate.json").write_text(json.dumps(rate_raw))
+    (folder / "fixed.json").write_text(json.dumps(fixed_raw))
+    (folder / "burst.json").write_text(json.dumps({**rate_raw, "request_rate": "inf", "max_concurrency": None}))
+    meta = tmp_path / "run.yaml"
+    meta.write_text(SPARK_META, encoding="utf-8")
+    assert run_cli(project, "import", str(folder), "--meta", str(meta), "--id", "mixed") == 0
+    written = project / "content" / "runs" / "mixed.yaml"
+    data = parse_yaml(str(written), written.read_bytes()).data
+    assert [(c["concurrency"], c["total_tokens_per_s"]) for c in data["measurements"]["decode"]] == [(8, 99.5)]
+    [point] = data["measurements"]["load_points"]
+    assert point["request_rate"] == rate_raw["request_rate"]
+    assert point["total_tokens_per_s"] == pytest.approx(rate_raw["output_throughput"], abs=2e-6)
+    assert any("burst.json" in note and "every request sent at once" in note
+               for note in data["provenance"]["notes"])
