@@ -25,7 +25,12 @@ from dataclasses import dataclass
 from sitegen.model import Run
 from sitegen.site.groups import slugify
 
-REGRESSION, IMPROVEMENT, NO_CHANGE, CANT_TELL = "regression", "improvement", "no change", "can't tell"
+REGRESSION, IMPROVEMENT, NO_CHANGE, CANT_TELL = (
+    "regression",
+    "improvement",
+    "no change",
+    "can't tell",
+)
 # Each compared figure, whether more is better, and its words on pages.
 FIGURES = {
     "total_tokens_per_s": (True, "total tok/s"),
@@ -50,14 +55,17 @@ class Rule:
     def name(self) -> str:
         return f"beyond ±{self.threshold * 100:g} % of the previous value, and beyond the repeats' spread"
 
-    def judge(self, higher_is_better: bool, before: float, after: float, spread: float) -> tuple[str, str]:
+    def judge(
+        self, higher_is_better: bool, before: float, after: float, spread: float
+    ) -> tuple[str, str]:
         """The verdict and its reason for one figure."""
         change = after / before - 1
         if abs(change) <= self.threshold:
             return NO_CHANGE, ""
         if abs(change) <= spread:
-            return CANT_TELL, (f"the spread of repeats ({spread:.1%}) is larger than the change "
-                               f"({change:+.1%})")
+            return CANT_TELL, (
+                f"the spread of repeats ({spread:.1%}) is larger than the change ({change:+.1%})"
+            )
         better = (change > 0) == higher_is_better
         return (IMPROVEMENT if better else REGRESSION), ""
 
@@ -100,19 +108,35 @@ class Change:
         return None if self.before is None else self.after / self.before
 
     def record(self) -> dict[str, object]:
-        record: dict[str, object] = {"setup": self.setup, "run": self.run, "previous_run": self.previous_run,
-                                     "figure": self.figure}
+        record: dict[str, object] = {
+            "setup": self.setup,
+            "run": self.run,
+            "previous_run": self.previous_run,
+            "figure": self.figure,
+        }
         record.update(zip(_POSITION_NAMES[self.kind], self.position, strict=True))
         ratio = self.ratio
-        record.update(before=self.before, after=self.after, ratio=None if ratio is None else round(ratio, 6),
-                      verdict=self.verdict, reason=self.reason or None, rule=self.rule)
+        record.update(
+            before=self.before,
+            after=self.after,
+            ratio=None if ratio is None else round(ratio, 6),
+            verdict=self.verdict,
+            reason=self.reason or None,
+            rule=self.rule,
+        )
         return record
 
 
 _POSITION_NAMES = {
     "decode": ("context_tokens", "concurrency"),
     "prefill": ("context_tokens",),
-    "load": ("request_rate", "arrival", "burstiness", "max_concurrency", "input_tokens_per_request"),
+    "load": (
+        "request_rate",
+        "arrival",
+        "burstiness",
+        "max_concurrency",
+        "input_tokens_per_request",
+    ),
 }
 
 
@@ -122,18 +146,41 @@ def identity(run: Run) -> tuple[object, ...]:
     if run.info.setup:
         return ("named", run.info.setup)
     hardware, engine, info = run.hardware, run.engine, run.info
-    return ("derived", info.model, hardware.accelerator, hardware.count, engine.name, engine.quantization,
-            engine.speculative_decoding, *settings_shape(run))
+    return (
+        "derived",
+        info.model,
+        hardware.accelerator,
+        hardware.count,
+        engine.name,
+        engine.quantization,
+        engine.speculative_decoding,
+        *settings_shape(run),
+    )
 
 
 def settings_shape(run: Run) -> tuple[object, ...]:
     info = run.info
-    return (info.benchmark_tool, info.decode_mode, info.prefill_mode, info.output_tokens_per_request,
-            info.max_output_tokens, info.time_per_measurement_s, info.latency_statistic)
+    return (
+        info.benchmark_tool,
+        info.decode_mode,
+        info.prefill_mode,
+        info.output_tokens_per_request,
+        info.max_output_tokens,
+        info.time_per_measurement_s,
+        info.latency_statistic,
+    )
 
 
-_SHAPE_NAMES = ("benchmark tool", "decode mode", "prefill mode", "output length", "output limit",
-                "time per measurement", "latency statistic", "loads")
+_SHAPE_NAMES = (
+    "benchmark tool",
+    "decode mode",
+    "prefill mode",
+    "output length",
+    "output limit",
+    "time per measurement",
+    "latency statistic",
+    "loads",
+)
 
 
 def shape(run: Run) -> tuple[object, ...]:
@@ -150,8 +197,11 @@ def shape_text(run: Run) -> str:
 def shape_difference(before: str, after: str) -> str:
     """What differs between two shapes (shape_text), in words: '' when nothing does."""
     old, new = json.loads(before), json.loads(after)
-    parts = [f"{name} {_shown(a)} → {_shown(b)}" for name, a, b in zip(_SHAPE_NAMES, old, new, strict=True)
-             if a != b]
+    parts = [
+        f"{name} {_shown(a)} → {_shown(b)}"
+        for name, a, b in zip(_SHAPE_NAMES, old, new, strict=True)
+        if a != b
+    ]
     return "; ".join(parts)
 
 
@@ -159,7 +209,9 @@ def _shown(value: object) -> str:
     if value is None or value == []:
         return "none"
     if isinstance(value, list):
-        return ", ".join(f"{item[0]:g}/s {item[1]}" + (f" ≤{item[3]}" if item[3] else "") for item in value)
+        return ", ".join(
+            f"{item[0]:g}/s {item[1]}" + (f" ≤{item[3]}" if item[3] else "") for item in value
+        )
     return str(value)
 
 
@@ -168,8 +220,10 @@ def setup_id(run: Run, full_identity: tuple[object, ...]) -> str:
     engine, model and quantization, with a short digest of the whole identity."""
     if run.info.setup:
         return run.info.setup
-    name = slugify(f"{run.hardware.accelerator}x{run.hardware.count}-{run.engine.name}-{run.info.model}-"
-                   f"{run.engine.quantization or ''}")[:60].strip("-")
+    name = slugify(
+        f"{run.hardware.accelerator}x{run.hardware.count}-{run.engine.name}-{run.info.model}-"
+        f"{run.engine.quantization or ''}"
+    )[:60].strip("-")
     return f"{name}-{hashlib.sha256(repr(full_identity).encode()).hexdigest()[:8]}"
 
 
@@ -188,18 +242,38 @@ def points(run: Run) -> dict[tuple[object, ...], Point]:
         for name in _DECODE_FIGURES:
             value = getattr(cell, name)
             if value:
-                found.append(Point(name, "decode", (cell.context_tokens, cell.concurrency), value,
-                                   spread if name == "total_tokens_per_s" else 0.0))
+                found.append(
+                    Point(
+                        name,
+                        "decode",
+                        (cell.context_tokens, cell.concurrency),
+                        value,
+                        spread if name == "total_tokens_per_s" else 0.0,
+                    )
+                )
     for prefill in run.prefill:
         if prefill.prompt_tokens_per_s and prefill.prompt_chunk_tokens is None:
-            found.append(Point("prompt_tokens_per_s", "prefill", (prefill.context_tokens,),
-                               prefill.prompt_tokens_per_s))
+            found.append(
+                Point(
+                    "prompt_tokens_per_s",
+                    "prefill",
+                    (prefill.context_tokens,),
+                    prefill.prompt_tokens_per_s,
+                )
+            )
     for load in run.load_points:
         for name in _DECODE_FIGURES:
             value = getattr(load, name)
             if value:
-                found.append(Point(name, "load", (*load.load, load.input_tokens_per_request), value,
-                                   length=load.input_tokens_per_request))
+                found.append(
+                    Point(
+                        name,
+                        "load",
+                        (*load.load, load.input_tokens_per_request),
+                        value,
+                        length=load.input_tokens_per_request,
+                    )
+                )
     return {(*point.key[:1], _matched(point), *point.key[2:]): point for point in found}
 
 
@@ -244,17 +318,41 @@ def changes(step: Step, rule: Rule) -> list[Change]:
             reason = f"the benchmark shape differs: {differs}"
         elif previous is None:
             reason = "one point only: the previous run did not measure this"
-        elif point.length and previous.length and abs(point.length / previous.length - 1) > LENGTH_TOLERANCE:
+        elif (
+            point.length
+            and previous.length
+            and abs(point.length / previous.length - 1) > LENGTH_TOLERANCE
+        ):
             reason = f"the benchmark shape differs: input length {previous.length} → {point.length}"
         else:
-            verdict, reason = rule.judge(FIGURES[point.figure][0], previous.value, point.value,
-                                         max(point.spread, previous.spread))
-        found.append(Change(step.setup, step.after.id, step.before.id, step.after.info.date, point.figure,
-                            point.kind, point.position, before, point.value, verdict, reason, rule.name))
+            verdict, reason = rule.judge(
+                FIGURES[point.figure][0],
+                previous.value,
+                point.value,
+                max(point.spread, previous.spread),
+            )
+        found.append(
+            Change(
+                step.setup,
+                step.after.id,
+                step.before.id,
+                step.after.info.date,
+                point.figure,
+                point.kind,
+                point.position,
+                before,
+                point.value,
+                verdict,
+                reason,
+                rule.name,
+            )
+        )
     return found
 
 
-def group_setups(runs: Iterable[Run], shape_of: dict[str, str] | None = None) -> dict[str, list[Run]]:
+def group_setups(
+    runs: Iterable[Run], shape_of: dict[str, str] | None = None
+) -> dict[str, list[Run]]:
     """Setups of two or more runs, by id, each in date order. ``shape_of``: each run's shape
     text by id where known (kept between builds); the others are worked out (decoded)."""
     by_identity: dict[tuple[object, ...], list[Run]] = defaultdict(list)
@@ -287,10 +385,15 @@ def setup_changes(setup: str, runs: list[Run], shapes: dict[str, str], rule: Rul
 def settings_changes(before: Run, after: Run) -> list[str]:
     """Launch settings that differ between two runs of a setup, in words (annotations)."""
     old, new = dict(before.engine.settings), dict(after.engine.settings)
-    notes = [f"{name} {old.get(name, 'unset')} → {new.get(name, 'unset')}"
-             for name in sorted(old.keys() | new.keys()) if old.get(name) != new.get(name)]
-    for label, a, b in (("build", before.engine.build, after.engine.build),
-                        ("parallelism", before.engine.parallelism, after.engine.parallelism)):
+    notes = [
+        f"{name} {old.get(name, 'unset')} → {new.get(name, 'unset')}"
+        for name in sorted(old.keys() | new.keys())
+        if old.get(name) != new.get(name)
+    ]
+    for label, a, b in (
+        ("build", before.engine.build, after.engine.build),
+        ("parallelism", before.engine.parallelism, after.engine.parallelism),
+    ):
         if a != b:
             notes.append(f"{label} {a or 'unset'} → {b or 'unset'}")
     if before.engine.launch_command != after.engine.launch_command:

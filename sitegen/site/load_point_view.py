@@ -7,7 +7,14 @@ from dataclasses import dataclass
 
 from sitegen.model import LoadPoint, Run
 from sitegen.site import numbers
-from sitegen.site.setup_pages import CHART_HEIGHT, CHART_WIDTH, MARGIN, Timeline, TimelinePoint, load_words
+from sitegen.site.setup_pages import (
+    CHART_HEIGHT,
+    CHART_WIDTH,
+    MARGIN,
+    Timeline,
+    TimelinePoint,
+    load_words,
+)
 
 
 @dataclass(frozen=True)
@@ -36,21 +43,30 @@ class LoadPointTable:
 
 def _arrival(point: LoadPoint) -> str:
     if point.arrival == "gamma":
-        return f"gamma, burstiness {point.burstiness:g}" if point.burstiness is not None else "gamma"
+        return (
+            f"gamma, burstiness {point.burstiness:g}" if point.burstiness is not None else "gamma"
+        )
     return point.arrival
 
 
 def _row(index: int, point: LoadPoint) -> LoadPointRow:
-    output = numbers.tokens(point.output_tokens_per_request) if point.output_tokens_per_request else "—"
+    output = (
+        numbers.tokens(point.output_tokens_per_request) if point.output_tokens_per_request else "—"
+    )
     return LoadPointRow(
-        anchor=f"lp-{index + 1}", rate=f"{point.request_rate:g}/s", arrival=_arrival(point),
+        anchor=f"lp-{index + 1}",
+        rate=f"{point.request_rate:g}/s",
+        arrival=_arrival(point),
         cap=str(point.max_concurrency) if point.max_concurrency else "none",
         lengths=f"{numbers.tokens(point.input_tokens_per_request)} → {output}",
         completed=numbers.integer(point.completed_requests),
         achieved=f"{point.request_throughput:.3g}/s" if point.request_throughput else "—",
-        total=numbers.rate(point.total_tokens_per_s), per_request=numbers.rate(point.per_request_tokens_per_s),
-        ttft=numbers.milliseconds(point.ttft_ms), tbt=numbers.milliseconds(point.time_between_tokens_ms),
-        note=point.note or "")
+        total=numbers.rate(point.total_tokens_per_s),
+        per_request=numbers.rate(point.per_request_tokens_per_s),
+        ttft=numbers.milliseconds(point.ttft_ms),
+        tbt=numbers.milliseconds(point.time_between_tokens_ms),
+        note=point.note or "",
+    )
 
 
 def load_point_table(run: Run) -> LoadPointTable | None:
@@ -76,12 +92,25 @@ def _chart(points: tuple[LoadPoint, ...]) -> Timeline | None:
     def y(value: float) -> float:
         return round(CHART_HEIGHT - 24 - value / high_y * (CHART_HEIGHT - 44), 1)
 
-    drawn = tuple(TimelinePoint(x(p.request_rate), y(p.total_tokens_per_s), f"#lp-{i + 1}",
-                                f"{load_words(p.request_rate, _arrival(p), None, p.max_concurrency)}: "
-                                f"{numbers.rate(p.total_tokens_per_s)}")
-                  for i, p in enumerate(points))
+    drawn = tuple(
+        TimelinePoint(
+            x(p.request_rate),
+            y(p.total_tokens_per_s),
+            f"#lp-{i + 1}",
+            f"{load_words(p.request_rate, _arrival(p), None, p.max_concurrency)}: "
+            f"{numbers.rate(p.total_tokens_per_s)}",
+        )
+        for i, p in enumerate(points)
+    )
     lines: dict[tuple[object, ...], list[TimelinePoint]] = defaultdict(list)
     for point, shown in zip(points, drawn, strict=True):
-        lines[(point.max_concurrency, point.arrival, point.burstiness, point.input_tokens_per_request)].append(shown)
-    joined = tuple(" ".join(f"{p.x},{p.y}" for p in sorted(line, key=lambda p: p.x)) for line in lines.values())
-    return Timeline("total tok/s by request rate", joined, drawn, (), numbers.rate(high_y), "0")
+        lines[
+            (point.max_concurrency, point.arrival, point.burstiness, point.input_tokens_per_request)
+        ].append(shown)
+    joined = tuple(
+        " ".join(f"{p.x},{p.y}" for p in sorted(line, key=lambda p: p.x)) for line in lines.values()
+    )
+    ticks = tuple(sorted({(x(p.request_rate), f"{p.request_rate:g}/s") for p in points}))
+    return Timeline(
+        "total tok/s by request rate", joined, drawn, (), numbers.rate(high_y), "0", ticks
+    )
