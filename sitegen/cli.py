@@ -60,10 +60,11 @@ def _add_contributor_parsers(commands: argparse._SubParsersAction[argparse.Argum
                          help="the output of `git diff --name-status BASE...HEAD` ('-' for standard input)")
     summary.add_argument("--preview-url", metavar="URL", help="where reviewers download the built site")
     summary.add_argument("--annotate", action="store_true",
-                         help="also write each regression and improvement of an added run as a GitHub annotation "
-                              "on its file (to standard error)")
+                         help="also write each regression and improvement of an added run as a "
+                              "GitHub annotation on its file (to standard error)")
     summary.add_argument("--fail-on-regression", action="store_true",
-                         help="exit 1 when an added run regressed against the previous run of its setup")
+                         help="exit 1 when an added run regressed against the previous run of "
+                              "its setup")
     serve = commands.add_parser("serve", help="build and serve the site on 127.0.0.1, rebuilding on changes")
     serve.add_argument("--port", type=_port, default=8000, help="the port on 127.0.0.1 (default: 8000; 0 picks a free one)")
     serve.add_argument("--no-watch", dest="watch", action="store_false", help="build once; do not rebuild on changes")
@@ -172,8 +173,9 @@ def _summary(config: Config, args: argparse.Namespace) -> int:
             print(line, file=sys.stderr)
     regressions = [item for item in findings or [] if item.change.verdict == "regression"]
     if args.fail_on_regression and regressions:
-        _progress(f"{len(regressions)} regression{'s' if len(regressions) != 1 else ''} against the previous run of "
-                  "a setup (--fail-on-regression)")
+        noun = "regression" if len(regressions) == 1 else "regressions"
+        _progress(f"{len(regressions)} {noun} against the previous run of a setup "
+                  "(--fail-on-regression)")
         return 1
     return 0
 

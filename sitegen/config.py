@@ -160,7 +160,8 @@ def load_config(path: Path) -> Config:
         prices=prices,
         presets=presets,
         output_replace=bool(data.get("output_replace", False)),
-        change_threshold=data.get("changes", {}).get("threshold_percent", DEFAULT_CHANGE_THRESHOLD * 100) / 100,
+        change_threshold=data.get("changes", {}).get("threshold_percent",
+                                                     DEFAULT_CHANGE_THRESHOLD * 100) / 100,
     )
 
 

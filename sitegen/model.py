@@ -162,7 +162,7 @@ class DecodeCell:
 
 @record
 class LoadPoint:
-    """An open-loop measurement: requests sent at a rate (optionally capped), never a matrix cell."""
+    """An open-loop measurement: requests sent at a rate (perhaps capped), never a matrix cell."""
 
     request_rate: float
     arrival: str  # "poisson", "gamma" (shape in burstiness) or "constant"
@@ -253,8 +253,8 @@ class Run:
         return tuple(sorted(
             (LoadPoint(**{**point, "source_values": _pairs(point.get("source_values"))})
              for point in self.raw["measurements"].get("load_points", ())),
-            key=lambda p: (p.input_tokens_per_request, p.output_tokens_per_request or 0, p.request_rate,
-                           p.max_concurrency or 0, p.arrival, p.burstiness or 0.0),
+            key=lambda p: (p.input_tokens_per_request, p.output_tokens_per_request or 0,
+                           p.request_rate, p.max_concurrency or 0, p.arrival, p.burstiness or 0.0),
         ))
 
     @property

@@ -458,8 +458,8 @@ def check_result_rules(document: Document) -> list[Problem]:
     return problems
 
 
-_LOAD_KEYS = ("request_rate", "arrival", "burstiness", "max_concurrency", "input_tokens_per_request",
-              "output_tokens_per_request")
+_LOAD_KEYS = ("request_rate", "arrival", "burstiness", "max_concurrency",
+              "input_tokens_per_request", "output_tokens_per_request")
 
 
 def _check_load_points(document: Document, points: Any) -> Iterator[Problem]:
@@ -474,20 +474,22 @@ def _check_load_points(document: Document, points: Any) -> Iterator[Problem]:
         key = tuple(point.get(name) for name in _LOAD_KEYS)
         if _hashable(key) and key in seen:
             yield Problem(document.source, document.line_of(pointer), pointer,
-                          f"duplicate load point at {point.get('request_rate')} requests/s with the same arrival, "
-                          f"cap and lengths (first at /measurements/load_points/{seen[key]})")
+                          f"duplicate load point at {point.get('request_rate')} requests/s with "
+                          "the same arrival, cap and lengths (first at "
+                          f"/measurements/load_points/{seen[key]})")
         elif _hashable(key):
             seen[key] = index
         arrival = point.get("arrival")
         if arrival == "gamma" and "burstiness" not in point:
-            yield Problem(document.source, document.line_of(f"{pointer}/arrival"), f"{pointer}/arrival",
-                          "gamma arrivals need their shape: add burstiness (1 is Poisson: then write "
-                          "arrival: poisson)")
+            child = f"{pointer}/arrival"
+            yield Problem(document.source, document.line_of(child), child,
+                          "gamma arrivals need their shape: add burstiness (1 is Poisson: then "
+                          "write arrival: poisson)")
         elif arrival in ("poisson", "constant") and "burstiness" in point:
             child = f"{pointer}/burstiness"
             yield Problem(document.source, document.line_of(child), child,
-                          f"burstiness is the shape of gamma arrivals, but arrival is {arrival!r}: remove it, "
-                          "or write arrival: gamma")
+                          "burstiness is the shape of gamma arrivals, but arrival is "
+                          f"{arrival!r}: remove it, or write arrival: gamma")
 
 
 def _hashable(value: Any) -> bool:

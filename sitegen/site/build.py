@@ -239,7 +239,8 @@ def _build(config: Config, force_output: bool) -> BuildSummary:
             _write_or_keep(output, manifest, entries, config.output_dir, "data/capacity.json", index_key,
                            lambda: capacity_json(runs, analysis))
             site_history = memory.history
-            if site_history is not None:  # one record per run × figure, joined from each setup's (setup_pages)
+            # One record per run × figure, joined from each setup's (setup_pages).
+            if site_history is not None:
                 _write_or_keep(output, manifest, entries, config.output_dir, "data/changes.json",
                                site_history.all_key, lambda: changes_json(site_history))
             # Derived cells per context for the index's operating-point picker, fetched on demand.

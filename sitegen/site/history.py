@@ -39,7 +39,7 @@ FIGURES = {
     "time_between_tokens_ms": (False, "time between tokens"),
 }
 _DECODE_FIGURES = ("total_tokens_per_s", "ttft_ms", "time_between_tokens_ms")
-# Load points of two runs whose measured input lengths differ by more than this are not one workload.
+# Load points of two runs whose measured input lengths differ by more than this: not one workload.
 LENGTH_TOLERANCE = 0.10
 
 
@@ -53,7 +53,8 @@ class Rule:
 
     @property
     def name(self) -> str:
-        return f"beyond ±{self.threshold * 100:g} % of the previous value, and beyond the repeats' spread"
+        return (f"beyond ±{self.threshold * 100:g} % of the previous value, "
+                "and beyond the repeats' spread")
 
     def judge(
         self, higher_is_better: bool, before: float, after: float, spread: float

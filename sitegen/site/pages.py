@@ -44,7 +44,13 @@ from sitegen.site.index_page import IndexListing, index_listing, index_page, ind
 from sitegen.site.labels import distinguishing_labels
 from sitegen.site.paging import Paging, listed_models
 from sitegen.site.run_page import run_links, run_page, with_links
-from sitegen.site.setup_pages import SiteHistory, history_pages, run_history, with_setups
+from sitegen.site.setup_pages import (
+    SiteHistory,
+    history_pages,
+    run_history,
+    setup_path,
+    with_setups,
+)
 
 
 @dataclass(frozen=True)
@@ -126,9 +132,14 @@ def plan(site: Site, runs: list[Run], analysis: Analysis | None = None,
     groups = site_groups(runs)
     pairs = natural_pairs(runs)
     run_labels = distinguishing_labels(runs)
-    site_history = memory.history = SiteHistory.of(runs, settings.change_threshold, analysis.fragments)
+    site_history = SiteHistory.of(runs, settings.change_threshold, analysis.fragments)
+    memory.history = site_history
     setup_of = site_history.setup_of
     setup_keys = {setup: site_history.key(setup) for setup in site_history.setups}
+    # A setup's key is kept with the groups' digests: a run whose setup is as it was keeps its key.
+    memory.groups.update((setup_path(setup), key) for setup, key in setup_keys.items())
+    setups_as_before = {setup for setup, key in setup_keys.items()
+                        if memory.last_groups.get(setup_path(setup)) == key}
 
     # Each run's model and accelerator group keys, read off the groups (20,000 runs are asked
     # for them several times a plan: model_key and accelerator_key each time cost a tenth of it).
@@ -246,8 +257,9 @@ def plan(site: Site, runs: list[Run], analysis: Analysis | None = None,
         path = f"runs/{run.id}/index.html"
         # Its model's and accelerator's runs as they were: its key as it was (PlanMemory).
         model_group, hardware_group = in_groups[run.id]
-        page_key = memory.last_key(path) if model_group in as_before and hardware_group in as_before \
-            and run.id not in setup_of else None
+        groups_as_before = model_group in as_before and hardware_group in as_before \
+            and (run.id not in setup_of or setup_of[run.id] in setups_as_before)
+        page_key = memory.last_key(path) if groups_as_before else None
         if page_key is None:
             # Two halves (PlannedPage.patch): all the page shows but its last section, which holds
             # the links to the runs beside it (they change when a run is added next to it, while
@@ -291,7 +303,8 @@ def plan(site: Site, runs: list[Run], analysis: Analysis | None = None,
             _key(path, group.label, digests[(group.kind, group.key)], group_pairs,
                  *([setup_keys[setup] for setup in linked_setups] if linked_setups else [])),
             lambda group=group, path=path, linked=linked_setups: with_setups(  # type: ignore[misc]
-                group_page(site.at(path), group, groups, pairs, analysis), site.at(path), linked, site_history),
+                group_page(site.at(path), group, groups, pairs, analysis), site.at(path), linked,
+                site_history),
         ))
     # One page per natural pair (older, newer); its swap to A against B is a link within it.
     for a, b in pairs:

@@ -16,7 +16,7 @@ import json
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from functools import partial
+from functools import cached_property, partial
 
 from sitegen.model import Run
 from sitegen.site import history, numbers
@@ -91,7 +91,7 @@ class SiteHistory:
             fragments,
         )
 
-    @property
+    @cached_property
     def setup_of(self) -> dict[str, str]:
         return {run.id: setup for setup, runs in self.setups.items() for run in runs}
 
@@ -144,7 +144,7 @@ class SiteHistory:
         )
 
     def summaries(self, setup: str) -> list[StepSummary]:
-        """Each step of the setup in counts, kept between builds (read for /changes/ and the feed)."""
+        """Each step of the setup in counts, kept between builds (for /changes/ and the feed)."""
 
         def make() -> str:
             return json.dumps(
@@ -409,8 +409,9 @@ def setup_page(site: Site, setup: str, site_history: SiteHistory) -> SetupPageCo
         title=f"Setup over time: {setup_title(runs)}",
         heading=setup_title(runs),
         summary=(
-            f"{numbers.count_noun(len(runs), 'run')} of one setup, {runs[0].info.date or 'undated'} to "
-            f"{last.info.date or 'undated'}, each compared with the run before it."
+            f"{numbers.count_noun(len(runs), 'run')} of one setup, "
+            f"{runs[0].info.date or 'undated'} to {last.info.date or 'undated'}, "
+            "each compared with the run before it."
         ),
         identity=_identity_fields(last),
         runs=rows,
@@ -458,7 +459,8 @@ def _timelines(site: Site, runs: list[Run]) -> list[Timeline]:
 def _timeline_title(point: history.Point) -> str:
     words = FIGURES[point.figure][1]
     if point.kind == "decode":
-        return f"{words} at {numbers.context(int(point.position[0] or 0))} context × {point.position[1]} requests"
+        context = numbers.context(int(point.position[0] or 0))
+        return f"{words} at {context} context × {point.position[1]} requests"
     if point.kind == "prefill":
         return f"{words} at {numbers.context(int(point.position[0] or 0))} context"
     rate, arrival, burstiness, cap, _ = point.position

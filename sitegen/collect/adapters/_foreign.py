@@ -217,8 +217,10 @@ class Adapted:
         self.origins.pop(f"/{section}/{name}", None)
 
     def add_records(self, kind: str, records: list[Record]) -> None:
-        """Append prefill points, decode cells or load points in order, remembering each field's origin."""
-        target = {"prefill": self.prefill, "decode": self.decode, "load_points": self.load_points}[kind]
+        """Append prefill points, decode cells or load points in order, remembering each
+        field's origin."""
+        kinds = {"prefill": self.prefill, "decode": self.decode, "load_points": self.load_points}
+        target = kinds[kind]
         for record in records:
             base = f"/measurements/{kind}/{len(target)}"
             target.append(record.data)

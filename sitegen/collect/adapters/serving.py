@@ -72,8 +72,8 @@ class Load:
     max_concurrency: int | None = None
 
     def fields(self) -> dict[str, Any]:
-        given = {"request_rate": self.request_rate, "arrival": self.arrival, "burstiness": self.burstiness,
-                 "max_concurrency": self.max_concurrency}
+        given = {"request_rate": self.request_rate, "arrival": self.arrival,
+                 "burstiness": self.burstiness, "max_concurrency": self.max_concurrency}
         return {name: value for name, value in given.items() if value is not None}
 
 
@@ -93,7 +93,7 @@ class Point:
     configuration: dict[str, Any] = field(default_factory=dict)
     load: Load | None = None     # what a rate-driven point was told: it becomes a load point
     mean_output_tokens: float | None = None
-    # Figures only a load point has (achieved request rate, failed requests): name → (value, raw key).
+    # Figures only a load point has (achieved request rate, failed requests): name → (value, key).
     load_figures: dict[str, tuple[Any, str]] = field(default_factory=dict)
 
     def figure(self, name: str, value: Any, raw_key: str | None) -> None:
@@ -130,8 +130,8 @@ def matrix(adapted: Adapted, points: list[Point], tool: str, rerun: str) -> None
                             for p in open_loop])
     if open_loop:
         left = ", ".join(f"{where(p.node)} ({p.open_loop})" for p in open_loop)
-        adapted.notes.append(f"Left out, with neither a concurrency nor a load sitegen can place them by "
-                             f"({tool}): {left}"[:2000])
+        adapted.notes.append(f"Left out, with neither a concurrency nor a load sitegen can place "
+                             f"them by ({tool}): {left}"[:2000])
     missing = [p for p in fixed + rated if p.mean_input_tokens is None or p.mean_input_tokens <= 0]
     if missing:
         raise SitegenError([p.node.problem("the file records no input tokens for this run, so its context "
@@ -165,13 +165,15 @@ def load_points(adapted: Adapted, rated: list[Point], tool: str) -> None:
     for point, length in zip(rated, lengths, strict=True):
         assert point.load is not None
         groups.setdefault((length, point.load), []).append(point)
-    records = [_load_point(_representative(points), length, len(points)) for (length, _), points in groups.items()]
+    records = [_load_point(_representative(points), length, len(points))
+               for (length, _), points in groups.items()]
     records.sort(key=lambda r: (r.data["input_tokens_per_request"], r.data["request_rate"],
-                                r.data.get("max_concurrency", 0), r.data["arrival"], r.data.get("burstiness", 0)))
+                                r.data.get("max_concurrency", 0), r.data["arrival"],
+                                r.data.get("burstiness", 0)))
     adapted.add_records("load_points", records)
-    adapted.notes.append(f"Runs driven by a request rate are load points, not decode cells ({tool}); their "
-                         f"input length is each run's measured mean, grouped within {CONTEXT_TOLERANCE:.0%} "
-                         "(docs/importing.md).")
+    adapted.notes.append("Runs driven by a request rate are load points, not decode cells "
+                         f"({tool}); their input length is each run's measured mean, grouped "
+                         f"within {CONTEXT_TOLERANCE:.0%} (docs/importing.md).")
 
 
 def _load_point(point: Point, input_tokens: int, repetitions: int) -> Record:
@@ -184,7 +186,8 @@ def _load_point(point: Point, input_tokens: int, repetitions: int) -> Record:
     for name, (value, raw_key) in point.load_figures.items():
         record.set(name, value, raw_key)
     if point.statistics:
-        record.set("statistics", {name: dict(sorted(values.items())) for name, values in point.statistics.items()})
+        record.set("statistics", {name: dict(sorted(values.items()))
+                                  for name, values in point.statistics.items()})
     values = {"mean_input_tokens": rounded(point.mean_input_tokens), **point.source_values}
     if repetitions > 1:
         values["repetitions"] = repetitions

@@ -89,7 +89,8 @@ def _point(run: Node) -> serving.Point:
     if point.load is not None:
         throughput = run.opt_number("request_throughput")
         if serving.finite(throughput) and throughput:
-            point.load_figures["request_throughput"] = (serving.rounded(throughput), "request_throughput")
+            achieved = serving.rounded(throughput)
+            point.load_figures["request_throughput"] = (achieved, "request_throughput")
         point.load_figures["failed_requests"] = (failed, "failed")
     if failed:
         point.record.set("note", f"{failed} of {completed + failed} requests failed; figures are of the completed ones")
