@@ -208,3 +208,27 @@ def test_the_shipped_history_flags_the_bf16_regression(tmp_path: Path) -> None:
         encoding="utf-8"
     )
     assert "0.26.0" in setup_page and "<polyline" in setup_page
+
+
+def test_a_change_within_the_spread_of_repeats_is_cant_tell(tmp_path: Path) -> None:
+    base, slower = seed(), next_run(0.85)
+    repeats = [90.0, 100.0, 112.0]  # (max − min) / median = 22 %, wider than the 15 % drop
+    for data in (base, slower):
+        cell = measured_cell(data)
+        cell["source_values"] = {"repetitions_total_tokens_per_s": ", ".join(f"{v:g}" for v in repeats)}
+    site = site_with(tmp_path, {"base": base, "slower": slower})
+    [record] = [r for r in changes(site) if r["verdict"] != "no change"]
+    spread = (max(repeats) - min(repeats)) / sorted(repeats)[1]
+    assert abs(record["ratio"] - 1) < spread
+    assert record["verdict"] == "can't tell" and "spread of repeats (22.0%)" in record["reason"]
+
+
+def test_the_threshold_is_a_setting(tmp_path: Path) -> None:
+    site = site_with(tmp_path, {"base": seed(), "slower": next_run(0.85)})
+    config = site / "sitegen.yaml"
+    config.write_text(config.read_text(encoding="utf-8") + "changes:\n  threshold_percent: 20\n",
+                      encoding="utf-8")
+    assert run_cli(site, "build") == 0
+    document = json.loads((site / "_site" / "data" / "changes.json").read_text(encoding="utf-8"))
+    assert document["threshold"] == 0.2 and "±20 %" in document["rule"]
+    assert all(r["verdict"] == "no change" for r in document["changes"])
