@@ -215,7 +215,8 @@ def test_a_change_within_the_spread_of_repeats_is_cant_tell(tmp_path: Path) -> N
     repeats = [90.0, 100.0, 112.0]  # (max − min) / median = 22 %, wider than the 15 % drop
     for data in (base, slower):
         cell = measured_cell(data)
-        cell["source_values"] = {"repetitions_total_tokens_per_s": ", ".join(f"{v:g}" for v in repeats)}
+        listed = ", ".join(f"{v:g}" for v in repeats)
+        cell["source_values"] = {"repetitions_total_tokens_per_s": listed}
     site = site_with(tmp_path, {"base": base, "slower": slower})
     [record] = [r for r in changes(site) if r["verdict"] != "no change"]
     spread = (max(repeats) - min(repeats)) / sorted(repeats)[1]
@@ -232,3 +233,19 @@ def test_the_threshold_is_a_setting(tmp_path: Path) -> None:
     document = json.loads((site / "_site" / "data" / "changes.json").read_text(encoding="utf-8"))
     assert document["threshold"] == 0.2 and "±20 %" in document["rule"]
     assert all(r["verdict"] == "no change" for r in document["changes"])
+
+
+def test_contexts_measured_a_little_apart_are_one_figure(tmp_path: Path) -> None:
+    # A serving benchmark's context is the measured mean input length: it moves between runs.
+    base, moved = seed(), next_run(0.85)
+    cell = measured_cell(moved)
+    for item in moved["measurements"]["decode"] + moved["measurements"]["prefill"]:
+        item["context_tokens"] = round(item["context_tokens"] * 1.02)
+    site = site_with(tmp_path, {"base": base, "moved": moved})
+    records = changes(site)
+    assert all(r["verdict"] != "can't tell" for r in records)
+    [flagged] = [r for r in records if r["verdict"] != "no change"]
+    assert (flagged["figure"], flagged["context_tokens"], flagged["concurrency"]) == (
+        "total_tokens_per_s", cell["context_tokens"], cell["concurrency"])
+    assert flagged["before"] == pytest.approx(measured_cell(base)["total_tokens_per_s"])
+    assert flagged["verdict"] == "regression"

@@ -442,7 +442,10 @@ def _timelines(site: Site, runs: list[Run]) -> list[Timeline]:
     series: dict[tuple[object, ...], list[tuple[int, Run, float]]] = defaultdict(list)
     titles: dict[tuple[object, ...], str] = {}
     for index, run in enumerate(runs):
-        for key, point in history.points(run).items():
+        for own_key, point in history.points(run).items():
+            key = own_key
+            if own_key not in series:
+                key = history.nearby(own_key, series.keys()) or own_key
             if (
                 point.figure in ("total_tokens_per_s", "prompt_tokens_per_s")
                 or point.kind == "load"
