@@ -60,6 +60,12 @@ def _add_contributor_parsers(commands: argparse._SubParsersAction[argparse.Argum
     summary.add_argument("--changed", type=Path, required=True, metavar="FILE",
                          help="the output of `git diff --name-status BASE...HEAD` ('-' for standard input)")
     summary.add_argument("--preview-url", metavar="URL", help="where reviewers download the built site")
+    summary.add_argument("--annotate", action="store_true",
+                         help="also write each regression and improvement of an added run as a "
+                              "GitHub annotation on its file (to standard error)")
+    summary.add_argument("--fail-on-regression", action="store_true",
+                         help="exit 1 when an added run regressed against the previous run of "
+                              "its setup")
     serve = commands.add_parser("serve", help="build and serve the site on 127.0.0.1, rebuilding on changes")
     serve.add_argument("--port", type=_port, default=8000, help="the port on 127.0.0.1 (default: 8000; 0 picks a free one)")
     serve.add_argument("--no-watch", dest="watch", action="store_false", help="build once; do not rebuild on changes")
@@ -161,13 +167,23 @@ def _check(config: Config, args: argparse.Namespace) -> int:
 
 
 def _summary(config: Config, args: argparse.Namespace) -> int:
-    from sitegen.commands.summary import pr_summary
+    from sitegen.commands.summary import finding_annotations, pr_summary, setup_findings
 
     try:
         changed = sys.stdin.read() if str(args.changed) == "-" else args.changed.read_text(encoding="utf-8")
     except OSError as exc:
         raise SitegenError(Problem(str(args.changed), None, "", f"cannot read: {exc.strerror}")) from None
-    print(pr_summary(config, changed, preview_url=args.preview_url))
+    findings = setup_findings(config, changed)
+    print(pr_summary(config, changed, preview_url=args.preview_url, findings=findings))
+    if args.annotate:
+        for line in finding_annotations(config, findings or []):
+            print(line, file=sys.stderr)
+    regressions = [item for item in findings or [] if item.change.verdict == "regression"]
+    if args.fail_on_regression and regressions:
+        noun = "regression" if len(regressions) == 1 else "regressions"
+        _progress(f"{len(regressions)} {noun} against the previous run of a setup "
+                  "(--fail-on-regression)")
+        return 1
     return 0
 
 

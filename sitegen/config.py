@@ -72,6 +72,9 @@ DEFAULT_PRESETS = (
 )
 
 
+DEFAULT_CHANGE_THRESHOLD = 0.05
+
+
 @dataclass(frozen=True)
 class Config:
     root: Path
@@ -88,6 +91,9 @@ class Config:
     presets: tuple[Preset, ...] = DEFAULT_PRESETS
     # Replace an output folder that has files but no sitegen marker (output_replace / --force-output).
     output_replace: bool = False
+    # A figure changed when it moved by more than this share of its previous value (changes:
+    # threshold_percent; docs/comparisons.md#changes).
+    change_threshold: float = DEFAULT_CHANGE_THRESHOLD
 
     @property
     def state_dir(self) -> Path:
@@ -154,6 +160,8 @@ def load_config(path: Path) -> Config:
         prices=prices,
         presets=presets,
         output_replace=bool(data.get("output_replace", False)),
+        change_threshold=data.get("changes", {}).get("threshold_percent",
+                                                     DEFAULT_CHANGE_THRESHOLD * 100) / 100,
     )
 
 

@@ -55,7 +55,8 @@ def test_every_shipped_run_round_trips(project: Path, tmp_path: Path, path: Path
     files = sorted((output / path.stem).glob("*.json"))
     measured = [c for c in original["measurements"]["decode"]
                 if c["status"] in ("valid", "requests_queued") and c.get("total_tokens_per_s") is not None]
-    assert len(files) == len(measured) > 0
+    points = [p for p in original["measurements"].get("load_points", []) if p.get("total_tokens_per_s") is not None]
+    assert len(files) == len(measured) + len(points) > 0
     validator = _validator("0.2")
     for file in files:
         report = json.loads(file.read_text(encoding="utf-8"))
@@ -68,6 +69,7 @@ def test_every_shipped_run_round_trips(project: Path, tmp_path: Path, path: Path
     assert run_import(project, [output / path.stem], meta, "back") == 0
     back = imported(project, "back")
     assert {_key(c): c for c in back["measurements"]["decode"]} == {_key(c): c for c in measured}
+    assert sorted(back["measurements"].get("load_points", []), key=repr) == sorted(points, key=repr)
     assert back["hardware"]["accelerator"] == original["hardware"]["accelerator"]
     assert back["hardware"]["count"] == original["hardware"]["count"]
     assert back["engine"]["name"] == original["engine"]["name"]
@@ -97,21 +99,32 @@ def _example(name: str) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("name", ["br_v0_2_example.yaml", "br_v0_2_1_example.yaml"])
-def test_the_published_examples_are_read_and_their_rate_driven_load_refused(
-        project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str) -> None:
+def test_the_published_examples_driven_by_a_rate_are_load_points(project: Path, tmp_path: Path, name: str) -> None:
     example = _example(name)
-    load = example["scenario"]["load"]["standardized"]
-    assert load["rate_qps"] == 10 and load["concurrency"] == float("inf")
+    load = example["scenario"]["load"]
+    assert load["standardized"]["rate_qps"] == 10 and load["standardized"]["concurrency"] == float("inf")
     meta = write_meta(tmp_path, "hardware:\n  type: discrete-gpu\n")
-    assert run_import(project, [EXAMPLES / name], meta) == 1
-    err = refused(project, capsys)
-    assert f"{EXAMPLES / name}" in err and "driven by rate_qps 10" in err
+    assert run_import(project, [EXAMPLES / name], meta) == 0
+    data = imported(project)
+    assert data["measurements"]["decode"] == []
+    [point] = data["measurements"]["load_points"]
+    aggregate = example["results"]["request_performance"]["aggregate"]
+    assert point["request_rate"] == 10 and "max_concurrency" not in point  # an infinite cap is none
+    native_type = load["native"]["config"]["load"]["type"]  # inference-perf's own: constant here
+    assert native_type == "constant" and point["arrival"] == native_type
+    assert point["input_tokens_per_request"] == round(aggregate["requests"]["input_length"]["mean"])
+    assert point["total_tokens_per_s"] == close(aggregate["throughput"]["output_token_rate"]["mean"])
+    assert point["request_throughput"] == close(aggregate["throughput"]["request_rate"]["mean"])
+    ttft = aggregate["latency"]["time_to_first_token"]
+    assert point["ttft_ms"] == close(ttft["mean"] * {"s": 1000.0, "ms": 1.0}[ttft["units"]])
+    requests = aggregate["requests"]
+    assert point["completed_requests"] == requests["total"] - requests.get("failures", 0)
 
 
 @pytest.mark.parametrize("name", ["br_v0_2_example.yaml", "br_v0_2_1_example.yaml"])
 def test_an_example_at_a_fixed_concurrency_is_imported(project: Path, tmp_path: Path, name: str) -> None:
     example = _example(name)
-    example["scenario"]["load"]["standardized"]["concurrency"] = 8
+    example["scenario"]["load"]["standardized"].update({"concurrency": 8, "rate_qps": None})
     path = tmp_path / "report.json"
     path.write_text(json.dumps(example, default=str), encoding="utf-8")
     assert run_import(project, [path], write_meta(tmp_path, "hardware:\n  type: discrete-gpu\n")) == 0

@@ -217,3 +217,45 @@ def test_the_run_page_shows_the_repeats_and_their_spread(project: Path) -> None:
     assert "<th>Repeats (their total tok/s)" in page
     assert f"<td>2 × ({totals[0]:,.1f}–{totals[-1]:,.1f} tok/s)" in page
     assert f"{sum(totals) / 2:,.1f}" in page  # the cell's figure: the repeats' mean
+
+
+# --- request-rate runs as load points (schema 1.2, issue 44's shape) --------------------------------
+
+GUIDELLM_JSON = SAMPLES / "guidellm" / "danielkorat-intel-xpu-gpt-oss-20b-tp4-synchronous.json"
+
+
+@pytest.mark.parametrize("kind", ["constant", "poisson"])
+def test_a_guidellm_rate_benchmark_is_a_load_point(project: Path, tmp_path: Path, kind: str) -> None:
+    report = _load(GUIDELLM_JSON)
+    entry = report["benchmarks"][0]
+    entry["config"]["strategy"] = {"type_": kind, "rate": 0.5}
+    path = _write(tmp_path / "rate.json", report)
+    meta = write_meta(tmp_path, "hardware:\n  type: discrete-gpu\n  accelerator: Arc Pro B60\n  count: 4\n"
+                                "engine:\n  name: vLLM\n")
+    assert run_import(project, [path], meta) == 0
+    data = imported(project)
+    assert data["measurements"]["decode"] == []
+    [point] = data["measurements"]["load_points"]
+    metrics = entry["metrics"]
+    assert point["request_rate"] == 0.5 and point["arrival"] == kind
+    assert point["input_tokens_per_request"] == round(metrics["prompt_token_count"]["successful"]["mean"])
+    assert point["output_tokens_per_request"] == round(metrics["output_token_count"]["successful"]["mean"])
+    assert point["total_tokens_per_s"] == close(metrics["output_tokens_per_second"]["successful"]["mean"])
+    assert point["ttft_ms"] == close(metrics["time_to_first_token_ms"]["successful"]["median"])
+    assert point["request_throughput"] == close(metrics["requests_per_second"]["successful"]["mean"])
+    assert point["completed_requests"] == metrics["request_totals"]["successful"]
+
+
+def test_an_aiperf_request_rate_run_is_a_load_point(project: Path, tmp_path: Path) -> None:
+    raw = _load(AIPERF_13)
+    profiling = raw["input_config"]["phases"][1]
+    profiling.pop("concurrency")
+    profiling.update({"type": "request_rate", "rate": 1.5})
+    path = _write(tmp_path / "rate" / "profile_export_aiperf.json", raw)
+    assert run_import(project, [path], write_meta(tmp_path, RTX5090)) == 0
+    [point] = imported(project)["measurements"]["load_points"]
+    assert point["request_rate"] == 1.5 and point["arrival"] == "poisson"
+    assert point["input_tokens_per_request"] == round(raw["input_sequence_length"]["avg"])
+    assert point["total_tokens_per_s"] == close(raw["output_token_throughput"]["avg"])
+    assert point["request_throughput"] == close(raw["request_throughput"]["avg"])
+    assert point["ttft_ms"] == close(raw["time_to_first_token"]["p50"])

@@ -170,7 +170,9 @@ def test_vllm_request_rate_run_is_kept_out_of_the_matrix(project: Path, tmp_path
     data = imported(project)
     assert [(c["concurrency"], c["total_tokens_per_s"]) for c in data["measurements"]["decode"]] == [
         (100, close(load_json(fixed)["output_throughput"]))]
-    assert any("rate.json:1 (driven by a request rate of 4/s" in note for note in data["provenance"]["notes"])
+    # The rate-driven run is a load point of its own (schema 1.2), never a cell.
+    assert [(p["request_rate"], p["arrival"]) for p in data["measurements"]["load_points"]] == [
+        (4.0, "poisson" if rate_run["burstiness"] == 1 else "gamma")]
 
 
 def test_vllm_nan_statistic_is_left_out(project: Path, tmp_path: Path) -> None:

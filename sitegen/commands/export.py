@@ -78,9 +78,11 @@ def run_reports(run_id: str, data: dict[str, Any]) -> list[dict[str, Any]]:
     """The run's measured decode cells as Benchmark Reports, each valid against its schema."""
     validator = jsonschema.Draft202012Validator(benchmark_report.schema(VERSION))
     reports = []
-    for cell in data["measurements"]["decode"]:
-        if cell.get("status") not in _MEASURED or cell.get("total_tokens_per_s") is None:
-            continue
+    measured = [cell for cell in data["measurements"]["decode"]
+                if cell.get("status") in _MEASURED and cell.get("total_tokens_per_s") is not None]
+    points = [point for point in data["measurements"].get("load_points", ())
+              if point.get("total_tokens_per_s") is not None]
+    for cell in measured + points:
         report = _report(run_id, data, cell)
         errors = list(validator.iter_errors(report))
         if errors:  # a mapping mistake of sitegen's own, never the user's: say so plainly
@@ -91,13 +93,18 @@ def run_reports(run_id: str, data: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _report(run_id: str, data: dict[str, Any], cell: dict[str, Any]) -> dict[str, Any]:
-    context, concurrency = cell["context_tokens"], cell["concurrency"]
-    name = f"ctx{context}-c{concurrency}"
+    if "request_rate" in cell:  # a load point (schema 1.2): open loop at a request rate
+        name = f"in{cell['input_tokens_per_request']}-rate{cell['request_rate']:g}-{cell['arrival']}"
+        name += "".join(f"-{key}{cell[key]:g}" for key in ("burstiness", "max_concurrency") if key in cell)
+        said = f"{cell['input_tokens_per_request']} input tokens at {cell['request_rate']:g} requests/s"
+    else:
+        context, concurrency = cell["context_tokens"], cell["concurrency"]
+        name = f"ctx{context}-c{concurrency}"
+        said = (f"{context} tokens of context × {concurrency} request{'s' if concurrency != 1 else ''} "
+                "at once")
     if cell.get("output_tokens_per_request"):
         name += f"-out{cell['output_tokens_per_request']}"
-    run: dict[str, Any] = {"uid": f"{run_id}/{name}", "eid": run_id,
-                           "description": f"sitegen run {run_id}: {context} tokens of context × {concurrency} "
-                                          f"request{'s' if concurrency != 1 else ''} at once"}
+    run: dict[str, Any] = {"uid": f"{run_id}/{name}", "eid": run_id, "description": f"sitegen run {run_id}: {said}"}
     if data["run"].get("date"):
         run["time"] = {"start": data["run"]["date"]}
     return {"version": VERSION, "run": run,
@@ -118,14 +125,21 @@ def _engine(run_id: str, data: dict[str, Any]) -> dict[str, Any]:
 
 def _load(run_id: str, data: dict[str, Any], cell: dict[str, Any]) -> dict[str, Any]:
     run = data["run"]
+    point = "request_rate" in cell
     standardized: dict[str, Any] = {
         "tool": run.get("benchmark_tool") or "unknown", "tool_version": str(run.get("benchmark_tool_version")
                                                                             or "unknown"),
-        "source": "unknown", "input_seq_len": {"distribution": "other", "value": cell["context_tokens"]},
-        "concurrency": cell["concurrency"]}
+        "source": "unknown", "input_seq_len": {
+            "distribution": "other", "value": cell["input_tokens_per_request" if point else "context_tokens"]}}
+    if point:
+        standardized["rate_qps"] = cell["request_rate"]
+        if cell.get("max_concurrency"):
+            standardized["concurrency"] = cell["max_concurrency"]
+    else:
+        standardized["concurrency"] = cell["concurrency"]
     output = cell.get("output_tokens_per_request") or run.get("output_tokens_per_request")
     if output:
-        standardized["output_seq_len"] = {"distribution": "fixed", "value": output}
+        standardized["output_seq_len"] = {"distribution": "other" if point else "fixed", "value": output}
     return {"metadata": {"cfg_id": run_id}, "standardized": standardized,
             "native": {"config": {"sitegen": _kept(data, cell)}}}
 
@@ -138,7 +152,10 @@ def _aggregate(data: dict[str, Any], cell: dict[str, Any]) -> dict[str, Any]:
     aggregate: dict[str, Any] = {"throughput": {"output_token_rate": {"units": "tokens/s",
                                                                       "mean": cell["total_tokens_per_s"]}}}
     if cell.get("completed_requests") is not None:
-        aggregate["requests"] = {"total": cell["completed_requests"]}
+        failed = cell.get("failed_requests") or 0
+        aggregate["requests"] = {"total": cell["completed_requests"] + failed, "failures": failed}
+    if cell.get("request_throughput") is not None:
+        aggregate["throughput"]["request_rate"] = {"units": "queries/s", "mean": cell["request_throughput"]}
     latency = {}
     for figure, name in benchmark_report.LATENCIES.items():
         values = _statistics(data, cell, figure)
@@ -173,9 +190,9 @@ def _kept(data: dict[str, Any], cell: dict[str, Any]) -> dict[str, Any]:
     extra: dict[str, dict[str, float]] = {}
     for figure, values in (cell.get("statistics") or {}).items():
         mapped = figure in benchmark_report.LATENCIES and _statistics(data, cell, figure) is not None
+        # The mean goes back from here: the report's own mean may be the headline instead.
         rest = {name: value for name, value in values.items()
-                if not mapped or name not in benchmark_report.STATISTICS or (name == "mean"
-                                                                             and _headline_is_mean(data))}
+                if not mapped or name not in benchmark_report.STATISTICS or name == "mean"}
         if rest:
             extra[figure] = rest
     if extra:

@@ -6,7 +6,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sitegen.config import DEFAULT_PRESETS, DEFAULT_SERVICE_LEVELS, Config, Preset, Price, ServiceLevel
+from sitegen.config import (
+    DEFAULT_CHANGE_THRESHOLD,
+    DEFAULT_PRESETS,
+    DEFAULT_SERVICE_LEVELS,
+    Config,
+    Preset,
+    Price,
+    ServiceLevel,
+)
 from sitegen.model import Run
 from sitegen.site.capacity import CellGrid, GridFacts, Outline, Remembered, outline_of, price_for
 from sitegen.site.figure_cache import StoredFigures
@@ -21,10 +29,11 @@ class Settings:
     service_levels: tuple[ServiceLevel, ...] = DEFAULT_SERVICE_LEVELS
     prices: tuple[tuple[str, Price], ...] = ()
     presets: tuple[Preset, ...] = DEFAULT_PRESETS
+    change_threshold: float = DEFAULT_CHANGE_THRESHOLD  # the changes rule (history.Rule)
 
     @classmethod
     def of(cls, config: Config) -> Settings:
-        return cls(config.service_levels, config.prices, config.presets)
+        return cls(config.service_levels, config.prices, config.presets, config.change_threshold)
 
     def level(self, name: str | None) -> ServiceLevel | None:
         return next((level for level in self.service_levels if level.name == name), None)

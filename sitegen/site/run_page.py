@@ -18,7 +18,9 @@ from sitegen.site.capacity import cost_per_million_tokens
 from sitegen.site.capacity_page import RunCapacity, money, run_capacity
 from sitegen.site.common import Field, Page, Site, engine_summary, fields, hardware_name, model_name, repository_link
 from sitegen.site.groups import Group, accelerator_key, model_key
+from sitegen.site.load_point_view import LoadPointTable, load_point_table
 from sitegen.site.prose import markdown
+from sitegen.site.setup_pages import RunHistory
 
 # A status's class on its matrix cell and measurements row (style.css, "Run page"): short, as a
 # run page has 73 rows and 64 cells; a valid one needs none.
@@ -203,6 +205,9 @@ class RunPageContext:
     related: tuple[Field, ...]
     varied_prompt: bool = False  # several prompt sizes (llama-bench -p): the table shows each row's
     with_repeats: bool = False  # some cells are the mean of repeats: the table shows their spread
+    # Open-loop points (schema 1.2), in their own table and chart; the run's setup over time.
+    load_points: LoadPointTable | None = None
+    history: RunHistory | None = None
 
 
 def _hardware_fields(run: Run) -> tuple[Field, ...]:
@@ -538,7 +543,8 @@ def with_links(page: bytes, links: str) -> bytes | None:
 
 
 def run_page(site: Site, run: Run, groups: dict[tuple[str, str], Group], label: str = "",
-             comparisons: tuple[Field, ...] = (), analysis: Analysis | None = None) -> Page:
+             comparisons: tuple[Field, ...] = (), analysis: Analysis | None = None,
+             history: RunHistory | None = None) -> Page:
     """The speed-test-matrix page of one run, at /runs/<id>/; ``label`` tells it from runs of
     the same model, accelerator and engine (labels.distinguishing_labels); ``comparisons``
     link it to comparisons with the other runs of its model and accelerator."""
@@ -578,6 +584,8 @@ def run_page(site: Site, run: Run, groups: dict[tuple[str, str], Group], label: 
         source=_source_fields(run),
         provenance=run.provenance.notes if run.provenance else (),
         result_href=result_href,
+        load_points=load_point_table(run),
+        history=history,
         related=related,
         varied_prompt=bool(prompt_sizes(run)),
         with_repeats=any(c.repeats for c in run.decode),

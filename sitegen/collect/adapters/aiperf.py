@@ -237,6 +237,10 @@ def _point(export: _Export, aiperf: bool) -> serving.Point:
         point.record.set("completed_requests", int(count))
     point.figure("measured_s", _value(metrics, "benchmark_duration", "avg"), None)
     point.keep("mean_output_tokens", _value(metrics, "output_sequence_length", "avg"))
+    point.mean_output_tokens = _value(metrics, "output_sequence_length", "avg")
+    throughput = _value(metrics, "request_throughput", "avg")
+    if point.load is not None and throughput:
+        point.load_figures["request_throughput"] = (serving.rounded(throughput), "")
     for metric, name in (("goodput", "goodput_requests_per_s"), ("good_request_count", "good_requests")):
         reported = _value(metrics, metric, "avg")
         if reported is not None:  # AIPerf's own figure against the --goodput SLOs, kept as reported
@@ -253,12 +257,23 @@ def _place(point: serving.Point, export: _Export) -> None:
     kind = load.opt_text("type") if load is not None and isinstance(load.value.get("type"), str) else None
     if rate is not None and serving.finite(rate.value) and rate.value > 0:
         point.open_loop = f"driven by a request rate of {rate.value:g}/s"
+        point.load = serving.Load(float(rate.value), _arrival(load), max_concurrency=(
+            export.concurrency.integer() if export.concurrency is not None else None))
     elif kind is not None and kind != "concurrency" and export.concurrency is None:
         point.open_loop = f"a {kind!r} phase, with no fixed concurrency"
     elif export.concurrency is None:
         point.open_loop = "no fixed concurrency is recorded"
     else:
         point.concurrency = export.concurrency.integer()
+
+
+def _arrival(load: Node | None) -> str:
+    """AIPerf's arrival of requests at a rate: ``request_rate_mode``/``arrival_pattern``
+    ``constant`` is evenly spaced, anything else (its default) Poisson."""
+    mode = None
+    if load is not None and isinstance(load.value, dict):
+        mode = load.value.get("request_rate_mode") or load.value.get("arrival_pattern")
+    return "constant" if isinstance(mode, str) and mode.lower() == "constant" else "poisson"
 
 
 def _value(metrics: Node, metric: str, statistic: str) -> float | None:

@@ -40,7 +40,8 @@ LATENCIES = {"ttft_ms": "time_to_first_token", "time_between_tokens_ms": "inter_
 _TO_MS = {"ms": 1.0, "s": 1000.0, "ms/token": 1.0, "s/token": 1000.0}
 # The cell's fields the report carries in its own fields; every other field of a cell is kept
 # in scenario.load.native.config.sitegen, with ``statistics_extra`` for statistics it has no name for.
-MAPPED = ("context_tokens", "concurrency", "total_tokens_per_s", "completed_requests", "statistics")
+MAPPED = ("context_tokens", "concurrency", "total_tokens_per_s", "completed_requests", "statistics",
+          "request_rate", "max_concurrency", "input_tokens_per_request", "failed_requests", "request_throughput")
 _DURATION = re.compile(r"^PT(\d+(?:\.\d+)?)S$")
 
 
@@ -104,12 +105,14 @@ def adapt(records: list[Node]) -> Adapted:
     if failed:
         raise SitegenError([point.node.problem(point.failed) for point in failed])
     fixed = [point for point in points if point.concurrency is not None]
-    if not fixed:
+    rated = [point for point in points if point.load is not None]
+    if not fixed and not rated:
         raise SitegenError([p.node.problem(f"{p.open_loop}: {serving.OPEN_LOOP_HINT}") for p in points])
-    if len(fixed) < len(points):
-        left = ", ".join(serving.where(p.node) for p in points if p.concurrency is None)
-        adapted.notes.append(f"Left out, with no fixed concurrency (driven by rate_qps): {left}"[:2000])
+    if len(fixed) + len(rated) < len(points):
+        left = ", ".join(serving.where(p.node) for p in points if p.concurrency is None and p.load is None)
+        adapted.notes.append(f"Left out, with neither a concurrency nor a rate: {left}"[:2000])
     _place(adapted, fixed)
+    _place_load_points(adapted, rated)
     for source, (declared, version) in sorted(accepted.items()):
         if version != declared:
             adapted.notes.append(f"{source} declares Benchmark Report v{declared}, whose schema rejects it; it is "
@@ -173,12 +176,22 @@ def _point(report: Node) -> serving.Point:
     point = serving.Point(report, Record(report))
     load = report.need("scenario").need("load").need("standardized")
     concurrency = load.get("concurrency")
-    if concurrency is not None and serving.finite(concurrency.value) and float(concurrency.value).is_integer():
+    finite_concurrency = (concurrency is not None and serving.finite(concurrency.value)
+                          and float(concurrency.value).is_integer())
+    rate = load.get("rate_qps")
+    if rate is not None and serving.finite(rate.value) and rate.value > 0:
+        # Driven by a rate: a load point (schema 1.2), its concurrency (if finite) a cap.
+        point.open_loop = f"driven by rate_qps {rate.value:g}"
+        kept = _kept(report)
+        arrival = kept.get("arrival") or _native_arrival(report)
+        burstiness = kept.get("burstiness")
+        point.load = serving.Load(float(rate.value), arrival if arrival in ("poisson", "gamma", "constant")
+                                  else "poisson", burstiness if isinstance(burstiness, (int, float)) else None,
+                                  int(concurrency.value) if finite_concurrency and concurrency else None)
+    elif finite_concurrency and concurrency is not None:
         point.concurrency = int(concurrency.value)
     else:
-        rate = load.get("rate_qps")
-        point.open_loop = (f"driven by rate_qps {rate.value:g}" if rate is not None and serving.finite(rate.value)
-                           else "no finite concurrency")
+        point.open_loop = "no finite concurrency and no rate_qps"
     aggregate = report.need("results").need("request_performance").need("aggregate")
     requests = aggregate.get("requests")
     throughput = aggregate.get("throughput")
@@ -217,8 +230,13 @@ def _figures(point: serving.Point, aggregate: Node, requests: Node | None, writt
     if requests is not None:
         total, failures = requests.need("total").integer(), requests.opt_integer("failures") or 0
         point.record.set("completed_requests", total - failures)
-        if failures:
+        if point.load is not None:
+            point.record.set("failed_requests", failures)
+        elif failures:
             point.keep("failed_requests", failures)
+    achieved = throughput.get("request_rate") if throughput is not None else None
+    if point.load is not None and achieved is not None:
+        _exact(point, "request_throughput", achieved.need("mean").number())
 
 
 def _exact(point: serving.Point, name: str, value: float) -> None:
@@ -245,6 +263,33 @@ def _place(adapted: Adapted, points: list[serving.Point]) -> None:
     records.sort(key=lambda r: (r.data["context_tokens"], r.data["concurrency"],
                                 r.data.get("output_tokens_per_request") or 0))
     adapted.add_records("decode", records)
+
+
+def _native_arrival(report: Node) -> str | None:
+    """inference-perf's own arrival (``native.config.load.type``: constant or poisson)."""
+    native = report.need("scenario").need("load").value.get("native")
+    config = native.get("config") if isinstance(native, dict) else None
+    load = config.get("load") if isinstance(config, dict) else None
+    kind = load.get("type") if isinstance(load, dict) else None
+    return kind if isinstance(kind, str) else None
+
+
+def _place_load_points(adapted: Adapted, points: list[serving.Point]) -> None:
+    """Each rate-driven report a load point at its own input length."""
+    records: list[Record] = []
+    for point in points:
+        assert point.load is not None and point.mean_input_tokens is not None
+        record = point.record
+        record.data = {**point.load.fields(), "input_tokens_per_request": round(point.mean_input_tokens),
+                       **record.data}
+        if point.statistics:
+            record.set("statistics", {name: dict(sorted(values.items())) for name, values in point.statistics.items()})
+        _native(record, point.node)
+        records.append(record)
+    records.sort(key=lambda r: (r.data["input_tokens_per_request"], r.data["request_rate"],
+                                r.data.get("max_concurrency", 0), r.data["arrival"], r.data.get("burstiness", 0)))
+    if records:
+        adapted.add_records("load_points", records)
 
 
 def _native(record: Record, report: Node) -> None:

@@ -81,6 +81,9 @@ def _point(entry: Node) -> serving.Point:
         point.concurrency = streams.integer()
     else:
         rate = strategy.opt_number("rate")
+        if kind in ("constant", "poisson") and rate is not None and serving.finite(rate) and rate > 0:
+            cap = strategy.get("max_concurrency")
+            point.load = serving.Load(float(rate), kind, max_concurrency=cap.integer() if cap is not None else None)
         point.open_loop = ("the 'throughput' strategy sends requests as fast as the server takes them, with no "
                            "fixed concurrency" if kind == "throughput" else
                            f"the {kind!r} strategy" + (f" at {rate:g} requests/s" if rate else "")
@@ -93,6 +96,12 @@ def _point(entry: Node) -> serving.Point:
     metrics = entry.need("metrics")
     prompt = _successful(metrics, "prompt_token_count")
     point.mean_input_tokens = prompt.opt_number("mean") if prompt is not None else None
+    output_count = _successful(metrics, "output_token_count")
+    mean_output = output_count.opt_number("mean") if output_count is not None else None
+    point.mean_output_tokens = float(mean_output) if mean_output else None
+    achieved = _successful(metrics, "requests_per_second")
+    if point.load is not None and achieved is not None and serving.finite(achieved.opt_number("mean")):
+        point.load_figures["request_throughput"] = (serving.rounded(float(achieved.need("mean").number())), "")
     output = _successful(metrics, "output_tokens_per_second")
     if output is not None:
         point.figure("total_tokens_per_s", output.opt_number("mean"), None)

@@ -317,6 +317,8 @@ def _merge(adapted: Adapted, meta: Document | None, source: str) -> Document:
         provenance["notes"] = list(adapted.notes)
     data["provenance"] = provenance
     data["measurements"] = {"prefill": adapted.prefill, "decode": adapted.decode}
+    if adapted.load_points:
+        data["measurements"]["load_points"] = adapted.load_points
     document = Document(source, data, {})
     checked = redact_document(document)[0]  # what messages may quote: see _check_meta
     problems = check_result_schema(checked) + check_numbers(checked) + check_result_rules(checked)

@@ -8,9 +8,11 @@ is one load point, and the load points of a sweep become one decode matrix.
   group's context is the mean of its members' means, rounded to a whole token. Each cell keeps
   its own measured mean in ``source_values.mean_input_tokens``.
 * **Concurrency** is the fixed number of requests in flight the tool kept. A point driven by a
-  request rate (or sending every request at once) has no such coordinate: it is never a
-  matrix cell. A sweep that also has fixed-concurrency points imports those, with a note
-  naming what was left out; one with none is refused, saying why.
+  request rate has no such coordinate: it is never a matrix cell but a *load point*
+  (``measurements.load_points``, schema 1.2) at its rate, arrival and cap, with the same
+  measured input length rule and ``input_tokens_per_request`` as its context. A point that
+  sent every request at once has neither: it is left out with a note naming it, and a file
+  holding nothing else is refused, saying why.
 * **A point in which every request failed** is refused, never drawn as zero.
 * Identical records count once (``vllm bench sweep`` repeats each run in its ``summary.json``).
 * **Repetitions** of one point make one cell. A ``vllm bench sweep`` repeats each point on
@@ -61,6 +63,21 @@ def finite(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
+@dataclass(frozen=True)
+class Load:
+    """The load of an open-loop point, as the benchmark was told (schema 1.2 ``load_point``)."""
+
+    request_rate: float
+    arrival: str                 # "poisson", "gamma" or "constant"
+    burstiness: float | None = None
+    max_concurrency: int | None = None
+
+    def fields(self) -> dict[str, Any]:
+        given = {"request_rate": self.request_rate, "arrival": self.arrival,
+                 "burstiness": self.burstiness, "max_concurrency": self.max_concurrency}
+        return {name: value for name, value in given.items() if value is not None}
+
+
 @dataclass
 class Point:
     """One load point of a serving benchmark, before it has a place in the matrix."""
@@ -75,6 +92,10 @@ class Point:
     source_values: dict[str, Any] = field(default_factory=dict)
     # Settings the record states besides the load (a sweep's serve parameters): one run has one.
     configuration: dict[str, Any] = field(default_factory=dict)
+    load: Load | None = None     # what a rate-driven point was told: it becomes a load point
+    mean_output_tokens: float | None = None
+    # Figures only a load point has (achieved request rate, failed requests): name → (value, key).
+    load_figures: dict[str, tuple[Any, str]] = field(default_factory=dict)
 
     def figure(self, name: str, value: Any, raw_key: str | None) -> None:
         """A headline figure; a missing, non-finite or zero statistic is "not measured", never 0."""
@@ -105,19 +126,27 @@ def matrix(adapted: Adapted, points: list[Point], tool: str, rerun: str, average
                                            "benchmark is never drawn as zero); rerun it, or leave this file out")
                             for p in failed])
     fixed = [p for p in points if p.concurrency is not None]
-    open_loop = [p for p in points if p.concurrency is None]
-    if not fixed:
+    rated = [p for p in points if p.concurrency is None and p.load is not None]
+    open_loop = [p for p in points if p.concurrency is None and p.load is None]
+    if not fixed and not rated:
         raise SitegenError([p.node.problem(f"{p.open_loop}: {OPEN_LOOP_HINT}; rerun with {rerun}")
                             for p in open_loop])
     if open_loop:
         left = ", ".join(f"{where(p.node)} ({p.open_loop})" for p in open_loop)
-        adapted.notes.append(f"Left out, with no concurrency to place them by ({tool} runs driven by a request "
-                             f"rate): {left}"[:2000])
-    missing = [p for p in fixed if p.mean_input_tokens is None or p.mean_input_tokens <= 0]
+        adapted.notes.append(f"Left out, with neither a concurrency nor a load sitegen can place "
+                             f"them by ({tool}): {left}"[:2000])
+    missing = [p for p in fixed + rated if p.mean_input_tokens is None or p.mean_input_tokens <= 0]
     if missing:
         raise SitegenError([p.node.problem("the file records no input tokens for this run, so its context "
                                            "cannot be told") for p in missing])
-    _one_configuration(fixed)
+    _one_configuration(fixed + rated)
+    if rated:
+        load_points(adapted, rated, tool)
+    if fixed:
+        _decode_cells(adapted, fixed, tool, average_repeats)
+
+
+def _decode_cells(adapted: Adapted, fixed: list[Point], tool: str, average_repeats: bool) -> None:
     contexts = bucket([p.mean_input_tokens or 0.0 for p in fixed])
     cells: dict[tuple[int, int], list[Point]] = {}
     for point, context in zip(fixed, contexts, strict=True):
@@ -130,6 +159,44 @@ def matrix(adapted: Adapted, points: list[Point], tool: str, rerun: str, average
     adapted.notes.append(f"Context is each run's measured mean input length ({tool}), grouped within "
                          f"{CONTEXT_TOLERANCE:.0%} (docs/importing.md); each cell keeps its own mean in "
                          "source_values.mean_input_tokens.")
+
+
+def load_points(adapted: Adapted, rated: list[Point], tool: str) -> None:
+    """Rate-driven points as load points: repetitions of one load at one input length (the
+    context rule above) make one point, the median repetition, as for decode cells."""
+    lengths = bucket([p.mean_input_tokens or 0.0 for p in rated])
+    groups: dict[tuple[int, Load], list[Point]] = {}
+    for point, length in zip(rated, lengths, strict=True):
+        assert point.load is not None
+        groups.setdefault((length, point.load), []).append(point)
+    records = [_load_point(_representative(points), length, len(points))
+               for (length, _), points in groups.items()]
+    records.sort(key=lambda r: (r.data["input_tokens_per_request"], r.data["request_rate"],
+                                r.data.get("max_concurrency", 0), r.data["arrival"],
+                                r.data.get("burstiness", 0)))
+    adapted.add_records("load_points", records)
+    adapted.notes.append("Runs driven by a request rate are load points, not decode cells "
+                         f"({tool}); their input length is each run's measured mean, grouped "
+                         f"within {CONTEXT_TOLERANCE:.0%} (docs/importing.md).")
+
+
+def _load_point(point: Point, input_tokens: int, repetitions: int) -> Record:
+    record = point.record
+    assert point.load is not None and point.mean_input_tokens is not None
+    given: dict[str, Any] = {**point.load.fields(), "input_tokens_per_request": input_tokens}
+    if point.mean_output_tokens:
+        given["output_tokens_per_request"] = round(point.mean_output_tokens)
+    record.data = {**given, **record.data}
+    for name, (value, raw_key) in point.load_figures.items():
+        record.set(name, value, raw_key)
+    if point.statistics:
+        record.set("statistics", {name: dict(sorted(values.items()))
+                                  for name, values in point.statistics.items()})
+    values = {"mean_input_tokens": rounded(point.mean_input_tokens), **point.source_values}
+    if repetitions > 1:
+        values["repetitions"] = repetitions
+    record.set("source_values", dict(list(values.items())[:50]))
+    return record
 
 
 def _one_configuration(points: list[Point]) -> None:

@@ -12,6 +12,9 @@ first two, and the context is measured (:mod:`.serving`). Figures, all as vLLM d
   tokens − 1), the per-request time between tokens; the pooled ITL is kept in source_values;
 * per-request tok/s = 1000 / ``median_tpot_ms`` — derived, named in provenance (a median
   commutes with 1/x, so this is the median per-request rate; its mean is not recorded).
+
+A run at a finite ``request_rate`` is a load point (schema 1.2), capped by ``max_concurrency``
+when set; ``burstiness`` 1 is Poisson arrivals, any other value gamma arrivals of that shape.
 """
 
 from __future__ import annotations
@@ -83,12 +86,10 @@ def _point(run: Node) -> serving.Point:
     concurrency = run.get("max_concurrency")
     request_rate = run.get("request_rate")
     rate = serving.rate(request_rate) if request_rate is not None else float("inf")
-    if concurrency is None:
-        point.open_loop = ("every request sent at once (request_rate inf, no max_concurrency)" if rate == float("inf")
-                           else f"driven by a request rate of {rate:g}/s (no max_concurrency)")
-    elif rate != float("inf"):
-        point.open_loop = (f"driven by a request rate of {rate:g}/s with max_concurrency {concurrency.integer()}: "
-                           "the rate, not the concurrency, set the load")
+    if rate != float("inf"):
+        point.load = _load(run, rate, concurrency)
+    elif concurrency is None:
+        point.open_loop = "every request sent at once (request_rate inf, no max_concurrency)"
     else:
         point.concurrency = concurrency.integer()
     input_tokens = run.opt_integer("total_input_tokens")
@@ -97,6 +98,12 @@ def _point(run: Node) -> serving.Point:
                            and key not in LOAD_PARAMETERS and not key.endswith("_ms")
                            and isinstance(value, (str, int, bool))}
     figures(point, run, completed)
+    if point.load is not None:
+        throughput = run.opt_number("request_throughput")
+        if serving.finite(throughput) and throughput:
+            achieved = serving.rounded(throughput)
+            point.load_figures["request_throughput"] = (achieved, "request_throughput")
+        point.load_figures["failed_requests"] = (failed, "failed")
     if failed:
         point.record.set("note", f"{failed} of {completed + failed} requests failed; figures are of the completed ones")
     for key in ("num_prompts", "max_concurrent_requests", "run_number"):
@@ -104,6 +111,19 @@ def _point(run: Node) -> serving.Point:
     if request_rate is not None:
         point.keep("request_rate", str(request_rate.value))
     return point
+
+
+def _load(run: Node, rate: float, concurrency: Node | None) -> serving.Load:
+    """A rate-driven run's load: ``burstiness`` is the gamma shape of the gaps (1, the default,
+    is Poisson); ``max_concurrency`` caps the requests in flight."""
+    burstiness = run.opt_number("burstiness")
+    shape = 1.0 if burstiness is None else float(burstiness)
+    if shape <= 0:
+        raise run.need("burstiness").error(f"expected a burstiness above 0, got {shape:g}")
+    cap = concurrency.integer() if concurrency is not None else None
+    if shape == 1.0:
+        return serving.Load(rate, "poisson", max_concurrency=cap)
+    return serving.Load(rate, "gamma", shape, cap)
 
 
 def figures(point: serving.Point, run: Node, completed: int) -> None:
@@ -124,6 +144,7 @@ def figures(point: serving.Point, run: Node, completed: int) -> None:
     if output is not None:
         point.record.set("output_tokens", output, "total_output_tokens")
         point.keep("mean_output_tokens", output / completed)
+        point.mean_output_tokens = output / completed
     point.figure("measured_s", run.opt_number("duration"), "duration")
 
 
