@@ -118,6 +118,8 @@ class Provenance:
     method: str
     imported_from: str | None = None
     notes: tuple[str, ...] = ()
+    # The tool's own identification of the run (schema 1.2): seed, sweep ids, command
+    tool_run: dict[str, Any] | None = field(default=None, compare=False, hash=False)
 
 
 @record

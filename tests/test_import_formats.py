@@ -60,6 +60,9 @@ def test_an_aiperf_schema_1_3_export_is_imported_not_taken_for_a_result(project:
     info = raw["run_info"]
     assert f"random_seed {info['random_seed']}" in notes[0] and f"benchmark_id {info['benchmark_id']}" in notes[0]
     assert f"Command: {info['cli_command']}" in notes
+    assert data["provenance"]["tool_run"] == {
+        "export_schema_version": raw["schema_version"], "random_seed": info["random_seed"],
+        "benchmark_id": info["benchmark_id"], "trial": info["trial"], "command": info["cli_command"]}
 
 
 def test_a_duration_run_is_fixed_duration(project: Path, tmp_path: Path) -> None:

@@ -199,6 +199,8 @@ class Adapted:
     load_points: list[dict[str, Any]] = field(default_factory=list)  # schema 1.2, open-loop points
     notes: list[str] = field(default_factory=list)
     origins: dict[str, Origin] = field(default_factory=dict)
+    # The tool's own identification of the run (provenance.tool_run): seed, sweep ids, command.
+    tool_run: dict[str, Any] = field(default_factory=dict)
     recorded: dict[str, Recorded] = field(default_factory=dict)
 
     def record(self, section: str, name: str, value: Any, node: Node, shown: str,

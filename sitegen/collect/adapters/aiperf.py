@@ -164,20 +164,24 @@ def _provenance(adapted: Adapted, records: list[Node]) -> None:
     config = first.get("input_config")
     facts: list[str] = []
     schema = first.get("schema_version")
-    if schema is not None:
+    if schema is not None and isinstance(schema.value, str) and schema.value.strip():
         facts.append(f"export schema_version {schema.value}")
+        adapted.tool_run["export_schema_version"] = schema.value.strip()[:20]
     sources = [node for node in (info, config, config.get("input") if config is not None else None)
                if node is not None and isinstance(node.value, dict)]
-    for key in ("random_seed", "sweep_id", "benchmark_id", "variation_label", "trial"):
+    for key, kind in (("random_seed", int), ("sweep_id", str), ("benchmark_id", str), ("variation_label", str),
+                      ("trial", int)):
         found = next((node.value[key] for node in sources if node.value.get(key) is not None), None)
-        if found is not None and not isinstance(found, (dict, list)):
+        if isinstance(found, kind) and not isinstance(found, bool) and not (isinstance(found, int) and found < 0):
             facts.append(f"{key} {found}")
+            adapted.tool_run[key] = found.strip()[:200] if isinstance(found, str) else found
     if facts:
         adapted.notes.append(f"AIPerf export: {', '.join(facts)}."[:2000])
     command = next((node.value["cli_command"] for node in sources
                     if isinstance(node.value.get("cli_command"), str)), None)
-    if command:
+    if command and command.strip():
         adapted.notes.append(f"Command: {command}"[:2000])
+        adapted.tool_run["command"] = command.strip()[:20000]
 
 
 def _model(record: Node) -> Node | None:

@@ -315,6 +315,8 @@ def _merge(adapted: Adapted, meta: Document | None, source: str) -> Document:
     provenance: dict[str, Any] = {"method": "imported", "imported_from": adapted.imported_from}
     if adapted.notes:
         provenance["notes"] = list(adapted.notes)
+    if adapted.tool_run:
+        provenance["tool_run"] = dict(adapted.tool_run)
     data["provenance"] = provenance
     data["measurements"] = {"prefill": adapted.prefill, "decode": adapted.decode}
     if adapted.load_points:
