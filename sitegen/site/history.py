@@ -53,8 +53,15 @@ class Rule:
 
     @property
     def name(self) -> str:
-        return (f"beyond ±{self.threshold * 100:g} % of the previous value, "
-                "and beyond the repeats' spread")
+        return (
+            f"beyond ±{self.threshold * 100:g} % of the previous value, "
+            "and beyond the repeats' spread"
+        )
+
+    @property
+    def short(self) -> str:
+        """The rule as each record of changes.json names it: 'threshold 5 %'."""
+        return f"threshold {self.threshold * 100:g} %"
 
     def judge(
         self, higher_is_better: bool, before: float, after: float, spread: float
@@ -122,9 +129,10 @@ class Change:
             after=self.after,
             ratio=None if ratio is None else round(ratio, 6),
             verdict=self.verdict,
-            reason=self.reason or None,
             rule=self.rule,
         )
+        if self.reason:
+            record["reason"] = self.reason
         return record
 
 
@@ -217,14 +225,12 @@ def _shown(value: object) -> str:
 
 
 def setup_id(run: Run, full_identity: tuple[object, ...]) -> str:
-    """The setup's id (its page's address): the publisher's ``run.setup``, else the accelerator,
-    engine, model and quantization, with a short digest of the whole identity."""
+    """The setup's id (its page's address): the publisher's ``run.setup``, else the model's name
+    and quantization with a short digest of the whole identity."""
     if run.info.setup:
         return run.info.setup
-    name = slugify(
-        f"{run.hardware.accelerator}x{run.hardware.count}-{run.engine.name}-{run.info.model}-"
-        f"{run.engine.quantization or ''}"
-    )[:60].strip("-")
+    model = run.info.model.rstrip("/").rsplit("/", 1)[-1]
+    name = slugify(f"{model}-{run.engine.quantization or ''}")[:40].strip("-")
     return f"{name}-{hashlib.sha256(repr(full_identity).encode()).hexdigest()[:8]}"
 
 
@@ -240,18 +246,12 @@ def points(run: Run) -> dict[tuple[object, ...], Point]:
         if not cell.status.measured:
             continue
         spread = _spread(dict(cell.source_values).get("repetitions_total_tokens_per_s"))
-        for name in _DECODE_FIGURES:
-            value = getattr(cell, name)
-            if value:
-                found.append(
-                    Point(
-                        name,
-                        "decode",
-                        (cell.context_tokens, cell.concurrency),
-                        value,
-                        spread if name == "total_tokens_per_s" else 0.0,
-                    )
-                )
+        # A cell is judged by its headline, total tok/s (its latencies follow from the same load).
+        if cell.total_tokens_per_s:
+            position = (cell.context_tokens, cell.concurrency)
+            found.append(
+                Point("total_tokens_per_s", "decode", position, cell.total_tokens_per_s, spread)
+            )
     for prefill in run.prefill:
         if prefill.prompt_tokens_per_s and prefill.prompt_chunk_tokens is None:
             found.append(
@@ -306,8 +306,9 @@ class Step:
     shape_after: str
 
 
-def nearby(key: tuple[object, ...],
-           keys: Iterable[tuple[object, ...]]) -> tuple[object, ...] | None:
+def nearby(
+    key: tuple[object, ...], keys: Iterable[tuple[object, ...]]
+) -> tuple[object, ...] | None:
     """The key among ``keys`` of the same figure, kind and concurrency whose context is nearest
     ``key``'s within LENGTH_TOLERANCE: measured contexts (a serving benchmark's mean input
     length) move a little between runs of one workload."""
@@ -376,7 +377,7 @@ def changes(step: Step, rule: Rule) -> list[Change]:
                 point.value,
                 verdict,
                 reason,
-                rule.name,
+                rule.short,
             )
         )
     return found

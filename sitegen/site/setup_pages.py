@@ -37,7 +37,9 @@ CHANGES_FORMAT = "sitegen-changes"
 CHANGES_VERSION = 1
 MAX_LISTED_STEPS = 200  # on /changes/, the latest steps with a verdict other than "no change"
 FEED_SIZE = 50
-MAX_TIMELINES = 60  # a setup page's charts, the most widely shared figures first
+MAX_TIMELINES = 8  # a setup page's charts, the most widely shared figures first
+MAX_ROWS = 40  # a setup page's changed figures, regressions first, then by size
+MAX_RUN_ROWS = 10  # a run page's
 
 
 @dataclass(frozen=True)
@@ -327,8 +329,9 @@ class SetupPageContext:
     summary: str
     identity: tuple[tuple[str, str], ...]
     runs: tuple[SetupRun, ...]
-    flagged: tuple[ChangeRow, ...]  # every verdict but "no change"
+    flagged: tuple[ChangeRow, ...]  # verdicts but "no change", regressions and the largest first
     unchanged: int
+    flagged_left: int  # those not shown (changes.json has every one)
     rule: str
     timelines: tuple[Timeline, ...]
     timelines_left: int
@@ -399,8 +402,8 @@ def setup_page(site: Site, setup: str, site_history: SiteHistory) -> SetupPageCo
         change_row(site, c, dates[c.previous_run])
         for c in sorted(
             (c for c in changes if c.verdict != NO_CHANGE),
-            key=lambda c: (c.date or "", c.run, _ORDER[c.verdict]),
-        )
+            key=lambda c: (_ORDER[c.verdict], -abs((c.ratio or 1) - 1), c.date or "", c.run),
+        )[:MAX_ROWS]
     )
     timelines = _timelines(site, runs)
     last = runs[-1]
@@ -417,6 +420,7 @@ def setup_page(site: Site, setup: str, site_history: SiteHistory) -> SetupPageCo
         runs=rows,
         flagged=flagged,
         unchanged=sum(1 for c in changes if c.verdict == NO_CHANGE),
+        flagged_left=max(0, sum(1 for c in changes if c.verdict != NO_CHANGE) - MAX_ROWS),
         rule=site_history.rule.name,
         timelines=tuple(timelines[:MAX_TIMELINES]),
         timelines_left=max(0, len(timelines) - MAX_TIMELINES),
@@ -647,8 +651,13 @@ def run_history(site: Site, run: Run, site_history: SiteHistory) -> RunHistory |
             change_row(site, c, previous.info.date if previous else None)
             for c in sorted(
                 (c for c in mine if c.verdict != NO_CHANGE),
-                key=lambda c: (_ORDER[c.verdict], c.figure, repr(c.position)),
-            )
+                key=lambda c: (
+                    _ORDER[c.verdict],
+                    -abs((c.ratio or 1) - 1),
+                    c.figure,
+                    repr(c.position),
+                ),
+            )[:MAX_RUN_ROWS]
         ),
         tuple(history.settings_changes(previous, run)) if previous else (),
         site.url("changes/"),
