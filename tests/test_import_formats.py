@@ -262,3 +262,15 @@ def test_an_aiperf_request_rate_run_is_a_load_point(project: Path, tmp_path: Pat
     assert point["total_tokens_per_s"] == close(raw["output_token_throughput"]["avg"])
     assert point["request_throughput"] == close(raw["request_throughput"]["avg"])
     assert point["ttft_ms"] == close(raw["time_to_first_token"]["p50"])
+
+
+def test_an_export_without_input_lengths_is_refused_naming_the_field(
+        project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """As akamaslabs/vllm-benchmark's AIPerf 0.11.0 exports (SOURCES.md) are: no input lengths."""
+    raw = _load(AIPERF_13)
+    del raw["input_sequence_length"]
+    path = _write(tmp_path / "no-isl" / "profile_export_aiperf.json", raw)
+    assert run_import(project, [path], write_meta(tmp_path, RTX5090)) == 1
+    err = refused(project, capsys)
+    assert f"{path}:1: the file records no input tokens for this run (the export has no " \
+           "`input_sequence_length`), so its context cannot be told" in err

@@ -225,6 +225,7 @@ def _point(export: _Export, aiperf: bool) -> serving.Point:
         return point
     _place(point, export)
     point.mean_input_tokens = _value(metrics, "input_sequence_length", "avg")
+    point.input_field = " (the export has no `input_sequence_length`)"
     point.figure("total_tokens_per_s", _value(metrics, "output_token_throughput", "avg"), None)
     for metric, figure in _LATENCIES.items():
         point.figure(figure, _value(metrics, metric, "p50"), None)

@@ -88,6 +88,7 @@ class Point:
     open_loop: str = ""          # why there is no concurrency coordinate
     failed: str = ""             # why nothing was measured
     mean_input_tokens: float | None = None
+    input_field: str = ""        # " (no `field`)": where the tool keeps input tokens, for the refusal
     statistics: dict[str, dict[str, float]] = field(default_factory=dict)
     source_values: dict[str, Any] = field(default_factory=dict)
     # Settings the record states besides the load (a sweep's serve parameters): one run has one.
@@ -137,8 +138,8 @@ def matrix(adapted: Adapted, points: list[Point], tool: str, rerun: str, average
                              f"them by ({tool}): {left}"[:2000])
     missing = [p for p in fixed + rated if p.mean_input_tokens is None or p.mean_input_tokens <= 0]
     if missing:
-        raise SitegenError([p.node.problem("the file records no input tokens for this run, so its context "
-                                           "cannot be told") for p in missing])
+        raise SitegenError([p.node.problem(f"the file records no input tokens for this run{p.input_field}, so "
+                                           "its context cannot be told") for p in missing])
     _one_configuration(fixed + rated)
     if rated:
         load_points(adapted, rated, tool)
