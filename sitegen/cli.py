@@ -1,5 +1,5 @@
 """The command line: ``sitegen collect``, ``build``, ``import``, ``check``, ``summary``,
-``serve``, ``new``, ``clean``.
+``serve``, ``new``, ``clean``, ``export``.
 
 The only place that prints errors and chooses exit codes. It catches SitegenError,
 prints one line per problem and returns 1; anything else is a bug and keeps its
@@ -87,6 +87,12 @@ def _add_contributor_parsers(commands: argparse._SubParsersAction[argparse.Argum
     summary.add_argument("--changed", type=Path, required=True, metavar="FILE",
                          help="the output of `git diff --name-status BASE...HEAD` ('-' for standard input)")
     summary.add_argument("--preview-url", metavar="URL", help="where reviewers download the built site")
+    summary.add_argument("--annotate", action="store_true",
+                         help="also write each regression and improvement of an added run as a "
+                              "GitHub annotation on its file (to standard error)")
+    summary.add_argument("--fail-on-regression", action="store_true",
+                         help="exit 1 when an added run regressed against the previous run of "
+                              "its setup")
     serve = _command(commands, "serve",
                      "build and serve the site on 127.0.0.1, rebuilding on changes",
                      "sitegen serve --port 8080")
@@ -99,6 +105,13 @@ def _add_contributor_parsers(commands: argparse._SubParsersAction[argparse.Argum
     new = _command(commands, "new", "start content/runs/<id>.yaml from an annotated template",
                    "sitegen new h100x2-vllm-llama33-70b")
     new.add_argument("run_id", metavar="ID", help="the run id: file name and permalink, e.g. h100x2-vllm-llama33-70b")
+    export = _command(commands, "export", "write runs in another format: llm-d Benchmark Reports v0.2",
+                      "sitegen export h100x2-nim-llama33-70b-fp8 --format benchmark-report")
+    export.add_argument("runs", nargs="+", metavar="RUN", help="run ids of content/runs/, or result files")
+    export.add_argument("--format", dest="export_format", choices=("benchmark-report",), required=True,
+                        help="benchmark-report: a folder per run, a report per measured decode cell")
+    export.add_argument("--output", type=Path, default=Path("benchmark-reports"), metavar="DIR",
+                        help="where the run folders go (default: ./benchmark-reports)")
 
 
 def _port(text: str) -> int:
@@ -189,13 +202,23 @@ def _check(config: Config, args: argparse.Namespace) -> int:
 
 
 def _summary(config: Config, args: argparse.Namespace) -> int:
-    from sitegen.commands.summary import pr_summary
+    from sitegen.commands.summary import finding_annotations, pr_summary, setup_findings
 
     try:
         changed = sys.stdin.read() if str(args.changed) == "-" else args.changed.read_text(encoding="utf-8")
     except OSError as exc:
         raise SitegenError(Problem(str(args.changed), None, "", f"cannot read: {exc.strerror}")) from None
-    print(pr_summary(config, changed, preview_url=args.preview_url))
+    findings = setup_findings(config, changed)
+    print(pr_summary(config, changed, preview_url=args.preview_url, findings=findings))
+    if args.annotate:
+        for line in finding_annotations(config, findings or []):
+            print(line, file=sys.stderr)
+    regressions = [item for item in findings or [] if item.change.verdict == "regression"]
+    if args.fail_on_regression and regressions:
+        noun = "regression" if len(regressions) == 1 else "regressions"
+        _progress(f"{len(regressions)} {noun} against the previous run of a setup "
+                  "(--fail-on-regression)")
+        return 1
     return 0
 
 
@@ -233,6 +256,14 @@ def _clean(config: Config, args: argparse.Namespace) -> int:
     return 0
 
 
+def _export(config: Config, args: argparse.Namespace) -> int:
+    from sitegen.commands.export import export_runs
+
+    for folder in export_runs(config, args.runs, args.output):
+        print(f"wrote {folder}/ ({len(list(folder.glob('*.json')))} Benchmark Reports v0.2)")
+    return 0
+
+
 @dataclass(frozen=True)
 class Command:
     """How main runs a command: its function, whether it writes (a failure then says
@@ -253,6 +284,7 @@ COMMANDS = {
     "serve": Command(_serve),
     "new": Command(_new),
     "clean": Command(_clean, locked=True),
+    "export": Command(_export),
 }
 
 

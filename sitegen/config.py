@@ -74,6 +74,9 @@ DEFAULT_PRESETS = (
 )
 
 
+DEFAULT_CHANGE_THRESHOLD = 0.05
+
+
 @dataclass(frozen=True)
 class Config:
     root: Path
@@ -93,6 +96,9 @@ class Config:
     sources_budget_s: float = DEFAULT_BUDGET_S
     # More names of one accelerator, grouped as one: (alias in lower case, name), sorted.
     accelerator_aliases: tuple[tuple[str, str], ...] = ()
+    # A figure changed when it moved by more than this share of its previous value (changes:
+    # threshold_percent; docs/comparisons.md#changes).
+    change_threshold: float = DEFAULT_CHANGE_THRESHOLD
 
     @property
     def state_dir(self) -> Path:
@@ -174,6 +180,8 @@ def load_config(path: Path) -> Config:
         output_replace=bool(data.get("output_replace", False)),
         sources_budget_s=float(data.get(BUDGET_SETTING, DEFAULT_BUDGET_S)),
         accelerator_aliases=_accelerator_aliases(document),
+        change_threshold=data.get("changes", {}).get("threshold_percent",
+                                                     DEFAULT_CHANGE_THRESHOLD * 100) / 100,
     )
 
 

@@ -95,6 +95,7 @@ class RunInfo:
     output_tokens_per_request: int | None = None
     date: str | None = None
     notes: str | None = None
+    setup: str | None = None  # the publisher's setup id, overriding the derived one (schema 1.2)
     label: str | None = None
     latency_statistic: str | None = None  # "mean" or "median": what the headline latencies are
     power_measurement: str | None = None
@@ -117,6 +118,8 @@ class Provenance:
     method: str
     imported_from: str | None = None
     notes: tuple[str, ...] = ()
+    # The tool's own identification of the run (schema 1.2): seed, sweep ids, command
+    tool_run: dict[str, Any] | None = field(default=None, compare=False, hash=False)
 
 
 @record
@@ -154,9 +157,43 @@ class DecodeCell:
     statistics: Statistics = field(default_factory=dict, hash=False)
     average_power_w: float | None = None
     energy_per_output_token_j: float | None = None
+    # A cell measured several times: {"count": n, "spread": {figure: {min, max, stddev}}}
+    repeats: dict[str, Any] | None = field(default=None, hash=False, compare=False)
 
     def statistic(self, figure: str, name: str) -> float | None:
         return self.statistics.get(figure, {}).get(name)
+
+
+@record
+class LoadPoint:
+    """An open-loop measurement: requests sent at a rate (perhaps capped), never a matrix cell."""
+
+    request_rate: float
+    arrival: str  # "poisson", "gamma" (shape in burstiness) or "constant"
+    input_tokens_per_request: int
+    total_tokens_per_s: float
+    burstiness: float | None = None
+    max_concurrency: int | None = None
+    output_tokens_per_request: int | None = None
+    completed_requests: int | None = None
+    failed_requests: int | None = None
+    request_throughput: float | None = None
+    per_request_tokens_per_s: float | None = None
+    ttft_ms: float | None = None
+    time_between_tokens_ms: float | None = None
+    output_tokens: int | None = None
+    measured_s: float | None = None
+    note: str | None = None
+    source_values: tuple[tuple[str, Any], ...] = ()
+    statistics: Statistics = field(default_factory=dict, hash=False)
+
+    def statistic(self, figure: str, name: str) -> float | None:
+        return self.statistics.get(figure, {}).get(name)
+
+    @property
+    def load(self) -> tuple[float, str, float | None, int | None]:
+        """What the benchmark was told: rate, arrival, burstiness, cap."""
+        return (self.request_rate, self.arrival, self.burstiness, self.max_concurrency)
 
 
 @record
@@ -214,6 +251,16 @@ class Run:
             key=lambda c: (c.context_tokens, c.concurrency, c.output_tokens_per_request or 0),
         ))
 
+    @cached_property
+    def load_points(self) -> tuple[LoadPoint, ...]:
+        """Open-loop points (schema 1.2), by input length, rate and cap."""
+        return tuple(sorted(
+            (LoadPoint(**{**point, "source_values": _pairs(point.get("source_values"))})
+             for point in self.raw["measurements"].get("load_points", ())),
+            key=lambda p: (p.input_tokens_per_request, p.output_tokens_per_request or 0,
+                           p.request_rate, p.max_concurrency or 0, p.arrival, p.burstiness or 0.0),
+        ))
+
     @property
     def contexts(self) -> list[int]:
         """Context lengths of the decode matrix, ascending."""
@@ -238,7 +285,7 @@ class Run:
         return next((c for c in matches if c.output_tokens_per_request in (None, default)), matches[0] if matches else None)
 
 
-_DECODED = ("raw", "prefill", "decode", "_cells_at")
+_DECODED = ("raw", "prefill", "decode", "load_points", "_cells_at")
 
 
 class DecodedRuns:

@@ -37,8 +37,16 @@ JUMP_FACTOR = 10.0
 # How far a headline figure may be from the statistic the run says it is (rounding).
 HEADLINE_TOLERANCE = 0.01
 
+# A cell's own figures that should agree (total tok/s × measured time and its output tokens): a
+# slipped unit is 1000× off, rounding and a window that cuts requests are not 2× off.
+UNIT_RATIO = (0.5, 2.0)
+# How close to 1000× (or 1/1000×) a contradiction must be to name the unit mistake.
+UNIT_SLIP = (300.0, 3000.0)
+# No first token comes in under a tenth of one decode step: a smaller TTFT is in other units.
+TTFT_TBT_FLOOR = 0.1
+
 CHECKS = ("per-request-vs-total", "active-below-requested", "tbt-vs-per-request", "jump-from-neighbours",
-          "statistics-order")
+          "statistics-order", "unit-mismatch")
 _MEASURED = ("valid", "requests_queued")
 _DECODE_CELL = re.compile(r"^/measurements/decode/(\d+)(?:/(.*))?$")
 _PREFILL_POINT = re.compile(r"^/measurements/prefill/(\d+)(?:/(.*))?$")
@@ -101,6 +109,7 @@ def findings(data: Any) -> list[Finding]:
     for index, cell in enumerate(cells):
         if isinstance(cell, dict) and cell.get("status") in _MEASURED:
             found.extend(_cell_findings(f"/measurements/decode/{index}", cell))
+            found.extend(_unit_findings(f"/measurements/decode/{index}", cell))
         if isinstance(cell, dict):
             found.extend(_statistics_findings(f"/measurements/decode/{index}", cell, statistic))
     for index, point in enumerate(prefill if isinstance(prefill, list) else []):
@@ -136,6 +145,44 @@ def _cell_findings(pointer: str, cell: dict[str, Any]) -> Iterator[Finding]:
             yield Finding("tbt-vs-per-request", f"{pointer}/time_between_tokens_ms",
                           f"time between tokens {tbt:,.1f} ms means {1000.0 / tbt:,.1f} tok/s for one request, but "
                           f"per-request tok/s is {per_request:,.1f} ({product:.2f}×); check the units")
+
+
+def _slip(ratio: float) -> str:
+    """The unit mistake a ratio of about 1000 (or 1/1000) points to, or "" when it is not one."""
+    if UNIT_SLIP[0] <= ratio <= UNIT_SLIP[1]:
+        return "1000× too large"
+    if UNIT_SLIP[0] <= 1 / ratio <= UNIT_SLIP[1]:
+        return "1000× too small"
+    return ""
+
+
+def _unit_findings(pointer: str, cell: dict[str, Any]) -> Iterator[Finding]:
+    """A cell's TTFT, time between tokens, measured time, output tokens and tok/s checked against
+    each other, with or without statistics: a figure in seconds where milliseconds are meant (or
+    the reverse) contradicts the others by about 1000×."""
+    total, measured = _number(cell.get("total_tokens_per_s")), _number(cell.get("measured_s"))
+    output, ttft = _number(cell.get("output_tokens")), _number(cell.get("ttft_ms"))
+    per_request = _number(cell.get("per_request_tokens_per_s"))
+    tbt = _number(cell.get("time_between_tokens_ms")) or (1000.0 / per_request if per_request else None)
+    if total and measured and output:
+        ratio = total * measured / output
+        if not UNIT_RATIO[0] <= ratio <= UNIT_RATIO[1]:
+            slip = _slip(ratio)
+            unit = (f"; measured_s {measured:g} looks like milliseconds ({measured / 1000:g} s)"
+                    if slip == "1000× too large" else
+                    "; one of them is 1000× off: a unit slip (tok/s per millisecond, or output tokens in "
+                    "thousands?)" if slip else "")
+            yield Finding("unit-mismatch", f"{pointer}/measured_s",
+                          f"total tok/s {total:,.1f} × measured_s {measured:g} gives {total * measured:,.0f} output "
+                          f"tokens, but the cell says {output:,.0f} ({ratio:.3g}×){unit}")
+    if ttft and tbt and ttft < TTFT_TBT_FLOOR * tbt:
+        yield Finding("unit-mismatch", f"{pointer}/ttft_ms",
+                      f"ttft_ms {ttft:g} is under a tenth of the time between tokens ({tbt:.3g} ms), but the first "
+                      f"token cannot come faster than a decode step: it looks like seconds ({ttft * 1000:g} ms)")
+    if ttft and measured and ttft > 1000.0 * measured:
+        yield Finding("unit-mismatch", f"{pointer}/ttft_ms",
+                      f"ttft_ms {ttft:g} is longer than the whole measured time ({measured:g} s): it looks like "
+                      f"microseconds ({ttft / 1000:g} ms), or measured_s is in other units")
 
 
 def _statistics_findings(pointer: str, item: dict[str, Any], headline_statistic: Any) -> Iterator[Finding]:

@@ -414,7 +414,7 @@ def _integer_places(schema_name: str) -> frozenset[str]:
 
 
 def check_result_rules(document: Document) -> list[Problem]:
-    """Duplicate cells and points, and decode figures that contradict their status."""
+    """Duplicate cells and points, decode figures that contradict their status, load point rules."""
     problems: list[Problem] = []
     source = document.source
     measurements = document.data.get("measurements") if isinstance(document.data, dict) else None
@@ -454,7 +454,42 @@ def check_result_rules(document: Document) -> list[Problem]:
                 else:
                     cells[position] = index
             problems.extend(_check_status(document, cell, pointer))
+    problems.extend(_check_load_points(document, measurements.get("load_points")))
     return problems
+
+
+_LOAD_KEYS = ("request_rate", "arrival", "burstiness", "max_concurrency",
+              "input_tokens_per_request", "output_tokens_per_request")
+
+
+def _check_load_points(document: Document, points: Any) -> Iterator[Problem]:
+    """No two load points with the same load and lengths; burstiness exactly for gamma arrivals."""
+    if not isinstance(points, list):
+        return
+    seen: dict[tuple[Any, ...], int] = {}
+    for index, point in enumerate(points):
+        if not isinstance(point, dict):
+            continue
+        pointer = f"/measurements/load_points/{index}"
+        key = tuple(point.get(name) for name in _LOAD_KEYS)
+        if _hashable(key) and key in seen:
+            yield Problem(document.source, document.line_of(pointer), pointer,
+                          f"duplicate load point at {point.get('request_rate')} requests/s with "
+                          "the same arrival, cap and lengths (first at "
+                          f"/measurements/load_points/{seen[key]})")
+        elif _hashable(key):
+            seen[key] = index
+        arrival = point.get("arrival")
+        if arrival == "gamma" and "burstiness" not in point:
+            child = f"{pointer}/arrival"
+            yield Problem(document.source, document.line_of(child), child,
+                          "gamma arrivals need their shape: add burstiness (1 is Poisson: then "
+                          "write arrival: poisson)")
+        elif arrival in ("poisson", "constant") and "burstiness" in point:
+            child = f"{pointer}/burstiness"
+            yield Problem(document.source, document.line_of(child), child,
+                          "burstiness is the shape of gamma arrivals, but arrival is "
+                          f"{arrival!r}: remove it, or write arrival: gamma")
 
 
 def _hashable(value: Any) -> bool:

@@ -527,8 +527,13 @@ def test_without_run_yaml_the_hardware_type_is_asked_for() -> None:
     ({"schema_version": 1, "hardware": {}}, "this is already a sitegen result file"),
 ])
 def test_other_documents_are_refused(data: Any, message: str) -> None:
-    [text] = refusal(data)
-    assert message in text
+    first, *formats = refusal(data)
+    assert message in first
+    # A file of no known format is followed by the list of formats, one line each.
+    from sitegen.collect.adapters.registry import FORMATS
+
+    named = [line.split(" — ", 1)[1].split(":", 1)[0] for line in formats]
+    assert named == ([] if "already" in message else ["a sitegen result file", *(f.name for f in FORMATS)])
 
 
 def test_raw_file_on_disk_is_read_gzip_or_not(tmp_path: Path) -> None:

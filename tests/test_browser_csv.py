@@ -25,7 +25,7 @@ pytestmark = pytest.mark.browser
 ALL_COLUMNS = [
     "phase", "context_tokens", "concurrency", "status", "total_tokens_per_s", "per_request_tokens_per_s",
     "ttft_ms", "time_between_tokens_ms", "average_active_requests", "completed_requests", "output_tokens",
-    "measured_s", "prompt_tokens", "output_tokens_per_request",
+    "measured_s", "prompt_tokens", "prompt_chunk_tokens", "output_tokens_per_request",
     *(f"{figure}_{name}" for figure in ("ttft_ms", "time_between_tokens_ms", "per_request_tokens_per_s")
       for name in ("mean", "p50", "p90", "p99")),
 ]
@@ -60,7 +60,7 @@ def expected_csv(document: dict[str, Any]) -> list[list[str]]:
         rows.append({"phase": "prefill", "context_tokens": p["context_tokens"], "concurrency": 1, "status": "valid",
                      "total_tokens_per_s": p.get("prompt_tokens_per_s"), "ttft_ms": p.get("ttft_ms"),
                      "completed_requests": p.get("samples"), "prompt_tokens": p.get("prompt_tokens"),
-                     **_statistics(p)})
+                     "prompt_chunk_tokens": p.get("prompt_chunk_tokens"), **_statistics(p)})
     for c in decode:
         rows.append({"phase": "decode", **{k: v for k, v in c.items() if k in DECODE_COLUMNS}, **_statistics(c)})
     header = [c for c in ALL_COLUMNS if any(_text(row.get(c)) for row in rows)] if rows else ALL_COLUMNS

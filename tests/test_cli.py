@@ -20,7 +20,7 @@ def _parser_commands() -> set[str]:
 
 
 def test_every_command_of_the_parser_has_exactly_one_handler() -> None:
-    commands = {"collect", "build", "import", "check", "summary", "serve", "new", "clean"}
+    commands = {"collect", "build", "import", "check", "summary", "serve", "new", "clean", "export"}
     assert set(cli.COMMANDS) == _parser_commands() == commands
 
 

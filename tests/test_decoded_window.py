@@ -220,7 +220,8 @@ def test_wide_characters_round_trip(project: Path) -> None:
         result = entry["result"]
         result["hardware"]["notes"] = "µ — 𝛑 " * (index + 1)  # type: ignore[index]
         measurements = result["measurements"]  # type: ignore[index]
-        (measurements.get("prefill") or measurements["decode"])[0]["note"] = "𝛑 µ" * (index + 1)
+        points = measurements.get("prefill") or measurements["decode"] or measurements["load_points"]
+        points[0]["note"] = "𝛑 µ" * (index + 1)
         entries.append(store.CollectedRun(entry["id"], f"content/runs/é{index}.yaml", result))  # type: ignore[arg-type]
     store.write_collected(project / ".sitegen", entries)
     for run, entry in zip(read_collected(project / ".sitegen"), document, strict=True):

@@ -144,14 +144,19 @@ def test_vllm_sweep_folder_with_repetitions(project: Path, tmp_path: Path, capsy
     summary = load_json(point / "summary.json")
     assert [run["run_number"] for run in summary] == [0, 1]
     [cell] = imported(project)["measurements"]["decode"]
-    # Two repetitions: the cell is the one with the lower of the two middle total tok/s.
-    chosen = min(summary, key=lambda run: run["output_throughput"])
+    # Two repeats of a sweep point: the cell is their mean, with the spread and the count.
     assert cell["concurrency"] == 2
-    assert cell["context_tokens"] == round(chosen["total_input_tokens"] / chosen["completed"])
-    assert cell["total_tokens_per_s"] == close(chosen["output_throughput"])
-    assert cell["ttft_ms"] == close(chosen["median_ttft_ms"])
+    assert cell["context_tokens"] == round(sum(r["total_input_tokens"] / r["completed"] for r in summary) / 2)
+    totals = [run["output_throughput"] for run in summary]
+    assert cell["total_tokens_per_s"] == close(sum(totals) / 2)
+    assert cell["ttft_ms"] == close(sum(run["median_ttft_ms"] for run in summary) / 2)
+    assert cell["time_between_tokens_ms"] == close(sum(run["median_tpot_ms"] for run in summary) / 2)
+    assert cell["completed_requests"] == sum(run["completed"] for run in summary)
+    spread = cell["repeats"]["spread"]["total_tokens_per_s"]
+    assert cell["repeats"]["count"] == 2
+    assert spread["min"] == close(min(totals)) and spread["max"] == close(max(totals))
+    assert spread["stddev"] == close(abs(totals[0] - totals[1]) / math.sqrt(2))  # n − 1 = 1
     assert cell["source_values"]["repetitions"] == 2
-    assert "2 repetitions of this point" in cell["note"]
 
 
 def test_vllm_request_rate_run_is_kept_out_of_the_matrix(project: Path, tmp_path: Path) -> None:
@@ -165,7 +170,9 @@ def test_vllm_request_rate_run_is_kept_out_of_the_matrix(project: Path, tmp_path
     data = imported(project)
     assert [(c["concurrency"], c["total_tokens_per_s"]) for c in data["measurements"]["decode"]] == [
         (100, close(load_json(fixed)["output_throughput"]))]
-    assert any("rate.json:1 (driven by a request rate of 4/s" in note for note in data["provenance"]["notes"])
+    # The rate-driven run is a load point of its own (schema 1.2), never a cell.
+    assert [(p["request_rate"], p["arrival"]) for p in data["measurements"]["load_points"]] == [
+        (4.0, "poisson" if rate_run["burstiness"] == 1 else "gamma")]
 
 
 def test_vllm_nan_statistic_is_left_out(project: Path, tmp_path: Path) -> None:
@@ -394,9 +401,16 @@ def test_guidellm_reports(project: Path, tmp_path: Path, name: str) -> None:
     ttft = successful("time_to_first_token_ms")
     assert cell["statistics"]["ttft_ms"]["p99"] == close(ttft["percentiles"]["p99"])
     assert cell["statistics"]["ttft_ms"]["stddev"] == close(ttft["std_dev"])
-    totals = entry.get("request_totals") or entry["scheduler_metrics"]["requests_made"]
-    assert cell["completed_requests"] == totals["successful"]
+    # The figures cover the measured window: the successful requests the latencies were taken over,
+    # not the scheduler's requests_made, which also counts warm-up and cool-down.
+    totals = entry.get("request_totals") or metrics["request_totals"]
+    assert cell["completed_requests"] == totals["successful"] == ttft["count"]
     assert cell["source_values"].get("incomplete_requests", 0) == totals["incomplete"]
+    made = entry.get("scheduler_metrics", {}).get("requests_made")
+    if made is not None:
+        assert made["successful"] > totals["successful"]  # 30 made, 25 measured in this report
+        assert cell["source_values"]["warmup_cooldown_requests"] == made["successful"] - totals["successful"]
+        assert cell["source_values"]["warmup_duration_s"] == close(entry["warmup_duration"])
 
 
 # --- GenAI-Perf and AIPerf ----------------------------------------------------------------------
@@ -487,7 +501,11 @@ def test_a_file_of_no_known_format_is_refused(project: Path, tmp_path: Path,
     path.write_text('{"throughput": 12}\n')
     assert run_import(project, [path], write_meta(tmp_path, B200_META)) == 1
     err = refused(project, capsys)
-    assert f"{path}:1: not a raw format sitegen can import: expected an llm-inference-bench" in err
+    assert f"{path}:1: not a raw format sitegen can import; the formats it reads, and what tells each apart" in err
+    for told in ("a sitegen result file: `schema_version` with `hardware`", "GuideLLM report: a `benchmarks` list",
+                 "AIPerf profile export: `input_config` with `loadgen` or `phases`",
+                 "llama-bench output: rows with `build_commit`", "vLLM bench serve result: `model_id`"):
+        assert told in err
 
 
 def test_files_of_two_tools_are_not_one_run(project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -69,7 +69,7 @@ def contexts() -> dict[str, type]:
 
 def test_every_page_template_is_planned(contexts: dict[str, type]) -> None:
     shipped = {path.relative_to(TEMPLATES).as_posix() for path in (TEMPLATES / "pages").glob("*.html")}
-    shipped |= {"feed.xml", "sitemap.xml"}
+    shipped |= {"feed.xml", "sitemap.xml", "changes.xml"}
     assert set(contexts) == shipped
 
 

@@ -120,8 +120,10 @@ def test_a_run_added_builds_only_the_listing_pages_of_its_model(project: Path,
     # A model whose added run keeps the page count, and leaves some page without it.
     for model in models:
         after = expected_pages({**models, model: models[model] + 1}, 3)
+        # A model split over pages whose part on one page changed shifts on all of them.
+        moved = {key for old, new in zip(before, after, strict=False) if old != new for key, _ in old + new}
         changed = {number for number, (old, new) in enumerate(zip(before, after, strict=False), start=1)
-                   if old != new or any(key == model for key, _ in old)}
+                   if old != new or any(key == model or key in moved for key, _ in old)}
         if len(after) == len(before) and len(changed) < len(before):
             break
     else:

@@ -33,9 +33,11 @@ def built(tmp_path_factory: pytest.TempPathFactory, shared_cache: Path) -> Path:
 
 
 def _runs(site: Path) -> list[tuple[dict[str, Any], str]]:
-    return [(json.loads(path.read_text(encoding="utf-8")),
-             (site / "runs" / path.stem / "index.html").read_text(encoding="utf-8"))
-            for path in sorted((site / "runs").glob("*.json"))]
+    """Every run with a decode matrix (a run of load points only has none), and its page."""
+    found = [(json.loads(path.read_text(encoding="utf-8")),
+              (site / "runs" / path.stem / "index.html").read_text(encoding="utf-8"))
+             for path in sorted((site / "runs").glob("*.json"))]
+    return [(document, html) for document, html in found if document["measurements"]["decode"]]
 
 
 def _section(html: str, name: str) -> str:

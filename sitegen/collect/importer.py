@@ -46,8 +46,10 @@ class ImportReport:
             statuses[cell["status"]] = statuses.get(cell["status"], 0) + 1
         parts = ", ".join(f"{count} {status.replace('_', ' ')}" for status, count in sorted(statuses.items()))
         cells = len(measurements["decode"])
+        loads = len(measurements.get("load_points", ()))
         return (f"{len(measurements['prefill'])} prefill points, {cells} decode cell{'s' if cells != 1 else ''}"
-                + (f" ({parts})" if parts else ""))
+                + (f" ({parts})" if parts else "")
+                + (f", {loads} load point{'s' if loads != 1 else ''}" if loads else ""))
 
 
 def default_id(data: dict[str, Any]) -> str:

@@ -49,7 +49,7 @@ TOP_LEVEL = ("schema_version", "source", "hardware", "engine", "run", "provenanc
 # Which $defs entry describes the items at each place, for the field order.
 _SECTION_DEFS = {"source": "source", "hardware": "hardware", "engine": "engine", "run": "run",
                  "provenance": "provenance", "measurements": "measurements"}
-_ITEM_DEFS = {"prefill": "prefill_point", "decode": "decode_cell"}
+_ITEM_DEFS = {"prefill": "prefill_point", "decode": "decode_cell", "load_points": "load_point"}
 _FOLD_AFTER = 80
 _WIDTH = 100
 

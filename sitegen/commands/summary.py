@@ -4,7 +4,8 @@ It lists the runs a pull request adds, changes or removes, each checked like ``s
 check`` does, with the headline figures of the valid ones, and says where the preview is.
 Which files changed comes in as the text of ``git diff --name-status`` between the base and
 the pull request (the workflow runs git; this module never does), so it can be tested
-without a repository.
+without a repository. Each added run's regressions and improvements against the previous run
+of its setup are read from the collected runs (site.setup_pages).
 """
 
 from __future__ import annotations
@@ -20,10 +21,13 @@ from sitegen.collect.local import IGNORED_SUFFIXES, RESULT_SUFFIXES
 from sitegen.commands.check import check_files
 from sitegen.config import Config
 from sitegen.errors import Problem, SitegenError
+from sitegen.github import Level, annotation
 from sitegen.model import run_from_dict
-from sitegen.site import numbers
+from sitegen.site import history, numbers
 from sitegen.site.common import hardware_name
 from sitegen.site.headlines import headlines
+from sitegen.site.setup_pages import SiteHistory, figure_words, ratio_words, where
+from sitegen.store import read_collected
 
 Change = Literal["added", "changed", "removed"]
 PREVIEW_ARTIFACT = "site-preview"
@@ -128,9 +132,87 @@ def _problem_lines(checked: CheckedEntry) -> list[str]:
     return lines
 
 
-def pr_summary(config: Config, name_status: str, *, cwd: Path | None = None, preview_url: str | None = None,
-               artifact: str = PREVIEW_ARTIFACT) -> str:
-    """The job-summary Markdown for a pull request whose changed files ``name_status`` lists."""
+@dataclass(frozen=True)
+class SetupFinding:
+    """A regression or an improvement an added run shows against the previous run of its setup."""
+
+    run: ChangedRun
+    change: history.Change
+
+
+def setup_findings(config: Config, name_status: str,
+                   cwd: Path | None = None) -> list[SetupFinding] | None:
+    """Every regression and improvement of the runs a pull request adds, each against the
+    previous run of its setup, from the collected runs (``sitegen collect`` first); None when
+    there is no collected file to read."""
+    changes = parse_name_status(name_status)
+    added = {run.run_id: run for run in changed_runs(config, changes, cwd or Path.cwd())
+             if run.change == "added"}
+    if not added:
+        return []
+    try:
+        runs = read_collected(config.state_dir)
+    except SitegenError:
+        return None
+    site_history = SiteHistory.of(runs, config.change_threshold)
+    setup_of = site_history.setup_of
+    flagged = (history.REGRESSION, history.IMPROVEMENT)
+    found: list[SetupFinding] = []
+    for setup in sorted({setup_of[run_id] for run_id in added if run_id in setup_of}):
+        found += [SetupFinding(added[change.run], change) for change in site_history.changes(setup)
+                  if change.run in added and change.verdict in flagged]
+    return found
+
+
+def finding_annotations(config: Config, findings: list[SetupFinding]) -> list[str]:
+    """Each finding as a workflow command on the added file (a warning for a regression)."""
+    lines = []
+    for item in findings:
+        change = item.change
+        problem = Problem(config.display(item.run.path), None, change.verdict,
+                          _finding_text(change))
+        level: Level = "warning" if change.verdict == history.REGRESSION else "notice"
+        lines.append(annotation(problem, level))
+    return lines
+
+
+def _finding_text(change: history.Change) -> str:
+    return (f"{change.verdict}: {figure_words(change)} at {where(change)} "
+            f"{_value_text(change.before)} → {_value_text(change.after)} "
+            f"({ratio_words(change.ratio)}) against {change.previous_run}, the previous run of "
+            f"setup {change.setup} (rule: {change.rule})")
+
+
+def _value_text(value: float | None) -> str:
+    return numbers.MISSING if value is None else f"{value:,.4g}"
+
+
+def _findings_lines(findings: list[SetupFinding] | None) -> list[str]:
+    lines = ["### Changes against the previous run of each setup", ""]
+    if findings is None:
+        return [*lines, "Not worked out: run `sitegen collect` before `sitegen summary`.", ""]
+    if not findings:
+        return [*lines, "No added run regressed or improved a figure against the previous run "
+                        "of its setup.", ""]
+    lines += ["| | run | figure | where | before | after | change | previous run |",
+              "|---|---|---|---|---|---|---|---|"]
+    for item in findings:
+        change = item.change
+        mark = "🔻 regression" if change.verdict == history.REGRESSION else "🔺 improvement"
+        cells = [mark, f"`{change.run}`", figure_words(change), _cell(where(change)),
+                 _value_text(change.before), _value_text(change.after), ratio_words(change.ratio),
+                 f"`{change.previous_run}`"]
+        lines.append("| " + " | ".join(cells) + " |")
+    return [*lines, "", f"Rule: a change {_cell(findings[0].change.rule)}.", ""]
+
+
+def pr_summary(config: Config, name_status: str, *, cwd: Path | None = None,
+               preview_url: str | None = None, artifact: str = PREVIEW_ARTIFACT,
+               findings: list[SetupFinding] | bool | None = False) -> str:
+    """The job-summary Markdown for a pull request whose changed files ``name_status`` lists;
+    ``findings``: its added runs' changes (setup_findings), worked out here when not given."""
+    if findings is False:
+        findings = setup_findings(config, name_status, cwd)
     runs = changed_runs(config, parse_name_status(name_status), cwd or Path.cwd())
     lines = ["## Benchmark runs in this pull request", ""]
     if not runs:
@@ -158,6 +240,8 @@ def pr_summary(config: Config, name_status: str, *, cwd: Path | None = None, pre
             for item in invalid:
                 lines += _problem_lines(item)
             lines.append("")
+        if any(run.change == "added" for run in runs):
+            lines += _findings_lines(None if findings is True else findings)
         removed = [run.run_id for run in runs if run.change == "removed"]
         if removed:
             lines += ["Removed (their pages and permalinks disappear): " + ", ".join(f"`{run_id}`" for run_id in removed), ""]

@@ -6,7 +6,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sitegen.config import DEFAULT_PRESETS, DEFAULT_SERVICE_LEVELS, Config, Preset, Price, ServiceLevel
+from sitegen.config import (
+    DEFAULT_CHANGE_THRESHOLD,
+    DEFAULT_PRESETS,
+    DEFAULT_SERVICE_LEVELS,
+    Config,
+    Preset,
+    Price,
+    ServiceLevel,
+)
 from sitegen.model import Run
 from sitegen.site.capacity import CellGrid, GridFacts, Outline, Remembered, outline_of, price_for
 from sitegen.site.figure_cache import StoredFigures
@@ -23,10 +31,13 @@ class Settings:
     presets: tuple[Preset, ...] = DEFAULT_PRESETS
     # Not a figure's rule, but what runs are grouped by (groups.use_accelerator_aliases).
     accelerator_aliases: tuple[tuple[str, str], ...] = ()
+    change_threshold: float = DEFAULT_CHANGE_THRESHOLD  # the changes rule (history.Rule)
 
     @classmethod
     def of(cls, config: Config) -> Settings:
-        return cls(config.service_levels, config.prices, config.presets, config.accelerator_aliases)
+        return cls(config.service_levels, config.prices, config.presets,
+                   accelerator_aliases=config.accelerator_aliases,
+                   change_threshold=config.change_threshold)
 
     def level(self, name: str | None) -> ServiceLevel | None:
         return next((level for level in self.service_levels if level.name == name), None)

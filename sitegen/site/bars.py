@@ -11,9 +11,10 @@ bytes a bar where an inline SVG took two hundred.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sitegen.model import Run
+from sitegen.model import PrefillPoint, Run
 from sitegen.site import numbers
 
 
@@ -38,6 +39,7 @@ class BarRow:
 class BarChart:
     caption: str
     rows: tuple[BarRow, ...]
+    wide_series: bool = False  # series named by words ("pp512"), not one letter: a wider label
 
 
 # One step is 1 % of the track, a few pixels: as fine as the figure printed beside it (three
@@ -54,9 +56,33 @@ def prefill_bars(runs: list[tuple[str, Run]], places: list[int] | None = None) -
     """Prompt tok/s by context length for one run (label ``""``) or several, side by side.
     ``places``: each run's place in a comparison (its colour ``c<place>``) when some compared
     runs are left out for want of prefill figures; default, their order here."""
+    return _bars([(label, run.prefill) for label, run in runs], places)
+
+
+def prompt_sizes(run: Run) -> list[int]:
+    """The prompt sizes of a run's prefill points, where it measured several (llama-bench -p)."""
+    sizes = sorted({point.prompt_chunk_tokens for point in run.prefill if point.prompt_chunk_tokens})
+    return sizes if len(sizes) > 1 else []
+
+
+def prefill_bars_by_prompt(run: Run) -> BarChart | None:
+    """One run's prefill with a series per prompt size, each by context length; None when the
+    run measured one prompt size (or gives none)."""
+    sizes = prompt_sizes(run)
+    if not sizes:
+        return None
+    # llama-bench's own short names (pp512: a 512-token prompt) fit the bar's label.
+    series: list[tuple[str, Sequence[PrefillPoint]]] = [
+        (f"pp{size}", tuple(p for p in run.prefill if p.prompt_chunk_tokens == size)) for size in sizes]
+    chart = _bars(series, list(range(len(series))))
+    return (BarChart("prompt tok/s by context length, a bar per prompt size (ppN: a prompt of N tokens)",
+                     chart.rows, wide_series=True) if chart else None)
+
+
+def _bars(runs: list[tuple[str, Sequence[PrefillPoint]]], places: list[int] | None) -> BarChart | None:
     by_context: dict[int, dict[int, tuple[float, float | None]]] = {}
-    for index, (_, run) in enumerate(runs):
-        for point in run.prefill:
+    for index, (_, prefill) in enumerate(runs):
+        for point in prefill:
             if point.prompt_tokens_per_s is not None:
                 # A run with several chunk sizes at one context shows its first, as its table does.
                 by_context.setdefault(point.context_tokens, {}).setdefault(

@@ -48,6 +48,7 @@ from sitegen.site.index_page import SEARCH_INDEX, search_index_of
 from sitegen.site.output_folder import check_output_folder
 from sitegen.site.pages import KEY_HALF, PlanMemory, PlannedPage, plan
 from sitegen.site.render import environment, render
+from sitegen.site.setup_pages import changes_json
 from sitegen.site.site_folders import current_identity
 from sitegen.site.write import MARKER, StagedOutput
 from sitegen.store import (
@@ -242,6 +243,11 @@ def _build(config: Config, force_output: bool) -> BuildSummary:
                            lambda: setups_json(runs, analysis.fragments))
             _write_or_keep(output, manifest, entries, config.output_dir, "data/capacity.json", index_key,
                            lambda: capacity_json(runs, analysis))
+            site_history = memory.history
+            # One record per run × figure, joined from each setup's (setup_pages).
+            if site_history is not None:
+                _write_or_keep(output, manifest, entries, config.output_dir, "data/changes.json",
+                               site_history.all_key, lambda: changes_json(site_history))
             # Derived cells per context for the index's operating-point picker, fetched on demand.
             _write_points(output, manifest, entries, config.output_dir, site, runs, analysis, memory.groups)
             # What the index's filters fetch on first use: every row, compact.

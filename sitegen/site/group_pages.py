@@ -23,6 +23,7 @@ from sitegen.site.index_page import PointChoice, PresetLink, RunRow, group_conte
 from sitegen.site.json_rows import dumps
 from sitegen.site.labels import distinguishing_labels, with_label
 from sitegen.site.plots import Plot
+from sitegen.site.setup_pages import SetupLink
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,7 @@ class GroupPageContext:
     presets_anchor: str  # where this group's runs are on the static views
     choice: PointChoice
     reference_context: str
+    setups: tuple[SetupLink, ...] = ()  # its setups over time (setup_pages.with_setups)
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,10 @@ from sitegen.model import Run, Status
 from sitegen.site.capacity import match_context
 
 REFERENCE_CONTEXT = 8192  # 8K: measured by most runs, and a common chat-sized prompt
+# A prompt of fewer tokens is not a prefill figure (llama-bench's pp1 is one token's latency);
+# of the larger ones, the headline takes the prompt size nearest llama-bench's default, 512.
+MIN_PREFILL_PROMPT = 256
+REFERENCE_PROMPT = 512
 
 
 @dataclass(frozen=True)
@@ -30,7 +34,9 @@ class Headlines:
     prefill_first: float | None  # prompt tok/s at the reference context
     prefill_first_context: int | None
     largest_context: int | None  # the longest context with a measurement
-    accelerators: int  # what per-accelerator figures divide by
+    # The prompt size of prefill_first where the run measured several (llama-bench's -p list)
+    prefill_first_prompt: int | None
+    accelerators: int  # what per-accelerator figures divide by (last: the figure cache checks it)
 
 
 _MEASURED = {status.value for status in Status if status.measured}
@@ -52,7 +58,7 @@ def headlines(run: Run) -> Headlines:
                                         -(c.get("output_tokens_per_request") or 0)), default=None)
     prefill = [p for p in measurements["prefill"] if p.get("prompt_tokens_per_s") is not None]
     prefill_context = match_context({p["context_tokens"] for p in prefill}, REFERENCE_CONTEXT)
-    first = min((p for p in prefill if p["context_tokens"] == prefill_context), key=_context_order, default=None)
+    first = _headline_prefill([p for p in prefill if p["context_tokens"] == prefill_context])
     contexts = [c["context_tokens"] for c in measured] + [p["context_tokens"] for p in prefill]
     return Headlines(
         decode_single=single["total_tokens_per_s"] if single else None,
@@ -64,7 +70,24 @@ def headlines(run: Run) -> Headlines:
         prefill_first_context=first["context_tokens"] if first else None,
         largest_context=max(contexts, default=None),
         accelerators=run.hardware.count,
+        prefill_first_prompt=first.get("prompt_chunk_tokens") if first and _prompt_sizes(prefill) > 1 else None,
     )
+
+
+def _prompt_sizes(points: list[dict[str, Any]]) -> int:
+    return len({p.get("prompt_chunk_tokens") for p in points if p.get("prompt_chunk_tokens")})
+
+
+def _headline_prefill(points: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """Of the prefill points at one context, the headline's: a point without a prompt size (one
+    per context), else the prompt size nearest REFERENCE_PROMPT (the larger on a tie), never one
+    under MIN_PREFILL_PROMPT tokens."""
+    sized = [p for p in points if p.get("prompt_chunk_tokens")]
+    if len(sized) < len(points) or not sized:
+        return min(points, key=_context_order, default=None)
+    large = [p for p in sized if p["prompt_chunk_tokens"] >= MIN_PREFILL_PROMPT]
+    return min(large, key=lambda p: (abs(p["prompt_chunk_tokens"] - REFERENCE_PROMPT), -p["prompt_chunk_tokens"]),
+               default=None)
 
 
 class HeadlineBook:

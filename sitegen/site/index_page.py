@@ -147,6 +147,13 @@ def _off_reference(context: int | None, suffix: str) -> str | None:
     return f"{numbers.context(context)} {suffix}"
 
 
+def _prompt_said(prompt: int | None, where: str | None) -> str | None:
+    """A prefill figure's prompt size, where the run measured several (llama-bench's pp512)."""
+    if prompt is None:
+        return where
+    return f"{where}, {prompt:,}-token prompt" if where else f"{prompt:,}-token prompt"
+
+
 def preset_links(site: Site, analysis: Analysis) -> tuple[PresetLink, ...]:
     links = []
     for preset in analysis.settings.presets:
@@ -228,7 +235,9 @@ def run_row(site: Site, run: Run, groups: dict[tuple[str, str], Group], analysis
         decode_peak=_figure(figures.decode_peak, f"{numbers.context(figures.decode_peak_context)} × "
                             f"{figures.decode_peak_concurrency}" if figures.decode_peak_context is not None else None,
                             count, noun),
-        prefill_first=_figure(figures.prefill_first, _off_reference(figures.prefill_first_context, "context")),
+        prefill_first=_figure(figures.prefill_first, _prompt_said(figures.prefill_first_prompt,
+                                                                  _off_reference(figures.prefill_first_context,
+                                                                                 "context"))),
         largest_context=Cell(numbers.context(largest), str(largest)) if largest is not None else Cell(numbers.MISSING),
         filters=(("model", model_group.label), ("accelerator", hardware_group.label),
                  ("engine", run.engine.name), ("quantization", run.engine.quantization or "")),

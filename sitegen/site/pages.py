@@ -44,6 +44,13 @@ from sitegen.site.index_page import IndexListing, index_listing, index_page, ind
 from sitegen.site.labels import distinguishing_labels
 from sitegen.site.paging import Paging, listed_models
 from sitegen.site.run_page import run_links, run_page, with_links
+from sitegen.site.setup_pages import (
+    SiteHistory,
+    history_pages,
+    run_history,
+    setup_path,
+    with_setups,
+)
 
 
 @dataclass(frozen=True)
@@ -110,6 +117,7 @@ class PlanMemory:
     last_groups: Mapping[str, str] = field(default_factory=dict)
     last_key: Callable[[str], str | None] = lambda path: None
     groups: dict[str, str] = field(default_factory=dict)
+    history: SiteHistory | None = None  # the plan's setups and their changes (setup_pages)
 
 
 def plan(site: Site, runs: list[Run], analysis: Analysis | None = None,
@@ -127,6 +135,14 @@ def plan(site: Site, runs: list[Run], analysis: Analysis | None = None,
     groups = site_groups(runs)
     pairs = natural_pairs(runs)
     run_labels = distinguishing_labels(runs)
+    site_history = SiteHistory.of(runs, settings.change_threshold, analysis.fragments)
+    memory.history = site_history
+    setup_of = site_history.setup_of
+    setup_keys = {setup: site_history.key(setup) for setup in site_history.setups}
+    # A setup's key is kept with the groups' digests: a run whose setup is as it was keeps its key.
+    memory.groups.update((setup_path(setup), key) for setup, key in setup_keys.items())
+    setups_as_before = {setup for setup, key in setup_keys.items()
+                        if memory.last_groups.get(setup_path(setup)) == key}
 
     # Each run's model and accelerator group keys, read off the groups (20,000 runs are asked
     # for them several times a plan: model_key and accelerator_key each time cost a tenth of it).
@@ -227,7 +243,7 @@ def plan(site: Site, runs: list[Run], analysis: Analysis | None = None,
     def make_run_page(run: Run, path: str) -> Page:
         at = site.at(path)
         return run_page(at, run, groups, run_labels.get(run.id, ""), run_comparisons(at, run, comparable(run), paired),
-                        analysis)
+                        analysis, run_history(at, run, site_history))
 
     def patch_run_page(run: Run, path: str, page: bytes) -> bytes | None:
         # The page as the last build left it, with its last section (its links) made anew:
@@ -244,13 +260,16 @@ def plan(site: Site, runs: list[Run], analysis: Analysis | None = None,
         path = f"runs/{run.id}/index.html"
         # Its model's and accelerator's runs as they were: its key as it was (PlanMemory).
         model_group, hardware_group = in_groups[run.id]
-        page_key = memory.last_key(path) if model_group in as_before and hardware_group in as_before else None
+        groups_as_before = model_group in as_before and hardware_group in as_before \
+            and (run.id not in setup_of or setup_of[run.id] in setups_as_before)
+        page_key = memory.last_key(path) if groups_as_before else None
         if page_key is None:
             # Two halves (PlannedPage.patch): all the page shows but its last section, which holds
             # the links to the runs beside it (they change when a run is added next to it, while
             # the rest of its page does not); then those links.
             membership = _Verbatim.of_text(membership_text[run.id].decode())
-            page_key = _key(site_text, settings_text, path, membership)[:KEY_HALF] \
+            in_setup = (setup_keys[setup_of[run.id]],) if run.id in setup_of else ()
+            page_key = _key(site_text, settings_text, path, membership, *in_setup)[:KEY_HALF] \
                 + _key(linked(run), sorted(pairs_of[run.id]))[:KEY_HALF]
         planned.append(PlannedPage(path, page_key, lambda run=run, path=path: make_run_page(run, path),  # type: ignore[misc]
                                    lambda page, run=run, path=path: patch_run_page(run, path, page)))  # type: ignore[misc]
@@ -281,10 +300,14 @@ def plan(site: Site, runs: list[Run], analysis: Analysis | None = None,
     for group in sorted(groups.values(), key=lambda g: g.path):
         group_pairs = pairs_in.get((group.kind, group.key), [])
         path = f"{group.path}index.html"
+        linked_setups = site_history.in_group(group.kind, group.key)
         planned.append(PlannedPage(
             path,
-            _key(path, group.label, digests[(group.kind, group.key)], group_pairs),
-            lambda group=group, path=path: group_page(site.at(path), group, groups, pairs, analysis),  # type: ignore[misc]
+            _key(path, group.label, digests[(group.kind, group.key)], group_pairs,
+                 *([setup_keys[setup] for setup in linked_setups] if linked_setups else [])),
+            lambda group=group, path=path, linked=linked_setups: with_setups(  # type: ignore[misc]
+                group_page(site.at(path), group, groups, pairs, analysis), site.at(path), linked,
+                site_history),
         ))
     # One page per natural pair (older, newer); its swap to A against B is a link within it.
     for a, b in pairs:
@@ -305,6 +328,8 @@ def plan(site: Site, runs: list[Run], analysis: Analysis | None = None,
     planned.append(PlannedPage("compare/index.html", everything,
                                lambda: compare_app_page(site.at("compare/index.html"), runs, pairs, run_labels,
                                                         analysis.fragments, memory.groups)))
+    planned += [PlannedPage(path, _key(site_text, path, key), make)
+                for path, key, make in history_pages(site, site_history, setup_keys)]
     not_found = site.served_anywhere("404.html")
     planned.append(PlannedPage("404.html", _key(not_found), lambda: Page("404.html", "pages/404.html",
                                                                         NotFoundPageContext(not_found, "Page not found"))))

@@ -13,12 +13,14 @@ from sitegen.model import DecodeCell, PrefillPoint, Run, Status
 from sitegen.plausibility import describe
 from sitegen.site import labels, numbers
 from sitegen.site.analysis import Analysis
-from sitegen.site.bars import BarChart, prefill_bars
+from sitegen.site.bars import BarChart, prefill_bars, prefill_bars_by_prompt, prompt_sizes
 from sitegen.site.capacity import cost_per_million_tokens
 from sitegen.site.capacity_page import RunCapacity, money, run_capacity
 from sitegen.site.common import Field, Page, Site, engine_summary, fields, hardware_name, model_name, repository_link
 from sitegen.site.groups import Group, accelerator_key, model_key
+from sitegen.site.load_point_view import LoadPointTable, load_point_table
 from sitegen.site.prose import markdown
+from sitegen.site.setup_pages import RunHistory
 
 # A status's class on its matrix cell and measurements row (style.css, "Run page"): short, as a
 # run page has 73 rows and 64 cells; a valid one needs none.
@@ -98,6 +100,8 @@ class MeasurementRow:
     output_tokens: Markup
     measured: Markup
     output_length: Markup = _EMPTY  # this cell's own output length, for sources that vary it
+    prompt_size: Markup = _EMPTY  # a prefill point's prompt size, for runs that measured several
+    repeats: Markup = _EMPTY  # a repeated cell's count and total tok/s range (vllm bench sweep)
     # Rows its Phase and Context cells span (rowspan): the same phase or context on the rows
     # below is said once, not on each row (issue 18); 0 where a row above spans this one.
     phase_rows: int = 1
@@ -199,6 +203,11 @@ class RunPageContext:
     provenance: tuple[str, ...]
     result_href: str  # the run's canonical JSON; the CSV is made from it in the browser (site.js)
     related: tuple[Field, ...]
+    varied_prompt: bool = False  # several prompt sizes (llama-bench -p): the table shows each row's
+    with_repeats: bool = False  # some cells are the mean of repeats: the table shows their spread
+    # Open-loop points (schema 1.2), in their own table and chart; the run's setup over time.
+    load_points: LoadPointTable | None = None
+    history: RunHistory | None = None
 
 
 def _hardware_fields(run: Run) -> tuple[Field, ...]:
@@ -349,6 +358,7 @@ def _measurement_rows(run: Run) -> tuple[MeasurementRow, ...]:
             completed=_figure(numbers.integer(p.samples)),
             output_tokens=_DASH,
             measured=_DASH,
+            prompt_size=_figure(numbers.integer(p.prompt_chunk_tokens) if p.prompt_chunk_tokens else ""),
         )
         for p in run.prefill
     ]
@@ -369,10 +379,20 @@ def _measurement_rows(run: Run) -> tuple[MeasurementRow, ...]:
             output_tokens=_figure(numbers.integer(c.output_tokens)),
             measured=_figure(numbers.seconds(c.measured_s)),
             output_length=_figure(numbers.integer(c.output_tokens_per_request) if c.output_tokens_per_request else ""),
+            repeats=_figure(_repeats_said(c)),
         )
         for c in run.decode
     ]
     return _spanned(rows)
+
+
+def _repeats_said(cell: DecodeCell) -> str:
+    """"3 × (1,180.2–1,260.5 tok/s)": how many repeats the cell's mean is of, and their range."""
+    if not cell.repeats:
+        return ""
+    spread = cell.repeats["spread"].get("total_tokens_per_s")
+    shown = f" ({numbers.rate(spread['min'])}–{numbers.rate(spread['max'])} tok/s)" if spread else ""
+    return f"{cell.repeats['count']} ×{shown}"
 
 
 def _spanned(rows: list[MeasurementRow]) -> tuple[MeasurementRow, ...]:
@@ -523,7 +543,8 @@ def with_links(page: bytes, links: str) -> bytes | None:
 
 
 def run_page(site: Site, run: Run, groups: dict[tuple[str, str], Group], label: str = "",
-             comparisons: tuple[Field, ...] = (), analysis: Analysis | None = None) -> Page:
+             comparisons: tuple[Field, ...] = (), analysis: Analysis | None = None,
+             history: RunHistory | None = None) -> Page:
     """The speed-test-matrix page of one run, at /runs/<id>/; ``label`` tells it from runs of
     the same model, accelerator and engine (labels.distinguishing_labels); ``comparisons``
     link it to comparisons with the other runs of its model and accelerator."""
@@ -544,7 +565,7 @@ def run_page(site: Site, run: Run, groups: dict[tuple[str, str], Group], label: 
         engine=_engine_fields(run),
         run_fields=_run_fields(run),
         launch_command=run.engine.launch_command,
-        prefill_bars=prefill_bars([("", run)]),
+        prefill_bars=prefill_bars_by_prompt(run) or prefill_bars([("", run)]),
         matrix=_matrix(run, analysis.price(run)),
         capacity=run_capacity(site, run, analysis),
         explanations=_explanations(run),
@@ -563,6 +584,10 @@ def run_page(site: Site, run: Run, groups: dict[tuple[str, str], Group], label: 
         source=_source_fields(run),
         provenance=run.provenance.notes if run.provenance else (),
         result_href=result_href,
+        load_points=load_point_table(run),
+        history=history,
         related=related,
+        varied_prompt=bool(prompt_sizes(run)),
+        with_repeats=any(c.repeats for c in run.decode),
     )
     return Page(f"runs/{run.id}/index.html", "pages/run.html", context)

@@ -73,7 +73,8 @@
   // say the browser makes the file and that the JSON holds the same figures.
   var CSV_COLUMNS = ["phase", "context_tokens", "concurrency", "status", "total_tokens_per_s",
     "per_request_tokens_per_s", "ttft_ms", "time_between_tokens_ms", "average_active_requests",
-    "completed_requests", "output_tokens", "measured_s", "prompt_tokens", "output_tokens_per_request"];
+    "completed_requests", "output_tokens", "measured_s", "prompt_tokens", "prompt_chunk_tokens",
+    "output_tokens_per_request"];
   var CSV_STATISTICS = [];
   ["ttft_ms", "time_between_tokens_ms", "per_request_tokens_per_s"].forEach(function (figure) {
     ["mean", "p50", "p90", "p99"].forEach(function (name) { CSV_STATISTICS.push([figure, name]); });
@@ -117,11 +118,11 @@
     var one = NUMBER_MARK + "1";
     var rows = prefill.map(function (p) {
       return ["prefill", p.context_tokens, one, "valid", p.prompt_tokens_per_s, null, p.ttft_ms, null, null,
-        p.samples, null, null, p.prompt_tokens, null].concat(statisticCells(p));
+        p.samples, null, null, p.prompt_tokens, p.prompt_chunk_tokens, null].concat(statisticCells(p));
     }).concat(decode.map(function (c) {
       return ["decode", c.context_tokens, c.concurrency, c.status, c.total_tokens_per_s, c.per_request_tokens_per_s,
         c.ttft_ms, c.time_between_tokens_ms, c.average_active_requests, c.completed_requests, c.output_tokens,
-        c.measured_s, null, c.output_tokens_per_request].concat(statisticCells(c));
+        c.measured_s, null, null, c.output_tokens_per_request].concat(statisticCells(c));
     }));
     var header = CSV_COLUMNS.concat(CSV_STATISTICS.map(function (pair) { return pair[0] + "_" + pair[1]; }));
     // A column empty in every row of the run is left out; the others keep their order and names.

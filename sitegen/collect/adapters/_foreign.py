@@ -196,8 +196,11 @@ class Adapted:
     sections: dict[str, dict[str, Any]] = field(default_factory=lambda: {name: {} for name in SECTIONS})
     prefill: list[dict[str, Any]] = field(default_factory=list)
     decode: list[dict[str, Any]] = field(default_factory=list)
+    load_points: list[dict[str, Any]] = field(default_factory=list)  # schema 1.2, open-loop points
     notes: list[str] = field(default_factory=list)
     origins: dict[str, Origin] = field(default_factory=dict)
+    # The tool's own identification of the run (provenance.tool_run): seed, sweep ids, command.
+    tool_run: dict[str, Any] = field(default_factory=dict)
     recorded: dict[str, Recorded] = field(default_factory=dict)
 
     def record(self, section: str, name: str, value: Any, node: Node, shown: str,
@@ -216,8 +219,10 @@ class Adapted:
         self.origins.pop(f"/{section}/{name}", None)
 
     def add_records(self, kind: str, records: list[Record]) -> None:
-        """Append prefill points or decode cells in order, remembering each field's origin."""
-        target = self.prefill if kind == "prefill" else self.decode
+        """Append prefill points, decode cells or load points in order, remembering each
+        field's origin."""
+        kinds = {"prefill": self.prefill, "decode": self.decode, "load_points": self.load_points}
+        target = kinds[kind]
         for record in records:
             base = f"/measurements/{kind}/{len(target)}"
             target.append(record.data)

@@ -18,6 +18,7 @@ request are refused.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from sitegen.collect.adapters import serving, vllm_bench
@@ -32,9 +33,17 @@ _LATENCIES = {"time_to_first_token": "ttft_ms", "inter_token_latency": "time_bet
 _METRICS = ("time_to_first_token", "request_throughput", "request_latency")
 
 
+# The keys that hold the load generator's settings, by export generation: ``loadgen`` (AIPerf
+# before 0.11), ``phases`` (AIPerf 0.11 on, export schema 1.x).
+_AIPERF_CONFIGS = ("loadgen", "phases")
+
+
 def looks_like_aiperf(data: Any) -> bool:
+    if isinstance(data, dict) and isinstance(data.get("per_combination_metrics"), list):
+        return data.get("aggregation_type") == "sweep" or "metadata" in data
     config = data.get("input_config") if isinstance(data, dict) else None
-    return isinstance(config, dict) and "loadgen" in config and any(key in data for key in _METRICS)
+    return (isinstance(config, dict) and any(key in config for key in _AIPERF_CONFIGS)
+            and any(key in _metrics_of(data) for key in _METRICS))
 
 
 def looks_like_genai_perf(data: Any) -> bool:
@@ -42,23 +51,37 @@ def looks_like_genai_perf(data: Any) -> bool:
     return isinstance(config, dict) and "concurrency" in config and any(key in data for key in _METRICS)
 
 
+def _metrics_of(data: dict[str, Any]) -> dict[str, Any]:
+    """Where an export keeps its metrics: at the top, or under ``records`` (AIPerf before 0.2)."""
+    records = data.get("records")
+    return records if isinstance(records, dict) else data
+
+
 def adapt(records: list[Node]) -> Adapted:
     aiperf = looks_like_aiperf(records[0].value)
     tool = "AIPerf" if aiperf else "GenAI-Perf"
-    adapted = Adapted(f"{tool} profile export{'s' if len(records) != 1 else ''} ({len(records)} run"
-                      f"{'s' if len(records) != 1 else ''})")
-    points = [_point(record, aiperf) for record in records]
+    runs = [record for record in records if record.get("per_combination_metrics") is None]
+    if runs and len(runs) < len(records):
+        # A sweep folder holds both: the per-concurrency exports keep the settings the summary lacks.
+        records = runs
+    exports = [export for record in records for export in _exports(record)]
+    adapted = Adapted(f"{tool} profile export{'s' if len(records) != 1 else ''} ({len(exports)} run"
+                      f"{'s' if len(exports) != 1 else ''})")
+    points = [_point(export, aiperf) for export in exports]
     adapted.put("run", "benchmark_tool", tool, records[0])
     adapted.put("run", "latency_statistic", "median", records[0])
-    adapted.put("run", "decode_mode", "fixed-request-count", records[0])
+    _decode_mode(adapted, exports)
     adapted.put("run", "prefill_mode", "not-measured", records[0])
-    vllm_bench.same_model(adapted, [(record, _model(record)) for record in records])
-    starts = sorted(text for record in records if (text := record.opt_text("start_time")))
+    _version(adapted, records)
+    vllm_bench.same_model(adapted, [(export.record, _model(export.record)) for export in exports
+                                    if export.record.get("input_config") is not None])
+    starts = sorted(text for export in exports if (text := export.record.opt_text("start_time")))
     if starts:
-        adapted.put("run", "date", records[0].need("start_time").iso_date() if len(starts) == 1
-                    else starts[0][:10], records[0])
+        adapted.put("run", "date", exports[0].record.need("start_time").iso_date() if len(starts) == 1
+                    else starts[0][:10], exports[0].record)
     if aiperf:
         _telemetry(adapted, records)
+    _provenance(adapted, records)
     serving.matrix(adapted, points, tool, "--concurrency N (one profile run per concurrency)")
     adapted.notes.append("per_request_tokens_per_s is AIPerf's output_token_throughput_per_user (median)." if aiperf
                          else "per_request_tokens_per_s = 1000 / median inter-token latency (derived): GenAI-Perf's "
@@ -66,71 +89,209 @@ def adapt(records: list[Node]) -> Adapted:
     return adapted
 
 
+@dataclass(frozen=True)
+class _Export:
+    """One profile run: the file (or sweep entry) it is, where its metrics are, and the load
+    generator's settings (None in a sweep summary, which keeps only the swept values)."""
+
+    record: Node
+    metrics: Node
+    load: Node | None
+    concurrency: Node | None
+
+
+def _exports(record: Node) -> list[_Export]:
+    combinations = record.get("per_combination_metrics")
+    if combinations is not None:
+        exports = []
+        for entry in combinations.elements():
+            parameters = entry.need("parameters")
+            exports.append(_Export(entry, entry.need("metrics"), None, parameters.get("concurrency")))
+        return exports
+    config = record.need("input_config")
+    load = _load(config)
+    metrics = record.get("records") if isinstance(record.value.get("records"), dict) else record
+    return [_Export(record, metrics or record, load, load.get("concurrency") if load is not None else None)]
+
+
+def _load(config: Node) -> Node | None:
+    """The load generator's settings: ``loadgen``, the profiling phase, or GenAI-Perf's config."""
+    if config.get("loadgen") is not None:
+        return config.get("loadgen")
+    phases = config.get("phases")
+    if phases is not None:
+        measured = [phase for phase in phases.elements() if phase.opt_flag("exclude_from_results") is not True]
+        profiling = [phase for phase in measured if phase.opt_text("name") == "profiling"]
+        chosen = profiling or measured
+        return chosen[-1] if chosen else None
+    return config
+
+
+def _decode_mode(adapted: Adapted, exports: list[_Export]) -> None:
+    """Fixed duration or fixed request count, from the load generator's settings; a sweep
+    summary keeps none, so it says nothing."""
+    modes: set[str] = set()
+    where: Node | None = None
+    for export in exports:
+        load = export.load
+        if load is None:
+            continue
+        duration = load.get("benchmark_duration") or load.get("duration") or load.get("measurement_interval")
+        count = load.get("request_count") or load.get("requests")
+        if duration is not None and serving.finite(duration.value) and duration.value > 0:
+            modes.add("fixed-duration")
+            where = where or duration
+        elif count is not None and serving.finite(count.value) and count.value > 0:
+            modes.add("fixed-request-count")
+            where = where or count
+    if len(modes) == 1 and where is not None:
+        adapted.put("run", "decode_mode", modes.pop(), where)
+
+
+def _version(adapted: Adapted, records: list[Node]) -> None:
+    for record in records:
+        for key in ("aiperf_version", "genai_perf_version"):
+            version = record.get(key)
+            if version is not None and isinstance(version.value, str) and version.value.strip():
+                adapted.put("run", "benchmark_tool_version", version.value.strip()[:200], version)
+                return
+
+
+def _provenance(adapted: Adapted, records: list[Node]) -> None:
+    """The export's seed, sweep identifiers, schema version and command, in provenance."""
+    first = records[0]
+    info = first.get("run_info")
+    config = first.get("input_config")
+    facts: list[str] = []
+    schema = first.get("schema_version")
+    if schema is not None and isinstance(schema.value, str) and schema.value.strip():
+        facts.append(f"export schema_version {schema.value}")
+        adapted.tool_run["export_schema_version"] = schema.value.strip()[:20]
+    sources = [node for node in (info, config, config.get("input") if config is not None else None)
+               if node is not None and isinstance(node.value, dict)]
+    for key, kind in (("random_seed", int), ("sweep_id", str), ("benchmark_id", str), ("variation_label", str),
+                      ("trial", int)):
+        found = next((node.value[key] for node in sources if node.value.get(key) is not None), None)
+        if isinstance(found, kind) and not isinstance(found, bool) and not (isinstance(found, int) and found < 0):
+            facts.append(f"{key} {found}")
+            adapted.tool_run[key] = found.strip()[:200] if isinstance(found, str) else found
+    if facts:
+        adapted.notes.append(f"AIPerf export: {', '.join(facts)}."[:2000])
+    command = next((node.value["cli_command"] for node in sources
+                    if isinstance(node.value.get("cli_command"), str)), None)
+    if command and command.strip():
+        adapted.notes.append(f"Command: {command}"[:2000])
+        adapted.tool_run["command"] = command.strip()[:20000]
+
+
 def _model(record: Node) -> Node | None:
     config = record.need("input_config")
     endpoint = config.get("endpoint")
     names = endpoint.get("model_names") if endpoint is not None and isinstance(endpoint.value, dict) else None
+    models = config.get("models")
+    if names is None and models is not None and isinstance(models.value, dict):
+        items = models.get("items")
+        first = items.elements()[0] if items is not None and items.sequence() else None
+        return first.get("name") if first is not None else None
     names = names or config.get("model")
     if names is None or not isinstance(names.value, list) or not names.value:
         return None
     return names.elements()[0]
 
 
-def _point(record: Node, aiperf: bool) -> serving.Point:
+def _invalid(record: Node) -> str:
+    """Why the export itself says the run is not valid, quoted from it ("" when it does not)."""
+    metadata = record.get("metadata")
+    if metadata is None or not isinstance(metadata.value, dict) or metadata.opt_flag("submission_valid") is not False:
+        return ""
+    reasons = metadata.get("submission_invalid_reasons")
+    quoted = (", ".join(repr(str(reason)) for reason in reasons.value)
+              if reasons is not None and isinstance(reasons.value, list) and reasons.value else "none given")
+    return f"AIPerf marked this run invalid (metadata.submission_valid false; submission_invalid_reasons: {quoted})"
+
+
+def _point(export: _Export, aiperf: bool) -> serving.Point:
+    record, metrics = export.record, export.metrics
     record.mapping()
     point = serving.Point(record, Record(record))
-    config = record.need("input_config")
-    metadata = record.get("metadata")
-    if metadata is not None and isinstance(metadata.value, dict) and metadata.opt_flag("submission_valid") is False:
-        point.failed = "AIPerf marked this run invalid (metadata.submission_valid false)"
+    invalid = _invalid(record)
+    if invalid:
+        point.failed = invalid
         return point
-    count = _value(record, "request_count", "avg")
-    errors = _value(record, "error_request_count", "avg")
+    count = _value(metrics, "request_count", "avg")
+    errors = _value(metrics, "error_request_count", "avg")
     if count == 0 or (count is None and errors):
         point.failed = f"no request succeeded ({errors or 0:g} errored)"
         return point
-    loadgen = config.get("loadgen") if aiperf else config
-    concurrency = loadgen.get("concurrency") if loadgen is not None else None
-    rate = loadgen.get("request_rate") if loadgen is not None else None
-    if rate is not None and serving.finite(rate.value) and rate.value > 0:
-        point.open_loop = f"driven by a request rate of {rate.value:g}/s"
-    elif concurrency is None:
-        point.open_loop = "no fixed concurrency is recorded"
-    else:
-        point.concurrency = concurrency.integer()
-    point.mean_input_tokens = _value(record, "input_sequence_length", "avg")
-    point.figure("total_tokens_per_s", _value(record, "output_token_throughput", "avg"), None)
+    _place(point, export)
+    point.mean_input_tokens = _value(metrics, "input_sequence_length", "avg")
+    point.input_field = " (the export has no `input_sequence_length`)"
+    point.figure("total_tokens_per_s", _value(metrics, "output_token_throughput", "avg"), None)
     for metric, figure in _LATENCIES.items():
-        point.figure(figure, _value(record, metric, "p50"), None)
-        _statistics(point, record, metric, figure)
-    if aiperf and record.get("output_token_throughput_per_user") is not None:
-        point.figure("per_request_tokens_per_s", _value(record, "output_token_throughput_per_user", "p50"), None)
-        _statistics(point, record, "output_token_throughput_per_user", "per_request_tokens_per_s")
+        point.figure(figure, _value(metrics, metric, "p50"), None)
+        _statistics(point, metrics, metric, figure)
+    if aiperf and metrics.get("output_token_throughput_per_user") is not None:
+        point.figure("per_request_tokens_per_s", _value(metrics, "output_token_throughput_per_user", "p50"), None)
+        _statistics(point, metrics, "output_token_throughput_per_user", "per_request_tokens_per_s")
     else:
-        itl = _value(record, "inter_token_latency", "p50")
+        itl = _value(metrics, "inter_token_latency", "p50")
         if itl:
             point.figure("per_request_tokens_per_s", 1000 / itl, None)
             point.statistic("per_request_tokens_per_s", "p50", 1000 / itl)
     if count is not None:
         point.record.set("completed_requests", int(count))
-    point.figure("measured_s", _value(record, "benchmark_duration", "avg"), None)
-    point.keep("mean_output_tokens", _value(record, "output_sequence_length", "avg"))
+    point.figure("measured_s", _value(metrics, "benchmark_duration", "avg"), None)
+    point.keep("mean_output_tokens", _value(metrics, "output_sequence_length", "avg"))
+    point.mean_output_tokens = _value(metrics, "output_sequence_length", "avg")
+    throughput = _value(metrics, "request_throughput", "avg")
+    if point.load is not None and throughput:
+        point.load_figures["request_throughput"] = (serving.rounded(throughput), "")
+    for metric, name in (("goodput", "goodput_requests_per_s"), ("good_request_count", "good_requests")):
+        reported = _value(metrics, metric, "avg")
+        if reported is not None:  # AIPerf's own figure against the --goodput SLOs, kept as reported
+            point.keep(name, reported)
     if errors:
         point.keep("errored_requests", errors)
     return point
 
 
-def _value(record: Node, metric: str, statistic: str) -> float | None:
-    node = record.get(metric)
+def _place(point: serving.Point, export: _Export) -> None:
+    """The point's concurrency, or why it has none (driven by a request rate)."""
+    load = export.load
+    rate = load.get("request_rate") or load.get("rate") if load is not None else None
+    kind = load.opt_text("type") if load is not None and isinstance(load.value.get("type"), str) else None
+    if rate is not None and serving.finite(rate.value) and rate.value > 0:
+        point.open_loop = f"driven by a request rate of {rate.value:g}/s"
+        point.load = serving.Load(float(rate.value), _arrival(load), max_concurrency=(
+            export.concurrency.integer() if export.concurrency is not None else None))
+    elif kind is not None and kind != "concurrency" and export.concurrency is None:
+        point.open_loop = f"a {kind!r} phase, with no fixed concurrency"
+    elif export.concurrency is None:
+        point.open_loop = "no fixed concurrency is recorded"
+    else:
+        point.concurrency = export.concurrency.integer()
+
+
+def _arrival(load: Node | None) -> str:
+    """AIPerf's arrival of requests at a rate: ``request_rate_mode``/``arrival_pattern``
+    ``constant`` is evenly spaced, anything else (its default) Poisson."""
+    mode = None
+    if load is not None and isinstance(load.value, dict):
+        mode = load.value.get("request_rate_mode") or load.value.get("arrival_pattern")
+    return "constant" if isinstance(mode, str) and mode.lower() == "constant" else "poisson"
+
+
+def _value(metrics: Node, metric: str, statistic: str) -> float | None:
+    node = metrics.get(metric)
     if node is None or not isinstance(node.value, dict):
         return None
     value = node.opt_number(statistic)
     return float(value) if value is not None and serving.finite(value) else None
 
 
-def _statistics(point: serving.Point, record: Node, metric: str, figure: str) -> None:
+def _statistics(point: serving.Point, metrics: Node, metric: str, figure: str) -> None:
     for key, name in _STATISTICS.items():
-        point.statistic(figure, name, _value(record, metric, key))
+        point.statistic(figure, name, _value(metrics, metric, key))
 
 
 def _telemetry(adapted: Adapted, records: list[Node]) -> None:

@@ -56,9 +56,15 @@ def adapt(records: list[Node]) -> Adapted:
 
 
 def _model(record: Node, entry: Node) -> Node | None:
+    """The model: the report's ``args.model`` (0.4–0.5), ``config.backend.model`` (0.6 on, the
+    report's or the benchmark's), or the worker's ``backend_model`` (≤0.3)."""
     args = record.get("args")
     if args is not None and args.get("model") is not None:
         return args.get("model")
+    for config in (record.get("config"), entry.get("config")):
+        backend = config.get("backend") if config is not None and isinstance(config.value, dict) else None
+        if backend is not None and isinstance(backend.value, dict) and isinstance(backend.value.get("model"), str):
+            return backend.get("model")
     worker = entry.get("worker")
     return worker.get("backend_model") if worker is not None else None
 
@@ -75,6 +81,9 @@ def _point(entry: Node) -> serving.Point:
         point.concurrency = streams.integer()
     else:
         rate = strategy.opt_number("rate")
+        if kind in ("constant", "poisson") and rate is not None and serving.finite(rate) and rate > 0:
+            cap = strategy.get("max_concurrency")
+            point.load = serving.Load(float(rate), kind, max_concurrency=cap.integer() if cap is not None else None)
         point.open_loop = ("the 'throughput' strategy sends requests as fast as the server takes them, with no "
                            "fixed concurrency" if kind == "throughput" else
                            f"the {kind!r} strategy" + (f" at {rate:g} requests/s" if rate else "")
@@ -87,6 +96,12 @@ def _point(entry: Node) -> serving.Point:
     metrics = entry.need("metrics")
     prompt = _successful(metrics, "prompt_token_count")
     point.mean_input_tokens = prompt.opt_number("mean") if prompt is not None else None
+    output_count = _successful(metrics, "output_token_count")
+    mean_output = output_count.opt_number("mean") if output_count is not None else None
+    point.mean_output_tokens = float(mean_output) if mean_output else None
+    achieved = _successful(metrics, "requests_per_second")
+    if point.load is not None and achieved is not None and serving.finite(achieved.opt_number("mean")):
+        point.load_figures["request_throughput"] = (serving.rounded(float(achieved.need("mean").number())), "")
     output = _successful(metrics, "output_tokens_per_second")
     if output is not None:
         point.figure("total_tokens_per_s", output.opt_number("mean"), None)
@@ -109,18 +124,39 @@ def _point(entry: Node) -> serving.Point:
     if concurrency is not None:
         point.keep("measured_concurrency", concurrency.opt_number("mean"))
     point.keep("strategy", kind)
+    _transient(point, entry, totals)
     duration = entry.opt_number("duration")
     point.figure("measured_s", duration, "duration")
     return point
 
 
 def _request_totals(entry: Node) -> dict[str, int]:
-    scheduler = entry.get("scheduler_metrics")
-    totals = scheduler.get("requests_made") if scheduler is not None else None
-    totals = totals or entry.get("request_totals")
+    """The requests the figures cover: ``metrics.request_totals`` (the measured window), else the
+    old report's ``request_totals``; the scheduler's ``requests_made`` also counts warm-up and
+    cool-down, so it is the last resort."""
+    metrics = entry.get("metrics")
+    totals = metrics.get("request_totals") if metrics is not None and isinstance(metrics.value, dict) else None
+    totals = totals or entry.get("request_totals") or _requests_made(entry)
     if totals is None:
         return {}
     return {key: child.integer() for key, child in totals.items() if child.value is not None}
+
+
+def _requests_made(entry: Node) -> Node | None:
+    scheduler = entry.get("scheduler_metrics")
+    return scheduler.get("requests_made") if scheduler is not None else None
+
+
+def _transient(point: serving.Point, entry: Node, totals: dict[str, int]) -> None:
+    """Warm-up and cool-down requests, said apart from the measured ones they are not part of."""
+    made = _requests_made(entry)
+    successful = made.opt_integer("successful") if made is not None else None
+    if successful is not None and totals.get("successful") is not None and successful > totals["successful"]:
+        point.keep("warmup_cooldown_requests", successful - totals["successful"])
+    for phase in ("warmup_duration", "cooldown_duration"):
+        seconds = entry.opt_number(phase)
+        if seconds:
+            point.keep(f"{phase}_s", float(seconds))
 
 
 def _successful(metrics: Node, name: str) -> Node | None:
@@ -138,3 +174,4 @@ def _statistics(point: serving.Point, figure: str, values: Node) -> None:
     if percentiles is not None and isinstance(percentiles.value, dict):
         for key, name in _PERCENTILES.items():
             point.statistic(figure, name, percentiles.opt_number(key))
+

@@ -250,6 +250,7 @@ def _adapt(records: list[Document]) -> Adapted:
     problems: list[Problem] = []
     formats: dict[str, list[Document]] = {}
     chosen: registry.Format | None = None
+    unknown: Document | None = None
     for record in records:
         data = record.data
         if registry.is_result_file(data):
@@ -260,11 +261,15 @@ def _adapt(records: list[Document]) -> Adapted:
         format_ = registry.recognise(data)
         if format_ is None:
             problems.append(Problem(record.source, record.line_of(""), "",
-                                    f"not a raw format sitegen can import: expected {registry.KNOWN} "
-                                    "(docs/importing.md)"))
+                                    "not a raw format sitegen can import; the formats it reads, and what tells "
+                                    "each apart, follow (docs/importing.md)"))
+            unknown = unknown or record
             continue
         formats.setdefault(format_.name, []).append(record)
         chosen = format_
+    if unknown is not None:
+        problems += [Problem(unknown.source, None, "", f"a format sitegen reads — {told}")
+                     for told in registry.formats_told_apart()]
     if problems:
         raise SitegenError(problems)
     if len(formats) > 1:
@@ -310,8 +315,12 @@ def _merge(adapted: Adapted, meta: Document | None, source: str) -> Document:
     provenance: dict[str, Any] = {"method": "imported", "imported_from": adapted.imported_from}
     if adapted.notes:
         provenance["notes"] = list(adapted.notes)
+    if adapted.tool_run:
+        provenance["tool_run"] = dict(adapted.tool_run)
     data["provenance"] = provenance
     data["measurements"] = {"prefill": adapted.prefill, "decode": adapted.decode}
+    if adapted.load_points:
+        data["measurements"]["load_points"] = adapted.load_points
     document = Document(source, data, {})
     checked = redact_document(document)[0]  # what messages may quote: see _check_meta
     problems = check_result_schema(checked) + check_numbers(checked) + check_result_rules(checked)

@@ -12,6 +12,9 @@ first two, and the context is measured (:mod:`.serving`). Figures, all as vLLM d
   tokens − 1), the per-request time between tokens; the pooled ITL is kept in source_values;
 * per-request tok/s = 1000 / ``median_tpot_ms`` — derived, named in provenance (a median
   commutes with 1/x, so this is the median per-request rate; its mean is not recorded).
+
+A run at a finite ``request_rate`` is a load point (schema 1.2), capped by ``max_concurrency``
+when set; ``burstiness`` 1 is Poisson arrivals, any other value gamma arrivals of that shape.
 """
 
 from __future__ import annotations
@@ -34,6 +37,11 @@ _RESULT_KEYS = frozenset((
     "max_output_tokens_per_s", "max_concurrent_requests", "rtfx", "run_number", "input_lens", "output_lens",
     "ttfts", "itls", "generated_texts", "errors", "best_of", "use_beam_search", "start_times",
 ))
+# Swept bench parameters that are the matrix's own coordinates (the context is measured, the
+# concurrency read from max_concurrency): a sweep over them is one run. Any other swept
+# parameter (a serve setting, an output length) is another configuration.
+LOAD_PARAMETERS = frozenset(("random_input_len", "input_len", "sonnet_input_len", "random_prefix_len",
+                             "prefix_len", "random_range_ratio", "max_concurrency", "num_prompts"))
 DERIVED_NOTE = ("per_request_tokens_per_s = 1000 / median TPOT (derived; {tool} measures time per output token, "
                 "which excludes the first token); time_between_tokens_ms is the median TPOT, and the pooled "
                 "inter-token latency (ITL) is kept in source_values.")
@@ -49,7 +57,13 @@ def adapt(records: list[Node]) -> Adapted:
     adapted = Adapted(f"{TOOL} result{'s' if len(runs) != 1 else ''} ({len(runs)} run{'s' if len(runs) != 1 else ''})")
     points = [_point(run) for run in runs]
     _run_facts(adapted, runs)
-    serving.matrix(adapted, points, TOOL, "--max-concurrency N and --request-rate inf, one run per concurrency")
+    # A sweep (``vllm bench sweep``, whose runs carry run_number) repeats each point on purpose.
+    sweep = any(isinstance(run.value, dict) and run.value.get("run_number") is not None for run in runs)
+    serving.matrix(adapted, points, TOOL, "--max-concurrency N and --request-rate inf, one run per concurrency",
+                   average_repeats=sweep)
+    if sweep and any(point.concurrency is not None for point in points):
+        adapted.notes.append("vllm bench sweep: each cell is the mean of its repeats (run=N), with the spread and "
+                             "count in repeats.")
     adapted.notes.append(DERIVED_NOTE.format(tool="vLLM"))
     return adapted
 
@@ -72,19 +86,24 @@ def _point(run: Node) -> serving.Point:
     concurrency = run.get("max_concurrency")
     request_rate = run.get("request_rate")
     rate = serving.rate(request_rate) if request_rate is not None else float("inf")
-    if concurrency is None:
-        point.open_loop = ("every request sent at once (request_rate inf, no max_concurrency)" if rate == float("inf")
-                           else f"driven by a request rate of {rate:g}/s (no max_concurrency)")
-    elif rate != float("inf"):
-        point.open_loop = (f"driven by a request rate of {rate:g}/s with max_concurrency {concurrency.integer()}: "
-                           "the rate, not the concurrency, set the load")
+    if rate != float("inf"):
+        point.load = _load(run, rate, concurrency)
+    elif concurrency is None:
+        point.open_loop = "every request sent at once (request_rate inf, no max_concurrency)"
     else:
         point.concurrency = concurrency.integer()
     input_tokens = run.opt_integer("total_input_tokens")
     point.mean_input_tokens = input_tokens / completed if input_tokens else None
     point.configuration = {key: value for key, value in run.mapping().items() if key not in _RESULT_KEYS
-                           and not key.endswith("_ms") and isinstance(value, (str, int, bool))}
+                           and key not in LOAD_PARAMETERS and not key.endswith("_ms")
+                           and isinstance(value, (str, int, bool))}
     figures(point, run, completed)
+    if point.load is not None:
+        throughput = run.opt_number("request_throughput")
+        if serving.finite(throughput) and throughput:
+            achieved = serving.rounded(throughput)
+            point.load_figures["request_throughput"] = (achieved, "request_throughput")
+        point.load_figures["failed_requests"] = (failed, "failed")
     if failed:
         point.record.set("note", f"{failed} of {completed + failed} requests failed; figures are of the completed ones")
     for key in ("num_prompts", "max_concurrent_requests", "run_number"):
@@ -92,6 +111,19 @@ def _point(run: Node) -> serving.Point:
     if request_rate is not None:
         point.keep("request_rate", str(request_rate.value))
     return point
+
+
+def _load(run: Node, rate: float, concurrency: Node | None) -> serving.Load:
+    """A rate-driven run's load: ``burstiness`` is the gamma shape of the gaps (1, the default,
+    is Poisson); ``max_concurrency`` caps the requests in flight."""
+    burstiness = run.opt_number("burstiness")
+    shape = 1.0 if burstiness is None else float(burstiness)
+    if shape <= 0:
+        raise run.need("burstiness").error(f"expected a burstiness above 0, got {shape:g}")
+    cap = concurrency.integer() if concurrency is not None else None
+    if shape == 1.0:
+        return serving.Load(rate, "poisson", max_concurrency=cap)
+    return serving.Load(rate, "gamma", shape, cap)
 
 
 def figures(point: serving.Point, run: Node, completed: int) -> None:
@@ -112,6 +144,7 @@ def figures(point: serving.Point, run: Node, completed: int) -> None:
     if output is not None:
         point.record.set("output_tokens", output, "total_output_tokens")
         point.keep("mean_output_tokens", output / completed)
+        point.mean_output_tokens = output / completed
     point.figure("measured_s", run.opt_number("duration"), "duration")
 
 
