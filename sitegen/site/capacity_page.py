@@ -517,7 +517,8 @@ def _total_at(run: Run, preset: Preset, analysis: Analysis) -> float | None:
 # --- data for scripts and the picker --------------------------------------------------------
 
 CAPACITY_FIELDS = ("run", "service_level", "context_tokens", "max_concurrency", "total_tokens_per_s",
-                   "tokens_per_s_per_accelerator", "users_per_accelerator")
+                   "tokens_per_s_per_accelerator", "users_per_accelerator", "state", "per_request_source",
+                   "ttft_judged", "stopped_at", "stopped_state", "reason", "measured_concurrency")
 
 
 def capacity_json(runs: list[Run], analysis: Analysis) -> bytes:
@@ -532,7 +533,7 @@ def capacity_json(runs: list[Run], analysis: Analysis) -> bytes:
                 ("name", level.name), ("label", level.title),
                 ("min_tokens_per_s_per_request", level.min_tokens_per_s_per_request),
                 ("max_ttft_ms", level.max_ttft_ms), ("max_time_between_tokens_ms", level.max_time_between_tokens_ms),
-                ("percentile", level.percentile)) if value is not None}
+                ("percentile", level.percentile), ("ttft", level.ttft)) if value is not None}
             for level in analysis.settings.service_levels
         ],
     }
