@@ -208,6 +208,16 @@ def capacity_tables(site: Path) -> dict[str, tuple[list[str], list[str], list[st
     return shown
 
 
+TTFT_WORDS = {"warm": "warm TTFT (prompt cached)", "cold": "cold TTFT", "unknown": "TTFT, prompt cache not stated",
+              "cold_estimate": "cold TTFT estimate: at least the measured prefill time"}
+
+
+def verdict_labels(record: dict[str, Any]) -> str:
+    """What a capacity cell says it judged: the speed's source where not reported, the TTFT."""
+    gaps = "speed from time between tokens · " if record["per_request_source"] == "time_between_tokens" else ""
+    return gaps + TTFT_WORDS[record["ttft_judged"]]
+
+
 def test_capacity_page_ranks_every_setup_and_says_it_is_derived(built: Path) -> None:
     html = (built / "_site" / "capacity" / "index.html").read_text()
     assert "not measured goodput" in html and "Derived" in html
@@ -223,8 +233,13 @@ def test_capacity_page_ranks_every_setup_and_says_it_is_derived(built: Path) -> 
         column = next(i for i, heading in enumerate(contexts) if heading == f"{label}: users per accelerator"
                       or f"at {label}" in row[2 + i * len(levels) + levels.index(record["service_level"])])
         cell = row[2 + column * len(levels) + levels.index(record["service_level"])]
+        said = verdict_labels(record)
         if record["max_concurrency"] is None:
-            assert cell.startswith("—"), (record, cell)
+            # Never "—": does not meet (even at the fewest requests measured), or cannot tell, and why.
+            fewest = record["measured_concurrency"][0]
+            words = (f"cannot tell{record['reason']}" if record["state"] == "cannot_tell" else
+                     f"does not meeteven at {fewest} request{'s' if fewest > 1 else ''}: {record['reason']}")
+            assert cell.startswith(words + said), (record, cell)
             continue
         count = results[record["run"]]["hardware"]["count"]
         total = record["total_tokens_per_s"]
@@ -232,8 +247,8 @@ def test_capacity_page_ranks_every_setup_and_says_it_is_derived(built: Path) -> 
         # requests held · total · per accelerator, or on one accelerator (where the users are the
         # requests held and the total is per accelerator) the total alone.
         beneath = f"{rate(total)}" if count == 1 else f"{record['max_concurrency']} · {rate(total)} · {rate(total / count)}"
-        assert re.fullmatch(rf"{users(record['users_per_accelerator'])} #\d+{re.escape(beneath)}(?:at [\d,.K]+)?", cell), \
-            (record, cell)
+        assert re.fullmatch(rf"{users(record['users_per_accelerator'])} #\d+{re.escape(beneath + said)}(?:at [\d,.K]+)?",
+                            cell), (record, cell)
         if count == 1:
             assert users(record["users_per_accelerator"]) == str(record["max_concurrency"])
             singles += 1
@@ -345,7 +360,7 @@ def test_a_configured_price_gives_cost_by_the_formula(project: Path) -> None:
                  and r["context_tokens"] == 32768)
     usd = 3.5 * 2 / (found["total_tokens_per_s"] * 3600) * 1e6  # two accelerators
     html = (project / "_site" / "runs" / SEED_RUN_ID / "index.html").read_text()
-    assert f"${usd:,.2f} per M tokens" in html
+    assert f"${usd:,.2f} per M tokens at $3.5/h" in html  # the price it used
     assert "a test price, not a real one" in html
     document = json.loads((project / "_site" / "runs" / f"{SEED_RUN_ID}.json").read_text())
     single = next(c for c in document["measurements"]["decode"] if (c["context_tokens"], c["concurrency"]) == (32768, 1))
@@ -457,16 +472,21 @@ def test_point_files_hold_every_cell_exactly_once_per_matching_context(built: Pa
     for path in sorted(site.glob("*/*.json")):
         text = path.read_text()
         data = json.loads(text)
-        assert data["fields"] == ["run", "accelerators", "context_tokens", "cells"]
-        assert data["columns"] == ["status", "total_tokens_per_s", "per_request_tokens_per_s", "ttft_ms"]
+        assert data["fields"] == ["run", "accelerators", "context_tokens", "cells", "accelerator",
+                                  "ttft_prompt_cache", "prefill_ms"]
+        assert data["columns"] == ["status", "total_tokens_per_s", "per_request_tokens_per_s", "ttft_ms",
+                                   "time_between_tokens_ms"]
         assert int(path.parent.name) == data["context_tokens"]
         assert len(text.splitlines()) == len(data["runs"]) + 2  # one run per line
         listed = json.loads((site / f"{path.parent.name}.json").read_text())["models"]
         assert path.stem in listed
-        for run, accelerators, context, cells in data["runs"]:
+        for run, accelerators, context, cells, accelerator, cache, prefill in data["runs"]:
             assert abs(context - data["context_tokens"]) <= 0.03 * data["context_tokens"]
-            document = json.loads((built / "_site" / "runs" / f"{run}.json").read_text())
+            document = {**json.loads((built / "_site" / "runs" / f"{run}.json").read_text()), "_id": run}
             assert accelerators == document["hardware"]["count"]
+            assert accelerator == document["hardware"]["accelerator"]
+            assert cache == document["run"].get("ttft_prompt_cache")
+            assert prefill == rule.prefill_ms(document, context)  # at the run's own context
             row = {n: cell for n, cell in zip(data["concurrency"], cells, strict=False) if cell is not None}
             found[(run, context)] = {n: [data["statuses"][cell[0]], *cell[1:]] for n, cell in row.items()}
     for path in sorted((built / "_site" / "runs").glob("*.json")):
@@ -474,7 +494,8 @@ def test_point_files_hold_every_cell_exactly_once_per_matching_context(built: Pa
         for context, cells in rows.items():
             expected = {}
             for n, c in cells.items():
-                values = [c["status"], c.get("total_tokens_per_s"), c.get("per_request_tokens_per_s"), c.get("ttft_ms")]
+                values = [c["status"], c.get("total_tokens_per_s"), c.get("per_request_tokens_per_s"), c.get("ttft_ms"),
+                          c.get("time_between_tokens_ms")]
                 while values[-1] is None:
                     values.pop()
                 expected[n] = values
@@ -527,4 +548,4 @@ def test_a_reference_figure_says_its_own_context_only_where_it_is_not_the_column
             assert " × 1" not in single and " context" not in prefill, cells
     # On its one accelerator, 8 requests held are 8 users, and beneath them the total alone.
     contexts, levels, row = capacity_tables(project / "_site")["near-8k"]
-    assert row[2 + levels.index("server")] == "8 #1240.0", (contexts, levels, row)
+    assert row[2 + levels.index("server")] == "8 #1240.0TTFT, prompt cache not stated", (contexts, levels, row)
