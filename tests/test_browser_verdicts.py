@@ -191,3 +191,32 @@ def test_the_old_single_price_is_read_as_every_accelerators_and_said_deprecated(
     params = visit.js("() => Array.from(new URLSearchParams(location.search).keys())")
     assert "price" not in params and any(key.startswith("price.") for key in params)
     visit.assert_clean()
+
+
+def ladder(record: dict[str, Any]) -> str:
+    """A record's measured ladder, where it stopped and how, as a /capacity/ cell carries it."""
+    stop = {"misses": "m", "cannot_tell": "c"}.get(record["stopped_state"] or "", "")
+    return f"{','.join(map(str, record['measured_concurrency']))}|{record['stopped_at'] or ''}|{stop}"
+
+
+@pytest.mark.parametrize("users", [1, 20, 50, 1000])
+def test_the_capacity_page_reads_for_the_readers_users(browse: Browsing, built_site: Path, users: int) -> None:
+    visit = browse.open(f"/capacity/?users={users}")
+    visit.page.wait_for_function("() => document.getElementById('users-status').textContent.length > 0")
+    cells = visit.js(r"""() => Array.from(document.querySelectorAll("td[data-a]")).map((td) => [
+        decodeURIComponent(/runs\/([^/]+)\/index\.html$/.exec(td.parentNode.querySelector("th a").href)[1]),
+        td.getAttribute("data-a"), td.innerText.split("\n")[0]])""")
+    records = published(built_site)
+    assert cells and len(cells) == len(records)  # every record once (no context merged on this site)
+    words = {"meets": "meets at {}", "fails": "does not meet at {}", "cannot_tell": "cannot tell at {}"}
+    for run_id, data, first in cells:
+        matching = [r for (run, _, _), r in records.items() if run == run_id and ladder(r) == data]
+        assert matching, (run_id, data)
+        state, at = rule.for_users(matching[0], users)
+        if state == "not_measured":
+            top = matching[0]["measured_concurrency"][-1]
+            assert first == f"not measured that high ({top} request{'s' if top > 1 else ''} at most)", first
+        else:
+            assert first == words[state].format(f"{at} request{'s' if at > 1 else ''}"), (run_id, data, first)
+    assert f"users={users}" in visit.page.url
+    visit.assert_clean()

@@ -24,6 +24,7 @@ from sitegen.site.capacity import (
     CONTEXT_TOLERANCE,
     FROM_TIME_BETWEEN_TOKENS,
     MEETS,
+    MISSES,
     UNKNOWN,
     WARM,
     Capacity,
@@ -203,6 +204,14 @@ class CapacityCell:
     cost: str
     run_context: str  # the run's own context where it differs from the column's
     labels: str = ""
+    ladder: str = ""  # what capacity.js needs for a reader's users: ladder_data
+
+
+def ladder_data(found: Capacity) -> str:
+    """The measured concurrencies, where the ladder stopped and how ("m": misses, "c": cannot
+    tell), as "1,2,4,8|8|m": enough to answer a number of users (capacity.answer_for_users)."""
+    stop = {MISSES: "m", CANNOT_TELL: "c"}.get(found.stopped_state or "", "")
+    return f"{','.join(map(str, found.measured))}|{found.stopped_at or ''}|{stop}"
 
 
 @dataclass(frozen=True)
@@ -274,12 +283,13 @@ def _capacity_cell(found: Capacity, rank: str, price: Price | None, run_context:
     figure = capacity_figure(found, price)
     if found.max_concurrency is None:
         head, why = verdict_parts(found)
-        return CapacityCell(head, "", why, "", run_context, figure.labels)
+        return CapacityCell(head, "", why, "", run_context, figure.labels, ladder_data(found))
     # On one accelerator the requests held are the users and the total is per accelerator: the
     # total alone (the pages' legends say so), not "128 · 1,907.7 · 1,907.7" in every cell.
     detail = figure.total if found.accelerators == 1 else \
         f"{found.max_concurrency} · {figure.total} · {figure.per_device}"
-    return CapacityCell(figure.users_per_device, rank, detail, figure.cost, run_context, figure.labels)
+    return CapacityCell(figure.users_per_device, rank, detail, figure.cost, run_context, figure.labels,
+                        ladder_data(found))
 
 
 def model_capacity(site: Site, group: Group, analysis: Analysis) -> tuple[tuple[str, ...], dict[str, SetupRow]]:
