@@ -41,15 +41,17 @@
         ? "not measured that high (" + plural(found[1]) + " at most)"
         : WORDS[found[0]] + plural(found[1]);
     });
-    status.textContent = users === null ? "" : "Read for " + users + " users at once: each cell names the smallest " +
-      "measured number of requests at or above " + users + " that meets the level (every smaller one measured " +
-      "meeting it too), or where the level stops being met. Nothing is extrapolated or interpolated.";
+    status.textContent = users === null ? "" : "Read for " + users + " users at once: each cell " +
+      "names the smallest measured number of requests at or above " + users + " that meets the " +
+      "level (every smaller one measured meeting it too), or where the level stops being met. " +
+      "Nothing is extrapolated or interpolated.";
   };
   var keep = function (users) {
     var params = new URLSearchParams(window.location.search);
     if (users === null) params.delete("users"); else params.set("users", String(users));
     var text = params.toString();
-    history.replaceState(null, "", (text ? "?" + text : window.location.pathname) + window.location.hash);
+    var address = (text ? "?" + text : window.location.pathname) + window.location.hash;
+    history.replaceState(null, "", address);
   };
   var read = function (text) {
     var value = Math.floor(Number(text));
