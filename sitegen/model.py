@@ -98,6 +98,7 @@ class RunInfo:
     setup: str | None = None  # the publisher's setup id, overriding the derived one (schema 1.2)
     label: str | None = None
     latency_statistic: str | None = None  # "mean" or "median": what the headline latencies are
+    ttft_prompt_cache: str | None = None  # "warm" or "cold": how the cells' TTFT was measured (1.2)
     power_measurement: str | None = None
     acknowledged_warnings: tuple[AcknowledgedWarning, ...] = ()
 

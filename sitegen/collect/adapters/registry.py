@@ -38,6 +38,9 @@ class Format:
     # What tells a record of this format apart, in a reader's words (for the refusal of a file
     # that is none of them).
     tells: str = ""
+    # run.ttft_prompt_cache of every run of this format: what the tool does before it measures
+    # TTFT (evidence per tool in docs/importing.md); None where the file cannot tell.
+    ttft_prompt_cache: str | None = None
 
 
 def _single(adapt: Callable[[Node], Adapted]) -> Callable[[list[Node]], Adapted]:
@@ -51,7 +54,8 @@ def _single(adapt: Callable[[Node], Adapted]) -> Callable[[list[Node]], Adapted]
 # llm-inference-bench's broad test.
 FORMATS: tuple[Format, ...] = (
     Format("lil-bench result document", lil_bench.looks_like, _single(lambda node: lil_bench.adapt(node.document)),
-           sweep=False, tells="a `schema` text starting with \"lil-bench-\""),
+           sweep=False, tells="a `schema` text starting with \"lil-bench-\"",
+           ttft_prompt_cache="warm"),
     Format("GuideLLM report", guidellm.looks_like, guidellm.adapt, sweep=True,
            tells="a `benchmarks` list whose entries hold `metrics` and `config` (or `args`)"),
     Format("AIPerf profile export", aiperf.looks_like_aiperf, aiperf.adapt, sweep=True,
@@ -69,7 +73,8 @@ FORMATS: tuple[Format, ...] = (
     Format("llm-d Benchmark Report", benchmark_report.looks_like, benchmark_report.adapt, sweep=True,
            tells="`version` 0.2.x, `run` with `uid`, `scenario` and `results` (a report per load point)"),
     Format("llm-inference-bench benchmark_results.json", llm_inference_bench.looks_like,
-           _single(llm_inference_bench.convert), sweep=False, tells="`metadata`, `results` or `prefill` at the top"),
+           _single(llm_inference_bench.convert), sweep=False, tells="`metadata`, `results` or `prefill` at the top",
+           ttft_prompt_cache="warm"),
 )
 
 KNOWN = ("an llm-inference-bench benchmark_results.json, a lil-bench result document, a vLLM "
