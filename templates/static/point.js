@@ -114,7 +114,7 @@
     var wanted = Number(choice.context);
     var shown = matchContext(contexts, wanted);
     if (shown !== null) field("context").value = String(shown);
-    if (choice.concurrency) field("concurrency").value = choice.concurrency;
+    field("concurrency").value = choice.concurrency || "";
     field("level").value = choice.level || "";
     field("min_tps").value = choice.min_tps;
     field("max_ttft").value = choice.max_ttft;
@@ -197,18 +197,23 @@
   var render = function (data, choice, wanted, level) {
     clear();
     table.classList.add("at-point");
-    var concurrency = Number(choice.concurrency);
+    // Without a number of requests only the capacity (and its cost) is read: it needs none.
+    var concurrency = choice.concurrency ? Number(choice.concurrency) : null;
     var entered = number(choice.price);
-    var at = contextLabel(wanted) + " × " + concurrency;
+    var at = contextLabel(wanted) + (concurrency === null ? "" : " × " + concurrency);
     var priced = entered !== null || Object.keys(data.runs).some(function (id) {
       return data.runs[id].price_usd_per_hour !== null;
     });
-    header("Total tok/s at " + at);
-    header("Per request tok/s");
-    header("TTFT");
-    header("Status", undefined, "text");
+    if (concurrency !== null) {
+      header("Total tok/s at " + at);
+      header("Per request tok/s");
+      header("TTFT");
+      header("Status", undefined, "text");
+    }
     if (level) header("Capacity at " + contextLabel(wanted) + ", " + level.name + ": users per accelerator (derived)");
-    if (priced) header("USD per million output tokens at " + at + " (derived)");
+    if (priced && (concurrency !== null || level)) {
+      header("USD per million output tokens at " + (concurrency === null ? "capacity, " : "") + at + " (derived)");
+    } else priced = false;
     var found = 0;
     Array.prototype.forEach.call(table.tBodies[0].rows, function (row) {
       var entry = data.runs[runOf(row)];
@@ -216,7 +221,9 @@
       var cell = cells.filter(function (c) { return c.concurrency === concurrency; })[0];
       var accelerators = entry ? entry.accelerators : 1;
       var price = entered !== null ? entered : entry ? entry.price_usd_per_hour : null;
-      if (!cell) {
+      if (concurrency === null) {
+        if (entry) found += 1;
+      } else if (!cell) {
         td(row, "At " + at, [["not measured", "absent"]], null);
         td(row, "Per request", [["—"]], null);
         td(row, "TTFT", [["—"]], null);
@@ -258,6 +265,7 @@
         if (price !== null && level) {
           var most = capacity(cells, level);
           if (most && most.total_tokens_per_s > 0) {
+            if (sort === null) sort = price * accelerators / (most.total_tokens_per_s * 3600) * 1e6;
             costs.push([money(price * accelerators / (most.total_tokens_per_s * 3600) * 1e6) + " at capacity", "at derived"]);
           }
         }
@@ -265,6 +273,7 @@
       }
     });
     status.textContent = found + " of " + table.tBodies[0].rows.length + " runs measured " + at +
+      (concurrency === null ? " (capacity only: choose a number of requests for each run's cell)" : "") +
       (wanted !== Number(choice.context) ? " (nearest listed context to " + contextLabel(Number(choice.context)) + ")" : "") +
       ". Per-accelerator figures, service-level verdicts, capacity and cost are derived (rules: Capacity page)" +
       (entered !== null ? "; cost at your price of $" + entered + " per accelerator-hour." : ".");
@@ -277,15 +286,26 @@
     return id ? decodeURIComponent(id[1]) : null;
   };
 
+  // The choice shown, read again when the filters change the rows (site.js's sitegen:rows);
+  // only the latest reading is drawn, whichever of the fetches ends last.
+  var current = null, readings = 0;
   var apply = function (choice) {
     keep(choice);
+    var reading = (readings += 1);
+    current = null;
     var wanted = matchContext(contexts, Number(choice.context));
-    if (wanted === null || !choice.concurrency) {
+    var level = levelOf(choice);
+    if (wanted === null) {
       clear();
       status.textContent = "No run here measured a context within ±3 % of " + choice.context + " tokens.";
       return;
     }
-    var level = levelOf(choice);
+    if (!choice.concurrency && !level) {
+      clear();
+      status.textContent = "Choose a number of requests at once, a service level, or both.";
+      return;
+    }
+    current = choice;
     // Built from the page's way back to the site root (site.js explains data-root), so the
     // picker works under any path.
     var base = (document.documentElement.getAttribute("data-root") || "") + "data/points/" + wanted;
@@ -309,7 +329,9 @@
       return Promise.all(present.models.filter(function (slug) { return listed[slug]; }).map(function (slug) {
         return load(base + "/" + slug + ".json");
       }));
-    }).then(function (files) { render({ runs: merged(files) }, choice, wanted, level); }).catch(function (error) {
+    }).then(function (files) {
+      if (reading === readings) render({ runs: merged(files) }, choice, wanted, level);
+    }).catch(function (error) {
       // Browsers do not let a page opened from disk read other files with fetch().
       status.textContent = window.location.protocol === "file:"
         ? "Reading the runs at any point needs the site served over HTTP (for example `sitegen serve`); " +
@@ -324,7 +346,12 @@
     event.preventDefault();
     apply(fromForm());
   });
+  table.addEventListener("sitegen:rows", function () {
+    if (current) apply(current); else clear();  // rows put back may still hold old point cells
+  });
   document.getElementById("point-clear").addEventListener("click", function () {
+    current = null;
+    readings += 1;
     clear();
     keep(null);
     status.textContent = "";
@@ -350,7 +377,7 @@
     });
   });
   var start = fromAddress();
-  if (start.context && start.concurrency) {
+  if (start.context && (start.concurrency || start.level || start.min_tps || start.max_ttft)) {
     toForm(start);
     apply(start);
   } else if (presets.length) {
