@@ -34,7 +34,7 @@ from sitegen.site.common import Field, Page, Site, hardware_name, model_name
 from sitegen.site.fragments import Fragments
 from sitegen.site.groups import Group, compare_path, model_key, site_groups
 from sitegen.site.json_rows import run_piece
-from sitegen.site.launch_settings import SETTINGS, parse_launch_command
+from sitegen.site.launch_settings import SETTINGS, parse_launch_command, speculative_decoding
 from sitegen.site.paging import listed_models
 from sitegen.site.plots import Plot, PlotSeries, plot
 
@@ -271,7 +271,7 @@ FACTS: tuple[tuple[str, Callable[[Run], str | None]], ...] = (
     ("Engine", lambda r: _joined(r.engine.name, r.engine.version)),
     ("Quantization", lambda r: r.engine.quantization),
     ("Parallelism", lambda r: r.engine.parallelism),
-    ("Speculative decoding", lambda r: r.engine.speculative_decoding),
+    ("Speculative decoding", lambda r: speculative_decoding(r.engine)),
     ("Benchmark tool", lambda r: _joined(r.info.benchmark_tool, r.info.benchmark_tool_version)),
     ("Decode test", lambda r: labels.DECODE_MODES.get(r.info.decode_mode or "")),
     ("Time per measurement", lambda r: numbers.seconds_setting(r.info.time_per_measurement_s)

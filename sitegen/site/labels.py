@@ -7,6 +7,7 @@ import re
 from collections.abc import Callable, Iterable
 
 from sitegen.model import Run, Status
+from sitegen.site.launch_settings import speculative_decoding
 from sitegen.site.remembered import ByRuns
 
 HARDWARE_TYPES = {
@@ -74,7 +75,7 @@ def _clip(text: str, limit: int) -> str:
 
 
 def _speculation(run: Run) -> str | None:
-    value = run.engine.speculative_decoding
+    value = speculative_decoding(run.engine)
     if not value:
         return None
     if value.strip().lower() in _NO_SPECULATION:

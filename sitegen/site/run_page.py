@@ -18,6 +18,7 @@ from sitegen.site.capacity import cost_per_million_tokens
 from sitegen.site.capacity_page import RunCapacity, money, run_capacity
 from sitegen.site.common import Field, Page, Site, engine_summary, fields, hardware_name, model_name, repository_link
 from sitegen.site.groups import Group, accelerator_key, model_key
+from sitegen.site.launch_settings import speculative_decoding
 from sitegen.site.prose import markdown
 
 # A status's class on its matrix cell and measurements row (style.css, "Run page"): short, as a
@@ -236,7 +237,7 @@ def _engine_fields(run: Run) -> tuple[Field, ...]:
     result += fields(
         ("Build", engine.build),
         ("Parallelism", engine.parallelism),
-        ("Speculative decoding", engine.speculative_decoding),
+        ("Speculative decoding", speculative_decoding(engine)),
     )
     result += [Field(name, _setting(value)) for name, value in engine.settings]
     return tuple(result)
