@@ -295,7 +295,8 @@ def group_index_page(site: Site, kind: str, groups: list[Group], analysis: Analy
             best([f.decode_peak for f in found]), best([f.prefill_first for f in found])))
 
     rows = []
-    for group in sorted(groups, key=lambda g: g.label.lower()):
+    # By a model's own name, its organisation prefix aside ("openai/gpt-oss-120b" as gpt-oss).
+    for group in sorted(groups, key=lambda g: (g.label.lower().rsplit("/", 1)[-1], g.label.lower())):
         # A group's row, kept between builds by its runs' content: the page without every
         # run's headlines, nor 2,000 rows rendered at 20,000 runs.
         href = site.url(group.path)
