@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from sitegen.parse import parse_yaml
 from sitegen.model import Engine
+from sitegen.parse import parse_yaml
 from sitegen.site.launch_settings import parse_launch_command, speculative_decoding
 
 RUNS = Path(__file__).resolve().parent.parent / "content" / "runs"
