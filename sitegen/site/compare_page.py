@@ -388,17 +388,24 @@ def decode_plot(named: list[tuple[str, int, Run]], context: int, per_device: boo
                 y_title=unit, note=note, x_domain=levels)
 
 
+def frontier_cells(run: Run, context: int | None = None) -> list[DecodeCell]:
+    """The cells a frontier is drawn from: valid, with a total and a per-request figure; with
+    ``context``, only those at it."""
+    return [c for c in run.decode if c.status is Status.VALID and c.total_tokens_per_s is not None
+            and c.per_request_tokens_per_s is not None and (context is None or c.context_tokens == context)]
+
+
 def pareto_plot(named: list[tuple[str, int, Run]], per_device: bool = True,
-                point_names: Mapping[str, str] | None = None) -> tuple[Plot | None, str | None]:
+                point_names: Mapping[str, str] | None = None, *, context: int | None = None,
+                x_title: str = "per-request tok/s") -> tuple[Plot | None, str | None]:
     """Throughput (per accelerator, as frontiers are usually read) against per-request speed,
-    each run's frontier joined. A run with
+    each run's frontier joined; with ``context``, the cells at that context only. A run with
     per-request figures at fewer than two request counts has no trade-off to draw: it is left
     out, and the note says so, rather than showing a few points that read as a slow run."""
     series = []
     left_out = []
     for label, index, run in named:
-        cells = [c for c in run.decode if c.status is Status.VALID
-                 and c.total_tokens_per_s is not None and c.per_request_tokens_per_s is not None]
+        cells = frontier_cells(run, context)
         levels = {c.concurrency for c in cells}
         if len(levels) < 2:
             where = f"only at {numbers.count_noun(next(iter(levels)), 'request')}" if levels else "none"
@@ -418,8 +425,9 @@ def pareto_plot(named: list[tuple[str, int, Run]], per_device: bool = True,
     note = (f"Left out, for lack of per-request figures at two or more request counts: {'; '.join(left_out)}."
             if left_out else None)
     unit = "tok/s per accelerator" if per_device else "total tok/s"
-    return plot("Throughput against interactivity", series, x_log=False, x_title="per-request tok/s",
-                y_title=unit, note=note), note
+    caption = "Throughput against interactivity" + ("" if context is None else f" at context {numbers.CONTEXT_ZERO}"
+                                                     if context == 0 else f" at {numbers.context(context)} context")
+    return plot(caption, series, x_log=False, x_title=x_title, y_title=unit, note=note), note
 
 
 def compare_context(site: Site, runs: list[Run], two_way: bool = False,

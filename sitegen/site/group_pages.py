@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -13,9 +14,9 @@ from markupsafe import Markup
 from sitegen.model import DecodeCell, Run
 from sitegen.site import numbers
 from sitegen.site.analysis import Analysis
-from sitegen.site.charts import MAX_SERIES, PALETTE, SHAPES, ChartSpec, Series, _canonical, prefill_overlay
+from sitegen.site.charts import MAX_SERIES, PALETTE, SHAPES, ChartSpec, Series, _canonical, _frontier, prefill_overlay
 from sitegen.site.common import Field, Page, Site, hardware_name, model_name
-from sitegen.site.compare_page import decode_plot, measured_contexts, pareto_plot, shared_contexts
+from sitegen.site.compare_page import decode_plot, frontier_cells, measured_contexts, pareto_plot, shared_contexts
 from sitegen.site.fragments import Fragments
 from sitegen.site.groups import Group, compare_path, model_key
 from sitegen.site.headlines import REFERENCE_CONTEXT
@@ -43,11 +44,37 @@ class GroupPageContext:
     prefill_note: str | None
     charted_note: str | None
     comparisons: tuple[Field, ...]
-    pareto_plot: Plot | None  # model pages: tok/s per accelerator against per-request tok/s
+    pareto: tuple[ParetoAt, ...]  # model pages: tok/s per accelerator against per-request tok/s, a context each
     presets: tuple[PresetLink, ...]
     presets_anchor: str  # where this group's runs are on the static views
     choice: PointChoice
     reference_context: str
+
+
+@dataclass(frozen=True)
+class FrontierFigure:
+    """One point of a frontier chart in words, for its text equivalent."""
+
+    run: str
+    requests: str
+    per_request: str  # with its statistic where the chart's runs do not share one
+    per_accelerator: str
+    frontier: bool
+
+
+@dataclass(frozen=True)
+class ParetoAt:
+    """A model page's frontier chart at one context: shown by default (``default``) or when the
+    address names its anchor (style.css :target), so every shared context is a link away
+    without JavaScript."""
+
+    context: str  # as the site writes contexts: "32K"
+    tokens: int
+    anchor: str
+    plot: Plot
+    figures: tuple[FrontierFigure, ...]
+    statistic: str  # of the per-request figures: "mean", "median", or "each run's statistic"
+    default: bool
 
 
 @dataclass(frozen=True)
@@ -115,8 +142,7 @@ def group_page(site: Site, group: Group, groups: dict[tuple[str, str], Group],
         prefill = _recoloured(prefill, [charted.index(run) for run in with_prefill])
     without = [names[run.id] for run in charted if run not in with_prefill]
     # Per accelerator, so setups of different sizes compare (derived: total ÷ accelerators).
-    frontier = pareto_plot([(names[run.id], i, run) for i, run in enumerate(charted)])[0] \
-        if group.kind == "models" else None
+    frontier = pareto_by_context(charted, names) if group.kind == "models" else ()
     members = {run.id for run in runs}
     comparisons = tuple(
         Field(f"{a.id} → {b.id}", f"{names[a.id]} → {names[b.id]}", site.url(compare_path(a, b)))
@@ -142,7 +168,7 @@ def group_page(site: Site, group: Group, groups: dict[tuple[str, str], Group],
                       f"the {MAX_SERIES} newest runs); the table lists all {len(runs)}."
                       if len(runs) > MAX_SERIES else None),
         comparisons=comparisons,
-        pareto_plot=frontier,
+        pareto=frontier,
         presets=preset_links(site, analysis),
         presets_anchor=f"#m-{group.slug}" if group.kind == "models" else "",
         choice=point_choice(runs, analysis),
@@ -174,6 +200,79 @@ def default_context(runs: list[Run], shared: list[int],
     runs measured, of equals the smallest (the others are drawn by the reader's browser)."""
     counts = Counter(c for run in runs for c in set(measured(run)))
     return min(shared, key=lambda context: (-counts[context], context))
+
+
+STATISTIC_WORDS = {"mean": "mean", "median": "median"}
+
+
+def statistic_of(run: Run) -> str:
+    """What a run's latency figures are (result format: run.latency_statistic), in words."""
+    return STATISTIC_WORDS.get(run.info.latency_statistic or "", "as reported")
+
+
+def frontier_contexts(runs: list[Run]) -> list[tuple[int, list[Run]]]:
+    """The contexts a model page draws a frontier at, each with its runs that have one there
+    (per-request figures at two or more request counts): every context two or more runs have
+    one at (for a lone run, each of its own), the default first: the one most runs have, of
+    equals the one nearest 8K, a context of 0 last."""
+    at: dict[int, list[Run]] = {}
+    for run in runs:
+        levels: dict[int, set[int]] = {}
+        for cell in frontier_cells(run):
+            levels.setdefault(cell.context_tokens, set()).add(cell.concurrency)
+        for context, counts in levels.items():
+            if len(counts) >= 2:
+                at.setdefault(context, []).append(run)
+    needed = 2 if len(runs) > 1 else 1
+    shared = sorted(context for context, there in at.items() if len(there) >= needed)
+    if not shared:
+        return []
+
+    def rank(context: int) -> tuple[int, bool, float, int]:
+        distance = abs(math.log2(context / REFERENCE_CONTEXT)) if context else math.inf
+        return -len(at[context]), context == 0, distance, context
+
+    default = min(shared, key=rank)
+    return [(context, at[context]) for context in [default, *(c for c in shared if c != default)]]
+
+
+def pareto_by_context(runs: list[Run], names: dict[str, str]) -> tuple[ParetoAt, ...]:
+    """A model page's frontier charts, one a context (frontier_contexts), each run in its
+    colour place among the group's charted runs, as on the page's decode charts."""
+    place = {run.id: i for i, run in enumerate(runs)}
+    charts = []
+    for number, (context, there) in enumerate(frontier_contexts(runs)):
+        kinds = {statistic_of(run) for run in there}
+        statistic = next(iter(kinds)) if len(kinds) == 1 else "each run's statistic"
+        chart, _ = pareto_plot([(names[run.id], place[run.id], run) for run in there], context=context,
+                               x_title=f"per-request tok/s ({statistic})")
+        if chart is None:
+            continue
+        absent = [names[run.id] for run in runs if run not in there]
+        if absent:
+            missing = f"No frontier at {numbers.context(context)} (per-request figures at two or more request " \
+                      f"counts): {'; '.join(absent)}."
+            chart = dataclasses.replace(chart, note=missing)
+        charts.append(ParetoAt(numbers.context(context), context, f"pareto-{context}", chart,
+                               _frontier_figures(there, names, context, len(kinds) > 1), statistic, number == 0))
+    return tuple(charts)
+
+
+def _frontier_figures(runs: list[Run], names: dict[str, str], context: int,
+                      each_says: bool) -> tuple[FrontierFigure, ...]:
+    """Every point of a frontier chart in words; ``each_says``: the runs' statistics differ, so
+    each per-request figure names its own."""
+    figures = []
+    for run in runs:
+        cells = frontier_cells(run, context)
+        points = [(c.per_request_tokens_per_s or 0.0, (c.total_tokens_per_s or 0.0) / run.hardware.count)
+                  for c in cells]
+        best = _frontier(points)
+        for cell, point in zip(cells, points, strict=True):
+            speed = numbers.rate(point[0]) + (f" ({statistic_of(run)})" if each_says else "")
+            figures.append(FrontierFigure(names[run.id], str(cell.concurrency), speed, numbers.rate(point[1]),
+                                          point in best))
+    return tuple(figures)
 
 
 def _one_per_position(analysis: Analysis, run: Run) -> list[DecodeCell]:

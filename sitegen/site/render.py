@@ -11,7 +11,7 @@ from jinja2 import BytecodeCache, Environment, FileSystemLoader, StrictUndefined
 from jinja2.bccache import Bucket
 from jinja2.runtime import Context
 
-from sitegen.site import plots
+from sitegen.site import numbers, plots
 from sitegen.site.charts import PALETTE, SHAPES
 from sitegen.site.common import Page, Site
 from sitegen.store import read_cache, write_cache
@@ -72,6 +72,7 @@ def environment(templates_dir: Path, cache_dir: Path | None = None) -> Environme
         return f"{site.url('assets/' + name)}?v={versions[name]}"
 
     env.globals["asset"] = asset
+    env.globals["context_zero"] = numbers.CONTEXT_ZERO  # what a context of 0 is, where pages show one
     env.globals["plot_sheet"] = plots.sheet  # a page's shared plot definitions (templates/_macros.html)
     env.globals["palette"], env.globals["shapes"] = PALETTE, SHAPES  # the legend keys' places
     return env
