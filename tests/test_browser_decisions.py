@@ -136,3 +136,22 @@ def test_a_model_page_does_not_scroll_sideways(browse: Browsing, width: int) -> 
     visit = browse.open(QWEN, width=width)
     assert visit.js("() => document.documentElement.scrollWidth - document.documentElement.clientWidth") == 0
     visit.assert_clean()
+
+
+def test_a_comparison_of_different_models_headlines_no_change(browse: Browsing, built_site: Path) -> None:
+    runs = documents(built_site)
+    unlike = ("h200nvl2-sglang-deepseek-v4-flash-dspark", "rtx6kpro4x-vllm-qwen35-397b-awq-mtp")
+    like = ("rtx6kpro4x-vllm-qwen35-397b-nvfp4-nomtp", "rtx6kpro4x-vllm-qwen35-397b-awq-mtp")
+    model = {run_id: runs[run_id]["run"].get("base_model") or runs[run_id]["run"]["model"] for run_id in unlike + like}
+    assert model[unlike[0]] != model[unlike[1]] and model[like[0]] == model[like[1]]
+    visit = browse.open("/compare/?runs=" + ",".join(unlike))
+    visit.page.locator("#compare-result table.rt").first.wait_for()
+    summary = visit.page.locator("#ratio-h-1 + p").inner_text()
+    assert "median change" not in summary and "faster" not in summary
+    assert f"runs of different models ({model[unlike[1]]}, {model[unlike[0]]})" in summary
+    same = browse.open("/compare/?runs=" + ",".join(like))
+    same.page.locator("#compare-result table.rt").first.wait_for()
+    assert "median change" in same.page.locator("#ratio-h-1 + p").inner_text()
+    visit.assert_clean()
+    same.assert_clean()
+

@@ -4,10 +4,12 @@ memory said once. Expected orders and names are worked out here from the shipped
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
 from sitegen.parse import parse_yaml
+from tests.html_tables import tables
 
 RUNS = Path(__file__).resolve().parent.parent / "content" / "runs"
 
@@ -43,3 +45,15 @@ def test_an_accelerator_that_names_its_memory_does_not_get_it_twice(built_site: 
     # An accelerator whose name does not say its memory still gets it.
     seed = (built_site / "runs" / "h200nvl2-sglang-deepseek-v4-flash-dspark" / "index.html").read_text(encoding="utf-8")
     assert "H200 NVL 141GB ×2" in seed
+
+
+def test_the_hardware_listing_ranks_within_each_model(built_site: Path) -> None:
+    page = (built_site / "hardware" / "index.html").read_text(encoding="utf-8")
+    rows = tables(page)["data"]
+    assert rows[0] == ["Accelerator", "Runs", "Models: best peak decode tok/s of each"]
+    runs = {p.stem: json.loads(p.read_text()) for p in sorted((built_site / "runs").glob("*.json"))}
+    rtx = next(row for row in rows if row[0].endswith("RTX PRO 6000 Blackwell Server Edition"))
+    peaks = [max(c["total_tokens_per_s"] for c in d["measurements"]["decode"]
+                 if c["status"] in ("valid", "requests_queued") and c.get("total_tokens_per_s") is not None)
+             for d in runs.values() if d["hardware"]["accelerator"] == "RTX PRO 6000 Blackwell Server Edition"]
+    assert rtx[2] == f"Qwen3.5-397B-A17B {max(peaks):,.1f}"

@@ -231,8 +231,15 @@ def ratio_matrix(a: Run, b: Run, per_device: bool = False, names: tuple[str, str
                 changes.append(change)
         rows.append(RatioRow(numbers.context(context), tuple(cells)))
     unit = "tok/s per accelerator" if per_device else "total tok/s"
-    return RatioMatrix(f"{names[1]} against {names[0]}, {unit}", tuple(levels), tuple(rows),
-                       _summary(names[1], changes), shared)
+    summary = _summary(names[1], changes) if model_key(a) == model_key(b) else _across_models(a, b, names)
+    return RatioMatrix(f"{names[1]} against {names[0]}, {unit}", tuple(levels), tuple(rows), summary, shared)
+
+
+def _across_models(a: Run, b: Run, names: tuple[str, str]) -> str:
+    """Like with like: runs of different models are set side by side, never summed up as a change."""
+    return (f"{names[1]} and {names[0]} are runs of different models ({b.info.base_model or b.info.model}, "
+            f"{a.info.base_model or a.info.model}): each cell sets their figures side by side, and no change "
+            f"across models is summed up. Compare runs of the same model to read a change.")
 
 
 def _summary(name: str, changes: list[float]) -> str:

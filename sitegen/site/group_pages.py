@@ -87,6 +87,7 @@ class GroupListing:
     decode_single: str
     decode_peak: str
     prefill: str
+    models: str = ""  # /hardware/: each model's best peak decode, never one best across models
 
 
 @dataclass(frozen=True)
@@ -98,6 +99,7 @@ class GroupIndexContext:
     heading: str
     summary: str
     rows: tuple[Markup, ...]  # each group's row (the group_row macro)
+    by_model: bool = False  # /hardware/: figures per model (GroupListing.models), no best across models
 
 
 def series_labels(runs: list[Run], kind: str) -> dict[str, str]:
@@ -389,6 +391,9 @@ def group_index_page(site: Site, kind: str, groups: list[Group], analysis: Analy
 
     def row(group: Group, href: str) -> str:
         found = [analysis.headlines(run) for run in group.runs]
+        if kind != "models":  # like with like: an accelerator's runs are ranked within each model
+            return analysis.fragments.render("group_row", GroupListing(
+                group.label, href, str(len(group.runs)), "", "", "", _best_by_model(group.runs, analysis)))
         return analysis.fragments.render("group_row", GroupListing(
             group.label, href, str(len(group.runs)), best([f.decode_single for f in found]),
             best([f.decode_peak for f in found]), best([f.prefill_first for f in found])))
@@ -399,13 +404,34 @@ def group_index_page(site: Site, kind: str, groups: list[Group], analysis: Analy
         # A group's row, kept between builds by its runs' content: the page without every
         # run's headlines, nor 2,000 rows rendered at 20,000 runs.
         href = site.url(group.path)
-        key = Fragments.key("group row", group_content(group, group_digests), group.label, href, len(group.runs))
+        key = Fragments.key(f"{kind} group row", group_content(group, group_digests), group.label, href, len(group.runs))
         rows.append(Markup(analysis.fragments.get(key, partial(row, group, href))))
     noun = "model" if kind == "models" else "accelerator"
     heading = "Models" if kind == "models" else "Hardware"
     context = GroupIndexContext(
-        site=site, title=heading, heading=heading,
+        site=site, title=heading, heading=heading, by_model=kind != "models",
         summary=f"{numbers.count_noun(len(rows), noun)}; each links to its runs side by side.",
         rows=tuple(rows),
     )
     return Page(f"{kind}/index.html", "pages/groups.html", context)
+
+
+BY_MODEL_SHOWN = 4  # models a /hardware/ row names with their figure; the rest are counted
+
+
+def _best_by_model(runs: Iterable[Run], analysis: Analysis) -> str:
+    """'Qwen3-4B 1,160.0; gpt-oss-120b 95.1 and 2 more models': each model's (or base model's)
+    best peak decode (total tok/s) on the accelerator, the models by their own name."""
+    best: dict[str, tuple[str, float | None]] = {}
+    for run in runs:
+        key = model_key(run)
+        peak = analysis.headlines(run).decode_peak
+        name, known = best.get(key, ((run.info.base_model or run.info.model).rsplit("/", 1)[-1], None))
+        if peak is not None and (known is None or peak > known):
+            known = peak
+        best[key] = (name, known)
+    ordered = sorted(best.items(), key=lambda item: (item[0].rsplit("/", 1)[-1], item[0]))
+    words = [f"{name} {numbers.rate(peak) if peak is not None else numbers.MISSING}"
+             for _, (name, peak) in ordered[:BY_MODEL_SHOWN]]
+    more = len(ordered) - BY_MODEL_SHOWN
+    return "; ".join(words) + (f" and {numbers.count_noun(more, 'more model')}" if more > 0 else "")

@@ -177,7 +177,13 @@
         last = td;
       });
     });
-    summary.textContent = changes.length
+    // Like with like (compare_page._across_models): no change across models is summed up.
+    var modelOf = function (run) { return run.doc.run.base_model || run.doc.run.model; };
+    summary.textContent = modelOf(base).toLowerCase() !== modelOf(other).toLowerCase()
+      ? other.letter + " and " + base.letter + " are runs of different models (" + modelOf(other) + ", " + modelOf(base) +
+        "): each cell sets their figures side by side, and no change across models is summed up. " +
+        "Compare runs of the same model to read a change."
+      : changes.length
       ? other.letter + " is faster in " + changes.filter(function (c) { return c >= 0.005; }).length + " of " + changes.length +
         " cells both runs measured as valid; median change " + percent(median(changes)) + "."
       : "The two runs have no valid cell in common.";
