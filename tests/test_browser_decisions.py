@@ -155,3 +155,23 @@ def test_a_comparison_of_different_models_headlines_no_change(browse: Browsing, 
     visit.assert_clean()
     same.assert_clean()
 
+
+
+def test_each_figure_names_its_statistic_at_an_operating_point(browse: Browsing, built_site: Path) -> None:
+    runs = documents(built_site)
+    statistic = {run_id: d["run"].get("latency_statistic") or "as reported" for run_id, d in runs.items()}
+    assert len(set(statistic.values())) > 1  # the shipped runs mix them: each figure says its own
+    visit = browse.open("/?context=32768&concurrency=16")
+    visit.page.wait_for_selector("td.op-col")
+    headers = visit.js("() => Array.from(document.querySelectorAll('th.op-col')).map((th) => th.innerText.trim())")
+    assert "Per request tok/s (each run's statistic)" in headers and "TTFT (each run's statistic)" in headers
+    cells = visit.js(r"""() => Object.fromEntries(Array.from(document.querySelectorAll("table.runs tbody tr"))
+        .map((row) => [decodeURIComponent(/runs\/([^/]+)\/index\.html$/.exec(row.querySelector("th a").href)[1]),
+                       Array.from(row.querySelectorAll("td.op-col")).map((td) => td.innerText.trim())]))""")
+    named = 0
+    for run_id, texts in cells.items():
+        if texts[1] != "—":
+            assert texts[1].endswith(f"({statistic[run_id]})") and texts[2].endswith(f"({statistic[run_id]})"), texts
+            named += 1
+    assert named >= 2
+    visit.assert_clean()

@@ -581,6 +581,7 @@ def model_point_files(group: Group, analysis: Analysis) -> dict[str, bytes]:
         ladder = sorted({n for _, (_, cells) in found for n in cells})
         rows = []
         prices = {}
+        statistics = {}
         for grid, (actual, cells) in found:
             line: list[object] = [_point_cell(cells[n], columns) if n in cells else None for n in ladder]
             while line[-1] is None:
@@ -588,10 +589,14 @@ def model_point_files(group: Group, analysis: Analysis) -> dict[str, bytes]:
             rows.append([grid.run.id, grid.accelerators, actual, line])
             if (price := analysis.price(grid.run)) is not None:
                 prices[grid.run.id] = price.usd_per_hour
+            if grid.run.info.latency_statistic:
+                statistics[grid.run.id] = grid.run.info.latency_statistic
         head: dict[str, object] = {"context_tokens": wanted, "concurrency": ladder, "statuses": list(POINT_STATUSES),
                                    "columns": list(columns)}
         if prices:
             head["prices"] = prices
+        if statistics:  # what each run's per-request speed and TTFT are, where its file says
+            head["latency_statistics"] = statistics
         files[point_file(wanted, group)] = json_rows(head, ("run", "accelerators", "context_tokens", "cells"), rows,
                                                      "runs")
     return files

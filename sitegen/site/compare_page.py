@@ -437,6 +437,16 @@ def pareto_plot(named: list[tuple[str, int, Run]], per_device: bool = True,
     return plot(caption, series, x_log=False, x_title=x_title, y_title=unit, note=note), note
 
 
+def speed_title(compared: Iterable[ComparedRun]) -> str:
+    """The frontier's x axis, naming the statistic of its per-request figures: the runs' one, or
+    each run's after its letter where they differ ("A mean, B as reported")."""
+    kinds = [(c.letter, c.run.info.latency_statistic if c.run.info.latency_statistic in ("mean", "median")
+              else "as reported") for c in compared]
+    if len({kind for _, kind in kinds}) == 1:
+        return f"per-request tok/s ({kinds[0][1]})"
+    return f"per-request tok/s ({', '.join(f'{letter} {kind}' for letter, kind in kinds)})"
+
+
 def compare_context(site: Site, runs: list[Run], two_way: bool = False,
                     run_labels: Mapping[str, str] | None = None) -> ComparePageContext:
     """Everything a comparison of 2 to 6 runs shows; the first run is the baseline. ``two_way``
@@ -462,7 +472,7 @@ def compare_context(site: Site, runs: list[Run], two_way: bool = False,
     alone = sorted(set().union(*(set(r.contexts) for r in plain)) - set(contexts))
     decode_note = (f"Contexts only one run measured are in the matrices above, not drawn: "
                    f"{', '.join(numbers.context(c) for c in alone)}." if alone and len(plain) > 1 else None)
-    pareto, pareto_note = pareto_plot(named, point_names=letters)
+    pareto, pareto_note = pareto_plot(named, point_names=letters, x_title=speed_title(compared))
     no_prefill = [c.letter for c in compared if not any(p.prompt_tokens_per_s is not None for p in c.run.prefill)]
     return ComparePageContext(
         site=site,

@@ -187,6 +187,7 @@ class RunPageContext:
     explanations: tuple[Explanation, ...]
     ttft_note: str | None
     latency_note: str
+    latency_statistic: str  # what the cells' TTFT is: "mean", "median" or "as reported"
     totals_note: str
     decode_heading: str
     measurements: tuple[MeasurementRow, ...]
@@ -552,6 +553,8 @@ def run_page(site: Site, run: Run, groups: dict[tuple[str, str], Group], label: 
         ttft_note=("TTFT is measured after the benchmark warms the server's prompt cache, so it mostly excludes prefill."
                    if run.info.prefill_mode == "decode-warmup" else None),
         latency_note=labels.LATENCY_STATISTICS.get(run.info.latency_statistic or "", labels.LATENCY_UNDECLARED),
+        latency_statistic=run.info.latency_statistic if run.info.latency_statistic in ("mean", "median")
+        else "as reported",
         totals_note=_totals_note(run),
         decode_heading=decode_phase(run),
         measurements=_measurement_rows(run),

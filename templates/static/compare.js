@@ -401,7 +401,15 @@
       paretoSeries.push({ label: label, index: run.index, runId: run.id, points: points, joined: joined, title: title });
     });
     var note = leftOut.length ? "Left out, for lack of per-request figures at two or more request counts: " + leftOut.join("; ") + "." : null;
-    var frontierPlot = plot("Throughput against interactivity", paretoSeries, false, "per-request tok/s", "tok/s per accelerator", note);
+    // The x axis names the statistic of the per-request figures (compare_page.speed_title).
+    var kinds = runs.map(function (run) {
+      var kind = run.doc.run.latency_statistic;
+      return [run.letter, kind === "mean" || kind === "median" ? kind : "as reported"];
+    });
+    var alike = kinds.every(function (k) { return k[1] === kinds[0][1]; });
+    var speedTitle = "per-request tok/s (" + (alike ? kinds[0][1]
+      : kinds.map(function (k) { return k[0] + " " + k[1]; }).join(", ")) + ")";
+    var frontierPlot = plot("Throughput against interactivity", paretoSeries, false, speedTitle, "tok/s per accelerator", note);
     if (frontierPlot) pareto.appendChild(frontierPlot);
     else if (note) pareto.appendChild(el("p", note, "legend"));
     result.appendChild(pareto);

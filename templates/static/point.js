@@ -179,6 +179,8 @@
         var entry = {};
         file.fields.forEach(function (name, i) { entry[name] = values[i]; });
         entry.price_usd_per_hour = file.prices && file.prices[entry.run] !== undefined ? file.prices[entry.run] : null;
+        // The statistic of its latency figures (mean or median), where its file says.
+        entry.statistic = (file.latency_statistics && file.latency_statistics[entry.run]) || "as reported";
         entry.cells = entry.cells.map(function (figures, i) {
           if (!figures) return null;
           var cell = { concurrency: file.concurrency[i] };
@@ -204,10 +206,20 @@
     var priced = entered !== null || Object.keys(data.runs).some(function (id) {
       return data.runs[id].price_usd_per_hour !== null;
     });
+    // The statistic is named in the header when the rows share one, else beside each figure.
+    var kinds = {};
+    Array.prototype.forEach.call(table.tBodies[0].rows, function (row) {
+      var entry = data.runs[runOf(row)];
+      if (entry) kinds[entry.statistic] = true;
+    });
+    var shared = Object.keys(kinds).length === 1 ? Object.keys(kinds)[0] : null;
+    var named = function (text, entry) { return shared || !entry ? text : text + " (" + entry.statistic + ")"; };
+    var speedLabel = "Per request tok/s (" + (shared || "each run's statistic") + ")";
+    var waitLabel = "TTFT (" + (shared || "each run's statistic") + ")";
     if (concurrency !== null) {
       header("Total tok/s at " + at);
-      header("Per request tok/s");
-      header("TTFT");
+      header(speedLabel);
+      header(waitLabel);
       header("Status", undefined, "text");
     }
     if (level) header("Capacity at " + contextLabel(wanted) + ", " + level.name + ": users per accelerator (derived)");
@@ -225,8 +237,8 @@
         if (entry) found += 1;
       } else if (!cell) {
         td(row, "At " + at, [["not measured", "absent"]], null);
-        td(row, "Per request", [["—"]], null);
-        td(row, "TTFT", [["—"]], null);
+        td(row, speedLabel, [["—"]], null);
+        td(row, waitLabel, [["—"]], null);
         td(row, "Status", [["not measured"]], null, "text");
       } else {
         found += 1;
@@ -236,8 +248,9 @@
         if (total !== null && accelerators > 1) parts.push([rate(total / accelerators) + " per accelerator", "at derived"]);
         if (entry.context_tokens !== wanted) parts.push(["run's context " + contextLabel(entry.context_tokens), "at"]);
         td(row, "At " + at, parts, total);
-        td(row, "Per request", [[rate(cell.per_request_tokens_per_s)]], cell.per_request_tokens_per_s);
-        td(row, "TTFT", [[ms(cell.ttft_ms)]], cell.ttft_ms);
+        var speed = cell.per_request_tokens_per_s, wait = cell.ttft_ms;
+        td(row, speedLabel, [[speed === null ? rate(speed) : named(rate(speed), entry)]], speed);
+        td(row, waitLabel, [[wait === null ? ms(wait) : named(ms(wait), entry)]], wait);
         var verdict = [[STATUS[cell.status] || cell.status]];
         if (level) {
           var reason = judge(cell, level);
