@@ -42,6 +42,89 @@
     }
   };
 
+  // --- the capacity rules, as sitegen/site/capacity.py applies them (docs/capacity.md) -------
+  // The one copy: point.js and capacity.js, loaded after this file, take them from
+  // window.sitegenRules. A level is {min, ttft, tbt, percentile}; a limit of null is not checked.
+  (function () {
+    var TOLERANCE = 0.03;  // capacity.CONTEXT_TOLERANCE
+    // The run's context standing for the wanted one: the nearest within the tolerance, else none.
+    var matchContext = function (list, wanted) {
+      var best = null;
+      list.forEach(function (c) {
+        if (Math.abs(c - wanted) <= TOLERANCE * wanted &&
+            (best === null || Math.abs(c - wanted) < Math.abs(best - wanted) ||
+             (Math.abs(c - wanted) === Math.abs(best - wanted) && c < best))) best = c;
+      });
+      return best;
+    };
+    var mirrored = function (p) { return "p" + String(+(100 - Number(p.slice(1))).toFixed(2)); };
+    var figure = function (cell, name, percentile) {
+      var value;
+      if (!percentile) value = cell[name];
+      else {
+        var stats = cell.statistics && cell.statistics[name];
+        value = stats ? stats[name === "per_request_tokens_per_s" ? mirrored(percentile) : percentile] : null;
+      }
+      return typeof value === "number" && isFinite(value) ? value : null;
+    };
+    // A cell meets a level only when valid and every limited figure is present and within limit.
+    var judge = function (cell, level) {
+      if (cell.status !== "valid") return "not a valid measurement";
+      if (level.min !== null) {
+        var speed = figure(cell, "per_request_tokens_per_s", level.percentile);
+        if (speed === null) return "no per-request tok/s";
+        if (speed < level.min) return "per-request tok/s below " + level.min;
+      }
+      if (level.ttft !== null) {
+        var ttft = figure(cell, "ttft_ms", level.percentile);
+        if (ttft === null) return "no TTFT";
+        if (ttft > level.ttft) return "TTFT above " + level.ttft + " ms";
+      }
+      if (level.tbt !== null) {
+        var gap = figure(cell, "time_between_tokens_ms", level.percentile);
+        if (gap === null) return "no time between tokens";
+        if (gap > level.tbt) return "time between tokens above " + level.tbt + " ms";
+      }
+      return "";
+    };
+    // The largest measured concurrency meeting the level with every smaller one meeting it too.
+    var capacity = function (cells, level) {
+      var best = null;
+      for (var i = 0; i < cells.length; i += 1) {
+        if (judge(cells[i], level)) break;
+        best = cells[i];
+      }
+      return best;
+    };
+
+    // Each run of the model files, its cells as objects: the file's ladder gives each position's
+    // concurrency, its columns the figures (absent at the end: null), statuses the status.
+    var merged = function (files) {
+      var runs = {};
+      files.forEach(function (file) {
+        file.runs.forEach(function (values) {
+          var entry = {};
+          file.fields.forEach(function (name, i) { entry[name] = values[i]; });
+          entry.price_usd_per_hour = file.prices && file.prices[entry.run] !== undefined ? file.prices[entry.run] : null;
+          // The statistic of its latency figures (mean or median), where its file says.
+          entry.statistic = (file.latency_statistics && file.latency_statistics[entry.run]) || "as reported";
+          entry.cells = entry.cells.map(function (figures, i) {
+            if (!figures) return null;
+            var cell = { concurrency: file.concurrency[i] };
+            file.columns.forEach(function (name, j) {
+              cell[name] = j < figures.length ? figures[j] : null;
+            });
+            cell.status = file.statuses[cell.status];
+            return cell;
+          }).filter(function (cell) { return cell !== null; });
+          runs[entry.run] = entry;
+        });
+      });
+      return runs;
+    };
+    window.sitegenRules = { matchContext: matchContext, figure: figure, judge: judge, capacity: capacity, merged: merged };
+  })();
+
   // Every internal URL is relative to the page, so the site works from disk and under any path:
   // the page carries the way back to the site root ("", "../../", or "/repo/" on the 404 page).
   var root = document.documentElement.getAttribute("data-root") || "";
