@@ -43,6 +43,11 @@ class LevelNote:
     name: str
     title: str
     rule: str
+    # Its limits, for the reader's question on /capacity/ (capacity.js judges by them).
+    min: float = 0.0
+    ttft: float = 0.0
+    tbt: float | None = None
+    percentile: str | None = None
 
 
 def level_rule(level: ServiceLevel) -> str:
@@ -55,7 +60,8 @@ def level_rule(level: ServiceLevel) -> str:
 
 
 def level_notes(levels: tuple[ServiceLevel, ...]) -> tuple[LevelNote, ...]:
-    return tuple(LevelNote(level.name, level.title, level_rule(level)) for level in levels)
+    return tuple(LevelNote(level.name, level.title, level_rule(level), level.min_tokens_per_s_per_request,
+                           level.max_ttft_ms, level.max_time_between_tokens_ms, level.percentile) for level in levels)
 
 
 @dataclass(frozen=True)
@@ -161,10 +167,22 @@ class SectionLink:
 
 
 @dataclass(frozen=True)
+class QuestionModel:
+    """A model the reader's question on a /capacity/ page can ask about: its points files' slug,
+    its contexts (tokens, as written) and its setups by run id (capacity_views.question_models)."""
+
+    slug: str
+    label: str
+    contexts: str  # "8192 16384 …", the contexts within the tolerance as one
+    setups: str  # JSON: run id → [setup, label, engine, page]
+
+
+@dataclass(frozen=True)
 class CapacityPageContext:
-    """A page of /capacity/ (templates/pages/capacity.html): per model, every setup's capacity
-    at each context and level with its rank; about CAPACITY_PAGE_SIZE runs a page, in model order.
-    ``sections`` are the models' tables as capacity_section writes them, each a kept piece."""
+    """A page of /capacity/ (templates/pages/capacity.html): per model, its best setup at each
+    context and level, linking to the ranked answers; about CAPACITY_PAGE_SIZE runs a page, in
+    model order. ``sections`` are the models' parts as capacity_section writes them, each a kept
+    piece; ``question`` the page's models for the reader's own question (capacity.js)."""
 
     site: Site
     title: str
@@ -176,6 +194,7 @@ class CapacityPageContext:
     tolerance: str
     pager: Pager
     rules_href: str
+    question: tuple[QuestionModel, ...] = ()
 
 
 def context_clusters(contexts: set[int]) -> list[int]:
@@ -249,11 +268,14 @@ def capacity_page(site: Site, runs: list[Run], groups: dict[tuple[str, str], Gro
     sections = Markup("".join(capacity_section(site, group, first, last, costs, analysis)
                               for group, first, last in parts))
     title = "Capacity at a service level" + (f": page {number} of {count}" if number > 1 else "")
+    from sitegen.site.capacity_views import question_models  # it builds on this module's figures
+
     context = CapacityPageContext(site, title, level_notes(levels),
                                   tuple(SectionLink(f"m-{group.slug}", group.label) for group, _, _ in parts),
                                   sections, costs, DERIVED_NOTE, f"±{CONTEXT_TOLERANCE:.0%}",
                                   pager(site, number, paged, capacity_path),
-                                  site.url("capacity/") + "#rules")
+                                  site.url("capacity/") + "#rules",
+                                  question_models(site, [group for group, _, _ in parts], analysis))
     return Page(capacity_path(number), "pages/capacity.html", context)
 
 

@@ -14,6 +14,7 @@ none of the measured loads meets, or the figures cannot tell) enters these views
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Literal
 
@@ -22,7 +23,14 @@ from sitegen.model import Run
 from sitegen.site import numbers
 from sitegen.site.analysis import Analysis
 from sitegen.site.capacity import Capacity, CellGrid, cost_per_million_tokens, judge
-from sitegen.site.capacity_page import DERIVED_NOTE, LevelNote, context_clusters, level_notes, money
+from sitegen.site.capacity_page import (
+    DERIVED_NOTE,
+    LevelNote,
+    QuestionModel,
+    context_clusters,
+    level_notes,
+    money,
+)
 from sitegen.site.common import Page, Site, engine_summary, hardware_name
 from sitegen.site.groups import Group
 from sitegen.site.labels import distinguishing_labels
@@ -222,6 +230,20 @@ def model_overview(site: Site, group: Group, analysis: Analysis, continued: bool
                                           if best else "", at.meeting, unknown, len(at.rows)))
         contexts.append(ContextSummary(answer.context, tuple(summaries)))
     return ModelOverview(f"m-{group.slug}", group.label, site.url(group.path), continued, tuple(contexts))
+
+
+def question_models(site: Site, groups: list[Group], analysis: Analysis) -> tuple[QuestionModel, ...]:
+    """The models of a /capacity/ page for the reader's own question: what capacity.js needs
+    beside the points files, which name runs by id only. Bounded by the page's runs."""
+    found = []
+    for group in groups:
+        names = distinguishing_labels(group.runs)
+        contexts = context_clusters({c for run in group.runs for c in analysis.grid(run).contexts})
+        setups = {run.id: [hardware_name(run), names.get(run.id, ""), engine_summary(run), site.url(f"runs/{run.id}/")]
+                  for run in sorted(group.runs, key=lambda r: r.id)}
+        found.append(QuestionModel(group.slug, group.label, " ".join(str(c) for c in contexts),
+                                   json.dumps(setups, ensure_ascii=False, separators=(",", ":"))))
+    return tuple(found)
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from markupsafe import Markup
 from sitegen.model import DecodeCell, Run
 from sitegen.site import numbers
 from sitegen.site.analysis import Analysis
+from sitegen.site.capacity_views import ModelLevelLinks, model_level_links
 from sitegen.site.charts import MAX_SERIES, PALETTE, SHAPES, ChartSpec, Series, _canonical, _frontier, prefill_overlay
 from sitegen.site.common import Field, Page, Site, hardware_name, model_name
 from sitegen.site.compare_page import decode_plot, frontier_cells, measured_contexts, pareto_plot, shared_contexts
@@ -49,6 +50,7 @@ class GroupPageContext:
     presets_anchor: str  # where this group's runs are on the static views
     choice: PointChoice
     reference_context: str
+    capacity_links: tuple[ModelLevelLinks, ...] = ()  # model pages: its setups ranked at each shipped level
 
 
 @dataclass(frozen=True)
@@ -175,6 +177,8 @@ def group_page(site: Site, group: Group, groups: dict[tuple[str, str], Group],
         presets_anchor=f"#m-{group.slug}" if group.kind == "models" else "",
         choice=point_choice(runs, analysis),
         reference_context=numbers.context(REFERENCE_CONTEXT),
+        capacity_links=model_level_links(site, group, analysis.settings.service_levels) if group.kind == "models"
+        else (),
     )
     return Page(f"{group.path}index.html", "pages/group.html", context, (prefill,) if prefill else ())
 

@@ -1,0 +1,220 @@
+// The reader's own capacity question on /capacity/: one model, one context, a service level (a
+// shipped one or the reader's thresholds), optionally a number of users and a price; the answer
+// is the model's setups ranked, as capacity_views.ranked_answers ranks them, in the markup of
+// _macros.html answer_table. Without JavaScript the form stays hidden and the page's links
+// answer the shipped levels. The figures come from data/points/<context>/<model>.json, fetched
+// only when asked; the rules are site.js's (window.sitegenRules, docs/capacity.md).
+(function () {
+  "use strict";
+  var section = document.getElementById("question");
+  var form = document.getElementById("capacity-form");
+  if (!section || !form || !window.fetch || !window.URLSearchParams || !window.sitegenRules) return;
+  var rules = window.sitegenRules, numbers = window.sitegenNumbers;
+  var status = document.getElementById("capacity-status");
+  var answer = document.getElementById("capacity-answer");
+  var KEYS = ["model", "context", "level", "min_tps", "max_ttft", "max_tbt", "users", "price"];
+  var field = function (name) { return form.elements[name]; };
+  var positive = function (text) {
+    var value = Number(text);
+    return text !== "" && text !== null && isFinite(value) && value > 0 ? value : null;
+  };
+  var users = function (v) { return v % 1 ? numbers.grouped(numbers.fixed(v, 1), 1) : String(v); };
+  var money = function (usd) {
+    return "$" + (usd >= 0.1 ? numbers.grouped(numbers.fixed(usd, 2), 2) : numbers.fixed(usd, 4).toFixed(4));
+  };
+  var el = function (tag, text, className) {
+    var node = document.createElement(tag);
+    if (text !== undefined && text !== null) node.textContent = text;
+    if (className) node.className = className;
+    return node;
+  };
+  var model = function () { return field("model").selectedOptions[0] || null; };
+
+  // The chosen model's contexts (the tolerance's clusters, capacity_views.question_models).
+  var fillContexts = function (wanted) {
+    var option = model();
+    var select = field("context");
+    select.replaceChildren();
+    (option ? option.getAttribute("data-contexts").split(" ") : []).forEach(function (tokens) {
+      var item = el("option", numbers.contextLabel(Number(tokens)));
+      item.value = tokens;
+      select.appendChild(item);
+    });
+    if (wanted) {
+      var near = rules.matchContext(Array.prototype.map.call(select.options, function (o) { return Number(o.value); }),
+                                    Number(wanted));
+      if (near !== null) select.value = String(near);
+    }
+  };
+  var showThresholds = function () {
+    var custom = field("level").value === "custom";
+    ["min_tps", "max_ttft", "max_tbt"].forEach(function (name) { field(name).parentNode.hidden = !custom; });
+  };
+  var levelOf = function (choice) {
+    if (choice.level !== "custom") {
+      var option = Array.prototype.filter.call(field("level").options, function (o) { return o.value === choice.level; })[0];
+      if (!option) return null;
+      return { name: choice.level, min: positive(option.getAttribute("data-min")),
+               ttft: positive(option.getAttribute("data-ttft")), tbt: positive(option.getAttribute("data-tbt")),
+               percentile: option.getAttribute("data-percentile") };
+    }
+    var level = { name: "your level", min: positive(choice.min_tps), ttft: positive(choice.max_ttft),
+                  tbt: positive(choice.max_tbt), percentile: null };
+    return level.min === null && level.ttft === null && level.tbt === null ? null : level;
+  };
+
+  // Where each run stands (capacity_views.standing): meets, no measured load meets, cannot tell.
+  var standing = function (entry, level) {
+    var cells = entry.cells.slice().sort(function (a, b) { return a.concurrency - b.concurrency; });
+    if (!cells.length) return { state: "cannot_tell", reason: "no cell here" };
+    var best = rules.capacity(cells, level);
+    if (best) return { state: "meets", best: best };
+    var reason = rules.judge(cells[0], level);
+    var at = " at " + cells[0].concurrency + (cells[0].concurrency === 1 ? " request" : " requests");
+    return reason.indexOf("no ") === 0 ? { state: "cannot_tell", reason: "the run reports " + reason + at }
+      : { state: "none_meets", reason: reason + at };
+  };
+
+  var row = function (item, priced, wanted) {
+    var tr = el("tr", null, item.state);
+    var setup = item.setup;
+    tr.appendChild(el("td", item.rank)).setAttribute("data-label", "Rank");
+    var th = el("th");
+    th.scope = "row";
+    th.setAttribute("data-label", "Setup");
+    var link = el("a", setup[0] + (setup[1] ? " " + setup[1] : ""));
+    link.href = setup[3];
+    th.appendChild(link);
+    th.appendChild(document.createTextNode(" "));
+    th.appendChild(el("span", setup[2], "at"));
+    if (item.entry.context_tokens !== wanted) {
+      th.appendChild(document.createTextNode(" "));
+      th.appendChild(el("span", "run's context " + numbers.contextLabel(item.entry.context_tokens), "at"));
+    }
+    tr.appendChild(th);
+    var cell = function (label, text, bold) {
+      var td = el("td", bold ? null : text, "num");
+      if (bold) td.appendChild(el("b", text));
+      td.setAttribute("data-label", label);
+      tr.appendChild(td);
+    };
+    if (item.state !== "meets") {
+      var td = el("td", (item.state === "none_meets" ? "No measured load meets the level" : "Cannot tell") + ": " +
+                  item.reason, "state");
+      td.colSpan = 4 + (priced ? 1 : 0) + (item.needed !== undefined ? 1 : 0);
+      td.setAttribute("data-label", "Capacity");
+      tr.appendChild(td);
+      return tr;
+    }
+    cell("Users per accelerator (derived)", users(item.users), true);
+    cell("Requests held", String(item.best.concurrency));
+    cell("Total tok/s", numbers.rate(item.best.total_tokens_per_s));
+    cell("tok/s per accelerator (derived)", numbers.rate(item.best.total_tokens_per_s / item.entry.accelerators));
+    if (item.needed !== undefined) cell("Accelerators for your users (derived)", numbers.grouped(item.needed, 0));
+    if (priced) cell("USD per million output tokens (derived)", item.cost === null ? "—" : money(item.cost));
+    return tr;
+  };
+
+  var draw = function (runs, setups, choice, level) {
+    var wanted = Number(choice.context), count = positive(choice.users), price = positive(choice.price);
+    var items = Object.keys(runs).map(function (id) {
+      var entry = runs[id], found = standing(entry, level);
+      var item = { entry: entry, setup: setups[id] || [id, "", "", ""], state: found.state, reason: found.reason,
+                   best: found.best, rank: "" };
+      if (found.best) {
+        item.users = found.best.concurrency / entry.accelerators;
+        // Whole setups: enough copies of this one to hold the users at once, and their accelerators.
+        if (count !== null) item.needed = Math.ceil(count / found.best.concurrency) * entry.accelerators;
+        var usd = price !== null ? price : entry.price_usd_per_hour;
+        item.cost = usd !== null && found.best.total_tokens_per_s > 0
+          ? usd * entry.accelerators / (found.best.total_tokens_per_s * 3600) * 1e6 : null;
+      }
+      return item;
+    });
+    var order = { meets: 0, none_meets: 1, cannot_tell: 2 };
+    items.sort(function (a, b) {
+      return order[a.state] - order[b.state] ||
+        (a.state === "meets" && count !== null ? a.needed - b.needed : 0) ||
+        (b.users || 0) - (a.users || 0) ||
+        (b.best ? b.best.total_tokens_per_s / b.entry.accelerators : 0) -
+        (a.best ? a.best.total_tokens_per_s / a.entry.accelerators : 0) ||
+        (a.entry.run < b.entry.run ? -1 : a.entry.run > b.entry.run ? 1 : 0);
+    });
+    var meeting = items.filter(function (i) { return i.state === "meets"; }).length;
+    items.forEach(function (item, i) { if (item.state === "meets" && meeting > 1) item.rank = String(i + 1); });
+    var priced = price !== null || items.some(function (i) { return i.entry.price_usd_per_hour !== null; });
+    var table = el("table", null, "data answer");
+    var head = table.createTHead().insertRow();
+    ["Rank", "Setup", "Users per accelerator (derived)", "Requests held", "Total tok/s", "tok/s per accelerator (derived)"]
+      .concat(count !== null ? ["Accelerators for " + numbers.grouped(count, 0) + " users (derived)"] : [])
+      .concat(priced ? ["USD per million output tokens (derived)"] : [])
+      .forEach(function (text, i) {
+        var th = el("th", text, i > 1 ? "num" : "");
+        th.scope = "col";
+        head.appendChild(th);
+      });
+    var body = table.createTBody();
+    items.forEach(function (item) { body.appendChild(row(item, priced, wanted)); });
+    var wrap = el("div", null, "answer-wrap");
+    wrap.appendChild(table);
+    answer.replaceChildren(wrap);
+    status.textContent = meeting + " of " + items.length + (items.length === 1 ? " setup meets " : " setups meet ") +
+      level.name + " at " + numbers.contextLabel(wanted) + (meeting > 1 ? ", the best first" : "") +
+      (count !== null ? "; ranked by the accelerators " + numbers.grouped(count, 0) + " users need" : "") +
+      ". Derived from each cell's reported statistic, not measured goodput" +
+      (price !== null ? "; cost at your price of $" + price + " per accelerator-hour." : ".");
+  };
+
+  var choiceOf = function () {
+    var choice = {};
+    KEYS.forEach(function (key) { choice[key] = field(key).value; });
+    if (choice.level !== "custom") { choice.min_tps = ""; choice.max_ttft = ""; choice.max_tbt = ""; }
+    return choice;
+  };
+  var keep = function (choice) {
+    var params = new URLSearchParams();
+    KEYS.forEach(function (key) { if (choice[key]) params.set(key, choice[key]); });
+    history.replaceState(null, "", "?" + params.toString() + "#question");
+  };
+  var reading = 0;
+  var ask = function (choice) {
+    var level = levelOf(choice);
+    var option = model();
+    if (!option || !choice.context || !level) {
+      status.textContent = "Choose a model, a context and a service level (or your own thresholds).";
+      answer.replaceChildren();
+      return;
+    }
+    keep(choice);
+    var mine = (reading += 1);
+    var setups = JSON.parse(option.getAttribute("data-setups"));
+    var url = (document.documentElement.getAttribute("data-root") || "") + "data/points/" + choice.context + "/" +
+      option.value + ".json";
+    status.textContent = "Loading…";
+    fetch(url).then(function (response) {
+      if (!response.ok) throw new Error(response.status + " " + response.url);
+      return response.json();
+    }).then(function (file) {
+      if (mine === reading) draw(rules.merged([file]), setups, choice, level);
+    }).catch(function (error) {
+      status.textContent = window.location.protocol === "file:"
+        ? "Answering your own question needs the site served over HTTP (for example `sitegen serve`); the links below work from disk."
+        : "Could not load the figures: " + error.message;
+    });
+  };
+
+  section.hidden = false;
+  field("model").addEventListener("change", function () { fillContexts(field("context").value); });
+  field("level").addEventListener("change", showThresholds);
+  form.addEventListener("submit", function (event) {
+    event.preventDefault();
+    ask(choiceOf());
+  });
+  var params = new URLSearchParams(window.location.search);
+  if (params.get("model")) field("model").value = params.get("model");
+  fillContexts(params.get("context"));
+  if (params.get("level")) field("level").value = params.get("level");
+  ["min_tps", "max_ttft", "max_tbt", "users", "price"].forEach(function (key) { field(key).value = params.get(key) || ""; });
+  showThresholds();
+  if (params.get("model") && params.get("context") && params.get("level")) ask(choiceOf());
+})();
