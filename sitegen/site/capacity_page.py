@@ -174,7 +174,7 @@ class QuestionModel:
     slug: str
     label: str
     contexts: str  # "8192 16384 …", the contexts within the tolerance as one
-    setups: str  # JSON: run id → [setup, label, engine, page]
+    setups: str  # JSON: run id → [setup, label, engine]
 
 
 @dataclass(frozen=True)

@@ -47,20 +47,34 @@ class Standing:
     reason: str  # why not, in words ("" when it meets)
 
 
-def standing(grid: CellGrid, context: int, level: ServiceLevel) -> Standing:
+def standing(analysis: Analysis, run: Run, context: int, level: ServiceLevel) -> Standing:
     """The run's standing at its own ``context``: it meets the level (capacity found), none of
     its measured loads meets it, or its figures cannot tell (the fewest requests measured lack a
     figure the level limits, so whether they meet it is unknown)."""
+    grid = analysis.grid(run)
     found = grid.capacity_at(context, level)
     if found.max_concurrency is not None:
         return Standing("meets", found, "")
-    row = grid.rows[context]
-    fewest = row[min(row)]
-    reason = judge(fewest, level).reason
-    requests = numbers.count_noun(int(fewest["concurrency"]), "request")
-    if reason.startswith("no "):
-        return Standing("cannot_tell", found, f"the run reports {reason} at {requests}")
-    return Standing("none_meets", found, f"{reason} at {requests}")
+    key = (run.id, context, level.name)
+    if key not in analysis.why_not:  # every context and level of the run at once: its cells read once
+        analysis.why_not.update(_why_not(grid, analysis.settings.service_levels))
+    state, reason = analysis.why_not[key]
+    return Standing("cannot_tell" if state == "cannot_tell" else "none_meets", found, reason)
+
+
+def _why_not(grid: CellGrid, levels: tuple[ServiceLevel, ...]) -> dict[tuple[str, int, str], tuple[str, str]]:
+    """For every context and level of a run at once (its cells read once): the first reason
+    its fewest requests measured miss the level."""
+    found: dict[tuple[str, int, str], tuple[str, str]] = {}
+    for context, row in grid.rows.items():
+        fewest = row[min(row)]
+        requests = numbers.count_noun(int(fewest["concurrency"]), "request")
+        for level in levels:
+            reason = judge(fewest, level).reason
+            found[(grid.run.id, context, level.name)] = \
+                ("cannot_tell", f"the run reports {reason} at {requests}") if reason.startswith("no ") \
+                else ("none_meets", f"{reason} at {requests}")
+    return found
 
 
 def level_slug(level: ServiceLevel) -> str:
@@ -146,15 +160,14 @@ def ranked_answers(site: Site, group: Group, level: ServiceLevel, analysis: Anal
     users per accelerator, then tok/s per accelerator, then run id; those meeting nothing after,
     the ones whose figures cannot tell last."""
     runs = sorted(group.runs, key=lambda r: r.id)
-    grids = {run.id: analysis.grid(run) for run in runs}
     names = distinguishing_labels(group.runs)
     answers = []
-    for leader in context_clusters({c for grid in grids.values() for c in grid.contexts}):
+    for leader in context_clusters({c for run in runs for c in analysis.grid(run).contexts}):
         entries = []
         for run in runs:
-            own = grids[run.id].context_for(leader)
+            own = analysis.grid(run).context_for(leader)
             if own is not None:
-                entries.append((run, own, standing(grids[run.id], own, level)))
+                entries.append((run, own, standing(analysis, run, own, level)))
         order = {"meets": 0, "none_meets": 1, "cannot_tell": 2}
         entries.sort(key=lambda e: (order[e[2].state], -(e[2].capacity.users_per_accelerator or 0.0),
                                     -(e[2].capacity.tokens_per_s_per_accelerator or 0.0), e[0].id))
@@ -238,8 +251,9 @@ def question_models(site: Site, groups: list[Group], analysis: Analysis) -> tupl
     found = []
     for group in groups:
         names = distinguishing_labels(group.runs)
-        contexts = context_clusters({c for run in group.runs for c in analysis.grid(run).contexts})
-        setups = {run.id: [hardware_name(run), names.get(run.id, ""), engine_summary(run), site.url(f"runs/{run.id}/")]
+        # From the runs' kept outlines: a page built again for one added run decodes no other.
+        contexts = context_clusters({c for run in group.runs for c in analysis.outline(run).contexts})
+        setups = {run.id: [hardware_name(run), names.get(run.id, ""), engine_summary(run)]
                   for run in sorted(group.runs, key=lambda r: r.id)}
         found.append(QuestionModel(group.slug, group.label, " ".join(str(c) for c in contexts),
                                    json.dumps(setups, ensure_ascii=False, separators=(",", ":"))))

@@ -83,7 +83,8 @@
     th.scope = "row";
     th.setAttribute("data-label", "Setup");
     var link = el("a", setup[0] + (setup[1] ? " " + setup[1] : ""));
-    link.href = setup[3];
+    link.href = (document.documentElement.getAttribute("data-root") || "") + "runs/" + encodeURIComponent(item.entry.run) +
+      "/index.html";
     th.appendChild(link);
     th.appendChild(document.createTextNode(" "));
     th.appendChild(el("span", setup[2], "at"));
@@ -119,7 +120,7 @@
     var wanted = Number(choice.context), count = positive(choice.users), price = positive(choice.price);
     var items = Object.keys(runs).map(function (id) {
       var entry = runs[id], found = standing(entry, level);
-      var item = { entry: entry, setup: setups[id] || [id, "", "", ""], state: found.state, reason: found.reason,
+      var item = { entry: entry, setup: setups[id] || [id, "", ""], state: found.state, reason: found.reason,
                    best: found.best, rank: "" };
       if (found.best) {
         item.users = found.best.concurrency / entry.accelerators;
@@ -187,7 +188,7 @@
     }
     keep(choice);
     var mine = (reading += 1);
-    var setups = JSON.parse(option.getAttribute("data-setups"));
+    var setups = JSON.parse(option.getAttribute("data-setup-names"));
     var url = (document.documentElement.getAttribute("data-root") || "") + "data/points/" + choice.context + "/" +
       option.value + ".json";
     status.textContent = "Loading…";
