@@ -140,10 +140,10 @@ def _kept_check(name: str, schema: dict[str, Any], folder: Path) -> Callable[[An
     return made
 
 
-# Result schemas by the schema_version that chooses them. Schema 1.1 is schema 1 plus optional
-# fields, so every version a file can declare is checked by exactly one published schema.
-RESULT_SCHEMAS = {1: "result", 1.1: "result-1.1"}
-LATEST_RESULT_VERSION = 1.1
+# Result schemas by the schema_version that chooses them. Each version is the one before plus
+# optional fields, so every version a file can declare is checked by exactly one published schema.
+RESULT_SCHEMAS = {1: "result", 1.1: "result-1.1", 1.2: "result-1.2"}
+LATEST_RESULT_VERSION = 1.2
 
 
 def result_schema_name(data: Any) -> str:
@@ -157,31 +157,41 @@ def result_schema_name(data: Any) -> str:
 
 def check_result_schema(document: Document) -> list[Problem]:
     """``check_schema`` with the result schema the document declares, and the hints that
-    schema versions need: a 1.1 field in a schema-1 file, a version that does not exist."""
+    schema versions need: a field of a later version in an older file, a version that does
+    not exist."""
     name = result_schema_name(document.data)
     problems = check_schema(document, name)
-    if name != RESULT_SCHEMAS[1]:
-        return problems
-    newer = _fields_new_in(LATEST_RESULT_VERSION)
+    declared = next(v for v, n in RESULT_SCHEMAS.items() if n == name)
     hinted = []
     for problem in problems:
         field = problem.pointer.rsplit("/", 1)[-1]
-        if problem.message.startswith("unknown field") and field in newer:
+        added_in = _version_adding(declared, field)
+        if problem.message.startswith("unknown field") and added_in is not None:
             problem = Problem(problem.source, problem.line, problem.pointer,
-                              f"unknown field {field!r} in a schema_version 1 file; it is new in schema 1.1, "
-                              "so declare schema_version: 1.1 to use it")
+                              f"unknown field {field!r} in a schema_version {declared} file; "
+                              f"it is new in schema {added_in}, "
+                              f"so declare schema_version: {added_in} to use it")
         elif problem.pointer == "/schema_version" and problem.message.startswith("must be"):
-            versions = " or ".join(str(v) for v in RESULT_SCHEMAS)
+            *earlier, last = (str(v) for v in RESULT_SCHEMAS)
+            versions = f"{', '.join(earlier)} or {last}"
             problem = Problem(problem.source, problem.line, problem.pointer,
                               f"must be {versions}, not {_short(document.data.get('schema_version'))}")
         hinted.append(problem)
     return hinted
 
 
+def _version_adding(declared: float, field: str) -> float | None:
+    """The first schema version after ``declared`` that allows ``field``, if any does."""
+    for version in RESULT_SCHEMAS:
+        if version > declared and field in _fields_new_in(declared, version):
+            return version
+    return None
+
+
 @cache
-def _fields_new_in(version: float) -> frozenset[str]:
-    """Field names a newer result schema allows that schema 1 does not."""
-    old, new = load_schema(RESULT_SCHEMAS[1]), load_schema(RESULT_SCHEMAS[version])
+def _fields_new_in(older: float, newer: float) -> frozenset[str]:
+    """Field names the ``newer`` result schema allows that the ``older`` one does not."""
+    old, new = load_schema(RESULT_SCHEMAS[older]), load_schema(RESULT_SCHEMAS[newer])
     added: set[str] = set()
     for name, definition in new["$defs"].items():
         before = set(old["$defs"].get(name, {}).get("properties", {}))

@@ -124,7 +124,7 @@ def test_synthetic_run_maps_every_field() -> None:
         "benchmark_tool": "llm-inference-bench", "benchmark_tool_version": "0.4.29",
         "model": "Qwen/Qwen3-30B-A3B-FP8", "served_model_name": "served-name", "max_output_tokens": 2048,
         "decode_mode": "fixed-duration", "time_per_measurement_s": 30.0, "prefill_mode": "decode-warmup",
-        "date": "2026-03-04", "latency_statistic": "mean"}
+        "date": "2026-03-04", "latency_statistic": "mean", "ttft_prompt_cache": "warm"}
     assert result["measurements"]["prefill"][0] == {"context_tokens": 8192, "prompt_tokens": 8201,
                                                     "prompt_tokens_per_s": 10237.0, "ttft_ms": 801.2345, "samples": 1}
     assert cells(result)[(8192, 4)] == {

@@ -18,6 +18,7 @@ import yaml
 from sitegen.config import Price, ServiceLevel, load_config
 from sitegen.errors import SitegenError
 from sitegen.site import capacity as cap
+from tests import verdict_rule as rule
 from tests.conftest import REPO, SEED_RUN_ID, run_cli
 from tests.html_tables import tables
 from tests.paging_rule import site_pages
@@ -52,22 +53,27 @@ def cell(concurrency: int, **figures: Any) -> dict[str, Any]:
 
 def test_a_cell_meets_a_level_only_with_every_figure_it_limits() -> None:
     assert cap.judge(cell(1, per_request_tokens_per_s=5.0, ttft_ms=2000.0), SERVER).met  # limits are inclusive
-    assert not cap.judge(cell(1, per_request_tokens_per_s=4.99, ttft_ms=100.0), SERVER).met
-    assert not cap.judge(cell(1, per_request_tokens_per_s=50.0, ttft_ms=2000.1), SERVER).met
-    assert not cap.judge(cell(1, ttft_ms=100.0), SERVER).met  # no per-request speed: not met
-    assert not cap.judge(cell(1, per_request_tokens_per_s=50.0), SERVER).met  # no TTFT: not met
+    assert cap.judge(cell(1, per_request_tokens_per_s=4.99, ttft_ms=100.0), SERVER).state == "misses"
+    assert cap.judge(cell(1, per_request_tokens_per_s=50.0, ttft_ms=2000.1), SERVER).state == "misses"
+    no_speed = cap.judge(cell(1, ttft_ms=100.0), SERVER)  # no per-request speed: cannot tell, never met
+    assert (no_speed.state, no_speed.reason) == ("cannot_tell", "no per-request tok/s nor time between tokens")
+    assert cap.judge(cell(1, per_request_tokens_per_s=50.0), SERVER).state == "cannot_tell"  # no TTFT
+    # A figure outside its limit decides, whatever else is missing.
+    assert cap.judge(cell(1, ttft_ms=2500.0), SERVER).state == "misses"
     queued = {**cell(1, per_request_tokens_per_s=50.0, ttft_ms=100.0), "status": "requests_queued"}
-    assert cap.judge(queued, SERVER).reason == "not a valid measurement"
+    assert (cap.judge(queued, SERVER).state, cap.judge(queued, SERVER).reason) == ("misses", "not a valid measurement")
     gaps = ServiceLevel("gaps", 5.0, 2000.0, max_time_between_tokens_ms=40.0)
-    assert not cap.judge(cell(1, per_request_tokens_per_s=50.0, ttft_ms=100.0), gaps).met
+    assert cap.judge(cell(1, per_request_tokens_per_s=50.0, ttft_ms=100.0), gaps).state == "cannot_tell"
     assert cap.judge(cell(1, per_request_tokens_per_s=50.0, ttft_ms=100.0, time_between_tokens_ms=40.0), gaps).met
 
 
-def test_a_percentile_comes_from_the_cells_statistics_or_is_not_met() -> None:
+def test_a_percentile_comes_from_the_cells_statistics_or_cannot_tell() -> None:
     p99 = ServiceLevel("p99", 20.0, 1000.0, percentile="p99")
     headline_only = cell(1, per_request_tokens_per_s=50.0, ttft_ms=100.0)
     assert cap.judge(headline_only, SERVER).met
-    assert cap.judge(headline_only, p99).reason == "no per-request tok/s (p99)"
+    assert cap.judge(headline_only, p99).state == "cannot_tell"
+    assert cap.judge(headline_only, p99).reason == \
+        "no per-request tok/s (p99) nor time between tokens (p99); no TTFT (p99)"
     # p99 of TTFT is its slow tail; for a speed the slow tail is p1.
     tails = {**headline_only, "statistics": {"ttft_ms": {"p99": 900.0}, "per_request_tokens_per_s": {"p1": 21.0}}}
     assert cap.judge(tails, p99).met
@@ -96,50 +102,12 @@ def test_cost_per_million_output_tokens() -> None:
 
 # --- the built site against an independent reading of its own result files ------------------
 
-def _own_cells(document: dict[str, Any]) -> dict[int, dict[int, dict[str, Any]]]:
-    """Each position's cell; where the output length varies, the run's own (else the shortest)."""
-    default = document["run"].get("output_tokens_per_request")
-    rows: dict[int, dict[int, dict[str, Any]]] = {}
-    for c in document["measurements"]["decode"]:
-        row = rows.setdefault(c["context_tokens"], {})
-        held = row.get(c["concurrency"])
-        mine = c.get("output_tokens_per_request") in (None, default)
-        held_mine = held is not None and held.get("output_tokens_per_request") in (None, default)
-        if held is None or (mine and not held_mine) or (
-                mine == held_mine and (c.get("output_tokens_per_request") or 0) < (held.get("output_tokens_per_request") or 0)):
-            row[c["concurrency"]] = c
-    return rows
-
-
-def _meets(c: dict[str, Any], level: dict[str, Any]) -> bool:
-    speed, ttft, gap = c.get("per_request_tokens_per_s"), c.get("ttft_ms"), c.get("time_between_tokens_ms")
-    limit = level.get("max_time_between_tokens_ms")
-    return (c["status"] == "valid" and speed is not None and speed >= level["min_tokens_per_s_per_request"]
-            and ttft is not None and ttft <= level["max_ttft_ms"]
-            and (limit is None or (gap is not None and gap <= limit)))
-
-
 def expected_records(site: Path, levels: list[dict[str, Any]]) -> list[dict[str, Any]]:
     records = []
     for path in sorted((site / "runs").glob("*.json")):
-        document = json.loads(path.read_text())
-        count = document["hardware"]["count"]
-        rows = _own_cells(document)
-        for level in levels:
-            for context in sorted(rows):
-                best = None
-                for concurrency in sorted(rows[context]):
-                    if not _meets(rows[context][concurrency], level):
-                        break
-                    best = rows[context][concurrency]
-                total = best.get("total_tokens_per_s") if best else None
-                records.append({
-                    "run": path.stem, "service_level": level["name"], "context_tokens": context,
-                    "max_concurrency": best["concurrency"] if best else None,
-                    "total_tokens_per_s": total,
-                    "tokens_per_s_per_accelerator": total / count if total is not None else None,
-                    "users_per_accelerator": best["concurrency"] / count if best else None,
-                })
+        document = {**json.loads(path.read_text()), "_id": path.stem}
+        rows = rule.own_cells(document)
+        records += [rule.record(document, context, level) for level in levels for context in sorted(rows)]
     return records
 
 
@@ -161,17 +129,22 @@ def test_capacity_json_matches_a_recomputation_from_the_result_files(built: Path
     levels = yaml.safe_load((built / "sitegen.yaml").read_text())["service_levels"]
     text = (built / "_site" / "data" / "capacity.json").read_text()
     published = json.loads(text)
-    assert published["format"] == "sitegen-capacity" and published["version"] == 2 and published["derived"] is True
-    assert [level["name"] for level in published["service_levels"]] == ["server", "interactive"]
+    assert published["format"] == "sitegen-capacity" and published["version"] == 3 and published["derived"] is True
+    assert [level["name"] for level in published["service_levels"]] == ["server", "interactive", "interactive-cold"]
     assert published["fields"] == ["run", "service_level", "context_tokens", "max_concurrency", "total_tokens_per_s",
-                                   "tokens_per_s_per_accelerator", "users_per_accelerator"]
+                                   "tokens_per_s_per_accelerator", "users_per_accelerator", "state",
+                                   "per_request_source", "ttft_judged", "stopped_at", "stopped_state", "reason",
+                                   "measured_concurrency"]
     expected = expected_records(built / "_site", levels)
-    assert capacity_records(built / "_site") == expected
+    published_records = capacity_records(built / "_site")
+    assert [{k: v for k, v in r.items() if k != "reason"} for r in published_records] == expected
+    # A record says why its ladder stopped, and nothing when every measured load meets the level.
+    assert all(bool(r["reason"]) == (r["stopped_at"] is not None) for r in published_records)
     # Compact: one record per line, no indentation.
     lines = text.splitlines()
     assert len(lines) == len(expected) + 2 and not any(line.startswith(" ") for line in lines)
     assert all(json.loads(line.rstrip(",")) == [record[name] for name in published["fields"]]
-               for line, record in zip(lines[1:-1], expected, strict=True))
+               for line, record in zip(lines[1:-1], published_records, strict=True))
     # Some runs hold a load, some hold none: the check saw both kinds.
     assert any(r["max_concurrency"] for r in expected) and any(r["max_concurrency"] is None for r in expected)
 
@@ -233,6 +206,16 @@ def answers(site: Path, level: str) -> dict[str, dict[int, tuple[int, list[str]]
 def fewest_cell(document: dict[str, Any], context: int) -> dict[str, Any]:
     return min((c for c in document["measurements"]["decode"] if c["context_tokens"] == context),
                key=lambda c: c["concurrency"])
+
+
+TTFT_WORDS = {"warm": "warm TTFT (prompt cached)", "cold": "cold TTFT", "unknown": "TTFT, prompt cache not stated",
+              "cold_estimate": "cold TTFT estimate: at least the measured prefill time"}
+
+
+def verdict_labels(record: dict[str, Any]) -> str:
+    """What a capacity cell says it judged: the speed's source where not reported, the TTFT."""
+    gaps = "speed from time between tokens · " if record["per_request_source"] == "time_between_tokens" else ""
+    return gaps + TTFT_WORDS[record["ttft_judged"]]
 
 
 def test_level_pages_rank_every_setup_and_say_they_are_derived(built: Path) -> None:
@@ -353,7 +336,7 @@ def test_a_configured_price_gives_cost_by_the_formula(project: Path) -> None:
                  and r["context_tokens"] == 32768)
     usd = 3.5 * 2 / (found["total_tokens_per_s"] * 3600) * 1e6  # two accelerators
     html = (project / "_site" / "runs" / SEED_RUN_ID / "index.html").read_text()
-    assert f"${usd:,.2f} per M tokens" in html
+    assert f"${usd:,.2f} per M tokens at $3.5/h" in html  # the price it used
     assert "a test price, not a real one" in html
     document = json.loads((project / "_site" / "runs" / f"{SEED_RUN_ID}.json").read_text())
     single = next(c for c in document["measurements"]["decode"] if (c["context_tokens"], c["concurrency"]) == (32768, 1))
@@ -387,7 +370,8 @@ def test_config_problems_are_located(project: Path) -> None:
 def test_shipped_defaults_are_the_documented_mlperf_style_levels() -> None:
     levels = load_config(REPO / "sitegen.yaml").service_levels
     assert [(lv.name, lv.min_tokens_per_s_per_request, lv.max_ttft_ms) for lv in levels] == [
-        ("server", 5, 2000), ("interactive", 25, 450)]
+        ("server", 5, 2000), ("interactive", 25, 450), ("interactive-cold", 25, 450)]
+    assert [lv.ttft for lv in levels] == [None, None, "cold"]
     assert load_config(REPO / "sitegen.yaml").prices == ()
     docs = (REPO / "docs" / "capacity.md").read_text()
     for name in ("server", "interactive", "CONTEXT_TOLERANCE", "capacity.json"):
@@ -450,7 +434,9 @@ def test_a_percentile_level_reads_schema_1_1_statistics_end_to_end(project: Path
     assert (records["median"]["max_concurrency"], records["median"]["users_per_accelerator"]) == (8, 4.0)
     assert records["tail"] == {"run": "tail-test", "service_level": "tail", "context_tokens": 4096, "max_concurrency": 2,
                                "total_tokens_per_s": 76, "tokens_per_s_per_accelerator": 38.0,
-                               "users_per_accelerator": 1.0}
+                               "users_per_accelerator": 1.0, "state": "meets", "per_request_source": "reported",
+                               "ttft_judged": "unknown", "stopped_at": 4, "stopped_state": "misses",
+                               "reason": "TTFT (p99) above 1000 ms", "measured_concurrency": [1, 2, 4, 8]}
     assert not (project / "_site" / "at").exists()  # presets: [] gives no static views
 
 
@@ -462,24 +448,30 @@ def test_point_files_hold_every_cell_exactly_once_per_matching_context(built: Pa
     for path in sorted(site.glob("*/*.json")):
         text = path.read_text()
         data = json.loads(text)
-        assert data["fields"] == ["run", "accelerators", "context_tokens", "cells"]
-        assert data["columns"] == ["status", "total_tokens_per_s", "per_request_tokens_per_s", "ttft_ms"]
+        assert data["fields"] == ["run", "accelerators", "context_tokens", "cells", "accelerator",
+                                  "ttft_prompt_cache", "prefill_ms"]
+        assert data["columns"] == ["status", "total_tokens_per_s", "per_request_tokens_per_s", "ttft_ms",
+                                   "time_between_tokens_ms"]
         assert int(path.parent.name) == data["context_tokens"]
         assert len(text.splitlines()) == len(data["runs"]) + 2  # one run per line
         listed = json.loads((site / f"{path.parent.name}.json").read_text())["models"]
         assert path.stem in listed
-        for run, accelerators, context, cells in data["runs"]:
+        for run, accelerators, context, cells, accelerator, cache, prefill in data["runs"]:
             assert abs(context - data["context_tokens"]) <= 0.03 * data["context_tokens"]
-            document = json.loads((built / "_site" / "runs" / f"{run}.json").read_text())
+            document = {**json.loads((built / "_site" / "runs" / f"{run}.json").read_text()), "_id": run}
             assert accelerators == document["hardware"]["count"]
+            assert accelerator == document["hardware"]["accelerator"]
+            assert cache == document["run"].get("ttft_prompt_cache")
+            assert prefill == rule.prefill_ms(document, context)  # at the run's own context
             row = {n: cell for n, cell in zip(data["concurrency"], cells, strict=False) if cell is not None}
             found[(run, context)] = {n: [data["statuses"][cell[0]], *cell[1:]] for n, cell in row.items()}
     for path in sorted((built / "_site" / "runs").glob("*.json")):
-        rows = _own_cells(json.loads(path.read_text()))
+        rows = rule.own_cells(json.loads(path.read_text()))
         for context, cells in rows.items():
             expected = {}
             for n, c in cells.items():
-                values = [c["status"], c.get("total_tokens_per_s"), c.get("per_request_tokens_per_s"), c.get("ttft_ms")]
+                values = [c["status"], c.get("total_tokens_per_s"), c.get("per_request_tokens_per_s"), c.get("ttft_ms"),
+                          c.get("time_between_tokens_ms")]
                 while values[-1] is None:
                     values.pop()
                 expected[n] = values

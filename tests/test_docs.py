@@ -24,7 +24,7 @@ def _property_names(schema: object) -> set[str]:
 
 def test_every_schema_field_is_documented() -> None:
     documented = set(re.findall(r"`([a-z_]+)`", (REPO / "docs" / "result-format.md").read_text()))
-    for name in ("result.schema.json", "result-1.1.schema.json"):
+    for name in ("result.schema.json", "result-1.1.schema.json", "result-1.2.schema.json"):
         schema = json.loads((REPO / "schema" / name).read_text())
         assert _property_names(schema) - documented == set(), name
 
@@ -33,7 +33,7 @@ def test_every_plausibility_check_and_threshold_is_documented() -> None:
     from sitegen import plausibility
 
     text = (REPO / "docs" / "result-format.md").read_text()
-    schema = json.loads((REPO / "schema" / "result-1.1.schema.json").read_text())
+    schema = json.loads((REPO / "schema" / "result-1.2.schema.json").read_text())
     assert list(plausibility.CHECKS) == schema["$defs"]["acknowledged_warning"]["properties"]["check"]["enum"]
     for check in plausibility.CHECKS:
         assert f"`{check}`" in text, check

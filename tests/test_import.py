@@ -48,7 +48,7 @@ def test_import_writes_the_seed_run(empty_project: Path, capsys: pytest.CaptureF
     assert out == (f"wrote content/runs/{SEED_RUN_ID}.yaml: 9 prefill points, 64 decode cells "
                    "(21 over capacity, 1 requests queued, 42 valid)\n")
     text = written.read_text(encoding="utf-8")
-    assert text.startswith("# yaml-language-server: $schema=../../schema/result-1.1.schema.json\n" + HEADER)
+    assert text.startswith("# yaml-language-server: $schema=../../schema/result-1.2.schema.json\n" + HEADER)
     top_level = [line.split(":")[0] for line in text.splitlines() if line[:1].isalpha()]
     assert top_level == ["schema_version", "hardware", "engine", "run", "provenance", "measurements"]
     assert '  version: "0.5.16"\n' in text and '  date: "2026-07-09"\n' in text

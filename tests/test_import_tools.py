@@ -89,7 +89,7 @@ def test_vllm_input_length_sweep_is_one_run(project: Path, tmp_path: Path) -> No
     files = sorted(VLLM.glob("scicom-*.json"))
     assert run_import(project, files, write_meta(tmp_path, B200_META)) == 0
     data = imported(project)
-    assert data["schema_version"] == 1.1
+    assert data["schema_version"] == 1.2
     assert data["engine"]["name"] == "vLLM"  # backend "vllm": vLLM's own client
     assert data["run"]["latency_statistic"] == "median"
     assert data["run"]["served_model_name"] == "/workspace/qwen3-32b"

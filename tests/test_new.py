@@ -37,7 +37,7 @@ def test_new_writes_the_template(project: Path, capsys: pytest.CaptureFixture[st
     assert run_cli(project, "new", "rtx4090-llamacpp-qwen3-8b") == 0
     path = project / "content" / "runs" / "rtx4090-llamacpp-qwen3-8b.yaml"
     assert path.read_text() == template("content/runs/rtx4090-llamacpp-qwen3-8b.yaml",
-                                        "# yaml-language-server: $schema=../../schema/result-1.1.schema.json\n")
+                                        "# yaml-language-server: $schema=../../schema/result-1.2.schema.json\n")
     out = capsys.readouterr().out
     assert "wrote content/runs/rtx4090-llamacpp-qwen3-8b.yaml" in out
     assert "sitegen check content/runs/rtx4090-llamacpp-qwen3-8b.yaml" in out

@@ -79,13 +79,14 @@ def test_a_schema_1_file_and_its_1_1_twin_render_the_same_run_page(tmp_path: Pat
     assert "Latencies as the source reports them." in _text(pages[0])
 
 
-def test_both_schemas_are_published(tmp_path: Path, shared_cache: Path) -> None:
+def test_every_schema_is_published(tmp_path: Path, shared_cache: Path) -> None:
     site = _site(tmp_path, shared_cache)
     shutil.copy(MINIMAL, site / "content" / "runs")
     _build(site)
     published = {path.name: json.loads(path.read_text()) for path in (site / "_site" / "schema").glob("result*.json")}
     assert published["result.schema.json"]["$id"] == "urn:sitegen:schema:result:1"
     assert published["result-1.1.schema.json"]["$id"] == "urn:sitegen:schema:result:1.1"
+    assert published["result-1.2.schema.json"]["$id"] == "urn:sitegen:schema:result:1.2"
 
 
 # --- the seed run: means, tails, power -------------------------------------------------------------
@@ -122,16 +123,20 @@ def test_seed_page_says_its_latencies_are_means(seed_page: str) -> None:
 
 def test_seed_page_shows_p50_p90_p99_from_the_raw_file(seed_page: str) -> None:
     tails = tables(seed_page)["data tails"]
-    assert tails[0] == ["Context", "Requests at once", "TTFT", "Time between tokens", "Per request tok/s"]
+    assert tails[0] == ["Context", "Requests at once", "TTFT", "Time between tokens", "Per request tok/s, slow tail"]
     # The first two headers span both header rows (rowspan=2): the table model has them in each.
-    assert tails[1] == ["Context", "Requests at once"] + ["p50", "p90", "p99"] * 3
+    # Beside a latency's p90 (a slow request), the slow tail of speed: p10.
+    assert tails[1] == ["Context", "Requests at once"] + ["p50", "p90", "p99"] * 2 + ["p50", "p10", "p1"]
     rows = {(row[0], row[1]): row[2:] for row in tails[2:]}
     assert len(rows) == 43  # every measured cell
     for (context, concurrency, label) in ((8192, 1, "8K"), (131072, 16, "128K"), (1043456, 2, "1019K")):
         raw = _raw_cell(context, concurrency)
         want = [f"{raw[f'ttft_{p}'] * 1000:,.0f} ms" for p in ("p50", "p90", "p99")]
         want += [f"{raw[f'inter_token_latency_{p}'] * 1000:,.1f} ms" for p in ("p50", "p90", "p99")]
-        want += [f"{raw[f'output_tps_per_user_{p}']:,.1f}" for p in ("p50", "p90", "p99")]
+        # The file's p50 of speed; it has no p10 or p1, so those are 1000 ÷ the time between
+        # tokens at p90 and p99 (seconds here), marked derived (†).
+        want += [f"{raw['output_tps_per_user_p50']:,.1f}"]
+        want += [f"{1 / raw[f'inter_token_latency_{p}']:,.1f}†" for p in ("p90", "p99")]
         assert rows[(label, str(concurrency))] == want
     # The detail is closed: a phone sees one line, not a second wide table.
     assert re.search(r'<details class="more tails">\s*<summary>', seed_page)
@@ -385,7 +390,7 @@ def test_labels_are_worked_out_once_per_collection_of_runs(monkeypatch: pytest.M
 
 def test_the_json_export_carries_every_percentile_of_the_raw_file(built_site: Path) -> None:
     exported = json.loads((built_site / "runs" / f"{SEED_RUN_ID}.json").read_text())
-    assert exported["schema_version"] == 1.1 and exported["run"]["latency_statistic"] == "mean"
+    assert exported["schema_version"] == 1.2 and exported["run"]["latency_statistic"] == "mean"
     cells = {(c["context_tokens"], c["concurrency"]): c for c in exported["measurements"]["decode"]}
     raw = json.loads(SAMPLE.read_text(encoding="utf-8"))
     for raw_cell in raw["results"]:

@@ -108,3 +108,27 @@ def test_schema_1_1_is_schema_1_plus_optional_fields() -> None:
     for data in filter(None, (schema_1_file, minimal)):
         assert FULL["result"].is_valid(data)
         assert FULL["result-1.1"].is_valid({**data, "schema_version": 1.1})
+
+
+@pytest.mark.parametrize(("older", "newer"), [(1.1, 1.2)])
+def test_each_later_schema_is_the_one_before_plus_optional_fields(older: float, newer: float) -> None:
+    """As for 1.1 above: every rule of ``older`` holds unchanged in ``newer``, which only adds
+    properties, none of them required, so changing schema_version alone upgrades a file."""
+    old, new = load_schema(RESULT_SCHEMAS[older]), load_schema(RESULT_SCHEMAS[newer])
+    assert new["$id"] == f"urn:sitegen:schema:result:{newer}"
+    assert new["properties"]["schema_version"]["const"] == newer
+    assert {k: v for k, v in new["properties"].items() if k != "schema_version"} == {
+        k: v for k, v in old["properties"].items() if k != "schema_version"} | {
+        k: v for k, v in new["properties"].items() if k not in old["properties"]}
+    for name, definition in old["$defs"].items():
+        added = new["$defs"][name]
+        if "properties" not in definition:
+            assert added == definition, name
+            continue
+        assert added.get("required") == definition.get("required"), name
+        for field, rule in definition["properties"].items():
+            assert added["properties"][field] == rule, (name, field)
+    for file in FILES:
+        data = parse_document(file.name, file.read_bytes()).data
+        if data.get("schema_version") == older:
+            assert FULL[RESULT_SCHEMAS[newer]].is_valid({**data, "schema_version": newer}), file

@@ -53,9 +53,6 @@ class Analysis:
     _outlines: dict[str, Outline] = field(default_factory=dict)
     # What each grid made this build answers without its cells (capacity.GridFacts), by run id.
     _facts: dict[str, GridFacts] = field(default_factory=dict)
-    # Why a run meets a level at no measured load, by (run id, context, level name): worked out
-    # once a build from its cells (capacity_views.standing), for its level pages and /capacity/.
-    why_not: dict[tuple[str, int, str], tuple[str, str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.stored is not None:

@@ -124,6 +124,11 @@ class CellGrid:
             rows.setdefault(context, {})[concurrency] = cell
         return rows
 
+    @cached_property
+    def timing(self) -> RunTiming:
+        """What the run says of its TTFT beyond its cells (cold-TTFT levels read it)."""
+        return run_timing(self.run.raw)
+
     def facts_at(self, points: Iterable[tuple[int, int]]) -> GridFacts:
         """This grid's facts, with its cells at ``points`` (context, concurrency)."""
         return GridFacts(tuple(self.contexts), tuple(self.levels),
@@ -134,7 +139,7 @@ class CellGrid:
         found = self._capacity.get((context, level.name))
         if found is not None and (found[0] is level or found[0] == level):
             return found[1]
-        made = capacity(context, self.rows[context], level, self.accelerators)
+        made = capacity(context, self.rows[context], level, self.accelerators, self.timing)
         self._capacity[(context, level.name)] = (level, made)
         self.worked_out += 1
         return made
@@ -215,47 +220,172 @@ def figure(cell: Cell, name: str, percentile: str | None) -> float | None:
     return _number(statistics[name].get(key))
 
 
+# Where a verdict's per-request speed came from (per_request_source in /data/capacity.json).
+REPORTED = "reported"
+FROM_TIME_BETWEEN_TOKENS = "time_between_tokens"
+
+
+def per_request_speed(cell: Cell, percentile: str | None) -> tuple[float | None, str | None]:
+    """The cell's per-request output tok/s and its source: as reported (at a percentile, the
+    mirrored slow tail), else 1000 ÷ the time between tokens (at that percentile), else none."""
+    reported = figure(cell, PER_REQUEST, percentile)
+    if reported is not None:
+        return reported, REPORTED
+    gap = figure(cell, TIME_BETWEEN_TOKENS, percentile)
+    if gap is not None and gap > 0:
+        return 1000.0 / gap, FROM_TIME_BETWEEN_TOKENS
+    return None, None
+
+
+# How a run's TTFT was measured (result field run.ttft_prompt_cache) and what a verdict judged:
+# the TTFT as measured with a warm or a cold prompt cache, or unknown; or, for a level asking
+# for a cold first token of a run not known to be cold, the larger of the TTFT and the run's
+# own single-request prefill time at that context (a lower bound on a cold first token).
+WARM = "warm"
+COLD = "cold"
+UNKNOWN = "unknown"
+COLD_ESTIMATE = "cold_estimate"
+
+
+class RunTiming(NamedTuple):
+    """What a run says of its TTFT beyond its cells: the prompt cache its TTFT was measured with
+    (None: unknown), and its single-request prefill time by context (prefill_times)."""
+
+    prompt_cache: str | None
+    prefill_ms: dict[int, float]
+
+    def prefill_at(self, context: int) -> float | None:
+        """The prefill time at the context that matches ``context`` (within the tolerance)."""
+        matched = match_context(self.prefill_ms, context)
+        return None if matched is None else self.prefill_ms[matched]
+
+
+NO_TIMING = RunTiming(None, {})
+
+
+def run_timing(document: dict[str, Any]) -> RunTiming:
+    """A validated result document's RunTiming (docs/capacity.md, "Warm and cold TTFT")."""
+    run = document.get("run", {})
+    cache = run.get("ttft_prompt_cache")
+    return RunTiming(cache if cache in (WARM, COLD) else None, prefill_times(document))
+
+
+def prefill_times(document: dict[str, Any]) -> dict[int, float]:
+    """The measured single-request prefill time per context, in ms: each prefill point's TTFT.
+    None of at-depth points: they time a chunk of the prompt on top of a filled cache."""
+    if document.get("run", {}).get("prefill_mode") == "at-depth":
+        return {}
+    times: dict[int, float] = {}
+    for point in document.get("measurements", {}).get("prefill", []):
+        time = _number(point.get("ttft_ms"))
+        if time is not None and point.get("prompt_chunk_tokens") is None:
+            times.setdefault(point["context_tokens"], time)
+    return times
+
+
+def ttft_judged(level: ServiceLevel, timing: RunTiming) -> str:
+    """Which TTFT a verdict of ``level`` judges for a run (one of WARM, COLD, UNKNOWN, COLD_ESTIMATE)."""
+    if level.ttft == COLD and timing.prompt_cache != COLD:
+        return COLD_ESTIMATE
+    return timing.prompt_cache or UNKNOWN
+
+
+# The states of a cell's verdict, and of a capacity (state in /data/capacity.json).
+MEETS = "meets"
+MISSES = "misses"
+CANNOT_TELL = "cannot_tell"
+NONE_MEETS = "none_meets"
+
+
 @dataclass(frozen=True)
 class Verdict:
-    """Whether a cell meets a service level, and if not, the first reason why."""
+    """Whether a cell meets a service level: MEETS, MISSES (some figure is outside its limit) or
+    CANNOT_TELL (none is, but a figure the level limits is missing); ``reason`` says which.
+    ``per_request_source`` is where the speed came from (None: the cell has none) and
+    ``ttft`` which TTFT was judged (ttft_judged)."""
 
-    met: bool
+    state: str
     reason: str = ""
+    per_request_source: str | None = None
+    ttft: str = UNKNOWN
+
+    @property
+    def met(self) -> bool:
+        return self.state == MEETS
 
 
-def judge(cell: Cell, level: ServiceLevel) -> Verdict:
-    """A cell meets a level only when it is valid and has every figure the level limits,
-    each within its limit. A missing figure is never taken as met."""
-    if cell.get("status") != Status.VALID.value:
-        return Verdict(False, "not a valid measurement")
+def judge(cell: Cell, level: ServiceLevel, timing: RunTiming = NO_TIMING) -> Verdict:
+    """A cell meets a level only when it is valid and has every figure the level limits, each
+    within its limit. A figure outside its limit is a miss whatever else is missing; a missing
+    figure is never taken as met: without a miss it makes the verdict CANNOT_TELL."""
     at = f" ({level.percentile})" if level.percentile else ""
-    speed = figure(cell, PER_REQUEST, level.percentile)
+    speed, source = per_request_speed(cell, level.percentile)
+    ttft_kind = ttft_judged(level, timing)
+    status = cell.get("status")
+    if status == Status.NOT_RUN.value:
+        return Verdict(CANNOT_TELL, "not run", source, ttft_kind)
+    if status != Status.VALID.value:
+        return Verdict(MISSES, "not a valid measurement", source, ttft_kind)
+    misses: list[str] = []
+    missing: list[str] = []
+    floor = level.min_tokens_per_s_per_request
     if speed is None:
-        return Verdict(False, f"no per-request tok/s{at}")
-    if speed < level.min_tokens_per_s_per_request:
-        return Verdict(False, f"per-request tok/s{at} below {level.min_tokens_per_s_per_request:g}")
-    ttft = figure(cell, TTFT, level.percentile)
-    if ttft is None:
-        return Verdict(False, f"no TTFT{at}")
-    if ttft > level.max_ttft_ms:
-        return Verdict(False, f"TTFT{at} above {level.max_ttft_ms:g} ms")
+        missing.append(f"no per-request tok/s{at} nor time between tokens{at}")
+    elif speed < floor:
+        misses.append(f"per-request tok/s{at} below {floor:g}")
+    _judge_ttft(cell, level, timing, ttft_kind, misses, missing)
     if level.max_time_between_tokens_ms is not None:
         gap = figure(cell, TIME_BETWEEN_TOKENS, level.percentile)
         if gap is None:
-            return Verdict(False, f"no time between tokens{at}")
-        if gap > level.max_time_between_tokens_ms:
-            return Verdict(False, f"time between tokens{at} above {level.max_time_between_tokens_ms:g} ms")
-    return Verdict(True)
+            missing.append(f"no time between tokens{at}")
+        elif gap > level.max_time_between_tokens_ms:
+            misses.append(f"time between tokens{at} above {level.max_time_between_tokens_ms:g} ms")
+    if misses:
+        return Verdict(MISSES, "; ".join(misses), source, ttft_kind)
+    if missing:
+        return Verdict(CANNOT_TELL, "; ".join(missing), source, ttft_kind)
+    return Verdict(MEETS, "", source, ttft_kind)
+
+
+def _judge_ttft(cell: Cell, level: ServiceLevel, timing: RunTiming, kind: str,
+                misses: list[str], missing: list[str]) -> None:
+    # The TTFT limit: on the TTFT as measured, and for a cold estimate on the prefill time too.
+    at = f" ({level.percentile})" if level.percentile else ""
+    ttft = figure(cell, TTFT, level.percentile)
+    if ttft is None:
+        missing.append(f"no TTFT{at}")
+    elif ttft > level.max_ttft_ms:
+        misses.append(f"TTFT{at} above {level.max_ttft_ms:g} ms")
+    if kind != COLD_ESTIMATE:
+        return
+    prefill = timing.prefill_at(cell["context_tokens"])
+    if prefill is None:
+        missing.append("no prefill time at this context for a cold TTFT")
+    elif prefill > level.max_ttft_ms:
+        misses.append(f"cold TTFT (at least the prefill time) above {level.max_ttft_ms:g} ms")
 
 
 @dataclass(frozen=True)
 class Capacity:
-    """How many simultaneous requests a run serves at one context within a service level."""
+    """How many simultaneous requests a run serves at one context within a service level, and
+    the state of that answer: MEETS (``max_concurrency`` holds it), NONE_MEETS (not even the
+    fewest requests measured) or CANNOT_TELL (the fewest lack a figure the level limits).
+    ``measured`` are the context's concurrencies, ascending; ``stopped_at`` the first whose
+    cell does not meet the level (None: all meet), ``stopped_state`` its verdict's state and
+    ``reason`` why. ``per_request_source`` and ``ttft`` are those of the verdict the answer
+    rests on: the capacity's cell, else the first cell."""
 
     context_tokens: int
     accelerators: int
     max_concurrency: int | None  # None: not even the smallest measured concurrency meets it
     total_tokens_per_s: float | None  # at max_concurrency
+    state: str = NONE_MEETS
+    per_request_source: str | None = None
+    ttft: str = UNKNOWN
+    stopped_at: int | None = None
+    stopped_state: str | None = None
+    reason: str = ""
+    measured: tuple[int, ...] = ()
 
     @property
     def tokens_per_s_per_accelerator(self) -> float | None:
@@ -265,18 +395,81 @@ class Capacity:
     def users_per_accelerator(self) -> float | None:
         return None if self.max_concurrency is None else self.max_concurrency / self.accelerators
 
+    def stored(self) -> list[Any]:
+        """What the figure cache keeps of it beyond its context and accelerators (restored)."""
+        return [self.max_concurrency, self.total_tokens_per_s, self.state, self.per_request_source, self.ttft,
+                self.stopped_at, self.stopped_state, self.reason, list(self.measured)]
 
-def capacity(context: int, row: dict[int, Cell], level: ServiceLevel, accelerators: int) -> Capacity:
+    @classmethod
+    def restored(cls, context: int, accelerators: int, stored: list[Any]) -> Capacity:
+        held, total, state, source, ttft, stopped_at, stopped_state, reason, measured = stored
+        return cls(context, accelerators, held, total, state, source, ttft, stopped_at, stopped_state, reason,
+                   tuple(measured))
+
+
+def stored_capacity_like(stored: Any) -> bool:
+    """Whether a figure cache entry's ``stored()`` part has the shape ``restored`` reads."""
+    if not isinstance(stored, list) or len(stored) != 9:
+        return False
+    held, total, state, source, ttft, stopped_at, stopped_state, reason, measured = stored
+    return (held is None or type(held) is int) and (total is None or type(total) in (int, float)) \
+        and state in (MEETS, NONE_MEETS, CANNOT_TELL) and source in (None, REPORTED, FROM_TIME_BETWEEN_TOKENS) \
+        and ttft in (WARM, COLD, UNKNOWN, COLD_ESTIMATE) and (stopped_at is None or type(stopped_at) is int) \
+        and stopped_state in (None, MISSES, CANNOT_TELL) and isinstance(reason, str) \
+        and isinstance(measured, list) and all(type(n) is int for n in measured)
+
+
+def capacity(context: int, row: dict[int, Cell], level: ServiceLevel, accelerators: int,
+             timing: RunTiming = NO_TIMING) -> Capacity:
     """The largest measured concurrency whose cell meets the level, with every smaller
     measured concurrency at this context meeting it too: a load the run was seen to hold."""
     best: Cell | None = None
+    held: Verdict | None = None
+    stop: tuple[int, Verdict] | None = None
     for concurrency in sorted(row):
-        if not judge(row[concurrency], level).met:
+        verdict = judge(row[concurrency], level, timing)
+        if not verdict.met:
+            stop = (concurrency, verdict)
             break
-        best = row[concurrency]
-    if best is None:
-        return Capacity(context, accelerators, None, None)
-    return Capacity(context, accelerators, best["concurrency"], _number(best.get("total_tokens_per_s")))
+        best, held = row[concurrency], verdict
+    measured = tuple(sorted(row))
+    if stop is None:  # every measured concurrency meets it (or the context has no cells)
+        if best is None or held is None:
+            return Capacity(context, accelerators, None, None, CANNOT_TELL, measured=measured)
+        return Capacity(context, accelerators, best["concurrency"], _number(best.get("total_tokens_per_s")), MEETS,
+                        held.per_request_source, held.ttft, measured=measured)
+    stopped_at, stopped = stop
+    if best is None or held is None:
+        state = CANNOT_TELL if stopped.state == CANNOT_TELL else NONE_MEETS
+        return Capacity(context, accelerators, None, None, state, stopped.per_request_source, stopped.ttft,
+                        stopped_at, stopped.state, stopped.reason, measured)
+    return Capacity(context, accelerators, best["concurrency"], _number(best.get("total_tokens_per_s")), MEETS,
+                    held.per_request_source, held.ttft, stopped_at, stopped.state, stopped.reason, measured)
+
+
+# The answers to "does it hold N users?" (Answer.state), beyond MEETS and CANNOT_TELL.
+FAILS = "fails"
+NOT_MEASURED = "not_measured"
+
+
+class Answer(NamedTuple):
+    """Whether a run holds ``users`` at a context within a level: MEETS at ``concurrency`` (the
+    smallest measured ≥ users; every smaller measured one meets too), FAILS or CANNOT_TELL at
+    ``concurrency`` (the first measured one not meeting it, at or below the users' rung), or
+    NOT_MEASURED (no concurrency that high was measured, and all below meet)."""
+
+    state: str
+    concurrency: int | None
+
+
+def answer_for_users(found: Capacity, users: int) -> Answer:
+    """Read off a capacity: never extrapolated beyond, nor interpolated between, measured loads."""
+    rung = next((n for n in found.measured if n >= users), None)
+    if found.stopped_at is not None and (rung is None or found.stopped_at <= rung):
+        return Answer(CANNOT_TELL if found.stopped_state == CANNOT_TELL else FAILS, found.stopped_at)
+    if rung is None:
+        return Answer(NOT_MEASURED, None)
+    return Answer(MEETS, rung)
 
 
 def capacities(grid: CellGrid, level: ServiceLevel) -> list[Capacity]:
@@ -299,7 +492,9 @@ def price_for(run: Run, prices: tuple[tuple[str, Price], ...]) -> Price | None:
 
 
 CAPACITY_FORMAT = "sitegen-capacity"
-CAPACITY_VERSION = 2  # 2: fields named once, one record per line as an array (was one object each)
+# 2: fields named once, one record per line as an array (was one object each); 3: each record's
+# state, the sources of its speed and TTFT, where and why the ladder stopped, the ladder itself.
+CAPACITY_VERSION = 3
 
 
 def capacity_records(grids: Iterable[CellGrid], levels: Iterable[ServiceLevel]) -> list[dict[str, Any]]:
@@ -317,5 +512,12 @@ def capacity_records(grids: Iterable[CellGrid], levels: Iterable[ServiceLevel]) 
                     "total_tokens_per_s": found.total_tokens_per_s,
                     "tokens_per_s_per_accelerator": found.tokens_per_s_per_accelerator,
                     "users_per_accelerator": found.users_per_accelerator,
+                    "state": found.state,
+                    "per_request_source": found.per_request_source,
+                    "ttft_judged": found.ttft,
+                    "stopped_at": found.stopped_at,
+                    "stopped_state": found.stopped_state,
+                    "reason": found.reason or None,
+                    "measured_concurrency": list(found.measured),
                 })
     return records

@@ -16,14 +16,24 @@ from sitegen.model import Run, Status
 from sitegen.site import labels, numbers
 from sitegen.site.analysis import Analysis
 from sitegen.site.capacity import (
+    CANNOT_TELL,
     CAPACITY_FORMAT,
     CAPACITY_VERSION,
+    COLD,
+    COLD_ESTIMATE,
     CONTEXT_TOLERANCE,
+    FROM_TIME_BETWEEN_TOKENS,
+    MEETS,
+    MISSES,
+    UNKNOWN,
+    WARM,
     Capacity,
+    Verdict,
     capacity_records,
     context_matches,
     cost_per_million_tokens,
     judge,
+    per_request_speed,
 )
 from sitegen.site.common import Page, Site, engine_summary, hardware_name
 from sitegen.site.fragments import Fragments
@@ -48,26 +58,67 @@ class LevelNote:
     ttft: float = 0.0
     tbt: float | None = None
     percentile: str | None = None
+    ttft_kind: str | None = None  # "cold": a warm TTFT must have its prefill time within the limit too
 
 
 def level_rule(level: ServiceLevel) -> str:
+    cold = " for a fresh prompt (cold: at least the run's measured prefill time where its TTFT was warm)" \
+        if level.ttft == COLD else ""
     parts = [f"at least {level.min_tokens_per_s_per_request:g} tok/s per request",
-             f"TTFT at most {numbers.milliseconds(level.max_ttft_ms)}"]
+             f"TTFT at most {numbers.milliseconds(level.max_ttft_ms)}{cold}"]
     if level.max_time_between_tokens_ms is not None:
         parts.append(f"at most {numbers.milliseconds_fine(level.max_time_between_tokens_ms)} between tokens")
     rule = ", ".join(parts)
-    return rule + (f", at {level.percentile}" if level.percentile else "")
+    return rule + (f", at {level.percentile} (for speed, its slow tail)" if level.percentile else "")
 
 
 def level_notes(levels: tuple[ServiceLevel, ...]) -> tuple[LevelNote, ...]:
     return tuple(LevelNote(level.name, level.title, level_rule(level), level.min_tokens_per_s_per_request,
-                           level.max_ttft_ms, level.max_time_between_tokens_ms, level.percentile) for level in levels)
+                           level.max_ttft_ms, level.max_time_between_tokens_ms, level.percentile, level.ttft)
+                 for level in levels)
+
+
+# What a verdict's labels say of the TTFT it judged (capacity.ttft_judged).
+TTFT_WORDS = {
+    WARM: "warm TTFT (prompt cached)",
+    COLD: "cold TTFT",
+    UNKNOWN: "TTFT, prompt cache not stated",
+    COLD_ESTIMATE: "cold TTFT estimate: at least the measured prefill time",
+}
+FROM_GAPS = "speed from time between tokens"
+
+
+def verdict_labels(found: Capacity) -> str:
+    """Where a verdict's figures came from: the speed (when not reported) and the TTFT judged."""
+    parts = [FROM_GAPS] if found.per_request_source == FROM_TIME_BETWEEN_TOKENS else []
+    return " · ".join([*parts, TTFT_WORDS[found.ttft]])
+
+
+def verdict_parts(found: Capacity) -> tuple[str, str]:
+    """A capacity that holds no load, in words, and why: never "—", and never the same for
+    "does not meet" and "cannot tell"."""
+    if found.state == CANNOT_TELL:
+        return "cannot tell", found.reason
+    fewest = numbers.count_noun(found.measured[0], "request") if found.measured else "the fewest requests"
+    return "does not meet", f"even at {fewest}: {found.reason}"
+
+
+def verdict_words(found: Capacity) -> str:
+    head, why = verdict_parts(found)
+    return f"{head}{',' if found.state != CANNOT_TELL else ':'} {why}"
+
+
+def priced_cost(price: Price | None, accelerators: int, total: float | None) -> str:
+    """Cost per million output tokens with the price it used; "" without a price or a total."""
+    cost = cost_per_million_tokens(price.usd_per_hour, accelerators, total) if price else None
+    return "" if price is None or cost is None else f"{money(cost)} per M tokens at ${price.usd_per_hour:g}/h"
 
 
 @dataclass(frozen=True)
 class CapacityFigure:
     """One capacity, formatted: requests held, total and per-accelerator tok/s, users per
-    accelerator, and cost where a price is known. ``held`` is "—" when no load meets the level."""
+    accelerator, and cost where a price is known. ``state`` is the capacity's; ``verdict`` says
+    in words why no load meets the level (verdict_words), ``labels`` what was judged."""
 
     held: str
     total: str
@@ -75,20 +126,23 @@ class CapacityFigure:
     users_per_device: str
     cost: str
     sort: str  # users per accelerator, for sorting ('' sorts last)
+    state: str = MEETS
+    verdict: str = ""
+    labels: str = ""
 
 
 def capacity_figure(found: Capacity, price: Price | None) -> CapacityFigure:
     if found.max_concurrency is None:
-        return CapacityFigure(numbers.MISSING, "", "", "", "", "")
+        return CapacityFigure("", "", "", "", "", "", found.state, verdict_words(found), verdict_labels(found))
     users = found.users_per_accelerator or 0.0
-    cost = cost_per_million_tokens(price.usd_per_hour, found.accelerators, found.total_tokens_per_s) if price else None
     return CapacityFigure(
         held=numbers.count_noun(found.max_concurrency, "request"),
         total=numbers.rate(found.total_tokens_per_s),
         per_device=numbers.rate(found.tokens_per_s_per_accelerator),
         users_per_device=numbers.decimal(users) if users % 1 else str(int(users)),
-        cost=money(cost) if cost is not None else "",
+        cost=priced_cost(price, found.accelerators, found.total_tokens_per_s),
         sort=repr(users),
+        labels=verdict_labels(found),
     )
 
 
@@ -148,14 +202,24 @@ CAPACITY_PAGE_SIZE = 100
 
 @dataclass(frozen=True)
 class CapacityCell:
-    """A run's capacity at one context and level, in a model's table. ``users`` is "—" when
-    no measured load meets the level; a cell of None is a context the run did not measure."""
+    """A run's capacity at one context and level, in a model's table. ``users`` is the verdict in
+    words when no measured load meets the level (verdict_words); a cell of None is a context the
+    run did not measure. ``labels`` say what was judged (verdict_labels)."""
 
     users: str
     rank: str  # "#1" … among the model's setups at this context
     detail: str  # requests held · total tok/s · tok/s per accelerator (on one accelerator, the total)
     cost: str
     run_context: str  # the run's own context where it differs from the column's
+    labels: str = ""
+    ladder: str = ""  # what capacity.js needs for a reader's users: ladder_data
+
+
+def ladder_data(found: Capacity) -> str:
+    """The measured concurrencies, where the ladder stopped and how ("m": misses, "c": cannot
+    tell), as "1,2,4,8|8|m": enough to answer a number of users (capacity.answer_for_users)."""
+    stop = {MISSES: "m", CANNOT_TELL: "c"}.get(found.stopped_state or "", "")
+    return f"{','.join(map(str, found.measured))}|{found.stopped_at or ''}|{stop}"
 
 
 @dataclass(frozen=True)
@@ -174,7 +238,7 @@ class QuestionModel:
     slug: str
     label: str
     contexts: str  # "8192 16384 …", the contexts within the tolerance as one
-    setups: str  # JSON: run id → [setup, label, engine]
+    setups: str  # JSON: run id → [setup, label, engine, accelerator (the name a price is for)]
 
 
 @dataclass(frozen=True)
@@ -208,14 +272,16 @@ def context_clusters(contexts: set[int]) -> list[int]:
 
 
 def _capacity_cell(found: Capacity, rank: str, price: Price | None, run_context: str) -> CapacityCell:
-    if found.max_concurrency is None:
-        return CapacityCell(numbers.MISSING, "", "", "", run_context)
     figure = capacity_figure(found, price)
+    if found.max_concurrency is None:
+        head, why = verdict_parts(found)
+        return CapacityCell(head, "", why, "", run_context, figure.labels, ladder_data(found))
     # On one accelerator the requests held are the users and the total is per accelerator: the
     # total alone (the pages' legends say so), not "128 · 1,907.7 · 1,907.7" in every cell.
     detail = figure.total if found.accelerators == 1 else \
         f"{found.max_concurrency} · {figure.total} · {figure.per_device}"
-    return CapacityCell(figure.users_per_device, rank, detail, figure.cost, run_context)
+    return CapacityCell(figure.users_per_device, rank, detail, figure.cost, run_context, figure.labels,
+                        ladder_data(found))
 
 
 def capacity_path(number: int) -> str:
@@ -354,20 +420,32 @@ def _point_row(site: Site, run: Run, preset: Preset, level: ServiceLevel | None,
     status = Status(cell["status"])
     total = cell.get("total_tokens_per_s") if status.measured else None
     price = analysis.price(run)
-    cost = cost_per_million_tokens(price.usd_per_hour, grid.accelerators, total) \
-        if price and status == Status.VALID else None
+    cost = priced_cost(price, grid.accelerators, total) if status == Status.VALID else "no valid total here"
+    cost = cost if price is not None else f"no price for {run.hardware.accelerator}"
     verdict = ""
     held = None
     if level is not None:
-        judged = judge(cell, level)
-        verdict = "meets" if judged.met else f"no: {judged.reason}"
+        verdict = cell_verdict_words(judge(cell, level, grid.timing))
         held = _capacity_cell(grid.capacity_at(actual, level), "", price, "")
     return PointRow(
         *base, True, numbers.context(actual) if actual != preset.context else "", labels.STATUSES[status],
         numbers.rate(total), numbers.rate(total / grid.accelerators) if total is not None else numbers.MISSING,
-        numbers.rate(cell.get("per_request_tokens_per_s")), numbers.milliseconds(cell.get("ttft_ms")).removesuffix(" ms"),
-        verdict, money(cost) if cost is not None else "", float(total) if total is not None else -1.0, held,
+        per_request_words(cell), numbers.milliseconds(cell.get("ttft_ms")).removesuffix(" ms"),
+        verdict, cost, float(total) if total is not None else -1.0, held,
     )
+
+
+def per_request_words(cell: dict[str, object]) -> str:
+    """A cell's per-request tok/s as reported, else from its time between tokens, labelled."""
+    speed, source = per_request_speed(cell, None)
+    return numbers.rate(speed) + (" (from time between tokens)" if source == FROM_TIME_BETWEEN_TOKENS else "")
+
+
+def cell_verdict_words(judged: Verdict) -> str:
+    """A cell's verdict in words, with what it judged."""
+    gaps = f"; {FROM_GAPS}" if judged.per_request_source == FROM_TIME_BETWEEN_TOKENS else ""
+    head = {MEETS: "meets", CANNOT_TELL: "cannot tell"}.get(judged.state, "does not meet")
+    return f"{head}{': ' + judged.reason if judged.reason else ''} ({TTFT_WORDS[judged.ttft]}{gaps})"
 
 
 def preset_path(preset: Preset, number: int) -> str:
@@ -455,7 +533,8 @@ def _total_at(run: Run, preset: Preset, analysis: Analysis) -> float | None:
 # --- data for scripts and the picker --------------------------------------------------------
 
 CAPACITY_FIELDS = ("run", "service_level", "context_tokens", "max_concurrency", "total_tokens_per_s",
-                   "tokens_per_s_per_accelerator", "users_per_accelerator")
+                   "tokens_per_s_per_accelerator", "users_per_accelerator", "state", "per_request_source",
+                   "ttft_judged", "stopped_at", "stopped_state", "reason", "measured_concurrency")
 
 
 def capacity_json(runs: list[Run], analysis: Analysis) -> bytes:
@@ -470,7 +549,7 @@ def capacity_json(runs: list[Run], analysis: Analysis) -> bytes:
                 ("name", level.name), ("label", level.title),
                 ("min_tokens_per_s_per_request", level.min_tokens_per_s_per_request),
                 ("max_ttft_ms", level.max_ttft_ms), ("max_time_between_tokens_ms", level.max_time_between_tokens_ms),
-                ("percentile", level.percentile)) if value is not None}
+                ("percentile", level.percentile), ("ttft", level.ttft)) if value is not None}
             for level in analysis.settings.service_levels
         ],
     }
@@ -488,14 +567,16 @@ def capacity_json(runs: list[Run], analysis: Analysis) -> bytes:
 
 
 POINT_STATUSES = tuple(status.value for status in Status)  # a cell's status is its index here
+# A run's line in a picker file: its cells, and what a verdict needs of the run beside them
+# (the accelerator a price is for, how its TTFT was measured, its prefill time at this context).
+POINT_FIELDS = ("run", "accelerators", "context_tokens", "cells", "accelerator", "ttft_prompt_cache", "prefill_ms")
 
 
 def point_columns(levels: tuple[ServiceLevel, ...]) -> tuple[str, ...]:
-    """A cell's figures in the picker's files: what it shows and what custom thresholds judge,
-    plus what a configured level limits (time between tokens, a percentile's statistics)."""
-    columns = ["status", "total_tokens_per_s", "per_request_tokens_per_s", "ttft_ms"]
-    if any(level.max_time_between_tokens_ms is not None for level in levels):
-        columns.append("time_between_tokens_ms")
+    """A cell's figures in the picker's files: what it shows and what levels judge (the time
+    between tokens, and a configured percentile's statistics)."""
+    # The time between tokens always: it stands for the speed where a cell reports none.
+    columns = ["status", "total_tokens_per_s", "per_request_tokens_per_s", "ttft_ms", "time_between_tokens_ms"]
     if any(level.percentile for level in levels):
         columns.append("statistics")
     return tuple(columns)
@@ -524,7 +605,9 @@ def model_point_files(group: Group, analysis: Analysis) -> dict[str, bytes]:
             line: list[object] = [_point_cell(cells[n], columns) if n in cells else None for n in ladder]
             while line[-1] is None:
                 line.pop()
-            rows.append([grid.run.id, grid.accelerators, actual, line])
+            timing = grid.timing
+            rows.append([grid.run.id, grid.accelerators, actual, line, grid.run.hardware.accelerator,
+                         timing.prompt_cache, timing.prefill_at(actual)])
             if (price := analysis.price(grid.run)) is not None:
                 prices[grid.run.id] = price.usd_per_hour
             if grid.run.info.latency_statistic:
@@ -535,8 +618,7 @@ def model_point_files(group: Group, analysis: Analysis) -> dict[str, bytes]:
             head["prices"] = prices
         if statistics:  # what each run's per-request speed and TTFT are, where its file says
             head["latency_statistics"] = statistics
-        files[point_file(wanted, group)] = json_rows(head, ("run", "accelerators", "context_tokens", "cells"), rows,
-                                                     "runs")
+        files[point_file(wanted, group)] = json_rows(head, POINT_FIELDS, rows, "runs")
     return files
 
 

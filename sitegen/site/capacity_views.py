@@ -22,14 +22,16 @@ from sitegen.config import Price, ServiceLevel
 from sitegen.model import Run
 from sitegen.site import numbers
 from sitegen.site.analysis import Analysis
-from sitegen.site.capacity import Capacity, CellGrid, cost_per_million_tokens, judge
+from sitegen.site.capacity import CANNOT_TELL, MEETS, Capacity
 from sitegen.site.capacity_page import (
     DERIVED_NOTE,
     LevelNote,
     QuestionModel,
     context_clusters,
     level_notes,
-    money,
+    priced_cost,
+    verdict_labels,
+    verdict_parts,
 )
 from sitegen.site.common import Page, Site, engine_summary, hardware_name
 from sitegen.site.groups import Group
@@ -48,33 +50,15 @@ class Standing:
 
 
 def standing(analysis: Analysis, run: Run, context: int, level: ServiceLevel) -> Standing:
-    """The run's standing at its own ``context``: it meets the level (capacity found), none of
-    its measured loads meets it, or its figures cannot tell (the fewest requests measured lack a
-    figure the level limits, so whether they meet it is unknown)."""
-    grid = analysis.grid(run)
-    found = grid.capacity_at(context, level)
-    if found.max_concurrency is not None:
+    """The run's standing at its own ``context``, from the rules' verdict (capacity.Capacity's
+    state): it meets the level, does not meet it even at the fewest requests measured, or its
+    figures cannot tell (the fewest lack a figure the level limits, named)."""
+    found = analysis.grid(run).capacity_at(context, level)
+    if found.state == MEETS and found.max_concurrency is not None:
         return Standing("meets", found, "")
-    key = (run.id, context, level.name)
-    if key not in analysis.why_not:  # every context and level of the run at once: its cells read once
-        analysis.why_not.update(_why_not(grid, analysis.settings.service_levels))
-    state, reason = analysis.why_not[key]
-    return Standing("cannot_tell" if state == "cannot_tell" else "none_meets", found, reason)
-
-
-def _why_not(grid: CellGrid, levels: tuple[ServiceLevel, ...]) -> dict[tuple[str, int, str], tuple[str, str]]:
-    """For every context and level of a run at once (its cells read once): the first reason
-    its fewest requests measured miss the level."""
-    found: dict[tuple[str, int, str], tuple[str, str]] = {}
-    for context, row in grid.rows.items():
-        fewest = row[min(row)]
-        requests = numbers.count_noun(int(fewest["concurrency"]), "request")
-        for level in levels:
-            reason = judge(fewest, level).reason
-            found[(grid.run.id, context, level.name)] = \
-                ("cannot_tell", f"the run reports {reason} at {requests}") if reason.startswith("no ") \
-                else ("none_meets", f"{reason} at {requests}")
-    return found
+    if found.state == CANNOT_TELL:
+        return Standing("cannot_tell", found, found.reason)
+    return Standing("none_meets", found, verdict_parts(found)[1])
 
 
 def level_slug(level: ServiceLevel) -> str:
@@ -100,9 +84,10 @@ class AnswerRow:
     held: str  # simultaneous requests held
     total: str  # total tok/s there
     per_accelerator: str  # tok/s per accelerator (derived)
-    cost: str  # USD per million output tokens at capacity (derived), with a price
+    cost: str  # USD per million output tokens at capacity (derived), with the price it used
     state: State
     reason: str
+    labels: str  # what the verdict judged: the TTFT (warm, cold…) and the speed's source
 
 
 @dataclass(frozen=True)
@@ -146,13 +131,13 @@ def _answer_row(run: Run, found: Standing, price: Price | None, rank: str, own: 
     base = (site.url(f"runs/{run.id}/"), hardware_name(run), label, engine_summary(run),
             numbers.context(own) if own != asked else "")
     if held.max_concurrency is None:
-        return AnswerRow(rank, *base, "", "", "", "", "", found.state, found.reason)
+        return AnswerRow(rank, *base, "", "", "", "", "", found.state, found.reason, verdict_labels(held))
     users = held.users_per_accelerator or 0.0
-    cost = cost_per_million_tokens(price.usd_per_hour, held.accelerators, held.total_tokens_per_s) if price else None
     return AnswerRow(rank, *base, numbers.decimal(users) if users % 1 else str(int(users)),
                      str(held.max_concurrency), numbers.rate(held.total_tokens_per_s),
-                     numbers.rate(held.tokens_per_s_per_accelerator), money(cost) if cost is not None else "",
-                     found.state, "")
+                     numbers.rate(held.tokens_per_s_per_accelerator),
+                     priced_cost(price, held.accelerators, held.total_tokens_per_s), found.state, "",
+                     verdict_labels(held))
 
 
 def ranked_answers(site: Site, group: Group, level: ServiceLevel, analysis: Analysis) -> tuple[ContextAnswer, ...]:
@@ -253,7 +238,7 @@ def question_models(site: Site, groups: list[Group], analysis: Analysis) -> tupl
         names = distinguishing_labels(group.runs)
         # From the runs' kept outlines: a page built again for one added run decodes no other.
         contexts = context_clusters({c for run in group.runs for c in analysis.outline(run).contexts})
-        setups = {run.id: [hardware_name(run), names.get(run.id, ""), engine_summary(run)]
+        setups = {run.id: [hardware_name(run), names.get(run.id, ""), engine_summary(run), run.hardware.accelerator]
                   for run in sorted(group.runs, key=lambda r: r.id)}
         found.append(QuestionModel(group.slug, group.label, " ".join(str(c) for c in contexts),
                                    json.dumps(setups, ensure_ascii=False, separators=(",", ":"))))

@@ -35,7 +35,7 @@ from typing import Any
 
 from sitegen.config import ServiceLevel
 from sitegen.files import all_of_types
-from sitegen.site.capacity import Capacity, CellGrid, Outline, Remembered
+from sitegen.site.capacity import Capacity, CellGrid, Outline, Remembered, stored_capacity_like
 from sitegen.site.fragments import Fragments
 from sitegen.site.headlines import Headlines
 
@@ -51,8 +51,9 @@ def _number(value: Any) -> bool:
 
 
 def _capacity_entry(value: Any, levels: int) -> bool:
-    return isinstance(value, list) and len(value) == 4 and type(value[0]) is int and type(value[1]) is int \
-        and 0 <= value[1] < levels and (value[2] is None or type(value[2]) is int) and _number(value[3])
+    # [context, level index, *Capacity.stored()]
+    return isinstance(value, list) and len(value) > 2 and type(value[0]) is int and type(value[1]) is int \
+        and 0 <= value[1] < levels and stored_capacity_like(value[2:])
 
 
 class StoredFigures:
@@ -137,8 +138,8 @@ class StoredFigures:
 
     def capacities(self, digest: str, accelerators: int) -> dict[tuple[int, ServiceLevel], Capacity]:
         """The stored capacities of a run's content, by its own context and level."""
-        return {(context, self.levels[level]): Capacity(context, accelerators, held, total)
-                for context, level, held, total in self._part(digest, "capacity") or []}
+        return {(item[0], self.levels[item[1]]): Capacity.restored(item[0], accelerators, item[2:])
+                for item in self._part(digest, "capacity") or []}
 
     def headlines(self, digest: str) -> Headlines | None:
         stored = self._part(digest, "headlines")
@@ -187,7 +188,7 @@ class StoredFigures:
         for (context, level), found in known.items():
             if level in self._level_index:
                 by_position[(context, self._level_index[level])] = \
-                    [context, self._level_index[level], found.max_concurrency, found.total_tokens_per_s]
+                    [context, self._level_index[level], *found.stored()]
         entry: dict[str, Any] = {}
         if by_position:
             entry["capacity"] = [by_position[position] for position in sorted(by_position)]

@@ -23,7 +23,7 @@ from sitegen.site import labels, numbers
 from sitegen.site.analysis import Analysis
 from sitegen.site.common import Page, Site, hardware_name, model_name
 from sitegen.site.fragments import Fragments, Piece
-from sitegen.site.groups import Group, accelerator_key, model_groups, model_key, site_groups
+from sitegen.site.groups import Group, accelerator_key, hardware_groups, model_groups, model_key, site_groups
 from sitegen.site.headlines import REFERENCE_CONTEXT
 from sitegen.site.labels import distinguishing_labels
 from sitegen.site.paging import Paging, listed_models, model_listing_order, paging
@@ -91,6 +91,9 @@ class PointChoice:
     contexts: tuple[tuple[int, str], ...]
     concurrencies: tuple[int, ...]
     levels: tuple[ServiceLevel, ...]
+    # The accelerators of the runs listed, (price key: the name lower-cased, name): a price
+    # field each, never one price for all (docs/capacity.md, "Cost").
+    accelerators: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -162,8 +165,9 @@ def preset_links(site: Site, analysis: Analysis) -> tuple[PresetLink, ...]:
 def point_choice(runs: list[Run], analysis: Analysis) -> PointChoice:
     contexts = sorted({context for run in runs for context in analysis.outline(run).contexts})
     levels = sorted({n for run in runs for n in analysis.outline(run).levels})
+    accelerators = tuple((group.key, group.label) for group in hardware_groups(runs))
     return PointChoice(tuple((c, numbers.context(c)) for c in contexts), tuple(levels),
-                       analysis.settings.service_levels)
+                       analysis.settings.service_levels, accelerators)
 
 
 def group_content(group: Group, group_digests: Mapping[str, str] | None) -> object:
@@ -202,8 +206,10 @@ def site_choice(groups: dict[tuple[str, str], Group], analysis: Analysis,
             found = measured_points(group, analysis, group_digests)
             contexts.update(found[0])
             levels.update(found[1])
+    accelerators = tuple(sorted((group.key, group.label) for (kind, _), group in groups.items()
+                                if kind == "hardware"))
     return PointChoice(tuple((c, numbers.context(c)) for c in sorted(contexts)), tuple(sorted(levels)),
-                       analysis.settings.service_levels)
+                       analysis.settings.service_levels, accelerators)
 
 
 def run_row(site: Site, run: Run, groups: dict[tuple[str, str], Group], analysis: Analysis,

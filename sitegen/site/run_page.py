@@ -14,7 +14,7 @@ from sitegen.plausibility import describe
 from sitegen.site import labels, numbers
 from sitegen.site.analysis import Analysis
 from sitegen.site.bars import BarChart, prefill_bars
-from sitegen.site.capacity import cost_per_million_tokens
+from sitegen.site.capacity import PER_REQUEST, TIME_BETWEEN_TOKENS, cost_per_million_tokens, mirrored_percentile
 from sitegen.site.capacity_page import RunCapacity, money, run_capacity
 from sitegen.site.common import Field, Page, Site, engine_summary, fields, hardware_name, model_name, repository_link
 from sitegen.site.groups import Group, accelerator_key, model_key
@@ -127,6 +127,8 @@ class TailTable:
     statistics: tuple[str, ...]  # "p50", "p90", "p99" (and "mean" when the headline is a median)
     rows: tuple[TailRow, ...]
     with_phase: bool  # prefill and decode rows both: a Phase column tells them apart
+    headers: tuple[tuple[str, ...], ...] = ()  # each figure's statistic names (speed: p50, p10, p1)
+    from_gaps: bool = False  # some speed tail is 1000 ÷ the time between tokens (FROM_GAPS_MARK)
 
 
 @dataclass(frozen=True)
@@ -398,19 +400,34 @@ def _spanned(rows: list[MeasurementRow]) -> tuple[MeasurementRow, ...]:
 _TAIL_FIGURES = (
     ("ttft_ms", "TTFT", numbers.milliseconds),
     ("time_between_tokens_ms", "Time between tokens", numbers.milliseconds_fine),
-    ("per_request_tokens_per_s", "Per request tok/s", numbers.rate),
 )
 TAIL_STATISTICS = ("p50", "p90", "p99")
+SPEED_TAIL = "Per request tok/s, slow tail"
+FROM_GAPS_MARK = "†"  # a speed tail worked out as 1000 ÷ the time between tokens at that percentile
+
+
+def _speed_tail(item: PrefillPoint | DecodeCell, name: str) -> str:
+    """Per-request speed at the slow tail matching a latency's percentile ``name`` (p90 → p10):
+    as the file gives it, else 1000 ÷ that percentile of time between tokens, marked."""
+    if name == "mean":
+        return numbers.rate(item.statistic(PER_REQUEST, "mean"))
+    given = item.statistic(PER_REQUEST, mirrored_percentile(name))
+    if given is not None:
+        return numbers.rate(given)
+    gap = item.statistic(TIME_BETWEEN_TOKENS, name)
+    return numbers.rate(1000.0 / gap) + FROM_GAPS_MARK if gap else numbers.MISSING
 
 
 def _tails(run: Run) -> TailTable | None:
-    """p50/p90/p99 of every figure that has them (and the mean when the headline is a median)."""
+    """p50/p90/p99 of every latency that has them (and the mean when the headline is a median),
+    and beside them the slow tail of per-request speed (p50/p10/p1)."""
     items: list[tuple[str, PrefillPoint | DecodeCell]] = [("Prefill", p) for p in run.prefill if p.statistics]
     items += [(decode_phase(run), c) for c in run.decode if c.statistics]
     if not items:
         return None
     figures = [(key, title, fmt) for key, title, fmt in _TAIL_FIGURES
                if any(key in item.statistics for _, item in items)]
+    speed = any(key in item.statistics for _, item in items for key in (PER_REQUEST, TIME_BETWEEN_TOKENS))
     statistics = list(TAIL_STATISTICS)
     if run.info.latency_statistic != "mean" and any("mean" in values for _, item in items
                                                     for values in item.statistics.values()):
@@ -418,15 +435,21 @@ def _tails(run: Run) -> TailTable | None:
     rows = []
     for phase, item in items:
         requests = str(item.concurrency) if isinstance(item, DecodeCell) else "1"
+        values = [tuple(_figure(fmt(item.statistic(key, name))) for name in statistics) for key, _, fmt in figures]
+        if speed:
+            values.append(tuple(_figure(_speed_tail(item, name)) for name in statistics))
         rows.append(TailRow(
             phase=_figure(phase),
             context=_figure(numbers.context(item.context_tokens)),
             requests=_figure(requests),
-            figures=tuple(tuple(_figure(fmt(item.statistic(key, name))) for name in statistics)
-                          for key, _, fmt in figures),
+            figures=tuple(values),
         ))
-    return TailTable(tuple(title for _, title, _ in figures), tuple(statistics), tuple(rows),
-                     with_phase=len({phase for phase, _ in items}) > 1)
+    headers = [tuple(statistics)] * len(figures)
+    if speed:
+        headers.append(tuple(name if name == "mean" else mirrored_percentile(name) for name in statistics))
+    return TailTable(tuple(title for _, title, _ in figures) + ((SPEED_TAIL,) if speed else ()), tuple(statistics),
+                     tuple(rows), with_phase=len({phase for phase, _ in items}) > 1, headers=tuple(headers),
+                     from_gaps=any(FROM_GAPS_MARK in value for row in rows for group in row.figures for value in group))
 
 
 def _power(run: Run) -> PowerTable | None:

@@ -1,5 +1,6 @@
 // The operating-point picker of the index and the group pages: each run's cell at a chosen
-// context × requests, its capacity at a service level and its cost, added to the runs table.
+// context × requests, its verdict and capacity at a service level (or for the reader's number
+// of users) and its cost at a price per accelerator, added to the runs table.
 // Progressive enhancement: without JavaScript the presets link to static views (at/<name>/).
 // Nothing is fetched until a reader picks a point or arrives with one in the address; then
 // data/points/<context>.json names the models measured there, and data/points/<context>/<model>.json
@@ -9,57 +10,169 @@
   "use strict";
   var form = document.getElementById("point-form");
   var table = document.querySelector("table.runs");
-  if (!form || !table || !window.fetch || !window.URLSearchParams) return;
   var status = document.getElementById("point-status");
-  var KEYS = ["context", "concurrency", "level", "min_tps", "max_ttft", "price"];
+  var TOLERANCE = 0.03;  // capacity.CONTEXT_TOLERANCE
+  var KEYS = ["context", "concurrency", "level", "min_tps", "max_ttft", "users"];
   var STATUS = { valid: "Valid", requests_queued: "Requests queued", over_capacity: "Over capacity",
                  not_run: "Not run", failed: "Failed" };
   var field = function (name) { return form.elements[name]; };
-  var contexts = Array.prototype.map.call(field("context").options, function (o) { return Number(o.value); });
 
   // --- numbers, as sitegen/site/numbers.py writes them: site.js, loaded first ---------------
   var numbers = window.sitegenNumbers;
   var grouped = numbers.grouped, fixed = numbers.fixed, rate = numbers.rate, ms = numbers.ms;
   var contextLabel = numbers.contextLabel;
   // capacity_page: users per accelerator, a whole number as it is, else one decimal.
-  var users = function (v) { return v % 1 ? grouped(fixed(v, 1), 1) : String(v); };
+  var users_ = function (v) { return v % 1 ? grouped(fixed(v, 1), 1) : String(v); };
   var money = function (usd) { return "$" + (usd >= 0.1 ? grouped(fixed(usd, 2), 2) : fixed(usd, 4).toFixed(4)); };
   // The figures as the picker writes them, for tests/test_browser_capacity.py to hold against
   // Python's format.
-  window.sitegenPoint = { rate: rate, ms: ms, users: users, money: money };
+  window.sitegenPoint = { rate: rate, ms: ms, users: users_, money: money };
   var number = function (text) {
     if (text === null || text === "") return null;
     var value = Number(text);
     return isFinite(value) && value > 0 ? value : null;
   };
 
-  // --- the rules: site.js's one copy (of sitegen/site/capacity.py's, docs/capacity.md) ------
-  var rules = window.sitegenRules;
-  var matchContext = rules.matchContext, judge = rules.judge, capacity = rules.capacity;
+  // --- the rules (sitegen/site/capacity.py: judge, capacity, answer_for_users) --------------
+  // The run's context standing for the wanted one: the nearest within the tolerance, else none.
+  var matchContext = function (list, wanted) {
+    var best = null;
+    list.forEach(function (c) {
+      if (Math.abs(c - wanted) <= TOLERANCE * wanted &&
+          (best === null || Math.abs(c - wanted) < Math.abs(best - wanted) ||
+           (Math.abs(c - wanted) === Math.abs(best - wanted) && c < best))) best = c;
+    });
+    return best;
+  };
+  var mirrored = function (p) { return "p" + String(+(100 - Number(p.slice(1))).toFixed(2)); };
+  var figure = function (cell, name, percentile) {
+    var value;
+    if (!percentile) value = cell[name];
+    else {
+      var stats = cell.statistics && cell.statistics[name];
+      value = stats ? stats[name === "per_request_tokens_per_s" ? mirrored(percentile) : percentile] : null;
+    }
+    return typeof value === "number" && isFinite(value) ? value : null;
+  };
+  // Per-request tok/s as reported (at a percentile, its slow tail), else 1000 ÷ the time
+  // between tokens (at that percentile), else none.
+  var speedOf = function (cell, percentile) {
+    var reported = figure(cell, "per_request_tokens_per_s", percentile);
+    if (reported !== null) return { value: reported, source: "reported" };
+    var gap = figure(cell, "time_between_tokens_ms", percentile);
+    if (gap !== null && gap > 0) return { value: 1000 / gap, source: "time_between_tokens" };
+    return { value: null, source: null };
+  };
+  var TTFT_WORDS = { warm: "warm TTFT (prompt cached)", cold: "cold TTFT", unknown: "TTFT, prompt cache not stated",
+                     cold_estimate: "cold TTFT estimate: at least the measured prefill time" };
+  // Which TTFT a level judges for a run: as measured, or for a cold level a cold estimate
+  // unless the run's TTFT is known to be cold. timing: {cache, prefill} of the run.
+  var ttftJudged = function (level, timing) {
+    if (level.cold && timing.cache !== "cold") return "cold_estimate";
+    return timing.cache || "unknown";
+  };
+  // A cell's verdict: meets, misses (a figure outside its limit decides) or cannot_tell (a
+  // figure the level limits is missing), with the reason, the speed's source and the TTFT judged.
+  var judge = function (cell, level, timing) {
+    var at = level.percentile ? " (" + level.percentile + ")" : "";
+    var speed = speedOf(cell, level.percentile), kind = ttftJudged(level, timing);
+    var verdict = function (state, reason) { return { state: state, reason: reason, source: speed.source, ttft: kind }; };
+    if (cell.status === "not_run") return verdict("cannot_tell", "not run");
+    if (cell.status !== "valid") return verdict("misses", "not a valid measurement");
+    var misses = [], missing = [];
+    if (level.min !== null) {
+      if (speed.value === null) missing.push("no per-request tok/s" + at + " nor time between tokens" + at);
+      else if (speed.value < level.min) misses.push("per-request tok/s" + at + " below " + level.min);
+    }
+    if (level.ttft !== null) {
+      var ttft = figure(cell, "ttft_ms", level.percentile);
+      if (ttft === null) missing.push("no TTFT" + at);
+      else if (ttft > level.ttft) misses.push("TTFT" + at + " above " + level.ttft + " ms");
+      if (kind === "cold_estimate") {
+        if (timing.prefill === null) missing.push("no prefill time at this context for a cold TTFT");
+        else if (timing.prefill > level.ttft) misses.push("cold TTFT (at least the prefill time) above " + level.ttft + " ms");
+      }
+    }
+    if (level.tbt !== null) {
+      var gap = figure(cell, "time_between_tokens_ms", level.percentile);
+      if (gap === null) missing.push("no time between tokens" + at);
+      else if (gap > level.tbt) misses.push("time between tokens" + at + " above " + level.tbt + " ms");
+    }
+    if (misses.length) return verdict("misses", misses.join("; "));
+    if (missing.length) return verdict("cannot_tell", missing.join("; "));
+    return verdict("meets", "");
+  };
+  // The largest measured concurrency meeting the level with every smaller one meeting it too;
+  // its state (meets, none_meets, cannot_tell) and where and why the ladder stopped.
+  var capacity = function (cells, level, timing) {
+    var best = null, held = null, stop = null;
+    for (var i = 0; i < cells.length; i += 1) {
+      var verdict = judge(cells[i], level, timing);
+      if (verdict.state !== "meets") { stop = { cell: cells[i], verdict: verdict }; break; }
+      best = cells[i];
+      held = verdict;
+    }
+    var found = { best: best, measured: cells.map(function (c) { return c.concurrency; }),
+                  stoppedAt: stop ? stop.cell.concurrency : null, stoppedState: stop ? stop.verdict.state : null,
+                  reason: stop ? stop.verdict.reason : "" };
+    var resting = held || (stop && stop.verdict);
+    found.state = best ? "meets" : stop && stop.verdict.state === "misses" ? "none_meets" : "cannot_tell";
+    found.source = resting ? resting.source : null;
+    found.ttft = resting ? resting.ttft : ttftJudged(level, timing);
+    return found;
+  };
+  // "Does it hold N users?": meets at the smallest measured concurrency ≥ users, fails or
+  // cannot tell where the ladder stopped at or below it, or not measured that high.
+  var answerForUsers = function (found, users) {
+    var rung = null;
+    found.measured.forEach(function (n) { if (rung === null && n >= users) rung = n; });
+    if (found.stoppedAt !== null && (rung === null || found.stoppedAt <= rung)) {
+      return { state: found.stoppedState === "cannot_tell" ? "cannot_tell" : "fails", concurrency: found.stoppedAt };
+    }
+    if (rung === null) return { state: "not_measured", concurrency: null };
+    return { state: "meets", concurrency: rung };
+  };
+  var cost = function (usdPerHour, accelerators, total) {
+    return total !== null && total > 0 ? usdPerHour * accelerators / (total * 3600) * 1e6 : null;
+  };
 
   // --- reading and keeping the choice ------------------------------------------------------
+  // A price per accelerator (price.<accelerator, lower-cased>), one field each; the address's
+  // old price= (one price for every accelerator) is still read, and the status says so.
+  var priceFields = form ? Array.prototype.slice.call(form.querySelectorAll("input[data-accelerator]")) : [];
   var levelOf = function (choice) {
     if (choice.level && choice.level !== "custom") {
       var option = field("level").querySelector("option[value='" + CSS.escape(choice.level) + "']");
       if (!option) return null;
       return { name: choice.level, min: number(option.getAttribute("data-min")),
                ttft: number(option.getAttribute("data-ttft")), tbt: number(option.getAttribute("data-tbt")),
-               percentile: option.getAttribute("data-percentile") };
+               percentile: option.getAttribute("data-percentile"),
+               cold: option.getAttribute("data-ttft-kind") === "cold" };
     }
     var min = number(choice.min_tps), ttft = number(choice.max_ttft);
     if (min === null && ttft === null) return null;
-    return { name: "your level", min: min, ttft: ttft, tbt: null, percentile: null };
+    return { name: "your level", min: min, ttft: ttft, tbt: null, percentile: null, cold: false };
   };
   var fromAddress = function () {
-    var params = new URLSearchParams(window.location.search), choice = {};
+    var params = new URLSearchParams(window.location.search), choice = { prices: {} };
     KEYS.forEach(function (key) { choice[key] = params.get(key) || ""; });
     if (!choice.level && (choice.min_tps || choice.max_ttft)) choice.level = "custom";
+    var all = params.get("price");
+    priceFields.forEach(function (input) {
+      var key = input.getAttribute("data-accelerator");
+      var value = params.get("price." + key) || (all && number(all) !== null ? all : "");
+      if (value) choice.prices[key] = value;
+    });
+    choice.allPrice = all && number(all) !== null ? all : "";
     return choice;
   };
   var fromForm = function () {
-    var choice = {};
+    var choice = { prices: {}, allPrice: "" };
     KEYS.forEach(function (key) { choice[key] = field(key).value; });
     if (choice.level !== "custom") { choice.min_tps = ""; choice.max_ttft = ""; }
+    priceFields.forEach(function (input) {
+      if (input.value) choice.prices[input.getAttribute("data-accelerator")] = input.value;
+    });
     return choice;
   };
   var toForm = function (choice) {
@@ -70,13 +183,19 @@
     field("level").value = choice.level || "";
     field("min_tps").value = choice.min_tps;
     field("max_ttft").value = choice.max_ttft;
-    field("price").value = choice.price;
+    field("users").value = choice.users;
+    priceFields.forEach(function (input) { input.value = choice.prices[input.getAttribute("data-accelerator")] || ""; });
     showThresholds();
   };
   var keep = function (choice) {
     var params = new URLSearchParams(window.location.search);
     KEYS.forEach(function (key) {
       if (choice && choice[key]) params.set(key, choice[key]); else params.delete(key);
+    });
+    params.delete("price");  // read once (fromAddress), kept as a price per accelerator
+    priceFields.forEach(function (input) {
+      var key = input.getAttribute("data-accelerator");
+      if (choice && choice.prices[key]) params.set("price." + key, choice.prices[key]); else params.delete("price." + key);
     });
     var text = params.toString();
     history.replaceState(null, "", text ? "?" + text : window.location.pathname);
@@ -122,18 +241,91 @@
     place(row, cell);
   };
 
-  var merged = rules.merged;
+  // Each run of the model files, its cells as objects: the file's ladder gives each position's
+  // concurrency, its columns the figures (absent at the end: null), statuses the status; with
+  // what its verdicts need of the run (timing: how its TTFT was measured, its prefill time here).
+  var merged = function (files) {
+    var runs = {};
+    files.forEach(function (file) {
+      file.runs.forEach(function (values) {
+        var entry = {};
+        file.fields.forEach(function (name, i) { entry[name] = values[i] === undefined ? null : values[i]; });
+        entry.price_usd_per_hour = file.prices && file.prices[entry.run] !== undefined ? file.prices[entry.run] : null;
+        entry.timing = { cache: entry.ttft_prompt_cache, prefill: entry.prefill_ms };
+        // The statistic of its latency figures (mean or median), where its file says.
+        entry.statistic = (file.latency_statistics && file.latency_statistics[entry.run]) || "as reported";
+        entry.cells = entry.cells.map(function (figures, i) {
+          if (!figures) return null;
+          var cell = { concurrency: file.concurrency[i], context_tokens: entry.context_tokens };
+          file.columns.forEach(function (name, j) {
+            cell[name] = j < figures.length ? figures[j] : null;
+          });
+          cell.status = file.statuses[cell.status];
+          return cell;
+        }).filter(function (cell) { return cell !== null; });
+        runs[entry.run] = entry;
+      });
+    });
+    return runs;
+  };
+  // The rules as the page applies them, for tests/test_browser_verdicts.py to hold against the build.
+  window.sitegenPoint.rules = { judge: judge, capacity: capacity, answerForUsers: answerForUsers, merged: merged,
+                                levelOf: levelOf };
+  // The one copy of the rules in the browser: /capacity/'s question (capacity.js) loads this
+  // file for them, and has no picker, so the picker's part ends here there.
+  window.sitegenRules = { matchContext: matchContext, judge: judge, capacity: capacity, answerForUsers: answerForUsers,
+                          merged: merged, cost: cost, ttftWords: TTFT_WORDS };
+  if (!form || !table || !window.fetch || !window.URLSearchParams) return;
+  var contexts = Array.prototype.map.call(field("context").options, function (o) { return Number(o.value); });
+
+  var plural = function (n) { return n + (n === 1 ? " request" : " requests"); };
+  // The labels of a verdict: where its speed came from (when not reported), which TTFT it judged.
+  var labelsOf = function (verdict) {
+    return (verdict.source === "time_between_tokens" ? "speed from time between tokens · " : "") + TTFT_WORDS[verdict.ttft];
+  };
+  // A capacity, or the answer for the reader's users, as a cell's parts ([text, class]).
+  var capacityParts = function (found, accelerators, users) {
+    var labels = [labelsOf(found), "at derived"];
+    if (users) {
+      var answer = answerForUsers(found, users);
+      if (answer.state === "meets") {
+        return [["meets at " + plural(answer.concurrency), "value"],
+                [users + " users: every measured load up to " + answer.concurrency + " meets it", "at derived"], labels];
+      }
+      if (answer.state === "not_measured") {
+        return [["not measured that high", "value"],
+                ["all measured loads meet it, up to " + plural(found.measured[found.measured.length - 1]), "at"], labels];
+      }
+      return [[(answer.state === "fails" ? "does not meet at " : "cannot tell at ") + plural(answer.concurrency), "value"],
+              [found.reason + (answer.concurrency < users ? " (below " + users + " users)" : ""), "at"], labels];
+    }
+    if (found.best) {
+      var held = found.best.concurrency / accelerators;
+      return [[users_(held), "value"],
+        [plural(found.best.concurrency) + " · " + rate(found.best.total_tokens_per_s) + " tok/s · " +
+         rate(found.best.total_tokens_per_s / accelerators) + " per accelerator", "at derived"], labels];
+    }
+    if (found.state === "none_meets") {
+      return [["does not meet", "value"], ["even at " + plural(found.measured[0]) + ": " + found.reason, "at"], labels];
+    }
+    return [["cannot tell", "value"], [found.reason, "at"], labels];
+  };
 
   var render = function (data, choice, wanted, level) {
     clear();
     table.classList.add("at-point");
     // Without a number of requests only the capacity (and its cost) is read: it needs none.
     var concurrency = choice.concurrency ? Number(choice.concurrency) : null;
-    var entered = number(choice.price);
+    var users = choice.users && Number(choice.users) >= 1 ? Math.floor(Number(choice.users)) : null;
     var at = contextLabel(wanted) + (concurrency === null ? "" : " × " + concurrency);
-    var priced = entered !== null || Object.keys(data.runs).some(function (id) {
-      return data.runs[id].price_usd_per_hour !== null;
-    });
+    // Each run's price: the reader's for its accelerator, else the configured one; never one for all.
+    var priceOf = function (entry) {
+      var entered = entry ? number(choice.prices[String(entry.accelerator).toLowerCase()]) : null;
+      if (entered !== null) return { usd: entered, said: "your price for " + entry.accelerator };
+      return entry && entry.price_usd_per_hour !== null
+        ? { usd: entry.price_usd_per_hour, said: "configured price for " + entry.accelerator } : null;
+    };
+    var priced = Object.keys(data.runs).some(function (id) { return priceOf(data.runs[id]) !== null; });
     // The statistic is named in the header when the rows share one, else beside each figure.
     var kinds = {};
     Array.prototype.forEach.call(table.tBodies[0].rows, function (row) {
@@ -150,7 +342,10 @@
       header(waitLabel);
       header("Status", undefined, "text");
     }
-    if (level) header("Capacity at " + contextLabel(wanted) + ", " + level.name + ": users per accelerator (derived)");
+    if (level) {
+      header(users ? "At " + users + " users, " + contextLabel(wanted) + ", " + level.name + " (derived)"
+                   : "Capacity at " + contextLabel(wanted) + ", " + level.name + ": users per accelerator (derived)");
+    }
     if (priced && (concurrency !== null || level)) {
       header("USD per million output tokens at " + (concurrency === null ? "capacity, " : "") + at + " (derived)");
     } else priced = false;
@@ -160,13 +355,13 @@
       var cells = entry ? entry.cells : [];
       var cell = cells.filter(function (c) { return c.concurrency === concurrency; })[0];
       var accelerators = entry ? entry.accelerators : 1;
-      var price = entered !== null ? entered : entry ? entry.price_usd_per_hour : null;
+      var price = priceOf(entry);
       if (concurrency === null) {
         if (entry) found += 1;
       } else if (!cell) {
         td(row, "At " + at, [["not measured", "absent"]], null);
-        td(row, speedLabel, [["—"]], null);
-        td(row, waitLabel, [["—"]], null);
+        td(row, speedLabel, [["not measured"]], null);
+        td(row, waitLabel, [["not measured"]], null);
         td(row, "Status", [["not measured"]], null, "text");
       } else {
         found += 1;
@@ -176,48 +371,54 @@
         if (total !== null && accelerators > 1) parts.push([rate(total / accelerators) + " per accelerator", "at derived"]);
         if (entry.context_tokens !== wanted) parts.push(["run's context " + contextLabel(entry.context_tokens), "at"]);
         td(row, "At " + at, parts, total);
-        var speed = cell.per_request_tokens_per_s, wait = cell.ttft_ms;
-        td(row, speedLabel, [[speed === null ? rate(speed) : named(rate(speed), entry)]], speed);
-        td(row, waitLabel, [[wait === null ? ms(wait) : named(ms(wait), entry)]], wait);
+        var speed = speedOf(cell, null);
+        td(row, speedLabel, [[speed.value === null ? rate(null) : named(rate(speed.value), entry)]]
+          .concat(speed.source === "time_between_tokens" ? [["from time between tokens", "at derived"]] : []), speed.value);
+        td(row, waitLabel, [[cell.ttft_ms === null ? ms(null) : named(ms(cell.ttft_ms), entry)]], cell.ttft_ms);
         var verdict = [[STATUS[cell.status] || cell.status]];
         if (level) {
-          var reason = judge(cell, level);
-          verdict.push([reason ? "misses " + level.name + ": " + reason : "meets " + level.name, reason ? "at miss" : "at meets"]);
+          var judged = judge(cell, level, entry.timing);
+          var head = judged.state === "meets" ? "meets " : judged.state === "misses" ? "does not meet " : "cannot tell, ";
+          verdict.push([head + level.name + (judged.reason ? ": " + judged.reason : ""),
+                        judged.state === "meets" ? "at meets" : "at miss"]);
+          verdict.push([labelsOf(judged), "at derived"]);
         }
         td(row, "Status", verdict, undefined, "text");
       }
       if (level) {
-        var best = entry ? capacity(cells, level) : null;
-        if (best) {
-          var held = best.concurrency / accelerators;
-          td(row, "Capacity", [[users(held), "value"],
-            [best.concurrency + (best.concurrency === 1 ? " request · " : " requests · ") + rate(best.total_tokens_per_s) +
-             " tok/s · " + rate(best.total_tokens_per_s / accelerators) + " per accelerator", "at derived"]], held);
+        if (entry) {
+          var held = capacity(cells, level, entry.timing);
+          td(row, "Capacity", capacityParts(held, accelerators, users), held.best ? held.best.concurrency / accelerators : null);
         } else {
-          td(row, "Capacity", [[entry ? "none" : "—"]], null);
+          td(row, "Capacity", [["not measured at " + contextLabel(wanted)]], null);
         }
       }
       if (priced) {
         var costs = [], sort = null;
-        if (price !== null && cell && cell.status === "valid" && cell.total_tokens_per_s > 0) {
-          sort = price * accelerators / (cell.total_tokens_per_s * 3600) * 1e6;
-          costs.push([money(sort), "value"]);
+        if (price === null) costs.push([entry ? "no price for " + entry.accelerator : "not measured", "at"]);
+        var here = price && cell && cell.status === "valid" ? cost(price.usd, accelerators, cell.total_tokens_per_s) : null;
+        if (here !== null) {
+          sort = here;
+          costs.push([money(here), "value"]);
         }
-        if (price !== null && level) {
-          var most = capacity(cells, level);
-          if (most && most.total_tokens_per_s > 0) {
-            if (sort === null) sort = price * accelerators / (most.total_tokens_per_s * 3600) * 1e6;
-            costs.push([money(price * accelerators / (most.total_tokens_per_s * 3600) * 1e6) + " at capacity", "at derived"]);
+        if (price && level && entry) {
+          var most = capacity(cells, level, entry.timing).best;
+          var there = most ? cost(price.usd, accelerators, most.total_tokens_per_s) : null;
+          if (there !== null) {
+            if (sort === null) sort = there;
+            costs.push([money(there) + " at capacity", "at derived"]);
           }
         }
-        td(row, "USD per M tokens", costs.length ? costs : [["—"]], sort);
+        if (price && costs.length) costs.push(["at $" + price.usd + " per accelerator-hour (" + price.said + ")", "at"]);
+        td(row, "USD per M tokens", costs.length ? costs : [["no cost: no valid total here", "at"]], sort);
       }
     });
     status.textContent = found + " of " + table.tBodies[0].rows.length + " runs measured " + at +
       (concurrency === null ? " (capacity only: choose a number of requests for each run's cell)" : "") +
       (wanted !== Number(choice.context) ? " (nearest listed context to " + contextLabel(Number(choice.context)) + ")" : "") +
-      ". Per-accelerator figures, service-level verdicts, capacity and cost are derived (rules: Capacity page)" +
-      (entered !== null ? "; cost at your price of $" + entered + " per accelerator-hour." : ".");
+      ". Per-accelerator figures, service-level verdicts, capacity and cost are derived (rules: Capacity page)." +
+      (choice.allPrice ? " The address's price=" + choice.allPrice + " (one price for every accelerator) is " +
+        "deprecated: it was read as each accelerator's price; the address now keeps a price per accelerator." : "");
   };
 
   // A row's run id, from its first link (runs/<id>/index.html, _macros.html runs_table).
@@ -297,7 +498,8 @@
     keep(null);
     status.textContent = "";
     field("level").value = "";
-    ["min_tps", "max_ttft", "price"].forEach(function (name) { field(name).value = ""; });
+    ["min_tps", "max_ttft", "users"].forEach(function (name) { field(name).value = ""; });
+    priceFields.forEach(function (input) { input.value = ""; });
     showThresholds();
   });
   // With JavaScript a preset reads this page's own runs at its point, in place; without it,
@@ -306,7 +508,10 @@
   var presetChoice = function (link) {
     var params = new URLSearchParams(link.getAttribute("data-point")), choice = {};
     KEYS.forEach(function (key) { choice[key] = params.get(key) || ""; });
-    choice.price = field("price").value;
+    var kept = fromForm();
+    choice.users = kept.users;
+    choice.prices = kept.prices;
+    choice.allPrice = "";
     return choice;
   };
   presets.forEach(function (link) {

@@ -276,7 +276,10 @@ def _adapt(records: list[Document]) -> Adapted:
         sources = ", ".join(sorted({r.source for r in records}))
         raise SitegenError(Problem(records[0].source, None, "", f"a {chosen.name} holds a whole run, but there are "
                                    f"{len(records)} ({sources}): import each on its own"))
-    return chosen.adapt([Node.root(record) for record in records])
+    adapted = chosen.adapt([Node.root(record) for record in records])
+    if chosen.ttft_prompt_cache is not None:  # run.yaml may still say otherwise
+        adapted.sections["run"].setdefault("ttft_prompt_cache", chosen.ttft_prompt_cache)
+    return adapted
 
 
 def _check_meta(meta: Document) -> None:

@@ -34,6 +34,9 @@ class Format:
     adapt: Callable[[list[Node]], Adapted]
     # Whether records from several files (or lines) make one run; otherwise exactly one file.
     sweep: bool
+    # run.ttft_prompt_cache of every run of this format: what the tool does before it measures
+    # TTFT (evidence per tool in docs/importing.md); None where the file cannot tell.
+    ttft_prompt_cache: str | None = None
 
 
 def _single(adapt: Callable[[Node], Adapted]) -> Callable[[list[Node]], Adapted]:
@@ -46,7 +49,8 @@ def _single(adapt: Callable[[Node], Adapted]) -> Callable[[list[Node]], Adapted]
 # hold "results"), and every format with a "metadata" key before llm-inference-bench's
 # broad test.
 FORMATS: tuple[Format, ...] = (
-    Format("lil-bench result document", lil_bench.looks_like, _single(lambda node: lil_bench.adapt(node.document)), sweep=False),
+    Format("lil-bench result document", lil_bench.looks_like, _single(lambda node: lil_bench.adapt(node.document)),
+           sweep=False, ttft_prompt_cache="warm"),
     Format("GuideLLM report", guidellm.looks_like, guidellm.adapt, sweep=True),
     Format("AIPerf profile export", aiperf.looks_like_aiperf, aiperf.adapt, sweep=True),
     Format("GenAI-Perf profile export", aiperf.looks_like_genai_perf, aiperf.adapt, sweep=True),
@@ -54,7 +58,7 @@ FORMATS: tuple[Format, ...] = (
     Format("SGLang bench_serving result", sglang_bench.looks_like, sglang_bench.adapt, sweep=True),
     Format("vLLM bench serve result", vllm_bench.looks_like, vllm_bench.adapt, sweep=True),
     Format("llm-inference-bench benchmark_results.json", llm_inference_bench.looks_like,
-           _single(llm_inference_bench.convert), sweep=False),
+           _single(llm_inference_bench.convert), sweep=False, ttft_prompt_cache="warm"),
 )
 
 KNOWN = ("an llm-inference-bench benchmark_results.json, a lil-bench result document, a vLLM "
