@@ -203,11 +203,6 @@ def answers(site: Path, level: str) -> dict[str, dict[int, tuple[int, list[str]]
     return shown
 
 
-def fewest_cell(document: dict[str, Any], context: int) -> dict[str, Any]:
-    return min((c for c in document["measurements"]["decode"] if c["context_tokens"] == context),
-               key=lambda c: c["concurrency"])
-
-
 TTFT_WORDS = {"warm": "warm TTFT (prompt cached)", "cold": "cold TTFT", "unknown": "TTFT, prompt cache not stated",
               "cold_estimate": "cold TTFT estimate: at least the measured prefill time"}
 
@@ -229,12 +224,15 @@ def test_level_pages_rank_every_setup_and_say_they_are_derived(built: Path) -> N
             # Its own context's section, or a neighbour's within 3 % (its own context then named).
             context = next(c for c in shown[record["run"]] if abs(c - record["context_tokens"]) <= 0.03 * c)
             place, row = shown[record["run"]][context]
+            # What its verdict judged, beneath the setup's name (the record's speed source and TTFT).
+            assert row[1].endswith(verdict_labels(record)), (record, row)
             if record["max_concurrency"] is None:
-                # No load meets it: its fewest requests miss a limit, or lack a figure it limits.
-                cell = fewest_cell(results[record["run"]], record["context_tokens"])
-                lacking = cell["status"] == "valid" and (cell.get("per_request_tokens_per_s") is None
-                                                         or cell.get("ttft_ms") is None)
-                assert row[2].startswith("Cannot tell" if lacking else "No measured load meets the level"), (record, row)
+                # Does not meet (even at the fewest requests measured), or cannot tell, and why.
+                fewest = record["measured_concurrency"][0]
+                words = (f"Cannot tell: {record['reason']}" if record["state"] == "cannot_tell" else
+                         f"Does not meet the level: even at {fewest} request{'s' if fewest > 1 else ''}: "
+                         f"{record['reason']}")
+                assert row[2] == words, (record, row)
                 continue
             count = results[record["run"]]["hardware"]["count"]
             total = record["total_tokens_per_s"]
