@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -174,4 +175,63 @@ def test_each_figure_names_its_statistic_at_an_operating_point(browse: Browsing,
             assert f"({statistic[run_id]})" in texts[1] and texts[2].endswith(f"({statistic[run_id]})"), texts
             named += 1
     assert named >= 2
+    visit.assert_clean()
+
+
+ANSWER_FITS = """() => {
+    const width = document.documentElement.clientWidth;
+    const problems = [];
+    document.querySelectorAll("table.answer tbody td").forEach((td) => {
+        const box = td.getBoundingClientRect();
+        if (!box.width) return;
+        if (box.left < 0 || box.right > width + 0.5) problems.push("outside: " + td.innerText);
+        // Its label: the column's header at a desk, its own data-label (shown before it) on a phone.
+        const header = td.closest("table").tHead.rows[0].cells[td.cellIndex];
+        const headerShown = header && getComputedStyle(td.closest("table").tHead).display !== "none";
+        const labelShown = getComputedStyle(td, "::before").content.includes(td.getAttribute("data-label"));
+        if (!headerShown && !labelShown) problems.push("unlabelled: " + td.innerText);
+    });
+    return {scroll: document.documentElement.scrollWidth - width, problems: problems,
+            figures: document.querySelectorAll("table.answer tbody td.num").length};
+}"""
+
+
+@pytest.mark.parametrize("width", [DESKTOP, PHONE])
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_capacity_pages_fit_the_screen_with_every_figure_labelled(browse: Browsing, width: int,
+                                                                     scheme: str) -> None:
+    overview = browse.open("/capacity/", width=width, scheme=scheme)
+    assert overview.js("() => document.documentElement.scrollWidth - document.documentElement.clientWidth") == 0
+    level = browse.open("/capacity/server/qwen3-5-397b-a17b/index.html", width=width, scheme=scheme)
+    found = level.js(ANSWER_FITS)
+    assert found["scroll"] == 0 and found["problems"] == [] and found["figures"] >= 8
+    asked = browse.open("/capacity/?model=qwen3-5-397b-a17b&context=32768&level=interactive&users=20"
+                        "&price.rtx%20pro%206000%20blackwell%20server%20edition=2", width=width, scheme=scheme)
+    asked.page.wait_for_selector("#capacity-answer table.answer")
+    found = asked.js(ANSWER_FITS)
+    assert found["scroll"] == 0 and found["problems"] == [] and found["figures"] >= 1
+    for visit in (overview, level, asked):
+        visit.assert_clean()
+
+
+def test_a_readers_question_is_answered_from_the_front_page_in_three_links(browse: Browsing,
+                                                                          built_site: Path) -> None:
+    # "Which setup serves the most users per accelerator of Qwen3.5-397B at 32K within the server
+    # level?": the site's nav, the model's 32K line on /capacity/, the answer, best first.
+    visit = browse.open("/")
+    page = visit.page
+    page.locator("header.site-header nav a", has_text="Capacity").click()
+    page.wait_for_url("**/capacity/index.html")
+    page.locator("#m-qwen3-5-397b-a17b li", has_text="32K").get_by_role("link", name="server").click()
+    page.wait_for_url("**/capacity/server/qwen3-5-397b-a17b/index.html#c-32768")
+    first = page.locator("#c-32768 table.answer tbody tr").first
+    best_run = re.search(r"runs/([^/]+)/index\.html", first.locator("th a").get_attribute("href") or "")
+    # The best by the records: the most users per accelerator at 32K within server, of this model.
+    records = json.loads((built_site / "data" / "capacity.json").read_text())
+    rows = [dict(zip(records["fields"], values, strict=True)) for values in records["records"]]
+    model = {p.stem: json.loads(p.read_text())["run"].get("base_model") for p in (built_site / "runs").glob("*.json")}
+    held = [r for r in rows if r["service_level"] == "server" and r["context_tokens"] == 32768
+            and model[r["run"]] == "Qwen/Qwen3.5-397B-A17B" and r["users_per_accelerator"] is not None]
+    best = max(held, key=lambda r: (r["users_per_accelerator"], r["tokens_per_s_per_accelerator"]))
+    assert best_run and best_run.group(1) == best["run"]
     visit.assert_clean()
