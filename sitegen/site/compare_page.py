@@ -456,8 +456,9 @@ def compare_context(site: Site, runs: list[Run], two_way: bool = False,
     plain = [c.run for c in compared]
     setup = setup_rows(plain)
     per_device = len({run.hardware.count for run in plain}) > 1
-    # Legends name runs by letter and id: unique, short enough never to need cutting.
-    named = [(f"{c.letter}: {c.run.id}", i, c.run) for i, c in enumerate(compared)]
+    # Legends name runs by letter and name (legend_names), never cut.
+    named = [(f"{c.letter}: {name}", i, c.run) for i, (c, name) in enumerate(zip(compared, legend_names(plain),
+                                                                                 strict=True))]
     # A point's hover title names its run by letter only: the heading, the legend and every
     # table of the page say which run a letter is, and the titles are most of a plot's bytes.
     letters = {label: c.letter for (label, _, _), c in zip(named, compared, strict=True)}
@@ -571,6 +572,14 @@ def _setup_entry(run: Run) -> str:
         "count": run.hardware.count,
     }
     return f"{_setups_dumps(run.id)}:{_setups_dumps(entry)}"
+
+
+def legend_names(runs: list[Run]) -> list[str]:
+    """What a comparison's legends call each run: its model's own name · accelerator ×count ·
+    engine, as compare.js writes them from the setups' facts; a name two runs share gets its id."""
+    names = [f"{run.info.model.rsplit('/', 1)[-1]} · {hardware_name(run, with_memory=True)} · "
+             f"{' '.join(p for p in (run.engine.name, run.engine.version) if p) or numbers.MISSING}" for run in runs]
+    return [f"{name} ({run.id})" if names.count(name) > 1 else name for name, run in zip(names, runs, strict=True)]
 
 
 def short_label(run: Run, run_labels: Mapping[str, str] | None = None) -> str:

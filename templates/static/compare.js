@@ -100,6 +100,17 @@
     return map;
   };
 
+  // What legends call a run (compare_page.legend_names): its model's own name · accelerator
+  // ×count · engine, from the setups' facts; a name another run of the view shares gets its id.
+  var nameOf = function (run) {
+    var facts = run.setup.facts;
+    return facts[0].split("/").pop() + " · " + facts[1] + " ×" + facts[2] + " · " + facts[3];
+  };
+  var legendName = function (run) {
+    var name = nameOf(run);
+    return shown.filter(function (other) { return nameOf(other) === name; }).length > 1 ? name + " (" + run.id + ")" : name;
+  };
+  var shown = [];
   var ratioSection = function (base, other, perDevice, index) {
     var contexts = {}, levels = {};
     [base, other].forEach(function (run) {
@@ -331,7 +342,7 @@
       shared.forEach(function (ctx) {
         var series = runs.map(function (run) {
           var divisor = perDevice ? run.setup.count : 1;
-          var label = run.letter + ": " + run.id;
+          var label = run.letter + ": " + legendName(run);
           var points = run.doc.measurements.decode.filter(function (c) {
             return c.context_tokens === ctx && measured(c) && c.total_tokens_per_s !== null && c.total_tokens_per_s !== undefined;
           }).map(function (c) {
@@ -372,7 +383,7 @@
     var leftOut = [];
     var paretoSeries = [];
     runs.forEach(function (run) {
-      var label = run.letter + ": " + run.id;
+      var label = run.letter + ": " + legendName(run);
       var cells = run.doc.measurements.decode.filter(function (c) {
         return c.status === "valid" && c.total_tokens_per_s !== null && c.total_tokens_per_s !== undefined &&
                c.per_request_tokens_per_s !== null && c.per_request_tokens_per_s !== undefined;
@@ -501,6 +512,7 @@
       var runs = ids.map(function (id, i) {
         return { id: id, letter: LETTERS[i], index: i, doc: loaded[i + 1], setup: setups.runs[id] };
       });
+      shown = runs;
       render(runs, setups);
     }).catch(function (error) {
       // Browsers do not let a page opened from disk read other files with fetch().
