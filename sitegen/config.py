@@ -33,7 +33,7 @@ class ServiceLevel:
     max_time_between_tokens_ms: float | None = None
     percentile: str | None = None  # e.g. "p99": judge the cell's statistics at this percentile
     label: str = ""
-    ttft: str | None = None  # "cold": a warm-cache TTFT must also have its prefill time within the limit
+    ttft: str | None = None  # "cold": a warm TTFT must also have its prefill time within the limit
 
     @property
     def title(self) -> str:

@@ -97,7 +97,7 @@ class RunInfo:
     notes: str | None = None
     label: str | None = None
     latency_statistic: str | None = None  # "mean" or "median": what the headline latencies are
-    ttft_prompt_cache: str | None = None  # "warm" or "cold": how the decode cells' TTFT was measured (1.2)
+    ttft_prompt_cache: str | None = None  # "warm" or "cold": how the cells' TTFT was measured (1.2)
     power_measurement: str | None = None
     acknowledged_warnings: tuple[AcknowledgedWarning, ...] = ()
 

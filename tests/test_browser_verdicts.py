@@ -24,7 +24,8 @@ SCRIPT_VERDICTS = r"""async () => {
   const rules = window.sitegenPoint.rules;
   const names = Array.from(document.querySelectorAll("#point-form select[name=level] option"))
     .map((o) => o.value).filter((v) => v && v !== "custom");
-  const contexts = Array.from(document.querySelectorAll("#point-form select[name=context] option")).map((o) => o.value);
+  const contexts = Array.from(document.querySelectorAll("#point-form select[name=context] option"))
+    .map((o) => o.value);
   const load = async (url) => (await fetch(url)).json();
   const out = {records: [], cells: []};
   for (const context of contexts) {
@@ -41,10 +42,12 @@ SCRIPT_VERDICTS = r"""async () => {
             max_concurrency: found.best ? found.best.concurrency : null,
             total_tokens_per_s: found.best ? found.best.total_tokens_per_s : null,
             state: found.state, per_request_source: found.source, ttft_judged: found.ttft,
-            stopped_at: found.stoppedAt, stopped_state: found.stoppedState, reason: found.reason || null,
+            stopped_at: found.stoppedAt, stopped_state: found.stoppedState,
+            reason: found.reason || null,
             measured_concurrency: found.measured});
           for (const cell of entry.cells) {
-            out.cells.push([id, name, entry.context_tokens, cell.concurrency, rules.judge(cell, level, entry.timing).state]);
+            const state = rules.judge(cell, level, entry.timing).state;
+            out.cells.push([id, name, entry.context_tokens, cell.concurrency, state]);
           }
         }
       }
@@ -56,31 +59,57 @@ SCRIPT_VERDICTS = r"""async () => {
 
 def published(site: Path) -> dict[tuple[str, str, int], dict[str, Any]]:
     data = json.loads((site / "data" / "capacity.json").read_text())
-    return {(r["run"], r["service_level"], r["context_tokens"]): r
-            for r in (dict(zip(data["fields"], values, strict=True)) for values in data["records"])}
+    return {
+        (r["run"], r["service_level"], r["context_tokens"]): r
+        for r in (dict(zip(data["fields"], values, strict=True)) for values in data["records"])
+    }
 
 
 def documents(site: Path) -> dict[str, dict[str, Any]]:
-    return {p.stem: {**json.loads(p.read_text()), "_id": p.stem} for p in sorted((site / "runs").glob("*.json"))}
+    return {
+        p.stem: {**json.loads(p.read_text()), "_id": p.stem}
+        for p in sorted((site / "runs").glob("*.json"))
+    }
 
 
-def test_the_script_and_the_build_agree_on_every_shipped_cell_and_level(browse: Browsing, built_site: Path) -> None:
+def test_the_script_and_the_build_agree_on_every_shipped_cell_and_level(
+    browse: Browsing, built_site: Path
+) -> None:
     visit = browse.open("/")
     found = visit.js(SCRIPT_VERDICTS)
     records = published(built_site)
-    keys = ("max_concurrency", "total_tokens_per_s", "state", "per_request_source", "ttft_judged", "stopped_at",
-            "stopped_state", "reason", "measured_concurrency")
-    by_script = {(r["run"], r["service_level"], r["context_tokens"]): {k: r[k] for k in keys} for r in found["records"]}
+    keys = (
+        "max_concurrency",
+        "total_tokens_per_s",
+        "state",
+        "per_request_source",
+        "ttft_judged",
+        "stopped_at",
+        "stopped_state",
+        "reason",
+        "measured_concurrency",
+    )
+    by_script = {
+        (r["run"], r["service_level"], r["context_tokens"]): {k: r[k] for k in keys}
+        for r in found["records"]
+    }
     assert by_script == {key: {k: r[k] for k in keys} for key, r in records.items()}
     # Each cell's verdict, against the rules read from the documentation and the result files.
     runs = documents(built_site)
-    levels = {level["name"]: level for level in json.loads((built_site / "data" / "capacity.json").read_text())
-              ["service_levels"]}
+    levels = {
+        level["name"]: level
+        for level in json.loads((built_site / "data" / "capacity.json").read_text())[
+            "service_levels"
+        ]
+    }
     expected = []
     for run_id, document in runs.items():
         for name, level in levels.items():
             for context, row in rule.own_cells(document).items():
-                expected += [[run_id, name, context, n, rule.verdict(document, row[n], level)] for n in sorted(row)]
+                expected += [
+                    [run_id, name, context, n, rule.verdict(document, row[n], level)]
+                    for n in sorted(row)
+                ]
     assert sorted(found["cells"]) == sorted(expected)
     assert {state for *_, state in expected} == {"meets", "misses", "cannot_tell"}
     visit.assert_clean()
@@ -88,9 +117,10 @@ def test_the_script_and_the_build_agree_on_every_shipped_cell_and_level(browse: 
 
 def op_cells(visit: Visit) -> dict[str, list[str]]:
     """The operating-point columns of each row, by run id (its first link: runs/<id>/index.html)."""
-    return visit.js(r"""() => Object.fromEntries(Array.from(document.querySelectorAll("table.runs tbody tr"))
-        .map((row) => [decodeURIComponent(/runs\/([^/]+)\/index\.html$/.exec(row.querySelector("th a").href)[1]),
-                       Array.from(row.querySelectorAll("td.op-col")).map((td) => td.innerText.trim())]))""")
+    return visit.js(r"""() => Object.fromEntries(
+        Array.from(document.querySelectorAll("table.runs tbody tr")).map((row) => [
+          decodeURIComponent(/runs\/([^/]+)\/index\.html$/.exec(row.querySelector("th a").href)[1]),
+          Array.from(row.querySelectorAll("td.op-col")).map((td) => td.innerText.trim())]))""")
 
 
 def headers(visit: Visit) -> list[str]:
@@ -98,13 +128,17 @@ def headers(visit: Visit) -> list[str]:
                          .map((th) => th.innerText.trim())""")
 
 
-def test_the_readers_users_read_the_smallest_measured_load_at_or_above_them(browse: Browsing,
-                                                                           built_site: Path) -> None:
+def test_the_readers_users_read_the_smallest_measured_load_at_or_above_them(
+    browse: Browsing, built_site: Path
+) -> None:
     # NIM's Llama-3.3-70B at 5,000 tokens reports no per-request tok/s: its ladder is 1, 5, 25,
     # 50, 100 … and 50 requests meet the server level (835 ms, 1000 / 59.7 ms = 16.7 tok/s).
     record = published(built_site)[(NIM, "server", 5000)]
-    for users, words in ((20, "meets at 25 requests"), (50, "meets at 50 requests"),
-                         (60, "does not meet at 100 requests")):
+    for users, words in (
+        (20, "meets at 25 requests"),
+        (50, "meets at 50 requests"),
+        (60, "does not meet at 100 requests"),
+    ):
         assert rule.for_users(record, users)[1] == int(re.findall(r"\d+", words)[0])
         visit = browse.open(f"/?context=5000&concurrency=50&level=server&users={users}")
         visit.page.wait_for_selector("td.op-col")
@@ -121,12 +155,17 @@ def test_the_readers_users_read_the_smallest_measured_load_at_or_above_them(brow
     assert op_cells(visit)[NIM][4].startswith("not measured that high")
 
 
-def test_cannot_tell_and_does_not_meet_are_said_never_a_dash(browse: Browsing, built_site: Path) -> None:
+def test_cannot_tell_and_does_not_meet_are_said_never_a_dash(
+    browse: Browsing, built_site: Path
+) -> None:
     records = published(built_site)
     # The llama-batched-bench run has neither speed nor TTFT: cannot tell; at 8K the seed run's own
     # prefill is above 450 ms, so no load meets the cold interactive level.
-    batched = next(key for key, r in records.items() if key[0].endswith("batched") and key[2] == 8192
-                   and key[1] == "server")
+    batched = next(
+        key
+        for key, r in records.items()
+        if key[0].endswith("batched") and key[2] == 8192 and key[1] == "server"
+    )
     assert records[batched]["state"] == "cannot_tell"
     visit = browse.open("/?context=8192&concurrency=1&level=server")
     visit.page.wait_for_selector("td.op-col")
@@ -145,13 +184,19 @@ def test_cannot_tell_and_does_not_meet_are_said_never_a_dash(browse: Browsing, b
 def test_each_cost_uses_its_own_accelerators_price(browse: Browsing, built_site: Path) -> None:
     runs = documents(built_site)
     context, concurrency = 32768, 16
-    at = {run_id: rule.own_cells(d).get(next((c for c in rule.own_cells(d) if abs(c - context) <= 0.03 * context),
-                                             -1), {}).get(concurrency) for run_id, d in runs.items()}
+    at = {
+        run_id: rule.own_cells(d)
+        .get(next((c for c in rule.own_cells(d) if abs(c - context) <= 0.03 * context), -1), {})
+        .get(concurrency)
+        for run_id, d in runs.items()
+    }
     measured = {run_id: c for run_id, c in at.items() if c and c["status"] == "valid"}
     accelerators = sorted({runs[r]["hardware"]["accelerator"] for r in measured})
     assert len(accelerators) >= 2  # two accelerators at this point, or the check proves nothing
     prices = {name: 1.5 + index for index, name in enumerate(accelerators[:2])}
-    query = "&".join(f"price.{name.lower().replace(' ', '+')}={usd}" for name, usd in prices.items())
+    query = "&".join(
+        f"price.{name.lower().replace(' ', '+')}={usd}" for name, usd in prices.items()
+    )
     visit = browse.open(f"/?context={context}&concurrency={concurrency}&{query}")
     visit.page.wait_for_selector("td.op-col")
     shown = op_cells(visit)
@@ -160,9 +205,16 @@ def test_each_cost_uses_its_own_accelerators_price(browse: Browsing, built_site:
         name = document["hardware"]["accelerator"]
         cost = shown[run_id][-1]
         if run_id in measured and name in prices:
-            usd = prices[name] * document["hardware"]["count"] / (measured[run_id]["total_tokens_per_s"] * 3600) * 1e6
+            usd = (
+                prices[name]
+                * document["hardware"]["count"]
+                / (measured[run_id]["total_tokens_per_s"] * 3600)
+                * 1e6
+            )
             expected = f"${usd:,.2f}" if usd >= 0.1 else f"${usd:.4f}"
-            assert cost.startswith(expected) and f"at ${prices[name]:g} per accelerator-hour" in cost, (run_id, cost)
+            assert (
+                cost.startswith(expected) and f"at ${prices[name]:g} per accelerator-hour" in cost
+            ), (run_id, cost)
             assert f"your price for {name}" in cost
         elif run_id in measured:
             assert cost.startswith(f"no price for {name}") and "$" not in cost, (run_id, cost)
@@ -170,7 +222,12 @@ def test_each_cost_uses_its_own_accelerators_price(browse: Browsing, built_site:
     kept = visit.js("() => new URLSearchParams(location.search)")
     assert kept is not None
     for name, usd in prices.items():
-        assert visit.js("(key) => new URLSearchParams(location.search).get(key)", f"price.{name.lower()}") == f"{usd:g}"
+        assert (
+            visit.js(
+                "(key) => new URLSearchParams(location.search).get(key)", f"price.{name.lower()}"
+            )
+            == f"{usd:g}"
+        )
     visit.assert_clean()
 
 
@@ -182,8 +239,9 @@ def test_without_a_price_no_cost_appears(browse: Browsing, built_site: Path) -> 
     visit.assert_clean()
 
 
-def test_the_old_single_price_is_read_as_every_accelerators_and_said_deprecated(browse: Browsing,
-                                                                              built_site: Path) -> None:
+def test_the_old_single_price_is_read_as_every_accelerators_and_said_deprecated(
+    browse: Browsing, built_site: Path
+) -> None:
     visit = browse.open("/?context=32768&concurrency=16&price=2")
     visit.page.wait_for_selector("td.op-col")
     status = visit.js("() => document.getElementById('point-status').textContent")
@@ -196,7 +254,9 @@ def test_the_old_single_price_is_read_as_every_accelerators_and_said_deprecated(
 def ladder(record: dict[str, Any]) -> str:
     """A record's measured ladder, where it stopped and how, as a /capacity/ cell carries it."""
     stop = {"misses": "m", "cannot_tell": "c"}.get(record["stopped_state"] or "", "")
-    return f"{','.join(map(str, record['measured_concurrency']))}|{record['stopped_at'] or ''}|{stop}"
+    return (
+        f"{','.join(map(str, record['measured_concurrency']))}|{record['stopped_at'] or ''}|{stop}"
+    )
 
 
 @pytest.mark.parametrize("users", [1, 20, 50, 1000])

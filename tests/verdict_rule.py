@@ -18,8 +18,15 @@ def own_cells(document: dict[str, Any]) -> dict[int, dict[int, Cell]]:
         held = row.get(c["concurrency"])
         mine = c.get("output_tokens_per_request") in (None, default)
         held_mine = held is not None and held.get("output_tokens_per_request") in (None, default)
-        if held is None or (mine and not held_mine) or (
-                mine == held_mine and (c.get("output_tokens_per_request") or 0) < (held.get("output_tokens_per_request") or 0)):
+        if (
+            held is None
+            or (mine and not held_mine)
+            or (
+                mine == held_mine
+                and (c.get("output_tokens_per_request") or 0)
+                < (held.get("output_tokens_per_request") or 0)
+            )
+        ):
             row[c["concurrency"]] = c
     return rows
 
@@ -39,8 +46,10 @@ def speed(c: Cell, percentile: str | None) -> tuple[float | None, str | None]:
     if percentile is None:
         reported, gap = c.get("per_request_tokens_per_s"), c.get("time_between_tokens_ms")
     else:
-        reported, gap = _stat(c, "per_request_tokens_per_s", _low(percentile)), _stat(c, "time_between_tokens_ms",
-                                                                                         percentile)
+        reported, gap = (
+            _stat(c, "per_request_tokens_per_s", _low(percentile)),
+            _stat(c, "time_between_tokens_ms", percentile),
+        )
     if reported is not None:
         return float(reported), "reported"
     if gap:
@@ -72,7 +81,7 @@ def ttft_judged(document: dict[str, Any], level: dict[str, Any]) -> str:
 
 
 def verdict(document: dict[str, Any], c: Cell, level: dict[str, Any]) -> str:
-    """"meets", "misses" or "cannot_tell"."""
+    """ "meets", "misses" or "cannot_tell"."""
     if c["status"] == "not_run":
         return "cannot_tell"
     if c["status"] != "valid":
@@ -107,16 +116,23 @@ def record(document: dict[str, Any], context: int, level: dict[str, Any]) -> dic
         best = n
     resting = row[best if best is not None else ladder[0]]
     first = verdict(document, row[ladder[0]], level)
-    state = "meets" if best is not None else ("cannot_tell" if first == "cannot_tell" else "none_meets")
+    state = (
+        "meets" if best is not None else ("cannot_tell" if first == "cannot_tell" else "none_meets")
+    )
     total = row[best].get("total_tokens_per_s") if best is not None else None
     return {
-        "run": document["_id"], "service_level": level["name"], "context_tokens": context,
-        "max_concurrency": best, "total_tokens_per_s": total,
+        "run": document["_id"],
+        "service_level": level["name"],
+        "context_tokens": context,
+        "max_concurrency": best,
+        "total_tokens_per_s": total,
         "tokens_per_s_per_accelerator": total / count if total is not None else None,
         "users_per_accelerator": best / count if best is not None else None,
-        "state": state, "per_request_source": speed(resting, level.get("percentile"))[1],
+        "state": state,
+        "per_request_source": speed(resting, level.get("percentile"))[1],
         "ttft_judged": ttft_judged(document, level),
-        "stopped_at": stop, "stopped_state": verdict(document, row[stop], level) if stop is not None else None,
+        "stopped_at": stop,
+        "stopped_state": verdict(document, row[stop], level) if stop is not None else None,
         "measured_concurrency": ladder,
     }
 

@@ -284,7 +284,7 @@ def prefill_times(document: dict[str, Any]) -> dict[int, float]:
 
 
 def ttft_judged(level: ServiceLevel, timing: RunTiming) -> str:
-    """Which TTFT a verdict of ``level`` judges for a run (one of WARM, COLD, UNKNOWN, COLD_ESTIMATE)."""
+    """Which TTFT a verdict of ``level`` judges for a run: WARM, COLD, UNKNOWN or COLD_ESTIMATE."""
     if level.ttft == COLD and timing.prompt_cache != COLD:
         return COLD_ESTIMATE
     return timing.prompt_cache or UNKNOWN
@@ -397,14 +397,14 @@ class Capacity:
 
     def stored(self) -> list[Any]:
         """What the figure cache keeps of it beyond its context and accelerators (restored)."""
-        return [self.max_concurrency, self.total_tokens_per_s, self.state, self.per_request_source, self.ttft,
-                self.stopped_at, self.stopped_state, self.reason, list(self.measured)]
+        return [self.max_concurrency, self.total_tokens_per_s, self.state, self.per_request_source,
+                self.ttft, self.stopped_at, self.stopped_state, self.reason, list(self.measured)]
 
     @classmethod
     def restored(cls, context: int, accelerators: int, stored: list[Any]) -> Capacity:
         held, total, state, source, ttft, stopped_at, stopped_state, reason, measured = stored
-        return cls(context, accelerators, held, total, state, source, ttft, stopped_at, stopped_state, reason,
-                   tuple(measured))
+        return cls(context, accelerators, held, total, state, source, ttft, stopped_at,
+                   stopped_state, reason, tuple(measured))
 
 
 def stored_capacity_like(stored: Any) -> bool:
@@ -413,8 +413,10 @@ def stored_capacity_like(stored: Any) -> bool:
         return False
     held, total, state, source, ttft, stopped_at, stopped_state, reason, measured = stored
     return (held is None or type(held) is int) and (total is None or type(total) in (int, float)) \
-        and state in (MEETS, NONE_MEETS, CANNOT_TELL) and source in (None, REPORTED, FROM_TIME_BETWEEN_TOKENS) \
-        and ttft in (WARM, COLD, UNKNOWN, COLD_ESTIMATE) and (stopped_at is None or type(stopped_at) is int) \
+        and state in (MEETS, NONE_MEETS, CANNOT_TELL) \
+        and source in (None, REPORTED, FROM_TIME_BETWEEN_TOKENS) \
+        and ttft in (WARM, COLD, UNKNOWN, COLD_ESTIMATE) \
+        and (stopped_at is None or type(stopped_at) is int) \
         and stopped_state in (None, MISSES, CANNOT_TELL) and isinstance(reason, str) \
         and isinstance(measured, list) and all(type(n) is int for n in measured)
 
@@ -436,15 +438,18 @@ def capacity(context: int, row: dict[int, Cell], level: ServiceLevel, accelerato
     if stop is None:  # every measured concurrency meets it (or the context has no cells)
         if best is None or held is None:
             return Capacity(context, accelerators, None, None, CANNOT_TELL, measured=measured)
-        return Capacity(context, accelerators, best["concurrency"], _number(best.get("total_tokens_per_s")), MEETS,
+        total = _number(best.get("total_tokens_per_s"))
+        return Capacity(context, accelerators, best["concurrency"], total, MEETS,
                         held.per_request_source, held.ttft, measured=measured)
     stopped_at, stopped = stop
     if best is None or held is None:
         state = CANNOT_TELL if stopped.state == CANNOT_TELL else NONE_MEETS
-        return Capacity(context, accelerators, None, None, state, stopped.per_request_source, stopped.ttft,
-                        stopped_at, stopped.state, stopped.reason, measured)
-    return Capacity(context, accelerators, best["concurrency"], _number(best.get("total_tokens_per_s")), MEETS,
-                    held.per_request_source, held.ttft, stopped_at, stopped.state, stopped.reason, measured)
+        return Capacity(context, accelerators, None, None, state, stopped.per_request_source,
+                        stopped.ttft, stopped_at, stopped.state, stopped.reason, measured)
+    total = _number(best.get("total_tokens_per_s"))
+    return Capacity(context, accelerators, best["concurrency"], total, MEETS,
+                    held.per_request_source, held.ttft, stopped_at, stopped.state, stopped.reason,
+                    measured)
 
 
 # The answers to "does it hold N users?" (Answer.state), beyond MEETS and CANNOT_TELL.
@@ -466,7 +471,8 @@ def answer_for_users(found: Capacity, users: int) -> Answer:
     """Read off a capacity: never extrapolated beyond, nor interpolated between, measured loads."""
     rung = next((n for n in found.measured if n >= users), None)
     if found.stopped_at is not None and (rung is None or found.stopped_at <= rung):
-        return Answer(CANNOT_TELL if found.stopped_state == CANNOT_TELL else FAILS, found.stopped_at)
+        state = CANNOT_TELL if found.stopped_state == CANNOT_TELL else FAILS
+        return Answer(state, found.stopped_at)
     if rung is None:
         return Answer(NOT_MEASURED, None)
     return Answer(MEETS, rung)

@@ -62,14 +62,15 @@ class LevelNote:
 
 
 def level_rule(level: ServiceLevel) -> str:
-    cold = " for a fresh prompt (cold: at least the run's measured prefill time where its TTFT was warm)" \
-        if level.ttft == COLD else ""
+    cold = (" for a fresh prompt (cold: at least the run's measured prefill time where its TTFT "
+            "was warm)") if level.ttft == COLD else ""
     parts = [f"at least {level.min_tokens_per_s_per_request:g} tok/s per request",
              f"TTFT at most {numbers.milliseconds(level.max_ttft_ms)}{cold}"]
     if level.max_time_between_tokens_ms is not None:
         parts.append(f"at most {numbers.milliseconds_fine(level.max_time_between_tokens_ms)} between tokens")
     rule = ", ".join(parts)
-    return rule + (f", at {level.percentile} (for speed, its slow tail)" if level.percentile else "")
+    tail = f", at {level.percentile} (for speed, its slow tail)" if level.percentile else ""
+    return rule + tail
 
 
 def level_notes(levels: tuple[ServiceLevel, ...]) -> tuple[LevelNote, ...]:
@@ -99,7 +100,8 @@ def verdict_parts(found: Capacity) -> tuple[str, str]:
     "does not meet" and "cannot tell"."""
     if found.state == CANNOT_TELL:
         return "cannot tell", found.reason
-    fewest = numbers.count_noun(found.measured[0], "request") if found.measured else "the fewest requests"
+    fewest = numbers.count_noun(found.measured[0], "request") if found.measured \
+        else "the fewest requests"
     return "does not meet", f"even at {fewest}: {found.reason}"
 
 
@@ -111,7 +113,9 @@ def verdict_words(found: Capacity) -> str:
 def priced_cost(price: Price | None, accelerators: int, total: float | None) -> str:
     """Cost per million output tokens with the price it used; "" without a price or a total."""
     cost = cost_per_million_tokens(price.usd_per_hour, accelerators, total) if price else None
-    return "" if price is None or cost is None else f"{money(cost)} per M tokens at ${price.usd_per_hour:g}/h"
+    if price is None or cost is None:
+        return ""
+    return f"{money(cost)} per M tokens at ${price.usd_per_hour:g}/h"
 
 
 @dataclass(frozen=True)
@@ -133,7 +137,8 @@ class CapacityFigure:
 
 def capacity_figure(found: Capacity, price: Price | None) -> CapacityFigure:
     if found.max_concurrency is None:
-        return CapacityFigure("", "", "", "", "", "", found.state, verdict_words(found), verdict_labels(found))
+        return CapacityFigure("", "", "", "", "", "", found.state, verdict_words(found),
+                              verdict_labels(found))
     users = found.users_per_accelerator or 0.0
     return CapacityFigure(
         held=numbers.count_noun(found.max_concurrency, "request"),
@@ -280,8 +285,8 @@ def _capacity_cell(found: Capacity, rank: str, price: Price | None, run_context:
     # total alone (the pages' legends say so), not "128 · 1,907.7 · 1,907.7" in every cell.
     detail = figure.total if found.accelerators == 1 else \
         f"{found.max_concurrency} · {figure.total} · {figure.per_device}"
-    return CapacityCell(figure.users_per_device, rank, detail, figure.cost, run_context, figure.labels,
-                        ladder_data(found))
+    return CapacityCell(figure.users_per_device, rank, detail, figure.cost, run_context,
+                        figure.labels, ladder_data(found))
 
 
 def capacity_path(number: int) -> str:
@@ -420,7 +425,8 @@ def _point_row(site: Site, run: Run, preset: Preset, level: ServiceLevel | None,
     status = Status(cell["status"])
     total = cell.get("total_tokens_per_s") if status.measured else None
     price = analysis.price(run)
-    cost = priced_cost(price, grid.accelerators, total) if status == Status.VALID else "no valid total here"
+    cost = priced_cost(price, grid.accelerators, total) if status == Status.VALID \
+        else "no valid total here"
     cost = cost if price is not None else f"no price for {run.hardware.accelerator}"
     verdict = ""
     held = None
@@ -438,14 +444,16 @@ def _point_row(site: Site, run: Run, preset: Preset, level: ServiceLevel | None,
 def per_request_words(cell: dict[str, object]) -> str:
     """A cell's per-request tok/s as reported, else from its time between tokens, labelled."""
     speed, source = per_request_speed(cell, None)
-    return numbers.rate(speed) + (" (from time between tokens)" if source == FROM_TIME_BETWEEN_TOKENS else "")
+    said = " (from time between tokens)" if source == FROM_TIME_BETWEEN_TOKENS else ""
+    return numbers.rate(speed) + said
 
 
 def cell_verdict_words(judged: Verdict) -> str:
     """A cell's verdict in words, with what it judged."""
     gaps = f"; {FROM_GAPS}" if judged.per_request_source == FROM_TIME_BETWEEN_TOKENS else ""
     head = {MEETS: "meets", CANNOT_TELL: "cannot tell"}.get(judged.state, "does not meet")
-    return f"{head}{': ' + judged.reason if judged.reason else ''} ({TTFT_WORDS[judged.ttft]}{gaps})"
+    why = f": {judged.reason}" if judged.reason else ""
+    return f"{head}{why} ({TTFT_WORDS[judged.ttft]}{gaps})"
 
 
 def preset_path(preset: Preset, number: int) -> str:
@@ -533,8 +541,9 @@ def _total_at(run: Run, preset: Preset, analysis: Analysis) -> float | None:
 # --- data for scripts and the picker --------------------------------------------------------
 
 CAPACITY_FIELDS = ("run", "service_level", "context_tokens", "max_concurrency", "total_tokens_per_s",
-                   "tokens_per_s_per_accelerator", "users_per_accelerator", "state", "per_request_source",
-                   "ttft_judged", "stopped_at", "stopped_state", "reason", "measured_concurrency")
+                   "tokens_per_s_per_accelerator", "users_per_accelerator", "state",
+                   "per_request_source", "ttft_judged", "stopped_at", "stopped_state", "reason",
+                   "measured_concurrency")
 
 
 def capacity_json(runs: list[Run], analysis: Analysis) -> bytes:
@@ -569,14 +578,16 @@ def capacity_json(runs: list[Run], analysis: Analysis) -> bytes:
 POINT_STATUSES = tuple(status.value for status in Status)  # a cell's status is its index here
 # A run's line in a picker file: its cells, and what a verdict needs of the run beside them
 # (the accelerator a price is for, how its TTFT was measured, its prefill time at this context).
-POINT_FIELDS = ("run", "accelerators", "context_tokens", "cells", "accelerator", "ttft_prompt_cache", "prefill_ms")
+POINT_FIELDS = ("run", "accelerators", "context_tokens", "cells", "accelerator",
+                "ttft_prompt_cache", "prefill_ms")
 
 
 def point_columns(levels: tuple[ServiceLevel, ...]) -> tuple[str, ...]:
     """A cell's figures in the picker's files: what it shows and what levels judge (the time
     between tokens, and a configured percentile's statistics)."""
     # The time between tokens always: it stands for the speed where a cell reports none.
-    columns = ["status", "total_tokens_per_s", "per_request_tokens_per_s", "ttft_ms", "time_between_tokens_ms"]
+    columns = ["status", "total_tokens_per_s", "per_request_tokens_per_s", "ttft_ms",
+               "time_between_tokens_ms"]
     if any(level.percentile for level in levels):
         columns.append("statistics")
     return tuple(columns)
@@ -606,8 +617,9 @@ def model_point_files(group: Group, analysis: Analysis) -> dict[str, bytes]:
             while line[-1] is None:
                 line.pop()
             timing = grid.timing
-            rows.append([grid.run.id, grid.accelerators, actual, line, grid.run.hardware.accelerator,
-                         timing.prompt_cache, timing.prefill_at(actual)])
+            rows.append([grid.run.id, grid.accelerators, actual, line,
+                         grid.run.hardware.accelerator, timing.prompt_cache,
+                         timing.prefill_at(actual)])
             if (price := analysis.price(grid.run)) is not None:
                 prices[grid.run.id] = price.usd_per_hour
             if grid.run.info.latency_statistic:

@@ -52,8 +52,8 @@ def _number(value: Any) -> bool:
 
 def _capacity_entry(value: Any, levels: int) -> bool:
     # [context, level index, *Capacity.stored()]
-    return isinstance(value, list) and len(value) > 2 and type(value[0]) is int and type(value[1]) is int \
-        and 0 <= value[1] < levels and stored_capacity_like(value[2:])
+    return isinstance(value, list) and len(value) > 2 and type(value[0]) is int \
+        and type(value[1]) is int and 0 <= value[1] < levels and stored_capacity_like(value[2:])
 
 
 class StoredFigures:

@@ -23,7 +23,14 @@ from sitegen.site import labels, numbers
 from sitegen.site.analysis import Analysis
 from sitegen.site.common import Page, Site, hardware_name, model_name
 from sitegen.site.fragments import Fragments, Piece
-from sitegen.site.groups import Group, accelerator_key, hardware_groups, model_groups, model_key, site_groups
+from sitegen.site.groups import (
+    Group,
+    accelerator_key,
+    hardware_groups,
+    model_groups,
+    model_key,
+    site_groups,
+)
 from sitegen.site.headlines import REFERENCE_CONTEXT
 from sitegen.site.labels import distinguishing_labels
 from sitegen.site.paging import Paging, listed_models, model_listing_order, paging

@@ -14,7 +14,12 @@ from sitegen.plausibility import describe
 from sitegen.site import labels, numbers
 from sitegen.site.analysis import Analysis
 from sitegen.site.bars import BarChart, prefill_bars
-from sitegen.site.capacity import PER_REQUEST, TIME_BETWEEN_TOKENS, cost_per_million_tokens, mirrored_percentile
+from sitegen.site.capacity import (
+    PER_REQUEST,
+    TIME_BETWEEN_TOKENS,
+    cost_per_million_tokens,
+    mirrored_percentile,
+)
 from sitegen.site.capacity_page import RunCapacity, money, run_capacity
 from sitegen.site.common import Field, Page, Site, engine_summary, fields, hardware_name, model_name, repository_link
 from sitegen.site.groups import Group, accelerator_key, model_key
@@ -127,7 +132,7 @@ class TailTable:
     statistics: tuple[str, ...]  # "p50", "p90", "p99" (and "mean" when the headline is a median)
     rows: tuple[TailRow, ...]
     with_phase: bool  # prefill and decode rows both: a Phase column tells them apart
-    headers: tuple[tuple[str, ...], ...] = ()  # each figure's statistic names (speed: p50, p10, p1)
+    headers: tuple[tuple[str, ...], ...] = ()  # each figure's statistics (speed: p50, p10, p1)
     from_gaps: bool = False  # some speed tail is 1000 ÷ the time between tokens (FROM_GAPS_MARK)
 
 
@@ -403,7 +408,7 @@ _TAIL_FIGURES = (
 )
 TAIL_STATISTICS = ("p50", "p90", "p99")
 SPEED_TAIL = "Per request tok/s, slow tail"
-FROM_GAPS_MARK = "†"  # a speed tail worked out as 1000 ÷ the time between tokens at that percentile
+FROM_GAPS_MARK = "†"  # a speed tail worked out as 1000 ÷ the time between tokens there
 
 
 def _speed_tail(item: PrefillPoint | DecodeCell, name: str) -> str:
@@ -427,7 +432,8 @@ def _tails(run: Run) -> TailTable | None:
         return None
     figures = [(key, title, fmt) for key, title, fmt in _TAIL_FIGURES
                if any(key in item.statistics for _, item in items)]
-    speed = any(key in item.statistics for _, item in items for key in (PER_REQUEST, TIME_BETWEEN_TOKENS))
+    speed = any(key in item.statistics for _, item in items
+                for key in (PER_REQUEST, TIME_BETWEEN_TOKENS))
     statistics = list(TAIL_STATISTICS)
     if run.info.latency_statistic != "mean" and any("mean" in values for _, item in items
                                                     for values in item.statistics.values()):
@@ -435,7 +441,8 @@ def _tails(run: Run) -> TailTable | None:
     rows = []
     for phase, item in items:
         requests = str(item.concurrency) if isinstance(item, DecodeCell) else "1"
-        values = [tuple(_figure(fmt(item.statistic(key, name))) for name in statistics) for key, _, fmt in figures]
+        values = [tuple(_figure(fmt(item.statistic(key, name))) for name in statistics)
+                  for key, _, fmt in figures]
         if speed:
             values.append(tuple(_figure(_speed_tail(item, name)) for name in statistics))
         rows.append(TailRow(
@@ -446,10 +453,14 @@ def _tails(run: Run) -> TailTable | None:
         ))
     headers = [tuple(statistics)] * len(figures)
     if speed:
-        headers.append(tuple(name if name == "mean" else mirrored_percentile(name) for name in statistics))
-    return TailTable(tuple(title for _, title, _ in figures) + ((SPEED_TAIL,) if speed else ()), tuple(statistics),
-                     tuple(rows), with_phase=len({phase for phase, _ in items}) > 1, headers=tuple(headers),
-                     from_gaps=any(FROM_GAPS_MARK in value for row in rows for group in row.figures for value in group))
+        headers.append(tuple(name if name == "mean" else mirrored_percentile(name)
+                             for name in statistics))
+    titles = tuple(title for _, title, _ in figures) + ((SPEED_TAIL,) if speed else ())
+    marked = any(FROM_GAPS_MARK in value for row in rows for group in row.figures
+                 for value in group)
+    phases = len({phase for phase, _ in items})
+    return TailTable(titles, tuple(statistics), tuple(rows), with_phase=phases > 1,
+                     headers=tuple(headers), from_gaps=marked)
 
 
 def _power(run: Run) -> PowerTable | None:

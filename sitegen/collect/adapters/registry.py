@@ -49,8 +49,9 @@ def _single(adapt: Callable[[Node], Adapted]) -> Callable[[list[Node]], Adapted]
 # hold "results"), and every format with a "metadata" key before llm-inference-bench's
 # broad test.
 FORMATS: tuple[Format, ...] = (
-    Format("lil-bench result document", lil_bench.looks_like, _single(lambda node: lil_bench.adapt(node.document)),
-           sweep=False, ttft_prompt_cache="warm"),
+    Format("lil-bench result document", lil_bench.looks_like,
+           _single(lambda node: lil_bench.adapt(node.document)), sweep=False,
+           ttft_prompt_cache="warm"),
     Format("GuideLLM report", guidellm.looks_like, guidellm.adapt, sweep=True),
     Format("AIPerf profile export", aiperf.looks_like_aiperf, aiperf.adapt, sweep=True),
     Format("GenAI-Perf profile export", aiperf.looks_like_genai_perf, aiperf.adapt, sweep=True),
