@@ -15,7 +15,10 @@ RUNS = Path(__file__).resolve().parent.parent / "content" / "runs"
 
 
 def shipped() -> dict[str, dict]:  # type: ignore[type-arg]
-    return {path.stem: parse_yaml(path.name, path.read_bytes()).data for path in sorted(RUNS.glob("*.yaml"))}
+    return {
+        path.stem: parse_yaml(path.name, path.read_bytes()).data
+        for path in sorted(RUNS.glob("*.yaml"))
+    }
 
 
 def test_the_index_lists_models_by_their_own_name(built_site: Path) -> None:
@@ -24,7 +27,9 @@ def test_the_index_lists_models_by_their_own_name(built_site: Path) -> None:
     documents = shipped()
     assert sorted(order) == sorted(documents)
 
-    def own_name(run_id: str) -> str:  # the group's model (base model, else model), its prefix aside
+    def own_name(
+        run_id: str,
+    ) -> str:  # the group's model (base model, else model), its prefix aside
         run = documents[run_id]["run"]
         return (run.get("base_model") or run["model"]).lower().rsplit("/", 1)[-1]
 
@@ -36,14 +41,20 @@ def test_the_index_lists_models_by_their_own_name(built_site: Path) -> None:
 
 def test_an_accelerator_that_names_its_memory_does_not_get_it_twice(built_site: Path) -> None:
     documents = shipped()
-    named = [run_id for run_id, d in documents.items()
-             if re.search(r"\b80G\b", d["hardware"]["accelerator"]) and d["hardware"].get("memory_per_device_gb") == 80]
+    named = [
+        run_id
+        for run_id, d in documents.items()
+        if re.search(r"\b80G\b", d["hardware"]["accelerator"])
+        and d["hardware"].get("memory_per_device_gb") == 80
+    ]
     assert named, "the shipped H100 80G run"
     for run_id in named:
         page = (built_site / "runs" / run_id / "index.html").read_text(encoding="utf-8")
         assert "80G 80GB" not in page and "H100 80G ×" in page
     # An accelerator whose name does not say its memory still gets it.
-    seed = (built_site / "runs" / "h200nvl2-sglang-deepseek-v4-flash-dspark" / "index.html").read_text(encoding="utf-8")
+    seed = (
+        built_site / "runs" / "h200nvl2-sglang-deepseek-v4-flash-dspark" / "index.html"
+    ).read_text(encoding="utf-8")
     assert "H200 NVL 141GB ×2" in seed
 
 
@@ -53,7 +64,14 @@ def test_the_hardware_listing_ranks_within_each_model(built_site: Path) -> None:
     assert rows[0] == ["Accelerator", "Runs", "Models: best peak decode tok/s of each"]
     runs = {p.stem: json.loads(p.read_text()) for p in sorted((built_site / "runs").glob("*.json"))}
     rtx = next(row for row in rows if row[0].endswith("RTX PRO 6000 Blackwell Server Edition"))
-    peaks = [max(c["total_tokens_per_s"] for c in d["measurements"]["decode"]
-                 if c["status"] in ("valid", "requests_queued") and c.get("total_tokens_per_s") is not None)
-             for d in runs.values() if d["hardware"]["accelerator"] == "RTX PRO 6000 Blackwell Server Edition"]
+    peaks = [
+        max(
+            c["total_tokens_per_s"]
+            for c in d["measurements"]["decode"]
+            if c["status"] in ("valid", "requests_queued")
+            and c.get("total_tokens_per_s") is not None
+        )
+        for d in runs.values()
+        if d["hardware"]["accelerator"] == "RTX PRO 6000 Blackwell Server Edition"
+    ]
     assert rtx[2] == f"Qwen3.5-397B-A17B {max(peaks):,.1f}"

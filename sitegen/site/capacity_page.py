@@ -58,7 +58,7 @@ class LevelNote:
     ttft: float = 0.0
     tbt: float | None = None
     percentile: str | None = None
-    ttft_kind: str | None = None  # "cold": a warm TTFT must have its prefill time within the limit too
+    ttft_kind: str | None = None  # "cold": a warm TTFT's prefill time must be within the limit too
 
 
 def level_rule(level: ServiceLevel) -> str:
@@ -74,8 +74,9 @@ def level_rule(level: ServiceLevel) -> str:
 
 
 def level_notes(levels: tuple[ServiceLevel, ...]) -> tuple[LevelNote, ...]:
-    return tuple(LevelNote(level.name, level.title, level_rule(level), level.min_tokens_per_s_per_request,
-                           level.max_ttft_ms, level.max_time_between_tokens_ms, level.percentile, level.ttft)
+    return tuple(LevelNote(level.name, level.title, level_rule(level),
+                           level.min_tokens_per_s_per_request, level.max_ttft_ms,
+                           level.max_time_between_tokens_ms, level.percentile, level.ttft)
                  for level in levels)
 
 
@@ -313,9 +314,11 @@ def capacity_section(site: Site, group: Group, first: int, last: int, costs: boo
     from sitegen.site.capacity_views import model_overview  # it builds on this module's figures
 
     def make() -> str:
-        return analysis.fragments.render("capacity_overview", model_overview(site, group, analysis, first > 0))
+        overview = model_overview(site, group, analysis, first > 0)
+        return analysis.fragments.render("capacity_overview", overview)
 
-    return analysis.fragments.get(Fragments.key("capacity overview", site.root, group.slug, group.label, group.path,
+    return analysis.fragments.get(Fragments.key("capacity overview", site.root, group.slug,
+                                                group.label, group.path,
                                                 _members(group), first, last), make)
 
 

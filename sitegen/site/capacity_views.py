@@ -74,7 +74,7 @@ def level_model_path(level: ServiceLevel, group: Group) -> str:
 class AnswerRow:
     """One setup in a ranked answer, formatted; ``figures`` empty when no load meets the level."""
 
-    rank: str  # "1", "2" … among the setups that meet it ("" for a lone setup or one that does not)
+    rank: str  # "1", "2" … among the setups that meet it ("" for a lone one, or one that does not)
     href: str
     setup: str  # hardware ×count
     label: str  # what tells the run from its model's others on the same hardware and engine
@@ -125,22 +125,46 @@ class LevelModelContext:
     capacity_href: str
 
 
-def _answer_row(run: Run, found: Standing, price: Price | None, rank: str, own: int, asked: int,
-                site: Site, label: str) -> AnswerRow:
+def _answer_row(
+    run: Run,
+    found: Standing,
+    price: Price | None,
+    rank: str,
+    own: int,
+    asked: int,
+    site: Site,
+    label: str,
+) -> AnswerRow:
     held = found.capacity
-    base = (site.url(f"runs/{run.id}/"), hardware_name(run), label, engine_summary(run),
-            numbers.context(own) if own != asked else "")
+    base = (
+        site.url(f"runs/{run.id}/"),
+        hardware_name(run),
+        label,
+        engine_summary(run),
+        numbers.context(own) if own != asked else "",
+    )
     if held.max_concurrency is None:
-        return AnswerRow(rank, *base, "", "", "", "", "", found.state, found.reason, verdict_labels(held))
+        return AnswerRow(
+            rank, *base, "", "", "", "", "", found.state, found.reason, verdict_labels(held)
+        )
     users = held.users_per_accelerator or 0.0
-    return AnswerRow(rank, *base, numbers.decimal(users) if users % 1 else str(int(users)),
-                     str(held.max_concurrency), numbers.rate(held.total_tokens_per_s),
-                     numbers.rate(held.tokens_per_s_per_accelerator),
-                     priced_cost(price, held.accelerators, held.total_tokens_per_s), found.state, "",
-                     verdict_labels(held))
+    return AnswerRow(
+        rank,
+        *base,
+        numbers.decimal(users) if users % 1 else str(int(users)),
+        str(held.max_concurrency),
+        numbers.rate(held.total_tokens_per_s),
+        numbers.rate(held.tokens_per_s_per_accelerator),
+        priced_cost(price, held.accelerators, held.total_tokens_per_s),
+        found.state,
+        "",
+        verdict_labels(held),
+    )
 
 
-def ranked_answers(site: Site, group: Group, level: ServiceLevel, analysis: Analysis) -> tuple[ContextAnswer, ...]:
+def ranked_answers(
+    site: Site, group: Group, level: ServiceLevel, analysis: Analysis
+) -> tuple[ContextAnswer, ...]:
     """Each context of the model (contexts within the tolerance as one), its setups ranked by
     users per accelerator, then tok/s per accelerator, then run id; those meeting nothing after,
     the ones whose figures cannot tell last."""
@@ -154,30 +178,62 @@ def ranked_answers(site: Site, group: Group, level: ServiceLevel, analysis: Anal
             if own is not None:
                 entries.append((run, own, standing(analysis, run, own, level)))
         order = {"meets": 0, "none_meets": 1, "cannot_tell": 2}
-        entries.sort(key=lambda e: (order[e[2].state], -(e[2].capacity.users_per_accelerator or 0.0),
-                                    -(e[2].capacity.tokens_per_s_per_accelerator or 0.0), e[0].id))
+        entries.sort(
+            key=lambda e: (
+                order[e[2].state],
+                -(e[2].capacity.users_per_accelerator or 0.0),
+                -(e[2].capacity.tokens_per_s_per_accelerator or 0.0),
+                e[0].id,
+            )
+        )
         meeting = sum(e[2].state == "meets" for e in entries)
-        rows = tuple(_answer_row(run, found, analysis.price(run),
-                                 str(i + 1) if found.state == "meets" and meeting > 1 else "", own, leader, site,
-                                 names.get(run.id, ""))
-                     for i, (run, own, found) in enumerate(entries))
+        rows = tuple(
+            _answer_row(
+                run,
+                found,
+                analysis.price(run),
+                str(i + 1) if found.state == "meets" and meeting > 1 else "",
+                own,
+                leader,
+                site,
+                names.get(run.id, ""),
+            )
+            for i, (run, own, found) in enumerate(entries)
+        )
         answers.append(ContextAnswer(numbers.context(leader), f"c-{leader}", rows, meeting))
     return tuple(answers)
 
 
-def level_model_page(site: Site, group: Group, level: ServiceLevel, analysis: Analysis, costs: bool) -> Page:
+def level_model_page(
+    site: Site, group: Group, level: ServiceLevel, analysis: Analysis, costs: bool
+) -> Page:
     """A model's setups ranked at one shipped level, a list per context."""
     path = level_model_path(level, group)
     site = site.at(path)
     levels = analysis.settings.service_levels
     note = next(n for n in level_notes(levels) if n.name == level.name)
-    links = tuple(LevelLink(other.name, other.title, site.url(level_model_path(other, group).removesuffix("index.html")),
-                            other.name == level.name) for other in levels)
+    links = tuple(
+        LevelLink(
+            other.name,
+            other.title,
+            site.url(level_model_path(other, group).removesuffix("index.html")),
+            other.name == level.name,
+        )
+        for other in levels
+    )
     context = LevelModelContext(
-        site=site, title=f"{group.label}: capacity, {level.title}", model=group.label,
-        model_href=site.url(group.path), level=note, levels=links,
-        answers=ranked_answers(site, group, level, analysis), priced=costs, derived_note=DERIVED_NOTE,
-        rules_href=site.url("capacity/") + "#rules", capacity_href=site.url("capacity/"))
+        site=site,
+        title=f"{group.label}: capacity, {level.title}",
+        model=group.label,
+        model_href=site.url(group.path),
+        level=note,
+        levels=links,
+        answers=ranked_answers(site, group, level, analysis),
+        priced=costs,
+        derived_note=DERIVED_NOTE,
+        rules_href=site.url("capacity/") + "#rules",
+        capacity_href=site.url("capacity/"),
+    )
     return Page(path, "pages/capacity_level.html", context)
 
 
@@ -221,27 +277,59 @@ def model_overview(site: Site, group: Group, analysis: Analysis, continued: bool
         for level, answers in by_level:
             at = answers[place]
             best = at.rows[0] if at.meeting else None
-            href = site.url(level_model_path(level, group).removesuffix("index.html")) + f"#{at.anchor}"
+            href = (
+                site.url(level_model_path(level, group).removesuffix("index.html"))
+                + f"#{at.anchor}"
+            )
             unknown = sum(row.state == "cannot_tell" for row in at.rows)
-            summaries.append(LevelSummary(level.name, href, best.users if best else "",
-                                          f"{best.setup}{' ' + best.label if best.label else ''} · {best.engine}"
-                                          if best else "", at.meeting, unknown, len(at.rows)))
+            summaries.append(
+                LevelSummary(
+                    level.name,
+                    href,
+                    best.users if best else "",
+                    f"{best.setup}{' ' + best.label if best.label else ''} · {best.engine}"
+                    if best
+                    else "",
+                    at.meeting,
+                    unknown,
+                    len(at.rows),
+                )
+            )
         contexts.append(ContextSummary(answer.context, tuple(summaries)))
-    return ModelOverview(f"m-{group.slug}", group.label, site.url(group.path), continued, tuple(contexts))
+    return ModelOverview(
+        f"m-{group.slug}", group.label, site.url(group.path), continued, tuple(contexts)
+    )
 
 
-def question_models(site: Site, groups: list[Group], analysis: Analysis) -> tuple[QuestionModel, ...]:
+def question_models(
+    site: Site, groups: list[Group], analysis: Analysis
+) -> tuple[QuestionModel, ...]:
     """The models of a /capacity/ page for the reader's own question: what capacity.js needs
     beside the points files, which name runs by id only. Bounded by the page's runs."""
     found = []
     for group in groups:
         names = distinguishing_labels(group.runs)
         # From the runs' kept outlines: a page built again for one added run decodes no other.
-        contexts = context_clusters({c for run in group.runs for c in analysis.outline(run).contexts})
-        setups = {run.id: [hardware_name(run), names.get(run.id, ""), engine_summary(run), run.hardware.accelerator]
-                  for run in sorted(group.runs, key=lambda r: r.id)}
-        found.append(QuestionModel(group.slug, group.label, " ".join(str(c) for c in contexts),
-                                   json.dumps(setups, ensure_ascii=False, separators=(",", ":"))))
+        contexts = context_clusters(
+            {c for run in group.runs for c in analysis.outline(run).contexts}
+        )
+        setups = {
+            run.id: [
+                hardware_name(run),
+                names.get(run.id, ""),
+                engine_summary(run),
+                run.hardware.accelerator,
+            ]
+            for run in sorted(group.runs, key=lambda r: r.id)
+        }
+        found.append(
+            QuestionModel(
+                group.slug,
+                group.label,
+                " ".join(str(c) for c in contexts),
+                json.dumps(setups, ensure_ascii=False, separators=(",", ":")),
+            )
+        )
     return tuple(found)
 
 
@@ -254,10 +342,17 @@ class ModelLevelLinks:
     href: str
 
 
-def model_level_links(site: Site, group: Group, levels: tuple[ServiceLevel, ...]) -> tuple[ModelLevelLinks, ...]:
-    return tuple(ModelLevelLinks(level.name, level.title,
-                                 site.url(level_model_path(level, group).removesuffix("index.html")))
-                 for level in levels)
+def model_level_links(
+    site: Site, group: Group, levels: tuple[ServiceLevel, ...]
+) -> tuple[ModelLevelLinks, ...]:
+    return tuple(
+        ModelLevelLinks(
+            level.name,
+            level.title,
+            site.url(level_model_path(level, group).removesuffix("index.html")),
+        )
+        for level in levels
+    )
 
 
 __all__ = ["Standing", "level_model_page", "level_model_path", "model_level_links", "standing"]

@@ -108,7 +108,8 @@ def hardware_name(run: Run, with_memory: bool = True) -> str:
     if with_memory and hw.memory_per_device_gb is not None and hw.type == "discrete-gpu":
         memory = numbers.gigabytes(hw.memory_per_device_gb).replace(" ", "")
         # "H100 80G" names its memory already: "H100 80G 80GB" would say it twice.
-        if not re.search(rf"(?<![\d.]){re.escape(memory.removesuffix('GB'))}\s*G", name, re.IGNORECASE):
+        said = rf"(?<![\d.]){re.escape(memory.removesuffix('GB'))}\s*G"
+        if not re.search(said, name, re.IGNORECASE):
             name += f" {memory}"
     return f"{name} ×{hw.count}"
 

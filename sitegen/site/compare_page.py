@@ -231,15 +231,19 @@ def ratio_matrix(a: Run, b: Run, per_device: bool = False, names: tuple[str, str
                 changes.append(change)
         rows.append(RatioRow(numbers.context(context), tuple(cells)))
     unit = "tok/s per accelerator" if per_device else "total tok/s"
-    summary = _summary(names[1], changes) if model_key(a) == model_key(b) else _across_models(a, b, names)
-    return RatioMatrix(f"{names[1]} against {names[0]}, {unit}", tuple(levels), tuple(rows), summary, shared)
+    same = model_key(a) == model_key(b)
+    summary = _summary(names[1], changes) if same else _across_models(a, b, names)
+    heading = f"{names[1]} against {names[0]}, {unit}"
+    return RatioMatrix(heading, tuple(levels), tuple(rows), summary, shared)
 
 
 def _across_models(a: Run, b: Run, names: tuple[str, str]) -> str:
-    """Like with like: runs of different models are set side by side, never summed up as a change."""
-    return (f"{names[1]} and {names[0]} are runs of different models ({b.info.base_model or b.info.model}, "
-            f"{a.info.base_model or a.info.model}): each cell sets their figures side by side, and no change "
-            f"across models is summed up. Compare runs of the same model to read a change.")
+    """Like with like: runs of different models are set side by side, never summed up as a
+    change."""
+    models = f"{b.info.base_model or b.info.model}, {a.info.base_model or a.info.model}"
+    return (f"{names[1]} and {names[0]} are runs of different models ({models}): each cell sets "
+            f"their figures side by side, and no change across models is summed up. Compare runs "
+            f"of the same model to read a change.")
 
 
 def _summary(name: str, changes: list[float]) -> str:
@@ -399,7 +403,8 @@ def frontier_cells(run: Run, context: int | None = None) -> list[DecodeCell]:
     """The cells a frontier is drawn from: valid, with a total and a per-request figure; with
     ``context``, only those at it."""
     return [c for c in run.decode if c.status is Status.VALID and c.total_tokens_per_s is not None
-            and c.per_request_tokens_per_s is not None and (context is None or c.context_tokens == context)]
+            and c.per_request_tokens_per_s is not None
+            and (context is None or c.context_tokens == context)]
 
 
 def pareto_plot(named: list[tuple[str, int, Run]], per_device: bool = True,
@@ -432,16 +437,18 @@ def pareto_plot(named: list[tuple[str, int, Run]], per_device: bool = True,
     note = (f"Left out, for lack of per-request figures at two or more request counts: {'; '.join(left_out)}."
             if left_out else None)
     unit = "tok/s per accelerator" if per_device else "total tok/s"
-    caption = "Throughput against interactivity" + ("" if context is None else f" at context {numbers.CONTEXT_ZERO}"
-                                                     if context == 0 else f" at {numbers.context(context)} context")
+    where = "" if context is None else f" at context {numbers.CONTEXT_ZERO}" if context == 0 \
+        else f" at {numbers.context(context)} context"
+    caption = "Throughput against interactivity" + where
     return plot(caption, series, x_log=False, x_title=x_title, y_title=unit, note=note), note
 
 
 def speed_title(compared: Iterable[ComparedRun]) -> str:
     """The frontier's x axis, naming the statistic of its per-request figures: the runs' one, or
     each run's after its letter where they differ ("A mean, B as reported")."""
-    kinds = [(c.letter, c.run.info.latency_statistic if c.run.info.latency_statistic in ("mean", "median")
-              else "as reported") for c in compared]
+    kinds = [(c.letter, c.run.info.latency_statistic
+              if c.run.info.latency_statistic in ("mean", "median") else "as reported")
+             for c in compared]
     if len({kind for _, kind in kinds}) == 1:
         return f"per-request tok/s ({kinds[0][1]})"
     return f"per-request tok/s ({', '.join(f'{letter} {kind}' for letter, kind in kinds)})"
@@ -457,8 +464,9 @@ def compare_context(site: Site, runs: list[Run], two_way: bool = False,
     setup = setup_rows(plain)
     per_device = len({run.hardware.count for run in plain}) > 1
     # Legends name runs by letter and name (legend_names), never cut.
-    named = [(f"{c.letter}: {name}", i, c.run) for i, (c, name) in enumerate(zip(compared, legend_names(plain),
-                                                                                 strict=True))]
+    names = legend_names(plain)
+    named = [(f"{c.letter}: {name}", i, c.run)
+             for i, (c, name) in enumerate(zip(compared, names, strict=True))]
     # A point's hover title names its run by letter only: the heading, the legend and every
     # table of the page say which run a letter is, and the titles are most of a plot's bytes.
     letters = {label: c.letter for (label, _, _), c in zip(named, compared, strict=True)}
@@ -577,9 +585,13 @@ def _setup_entry(run: Run) -> str:
 def legend_names(runs: list[Run]) -> list[str]:
     """What a comparison's legends call each run: its model's own name · accelerator ×count ·
     engine, as compare.js writes them from the setups' facts; a name two runs share gets its id."""
+    def engine(run: Run) -> str:
+        return " ".join(p for p in (run.engine.name, run.engine.version) if p) or numbers.MISSING
+
     names = [f"{run.info.model.rsplit('/', 1)[-1]} · {hardware_name(run, with_memory=True)} · "
-             f"{' '.join(p for p in (run.engine.name, run.engine.version) if p) or numbers.MISSING}" for run in runs]
-    return [f"{name} ({run.id})" if names.count(name) > 1 else name for name, run in zip(names, runs, strict=True)]
+             f"{engine(run)}" for run in runs]
+    return [f"{name} ({run.id})" if names.count(name) > 1 else name
+            for name, run in zip(names, runs, strict=True)]
 
 
 def short_label(run: Run, run_labels: Mapping[str, str] | None = None) -> str:

@@ -15,9 +15,24 @@ from sitegen.model import DecodeCell, Run
 from sitegen.site import numbers
 from sitegen.site.analysis import Analysis
 from sitegen.site.capacity_views import ModelLevelLinks, model_level_links
-from sitegen.site.charts import MAX_SERIES, PALETTE, SHAPES, ChartSpec, Series, _canonical, _frontier, prefill_overlay
+from sitegen.site.charts import (
+    MAX_SERIES,
+    PALETTE,
+    SHAPES,
+    ChartSpec,
+    Series,
+    _canonical,
+    _frontier,
+    prefill_overlay,
+)
 from sitegen.site.common import Field, Page, Site, hardware_name, model_name
-from sitegen.site.compare_page import decode_plot, frontier_cells, measured_contexts, pareto_plot, shared_contexts
+from sitegen.site.compare_page import (
+    decode_plot,
+    frontier_cells,
+    measured_contexts,
+    pareto_plot,
+    shared_contexts,
+)
 from sitegen.site.fragments import Fragments
 from sitegen.site.groups import Group, compare_path, model_key
 from sitegen.site.headlines import REFERENCE_CONTEXT
@@ -45,12 +60,12 @@ class GroupPageContext:
     prefill_note: str | None
     charted_note: str | None
     comparisons: tuple[Field, ...]
-    pareto: tuple[ParetoAt, ...]  # model pages: tok/s per accelerator against per-request tok/s, a context each
+    pareto: tuple[ParetoAt, ...]  # model pages: the frontier at each context (pareto_by_context)
     presets: tuple[PresetLink, ...]
     presets_anchor: str  # where this group's runs are on the static views
     choice: PointChoice
     reference_context: str
-    capacity_links: tuple[ModelLevelLinks, ...] = ()  # model pages: its setups ranked at each shipped level
+    capacity_links: tuple[ModelLevelLinks, ...] = ()  # model pages: its answers, a level each
 
 
 @dataclass(frozen=True)
@@ -101,7 +116,7 @@ class GroupIndexContext:
     heading: str
     summary: str
     rows: tuple[Markup, ...]  # each group's row (the group_row macro)
-    by_model: bool = False  # /hardware/: figures per model (GroupListing.models), no best across models
+    by_model: bool = False  # /hardware/: figures per model (GroupListing.models), none across them
 
 
 def series_labels(runs: list[Run], kind: str) -> dict[str, str]:
@@ -177,8 +192,8 @@ def group_page(site: Site, group: Group, groups: dict[tuple[str, str], Group],
         presets_anchor=f"#m-{group.slug}" if group.kind == "models" else "",
         choice=point_choice(runs, analysis),
         reference_context=numbers.context(REFERENCE_CONTEXT),
-        capacity_links=model_level_links(site, group, analysis.settings.service_levels) if group.kind == "models"
-        else (),
+        capacity_links=model_level_links(site, group, analysis.settings.service_levels)
+        if group.kind == "models" else (),
     )
     return Page(f"{group.path}index.html", "pages/group.html", context, (prefill,) if prefill else ())
 
@@ -250,17 +265,18 @@ def pareto_by_context(runs: list[Run], names: dict[str, str]) -> tuple[ParetoAt,
     for number, (context, there) in enumerate(frontier_contexts(runs)):
         kinds = {statistic_of(run) for run in there}
         statistic = next(iter(kinds)) if len(kinds) == 1 else "each run's statistic"
-        chart, _ = pareto_plot([(names[run.id], place[run.id], run) for run in there], context=context,
-                               x_title=f"per-request tok/s ({statistic})")
+        chart, _ = pareto_plot([(names[run.id], place[run.id], run) for run in there],
+                               context=context, x_title=f"per-request tok/s ({statistic})")
         if chart is None:
             continue
         absent = [names[run.id] for run in runs if run not in there]
         if absent:
-            missing = f"No frontier at {numbers.context(context)} (per-request figures at two or more request " \
-                      f"counts): {'; '.join(absent)}."
+            missing = f"No frontier at {numbers.context(context)} (per-request figures at two or " \
+                      f"more request counts): {'; '.join(absent)}."
             chart = dataclasses.replace(chart, note=missing)
+        figures = _frontier_figures(there, names, context, len(kinds) > 1)
         charts.append(ParetoAt(numbers.context(context), context, f"pareto-{context}", chart,
-                               _frontier_figures(there, names, context, len(kinds) > 1), statistic, number == 0))
+                               figures, statistic, number == 0))
     return tuple(charts)
 
 
@@ -271,13 +287,14 @@ def _frontier_figures(runs: list[Run], names: dict[str, str], context: int,
     figures = []
     for run in runs:
         cells = frontier_cells(run, context)
-        points = [(c.per_request_tokens_per_s or 0.0, (c.total_tokens_per_s or 0.0) / run.hardware.count)
+        count = run.hardware.count
+        points = [(c.per_request_tokens_per_s or 0.0, (c.total_tokens_per_s or 0.0) / count)
                   for c in cells]
         best = _frontier(points)
         for cell, point in zip(cells, points, strict=True):
             speed = numbers.rate(point[0]) + (f" ({statistic_of(run)})" if each_says else "")
-            figures.append(FrontierFigure(names[run.id], str(cell.concurrency), speed, numbers.rate(point[1]),
-                                          point in best))
+            figures.append(FrontierFigure(names[run.id], str(cell.concurrency), speed,
+                                          numbers.rate(point[1]), point in best))
     return tuple(figures)
 
 
@@ -396,19 +413,22 @@ def group_index_page(site: Site, kind: str, groups: list[Group], analysis: Analy
     def row(group: Group, href: str) -> str:
         found = [analysis.headlines(run) for run in group.runs]
         if kind != "models":  # like with like: an accelerator's runs are ranked within each model
+            by_model = _best_by_model(group.runs, analysis)
             return analysis.fragments.render("group_row", GroupListing(
-                group.label, href, str(len(group.runs)), "", "", "", _best_by_model(group.runs, analysis)))
+                group.label, href, str(len(group.runs)), "", "", "", by_model))
         return analysis.fragments.render("group_row", GroupListing(
             group.label, href, str(len(group.runs)), best([f.decode_single for f in found]),
             best([f.decode_peak for f in found]), best([f.prefill_first for f in found])))
 
     rows = []
     # By a model's own name, its organisation prefix aside ("openai/gpt-oss-120b" as gpt-oss).
-    for group in sorted(groups, key=lambda g: (g.label.lower().rsplit("/", 1)[-1], g.label.lower())):
+    for group in sorted(groups, key=lambda g: (g.label.lower().rsplit("/", 1)[-1],
+                                               g.label.lower())):
         # A group's row, kept between builds by its runs' content: the page without every
         # run's headlines, nor 2,000 rows rendered at 20,000 runs.
         href = site.url(group.path)
-        key = Fragments.key(f"{kind} group row", group_content(group, group_digests), group.label, href, len(group.runs))
+        key = Fragments.key(f"{kind} group row", group_content(group, group_digests), group.label,
+                            href, len(group.runs))
         rows.append(Markup(analysis.fragments.get(key, partial(row, group, href))))
     noun = "model" if kind == "models" else "accelerator"
     heading = "Models" if kind == "models" else "Hardware"
@@ -430,7 +450,8 @@ def _best_by_model(runs: Iterable[Run], analysis: Analysis) -> str:
     for run in runs:
         key = model_key(run)
         peak = analysis.headlines(run).decode_peak
-        name, known = best.get(key, ((run.info.base_model or run.info.model).rsplit("/", 1)[-1], None))
+        own = (run.info.base_model or run.info.model).rsplit("/", 1)[-1]
+        name, known = best.get(key, (own, None))
         if peak is not None and (known is None or peak > known):
             known = peak
         best[key] = (name, known)

@@ -144,8 +144,9 @@ def _normalise(key: str, value: str) -> str:
 
 # Speculative methods as their papers and engines' documentation write them: sglang's
 # ``--speculative-algorithm NGRAM`` and vLLM's ``"method": "ngram"`` are both n-gram.
-_SPECULATION_NAMES = {"ngram": "n-gram", "eagle": "EAGLE", "eagle3": "EAGLE3", "mtp": "MTP", "nextn": "NextN",
-                      "medusa": "Medusa", "mlp_speculator": "MLP speculator", "draft_model": "draft model"}
+_SPECULATION_NAMES = {"ngram": "n-gram", "eagle": "EAGLE", "eagle3": "EAGLE3", "mtp": "MTP",
+                      "nextn": "NextN", "medusa": "Medusa", "mlp_speculator": "MLP speculator",
+                      "draft_model": "draft model"}
 
 
 def speculation_name(method: str) -> str:

@@ -16,6 +16,7 @@ import hashlib
 from collections import defaultdict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 
 from sitegen.model import Run
 from sitegen.records import record
@@ -261,10 +262,10 @@ def plan(site: Site, runs: list[Run], analysis: Analysis | None = None,
     for level in settings.service_levels:
         for group in models:
             path = level_model_path(level, group)
-            planned.append(PlannedPage(path, _key(site_text, settings_text, path, group.label, group.path,
-                                                  of_model[group.key], costs),
-                                       lambda group=group, level=level: level_model_page(  # type: ignore[misc]
-                                           site, group, level, analysis, costs)))
+            page_key = _key(site_text, settings_text, path, group.label, group.path,
+                            of_model[group.key], costs)
+            planned.append(PlannedPage(path, page_key, partial(level_model_page, site, group, level,
+                                                               analysis, costs)))
     preset_paged = preset_paging(groups)
     # The first page of a preset's view lists every model with the page it is on.
     contents = _key([(group.slug, group.label) for group in models], preset_paged.bounds)

@@ -79,7 +79,8 @@ class Paging:
 def listed_models(groups: dict[tuple[str, str], Group]) -> list[Group]:
     """The models of a site's groups (site_groups) in the listings' order: by the model's own
     name, its organisation prefix aside ("openai/gpt-oss-120b" as "gpt-oss-120b"), then key."""
-    return sorted((group for (kind, _), group in groups.items() if kind == "models"), key=model_listing_order)
+    models = (group for (kind, _), group in groups.items() if kind == "models")
+    return sorted(models, key=model_listing_order)
 
 
 def model_listing_order(group: Group) -> tuple[str, str]:

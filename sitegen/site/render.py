@@ -72,7 +72,7 @@ def environment(templates_dir: Path, cache_dir: Path | None = None) -> Environme
         return f"{site.url('assets/' + name)}?v={versions[name]}"
 
     env.globals["asset"] = asset
-    env.globals["context_zero"] = numbers.CONTEXT_ZERO  # what a context of 0 is, where pages show one
+    env.globals["context_zero"] = numbers.CONTEXT_ZERO  # what a context of 0 is, where shown
     env.globals["plot_sheet"] = plots.sheet  # a page's shared plot definitions (templates/_macros.html)
     env.globals["palette"], env.globals["shapes"] = PALETTE, SHAPES  # the legend keys' places
     return env

@@ -587,8 +587,8 @@ def run_page(site: Site, run: Run, groups: dict[tuple[str, str], Group], label: 
         ttft_note=("TTFT is measured after the benchmark warms the server's prompt cache, so it mostly excludes prefill."
                    if run.info.prefill_mode == "decode-warmup" else None),
         latency_note=labels.LATENCY_STATISTICS.get(run.info.latency_statistic or "", labels.LATENCY_UNDECLARED),
-        latency_statistic=run.info.latency_statistic if run.info.latency_statistic in ("mean", "median")
-        else "as reported",
+        latency_statistic=run.info.latency_statistic
+        if run.info.latency_statistic in ("mean", "median") else "as reported",
         totals_note=_totals_note(run),
         decode_heading=decode_phase(run),
         measurements=_measurement_rows(run),
