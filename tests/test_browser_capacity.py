@@ -257,9 +257,11 @@ def rows_at_point(visit: Visit) -> tuple[list[str], list[tuple[str, list[str]]]]
     headers, rows = visit.js(r"""() => {
         const shown = (node) => getComputedStyle(node).display !== "none";
         const table = document.querySelector("table.runs");
-        const headers = Array.from(table.tHead.rows[0].cells).filter(shown).map((th) => th.innerText.trim());
+        const headers = Array.from(table.tHead.rows[0].cells).filter(shown)
+            .map((th) => th.innerText.trim());
         const rows = Array.from(table.tBodies[0].rows).map((row) => [
-            decodeURIComponent(/runs\/([^/]+)\/index\.html$/.exec(row.querySelector("th a").href)[1]),
+            decodeURIComponent(
+                /runs\/([^/]+)\/index\.html$/.exec(row.querySelector("th a").href)[1]),
             Array.from(row.cells).filter(shown).map((cell) => cell.innerText.trim())]);
         return [headers, rows];
     }""")
@@ -278,19 +280,23 @@ def model_choice(documents: dict[str, dict[str, Any]]) -> tuple[str, set[str]]:
     return model, by_model[model]
 
 
+SHOWN = "() => document.getElementById('shown-count').innerText.includes('shown')"
+
+
 def test_a_point_and_a_filter_combine_in_either_order(browse: Browsing, built_site: Path) -> None:
     model, runs = model_choice(results(built_site))
     # A point, then a filter: the filtered rows get the point's cells under its headers.
     first = browse.open("/?context=32768&concurrency=16&level=server")
     first.page.wait_for_selector("td.op-col")
     first.page.locator("#filters select[name=model]").focus()
-    first.page.wait_for_function("() => document.querySelectorAll('#filters select[name=model] option').length > 1")
+    first.page.wait_for_function(
+        "() => document.querySelectorAll('#filters select[name=model] option').length > 1")
     first.page.select_option("#filters select[name=model]", model)
-    first.page.wait_for_function("() => document.getElementById('shown-count').innerText.includes('shown')")
+    first.page.wait_for_function(SHOWN)
     point_then_filter = rows_at_point(first)
     # A filter, then a point.
     second = browse.open("/?model=" + model)
-    second.page.wait_for_function("() => document.getElementById('shown-count').innerText.includes('shown')")
+    second.page.wait_for_function(SHOWN)
     page = second.page
     page.select_option("#point-form select[name=context]", "32768")
     page.select_option("#point-form select[name=concurrency]", "16")
@@ -319,14 +325,17 @@ def test_a_point_and_a_filter_combine_in_either_order(browse: Browsing, built_si
 def test_capacity_needs_no_number_of_requests(browse: Browsing, built_site: Path) -> None:
     visit = browse.open("/?context=32768&level=server")
     visit.page.wait_for_selector("td.op-col")
-    headers = visit.js("() => Array.from(document.querySelectorAll('th.op-col')).map((th) => th.innerText.trim())")
+    headers = visit.js(
+        "() => Array.from(document.querySelectorAll('th.op-col')).map((th) => th.innerText.trim())")
     assert headers == ["Capacity at 32K, server: users per accelerator (derived)"]
     assert visit.page.locator("#point-form select[name=concurrency]").input_value() == ""
-    # The seed run's 32K row, read here: every cell up to 32 requests meets TTFT ≤ 2 s, ≥ 5 tok/s.
+    # The seed run's 32K row, read here: every cell up to 32 requests meets TTFT ≤ 2 s, 5 tok/s.
     document = results(built_site)[SEED_RUN_ID]
-    row = {c["concurrency"]: c for c in document["measurements"]["decode"] if c["context_tokens"] == 32768}
+    row = {c["concurrency"]: c for c in document["measurements"]["decode"]
+           if c["context_tokens"] == 32768}
     held = max(n for n in row if all(row[m]["status"] == "valid" and row[m]["ttft_ms"] <= 2000
-                                     and row[m]["per_request_tokens_per_s"] >= 5 for m in row if m <= n))
+                                     and row[m]["per_request_tokens_per_s"] >= 5
+                                     for m in row if m <= n))
     capacity = op_cells(visit)[SEED_RUN_ID][0]
     users = held / document["hardware"]["count"]
     assert capacity.startswith(f"{users:g}") and f"{held} requests" in capacity, capacity

@@ -260,7 +260,8 @@ def ladder(record: dict[str, Any]) -> str:
 
 
 @pytest.mark.parametrize("users", [1, 20, 50, 1000])
-def test_the_capacity_question_reads_for_the_readers_users(browse: Browsing, built_site: Path, users: int) -> None:
+def test_the_capacity_question_reads_for_the_readers_users(browse: Browsing, built_site: Path,
+                                                           users: int) -> None:
     # /capacity/'s question (capacity.js) for one model at each of its contexts: each setup that
     # meets the level names the smallest measured load at or above the users that meets it, or
     # where it stops, as tests/verdict_rule.py reads it off the published record.
@@ -277,18 +278,25 @@ def test_the_capacity_question_reads_for_the_readers_users(browse: Browsing, bui
         page.evaluate("() => { document.getElementById('capacity-status').textContent = ''; }")
         page.locator("#capacity-form button[type=submit]").click()
         page.wait_for_function("() => document.querySelector('#capacity-answer table') && "
-                               "document.getElementById('capacity-status').textContent.includes('setup')")
-        rows = visit.js(r"""() => Array.from(document.querySelectorAll("#capacity-answer tbody tr")).map((tr) => [
-            decodeURIComponent(/runs\/([^/]+)\/index\.html$/.exec(tr.querySelector("th a").href)[1]),
-            tr.className, (tr.querySelector("td[data-label='For your users (derived)']") || {}).innerText || ""])""")
+                               "document.getElementById('capacity-status').textContent"
+                               ".includes('setup')")
+        rows = visit.js(r"""() => Array.from(document.querySelectorAll("#capacity-answer tbody tr"))
+            .map((tr) => [
+                decodeURIComponent(
+                    /runs\/([^/]+)\/index\.html$/.exec(tr.querySelector("th a").href)[1]),
+                tr.className,
+                (tr.querySelector("td[data-label='For your users (derived)']") || {})
+                    .innerText || ""])""")
         for run_id, state, said in rows:
+            near = 0.03 * max(int(context), 1)
             record = next(r for (run, level, at), r in records.items()
-                          if run == run_id and level == "server" and abs(at - int(context)) <= 0.03 * max(int(context), 1))
+                          if run == run_id and level == "server" and abs(at - int(context)) <= near)
             assert state == record["state"], (run_id, context, state, record)
             if state != "meets":
                 continue
             found, at = rule.for_users(record, users)
-            words = {"meets": "meets at {}", "fails": "does not meet at {}", "cannot_tell": "cannot tell at {}"}
+            words = {"meets": "meets at {}", "fails": "does not meet at {}",
+                     "cannot_tell": "cannot tell at {}"}
             expected = "not measured that high" if found == "not_measured" else \
                 words[found].format(f"{at} request{'s' if at and at > 1 else ''}")
             assert said == expected, (run_id, context, said, expected)

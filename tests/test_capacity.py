@@ -192,10 +192,14 @@ def answers(site: Path, level: str) -> dict[str, dict[int, tuple[int, list[str]]
     for page in sorted((site / "capacity" / level).glob("*/index.html")):
         html = page.read_text()
         for chunk in re.split(r'(?=<section id="c-\d+")', html)[1:]:
-            context = int(re.match(r'<section id="c-(\d+)"', chunk).group(1))  # type: ignore[union-attr]
-            runs = re.findall(r'<th scope=row data-label="Setup"><a href="[./]*runs/([^/"]+)/index.html"', chunk)
+            opening = re.match(r'<section id="c-(\d+)"', chunk)
+            assert opening
+            context = int(opening.group(1))
+            runs = re.findall(r'<th scope=row data-label="Setup">'
+                              r'<a href="[./]*runs/([^/"]+)/index.html"', chunk)
             (_, rows), = [t for t in _all_tables(chunk) if t[0] == "data answer"]
-            assert rows[0][:6] == ["Rank", "Setup", "Users per accelerator (derived)", "Requests held", "Total tok/s",
+            assert rows[0][:6] == ["Rank", "Setup", "Users per accelerator (derived)",
+                                   "Requests held", "Total tok/s",
                                    "tok/s per accelerator (derived)"]
             for place, (run, row) in enumerate(zip(runs, rows[1:], strict=True)):
                 assert context not in shown.get(run, {}), f"{run} listed twice at {context}"
@@ -222,25 +226,31 @@ def test_level_pages_rank_every_setup_and_say_they_are_derived(built: Path) -> N
         assert set(shown) == set(results)  # every run, at each of its contexts
         for record in (r for r in records if r["service_level"] == level):
             # Its own context's section, or a neighbour's within 3 % (its own context then named).
-            context = next(c for c in shown[record["run"]] if abs(c - record["context_tokens"]) <= 0.03 * c)
+            context = next(c for c in shown[record["run"]]
+                           if abs(c - record["context_tokens"]) <= 0.03 * c)
             place, row = shown[record["run"]][context]
-            # What its verdict judged, beneath the setup's name (the record's speed source and TTFT).
+            # What its verdict judged, beneath the setup's name (the record's speed source, TTFT).
             assert row[1].endswith(verdict_labels(record)), (record, row)
             if record["max_concurrency"] is None:
                 # Does not meet (even at the fewest requests measured), or cannot tell, and why.
                 fewest = record["measured_concurrency"][0]
                 words = (f"Cannot tell: {record['reason']}" if record["state"] == "cannot_tell" else
-                         f"Does not meet the level: even at {fewest} request{'s' if fewest > 1 else ''}: "
+                         f"Does not meet the level: even at {fewest} "
+                         f"request{'s' if fewest > 1 else ''}: "
                          f"{record['reason']}")
                 assert row[2] == words, (record, row)
                 continue
             count = results[record["run"]]["hardware"]["count"]
             total = record["total_tokens_per_s"]
-            assert row[2:6] == [users(record["users_per_accelerator"]), str(record["max_concurrency"]), rate(total),
-                                rate(total / count)], (record, row)
-            # Ranked: every setup above it in its section serves at least as many users per accelerator.
-            above = [r for r in records if r["service_level"] == level and r["users_per_accelerator"] is not None
-                     and abs(r["context_tokens"] - context) <= 0.03 * context and same_model(site, r["run"], record["run"])
+            assert row[2:6] == [users(record["users_per_accelerator"]),
+                                str(record["max_concurrency"]), rate(total), rate(total / count)], \
+                (record, row)
+            # Ranked: each setup above it in its section serves as many users per accelerator, or more
+            # (the same model, the same context).
+            above = [r for r in records
+                     if r["service_level"] == level and r["users_per_accelerator"] is not None
+                     and abs(r["context_tokens"] - context) <= 0.03 * context
+                     and same_model(site, r["run"], record["run"])
                      and shown[r["run"]].get(context, (place, []))[0] < place]
             assert all(r["users_per_accelerator"] >= record["users_per_accelerator"] for r in above)
     html = (site / "capacity" / "server" / "deepseek-v4-flash-dspark" / "index.html").read_text()
@@ -259,13 +269,15 @@ def test_capacity_pages_are_bounded_and_link_each_models_answers(
     assert len(pages) == len(expected) > 1
     for page, parts in zip(pages, expected, strict=True):
         html = page.read_text()
-        shown = re.findall(r'<section id="m-[^"]+" aria-labelledby="[^"]+"><h2 id="[^"]+"><a href="[^"]*">([^<]+)</a>',
+        shown = re.findall(r'<section id="m-[^"]+" aria-labelledby="[^"]+">'
+                           r'<h2 id="[^"]+"><a href="[^"]*">([^<]+)</a>',
                            html.replace("\n  ", ""))
         assert [label.lower() for label in shown] == [key for key, _ in parts], page
         # Each context of each model links its ranked answer at each level.
         for slug in re.findall(r'<section id="m-([^"]+)"', html):
             for level in ("server", "interactive"):
-                assert f"capacity/{level}/{slug}/index.html#c-" in html.replace("../", ""), (page, slug)
+                linked = f"capacity/{level}/{slug}/index.html#c-" in html.replace("../", "")
+                assert linked, (page, slug)
                 assert (site / "capacity" / level / slug / "index.html").exists()
     # Only the first page explains the rules; the others link to them.
     assert 'id="rules"' in pages[0].read_text() and 'id="rules"' not in pages[1].read_text()

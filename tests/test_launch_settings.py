@@ -37,7 +37,8 @@ def test_vllm_mtp_command() -> None:
     parsed = parse_launch_command(_command("rtx6kpro4x-vllm-qwen35-397b-awq-mtp"))
     assert dict(parsed.settings) == {
         "tensor_parallel": "4", "prefix_caching": "on", "chunked_prefill": "on",
-        "speculative_decoding": "MTP, 2 tokens", "memory_fraction": "0.9", "max_batched_tokens": "8192",
+        "speculative_decoding": "MTP, 2 tokens", "memory_fraction": "0.9",
+        "max_batched_tokens": "8192",
         "max_sequences": "128",
     }
     assert parsed.other_flags == ()
@@ -80,21 +81,24 @@ def test_unbalanced_quotes_and_no_command() -> None:
 
 
 @pytest.mark.parametrize(("command", "expected"), [
-    ("python -m sglang.launch_server --model-path m --speculative-algorithm EAGLE3 --speculative-num-steps 3",
-     "EAGLE3"),
+    ("python -m sglang.launch_server --model-path m --speculative-algorithm EAGLE3 "
+     "--speculative-num-steps 3", "EAGLE3"),
     ("python -m sglang.launch_server --model-path m --speculative-algorithm NGRAM", "n-gram"),
     ("python -m sglang.launch_server --model-path m --speculative-algorithm NEXTN", "NextN"),
     ("vllm serve m --speculative-config '{\"method\": \"ngram\", \"num_speculative_tokens\": 4}'",
      "n-gram, 4 tokens"),
-    ("vllm serve m --speculative-config '{\"method\": \"deepseek_mtp\", \"num_speculative_tokens\": 1}'",
+    ("vllm serve m --speculative-config "
+     "'{\"method\": \"deepseek_mtp\", \"num_speculative_tokens\": 1}'",
      "MTP, 1 token"),
-    ("vllm serve m --speculative-config='{\"method\": \"eagle\", \"model\": \"yuhuili/EAGLE-LLaMA3\"}'",
+    ("vllm serve m "
+     "--speculative-config='{\"method\": \"eagle\", \"model\": \"yuhuili/EAGLE-LLaMA3\"}'",
      "EAGLE, yuhuili/EAGLE-LLaMA3"),
     ("llama-server -m big.gguf -md small.gguf", "small.gguf"),
     ("vllm serve m --tp 2", None),
     (None, None),
 ])
-def test_speculative_decoding_read_from_the_command(command: str | None, expected: str | None) -> None:
+def test_speculative_decoding_read_from_the_command(command: str | None,
+                                                    expected: str | None) -> None:
     assert speculative_decoding(Engine(name="e", launch_command=command)) == expected
 
 
@@ -106,4 +110,5 @@ def test_the_files_own_speculative_decoding_comes_first() -> None:
     path = RUNS / "h200nvl2-sglang-deepseek-v4-flash-dspark.yaml"
     engine_data = parse_yaml(path.name, path.read_bytes()).data["engine"]
     assert "speculative_decoding" not in engine_data
-    assert speculative_decoding(Engine(name="sglang", launch_command=engine_data["launch_command"])) == "DSPARK"
+    command = engine_data["launch_command"]
+    assert speculative_decoding(Engine(name="sglang", launch_command=command)) == "DSPARK"
