@@ -170,6 +170,13 @@ def ranked_answers(
     the ones whose figures cannot tell last."""
     runs = sorted(group.runs, key=lambda r: r.id)
     names = distinguishing_labels(group.runs)
+    for run in runs:
+        # Every level at every context at once, while the run's cells are read: its pages at the
+        # other levels (and /capacity/) then find them worked out, and decode it no more.
+        grid = analysis.grid(run)
+        for each in analysis.settings.service_levels:
+            for context in grid.contexts:
+                grid.capacity_at(context, each)
     answers = []
     for leader in context_clusters({c for run in runs for c in analysis.grid(run).contexts}):
         entries = []
