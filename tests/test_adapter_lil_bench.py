@@ -45,7 +45,7 @@ def test_lil_bench_facts_fill_engine_hardware_and_run() -> None:
     assert result["run"]["served_model_name"] == "qwen3-30b"
     assert result["run"]["date"] == "2026-05-06"  # lil-bench's UTC start, not the bench file's save time
     assert result["run"]["prefill_mode"] == "standalone-cold"
-    assert result["run"]["ttft_prompt_cache"] == "warm"  # llm-inference-bench warms each cell's prompt
+    assert result["run"]["ttft_prompt_cache"] == "warm"  # the bench file's tool warms each prompt
     assert result["run"]["benchmark_tool_version"] == "0.7.3"
     assert result["provenance"]["imported_from"] == (
         "lil-bench 1.4 result document 0f7c2d1e-1111-4222-8333-944455556666 (llm-inference-bench 0.7.3)")

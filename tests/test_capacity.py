@@ -53,17 +53,22 @@ def cell(concurrency: int, **figures: Any) -> dict[str, Any]:
 
 def test_a_cell_meets_a_level_only_with_every_figure_it_limits() -> None:
     assert cap.judge(cell(1, per_request_tokens_per_s=5.0, ttft_ms=2000.0), SERVER).met  # limits are inclusive
-    assert cap.judge(cell(1, per_request_tokens_per_s=4.99, ttft_ms=100.0), SERVER).state == "misses"
+    slow = cell(1, per_request_tokens_per_s=4.99, ttft_ms=100.0)
+    assert cap.judge(slow, SERVER).state == "misses"
     assert cap.judge(cell(1, per_request_tokens_per_s=50.0, ttft_ms=2000.1), SERVER).state == "misses"
-    no_speed = cap.judge(cell(1, ttft_ms=100.0), SERVER)  # no per-request speed: cannot tell, never met
-    assert (no_speed.state, no_speed.reason) == ("cannot_tell", "no per-request tok/s nor time between tokens")
-    assert cap.judge(cell(1, per_request_tokens_per_s=50.0), SERVER).state == "cannot_tell"  # no TTFT
+    no_speed = cap.judge(cell(1, ttft_ms=100.0), SERVER)  # no per-request speed: cannot tell
+    assert (no_speed.state, no_speed.reason) == \
+        ("cannot_tell", "no per-request tok/s nor time between tokens")
+    no_ttft = cell(1, per_request_tokens_per_s=50.0)
+    assert cap.judge(no_ttft, SERVER).state == "cannot_tell"
     # A figure outside its limit decides, whatever else is missing.
     assert cap.judge(cell(1, ttft_ms=2500.0), SERVER).state == "misses"
     queued = {**cell(1, per_request_tokens_per_s=50.0, ttft_ms=100.0), "status": "requests_queued"}
-    assert (cap.judge(queued, SERVER).state, cap.judge(queued, SERVER).reason) == ("misses", "not a valid measurement")
+    judged = cap.judge(queued, SERVER)
+    assert (judged.state, judged.reason) == ("misses", "not a valid measurement")
     gaps = ServiceLevel("gaps", 5.0, 2000.0, max_time_between_tokens_ms=40.0)
-    assert cap.judge(cell(1, per_request_tokens_per_s=50.0, ttft_ms=100.0), gaps).state == "cannot_tell"
+    no_gaps = cell(1, per_request_tokens_per_s=50.0, ttft_ms=100.0)
+    assert cap.judge(no_gaps, gaps).state == "cannot_tell"
     assert cap.judge(cell(1, per_request_tokens_per_s=50.0, ttft_ms=100.0, time_between_tokens_ms=40.0), gaps).met
 
 
@@ -107,7 +112,8 @@ def expected_records(site: Path, levels: list[dict[str, Any]]) -> list[dict[str,
     for path in sorted((site / "runs").glob("*.json")):
         document = {**json.loads(path.read_text()), "_id": path.stem}
         rows = rule.own_cells(document)
-        records += [rule.record(document, context, level) for level in levels for context in sorted(rows)]
+        records += [rule.record(document, context, level)
+                    for level in levels for context in sorted(rows)]
     return records
 
 
@@ -129,12 +135,14 @@ def test_capacity_json_matches_a_recomputation_from_the_result_files(built: Path
     levels = yaml.safe_load((built / "sitegen.yaml").read_text())["service_levels"]
     text = (built / "_site" / "data" / "capacity.json").read_text()
     published = json.loads(text)
-    assert published["format"] == "sitegen-capacity" and published["version"] == 3 and published["derived"] is True
-    assert [level["name"] for level in published["service_levels"]] == ["server", "interactive", "interactive-cold"]
+    assert published["format"] == "sitegen-capacity" and published["version"] == 3
+    assert published["derived"] is True
+    assert [level["name"] for level in published["service_levels"]] == \
+        ["server", "interactive", "interactive-cold"]
     assert published["fields"] == ["run", "service_level", "context_tokens", "max_concurrency", "total_tokens_per_s",
                                    "tokens_per_s_per_accelerator", "users_per_accelerator", "state",
-                                   "per_request_source", "ttft_judged", "stopped_at", "stopped_state", "reason",
-                                   "measured_concurrency"]
+                                   "per_request_source", "ttft_judged", "stopped_at", "stopped_state",
+                                   "reason", "measured_concurrency"]
     expected = expected_records(built / "_site", levels)
     published_records = capacity_records(built / "_site")
     assert [{k: v for k, v in r.items() if k != "reason"} for r in published_records] == expected
@@ -207,13 +215,15 @@ def answers(site: Path, level: str) -> dict[str, dict[int, tuple[int, list[str]]
     return shown
 
 
-TTFT_WORDS = {"warm": "warm TTFT (prompt cached)", "cold": "cold TTFT", "unknown": "TTFT, prompt cache not stated",
+TTFT_WORDS = {"warm": "warm TTFT (prompt cached)", "cold": "cold TTFT",
+              "unknown": "TTFT, prompt cache not stated",
               "cold_estimate": "cold TTFT estimate: at least the measured prefill time"}
 
 
 def verdict_labels(record: dict[str, Any]) -> str:
     """What a capacity cell says it judged: the speed's source where not reported, the TTFT."""
-    gaps = "speed from time between tokens · " if record["per_request_source"] == "time_between_tokens" else ""
+    from_gaps = record["per_request_source"] == "time_between_tokens"
+    gaps = "speed from time between tokens · " if from_gaps else ""
     return gaps + TTFT_WORDS[record["ttft_judged"]]
 
 
@@ -444,9 +454,11 @@ def test_a_percentile_level_reads_schema_1_1_statistics_end_to_end(project: Path
     assert (records["median"]["max_concurrency"], records["median"]["users_per_accelerator"]) == (8, 4.0)
     assert records["tail"] == {"run": "tail-test", "service_level": "tail", "context_tokens": 4096, "max_concurrency": 2,
                                "total_tokens_per_s": 76, "tokens_per_s_per_accelerator": 38.0,
-                               "users_per_accelerator": 1.0, "state": "meets", "per_request_source": "reported",
-                               "ttft_judged": "unknown", "stopped_at": 4, "stopped_state": "misses",
-                               "reason": "TTFT (p99) above 1000 ms", "measured_concurrency": [1, 2, 4, 8]}
+                               "users_per_accelerator": 1.0, "state": "meets",
+                               "per_request_source": "reported", "ttft_judged": "unknown",
+                               "stopped_at": 4, "stopped_state": "misses",
+                               "reason": "TTFT (p99) above 1000 ms",
+                               "measured_concurrency": [1, 2, 4, 8]}
     assert not (project / "_site" / "at").exists()  # presets: [] gives no static views
 
 
@@ -460,15 +472,16 @@ def test_point_files_hold_every_cell_exactly_once_per_matching_context(built: Pa
         data = json.loads(text)
         assert data["fields"] == ["run", "accelerators", "context_tokens", "cells", "accelerator",
                                   "ttft_prompt_cache", "prefill_ms"]
-        assert data["columns"] == ["status", "total_tokens_per_s", "per_request_tokens_per_s", "ttft_ms",
-                                   "time_between_tokens_ms"]
+        assert data["columns"] == ["status", "total_tokens_per_s", "per_request_tokens_per_s",
+                                   "ttft_ms", "time_between_tokens_ms"]
         assert int(path.parent.name) == data["context_tokens"]
         assert len(text.splitlines()) == len(data["runs"]) + 2  # one run per line
         listed = json.loads((site / f"{path.parent.name}.json").read_text())["models"]
         assert path.stem in listed
         for run, accelerators, context, cells, accelerator, cache, prefill in data["runs"]:
             assert abs(context - data["context_tokens"]) <= 0.03 * data["context_tokens"]
-            document = {**json.loads((built / "_site" / "runs" / f"{run}.json").read_text()), "_id": run}
+            published = json.loads((built / "_site" / "runs" / f"{run}.json").read_text())
+            document = {**published, "_id": run}
             assert accelerators == document["hardware"]["count"]
             assert accelerator == document["hardware"]["accelerator"]
             assert cache == document["run"].get("ttft_prompt_cache")
@@ -480,8 +493,8 @@ def test_point_files_hold_every_cell_exactly_once_per_matching_context(built: Pa
         for context, cells in rows.items():
             expected = {}
             for n, c in cells.items():
-                values = [c["status"], c.get("total_tokens_per_s"), c.get("per_request_tokens_per_s"), c.get("ttft_ms"),
-                          c.get("time_between_tokens_ms")]
+                values = [c["status"], c.get("total_tokens_per_s"), c.get("per_request_tokens_per_s"),
+                          c.get("ttft_ms"), c.get("time_between_tokens_ms")]
                 while values[-1] is None:
                     values.pop()
                 expected[n] = values

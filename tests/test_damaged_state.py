@@ -371,7 +371,8 @@ def test_damaged_stored_figures_are_worked_out_again(built: Path, tmp_path: Path
         path.write_bytes(path.read_bytes()[:200])
     else:
         for entry in held.values():  # right shapes, other figures: stored for other levels
-            entry["capacity"] = [[c, level, 99, 1.0, *rest] for c, level, _, _, *rest in entry.get("capacity", [])]
+            entry["capacity"] = [[c, level, 99, 1.0, *rest]
+                                 for c, level, _, _, *rest in entry.get("capacity", [])]
         write_entries(path, {digest: json.dumps(entry) for digest, entry in held.items()}, "sitegen-figures:" + "0" * 64)
     assert run_cli(built, "build") == 0
     assert site_files(built / "_site") == site_files(cold / "_site")

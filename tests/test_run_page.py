@@ -93,7 +93,8 @@ def test_capacity_cells_name_per_accelerator_figures_only_where_they_differ(buil
         section = _section(html, "capacity")
         count = document["hardware"]["count"]
         # Where a source varied the output length, the run's own stands for the position.
-        cells = {(context, n): c for context, row in rule.own_cells(document).items() for n, c in row.items()}
+        cells = {(context, n): c for context, row in rule.own_cells(document).items()
+                 for n, c in row.items()}
         labels = {context_label(c): c for c, _ in cells}
         figures = re.findall(r"<tr><th>([^<]+)((?:<td>[^\n]*?)+)$", section, re.M)
         assert figures

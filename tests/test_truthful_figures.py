@@ -123,10 +123,12 @@ def test_seed_page_says_its_latencies_are_means(seed_page: str) -> None:
 
 def test_seed_page_shows_p50_p90_p99_from_the_raw_file(seed_page: str) -> None:
     tails = tables(seed_page)["data tails"]
-    assert tails[0] == ["Context", "Requests at once", "TTFT", "Time between tokens", "Per request tok/s, slow tail"]
+    assert tails[0] == ["Context", "Requests at once", "TTFT", "Time between tokens",
+                        "Per request tok/s, slow tail"]
     # The first two headers span both header rows (rowspan=2): the table model has them in each.
     # Beside a latency's p90 (a slow request), the slow tail of speed: p10.
-    assert tails[1] == ["Context", "Requests at once"] + ["p50", "p90", "p99"] * 2 + ["p50", "p10", "p1"]
+    assert tails[1] == \
+        ["Context", "Requests at once"] + ["p50", "p90", "p99"] * 2 + ["p50", "p10", "p1"]
     rows = {(row[0], row[1]): row[2:] for row in tails[2:]}
     assert len(rows) == 43  # every measured cell
     for (context, concurrency, label) in ((8192, 1, "8K"), (131072, 16, "128K"), (1043456, 2, "1019K")):

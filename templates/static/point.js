@@ -63,7 +63,8 @@
     if (gap !== null && gap > 0) return { value: 1000 / gap, source: "time_between_tokens" };
     return { value: null, source: null };
   };
-  var TTFT_WORDS = { warm: "warm TTFT (prompt cached)", cold: "cold TTFT", unknown: "TTFT, prompt cache not stated",
+  var TTFT_WORDS = { warm: "warm TTFT (prompt cached)", cold: "cold TTFT",
+                     unknown: "TTFT, prompt cache not stated",
                      cold_estimate: "cold TTFT estimate: at least the measured prefill time" };
   // Which TTFT a level judges for a run: as measured, or for a cold level a cold estimate
   // unless the run's TTFT is known to be cold. timing: {cache, prefill} of the run.
@@ -76,27 +77,37 @@
   var judge = function (cell, level, timing) {
     var at = level.percentile ? " (" + level.percentile + ")" : "";
     var speed = speedOf(cell, level.percentile), kind = ttftJudged(level, timing);
-    var verdict = function (state, reason) { return { state: state, reason: reason, source: speed.source, ttft: kind }; };
+    var verdict = function (state, reason) {
+      return { state: state, reason: reason, source: speed.source, ttft: kind };
+    };
     if (cell.status === "not_run") return verdict("cannot_tell", "not run");
     if (cell.status !== "valid") return verdict("misses", "not a valid measurement");
     var misses = [], missing = [];
     if (level.min !== null) {
-      if (speed.value === null) missing.push("no per-request tok/s" + at + " nor time between tokens" + at);
-      else if (speed.value < level.min) misses.push("per-request tok/s" + at + " below " + level.min);
+      if (speed.value === null) {
+        missing.push("no per-request tok/s" + at + " nor time between tokens" + at);
+      } else if (speed.value < level.min) {
+        misses.push("per-request tok/s" + at + " below " + level.min);
+      }
     }
     if (level.ttft !== null) {
       var ttft = figure(cell, "ttft_ms", level.percentile);
       if (ttft === null) missing.push("no TTFT" + at);
       else if (ttft > level.ttft) misses.push("TTFT" + at + " above " + level.ttft + " ms");
       if (kind === "cold_estimate") {
-        if (timing.prefill === null) missing.push("no prefill time at this context for a cold TTFT");
-        else if (timing.prefill > level.ttft) misses.push("cold TTFT (at least the prefill time) above " + level.ttft + " ms");
+        if (timing.prefill === null) {
+          missing.push("no prefill time at this context for a cold TTFT");
+        } else if (timing.prefill > level.ttft) {
+          misses.push("cold TTFT (at least the prefill time) above " + level.ttft + " ms");
+        }
       }
     }
     if (level.tbt !== null) {
       var gap = figure(cell, "time_between_tokens_ms", level.percentile);
       if (gap === null) missing.push("no time between tokens" + at);
-      else if (gap > level.tbt) misses.push("time between tokens" + at + " above " + level.tbt + " ms");
+      else if (gap > level.tbt) {
+        misses.push("time between tokens" + at + " above " + level.tbt + " ms");
+      }
     }
     if (misses.length) return verdict("misses", misses.join("; "));
     if (missing.length) return verdict("cannot_tell", missing.join("; "));
@@ -113,10 +124,12 @@
       held = verdict;
     }
     var found = { best: best, measured: cells.map(function (c) { return c.concurrency; }),
-                  stoppedAt: stop ? stop.cell.concurrency : null, stoppedState: stop ? stop.verdict.state : null,
+                  stoppedAt: stop ? stop.cell.concurrency : null,
+                  stoppedState: stop ? stop.verdict.state : null,
                   reason: stop ? stop.verdict.reason : "" };
     var resting = held || (stop && stop.verdict);
-    found.state = best ? "meets" : stop && stop.verdict.state === "misses" ? "none_meets" : "cannot_tell";
+    var none = stop && stop.verdict.state === "misses";
+    found.state = best ? "meets" : none ? "none_meets" : "cannot_tell";
     found.source = resting ? resting.source : null;
     found.ttft = resting ? resting.ttft : ttftJudged(level, timing);
     return found;
@@ -127,7 +140,8 @@
     var rung = null;
     found.measured.forEach(function (n) { if (rung === null && n >= users) rung = n; });
     if (found.stoppedAt !== null && (rung === null || found.stoppedAt <= rung)) {
-      return { state: found.stoppedState === "cannot_tell" ? "cannot_tell" : "fails", concurrency: found.stoppedAt };
+      var state = found.stoppedState === "cannot_tell" ? "cannot_tell" : "fails";
+      return { state: state, concurrency: found.stoppedAt };
     }
     if (rung === null) return { state: "not_measured", concurrency: null };
     return { state: "meets", concurrency: rung };
@@ -184,7 +198,9 @@
     field("min_tps").value = choice.min_tps;
     field("max_ttft").value = choice.max_ttft;
     field("users").value = choice.users;
-    priceFields.forEach(function (input) { input.value = choice.prices[input.getAttribute("data-accelerator")] || ""; });
+    priceFields.forEach(function (input) {
+      input.value = choice.prices[input.getAttribute("data-accelerator")] || "";
+    });
     showThresholds();
   };
   var keep = function (choice) {
@@ -195,7 +211,8 @@
     params.delete("price");  // read once (fromAddress), kept as a price per accelerator
     priceFields.forEach(function (input) {
       var key = input.getAttribute("data-accelerator");
-      if (choice && choice.prices[key]) params.set("price." + key, choice.prices[key]); else params.delete("price." + key);
+      if (choice && choice.prices[key]) params.set("price." + key, choice.prices[key]);
+      else params.delete("price." + key);
     });
     var text = params.toString();
     history.replaceState(null, "", text ? "?" + text : window.location.pathname);
@@ -249,7 +266,9 @@
     files.forEach(function (file) {
       file.runs.forEach(function (values) {
         var entry = {};
-        file.fields.forEach(function (name, i) { entry[name] = values[i] === undefined ? null : values[i]; });
+        file.fields.forEach(function (name, i) {
+          entry[name] = values[i] === undefined ? null : values[i];
+        });
         entry.price_usd_per_hour = file.prices && file.prices[entry.run] !== undefined ? file.prices[entry.run] : null;
         entry.timing = { cache: entry.ttft_prompt_cache, prefill: entry.prefill_ms };
         // The statistic of its latency figures (mean or median), where its file says.
@@ -268,20 +287,23 @@
     });
     return runs;
   };
-  // The rules as the page applies them, for tests/test_browser_verdicts.py to hold against the build.
-  window.sitegenPoint.rules = { judge: judge, capacity: capacity, answerForUsers: answerForUsers, merged: merged,
-                                levelOf: levelOf };
+  // The rules as the page applies them, for tests/test_browser_verdicts.py to hold against the
+  // build.
+  window.sitegenPoint.rules = { judge: judge, capacity: capacity, answerForUsers: answerForUsers,
+                                merged: merged, levelOf: levelOf };
   // The one copy of the rules in the browser: /capacity/'s question (capacity.js) loads this
   // file for them, and has no picker, so the picker's part ends here there.
-  window.sitegenRules = { matchContext: matchContext, judge: judge, capacity: capacity, answerForUsers: answerForUsers,
-                          merged: merged, cost: cost, ttftWords: TTFT_WORDS };
+  window.sitegenRules = { matchContext: matchContext, judge: judge, capacity: capacity,
+                          answerForUsers: answerForUsers, merged: merged, cost: cost,
+                          ttftWords: TTFT_WORDS };
   if (!form || !table || !window.fetch || !window.URLSearchParams) return;
   var contexts = Array.prototype.map.call(field("context").options, function (o) { return Number(o.value); });
 
   var plural = function (n) { return n + (n === 1 ? " request" : " requests"); };
   // The labels of a verdict: where its speed came from (when not reported), which TTFT it judged.
   var labelsOf = function (verdict) {
-    return (verdict.source === "time_between_tokens" ? "speed from time between tokens · " : "") + TTFT_WORDS[verdict.ttft];
+    var gaps = verdict.source === "time_between_tokens" ? "speed from time between tokens · " : "";
+    return gaps + TTFT_WORDS[verdict.ttft];
   };
   // A capacity, or the answer for the reader's users, as a cell's parts ([text, class]).
   var capacityParts = function (found, accelerators, users) {
@@ -290,23 +312,28 @@
       var answer = answerForUsers(found, users);
       if (answer.state === "meets") {
         return [["meets at " + plural(answer.concurrency), "value"],
-                [users + " users: every measured load up to " + answer.concurrency + " meets it", "at derived"], labels];
+                [users + " users: every measured load up to " + answer.concurrency + " meets it",
+                 "at derived"], labels];
       }
       if (answer.state === "not_measured") {
         return [["not measured that high", "value"],
-                ["all measured loads meet it, up to " + plural(found.measured[found.measured.length - 1]), "at"], labels];
+                ["all measured loads meet it, up to " +
+                 plural(found.measured[found.measured.length - 1]), "at"], labels];
       }
-      return [[(answer.state === "fails" ? "does not meet at " : "cannot tell at ") + plural(answer.concurrency), "value"],
-              [found.reason + (answer.concurrency < users ? " (below " + users + " users)" : ""), "at"], labels];
+      var said = answer.state === "fails" ? "does not meet at " : "cannot tell at ";
+      var below = answer.concurrency < users ? " (below " + users + " users)" : "";
+      return [[said + plural(answer.concurrency), "value"], [found.reason + below, "at"], labels];
     }
     if (found.best) {
       var held = found.best.concurrency / accelerators;
       return [[users_(held), "value"],
-        [plural(found.best.concurrency) + " · " + rate(found.best.total_tokens_per_s) + " tok/s · " +
-         rate(found.best.total_tokens_per_s / accelerators) + " per accelerator", "at derived"], labels];
+        [plural(found.best.concurrency) + " · " + rate(found.best.total_tokens_per_s) +
+         " tok/s · " + rate(found.best.total_tokens_per_s / accelerators) + " per accelerator",
+         "at derived"], labels];
     }
     if (found.state === "none_meets") {
-      return [["does not meet", "value"], ["even at " + plural(found.measured[0]) + ": " + found.reason, "at"], labels];
+      return [["does not meet", "value"],
+              ["even at " + plural(found.measured[0]) + ": " + found.reason, "at"], labels];
     }
     return [["cannot tell", "value"], [found.reason, "at"], labels];
   };
@@ -318,12 +345,14 @@
     var concurrency = choice.concurrency ? Number(choice.concurrency) : null;
     var users = choice.users && Number(choice.users) >= 1 ? Math.floor(Number(choice.users)) : null;
     var at = contextLabel(wanted) + (concurrency === null ? "" : " × " + concurrency);
-    // Each run's price: the reader's for its accelerator, else the configured one; never one for all.
+    // Each run's price: the reader's for its accelerator, else the configured one; never one
+    // for all.
     var priceOf = function (entry) {
       var entered = entry ? number(choice.prices[String(entry.accelerator).toLowerCase()]) : null;
       if (entered !== null) return { usd: entered, said: "your price for " + entry.accelerator };
       return entry && entry.price_usd_per_hour !== null
-        ? { usd: entry.price_usd_per_hour, said: "configured price for " + entry.accelerator } : null;
+        ? { usd: entry.price_usd_per_hour, said: "configured price for " + entry.accelerator }
+        : null;
     };
     var priced = Object.keys(data.runs).some(function (id) { return priceOf(data.runs[id]) !== null; });
     // The statistic is named in the header when the rows share one, else beside each figure.
@@ -343,8 +372,9 @@
       header("Status", undefined, "text");
     }
     if (level) {
-      header(users ? "At " + users + " users, " + contextLabel(wanted) + ", " + level.name + " (derived)"
-                   : "Capacity at " + contextLabel(wanted) + ", " + level.name + ": users per accelerator (derived)");
+      var where = contextLabel(wanted) + ", " + level.name;
+      header(users ? "At " + users + " users, " + where + " (derived)"
+                   : "Capacity at " + where + ": users per accelerator (derived)");
     }
     if (priced && (concurrency !== null || level)) {
       header("USD per million output tokens at " + (concurrency === null ? "capacity, " : "") + at + " (derived)");
@@ -378,7 +408,8 @@
         var verdict = [[STATUS[cell.status] || cell.status]];
         if (level) {
           var judged = judge(cell, level, entry.timing);
-          var head = judged.state === "meets" ? "meets " : judged.state === "misses" ? "does not meet " : "cannot tell, ";
+          var head = judged.state === "meets" ? "meets "
+            : judged.state === "misses" ? "does not meet " : "cannot tell, ";
           verdict.push([head + level.name + (judged.reason ? ": " + judged.reason : ""),
                         judged.state === "meets" ? "at meets" : "at miss"]);
           verdict.push([labelsOf(judged), "at derived"]);
@@ -388,15 +419,19 @@
       if (level) {
         if (entry) {
           var held = capacity(cells, level, entry.timing);
-          td(row, "Capacity", capacityParts(held, accelerators, users), held.best ? held.best.concurrency / accelerators : null);
+          td(row, "Capacity", capacityParts(held, accelerators, users),
+             held.best ? held.best.concurrency / accelerators : null);
         } else {
           td(row, "Capacity", [["not measured at " + contextLabel(wanted)]], null);
         }
       }
       if (priced) {
         var costs = [], sort = null;
-        if (price === null) costs.push([entry ? "no price for " + entry.accelerator : "not measured", "at"]);
-        var here = price && cell && cell.status === "valid" ? cost(price.usd, accelerators, cell.total_tokens_per_s) : null;
+        if (price === null) {
+          costs.push([entry ? "no price for " + entry.accelerator : "not measured", "at"]);
+        }
+        var here = price && cell && cell.status === "valid"
+          ? cost(price.usd, accelerators, cell.total_tokens_per_s) : null;
         if (here !== null) {
           sort = here;
           costs.push([money(here), "value"]);
@@ -409,16 +444,20 @@
             costs.push([money(there) + " at capacity", "at derived"]);
           }
         }
-        if (price && costs.length) costs.push(["at $" + price.usd + " per accelerator-hour (" + price.said + ")", "at"]);
-        td(row, "USD per M tokens", costs.length ? costs : [["no cost: no valid total here", "at"]], sort);
+        if (price && costs.length) {
+          costs.push(["at $" + price.usd + " per accelerator-hour (" + price.said + ")", "at"]);
+        }
+        td(row, "USD per M tokens", costs.length ? costs : [["no cost: no valid total here", "at"]],
+           sort);
       }
     });
     status.textContent = found + " of " + table.tBodies[0].rows.length + " runs measured " + at +
       (concurrency === null ? " (capacity only: choose a number of requests for each run's cell)" : "") +
       (wanted !== Number(choice.context) ? " (nearest listed context to " + contextLabel(Number(choice.context)) + ")" : "") +
       ". Per-accelerator figures, service-level verdicts, capacity and cost are derived (rules: Capacity page)." +
-      (choice.allPrice ? " The address's price=" + choice.allPrice + " (one price for every accelerator) is " +
-        "deprecated: it was read as each accelerator's price; the address now keeps a price per accelerator." : "");
+      (choice.allPrice ? " The address's price=" + choice.allPrice + " (one price for every " +
+        "accelerator) is deprecated: it was read as each accelerator's price; the address now " +
+        "keeps a price per accelerator." : "");
   };
 
   // A row's run id, from its first link (runs/<id>/index.html, _macros.html runs_table).
