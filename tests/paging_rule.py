@@ -1,6 +1,7 @@
 """Where the listings (the index, /capacity/, the preset views) break into pages, worked out here
 from the built site's run files alone, by the rule docs/architecture.md states, with none of
-sitegen's code: the models in order of their key (the base model, else the model, lower-cased);
+sitegen's code: the models in order of their own name (their key, the base model else the model,
+lower-cased, after its last "/"), then of their key;
 a page ends after a model whose number (the first 8 bytes of sha256("page end\\0" + key), big-
 endian, over 2**64) is below its runs ÷ the page size; a stretch longer than twice the page size
 is cut every twice the page size runs, within a model if need be. The first page ends instead at
@@ -19,7 +20,7 @@ def model_runs(site: Path) -> dict[str, list[str]]:
     for path in sorted((site / "runs").glob("*.json")):
         run = json.loads(path.read_text(encoding="utf-8"))["run"]
         found.setdefault((run.get("base_model") or run["model"]).lower(), []).append(path.stem)
-    return dict(sorted(found.items()))
+    return dict(sorted(found.items(), key=lambda item: (item[0].rsplit("/", 1)[-1], item[0])))
 
 
 def ends_a_page(key: str, count: int, size: int) -> bool:

@@ -245,3 +245,98 @@ def test_the_picker_on_a_group_page_fetches_from_the_site_root_under_a_sub_path(
             visit.assert_clean()
         finally:
             browsing.close()
+
+
+def rows_at_point(visit: Visit) -> tuple[list[str], list[tuple[str, list[str]]]]:
+    """The table's visible headers, and each row's run with its visible cells' texts, once
+    every row has the point's columns; the rows sorted by run."""
+    visit.page.wait_for_function("""() => {
+        const rows = Array.from(document.querySelectorAll("table.runs tbody tr"));
+        return rows.length > 0 && rows.every((row) => row.querySelector("td.op-col"));
+    }""")
+    headers, rows = visit.js(r"""() => {
+        const shown = (node) => getComputedStyle(node).display !== "none";
+        const table = document.querySelector("table.runs");
+        const headers = Array.from(table.tHead.rows[0].cells).filter(shown)
+            .map((th) => th.innerText.trim());
+        const rows = Array.from(table.tBodies[0].rows).map((row) => [
+            decodeURIComponent(
+                /runs\/([^/]+)\/index\.html$/.exec(row.querySelector("th a").href)[1]),
+            Array.from(row.cells).filter(shown).map((cell) => cell.innerText.trim())]);
+        return [headers, rows];
+    }""")
+    return headers, sorted((run, cells) for run, cells in rows)
+
+
+def model_choice(documents: dict[str, dict[str, Any]]) -> tuple[str, set[str]]:
+    """A model with two or more runs, as the filter's value (its base model, else itself, lower
+    case), and its runs (from the files)."""
+    by_model: dict[str, set[str]] = {}
+    for run_id, document in documents.items():
+        model = document["run"].get("base_model") or document["run"]["model"]
+        by_model.setdefault(model.lower(), set()).add(run_id)
+    model = max(sorted(by_model), key=lambda name: len(by_model[name]))
+    assert len(by_model[model]) >= 2 and len(by_model) >= 2
+    return model, by_model[model]
+
+
+SHOWN = "() => document.getElementById('shown-count').innerText.includes('shown')"
+
+
+def test_a_point_and_a_filter_combine_in_either_order(browse: Browsing, built_site: Path) -> None:
+    model, runs = model_choice(results(built_site))
+    # A point, then a filter: the filtered rows get the point's cells under its headers.
+    first = browse.open("/?context=32768&concurrency=16&level=server")
+    first.page.wait_for_selector("td.op-col")
+    first.page.locator("#filters select[name=model]").focus()
+    first.page.wait_for_function(
+        "() => document.querySelectorAll('#filters select[name=model] option').length > 1")
+    first.page.select_option("#filters select[name=model]", model)
+    first.page.wait_for_function(SHOWN)
+    point_then_filter = rows_at_point(first)
+    # A filter, then a point.
+    second = browse.open("/?model=" + model)
+    second.page.wait_for_function(SHOWN)
+    page = second.page
+    page.select_option("#point-form select[name=context]", "32768")
+    page.select_option("#point-form select[name=concurrency]", "16")
+    page.select_option("#point-form select[name=level]", "server")
+    page.locator("#point-form button[type=submit]").click()
+    filter_then_point = rows_at_point(second)
+
+    assert point_then_filter == filter_then_point
+    headers, rows = point_then_filter
+    assert {run for run, _ in rows} == runs
+    assert any(h.startswith("Capacity at 32K, server") for h in headers)
+    for run, cells in rows:
+        assert len(cells) == len(headers), (run, headers, cells)
+    # Every run's total at the point is under the "Total tok/s at 32K × 16" header.
+    column = next(i for i, h in enumerate(headers) if h.startswith("Total tok/s at 32K × 16"))
+    documents = results(built_site)
+    for run, cells in rows:
+        cell = cell_at(documents[run], 32768, 16)
+        expected = "not measured" if cell is None else rate(cell["total_tokens_per_s"])
+        assert cells[column].startswith(expected), (run, cells[column])
+    assert parse_qs(urlsplit(first.page.url).query)["model"] == [model]
+    first.assert_clean()
+    second.assert_clean()
+
+
+def test_capacity_needs_no_number_of_requests(browse: Browsing, built_site: Path) -> None:
+    visit = browse.open("/?context=32768&level=server")
+    visit.page.wait_for_selector("td.op-col")
+    headers = visit.js(
+        "() => Array.from(document.querySelectorAll('th.op-col')).map((th) => th.innerText.trim())")
+    assert headers == ["Capacity at 32K, server: users per accelerator (derived)"]
+    assert visit.page.locator("#point-form select[name=concurrency]").input_value() == ""
+    # The seed run's 32K row, read here: every cell up to 32 requests meets TTFT ≤ 2 s, 5 tok/s.
+    document = results(built_site)[SEED_RUN_ID]
+    row = {c["concurrency"]: c for c in document["measurements"]["decode"]
+           if c["context_tokens"] == 32768}
+    held = max(n for n in row if all(row[m]["status"] == "valid" and row[m]["ttft_ms"] <= 2000
+                                     and row[m]["per_request_tokens_per_s"] >= 5
+                                     for m in row if m <= n))
+    capacity = op_cells(visit)[SEED_RUN_ID][0]
+    users = held / document["hardware"]["count"]
+    assert capacity.startswith(f"{users:g}") and f"{held} requests" in capacity, capacity
+    visit.assert_clean()

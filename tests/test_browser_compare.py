@@ -73,7 +73,7 @@ def test_three_unlike_runs_in_the_readers_view(browse: Browsing) -> None:
     assert row.get_attribute("class") == "df"
     assert row.locator("td").all_inner_texts() == ["2", "4", "no command"]
     speculative = page.locator("#compare-result table.facts tr", has_text="Launch: Speculative decoding")
-    assert speculative.locator("td").all_inner_texts() == ["DSPARK", "mtp, 2 tokens", "no command"]
+    assert speculative.locator("td").all_inner_texts() == ["DSPARK", "MTP, 2 tokens", "no command"]
     # Decode curves at every context two or more of the runs measured, from the files.
     measured = [{c["context_tokens"] for c in shipped_run(run_id)["measurements"]["decode"]
                  if c["status"] in ("valid", "requests_queued") and c.get("total_tokens_per_s") is not None}

@@ -7,7 +7,6 @@ hand-made cells whose answers are worked out by hand."""
 
 from __future__ import annotations
 
-import itertools
 import json
 import re
 from pathlib import Path
@@ -22,7 +21,7 @@ from sitegen.site import capacity as cap
 from tests import verdict_rule as rule
 from tests.conftest import REPO, SEED_RUN_ID, run_cli
 from tests.html_tables import tables
-from tests.paging_rule import model_runs, site_pages
+from tests.paging_rule import site_pages
 
 SERVER = ServiceLevel("server", 5.0, 2000.0)
 
@@ -194,25 +193,25 @@ def following_next(first: Path) -> list[Path]:
     raise AssertionError("the pager did not end")
 
 
-def capacity_tables(site: Path) -> dict[str, tuple[list[str], list[str], list[str]]]:
-    """Every run's row of /capacity/ (all pages): the model's context headings, its level
-    headings, and the row's cells (setup, engine, one per context × level)."""
-    shown: dict[str, tuple[list[str], list[str], list[str]]] = {}
-    for page in following_next(site / "capacity" / "index.html"):
+def answers(site: Path, level: str) -> dict[str, dict[int, tuple[int, list[str]]]]:
+    """Every model's ranked answers at ``level`` (/capacity/<level>/<model>/): by run, by the
+    section's context, the row's place in its section and its cells (rank, setup, figures…)."""
+    shown: dict[str, dict[int, tuple[int, list[str]]]] = {}
+    for page in sorted((site / "capacity" / level).glob("*/index.html")):
         html = page.read_text()
-        runs = iter(re.findall(r'<tr><th><a href="[./]*runs/([^/"]+)/index.html"', html))
-        for css, rows in _all_tables(html):
-            if css != "data cap":
-                continue
-            contexts = rows[0][2:]
-            # Setup and Engine span both header rows (rowspan=2): the table model has them in each.
-            assert rows[1][:2] == rows[0][:2]
-            levels = rows[1][2:2 + len(rows[1][2:]) // len(contexts)]  # the same levels under each context
-            assert rows[1][2:] == levels * len(contexts)
-            for row in rows[2:]:
-                run = next(runs)
-                assert run not in shown, f"{run} listed twice"
-                shown[run] = (contexts, levels, row)
+        for chunk in re.split(r'(?=<section id="c-\d+")', html)[1:]:
+            opening = re.match(r'<section id="c-(\d+)"', chunk)
+            assert opening
+            context = int(opening.group(1))
+            runs = re.findall(r'<th scope=row data-label="Setup">'
+                              r'<a href="[./]*runs/([^/"]+)/index.html"', chunk)
+            (_, rows), = [t for t in _all_tables(chunk) if t[0] == "data answer"]
+            assert rows[0][:6] == ["Rank", "Setup", "Users per accelerator (derived)",
+                                   "Requests held", "Total tok/s",
+                                   "tok/s per accelerator (derived)"]
+            for place, (run, row) in enumerate(zip(runs, rows[1:], strict=True)):
+                assert context not in shown.get(run, {}), f"{run} listed twice at {context}"
+                shown.setdefault(run, {})[context] = (place, row)
     return shown
 
 
@@ -228,91 +227,68 @@ def verdict_labels(record: dict[str, Any]) -> str:
     return gaps + TTFT_WORDS[record["ttft_judged"]]
 
 
-def test_capacity_page_ranks_every_setup_and_says_it_is_derived(built: Path) -> None:
-    html = (built / "_site" / "capacity" / "index.html").read_text()
-    assert "not measured goodput" in html and "Derived" in html
-    shown = capacity_tables(built / "_site")
-    results = {path.stem: json.loads(path.read_text()) for path in (built / "_site" / "runs").glob("*.json")}
-    # Every run with a decode matrix, once (a run of load points only has no capacity).
-    assert set(shown) == {run_id for run_id, result in results.items() if result["measurements"]["decode"]}
-    records = capacity_records(built / "_site")
-    checked = singles = 0
-    for record in records:
-        contexts, levels, row = shown[record["run"]]
-        # The column of the record's context (or of a context within 3 %, the run's own named in it).
-        label = context_label(record["context_tokens"])
-        column = next(i for i, heading in enumerate(contexts) if heading == f"{label}: users per accelerator"
-                      or f"at {label}" in row[2 + i * len(levels) + levels.index(record["service_level"])])
-        cell = row[2 + column * len(levels) + levels.index(record["service_level"])]
-        said = verdict_labels(record)
-        if record["max_concurrency"] is None:
-            # Never "—": does not meet (even at the fewest requests measured), or cannot tell;
-            # and why.
-            fewest = record["measured_concurrency"][0]
-            words = (f"cannot tell{record['reason']}" if record["state"] == "cannot_tell" else
-                     f"does not meeteven at {fewest} request{'s' if fewest > 1 else ''}: "
-                     f"{record['reason']}")
-            assert cell.startswith(words + said), (record, cell)
-            continue
-        count = results[record["run"]]["hardware"]["count"]
-        total = record["total_tokens_per_s"]
-        # The parser joins a cell's lines (its <br>s) without a space: users and rank, then the rest:
-        # requests held · total · per accelerator, or on one accelerator (where the users are the
-        # requests held and the total is per accelerator) the total alone.
-        beneath = f"{rate(total)}" if count == 1 else f"{record['max_concurrency']} · {rate(total)} · {rate(total / count)}"
-        held = users(record["users_per_accelerator"])
-        assert re.fullmatch(rf"{held} #\d+{re.escape(beneath + said)}(?:at [\d,.K]+)?", cell), \
-            (record, cell)
-        if count == 1:
-            assert users(record["users_per_accelerator"]) == str(record["max_concurrency"])
-            singles += 1
-        checked += 1
-    assert checked  # setups on one accelerator: also test_a_reference_figure_says_its_own_context…
-    assert "On one accelerator (×1) the requests held are the users and the total is the tok/s per accelerator" in html
-    # 32 requests on 2 accelerators, the only setup of its model: 16 users per accelerator, first.
-    contexts, levels, seed = shown[SEED_RUN_ID]
-    at = 2 + contexts.index("32K: users per accelerator") * len(levels) + levels.index("server")
-    assert seed[at].startswith("16 #132 · ")
+def test_level_pages_rank_every_setup_and_say_they_are_derived(built: Path) -> None:
+    site = built / "_site"
+    results = {path.stem: json.loads(path.read_text()) for path in (site / "runs").glob("*.json")}
+    records = capacity_records(site)
+    for level in ("server", "interactive"):
+        shown = answers(site, level)
+        assert set(shown) == set(results)  # every run, at each of its contexts
+        for record in (r for r in records if r["service_level"] == level):
+            # Its own context's section, or a neighbour's within 3 % (its own context then named).
+            context = next(c for c in shown[record["run"]]
+                           if abs(c - record["context_tokens"]) <= 0.03 * c)
+            place, row = shown[record["run"]][context]
+            # What its verdict judged, beneath the setup's name (the record's speed source, TTFT).
+            assert row[1].endswith(verdict_labels(record)), (record, row)
+            if record["max_concurrency"] is None:
+                # Does not meet (even at the fewest requests measured), or cannot tell, and why.
+                fewest = record["measured_concurrency"][0]
+                words = (f"Cannot tell: {record['reason']}" if record["state"] == "cannot_tell" else
+                         f"Does not meet the level: even at {fewest} "
+                         f"request{'s' if fewest > 1 else ''}: "
+                         f"{record['reason']}")
+                assert row[2] == words, (record, row)
+                continue
+            count = results[record["run"]]["hardware"]["count"]
+            total = record["total_tokens_per_s"]
+            assert row[2:6] == [users(record["users_per_accelerator"]),
+                                str(record["max_concurrency"]), rate(total), rate(total / count)], \
+                (record, row)
+            # Ranked: each setup above it in its section serves as many users per accelerator, or more
+            # (the same model, the same context).
+            above = [r for r in records
+                     if r["service_level"] == level and r["users_per_accelerator"] is not None
+                     and abs(r["context_tokens"] - context) <= 0.03 * context
+                     and same_model(site, r["run"], record["run"])
+                     and shown[r["run"]].get(context, (place, []))[0] < place]
+            assert all(r["users_per_accelerator"] >= record["users_per_accelerator"] for r in above)
+    html = (site / "capacity" / "server" / "deepseek-v4-flash-dspark" / "index.html").read_text()
+    assert "not measured goodput" in html and "derived" in html
+    # 32 requests on 2 accelerators, the only setup of its model: 16 users per accelerator, no rank.
+    assert answers(site, "server")[SEED_RUN_ID][32768][1][:3][0::2] == ["", "16"]
 
 
-def test_capacity_pages_are_bounded_and_rank_over_all_of_a_models_setups(
+def test_capacity_pages_are_bounded_and_link_each_models_answers(
         project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("sitegen.site.capacity_page.CAPACITY_PAGE_SIZE", 3)
     assert run_cli(project, "collect") == 0 and run_cli(project, "build") == 0
     site = project / "_site"
-    runs = sorted(path.stem for path in (site / "runs").glob("*.json"))
     pages = following_next(site / "capacity" / "index.html")
     expected = site_pages(site, 3)  # 10 runs, 3 a page on average (tests/paging_rule.py)
     assert len(pages) == len(expected) > 1
-    model_of = {run_id: key for key, ids in model_runs(site).items() for run_id in ids}
-    # A model whose runs are load points only has its section, but no rows: no capacity.
-    matrix = {run_id for run_id in runs
-              if json.loads((site / "runs" / f"{run_id}.json").read_text())["measurements"]["decode"]}
-    without = {model_of[run_id] for run_id in runs} - {model_of[run_id] for run_id in matrix}
     for page, parts in zip(pages, expected, strict=True):
-        ids = re.findall(r'<tr><th><a href="[./]*runs/([^/"]+)/', page.read_text())
-        assert [(key, len(list(same))) for key, same in itertools.groupby(model_of[i] for i in ids)] == [
-            part for part in parts if part[0] not in without], page
-    assert set(capacity_tables(site)) == matrix
-    # Ranks are over every setup of the model at that context, wherever on the pages it is.
-    shown = capacity_tables(site)
-    records = capacity_records(site)
-    for record in records:
-        if record["max_concurrency"] is None:
-            continue
-        peers = [r["users_per_accelerator"] for r in records if r["service_level"] == record["service_level"]
-                 and r["context_tokens"] == record["context_tokens"] and r["users_per_accelerator"] is not None
-                 and same_model(site, r["run"], record["run"])]
-        rank = 1 + sum(1 for users in peers if users > record["users_per_accelerator"])
-        contexts, levels, row = shown[record["run"]]
-        label = context_label(record["context_tokens"])
-        if f"{label}: users per accelerator" not in contexts:
-            continue  # standing in a neighbour's column (within 3 %): checked above
-        cell = row[2 + contexts.index(f"{label}: users per accelerator") * len(levels)
-                   + levels.index(record["service_level"])]
-        one = json.loads((site / "runs" / f"{record['run']}.json").read_text())["hardware"]["count"] == 1
-        beneath = rate(record["total_tokens_per_s"]) if one else f"{record['max_concurrency']} · "
-        assert cell.startswith(f"{users(record['users_per_accelerator'])} #{rank}{beneath}"), (record, cell)
+        html = page.read_text()
+        shown = re.findall(r'<section id="m-[^"]+" aria-labelledby="[^"]+">'
+                           r'<h2 id="[^"]+"><a href="[^"]*">([^<]+)</a>',
+                           html.replace("\n  ", ""))
+        assert [label.lower() for label in shown] == [key for key, _ in parts], page
+        # Each context of each model links its ranked answer at each level.
+        for slug in re.findall(r'<section id="m-([^"]+)"', html):
+            for level in ("server", "interactive"):
+                linked = f"capacity/{level}/{slug}/index.html#c-" in html.replace("../", "")
+                assert linked, (page, slug)
+                assert (site / "capacity" / level / slug / "index.html").exists()
     # Only the first page explains the rules; the others link to them.
     assert 'id="rules"' in pages[0].read_text() and 'id="rules"' not in pages[1].read_text()
     assert 'href="../../capacity/index.html#rules"' in pages[1].read_text()
@@ -569,7 +545,7 @@ def test_a_reference_figure_says_its_own_context_only_where_it_is_not_the_column
             assert "at 8,000 × 1" in single and "at 8,000 context" in prefill, cells
         else:
             assert " × 1" not in single and " context" not in prefill, cells
-    # On its one accelerator, 8 requests held are 8 users, and beneath them the total alone.
-    contexts, levels, row = capacity_tables(project / "_site")["near-8k"]
-    assert row[2 + levels.index("server")] == "8 #1240.0TTFT, prompt cache not stated", \
-        (contexts, levels, row)
+    # On its one accelerator, 8 requests held are 8 users, and the total is per accelerator (the
+    # only run of its model: its own context heads its section).
+    (context, (_, row)), = answers(project / "_site", "server")["near-8k"].items()
+    assert context == 8000 and row[2:6] == ["8", "8", "240.0", "240.0"], row

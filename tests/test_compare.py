@@ -333,9 +333,11 @@ def test_a_run_with_per_request_figures_at_one_request_is_left_off_the_frontier(
 
     context = compare_context(Site("t", ""), [run("one", (1,)), run("all", (1, 2, 4))])
     assert context.pareto_plot is not None
-    assert [line.label for line in context.pareto_plot.lines] == ["B: all"]
+    # Legends name runs (model · hardware · engine); the two share a name, so each gets its id.
+    named = "Qwen3-8B · RTX 4090 ×1 · llama.cpp"
+    assert [line.label for line in context.pareto_plot.lines] == [f"B: {named} (all)"]
     assert context.pareto_note == ("Left out, for lack of per-request figures at two or more request counts: "
-                                   "A: one (per-request tok/s: only at 1 request).")
+                                   f"A: {named} (one) (per-request tok/s: only at 1 request).")
 
 
 def test_compare_page_of_runs_on_different_device_counts_is_per_device() -> None:

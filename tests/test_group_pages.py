@@ -249,10 +249,15 @@ def test_the_groups_of_the_same_runs_are_worked_out_once(project: Path, monkeypa
 
 
 def _best_peak_rows(html: str) -> dict[str, str]:
-    """/models/ or /hardware/: each group's link and its best peak decode (the fourth column)."""
-    return {href: peak for href, peak in re.findall(
+    """/models/ or /hardware/: each group's link and its best peak decode (the fourth column; on
+    /hardware/, each model's, the last model's figure ending its only figure column)."""
+    rows = {href: peak for href, peak in re.findall(
         r'<tr><th scope="row"><a href="([^"]*)">[^<]*</a></th><td class="num">[^<]*</td>'
         r'<td class="num">[^<]*</td><td class="num">([^<]*)</td>', html)}
+    rows.update({href: models.rsplit(" ", 1)[-1] for href, models in re.findall(
+        r'<tr><th scope="row"><a href="([^"]*)">[^<]*</a></th><td class="num">[^<]*</td>'
+        r'<td class="wrap-text">([^<]*)</td>', html)})
+    return rows
 
 
 def test_a_group_index_shows_a_changed_runs_new_best_after_an_incremental_build(project: Path) -> None:

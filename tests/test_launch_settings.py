@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from sitegen.model import Engine
 from sitegen.parse import parse_yaml
-from sitegen.site.launch_settings import parse_launch_command
+from sitegen.site.launch_settings import parse_launch_command, speculative_decoding
 
 RUNS = Path(__file__).resolve().parent.parent / "content" / "runs"
 
@@ -36,7 +37,8 @@ def test_vllm_mtp_command() -> None:
     parsed = parse_launch_command(_command("rtx6kpro4x-vllm-qwen35-397b-awq-mtp"))
     assert dict(parsed.settings) == {
         "tensor_parallel": "4", "prefix_caching": "on", "chunked_prefill": "on",
-        "speculative_decoding": "mtp, 2 tokens", "memory_fraction": "0.9", "max_batched_tokens": "8192",
+        "speculative_decoding": "MTP, 2 tokens", "memory_fraction": "0.9",
+        "max_batched_tokens": "8192",
         "max_sequences": "128",
     }
     assert parsed.other_flags == ()
@@ -76,3 +78,37 @@ def test_each_engines_spelling(command: str, expected: dict[str, str], other: tu
 def test_unbalanced_quotes_and_no_command() -> None:
     assert dict(parse_launch_command("vllm serve m --tp 2 --x 'oops").settings) == {"tensor_parallel": "2"}
     assert parse_launch_command(None).settings == () and parse_launch_command("").other_flags == ()
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ("python -m sglang.launch_server --model-path m --speculative-algorithm EAGLE3 "
+     "--speculative-num-steps 3", "EAGLE3"),
+    ("python -m sglang.launch_server --model-path m --speculative-algorithm NGRAM", "n-gram"),
+    ("python -m sglang.launch_server --model-path m --speculative-algorithm NEXTN", "NextN"),
+    ("vllm serve m --speculative-config '{\"method\": \"ngram\", \"num_speculative_tokens\": 4}'",
+     "n-gram, 4 tokens"),
+    ("vllm serve m --speculative-config "
+     "'{\"method\": \"deepseek_mtp\", \"num_speculative_tokens\": 1}'",
+     "MTP, 1 token"),
+    ("vllm serve m "
+     "--speculative-config='{\"method\": \"eagle\", \"model\": \"yuhuili/EAGLE-LLaMA3\"}'",
+     "EAGLE, yuhuili/EAGLE-LLaMA3"),
+    ("llama-server -m big.gguf -md small.gguf", "small.gguf"),
+    ("vllm serve m --tp 2", None),
+    (None, None),
+])
+def test_speculative_decoding_read_from_the_command(command: str | None,
+                                                    expected: str | None) -> None:
+    assert speculative_decoding(Engine(name="e", launch_command=command)) == expected
+
+
+def test_the_files_own_speculative_decoding_comes_first() -> None:
+    engine = Engine(name="sglang", speculative_decoding="none",
+                    launch_command=_command("h200nvl2-sglang-deepseek-v4-flash-dspark"))
+    assert speculative_decoding(engine) == "none"
+    # The shipped DeepSeek run's file says nothing; its command has --speculative-algorithm DSPARK.
+    path = RUNS / "h200nvl2-sglang-deepseek-v4-flash-dspark.yaml"
+    engine_data = parse_yaml(path.name, path.read_bytes()).data["engine"]
+    assert "speculative_decoding" not in engine_data
+    command = engine_data["launch_command"]
+    assert speculative_decoding(Engine(name="sglang", launch_command=command)) == "DSPARK"

@@ -53,6 +53,12 @@ class LevelNote:
     name: str
     title: str
     rule: str
+    # Its limits, for the reader's question on /capacity/ (capacity.js judges by them).
+    min: float = 0.0
+    ttft: float = 0.0
+    tbt: float | None = None
+    percentile: str | None = None
+    ttft_kind: str | None = None  # "cold": a warm TTFT's prefill time must be within the limit too
 
 
 def level_rule(level: ServiceLevel) -> str:
@@ -68,7 +74,10 @@ def level_rule(level: ServiceLevel) -> str:
 
 
 def level_notes(levels: tuple[ServiceLevel, ...]) -> tuple[LevelNote, ...]:
-    return tuple(LevelNote(level.name, level.title, level_rule(level)) for level in levels)
+    return tuple(LevelNote(level.name, level.title, level_rule(level),
+                           level.min_tokens_per_s_per_request, level.max_ttft_ms,
+                           level.max_time_between_tokens_ms, level.percentile, level.ttft)
+                 for level in levels)
 
 
 # What a verdict's labels say of the TTFT it judged (capacity.ttft_judged).
@@ -220,29 +229,6 @@ def ladder_data(found: Capacity) -> str:
 
 
 @dataclass(frozen=True)
-class SetupRow:
-    """One run in a model's capacity table: a cell per context × service level."""
-
-    href: str
-    name: str
-    engine: str
-    cells: tuple[CapacityCell | None, ...]
-
-
-@dataclass(frozen=True)
-class ModelCapacity:
-    """One model's setups (or the part of them on this page), a column per context × level:
-    its rows as capacity_row writes them (templates/_macros.html)."""
-
-    anchor: str
-    model: str
-    href: str
-    contexts: tuple[str, ...]
-    continued: bool  # its first setups are on the page before
-    rows: Markup
-
-
-@dataclass(frozen=True)
 class SectionLink:
     """A model in a /capacity/ page's list of the models on it."""
 
@@ -251,10 +237,22 @@ class SectionLink:
 
 
 @dataclass(frozen=True)
+class QuestionModel:
+    """A model the reader's question on a /capacity/ page can ask about: its points files' slug,
+    its contexts (tokens, as written) and its setups by run id (capacity_views.question_models)."""
+
+    slug: str
+    label: str
+    contexts: str  # "8192 16384 …", the contexts within the tolerance as one
+    setups: str  # JSON: run id → [setup, label, engine, accelerator (the name a price is for)]
+
+
+@dataclass(frozen=True)
 class CapacityPageContext:
-    """A page of /capacity/ (templates/pages/capacity.html): per model, every setup's capacity
-    at each context and level with its rank; about CAPACITY_PAGE_SIZE runs a page, in model order.
-    ``sections`` are the models' tables as capacity_section writes them, each a kept piece."""
+    """A page of /capacity/ (templates/pages/capacity.html): per model, its best setup at each
+    context and level, linking to the ranked answers; about CAPACITY_PAGE_SIZE runs a page, in
+    model order. ``sections`` are the models' parts as capacity_section writes them, each a kept
+    piece; ``question`` the page's models for the reader's own question (capacity.js)."""
 
     site: Site
     title: str
@@ -266,6 +264,7 @@ class CapacityPageContext:
     tolerance: str
     pager: Pager
     rules_href: str
+    question: tuple[QuestionModel, ...] = ()
 
 
 def context_clusters(contexts: set[int]) -> list[int]:
@@ -276,12 +275,6 @@ def context_clusters(contexts: set[int]) -> list[int]:
         if not leaders or not context_matches(context, leaders[-1]):
             leaders.append(context)
     return leaders
-
-
-def _ranks(values: list[float | None]) -> list[str]:
-    # Competition ranking ("1, 2, 2, 4"); a setup that meets nothing has no rank.
-    ordered = sorted((v for v in values if v is not None), reverse=True)
-    return [f"#{ordered.index(v) + 1}" if v is not None else "" for v in values]
 
 
 def _capacity_cell(found: Capacity, rank: str, price: Price | None, run_context: str) -> CapacityCell:
@@ -295,47 +288,6 @@ def _capacity_cell(found: Capacity, rank: str, price: Price | None, run_context:
         f"{found.max_concurrency} · {figure.total} · {figure.per_device}"
     return CapacityCell(figure.users_per_device, rank, detail, figure.cost, run_context,
                         figure.labels, ladder_data(found))
-
-
-def model_capacity(site: Site, group: Group, analysis: Analysis) -> tuple[tuple[str, ...], dict[str, SetupRow]]:
-    """A model's table: its columns' contexts, and its setups ranked per context and level,
-    ordered by the first level at the model's first context (not meeting it, or not measured
-    there, last)."""
-    levels = analysis.settings.service_levels
-    members = sorted(group.runs, key=lambda r: r.id)
-    leaders = context_clusters({c for run in members for c in analysis.grid(run).contexts})
-    held: dict[str, list[Capacity | None]] = {}
-    actual: dict[str, list[int | None]] = {}
-    for run in members:
-        grid = analysis.grid(run)
-        held[run.id], actual[run.id] = [], []
-        for leader in leaders:
-            matched = grid.context_for(leader)
-            actual[run.id].append(matched)
-            for level in levels:
-                held[run.id].append(grid.capacity_at(matched, level) if matched is not None else None)
-    columns = len(leaders) * len(levels)
-    ranks: dict[str, list[str]] = {run.id: [""] * columns for run in members}
-    for column in range(columns):
-        values = [(c.users_per_accelerator if (c := held[run.id][column]) else None) for run in members]
-        for run, rank in zip(members, _ranks(values), strict=True):
-            ranks[run.id][column] = rank
-
-    def first(run: Run) -> float:
-        found = held[run.id][0] if columns else None
-        return -(found.users_per_accelerator or -1.0) if found else 1.0
-
-    rows = {}
-    for run in sorted(members, key=lambda r: (first(r), r.id)):
-        price = analysis.price(run)
-        cells: list[CapacityCell | None] = []
-        for column, at in enumerate(held[run.id]):
-            own = actual[run.id][column // len(levels)]
-            leader = leaders[column // len(levels)]
-            cells.append(None if at is None or own is None else _capacity_cell(
-                at, ranks[run.id][column], price, numbers.context(own) if own != leader else ""))
-        rows[run.id] = SetupRow(site.url(f"runs/{run.id}/"), hardware_name(run), engine_summary(run), tuple(cells))
-    return tuple(numbers.context(c) for c in leaders), rows
 
 
 def capacity_path(number: int) -> str:
@@ -354,32 +306,20 @@ def _members(group: Group) -> list[tuple[str, str]]:
 
 
 def capacity_section(site: Site, group: Group, first: int, last: int, costs: bool, analysis: Analysis) -> str:
-    """The table of ``group``'s setups ``first`` to ``last`` (in the group's order) on ``site``'s
-    page, as capacity_section writes it. Two pieces are kept between builds: the model's rows
-    (all of them, ranked among each other: made from the model's runs, whether costs are shown
-    and the page's depth), and the section, made from them and the model's label and path and
-    the part shown (a part after the first is "continued"), so a part that moved to another
-    page is joined again from rows kept. The service levels are settings, in the cache's scope."""
-    fragments = analysis.fragments
-    members = _members(group)
-
-    def make_rows() -> str:
-        contexts, rows = model_capacity(site, group, analysis)
-        return json.dumps([contexts, [[run_id, fragments.render("capacity_row", row, costs)]
-                                      for run_id, row in rows.items()]], ensure_ascii=False)
-
-    # Asked for even when the section is kept, so that it stays kept for the next build.
-    kept_rows = fragments.get(Fragments.key("capacity rows", site.root, members, costs), make_rows)
+    """``group``'s part of a /capacity/ page (capacity_views.model_overview): per context, its
+    best setup at each level and a link to the ranked answer. Kept between builds, made from the
+    model's runs and label and path, the part shown (a part after the first is "continued") and
+    the page's depth; the service levels are settings, in the cache's scope. ``costs`` is not
+    shown here (the ranked answers show it)."""
+    from sitegen.site.capacity_views import model_overview  # it builds on this module's figures
 
     def make() -> str:
-        contexts, rows = json.loads(kept_rows)
-        wanted = {run.id for run in group.runs[first:last]}
-        model = ModelCapacity(f"m-{group.slug}", group.label, site.url(group.path), tuple(contexts), first > 0,
-                              Markup("".join(html for run_id, html in rows if run_id in wanted)))
-        return fragments.render("capacity_section", model, level_notes(analysis.settings.service_levels))
+        overview = model_overview(site, group, analysis, first > 0)
+        return analysis.fragments.render("capacity_overview", overview)
 
-    return fragments.get(Fragments.key("capacity section", site.root, group.slug, group.label, group.path,
-                                       members, first, last, costs), make)
+    return analysis.fragments.get(Fragments.key("capacity overview", site.root, group.slug,
+                                                group.label, group.path,
+                                                _members(group), first, last), make)
 
 
 def priced(runs: list[Run], analysis: Analysis) -> bool:
@@ -402,11 +342,14 @@ def capacity_page(site: Site, runs: list[Run], groups: dict[tuple[str, str], Gro
     sections = Markup("".join(capacity_section(site, group, first, last, costs, analysis)
                               for group, first, last in parts))
     title = "Capacity at a service level" + (f": page {number} of {count}" if number > 1 else "")
+    from sitegen.site.capacity_views import question_models  # it builds on this module's figures
+
     context = CapacityPageContext(site, title, level_notes(levels),
                                   tuple(SectionLink(f"m-{group.slug}", group.label) for group, _, _ in parts),
                                   sections, costs, DERIVED_NOTE, f"±{CONTEXT_TOLERANCE:.0%}",
                                   pager(site, number, paged, capacity_path),
-                                  site.url("capacity/") + "#rules")
+                                  site.url("capacity/") + "#rules",
+                                  question_models(site, [group for group, _, _ in parts], analysis))
     return Page(capacity_path(number), "pages/capacity.html", context)
 
 
@@ -671,6 +614,7 @@ def model_point_files(group: Group, analysis: Analysis) -> dict[str, bytes]:
         ladder = sorted({n for _, (_, cells) in found for n in cells})
         rows = []
         prices = {}
+        statistics = {}
         for grid, (actual, cells) in found:
             line: list[object] = [_point_cell(cells[n], columns) if n in cells else None for n in ladder]
             while line[-1] is None:
@@ -681,10 +625,14 @@ def model_point_files(group: Group, analysis: Analysis) -> dict[str, bytes]:
                          timing.prefill_at(actual)])
             if (price := analysis.price(grid.run)) is not None:
                 prices[grid.run.id] = price.usd_per_hour
+            if grid.run.info.latency_statistic:
+                statistics[grid.run.id] = grid.run.info.latency_statistic
         head: dict[str, object] = {"context_tokens": wanted, "concurrency": ladder, "statuses": list(POINT_STATUSES),
                                    "columns": list(columns)}
         if prices:
             head["prices"] = prices
+        if statistics:  # what each run's per-request speed and TTFT are, where its file says
+            head["latency_statistics"] = statistics
         files[point_file(wanted, group)] = json_rows(head, POINT_FIELDS, rows, "runs")
     return files
 

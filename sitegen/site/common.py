@@ -106,7 +106,11 @@ def hardware_name(run: Run, with_memory: bool = True) -> str:
     hw = run.hardware
     name = hw.accelerator
     if with_memory and hw.memory_per_device_gb is not None and hw.type == "discrete-gpu":
-        name += f" {numbers.gigabytes(hw.memory_per_device_gb).replace(' ', '')}"
+        memory = numbers.gigabytes(hw.memory_per_device_gb).replace(" ", "")
+        # "H100 80G" names its memory already: "H100 80G 80GB" would say it twice.
+        said = rf"(?<![\d.]){re.escape(memory.removesuffix('GB'))}\s*G"
+        if not re.search(said, name, re.IGNORECASE):
+            name += f" {memory}"
     return f"{name} ×{hw.count}"
 
 

@@ -34,7 +34,7 @@ from sitegen.site.common import Field, Page, Site, hardware_name, model_name
 from sitegen.site.fragments import Fragments
 from sitegen.site.groups import Group, compare_path, model_key, site_groups
 from sitegen.site.json_rows import run_piece
-from sitegen.site.launch_settings import SETTINGS, parse_launch_command
+from sitegen.site.launch_settings import SETTINGS, parse_launch_command, speculative_decoding
 from sitegen.site.paging import listed_models
 from sitegen.site.plots import Plot, PlotSeries, plot
 
@@ -231,8 +231,19 @@ def ratio_matrix(a: Run, b: Run, per_device: bool = False, names: tuple[str, str
                 changes.append(change)
         rows.append(RatioRow(numbers.context(context), tuple(cells)))
     unit = "tok/s per accelerator" if per_device else "total tok/s"
-    return RatioMatrix(f"{names[1]} against {names[0]}, {unit}", tuple(levels), tuple(rows),
-                       _summary(names[1], changes), shared)
+    same = model_key(a) == model_key(b)
+    summary = _summary(names[1], changes) if same else _across_models(a, b, names)
+    heading = f"{names[1]} against {names[0]}, {unit}"
+    return RatioMatrix(heading, tuple(levels), tuple(rows), summary, shared)
+
+
+def _across_models(a: Run, b: Run, names: tuple[str, str]) -> str:
+    """Like with like: runs of different models are set side by side, never summed up as a
+    change."""
+    models = f"{b.info.base_model or b.info.model}, {a.info.base_model or a.info.model}"
+    return (f"{names[1]} and {names[0]} are runs of different models ({models}): each cell sets "
+            f"their figures side by side, and no change across models is summed up. Compare runs "
+            f"of the same model to read a change.")
 
 
 def _summary(name: str, changes: list[float]) -> str:
@@ -271,7 +282,7 @@ FACTS: tuple[tuple[str, Callable[[Run], str | None]], ...] = (
     ("Engine", lambda r: _joined(r.engine.name, r.engine.version)),
     ("Quantization", lambda r: r.engine.quantization),
     ("Parallelism", lambda r: r.engine.parallelism),
-    ("Speculative decoding", lambda r: r.engine.speculative_decoding),
+    ("Speculative decoding", lambda r: speculative_decoding(r.engine)),
     ("Benchmark tool", lambda r: _joined(r.info.benchmark_tool, r.info.benchmark_tool_version)),
     ("Decode test", lambda r: labels.DECODE_MODES.get(r.info.decode_mode or "")),
     ("Time per measurement", lambda r: numbers.seconds_setting(r.info.time_per_measurement_s)
@@ -388,17 +399,25 @@ def decode_plot(named: list[tuple[str, int, Run]], context: int, per_device: boo
                 y_title=unit, note=note, x_domain=levels)
 
 
+def frontier_cells(run: Run, context: int | None = None) -> list[DecodeCell]:
+    """The cells a frontier is drawn from: valid, with a total and a per-request figure; with
+    ``context``, only those at it."""
+    return [c for c in run.decode if c.status is Status.VALID and c.total_tokens_per_s is not None
+            and c.per_request_tokens_per_s is not None
+            and (context is None or c.context_tokens == context)]
+
+
 def pareto_plot(named: list[tuple[str, int, Run]], per_device: bool = True,
-                point_names: Mapping[str, str] | None = None) -> tuple[Plot | None, str | None]:
+                point_names: Mapping[str, str] | None = None, *, context: int | None = None,
+                x_title: str = "per-request tok/s") -> tuple[Plot | None, str | None]:
     """Throughput (per accelerator, as frontiers are usually read) against per-request speed,
-    each run's frontier joined. A run with
+    each run's frontier joined; with ``context``, the cells at that context only. A run with
     per-request figures at fewer than two request counts has no trade-off to draw: it is left
     out, and the note says so, rather than showing a few points that read as a slow run."""
     series = []
     left_out = []
     for label, index, run in named:
-        cells = [c for c in run.decode if c.status is Status.VALID
-                 and c.total_tokens_per_s is not None and c.per_request_tokens_per_s is not None]
+        cells = frontier_cells(run, context)
         levels = {c.concurrency for c in cells}
         if len(levels) < 2:
             where = f"only at {numbers.count_noun(next(iter(levels)), 'request')}" if levels else "none"
@@ -418,8 +437,21 @@ def pareto_plot(named: list[tuple[str, int, Run]], per_device: bool = True,
     note = (f"Left out, for lack of per-request figures at two or more request counts: {'; '.join(left_out)}."
             if left_out else None)
     unit = "tok/s per accelerator" if per_device else "total tok/s"
-    return plot("Throughput against interactivity", series, x_log=False, x_title="per-request tok/s",
-                y_title=unit, note=note), note
+    where = "" if context is None else f" at context {numbers.CONTEXT_ZERO}" if context == 0 \
+        else f" at {numbers.context(context)} context"
+    caption = "Throughput against interactivity" + where
+    return plot(caption, series, x_log=False, x_title=x_title, y_title=unit, note=note), note
+
+
+def speed_title(compared: Iterable[ComparedRun]) -> str:
+    """The frontier's x axis, naming the statistic of its per-request figures: the runs' one, or
+    each run's after its letter where they differ ("A mean, B as reported")."""
+    kinds = [(c.letter, c.run.info.latency_statistic
+              if c.run.info.latency_statistic in ("mean", "median") else "as reported")
+             for c in compared]
+    if len({kind for _, kind in kinds}) == 1:
+        return f"per-request tok/s ({kinds[0][1]})"
+    return f"per-request tok/s ({', '.join(f'{letter} {kind}' for letter, kind in kinds)})"
 
 
 def compare_context(site: Site, runs: list[Run], two_way: bool = False,
@@ -431,8 +463,10 @@ def compare_context(site: Site, runs: list[Run], two_way: bool = False,
     plain = [c.run for c in compared]
     setup = setup_rows(plain)
     per_device = len({run.hardware.count for run in plain}) > 1
-    # Legends name runs by letter and id: unique, short enough never to need cutting.
-    named = [(f"{c.letter}: {c.run.id}", i, c.run) for i, c in enumerate(compared)]
+    # Legends name runs by letter and name (legend_names), never cut.
+    names = legend_names(plain)
+    named = [(f"{c.letter}: {name}", i, c.run)
+             for i, (c, name) in enumerate(zip(compared, names, strict=True))]
     # A point's hover title names its run by letter only: the heading, the legend and every
     # table of the page say which run a letter is, and the titles are most of a plot's bytes.
     letters = {label: c.letter for (label, _, _), c in zip(named, compared, strict=True)}
@@ -447,7 +481,7 @@ def compare_context(site: Site, runs: list[Run], two_way: bool = False,
     alone = sorted(set().union(*(set(r.contexts) for r in plain)) - set(contexts))
     decode_note = (f"Contexts only one run measured are in the matrices above, not drawn: "
                    f"{', '.join(numbers.context(c) for c in alone)}." if alone and len(plain) > 1 else None)
-    pareto, pareto_note = pareto_plot(named, point_names=letters)
+    pareto, pareto_note = pareto_plot(named, point_names=letters, x_title=speed_title(compared))
     no_prefill = [c.letter for c in compared if not any(p.prompt_tokens_per_s is not None for p in c.run.prefill)]
     return ComparePageContext(
         site=site,
@@ -546,6 +580,18 @@ def _setup_entry(run: Run) -> str:
         "count": run.hardware.count,
     }
     return f"{_setups_dumps(run.id)}:{_setups_dumps(entry)}"
+
+
+def legend_names(runs: list[Run]) -> list[str]:
+    """What a comparison's legends call each run: its model's own name · accelerator ×count ·
+    engine, as compare.js writes them from the setups' facts; a name two runs share gets its id."""
+    def engine(run: Run) -> str:
+        return " ".join(p for p in (run.engine.name, run.engine.version) if p) or numbers.MISSING
+
+    names = [f"{run.info.model.rsplit('/', 1)[-1]} · {hardware_name(run, with_memory=True)} · "
+             f"{engine(run)}" for run in runs]
+    return [f"{name} ({run.id})" if names.count(name) > 1 else name
+            for name, run in zip(names, runs, strict=True)]
 
 
 def short_label(run: Run, run_labels: Mapping[str, str] | None = None) -> str:

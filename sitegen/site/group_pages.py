@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -13,9 +14,25 @@ from markupsafe import Markup
 from sitegen.model import DecodeCell, Run
 from sitegen.site import numbers
 from sitegen.site.analysis import Analysis
-from sitegen.site.charts import MAX_SERIES, PALETTE, SHAPES, ChartSpec, Series, _canonical, prefill_overlay
+from sitegen.site.capacity_views import ModelLevelLinks, model_level_links
+from sitegen.site.charts import (
+    MAX_SERIES,
+    PALETTE,
+    SHAPES,
+    ChartSpec,
+    Series,
+    _canonical,
+    _frontier,
+    prefill_overlay,
+)
 from sitegen.site.common import Field, Page, Site, hardware_name, model_name
-from sitegen.site.compare_page import decode_plot, measured_contexts, pareto_plot, shared_contexts
+from sitegen.site.compare_page import (
+    decode_plot,
+    frontier_cells,
+    measured_contexts,
+    pareto_plot,
+    shared_contexts,
+)
 from sitegen.site.fragments import Fragments
 from sitegen.site.groups import Group, compare_path, model_key
 from sitegen.site.headlines import REFERENCE_CONTEXT
@@ -44,12 +61,39 @@ class GroupPageContext:
     prefill_note: str | None
     charted_note: str | None
     comparisons: tuple[Field, ...]
-    pareto_plot: Plot | None  # model pages: tok/s per accelerator against per-request tok/s
+    pareto: tuple[ParetoAt, ...]  # model pages: the frontier at each context (pareto_by_context)
     presets: tuple[PresetLink, ...]
     presets_anchor: str  # where this group's runs are on the static views
     choice: PointChoice
     reference_context: str
     setups: tuple[SetupLink, ...] = ()  # its setups over time (setup_pages.with_setups)
+    capacity_links: tuple[ModelLevelLinks, ...] = ()  # model pages: its answers, a level each
+
+
+@dataclass(frozen=True)
+class FrontierFigure:
+    """One point of a frontier chart in words, for its text equivalent."""
+
+    run: str
+    requests: str
+    per_request: str  # with its statistic where the chart's runs do not share one
+    per_accelerator: str
+    frontier: bool
+
+
+@dataclass(frozen=True)
+class ParetoAt:
+    """A model page's frontier chart at one context: shown by default (``default``) or when the
+    address names its anchor (style.css :target), so every shared context is a link away
+    without JavaScript."""
+
+    context: str  # as the site writes contexts: "32K"
+    tokens: int
+    anchor: str
+    plot: Plot
+    figures: tuple[FrontierFigure, ...]
+    statistic: str  # of the per-request figures: "mean", "median", or "each run's statistic"
+    default: bool
 
 
 @dataclass(frozen=True)
@@ -62,6 +106,7 @@ class GroupListing:
     decode_single: str
     decode_peak: str
     prefill: str
+    models: str = ""  # /hardware/: each model's best peak decode, never one best across models
 
 
 @dataclass(frozen=True)
@@ -73,6 +118,7 @@ class GroupIndexContext:
     heading: str
     summary: str
     rows: tuple[Markup, ...]  # each group's row (the group_row macro)
+    by_model: bool = False  # /hardware/: figures per model (GroupListing.models), none across them
 
 
 def series_labels(runs: list[Run], kind: str) -> dict[str, str]:
@@ -117,8 +163,7 @@ def group_page(site: Site, group: Group, groups: dict[tuple[str, str], Group],
         prefill = _recoloured(prefill, [charted.index(run) for run in with_prefill])
     without = [names[run.id] for run in charted if run not in with_prefill]
     # Per accelerator, so setups of different sizes compare (derived: total ÷ accelerators).
-    frontier = pareto_plot([(names[run.id], i, run) for i, run in enumerate(charted)])[0] \
-        if group.kind == "models" else None
+    frontier = pareto_by_context(charted, names) if group.kind == "models" else ()
     members = {run.id for run in runs}
     comparisons = tuple(
         Field(f"{a.id} → {b.id}", f"{names[a.id]} → {names[b.id]}", site.url(compare_path(a, b)))
@@ -144,11 +189,13 @@ def group_page(site: Site, group: Group, groups: dict[tuple[str, str], Group],
                       f"the {MAX_SERIES} newest runs); the table lists all {len(runs)}."
                       if len(runs) > MAX_SERIES else None),
         comparisons=comparisons,
-        pareto_plot=frontier,
+        pareto=frontier,
         presets=preset_links(site, analysis),
         presets_anchor=f"#m-{group.slug}" if group.kind == "models" else "",
         choice=point_choice(runs, analysis),
         reference_context=numbers.context(REFERENCE_CONTEXT),
+        capacity_links=model_level_links(site, group, analysis.settings.service_levels)
+        if group.kind == "models" else (),
     )
     return Page(f"{group.path}index.html", "pages/group.html", context, (prefill,) if prefill else ())
 
@@ -176,6 +223,81 @@ def default_context(runs: list[Run], shared: list[int],
     runs measured, of equals the smallest (the others are drawn by the reader's browser)."""
     counts = Counter(c for run in runs for c in set(measured(run)))
     return min(shared, key=lambda context: (-counts[context], context))
+
+
+STATISTIC_WORDS = {"mean": "mean", "median": "median"}
+
+
+def statistic_of(run: Run) -> str:
+    """What a run's latency figures are (result format: run.latency_statistic), in words."""
+    return STATISTIC_WORDS.get(run.info.latency_statistic or "", "as reported")
+
+
+def frontier_contexts(runs: list[Run]) -> list[tuple[int, list[Run]]]:
+    """The contexts a model page draws a frontier at, each with its runs that have one there
+    (per-request figures at two or more request counts): every context two or more runs have
+    one at (for a lone run, each of its own), the default first: the one most runs have, of
+    equals the one nearest 8K, a context of 0 last."""
+    at: dict[int, list[Run]] = {}
+    for run in runs:
+        levels: dict[int, set[int]] = {}
+        for cell in frontier_cells(run):
+            levels.setdefault(cell.context_tokens, set()).add(cell.concurrency)
+        for context, counts in levels.items():
+            if len(counts) >= 2:
+                at.setdefault(context, []).append(run)
+    needed = 2 if len(runs) > 1 else 1
+    shared = sorted(context for context, there in at.items() if len(there) >= needed)
+    if not shared:
+        return []
+
+    def rank(context: int) -> tuple[int, bool, float, int]:
+        distance = abs(math.log2(context / REFERENCE_CONTEXT)) if context else math.inf
+        return -len(at[context]), context == 0, distance, context
+
+    default = min(shared, key=rank)
+    return [(context, at[context]) for context in [default, *(c for c in shared if c != default)]]
+
+
+def pareto_by_context(runs: list[Run], names: dict[str, str]) -> tuple[ParetoAt, ...]:
+    """A model page's frontier charts, one a context (frontier_contexts), each run in its
+    colour place among the group's charted runs, as on the page's decode charts."""
+    place = {run.id: i for i, run in enumerate(runs)}
+    charts = []
+    for number, (context, there) in enumerate(frontier_contexts(runs)):
+        kinds = {statistic_of(run) for run in there}
+        statistic = next(iter(kinds)) if len(kinds) == 1 else "each run's statistic"
+        chart, _ = pareto_plot([(names[run.id], place[run.id], run) for run in there],
+                               context=context, x_title=f"per-request tok/s ({statistic})")
+        if chart is None:
+            continue
+        absent = [names[run.id] for run in runs if run not in there]
+        if absent:
+            missing = f"No frontier at {numbers.context(context)} (per-request figures at two or " \
+                      f"more request counts): {'; '.join(absent)}."
+            chart = dataclasses.replace(chart, note=missing)
+        figures = _frontier_figures(there, names, context, len(kinds) > 1)
+        charts.append(ParetoAt(numbers.context(context), context, f"pareto-{context}", chart,
+                               figures, statistic, number == 0))
+    return tuple(charts)
+
+
+def _frontier_figures(runs: list[Run], names: dict[str, str], context: int,
+                      each_says: bool) -> tuple[FrontierFigure, ...]:
+    """Every point of a frontier chart in words; ``each_says``: the runs' statistics differ, so
+    each per-request figure names its own."""
+    figures = []
+    for run in runs:
+        cells = frontier_cells(run, context)
+        count = run.hardware.count
+        points = [(c.per_request_tokens_per_s or 0.0, (c.total_tokens_per_s or 0.0) / count)
+                  for c in cells]
+        best = _frontier(points)
+        for cell, point in zip(cells, points, strict=True):
+            speed = numbers.rate(point[0]) + (f" ({statistic_of(run)})" if each_says else "")
+            figures.append(FrontierFigure(names[run.id], str(cell.concurrency), speed,
+                                          numbers.rate(point[1]), point in best))
+    return tuple(figures)
 
 
 def _one_per_position(analysis: Analysis, run: Run) -> list[DecodeCell]:
@@ -292,22 +414,51 @@ def group_index_page(site: Site, kind: str, groups: list[Group], analysis: Analy
 
     def row(group: Group, href: str) -> str:
         found = [analysis.headlines(run) for run in group.runs]
+        if kind != "models":  # like with like: an accelerator's runs are ranked within each model
+            by_model = _best_by_model(group.runs, analysis)
+            return analysis.fragments.render("group_row", GroupListing(
+                group.label, href, str(len(group.runs)), "", "", "", by_model))
         return analysis.fragments.render("group_row", GroupListing(
             group.label, href, str(len(group.runs)), best([f.decode_single for f in found]),
             best([f.decode_peak for f in found]), best([f.prefill_first for f in found])))
 
     rows = []
-    for group in sorted(groups, key=lambda g: g.label.lower()):
+    # By a model's own name, its organisation prefix aside ("openai/gpt-oss-120b" as gpt-oss).
+    for group in sorted(groups, key=lambda g: (g.label.lower().rsplit("/", 1)[-1],
+                                               g.label.lower())):
         # A group's row, kept between builds by its runs' content: the page without every
         # run's headlines, nor 2,000 rows rendered at 20,000 runs.
         href = site.url(group.path)
-        key = Fragments.key("group row", group_content(group, group_digests), group.label, href, len(group.runs))
+        key = Fragments.key(f"{kind} group row", group_content(group, group_digests), group.label,
+                            href, len(group.runs))
         rows.append(Markup(analysis.fragments.get(key, partial(row, group, href))))
     noun = "model" if kind == "models" else "accelerator"
     heading = "Models" if kind == "models" else "Hardware"
     context = GroupIndexContext(
-        site=site, title=heading, heading=heading,
+        site=site, title=heading, heading=heading, by_model=kind != "models",
         summary=f"{numbers.count_noun(len(rows), noun)}; each links to its runs side by side.",
         rows=tuple(rows),
     )
     return Page(f"{kind}/index.html", "pages/groups.html", context)
+
+
+BY_MODEL_SHOWN = 4  # models a /hardware/ row names with their figure; the rest are counted
+
+
+def _best_by_model(runs: Iterable[Run], analysis: Analysis) -> str:
+    """'Qwen3-4B 1,160.0; gpt-oss-120b 95.1 and 2 more models': each model's (or base model's)
+    best peak decode (total tok/s) on the accelerator, the models by their own name."""
+    best: dict[str, tuple[str, float | None]] = {}
+    for run in runs:
+        key = model_key(run)
+        peak = analysis.headlines(run).decode_peak
+        own = (run.info.base_model or run.info.model).rsplit("/", 1)[-1]
+        name, known = best.get(key, (own, None))
+        if peak is not None and (known is None or peak > known):
+            known = peak
+        best[key] = (name, known)
+    ordered = sorted(best.items(), key=lambda item: (item[0].rsplit("/", 1)[-1], item[0]))
+    words = [f"{name} {numbers.rate(peak) if peak is not None else numbers.MISSING}"
+             for _, (name, peak) in ordered[:BY_MODEL_SHOWN]]
+    more = len(ordered) - BY_MODEL_SHOWN
+    return "; ".join(words) + (f" and {numbers.count_noun(more, 'more model')}" if more > 0 else "")

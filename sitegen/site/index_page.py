@@ -33,7 +33,7 @@ from sitegen.site.groups import (
 )
 from sitegen.site.headlines import REFERENCE_CONTEXT
 from sitegen.site.labels import distinguishing_labels
-from sitegen.site.paging import Paging, listed_models, paging
+from sitegen.site.paging import Paging, listed_models, model_listing_order, paging
 
 
 @dataclass(frozen=True)
@@ -300,9 +300,9 @@ def model_order(group: Group, analysis: Analysis, group_digests: Mapping[str, st
 
 def index_order(runs: list[Run], analysis: Analysis, groups: dict[tuple[str, str], Group] | None = None,
                 group_digests: Mapping[str, str] | None = None) -> tuple[Run, ...]:
-    """Every run in the index's order: by model (the model groups' key), then model_order."""
+    """Every run in the index's order: by model (model_listing_order), then model_order."""
     models = [g for g in groups.values() if g.kind == "models"] if groups is not None else model_groups(runs)
-    return tuple(run for group in sorted(models, key=lambda g: g.key)
+    return tuple(run for group in sorted(models, key=model_listing_order)
                  for run in model_order(group, analysis, group_digests))
 
 

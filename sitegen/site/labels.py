@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable
 from sitegen.model import Run, Status
 from sitegen.site.common import hardware_name, model_name
 from sitegen.site.groups import accelerator_key
+from sitegen.site.launch_settings import speculative_decoding
 from sitegen.site.remembered import ByRuns
 
 HARDWARE_TYPES = {
@@ -79,7 +80,7 @@ def _clip(text: str, limit: int) -> str:
 
 
 def _speculation(run: Run) -> str | None:
-    value = run.engine.speculative_decoding
+    value = speculative_decoding(run.engine)
     if not value:
         return None
     if value.strip().lower() in _NO_SPECULATION:

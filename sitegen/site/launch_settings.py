@@ -17,6 +17,8 @@ import json
 import shlex
 from dataclasses import dataclass
 
+from sitegen.model import Engine
+
 # The settings, in the order the setup table shows them.
 SETTINGS: tuple[tuple[str, str], ...] = (
     ("tensor_parallel", "Tensor parallel"),
@@ -67,6 +69,7 @@ _VALUED: dict[str, str] = {
     **dict.fromkeys(("-ctk", "--cache-type-k"), "kv_cache_k"),
     **dict.fromkeys(("-ctv", "--cache-type-v"), "kv_cache_v"),
 }
+_SPECULATION_FLAGS = ("--speculative", "-md", "--model-draft")
 # Flags without a value: the setting and the value they stand for.
 _SWITCHES: dict[str, tuple[str, str]] = {
     "--enable-prefix-caching": ("prefix_caching", "on"),
@@ -134,22 +137,40 @@ def _normalise(key: str, value: str) -> str:
         return f"on, up to batch {value}" if value.isdigit() else value
     if key == "flash_attention":
         return _switch_value(value)
-    if key == "speculative_decoding" and value.startswith("{"):
-        return _speculative_config(value)
+    if key == "speculative_decoding":
+        return _speculative_config(value) if value.startswith("{") else speculation_name(value)
     return value
 
 
+# Speculative methods as their papers and engines' documentation write them: sglang's
+# ``--speculative-algorithm NGRAM`` and vLLM's ``"method": "ngram"`` are both n-gram.
+_SPECULATION_NAMES = {"ngram": "n-gram", "eagle": "EAGLE", "eagle3": "EAGLE3", "mtp": "MTP",
+                      "nextn": "NextN", "medusa": "Medusa", "mlp_speculator": "MLP speculator",
+                      "draft_model": "draft model"}
+
+
+def speculation_name(method: str) -> str:
+    """A speculative method's usual spelling: 'ngram' → 'n-gram', 'deepseek_mtp' → 'MTP'; one
+    not known here as given (DSPARK stays DSPARK)."""
+    key = method.strip().lower()
+    if key.endswith("_mtp"):
+        key = "mtp"
+    return _SPECULATION_NAMES.get(key, method.strip())
+
+
 def _speculative_config(text: str) -> str:
-    """vLLM's ``--speculative-config`` JSON as words: 'mtp, 2 tokens'."""
+    """vLLM's ``--speculative-config`` JSON as words: 'MTP, 2 tokens'."""
     try:
         config = json.loads(text)
     except ValueError:
         return text
     if not isinstance(config, dict):
         return text
-    parts = [str(config[name]) for name in ("method", "model") if config.get(name)]
+    parts = [speculation_name(str(config["method"])) if name == "method" else str(config[name])
+             for name in ("method", "model") if config.get(name)]
     if isinstance(config.get("num_speculative_tokens"), int):
-        parts.append(f"{config['num_speculative_tokens']} tokens")
+        count = config["num_speculative_tokens"]
+        parts.append(f"{count} token" if count == 1 else f"{count} tokens")
     return ", ".join(parts) or text
 
 
@@ -204,3 +225,15 @@ def parse_launch_command(command: str | None) -> LaunchSettings:
         found.setdefault("kv_cache_dtype", f"K {key_type or 'default'}, V {value_type or 'default'}")
     ordered = tuple((key, found[key]) for key, _ in SETTINGS if key in found)
     return LaunchSettings(ordered, tuple(other))
+
+
+def speculative_decoding(engine: Engine) -> str | None:
+    """The speculative decoding a run used: what its file says, else what its launch command
+    gives (``--speculative-algorithm DSPARK``, vLLM's ``--speculative-config`` JSON …)."""
+    if engine.speculative_decoding:
+        return engine.speculative_decoding
+    command = engine.launch_command
+    # Most commands name no draft: a substring test spares parsing them (labels read every run).
+    if not command or not any(flag in command for flag in _SPECULATION_FLAGS):
+        return None
+    return parse_launch_command(command).get("speculative_decoding")

@@ -106,6 +106,10 @@ def gigabytes(value: float | None) -> str:
     return MISSING if value is None else f"{_plain(value)} GB"
 
 
+# What a context of 0 is, wherever one is shown: the requests start with no context before them.
+CONTEXT_ZERO = "0 (no earlier context: each request's own short prompt only)"
+
+
 def context(tokens: int) -> str:
     """A context length as the matrix labels it: 8K, 1019K (× 1024), 0, 5,000."""
     if tokens >= 1024 and tokens % 1024 == 0:

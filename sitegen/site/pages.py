@@ -16,6 +16,7 @@ import hashlib
 from collections import defaultdict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 
 from sitegen.model import Run
 from sitegen.records import record
@@ -29,6 +30,7 @@ from sitegen.site.capacity_page import (
     preset_path,
     priced,
 )
+from sitegen.site.capacity_views import level_model_page, level_model_path
 from sitegen.site.common import Page, Site
 from sitegen.site.compare_page import MAX_LINKED, MAX_RUNS, compare_app_page, compare_page, run_comparisons
 from sitegen.site.feeds import SitemapContext, feed_context
@@ -278,6 +280,14 @@ def plan(site: Site, runs: list[Run], analysis: Analysis | None = None,
     for number, path, page_key in listing_keys(capacity_paged, capacity_path, costs):
         planned.append(PlannedPage(path, page_key, lambda number=number: capacity_page(  # type: ignore[misc]
             site, runs, groups, analysis, number, capacity_paged)))
+    # Each model's setups ranked at each shipped level (capacity_views): a page per model and level.
+    for level in settings.service_levels:
+        for group in models:
+            path = level_model_path(level, group)
+            page_key = _key(site_text, settings_text, path, group.label, group.path,
+                            of_model[group.key], costs)
+            planned.append(PlannedPage(path, page_key, partial(level_model_page, site, group, level,
+                                                               analysis, costs)))
     preset_paged = preset_paging(groups)
     # The first page of a preset's view lists every model with the page it is on.
     contents = _key([(group.slug, group.label) for group in models], preset_paged.bounds)

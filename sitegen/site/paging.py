@@ -77,8 +77,15 @@ class Paging:
 
 
 def listed_models(groups: dict[tuple[str, str], Group]) -> list[Group]:
-    """The models of a site's groups (site_groups) in the listings' order: by their key."""
-    return sorted((group for (kind, _), group in groups.items() if kind == "models"), key=lambda group: group.key)
+    """The models of a site's groups (site_groups) in the listings' order: by the model's own
+    name, its organisation prefix aside ("openai/gpt-oss-120b" as "gpt-oss-120b"), then key."""
+    models = (group for (kind, _), group in groups.items() if kind == "models")
+    return sorted(models, key=model_listing_order)
+
+
+def model_listing_order(group: Group) -> tuple[str, str]:
+    """A model group's place in listings: its own name (after the last "/"), then its key."""
+    return group.key.rsplit("/", 1)[-1], group.key
 
 
 def paging(models: Sequence[Group], size: int) -> Paging:

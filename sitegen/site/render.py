@@ -14,7 +14,7 @@ from jinja2.bccache import Bucket
 from jinja2.runtime import Context
 from markupsafe import Markup
 
-from sitegen.site import plots
+from sitegen.site import numbers, plots
 from sitegen.site.charts import PALETTE, SHAPES
 from sitegen.site.common import Page, Site
 from sitegen.store import read_cache, write_cache
@@ -86,6 +86,7 @@ def environment(templates_dir: Path, cache_dir: Path | None = None) -> Environme
     # Our own files, never data: marked safe here, and allowed by the CSP by their hashes.
     env.globals["inline_asset"] = lambda name: Markup(inlined(name))
     env.globals["csp_hash"] = lambda name: Markup(_csp_hash(inlined(name)))
+    env.globals["context_zero"] = numbers.CONTEXT_ZERO  # what a context of 0 is, where shown
     env.globals["plot_sheet"] = plots.sheet  # a page's shared plot definitions (templates/_macros.html)
     env.globals["palette"], env.globals["shapes"] = PALETTE, SHAPES  # the legend keys' places
     return env

@@ -23,6 +23,7 @@ from sitegen.site.capacity import (
 from sitegen.site.capacity_page import RunCapacity, money, run_capacity
 from sitegen.site.common import Field, Page, Site, engine_summary, fields, hardware_name, model_name, repository_link
 from sitegen.site.groups import Group, accelerator_key, model_key
+from sitegen.site.launch_settings import speculative_decoding
 from sitegen.site.load_point_view import LoadPointTable, load_point_table
 from sitegen.site.prose import markdown
 from sitegen.site.setup_pages import RunHistory
@@ -197,6 +198,7 @@ class RunPageContext:
     explanations: tuple[Explanation, ...]
     ttft_note: str | None
     latency_note: str
+    latency_statistic: str  # what the cells' TTFT is: "mean", "median" or "as reported"
     totals_note: str
     decode_heading: str
     measurements: tuple[MeasurementRow, ...]
@@ -252,7 +254,7 @@ def _engine_fields(run: Run) -> tuple[Field, ...]:
     result += fields(
         ("Build", engine.build),
         ("Parallelism", engine.parallelism),
-        ("Speculative decoding", engine.speculative_decoding),
+        ("Speculative decoding", speculative_decoding(engine)),
     )
     result += [Field(name, _setting(value)) for name, value in engine.settings]
     return tuple(result)
@@ -606,6 +608,8 @@ def run_page(site: Site, run: Run, groups: dict[tuple[str, str], Group], label: 
         ttft_note=("TTFT is measured after the benchmark warms the server's prompt cache, so it mostly excludes prefill."
                    if run.info.prefill_mode == "decode-warmup" else None),
         latency_note=labels.LATENCY_STATISTICS.get(run.info.latency_statistic or "", labels.LATENCY_UNDECLARED),
+        latency_statistic=run.info.latency_statistic
+        if run.info.latency_statistic in ("mean", "median") else "as reported",
         totals_note=_totals_note(run),
         decode_heading=decode_phase(run),
         measurements=_measurement_rows(run),

@@ -100,6 +100,17 @@
     return map;
   };
 
+  // What legends call a run (compare_page.legend_names): its model's own name · accelerator
+  // ×count · engine, from the setups' facts; a name another run of the view shares gets its id.
+  var nameOf = function (run) {
+    var facts = run.setup.facts;
+    return facts[0].split("/").pop() + " · " + facts[1] + " ×" + facts[2] + " · " + facts[3];
+  };
+  var legendName = function (run) {
+    var name = nameOf(run);
+    return shown.filter(function (other) { return nameOf(other) === name; }).length > 1 ? name + " (" + run.id + ")" : name;
+  };
+  var shown = [];
   var ratioSection = function (base, other, perDevice, index) {
     var contexts = {}, levels = {};
     [base, other].forEach(function (run) {
@@ -177,7 +188,13 @@
         last = td;
       });
     });
-    summary.textContent = changes.length
+    // Like with like (compare_page._across_models): no change across models is summed up.
+    var modelOf = function (run) { return run.doc.run.base_model || run.doc.run.model; };
+    summary.textContent = modelOf(base).toLowerCase() !== modelOf(other).toLowerCase()
+      ? other.letter + " and " + base.letter + " are runs of different models (" + modelOf(other) + ", " + modelOf(base) +
+        "): each cell sets their figures side by side, and no change across models is summed up. " +
+        "Compare runs of the same model to read a change."
+      : changes.length
       ? other.letter + " is faster in " + changes.filter(function (c) { return c >= 0.005; }).length + " of " + changes.length +
         " cells both runs measured as valid; median change " + percent(median(changes)) + "."
       : "The two runs have no valid cell in common.";
@@ -325,7 +342,7 @@
       shared.forEach(function (ctx) {
         var series = runs.map(function (run) {
           var divisor = perDevice ? run.setup.count : 1;
-          var label = run.letter + ": " + run.id;
+          var label = run.letter + ": " + legendName(run);
           var points = run.doc.measurements.decode.filter(function (c) {
             return c.context_tokens === ctx && measured(c) && c.total_tokens_per_s !== null && c.total_tokens_per_s !== undefined;
           }).map(function (c) {
@@ -366,7 +383,7 @@
     var leftOut = [];
     var paretoSeries = [];
     runs.forEach(function (run) {
-      var label = run.letter + ": " + run.id;
+      var label = run.letter + ": " + legendName(run);
       var cells = run.doc.measurements.decode.filter(function (c) {
         return c.status === "valid" && c.total_tokens_per_s !== null && c.total_tokens_per_s !== undefined &&
                c.per_request_tokens_per_s !== null && c.per_request_tokens_per_s !== undefined;
@@ -395,7 +412,15 @@
       paretoSeries.push({ label: label, index: run.index, runId: run.id, points: points, joined: joined, title: title });
     });
     var note = leftOut.length ? "Left out, for lack of per-request figures at two or more request counts: " + leftOut.join("; ") + "." : null;
-    var frontierPlot = plot("Throughput against interactivity", paretoSeries, false, "per-request tok/s", "tok/s per accelerator", note);
+    // The x axis names the statistic of the per-request figures (compare_page.speed_title).
+    var kinds = runs.map(function (run) {
+      var kind = run.doc.run.latency_statistic;
+      return [run.letter, kind === "mean" || kind === "median" ? kind : "as reported"];
+    });
+    var alike = kinds.every(function (k) { return k[1] === kinds[0][1]; });
+    var speedTitle = "per-request tok/s (" + (alike ? kinds[0][1]
+      : kinds.map(function (k) { return k[0] + " " + k[1]; }).join(", ")) + ")";
+    var frontierPlot = plot("Throughput against interactivity", paretoSeries, false, speedTitle, "tok/s per accelerator", note);
     if (frontierPlot) pareto.appendChild(frontierPlot);
     else if (note) pareto.appendChild(el("p", note, "legend"));
     result.appendChild(pareto);
@@ -487,6 +512,7 @@
       var runs = ids.map(function (id, i) {
         return { id: id, letter: LETTERS[i], index: i, doc: loaded[i + 1], setup: setups.runs[id] };
       });
+      shown = runs;
       render(runs, setups);
     }).catch(function (error) {
       // Browsers do not let a page opened from disk read other files with fetch().

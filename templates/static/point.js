@@ -10,14 +10,12 @@
   "use strict";
   var form = document.getElementById("point-form");
   var table = document.querySelector("table.runs");
-  if (!form || !table || !window.fetch || !window.URLSearchParams) return;
   var status = document.getElementById("point-status");
   var TOLERANCE = 0.03;  // capacity.CONTEXT_TOLERANCE
   var KEYS = ["context", "concurrency", "level", "min_tps", "max_ttft", "users"];
   var STATUS = { valid: "Valid", requests_queued: "Requests queued", over_capacity: "Over capacity",
                  not_run: "Not run", failed: "Failed" };
   var field = function (name) { return form.elements[name]; };
-  var contexts = Array.prototype.map.call(field("context").options, function (o) { return Number(o.value); });
 
   // --- numbers, as sitegen/site/numbers.py writes them: site.js, loaded first ---------------
   var numbers = window.sitegenNumbers;
@@ -155,7 +153,7 @@
   // --- reading and keeping the choice ------------------------------------------------------
   // A price per accelerator (price.<accelerator, lower-cased>), one field each; the address's
   // old price= (one price for every accelerator) is still read, and the status says so.
-  var priceFields = Array.prototype.slice.call(form.querySelectorAll("input[data-accelerator]"));
+  var priceFields = form ? Array.prototype.slice.call(form.querySelectorAll("input[data-accelerator]")) : [];
   var levelOf = function (choice) {
     if (choice.level && choice.level !== "custom") {
       var option = field("level").querySelector("option[value='" + CSS.escape(choice.level) + "']");
@@ -195,7 +193,7 @@
     var wanted = Number(choice.context);
     var shown = matchContext(contexts, wanted);
     if (shown !== null) field("context").value = String(shown);
-    if (choice.concurrency) field("concurrency").value = choice.concurrency;
+    field("concurrency").value = choice.concurrency || "";
     field("level").value = choice.level || "";
     field("min_tps").value = choice.min_tps;
     field("max_ttft").value = choice.max_ttft;
@@ -273,6 +271,8 @@
         });
         entry.price_usd_per_hour = file.prices && file.prices[entry.run] !== undefined ? file.prices[entry.run] : null;
         entry.timing = { cache: entry.ttft_prompt_cache, prefill: entry.prefill_ms };
+        // The statistic of its latency figures (mean or median), where its file says.
+        entry.statistic = (file.latency_statistics && file.latency_statistics[entry.run]) || "as reported";
         entry.cells = entry.cells.map(function (figures, i) {
           if (!figures) return null;
           var cell = { concurrency: file.concurrency[i], context_tokens: entry.context_tokens };
@@ -291,6 +291,13 @@
   // build.
   window.sitegenPoint.rules = { judge: judge, capacity: capacity, answerForUsers: answerForUsers,
                                 merged: merged, levelOf: levelOf };
+  // The one copy of the rules in the browser: /capacity/'s question (capacity.js) loads this
+  // file for them, and has no picker, so the picker's part ends here there.
+  window.sitegenRules = { matchContext: matchContext, judge: judge, capacity: capacity,
+                          answerForUsers: answerForUsers, merged: merged, cost: cost,
+                          ttftWords: TTFT_WORDS };
+  if (!form || !table || !window.fetch || !window.URLSearchParams) return;
+  var contexts = Array.prototype.map.call(field("context").options, function (o) { return Number(o.value); });
 
   var plural = function (n) { return n + (n === 1 ? " request" : " requests"); };
   // The labels of a verdict: where its speed came from (when not reported), which TTFT it judged.
@@ -334,9 +341,10 @@
   var render = function (data, choice, wanted, level) {
     clear();
     table.classList.add("at-point");
-    var concurrency = Number(choice.concurrency);
+    // Without a number of requests only the capacity (and its cost) is read: it needs none.
+    var concurrency = choice.concurrency ? Number(choice.concurrency) : null;
     var users = choice.users && Number(choice.users) >= 1 ? Math.floor(Number(choice.users)) : null;
-    var at = contextLabel(wanted) + " × " + concurrency;
+    var at = contextLabel(wanted) + (concurrency === null ? "" : " × " + concurrency);
     // Each run's price: the reader's for its accelerator, else the configured one; never one
     // for all.
     var priceOf = function (entry) {
@@ -346,19 +354,31 @@
         ? { usd: entry.price_usd_per_hour, said: "configured price for " + entry.accelerator }
         : null;
     };
-    var priced = Object.keys(data.runs).some(function (id) {
-      return priceOf(data.runs[id]) !== null;
+    var priced = Object.keys(data.runs).some(function (id) { return priceOf(data.runs[id]) !== null; });
+    // The statistic is named in the header when the rows share one, else beside each figure.
+    var kinds = {};
+    Array.prototype.forEach.call(table.tBodies[0].rows, function (row) {
+      var entry = data.runs[runOf(row)];
+      if (entry) kinds[entry.statistic] = true;
     });
-    header("Total tok/s at " + at);
-    header("Per request tok/s");
-    header("TTFT");
-    header("Status", undefined, "text");
+    var shared = Object.keys(kinds).length === 1 ? Object.keys(kinds)[0] : null;
+    var named = function (text, entry) { return shared || !entry ? text : text + " (" + entry.statistic + ")"; };
+    var speedLabel = "Per request tok/s (" + (shared || "each run's statistic") + ")";
+    var waitLabel = "TTFT (" + (shared || "each run's statistic") + ")";
+    if (concurrency !== null) {
+      header("Total tok/s at " + at);
+      header(speedLabel);
+      header(waitLabel);
+      header("Status", undefined, "text");
+    }
     if (level) {
       var where = contextLabel(wanted) + ", " + level.name;
       header(users ? "At " + users + " users, " + where + " (derived)"
                    : "Capacity at " + where + ": users per accelerator (derived)");
     }
-    if (priced) header("USD per million output tokens at " + at + " (derived)");
+    if (priced && (concurrency !== null || level)) {
+      header("USD per million output tokens at " + (concurrency === null ? "capacity, " : "") + at + " (derived)");
+    } else priced = false;
     var found = 0;
     Array.prototype.forEach.call(table.tBodies[0].rows, function (row) {
       var entry = data.runs[runOf(row)];
@@ -366,10 +386,12 @@
       var cell = cells.filter(function (c) { return c.concurrency === concurrency; })[0];
       var accelerators = entry ? entry.accelerators : 1;
       var price = priceOf(entry);
-      if (!cell) {
+      if (concurrency === null) {
+        if (entry) found += 1;
+      } else if (!cell) {
         td(row, "At " + at, [["not measured", "absent"]], null);
-        td(row, "Per request", [["not measured"]], null);
-        td(row, "TTFT", [["not measured"]], null);
+        td(row, speedLabel, [["not measured"]], null);
+        td(row, waitLabel, [["not measured"]], null);
         td(row, "Status", [["not measured"]], null, "text");
       } else {
         found += 1;
@@ -380,9 +402,9 @@
         if (entry.context_tokens !== wanted) parts.push(["run's context " + contextLabel(entry.context_tokens), "at"]);
         td(row, "At " + at, parts, total);
         var speed = speedOf(cell, null);
-        td(row, "Per request", [[rate(speed.value)]].concat(speed.source === "time_between_tokens"
-          ? [["from time between tokens", "at derived"]] : []), speed.value);
-        td(row, "TTFT", [[ms(cell.ttft_ms)]], cell.ttft_ms);
+        td(row, speedLabel, [[speed.value === null ? rate(null) : named(rate(speed.value), entry)]]
+          .concat(speed.source === "time_between_tokens" ? [["from time between tokens", "at derived"]] : []), speed.value);
+        td(row, waitLabel, [[cell.ttft_ms === null ? ms(null) : named(ms(cell.ttft_ms), entry)]], cell.ttft_ms);
         var verdict = [[STATUS[cell.status] || cell.status]];
         if (level) {
           var judged = judge(cell, level, entry.timing);
@@ -417,7 +439,10 @@
         if (price && level && entry) {
           var most = capacity(cells, level, entry.timing).best;
           var there = most ? cost(price.usd, accelerators, most.total_tokens_per_s) : null;
-          if (there !== null) costs.push([money(there) + " at capacity", "at derived"]);
+          if (there !== null) {
+            if (sort === null) sort = there;
+            costs.push([money(there) + " at capacity", "at derived"]);
+          }
         }
         if (price && costs.length) {
           costs.push(["at $" + price.usd + " per accelerator-hour (" + price.said + ")", "at"]);
@@ -427,6 +452,7 @@
       }
     });
     status.textContent = found + " of " + table.tBodies[0].rows.length + " runs measured " + at +
+      (concurrency === null ? " (capacity only: choose a number of requests for each run's cell)" : "") +
       (wanted !== Number(choice.context) ? " (nearest listed context to " + contextLabel(Number(choice.context)) + ")" : "") +
       ". Per-accelerator figures, service-level verdicts, capacity and cost are derived (rules: Capacity page)." +
       (choice.allPrice ? " The address's price=" + choice.allPrice + " (one price for every " +
@@ -441,15 +467,26 @@
     return id ? decodeURIComponent(id[1]) : null;
   };
 
+  // The choice shown, read again when the filters change the rows (site.js's sitegen:rows);
+  // only the latest reading is drawn, whichever of the fetches ends last.
+  var current = null, readings = 0;
   var apply = function (choice) {
     keep(choice);
+    var reading = (readings += 1);
+    current = null;
     var wanted = matchContext(contexts, Number(choice.context));
-    if (wanted === null || !choice.concurrency) {
+    var level = levelOf(choice);
+    if (wanted === null) {
       clear();
       status.textContent = "No run here measured a context within ±3 % of " + choice.context + " tokens.";
       return;
     }
-    var level = levelOf(choice);
+    if (!choice.concurrency && !level) {
+      clear();
+      status.textContent = "Choose a number of requests at once, a service level, or both.";
+      return;
+    }
+    current = choice;
     // Built from the page's way back to the site root (site.js explains data-root), so the
     // picker works under any path.
     var base = (document.documentElement.getAttribute("data-root") || "") + "data/points/" + wanted;
@@ -473,7 +510,9 @@
       return Promise.all(present.models.filter(function (slug) { return listed[slug]; }).map(function (slug) {
         return load(base + "/" + slug + ".json");
       }));
-    }).then(function (files) { render({ runs: merged(files) }, choice, wanted, level); }).catch(function (error) {
+    }).then(function (files) {
+      if (reading === readings) render({ runs: merged(files) }, choice, wanted, level);
+    }).catch(function (error) {
       // Browsers do not let a page opened from disk read other files with fetch().
       status.textContent = window.location.protocol === "file:"
         ? "Reading the runs at any point needs the site served over HTTP (for example `sitegen serve`); " +
@@ -488,7 +527,12 @@
     event.preventDefault();
     apply(fromForm());
   });
+  table.addEventListener("sitegen:rows", function () {
+    if (current) apply(current); else clear();  // rows put back may still hold old point cells
+  });
   document.getElementById("point-clear").addEventListener("click", function () {
+    current = null;
+    readings += 1;
     clear();
     keep(null);
     status.textContent = "";
@@ -518,7 +562,7 @@
     });
   });
   var start = fromAddress();
-  if (start.context && start.concurrency) {
+  if (start.context && (start.concurrency || start.level || start.min_tps || start.max_ttft)) {
     toForm(start);
     apply(start);
   } else if (presets.length) {

@@ -350,11 +350,14 @@
       tr.appendChild(cell("td", "Quantization", text(run[6])));
       tr.appendChild(cell("td", "Date", text(run[7])));
       // The phone layout's labels are the column headings, as the template writes them.
-      var heading = function (i) { return filtered.tHead.rows[0].cells[i].textContent.trim(); };
-      [8, 9, 10, 11].forEach(function (field, i) { tr.appendChild(figure(run[field], heading(5 + i))); });
+      // The headline headings (th.h): an operating point's columns may stand before them.
+      var heading = function (i) { return filtered.tHead.querySelectorAll("th.h")[i].textContent.trim(); };
+      [8, 9, 10, 11].forEach(function (field, i) { tr.appendChild(figure(run[field], heading(i))); });
       return tr;
     };
 
+    // The rows shown changed: point.js reads its operating point again for them.
+    var changed = function () { filtered.dispatchEvent(new CustomEvent("sitegen:rows")); };
     var apply = function () {
       // Other settings in the address (an operating point) stay as they are.
       var query = new URLSearchParams(window.location.search);
@@ -370,6 +373,7 @@
         body.replaceChildren.apply(body, pageRows);
         if (pager) pager.hidden = false;
         if (shown) shown.textContent = pageCount;
+        changed();
         return;
       }
       if (fromDisk) {
@@ -384,6 +388,7 @@
             return !words || words.split(/\s+/).every(function (word) { return haystack.indexOf(word) >= 0; });
           });
           body.replaceChildren.apply(body, mine);
+          changed();
           if (shown) {
             shown.textContent = mine.length + " of " + pageRows.length + " on this page shown (searching every run " +
               "needs the site served over HTTP, for example `sitegen serve`)";
@@ -403,6 +408,7 @@
           return words.split(/\s+/).every(function (word) { return haystack.indexOf(word) >= 0; });
         });
         body.replaceChildren.apply(body, matches.map(row));
+        changed();
         if (pager) pager.hidden = true;
         if (shown) shown.textContent = matches.length + " of " + index.runs.length + " shown";
       }).catch(function (error) {
