@@ -114,9 +114,11 @@ def page_addresses(site: Path, run_id: str) -> dict[str, str]:
     the checks see as much of the site as one page can show."""
 
     def fullest(folder: str) -> str:
-        def size(page: Path) -> tuple[int, int]:
+        def size(page: Path) -> tuple[bool, int, int]:
+            # Pages with a chart first: a group of runs of load points only has none.
             html = page.read_text(encoding="utf-8")
-            return len(re.findall(r'<tr[^>]*><th><a href="[./]*runs/', html)), html.count('<figure class="chart"')  # runs, charts
+            charts = html.count('<figure class="chart"')
+            return charts > 0, len(re.findall(r'<tr[^>]*><th><a href="[./]*runs/', html)), charts
 
         best = max(sorted(site.glob(f"{folder}/*/index.html")), key=size)
         return "/" + best.parent.relative_to(site).as_posix() + "/"

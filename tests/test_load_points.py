@@ -181,3 +181,20 @@ def test_a_sweep_of_rates_and_concurrencies_keeps_them_apart(project: Path, tmp_
         "burst.json" in note and "every request sent at once" in note
         for note in data["provenance"]["notes"]
     )
+
+
+def test_the_shipped_history_is_what_import_makes_of_the_raw_files(project: Path) -> None:
+    # content/SOURCES.md: each run imported with `sitegen import RAW --meta run.yaml --id ID`.
+    metas = sorted(HISTORY.glob("*/_run/*.run.yaml"))
+    assert len(metas) == len(RATE_FILES) == 16
+    for meta in metas:
+        folder = meta.parent.parent
+        [raw] = folder.glob(f"{meta.name[:10]}_*.json")
+        quantization = "nvfp4" if "-nvfp4-" in folder.name else "bf16"
+        workload = folder.name.split(f"-{quantization}-", 1)[1]
+        run_id = f"dgxspark-vllm-gemma4-26b-{quantization}-{workload}-{meta.name[:10]}"
+        shipped = project / "content" / "runs" / f"{run_id}.yaml"
+        expected = shipped.read_bytes()
+        shipped.unlink()
+        assert run_cli(project, "import", str(raw), "--meta", str(meta), "--id", run_id) == 0
+        assert shipped.read_bytes() == expected, run_id
