@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,9 +22,16 @@ SEED_META = REPO / "tests" / "data" / "import" / "seed-run.yaml"
 SEED_FILE = REPO / "content" / "runs" / f"{SEED_RUN_ID}.yaml"
 
 
-def shipped_seed() -> dict[str, object]:
-    data: dict[str, object] = parse_yaml("seed", SEED_FILE.read_bytes()).data
+def shipped_seed() -> dict[str, Any]:
+    data: dict[str, Any] = parse_yaml("seed", SEED_FILE.read_bytes()).data
     return data
+
+
+def with_raw_files(data: dict[str, Any], files: dict[str, Path]) -> dict[str, Any]:
+    """``data`` with ``provenance.raw_files`` listing these files (name → path) by name."""
+    listed = [{"file": name, "bytes": len(path.read_bytes()), "sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
+              for name, path in sorted(files.items())]
+    return {**data, "provenance": {**data["provenance"], "raw_files": listed}}
 
 
 def runs_dir(project: Path) -> Path:
@@ -60,6 +69,10 @@ def test_collect_accepts_the_imported_file(empty_project: Path) -> None:
     [run] = collected_entries(empty_project)
     assert run["id"] == "imported"
     assert run["origin"] == "content/runs/imported.yaml"
+    receipt = run["result"].pop("receipt")  # what collect adds: the file's digest, worked out here
+    written = (runs_dir(empty_project) / "imported.yaml").read_bytes()
+    assert receipt == {"result_file": {"file": "content/runs/imported.yaml", "bytes": len(written),
+                                       "sha256": hashlib.sha256(written).hexdigest()}}
     assert run["result"] == shipped_seed()
 
 
@@ -139,7 +152,9 @@ def test_import_redacts_secrets_before_writing(empty_project: Path, tmp_path: Pa
     assert run_cli(empty_project, "import", str(SAMPLE), "--meta", str(meta), "--id", "redacted") == 0
     text = (runs_dir(empty_project) / "redacted.yaml").read_text()
     assert secret not in text
-    assert read_run(runs_dir(empty_project) / "redacted.yaml") == shipped_seed()
+    # The receipt names the run.yaml read, by the digest of its bytes (worked out here).
+    expected = with_raw_files(shipped_seed(), {"sample_benchmark_results.json": SAMPLE, "run.yaml": meta})
+    assert read_run(runs_dir(empty_project) / "redacted.yaml") == expected
     assert f"{SAMPLE}: /engine/launch_command: note: redacted a secret" in capsys.readouterr().err
 
 
@@ -189,7 +204,8 @@ def test_raw_folder_is_collected_like_any_run(empty_project: Path) -> None:
     assert run_cli(empty_project, "collect") == 0
     [run] = collected_entries(empty_project)
     assert (run["id"], run["origin"]) == ("h200-raw", "content/runs/h200-raw")
-    assert run["result"] == shipped_seed()
+    # The folder's files, named as they are in it, by digests worked out here.
+    assert run["result"] == with_raw_files(shipped_seed(), {"benchmark_results.json": SAMPLE, "run.yaml": SEED_META})
 
 
 def test_raw_folder_problems_name_the_file_and_line(empty_project: Path, capsys: pytest.CaptureFixture[str]) -> None:
