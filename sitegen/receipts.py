@@ -60,13 +60,10 @@ class Receipt:
     sitegen_version: str
 
     def as_json(self) -> dict[str, Any]:
-        """The receipt as the run JSON's ``receipt`` member: only what is known."""
-        members = {"result_file": self.result_file, "raw_files": list(self.raw_files) or None,
-                   "benchmark_tool": self.benchmark_tool, "benchmark_tool_version": self.benchmark_tool_version,
-                   "launch_command": self.launch_command, "benchmark_command": self.benchmark_command,
-                   "container_image": self.container_image,
-                   "container_image_digest": self.container_image_digest,
-                   "schema_version": self.schema_version, "sitegen_version": self.sitegen_version}
+        """The run JSON's ``receipt`` member: what the document itself does not hold (its tool,
+        commands, image and raw files are in its own sections)."""
+        members = {"result_file": self.result_file, "schema_version": self.schema_version,
+                   "sitegen_version": self.sitegen_version}
         return {key: value for key, value in members.items() if value is not None}
 
 

@@ -19,6 +19,7 @@ from sitegen.site.capacity_page import RunCapacity, money, run_capacity
 from sitegen.site.common import Field, Page, Site, engine_summary, fields, hardware_name, model_name, repository_link
 from sitegen.site.groups import Group, accelerator_key, model_key
 from sitegen.site.prose import markdown
+from sitegen.site.receipt_page import Reproduce, matrix_anchor, prefill_anchor, reproduce, row_anchor
 
 # A status's class on its matrix cell and measurements row (style.css, "Run page"): short, as a
 # run page has 73 rows and 64 cells; a valid one needs none.
@@ -55,6 +56,7 @@ class MatrixRow:
 
     context: str
     cells: tuple[MatrixCell | None, ...]  # None: the run has no cell at this position
+    anchors: tuple[str, ...] = ()  # each position's id, part of the permalink (receipt_page)
 
 
 @dataclass(frozen=True)
@@ -102,6 +104,7 @@ class MeasurementRow:
     # below is said once, not on each row (issue 18); 0 where a row above spans this one.
     phase_rows: int = 1
     context_rows: int = 1
+    anchor: str = ""  # its id, part of the permalink: p-<context>, r-<context>-<requests> (receipt_page)
 
     @property
     def css(self) -> str:
@@ -199,6 +202,7 @@ class RunPageContext:
     provenance: tuple[str, ...]
     result_href: str  # the run's canonical JSON; the CSV is made from it in the browser (site.js)
     related: tuple[Field, ...]
+    reproduce: Reproduce | None = None  # the "Reproduce this run" block and the cite data (receipt_page)
 
 
 def _hardware_fields(run: Run) -> tuple[Field, ...]:
@@ -315,7 +319,7 @@ def _matrix(run: Run, price: Price | None = None) -> Matrix | None:
                 note=cell.note,
                 cost=_cell_cost(cell, run.hardware.count, price),
             ))
-        rows.append(MatrixRow(numbers.context(context), tuple(cells)))
+        rows.append(MatrixRow(numbers.context(context), tuple(cells), tuple(matrix_anchor(context, c) for c in levels)))
     return Matrix(tuple(levels), tuple(rows))
 
 
@@ -349,6 +353,7 @@ def _measurement_rows(run: Run) -> tuple[MeasurementRow, ...]:
             completed=_figure(numbers.integer(p.samples)),
             output_tokens=_DASH,
             measured=_DASH,
+            anchor=prefill_anchor(p),
         )
         for p in run.prefill
     ]
@@ -369,6 +374,7 @@ def _measurement_rows(run: Run) -> tuple[MeasurementRow, ...]:
             output_tokens=_figure(numbers.integer(c.output_tokens)),
             measured=_figure(numbers.seconds(c.measured_s)),
             output_length=_figure(numbers.integer(c.output_tokens_per_request) if c.output_tokens_per_request else ""),
+            anchor=row_anchor(c),
         )
         for c in run.decode
     ]
@@ -564,5 +570,6 @@ def run_page(site: Site, run: Run, groups: dict[tuple[str, str], Group], label: 
         provenance=run.provenance.notes if run.provenance else (),
         result_href=result_href,
         related=related,
+        reproduce=reproduce(run),
     )
     return Page(f"runs/{run.id}/index.html", "pages/run.html", context)
