@@ -4,8 +4,8 @@ path (worker processes, used when many files are new) gives what the files hold.
 from __future__ import annotations
 
 import builtins
-import io
 import hashlib
+import io
 import json
 import os
 import shutil

@@ -134,26 +134,27 @@
     if (type === "null") return value === null;
     return typeof value === type;
   };
-  // Python's difflib is not here: a close name is one within two edits, as "did you mean" needs.
-  var distance = function (a, b) {
+  // "Did you mean", as difflib.get_close_matches(word, choices, 1, 0.6) picks: the choice most
+  // alike by 2 × (letters in common, in order) ÷ (both lengths), if that is at least 0.6.
+  var common = function (a, b) {
     var row = [];
-    for (var j = 0; j <= b.length; j++) row.push(j);
+    for (var j = 0; j <= b.length; j++) row.push(0);
     for (var i = 1; i <= a.length; i++) {
-      var previous = row[0];
-      row[0] = i;
+      var diagonal = 0;
       for (var k = 1; k <= b.length; k++) {
         var saved = row[k];
-        row[k] = Math.min(row[k] + 1, row[k - 1] + 1, previous + (a[i - 1] === b[k - 1] ? 0 : 1));
-        previous = saved;
+        row[k] = a[i - 1] === b[k - 1] ? diagonal + 1 : Math.max(row[k], row[k - 1]);
+        diagonal = saved;
       }
     }
     return row[b.length];
   };
   var didYouMean = function (word, choices) {
     var best = null;
+    word = String(word);
     choices.forEach(function (choice) {
-      var d = distance(String(word).toLowerCase(), choice.toLowerCase());
-      if (d <= 2 && (best === null || d < best[0])) best = [d, choice];
+      var ratio = 2 * common(word, choice) / (word.length + choice.length);
+      if (ratio >= 0.6 && (best === null || ratio > best[0])) best = [ratio, choice];
     });
     return best ? "; did you mean '" + best[1] + "'?" : "";
   };
