@@ -139,3 +139,22 @@ def test_verify_checks_a_site_served_over_http(built: Path, capsys: pytest.Captu
 def test_verify_names_an_unknown_run(built: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert run_cli(built, "verify", "no-such-run") == 1
     assert "no-such-run: no such run in content/runs/" in capsys.readouterr().err
+
+
+def test_the_reproduce_block_shows_image_and_commands_redacted(project: Path, tmp_path: Path) -> None:
+    meta = tmp_path / "run.yaml"
+    secret = "sk-live0123456789abcdefghijklmnop"
+    digest = "sha256:" + "ab" * 32
+    meta.write_text(SEED_META.read_text(encoding="utf-8").replace("engine:\n", "engine:\n"
+                    f"  container_image: lmsysorg/sglang:v0.5.16-cu129\n  container_image_digest: '{digest}'\n", 1)
+                    .replace("run:\n", f"run:\n  benchmark_command: python3 llm_decode_bench.py --api-key {secret} "
+                             "--contexts 8k,16k\n", 1), encoding="utf-8")
+    assert run_cli(project, "import", str(SAMPLE), "--meta", str(meta), "--id", "imaged") == 0
+    assert run_cli(project, "collect") == 0
+    assert run_cli(project, "build") == 0
+    page = (project / "_site" / "runs" / "imaged" / "index.html").read_text(encoding="utf-8")
+    block = page.split("<section id=reproduce", 1)[1].split("</section>", 1)[0]
+    assert "<code>lmsysorg/sglang:v0.5.16-cu129</code><br><code class=sha>" + digest + "</code>" in block
+    assert ("<pre class=command><code id=bench-command>python3 llm_decode_bench.py --api-key &lt;redacted&gt; "
+            "--contexts 8k,16k</code></pre>") in block
+    assert "data-copy=bench-command" in block and secret not in page
