@@ -1,5 +1,5 @@
-"""The command line: ``sitegen collect``, ``build``, ``import``, ``check``, ``summary``, ``serve``, ``new``,
-``verify``.
+"""The command line: ``sitegen collect``, ``build``, ``import``, ``check``, ``summary``, ``serve``,
+``new``, ``verify``.
 
 The only place that prints errors and chooses exit codes. It catches SitegenError,
 prints one line per problem and returns 1; anything else is a bug and keeps its
@@ -64,11 +64,14 @@ def _add_contributor_parsers(commands: argparse._SubParsersAction[argparse.Argum
     serve.add_argument("--port", type=_port, default=8000, help="the port on 127.0.0.1 (default: 8000; 0 picks a free one)")
     serve.add_argument("--no-watch", dest="watch", action="store_false", help="build once; do not rebuild on changes")
     serve.add_argument("--offline", action="store_true", help="use only the cached copies of remote sources")
-    verify = commands.add_parser("verify", help="check runs against their raw files and the published site, "
-                                                "figure by figure; writes nothing")
-    verify.add_argument("runs", nargs="*", metavar="RUN", help="run ids or their files (default: every run)")
+    verify = commands.add_parser(
+        "verify", help="check runs against their raw files and the published site, figure by "
+                       "figure; writes nothing")
+    verify.add_argument("runs", nargs="*", metavar="RUN",
+                        help="run ids or their files (default: every run)")
     verify.add_argument("--raw", type=Path, action="append", default=[], metavar="FOLDER",
-                        help="a folder holding raw files the receipts name (besides the project's folder)")
+                        help="a folder holding raw files the receipts name (besides the project's "
+                             "folder)")
     verify.add_argument("--site", metavar="URL_OR_FOLDER",
                         help="the published site to check (default: the output folder, when built)")
     _add_format_argument(verify)
@@ -193,11 +196,12 @@ def _verify(config: Config, args: argparse.Namespace) -> int:
     if report.problems:
         _print_problems(report.problems, args.format)
         count = len(report.problems)
-        print(f"sitegen verify: {count} difference{'s' if count != 1 else ''} or problem{'s' if count != 1 else ''}",
-              file=sys.stderr)
+        plural = "s" if count != 1 else ""
+        print(f"sitegen verify: {count} difference{plural} or problem{plural}", file=sys.stderr)
         return 1
     count = len(report.checked)
-    print(f"verified {count} run{'s' if count != 1 else ''}: every figure agrees with the files it came from")
+    print(f"verified {count} run{'s' if count != 1 else ''}: every figure agrees with the files it "
+          "came from")
     return 0
 
 

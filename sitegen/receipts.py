@@ -28,7 +28,13 @@ def file_entry(name: str, data: bytes) -> dict[str, Any]:
 
 def result_file_receipt(name: str, data: bytes) -> dict[str, Any]:
     """The collected result's ``receipt``: which result file it was read from, by digest."""
-    return {"result_file": {"file": name, "sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}}
+    return {
+        "result_file": {
+            "file": name,
+            "sha256": hashlib.sha256(data).hexdigest(),
+            "bytes": len(data),
+        }
+    }
 
 
 def recorded_name(path: Path, project_root: Path, given_root: Path) -> str:
@@ -62,8 +68,11 @@ class Receipt:
     def as_json(self) -> dict[str, Any]:
         """The run JSON's ``receipt`` member: what the document itself does not hold (its tool,
         commands, image and raw files are in its own sections)."""
-        members = {"result_file": self.result_file, "schema_version": self.schema_version,
-                   "sitegen_version": self.sitegen_version}
+        members = {
+            "result_file": self.result_file,
+            "schema_version": self.schema_version,
+            "sitegen_version": self.sitegen_version,
+        }
         return {key: value for key, value in members.items() if value is not None}
 
 
@@ -72,7 +81,15 @@ def receipt_of(document: dict[str, Any]) -> Receipt:
     engine, run = document.get("engine", {}), document.get("run", {})
     provenance = document.get("provenance", {})
     added = document.get(RECEIPT_KEY) or {}
-    return Receipt(added.get("result_file"), tuple(provenance.get("raw_files", ())), run.get("benchmark_tool"),
-                   run.get("benchmark_tool_version"), engine.get("launch_command"), run.get("benchmark_command"),
-                   engine.get("container_image"), engine.get("container_image_digest"),
-                   str(document.get("schema_version", "1")), __version__)
+    return Receipt(
+        added.get("result_file"),
+        tuple(provenance.get("raw_files", ())),
+        run.get("benchmark_tool"),
+        run.get("benchmark_tool_version"),
+        engine.get("launch_command"),
+        run.get("benchmark_command"),
+        engine.get("container_image"),
+        engine.get("container_image_digest"),
+        str(document.get("schema_version", "1")),
+        __version__,
+    )

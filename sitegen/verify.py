@@ -54,7 +54,7 @@ class VerifyReport:
 
 @record
 class _Local:
-    """A run as the project holds it: its entry, its document (lines kept) and what it was read from."""
+    """A run as the project holds it: its entry, its document (lines kept), its file's bytes."""
 
     entry: Entry
     source: str
@@ -62,8 +62,10 @@ class _Local:
     file_bytes: bytes | None  # a result file's bytes (None for a raw-output folder)
 
 
-def verify(config: Config, run_ids: list[str], raw_dirs: list[Path], site: str | None = None) -> VerifyReport:
-    """Check the named runs (all when none is named) against their raw files and a published site."""
+def verify(
+    config: Config, run_ids: list[str], raw_dirs: list[Path], site: str | None = None
+) -> VerifyReport:
+    """Check the named runs (all when none is named) against their raw files and the site."""
     entries, problems = discover(config.runs_dir, config.content_dir, config.display)
     chosen = _chosen(entries, run_ids, problems)
     report = VerifyReport([], list(problems), [])
@@ -94,8 +96,15 @@ def _chosen(entries: list[Entry], run_ids: list[str], problems: list[Problem]) -
     known = {entry.id: entry for entry in entries}
     for run_id in run_ids:
         if run_id not in known:
-            problems.append(Problem(run_id, None, "", "no such run in content/runs/ (give run ids, e.g. "
-                                    f"{next(iter(known), 'h100x2-vllm-llama33-70b')})"))
+            problems.append(
+                Problem(
+                    run_id,
+                    None,
+                    "",
+                    "no such run in content/runs/ (give run ids, e.g. "
+                    f"{next(iter(known), 'h100x2-vllm-llama33-70b')})",
+                )
+            )
     return [known[run_id] for run_id in dict.fromkeys(run_ids) if run_id in known]
 
 
@@ -117,15 +126,21 @@ def _load(config: Config, entry: Entry, report: VerifyReport) -> _Local | None:
 # --- raw files -------------------------------------------------------------------------------
 
 
-def _check_raw_files(config: Config, local: _Local, raw_dirs: list[Path], report: VerifyReport) -> None:
+def _check_raw_files(
+    config: Config, local: _Local, raw_dirs: list[Path], report: VerifyReport
+) -> None:
     listed = local.document.data.get("provenance", {}).get("raw_files", [])
     if not listed:
         return
     found = [_find(config, item["file"], raw_dirs) for item in listed]
     if any(path is None for path in found):
-        missing = ", ".join(item["file"] for item, path in zip(listed, found, strict=True) if path is None)
-        report.notes.append(f"{local.source}: raw files not at hand ({missing}): not re-imported; "
-                            "give the folder that holds them with --raw FOLDER")
+        missing = ", ".join(
+            item["file"] for item, path in zip(listed, found, strict=True) if path is None
+        )
+        report.notes.append(
+            f"{local.source}: raw files not at hand ({missing}): not re-imported; "
+            "give the folder that holds them with --raw FOLDER"
+        )
         return
     paths = [path for path in found if path is not None]
     digests_agree = True
@@ -148,19 +163,27 @@ def _find(config: Config, name: str, raw_dirs: list[Path]) -> Path | None:
     return None
 
 
-def _digest_problem(config: Config, local: _Local, index: int, item: dict[str, Any], path: Path) -> Problem | None:
+def _digest_problem(
+    config: Config, local: _Local, index: int, item: dict[str, Any], path: Path
+) -> Problem | None:
     data = read_bounded(path, RAW_MAX_BYTES, str(path), "raw tool output")
     digest = hashlib.sha256(data).hexdigest()
     if digest == item["sha256"]:
         return None
     pointer = f"/provenance/raw_files/{index}/sha256"
     at = _at(local, pointer)
-    return Problem(_shown(config, path), None, "", f"sha256 {digest} differs from the receipt's {item['sha256']} "
-                   f"({at}): the file changed since it was imported")
+    return Problem(
+        _shown(config, path),
+        None,
+        "",
+        f"sha256 {digest} differs from the receipt's {item['sha256']} "
+        f"({at}): the file changed since it was imported",
+    )
 
 
-def _compare_reimport(config: Config, local: _Local, paths: list[Path], report: VerifyReport,
-                      digests_agree: bool) -> None:
+def _compare_reimport(
+    config: Config, local: _Local, paths: list[Path], report: VerifyReport, digests_agree: bool
+) -> None:
     from sitegen.collect.importer import load_raw
 
     raw, meta = _split_meta(paths)
@@ -177,8 +200,10 @@ def _compare_reimport(config: Config, local: _Local, paths: list[Path], report: 
     differences = list(_differences(local, document.data, "the raw files give"))
     report.problems.extend(differences)
     if digests_agree and not differences:
-        report.notes.append(f"{local.source}: {len(paths)} raw file{'s' if len(paths) != 1 else ''} match the "
-                            "receipt and give every figure of the file")
+        report.notes.append(
+            f"{local.source}: {len(paths)} raw file{'s' if len(paths) != 1 else ''} match the "
+            "receipt and give every figure of the file"
+        )
 
 
 def _split_meta(paths: list[Path]) -> tuple[list[Path], Path | None]:
@@ -187,9 +212,15 @@ def _split_meta(paths: list[Path]) -> tuple[list[Path], Path | None]:
     raw: list[Path] = []
     meta: Path | None = None
     for path in paths:
-        records = parse_records(str(path), read_bounded(path, RAW_MAX_BYTES, str(path), "raw tool output"))
+        records = parse_records(
+            str(path), read_bounded(path, RAW_MAX_BYTES, str(path), "raw tool output")
+        )
         data = records[0].data if len(records) == 1 else None
-        if isinstance(data, dict) and registry.recognise(data) is None and set(data) <= _META_SECTIONS:
+        if (
+            isinstance(data, dict)
+            and registry.recognise(data) is None
+            and set(data) <= _META_SECTIONS
+        ):
             meta = path
         else:
             raw.append(path)
@@ -203,8 +234,12 @@ def _differences(local: _Local, other: dict[str, Any], other_says: str) -> Itera
     """Every field in which ``other`` differs from the run's document, located in its file."""
     for pointer, mine, theirs in _diff(local.document.data, other, ""):
         where = _cell_words(local.document.data, pointer)
-        yield Problem(local.source, local.document.line_of(pointer) if local.file_bytes else None, pointer,
-                      f"{where}the file says {_value(mine)}, {other_says} {_value(theirs)}")
+        yield Problem(
+            local.source,
+            local.document.line_of(pointer) if local.file_bytes else None,
+            pointer,
+            f"{where}the file says {_value(mine)}, {other_says} {_value(theirs)}",
+        )
 
 
 def _diff(mine: Any, theirs: Any, pointer: str) -> Iterator[tuple[str, Any, Any]]:
@@ -212,8 +247,12 @@ def _diff(mine: Any, theirs: Any, pointer: str) -> Iterator[tuple[str, Any, Any]
         return
     if isinstance(mine, dict) and isinstance(theirs, dict):
         for key in sorted(set(mine) | set(theirs)):
-            yield from _diff(mine.get(key, _MISSING), theirs.get(key, _MISSING), pointer_join(pointer, key))
-    elif isinstance(mine, list) and isinstance(theirs, list) and pointer.startswith("/measurements/"):
+            yield from _diff(
+                mine.get(key, _MISSING), theirs.get(key, _MISSING), pointer_join(pointer, key)
+            )
+    elif (
+        isinstance(mine, list) and isinstance(theirs, list) and pointer.startswith("/measurements/")
+    ):
         yield from _diff_cells(mine, theirs, pointer)
     elif isinstance(mine, list) and isinstance(theirs, list) and len(mine) == len(theirs):
         for index, (a, b) in enumerate(zip(mine, theirs, strict=True)):
@@ -223,7 +262,7 @@ def _diff(mine: Any, theirs: Any, pointer: str) -> Iterator[tuple[str, Any, Any]
 
 
 def _diff_cells(mine: list[Any], theirs: list[Any], pointer: str) -> Iterator[tuple[str, Any, Any]]:
-    """Cells matched by what they measure (context, requests, output length, prompt chunk), not by place."""
+    """Cells matched by what they measure (context, requests, output length, prompt chunk)."""
     others = {_cell_key(cell): cell for cell in theirs}
     for index, cell in enumerate(mine):
         other = others.pop(_cell_key(cell), _MISSING)
@@ -235,12 +274,24 @@ def _diff_cells(mine: list[Any], theirs: list[Any], pointer: str) -> Iterator[tu
 def _cell_key(cell: Any) -> tuple[Any, ...]:
     if not isinstance(cell, dict):
         return (json.dumps(cell, sort_keys=True),)
-    return tuple(cell.get(name) for name in ("context_tokens", "concurrency", "output_tokens_per_request",
-                                             "prompt_chunk_tokens"))
+    return tuple(
+        cell.get(name)
+        for name in (
+            "context_tokens",
+            "concurrency",
+            "output_tokens_per_request",
+            "prompt_chunk_tokens",
+        )
+    )
 
 
 def _same_number(a: Any, b: Any) -> bool:
-    return isinstance(a, int | float) and isinstance(b, int | float) and not isinstance(a, bool) and a == b
+    return (
+        isinstance(a, int | float)
+        and isinstance(b, int | float)
+        and not isinstance(a, bool)
+        and a == b
+    )
 
 
 class _Missing:
@@ -302,14 +353,19 @@ class _SiteReader:
 def _site_reader(config: Config, site: str | None, report: VerifyReport) -> _SiteReader | None:
     if site is None:
         if not (config.output_dir / "runs").is_dir():
-            report.notes.append(f"{config.display(config.output_dir)}/ holds no built site: published JSON not checked "
-                                "(run sitegen build, or give --site)")
+            report.notes.append(
+                f"{config.display(config.output_dir)}/ holds no built site: published JSON not "
+                "checked "
+                "(run sitegen build, or give --site)"
+            )
             return None
         return _SiteReader(config.display(config.output_dir), config.output_dir)
     if site.startswith(("http://", "https://")):
         import httpx
 
-        return _SiteReader(site, None, httpx.Client(timeout=httpx.Timeout(10.0), follow_redirects=False))
+        return _SiteReader(
+            site, None, httpx.Client(timeout=httpx.Timeout(10.0), follow_redirects=False)
+        )
     folder = Path(site)
     if not folder.is_dir():
         raise SitegenError(Problem(site, None, "", "not a folder or an http(s) address of a site"))
@@ -339,8 +395,15 @@ def _download(client: Any, url: str) -> bytes | None:
 def _check_published(local: _Local, reader: _SiteReader, report: VerifyReport) -> None:
     where, body = reader.run_json(local.entry.id)
     if body is None:
-        report.problems.append(Problem(where, None, "", f"not published: the site has no JSON of the run "
-                                       f"{local.entry.id!r} (rebuild or republish the site)"))
+        report.problems.append(
+            Problem(
+                where,
+                None,
+                "",
+                f"not published: the site has no JSON of the run "
+                f"{local.entry.id!r} (rebuild or republish the site)",
+            )
+        )
         return
     try:
         published = json.loads(body)
@@ -354,19 +417,42 @@ def _check_published(local: _Local, reader: _SiteReader, report: VerifyReport) -
     report.problems.extend(_differences(local, published, f"{where} says"))
 
 
-def _published_receipt_problems(local: _Local, published: dict[str, Any], where: str) -> list[Problem]:
+def _published_receipt_problems(
+    local: _Local, published: dict[str, Any], where: str
+) -> list[Problem]:
     """The published JSON must name the very files the project holds, by digest."""
     named = (published.get(RECEIPT_KEY) or {}).get("result_file") or {}
     if local.file_bytes is not None:
         digest = hashlib.sha256(local.file_bytes).hexdigest()
         if named.get("sha256") != digest:
-            return [Problem(local.source, None, "", f"sha256 {digest} is not the one {where} names "
-                            f"({named.get('sha256') or 'none'}): the site was built from another version of the "
-                            "file; rebuild it, or the file was changed since")]
+            return [
+                Problem(
+                    local.source,
+                    None,
+                    "",
+                    f"sha256 {digest} is not the one {where} names "
+                    f"({named.get('sha256') or 'none'}): the site was built from another "
+                    "version of the file; rebuild it, or the file was changed since",
+                )
+            ]
         return []
-    mine = {item["file"]: item["sha256"] for item in local.document.data["provenance"].get("raw_files", [])}
-    theirs = {item.get("file"): item.get("sha256")
-              for item in (published.get("provenance") or {}).get("raw_files", []) if isinstance(item, dict)}
-    return [Problem(f"{local.source}/{name}", None, "", f"sha256 {digest} is not the one {where} names "
-                    f"({theirs.get(name) or 'none'}): the file changed since the site was built")
-            for name, digest in sorted(mine.items()) if theirs.get(name) != digest]
+    mine = {
+        item["file"]: item["sha256"]
+        for item in local.document.data["provenance"].get("raw_files", [])
+    }
+    theirs = {
+        item.get("file"): item.get("sha256")
+        for item in (published.get("provenance") or {}).get("raw_files", [])
+        if isinstance(item, dict)
+    }
+    return [
+        Problem(
+            f"{local.source}/{name}",
+            None,
+            "",
+            f"sha256 {digest} is not the one {where} names "
+            f"({theirs.get(name) or 'none'}): the file changed since the site was built",
+        )
+        for name, digest in sorted(mine.items())
+        if theirs.get(name) != digest
+    ]

@@ -183,7 +183,7 @@ def _check(work: _Work) -> CheckedEntry:
     if found:
         return CheckedEntry(entry, source, None, found, warnings)
     warnings += plausibility_warnings(document)  # figures that contradict each other: warned, never refused
-    if work.raw is not None:  # a result file: the digest of the very bytes its figures were read from
+    if work.raw is not None:  # a result file: the digest of the bytes its figures were read from
         document.data[RECEIPT_KEY] = result_file_receipt(source, work.raw)
     return CheckedEntry(entry, source, canonical(document.data), [], warnings)
 

@@ -120,11 +120,13 @@ def load_raw(paths: list[Path], meta_path: Path | None,
         meta = read_meta(meta_path.resolve(), str(meta_path))
     source = str(paths[0]) if len(paths) == 1 else f"{paths[0]} (and {len(paths) - 1} more)"
     document = adapt_records(records, meta, source)
-    used = [(read_files[shown], _given_root(read_files[shown], paths)) for shown in sorted({r.source for r in records})]
+    used = [(read_files[shown], _given_root(read_files[shown], paths))
+            for shown in sorted({r.source for r in records})]
     if meta_path is not None:
         used.append((meta_path, meta_path.parent))
-    return with_raw_files(document, [file_entry(recorded_name(path, root, given), path.resolve().read_bytes())
-                                     for path, given in used]), tuple(sorted(skipped))
+    digests = [file_entry(recorded_name(path, root, given), path.resolve().read_bytes())
+               for path, given in used]
+    return with_raw_files(document, digests), tuple(sorted(skipped))
 
 
 def _given_root(path: Path, given: list[Path]) -> Path:

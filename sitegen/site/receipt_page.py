@@ -25,7 +25,9 @@ def matrix_anchor(context: int, concurrency: int) -> str:
 
 def row_anchor(cell: DecodeCell) -> str:
     anchor = f"r-{cell.context_tokens}-{cell.concurrency}"
-    return f"{anchor}-o{cell.output_tokens_per_request}" if cell.output_tokens_per_request else anchor
+    return (
+        f"{anchor}-o{cell.output_tokens_per_request}" if cell.output_tokens_per_request else anchor
+    )
 
 
 def prefill_anchor(point: PrefillPoint) -> str:

@@ -19,7 +19,13 @@ from sitegen.site.capacity_page import RunCapacity, money, run_capacity
 from sitegen.site.common import Field, Page, Site, engine_summary, fields, hardware_name, model_name, repository_link
 from sitegen.site.groups import Group, accelerator_key, model_key
 from sitegen.site.prose import markdown
-from sitegen.site.receipt_page import Reproduce, matrix_anchor, prefill_anchor, reproduce, row_anchor
+from sitegen.site.receipt_page import (
+    Reproduce,
+    matrix_anchor,
+    prefill_anchor,
+    reproduce,
+    row_anchor,
+)
 
 # A status's class on its matrix cell and measurements row (style.css, "Run page"): short, as a
 # run page has 73 rows and 64 cells; a valid one needs none.
@@ -104,7 +110,7 @@ class MeasurementRow:
     # below is said once, not on each row (issue 18); 0 where a row above spans this one.
     phase_rows: int = 1
     context_rows: int = 1
-    anchor: str = ""  # its id, part of the permalink: p-<context>, r-<context>-<requests> (receipt_page)
+    anchor: str = ""  # its id, part of the permalink: p-<context>, r-<context>-<requests>
 
     @property
     def css(self) -> str:
@@ -202,7 +208,7 @@ class RunPageContext:
     provenance: tuple[str, ...]
     result_href: str  # the run's canonical JSON; the CSV is made from it in the browser (site.js)
     related: tuple[Field, ...]
-    reproduce: Reproduce | None = None  # the "Reproduce this run" block and the cite data (receipt_page)
+    reproduce: Reproduce | None = None  # "Reproduce this run" and the cite data (receipt_page)
 
 
 def _hardware_fields(run: Run) -> tuple[Field, ...]:
@@ -319,7 +325,8 @@ def _matrix(run: Run, price: Price | None = None) -> Matrix | None:
                 note=cell.note,
                 cost=_cell_cost(cell, run.hardware.count, price),
             ))
-        rows.append(MatrixRow(numbers.context(context), tuple(cells), tuple(matrix_anchor(context, c) for c in levels)))
+        anchors = tuple(matrix_anchor(context, level) for level in levels)
+        rows.append(MatrixRow(numbers.context(context), tuple(cells), anchors))
     return Matrix(tuple(levels), tuple(rows))
 
 

@@ -55,7 +55,9 @@
 
   // --- the sections (sitegen/site/compare_page.py) -----------------------------------------------
   // A reader's own file has its command, but this view does not read its flags (ownfile.js).
-  var noCommand = function (run) { return run.setup.unparsed ? "command not read here" : "no command"; };
+  var noCommand = function (run) {
+    return run.setup.unparsed ? "command not read here" : "no command";
+  };
   var setupRows = function (runs, setups) {
     var rows = [];
     var push = function (label, values) {
@@ -64,7 +66,9 @@
     setups.facts.forEach(function (label, i) { push(label, runs.map(function (r) { return r.setup.facts[i]; })); });
     setups.launch.forEach(function (pair) {
       if (!runs.some(function (r) { return r.setup.launch[pair[0]]; })) return;
-      push("Launch: " + pair[1], runs.map(function (r) { return r.setup.command ? r.setup.launch[pair[0]] || "not set" : noCommand(r); }));
+      push("Launch: " + pair[1], runs.map(function (r) {
+        return r.setup.command ? r.setup.launch[pair[0]] || "not set" : noCommand(r);
+      }));
     });
     var keys = [];
     runs.forEach(function (r) { Object.keys(r.setup.settings).forEach(function (k) { if (keys.indexOf(k) < 0) keys.push(k); }); });
@@ -72,7 +76,9 @@
       push("Setting: " + key, runs.map(function (r) { return key in r.setup.settings ? r.setup.settings[key] : MISSING; }));
     });
     if (runs.some(function (r) { return r.setup.command && r.setup.other_flags !== "none"; })) {
-      push("Launch: other flags", runs.map(function (r) { return r.setup.command ? r.setup.other_flags : noCommand(r); }));
+      push("Launch: other flags", runs.map(function (r) {
+        return r.setup.command ? r.setup.other_flags : noCommand(r);
+      }));
     }
     return rows;
   };
@@ -481,7 +487,8 @@
   };
   var update = function () {
     var addressed = chosen.filter(function (id) { return id !== OWN; });
-    history.replaceState(null, "", addressed.length ? "?runs=" + addressed.join(",") : window.location.pathname);
+    var address = addressed.length ? "?runs=" + addressed.join(",") : window.location.pathname;
+    history.replaceState(null, "", address);
     drawList();
     if (chosen.length < 2) {
       result.textContent = "";
@@ -494,8 +501,8 @@
       var setups = loaded[0];
       var runs = ids.map(function (id, i) {
         var setup = id === OWN ? window.sitegenOwnFile.setup(own.doc, setups) : setups.runs[id];
-        return { id: id === OWN ? OWN + " (" + own.name + ")" : id, letter: LETTERS[i], index: i, doc: loaded[i + 1],
-                 setup: setup };
+        return { id: id === OWN ? OWN + " (" + own.name + ")" : id, letter: LETTERS[i], index: i,
+                 doc: loaded[i + 1], setup: setup };
       });
       render(runs, setups);
     }).catch(function (error) {

@@ -7,8 +7,10 @@
 (function () {
   "use strict";
 
-  var SCHEMAS = { "1": "result.schema.json", "1.1": "result-1.1.schema.json", "1.2": "result-1.2.schema.json" };
-  var TYPE_NAMES = { string: "text", integer: "a whole number", number: "a number", object: "a mapping of fields",
+  var SCHEMAS = { "1": "result.schema.json", "1.1": "result-1.1.schema.json",
+                  "1.2": "result-1.2.schema.json" };
+  var TYPE_NAMES = { string: "text", integer: "a whole number", number: "a number",
+                     object: "a mapping of fields",
                      array: "a list", boolean: "true or false", "null": "null" };
 
   var loadScript = function (src) {
@@ -21,8 +23,10 @@
     });
   };
 
-  // --- where each value is: JSON pointer → line -------------------------------------------------
-  var escapeToken = function (token) { return String(token).replace(/~/g, "~0").replace(/\//g, "~1"); };
+  // --- where each value is: JSON pointer → line ----------------------------------------------
+  var escapeToken = function (token) {
+    return String(token).replace(/~/g, "~0").replace(/\//g, "~1");
+  };
   var lineAt = function (text, index) { return text.slice(0, index).split("\n").length; };
 
   // JSON: a scan of the text alongside its structure (JSON.parse keeps no positions).
@@ -76,7 +80,10 @@
       if (!content.trim() || content[0] === "#") return;
       var item = /^-( |$)/.test(content);
       var top = stack[stack.length - 1];
-      while (stack.length > 1 && (top.indent > indent || (top.indent === indent && top.list && !item))) {
+      var ends = function () {
+        return top.indent > indent || (top.indent === indent && top.list && !item);
+      };
+      while (stack.length > 1 && ends()) {
         stack.pop();
         top = stack[stack.length - 1];
       }
@@ -127,8 +134,11 @@
     if (typeof value === "string") return "text " + short(value);
     return Array.isArray(value) ? "a list" : "a mapping";
   };
+  var EMPTY = "must not be empty; leave the field out instead";
   var isType = function (value, type) {
-    if (type === "object") return value !== null && typeof value === "object" && !Array.isArray(value);
+    if (type === "object") {
+      return value !== null && typeof value === "object" && !Array.isArray(value);
+    }
     if (type === "array") return Array.isArray(value);
     if (type === "integer") return typeof value === "number" && Number.isInteger(value);
     if (type === "null") return value === null;
@@ -172,35 +182,44 @@
 
   var check = function (root, schema, value, pointer, problems) {
     schema = resolve(root, schema);
-    var say = function (message, at) { problems.push({ pointer: at === undefined ? pointer : at, message: message }); };
+    var say = function (message, at) {
+      problems.push({ pointer: at === undefined ? pointer : at, message: message });
+    };
     if (schema.type !== undefined) {
       var types = Array.isArray(schema.type) ? schema.type : [schema.type];
       if (!types.some(function (t) { return isType(value, t); })) {
-        say("expected " + types.map(function (t) { return TYPE_NAMES[t] || t; }).join(" or ") + ", got " + typeOf(value));
+        var names = types.map(function (t) { return TYPE_NAMES[t] || t; });
+        say("expected " + names.join(" or ") + ", got " + typeOf(value));
         return;
       }
     }
     if (schema.enum && !schema.enum.some(function (option) { return option === value; })) {
-      say(short(value) + " is not one of " + schema.enum.map(function (o) { return "'" + o + "'"; }).join(", ") +
+      var options = schema.enum.map(function (o) { return "'" + o + "'"; });
+      say(short(value) + " is not one of " + options.join(", ") +
           didYouMean(value, schema.enum.map(String)));
     }
-    if (schema.const !== undefined && schema.const !== value) say("must be " + short(schema.const) + ", not " + short(value));
+    if (schema.const !== undefined && schema.const !== value) {
+      say("must be " + short(schema.const) + ", not " + short(value));
+    }
     if (typeof value === "string") {
-      if (schema.minLength !== undefined && value.length < schema.minLength) say("must not be empty; leave the field out instead");
+      if (schema.minLength !== undefined && value.length < schema.minLength) say(EMPTY);
       if (schema.maxLength !== undefined && value.length > schema.maxLength) {
         say("text is " + value.length.toLocaleString("en-US") + " characters, over the limit of " +
             schema.maxLength.toLocaleString("en-US"));
       }
       if (schema.pattern !== undefined && !new RegExp(schema.pattern, "u").test(value)) {
         var described = schema.description && /^[a-z]/.test(schema.description);
-        say(short(value) + (described ? " is not " + schema.description : " does not match the pattern " + schema.pattern));
+        say(short(value) + (described ? " is not " + schema.description
+                                      : " does not match the pattern " + schema.pattern));
       }
     }
     if (typeof value === "number") {
-      [["minimum", "at least", function (v, b) { return v < b; }], ["exclusiveMinimum", "more than", function (v, b) { return v <= b; }],
+      [["minimum", "at least", function (v, b) { return v < b; }],
+       ["exclusiveMinimum", "more than", function (v, b) { return v <= b; }],
        ["maximum", "at most", function (v, b) { return v > b; }]].forEach(function (rule) {
         if (schema[rule[0]] !== undefined && rule[2](value, schema[rule[0]])) {
-          say(short(value) + " is out of range: must be " + rule[1] + " " + schema[rule[0]].toLocaleString("en-US"));
+          say(short(value) + " is out of range: must be " + rule[1] + " " +
+              schema[rule[0]].toLocaleString("en-US"));
         }
       });
     }
@@ -208,8 +227,14 @@
       if (schema.maxItems !== undefined && value.length > schema.maxItems) {
         say("too many entries (" + value.length + "); the limit is " + schema.maxItems);
       }
-      if (schema.minItems !== undefined && value.length < schema.minItems) say("expected at least " + schema.minItems + " entries");
-      if (schema.items) value.forEach(function (item, i) { check(root, schema.items, item, pointer + "/" + i, problems); });
+      if (schema.minItems !== undefined && value.length < schema.minItems) {
+        say("expected at least " + schema.minItems + " entries");
+      }
+      if (schema.items) {
+        value.forEach(function (item, i) {
+          check(root, schema.items, item, pointer + "/" + i, problems);
+        });
+      }
     }
     if (isType(value, "object")) checkObject(root, schema, value, pointer, problems, say);
   };
@@ -224,14 +249,15 @@
     if (schema.maxProperties !== undefined && keys.length > schema.maxProperties) {
       say("too many entries (" + keys.length + "); the limit is " + schema.maxProperties);
     }
-    if (schema.minProperties !== undefined && keys.length < schema.minProperties) say("must not be empty; leave the field out instead");
+    if (schema.minProperties !== undefined && keys.length < schema.minProperties) say(EMPTY);
     keys.sort().forEach(function (key) {
       var at = pointer + "/" + escapeToken(key);
       if (schema.propertyNames) check(root, schema.propertyNames, key, at, problems);
       if (key in properties) {
         check(root, properties[key], value[key], at, problems);
       } else if (schema.additionalProperties === false) {
-        say("unknown field '" + key + "'" + (didYouMean(key, known) || (known.length ? "; allowed: " + known.join(", ") : "")), at);
+        var hint = didYouMean(key, known) || (known.length ? "; allowed: " + known.join(", ") : "");
+        say("unknown field '" + key + "'" + hint, at);
       } else if (schema.additionalProperties && typeof schema.additionalProperties === "object") {
         check(root, schema.additionalProperties, value[key], at, problems);
       }
@@ -244,7 +270,9 @@
   var read = function (text, name, assets, schemaRoot) {
     var yaml = /\.ya?ml$/i.test(name);
     var parsed = yaml
-      ? loadScript(assets.yaml).then(function () { return window.jsyaml.load(text, { schema: window.jsyaml.CORE_SCHEMA }); })
+      ? loadScript(assets.yaml).then(function () {
+        return window.jsyaml.load(text, { schema: window.jsyaml.CORE_SCHEMA });
+      })
       : Promise.resolve().then(function () { return JSON.parse(text); });
     // All three schemas, whichever the file declares: the requests do not depend on the file.
     var schemas = Promise.all(Object.keys(SCHEMAS).map(function (version) {
@@ -259,14 +287,16 @@
       var line = error.mark ? error.mark.line + 1 : (/line (\d+)/.exec(error.message) || [])[1];
       var position = /position (\d+)/.exec(error.message);
       if (!line && position) line = lineAt(text, Number(position[1]));
-      return { doc: null, problems: [name + (line ? ":" + line : "") + ": not " + (yaml ? "YAML" : "JSON") + ": " +
+      var where = name + (line ? ":" + line : "");
+      return { doc: null, problems: [where + ": not " + (yaml ? "YAML" : "JSON") + ": " +
                                      (error.reason || error.message)] };
     });
   };
 
   var checked = function (data, text, name, yaml, pairs) {
     if (!isType(data, "object")) {
-      return { doc: null, problems: [name + ":1: expected a mapping with hardware, engine, run and measurements"] };
+      var wanted = ":1: expected a mapping with hardware, engine, run and measurements";
+      return { doc: null, problems: [name + wanted] };
     }
     var doc = {};
     Object.keys(data).forEach(function (key) { if (key !== "receipt") doc[key] = data[key]; });
@@ -276,35 +306,49 @@
     var schema = schemas[version] || schemas["1.2"];
     var problems = [];
     if (!schemas[version]) {
-      problems.push({ pointer: "/schema_version", message: short(doc.schema_version) + " is not one of '1', '1.1', '1.2'" });
+      problems.push({ pointer: "/schema_version",
+                      message: short(doc.schema_version) + " is not one of '1', '1.1', '1.2'" });
     }
     check(schema, schema, doc, "", problems);
     var lines = yaml ? yamlLines(text) : jsonLines(text);
     var seen = {};
     var shown = problems.map(function (p) {
       var line = lineOf(lines, p.pointer);
-      return name + (line ? ":" + line : "") + ": " + (p.pointer ? p.pointer + ": " : "") + p.message;
+      var where = name + (line ? ":" + line : "") + ": ";
+      return where + (p.pointer ? p.pointer + ": " : "") + p.message;
     }).filter(function (text) { return seen[text] ? false : (seen[text] = true); });
     return { doc: shown.length ? null : doc, problems: shown };
   };
 
-  // --- its setup, as compare_page.FACTS words a published run's -----------------------------------
+  // --- its setup, as compare_page.FACTS words a published run's ------------------------------
   var plain = function (value) {
-    return Number.isInteger(value) ? value.toLocaleString("en-US") : value.toLocaleString("en-US", { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+    var digits = Number.isInteger(value) ? 0 : 1;
+    return value.toLocaleString("en-US",
+                                { minimumFractionDigits: digits, maximumFractionDigits: digits });
   };
   var joined = function (parts) { return parts.filter(Boolean).join(" ") || null; };
   var setup = function (doc, setups) {
     var hw = doc.hardware, engine = doc.engine, run = doc.run;
-    var accelerator = hw.accelerator + (hw.memory_per_device_gb !== undefined && hw.type === "discrete-gpu"
+    var withMemory = hw.memory_per_device_gb !== undefined && hw.type === "discrete-gpu";
+    var accelerator = hw.accelerator + (withMemory
       ? " " + plain(hw.memory_per_device_gb) + "GB" : "");
-    var facts = [run.model, accelerator, String(hw.count), joined([engine.name, engine.version]), engine.quantization,
-                 engine.parallelism, engine.speculative_decoding, joined([run.benchmark_tool, run.benchmark_tool_version]),
+    var facts = [run.model, accelerator, String(hw.count), joined([engine.name, engine.version]),
+                 engine.quantization, engine.parallelism, engine.speculative_decoding,
+                 joined([run.benchmark_tool, run.benchmark_tool_version]),
                  (setups.decode_modes || {})[run.decode_mode || ""],
-                 run.time_per_measurement_s !== undefined ? plain(run.time_per_measurement_s) + " s" : null,
-                 run.max_output_tokens ? run.max_output_tokens.toLocaleString("en-US") + " tokens" : null, run.date];
+                 run.time_per_measurement_s !== undefined
+                   ? plain(run.time_per_measurement_s) + " s" : null,
+                 run.max_output_tokens
+                   ? run.max_output_tokens.toLocaleString("en-US") + " tokens" : null,
+                 run.date];
     var settings = {};
-    Object.keys(engine.settings || {}).forEach(function (key) { settings[key] = String(engine.settings[key]); });
-    return { facts: facts.map(function (f) { return f === null || f === undefined ? "—" : String(f); }),
+    Object.keys(engine.settings || {}).forEach(function (key) {
+      settings[key] = String(engine.settings[key]);
+    });
+    var shown = facts.map(function (f) {
+      return f === null || f === undefined ? "—" : String(f);
+    });
+    return { facts: shown,
              // Its launch command is not parsed here (sitegen/site/launch_settings.py is Python):
              // the setup table says so instead of guessing.
              command: false, unparsed: !!engine.launch_command, launch: {}, other_flags: "none",

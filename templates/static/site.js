@@ -82,8 +82,10 @@
       var column = Array.prototype.indexOf.call(row.children, target);
       var requests = table.querySelector("thead tr").children[column].textContent;
       var total = target.querySelector("b"), status = target.querySelector("i");
-      where = row.firstElementChild.textContent + " context × " + requests + " simultaneous requests";
-      figure = (total ? total.textContent + " tok/s total" : "no figure") + (status ? " (" + status.textContent + ")" : "");
+      where = row.firstElementChild.textContent + " context × " + requests +
+        " simultaneous requests";
+      figure = (total ? total.textContent + " tok/s total" : "no figure") +
+        (status ? " (" + status.textContent + ")" : "");
     } else {
       var heads = target.closest("table").querySelectorAll("thead th");
       var cells = target.querySelectorAll("td"), offset = heads.length - cells.length, parts = [];
@@ -91,12 +93,13 @@
         var name = heads[index + offset] ? heads[index + offset].textContent : "";
         if (cell.textContent !== "—") parts.push(name + " " + cell.textContent);
       });
-      where = target.id.charAt(0) === "p" ? "prefill, " + target.id.split("-")[1] + " context tokens"
-        : "decode, " + target.id.split("-")[1] + " context tokens × " + target.id.split("-")[2] + " requests";
+      var pieces = target.id.split("-");
+      where = pieces[0] === "p" ? "prefill, " + pieces[1] + " context tokens"
+        : "decode, " + pieces[1] + " context tokens × " + pieces[2] + " requests";
       figure = parts.join(", ");
     }
-    return heading + ": " + figure + "; " + where + "; latencies: " + statistic + (date ? "; measured " + date : "") +
-      ". " + address;
+    return heading + ": " + figure + "; " + where + "; latencies: " + statistic +
+      (date ? "; measured " + date : "") + ". " + address;
   };
   if (reproduce) {
     var panel = null;
@@ -105,7 +108,8 @@
         panel = document.createElement("div");
         panel.className = "cite";
         panel.setAttribute("role", "status");
-        panel.innerHTML = "<p class=section-head><strong>Cite this figure</strong></p><p class=command></p>";
+        panel.innerHTML = "<p class=section-head><strong>Cite this figure</strong></p>" +
+          "<p class=command></p>";
         if (navigator.clipboard) {
           var button = document.createElement("button");
           button.type = "button";
@@ -121,7 +125,8 @@
       target.closest(".scroll").after(panel);
       history.replaceState(null, "", "#" + target.id);
     };
-    document.querySelectorAll("table.matrix td[id], table.figures tr[id]").forEach(function (target) {
+    var citable = document.querySelectorAll("table.matrix td[id], table.figures tr[id]");
+    citable.forEach(function (target) {
       target.addEventListener("click", function () { cite(target); });
     });
   }
