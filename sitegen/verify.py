@@ -79,7 +79,18 @@ def verify(
             _check_raw_files(config, local, raw_dirs, report)
         if reader is not None:
             _check_published(local, reader, report)
+    if reader is not None and not run_ids:
+        report.problems.extend(_published_elsewhere(reader, {entry.id for entry in entries}))
     return report
+
+
+def _published_elsewhere(reader: _SiteReader, local_ids: set[str]) -> list[Problem]:
+    """Runs the site publishes that content/runs/ does not hold: no file stands behind them."""
+    where, ids = reader.published_ids()
+    return [
+        Problem(where, None, "", f"publishes the run {run_id!r}, which content/runs/ does not hold")
+        for run_id in sorted(set(ids) - local_ids)
+    ]
 
 
 def run_id_of(name: str) -> str:
@@ -349,14 +360,31 @@ class _SiteReader:
         url = self.where.rstrip("/") + "/" + name
         return url, _download(self.client, url)
 
+    def published_ids(self) -> tuple[str, list[str]]:
+        """Where the site lists its runs, and their ids (a folder's runs/*.json, or an
+        address's data/runs.json, the index the site's own pages read)."""
+        if self.folder is not None:
+            return f"{self.where.rstrip('/')}/runs/", [
+                p.stem for p in (self.folder / "runs").glob("*.json")
+            ]
+        url = self.where.rstrip("/") + "/data/runs.json"
+        body = _download(self.client, url)
+        try:
+            listing = json.loads(body or b"null")
+            at = listing["fields"].index("id")
+            return url, [str(row[at]) for row in listing["runs"]]
+        except (ValueError, KeyError, TypeError, IndexError, AttributeError):
+            raise SitegenError(
+                Problem(url, None, "", "not a sitegen run list (data/runs.json)")
+            ) from None
+
 
 def _site_reader(config: Config, site: str | None, report: VerifyReport) -> _SiteReader | None:
     if site is None:
         if not (config.output_dir / "runs").is_dir():
             report.notes.append(
                 f"{config.display(config.output_dir)}/ holds no built site: published JSON not "
-                "checked "
-                "(run sitegen build, or give --site)"
+                "checked (run sitegen build, or give --site)"
             )
             return None
         return _SiteReader(config.display(config.output_dir), config.output_dir)

@@ -226,3 +226,12 @@ def test_the_reproduce_block_shows_image_and_commands_redacted(
         "--contexts 8k,16k</code></pre>"
     ) in block
     assert "data-copy=bench-command" in block and secret not in page
+
+
+def test_a_published_run_without_a_file_is_named(built: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    runs = built / "_site" / "runs"
+    (runs / "ghost.json").write_bytes((runs / f"{SEED_RUN_ID}.json").read_bytes())
+    capsys.readouterr()
+    assert run_cli(built, "verify") == 1
+    err = capsys.readouterr().err
+    assert "_site/runs/: publishes the run 'ghost', which content/runs/ does not hold" in err
