@@ -164,14 +164,13 @@ def _check_raw_files(
 
 
 def _find(config: Config, name: str, raw_dirs: list[Path]) -> Path | None:
-    """Where a raw file the receipt names is: in the project's folder, or in a --raw folder."""
+    """Where a raw file the receipt names is: in the project's folder, or in a --raw folder
+    (by the name the receipt gives, or by the file's own name there)."""
     if name.startswith("/") or ".." in Path(name).parts:
         return None  # a receipt names files below a folder, never elsewhere
-    for folder in (config.root, *raw_dirs):
-        candidate = folder / name
-        if candidate.is_file():
-            return candidate
-    return None
+    places = [config.root / name]
+    places += [place for folder in raw_dirs for place in (folder / name, folder / Path(name).name)]
+    return next((place for place in places if place.is_file()), None)
 
 
 def _digest_problem(

@@ -20,8 +20,8 @@ def _parser_commands() -> set[str]:
 
 
 def test_every_command_of_the_parser_has_exactly_one_handler() -> None:
-    assert set(cli.COMMANDS) == _parser_commands() == {"collect", "build", "import", "check", "summary", "serve", "new",
-                                                       "verify"}
+    commands = {"collect", "build", "import", "check", "summary", "serve", "new", "verify"}
+    assert set(cli.COMMANDS) == _parser_commands() == commands
 
 
 def test_an_unknown_command_is_refused(project: Path, capsys: pytest.CaptureFixture[str]) -> None:

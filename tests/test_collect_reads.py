@@ -106,8 +106,9 @@ def test_the_parallel_path_gives_what_the_files_hold(project: Path, monkeypatch:
         # The shipped files hold no secrets, so the checked document is the file's data itself.
         checked = json.loads(item.canonical or "")
         # Collect adds the file's receipt: its name and the digest of its bytes (worked out here).
-        assert checked.pop("receipt") == {"result_file": {"file": item.source, "bytes": path.stat().st_size,
-                                                          "sha256": hashlib.sha256(path.read_bytes()).hexdigest()}}
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        named = {"file": item.source, "bytes": path.stat().st_size, "sha256": digest}
+        assert checked.pop("receipt") == {"result_file": named}
         assert checked == yaml.safe_load(path.read_text(encoding="utf-8")), item.source
     assert parallel == serial
     # What the workers checked is remembered by the main process, so the next collect reads the cache.

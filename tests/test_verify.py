@@ -155,8 +155,9 @@ def test_every_run_page_shows_the_digests_of_its_files(built: Path) -> None:
             expected = {child.name: sha256(child) for child in path.iterdir()}
         else:
             expected = {f"content/runs/{path.name}": sha256(path)}
-            if run_id == SEED_RUN_ID:
-                expected |= {SAMPLE.name: sha256(SAMPLE), SEED_META.name: sha256(SEED_META)}
+            if run_id == SEED_RUN_ID:  # imported in the repository, from tests/data/
+                expected |= {"tests/data/upstream/" + SAMPLE.name: sha256(SAMPLE),
+                             "tests/data/import/" + SEED_META.name: sha256(SEED_META)}
         assert shown == expected, run_id
         published = json.loads(
             (built / "_site" / "runs" / f"{run_id}.json").read_text(encoding="utf-8")
@@ -228,7 +229,9 @@ def test_the_reproduce_block_shows_image_and_commands_redacted(
     assert "data-copy=bench-command" in block and secret not in page
 
 
-def test_a_published_run_without_a_file_is_named(built: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_published_run_without_a_file_is_named(
+    built: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     runs = built / "_site" / "runs"
     (runs / "ghost.json").write_bytes((runs / f"{SEED_RUN_ID}.json").read_bytes())
     capsys.readouterr()
