@@ -1,5 +1,5 @@
 """The command line: ``sitegen collect``, ``build``, ``import``, ``check``, ``summary``,
-``serve``, ``new``, ``clean``, ``export``.
+``serve``, ``new``, ``clean``, ``export``, ``verify``.
 
 The only place that prints errors and chooses exit codes. It catches SitegenError,
 prints one line per problem and returns 1; anything else is a bug and keeps its
@@ -99,6 +99,18 @@ def _add_contributor_parsers(commands: argparse._SubParsersAction[argparse.Argum
     serve.add_argument("--port", type=_port, default=8000, help="the port on 127.0.0.1 (default: 8000; 0 picks a free one)")
     serve.add_argument("--no-watch", dest="watch", action="store_false", help="build once; do not rebuild on changes")
     serve.add_argument("--offline", action="store_true", help="use only the cached copies of remote sources")
+    verify = _command(commands, "verify",
+                      "check runs against their raw files and the published site, figure by "
+                      "figure; writes nothing",
+                      "sitegen verify h200nvl2-sglang-deepseek-v4-flash-dspark")
+    verify.add_argument("runs", nargs="*", metavar="RUN",
+                        help="run ids or their files (default: every run)")
+    verify.add_argument("--raw", type=Path, action="append", default=[], metavar="FOLDER",
+                        help="a folder holding raw files the receipts name (besides the project's "
+                             "folder)")
+    verify.add_argument("--site", metavar="URL_OR_FOLDER",
+                        help="the published site to check (default: the output folder, when built)")
+    _add_format_argument(verify)
     _command(commands, "clean",
              "empty sitegen's caches in .sitegen/ (charts, remote copies, build records)",
              "sitegen clean")
@@ -233,6 +245,24 @@ def _serve(config: Config, args: argparse.Namespace) -> int:
     return 0
 
 
+def _verify(config: Config, args: argparse.Namespace) -> int:
+    from sitegen.verify import run_id_of, verify
+
+    report = verify(config, [run_id_of(name) for name in args.runs], args.raw, args.site)
+    for note in report.notes:
+        _progress(f"note: {note}")
+    if report.problems:
+        _print_problems(report.problems, args.format)
+        count = len(report.problems)
+        plural = "s" if count != 1 else ""
+        print(f"sitegen verify: {count} difference{plural} or problem{plural}", file=sys.stderr)
+        return 1
+    count = len(report.checked)
+    print(f"verified {count} run{'s' if count != 1 else ''}: every figure agrees with the files it "
+          "came from")
+    return 0
+
+
 def _new(config: Config, args: argparse.Namespace) -> int:
     from sitegen.commands.new import new_run
 
@@ -285,6 +315,7 @@ COMMANDS = {
     "new": Command(_new),
     "clean": Command(_clean, locked=True),
     "export": Command(_export),
+    "verify": Command(_verify, writes=False),
 }
 
 

@@ -63,6 +63,8 @@ class Engine:
     parallelism: str | None = None
     speculative_decoding: str | None = None
     launch_command: str | None = None
+    container_image: str | None = None  # schema 1.2
+    container_image_digest: str | None = None
     settings: tuple[tuple[str, str | float | bool], ...] = ()
     notes: str | None = None
 
@@ -88,6 +90,7 @@ class RunInfo:
     revision: str | None = None
     benchmark_tool: str | None = None
     benchmark_tool_version: str | None = None
+    benchmark_command: str | None = None  # schema 1.2
     decode_mode: str | None = None
     prefill_mode: str | None = None
     time_per_measurement_s: float | None = None
@@ -121,6 +124,7 @@ class Provenance:
     notes: tuple[str, ...] = ()
     # The tool's own identification of the run (schema 1.2): seed, sweep ids, command
     tool_run: dict[str, Any] | None = field(default=None, compare=False, hash=False)
+    raw_files: Any = ()  # schema 1.2: [{file, sha256, bytes}], as the document holds them
 
 
 @record

@@ -4,6 +4,7 @@ engine, GPUs and model; run.yaml still wins."""
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 import shlex
 from pathlib import Path
@@ -130,4 +131,10 @@ def test_gzip_lil_bench_folder(tmp_path: Path) -> None:
     result = adapt_folder(folder, "content/runs/qwen-run").data
     assert result["engine"]["name"] == "vLLM"
     assert len(result["measurements"]["decode"]) == 5
+    # The folder's files by digest (sitegen/receipts.py), worked out here; notes are not read.
+    files = [folder / "0f7c2d1e.json.gz", folder / "run.yaml"]
+    assert result["provenance"].pop("raw_files") == [
+        {"file": path.name, "bytes": path.stat().st_size,
+         "sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
+        for path in files]
     assert result == adapt(document)

@@ -20,7 +20,8 @@ def _parser_commands() -> set[str]:
 
 
 def test_every_command_of_the_parser_has_exactly_one_handler() -> None:
-    commands = {"collect", "build", "import", "check", "summary", "serve", "new", "clean", "export"}
+    commands = {"collect", "build", "import", "check", "summary", "serve", "new", "clean", "export",
+                "verify"}
     assert set(cli.COMMANDS) == _parser_commands() == commands
 
 

@@ -4,6 +4,7 @@ path (worker processes, used when many files are new) gives what the files hold.
 from __future__ import annotations
 
 import builtins
+import hashlib
 import io
 import json
 import os
@@ -103,7 +104,12 @@ def test_the_parallel_path_gives_what_the_files_hold(project: Path, monkeypatch:
             continue
         assert item.problems == [], item.source
         # The shipped files hold no secrets, so the checked document is the file's data itself.
-        assert json.loads(item.canonical or "") == yaml.safe_load(path.read_text(encoding="utf-8")), item.source
+        checked = json.loads(item.canonical or "")
+        # Collect adds the file's receipt: its name and the digest of its bytes (worked out here).
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        named = {"file": item.source, "bytes": path.stat().st_size, "sha256": digest}
+        assert checked.pop("receipt") == {"result_file": named}
+        assert checked == yaml.safe_load(path.read_text(encoding="utf-8")), item.source
     assert parallel == serial
     # What the workers checked is remembered by the main process, so the next collect reads the cache.
     assert len(list((project / "parallel-cache").glob("*.json"))) == len(parallel) - 1

@@ -3,6 +3,7 @@ made from this JSON in the reader's browser: tests/test_browser_csv.py.)"""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -18,7 +19,14 @@ def test_run_json_is_the_canonical_run_one_field_or_measurement_a_line(built_sit
         text = path.read_text()
         source = REPO / "content" / "runs" / f"{path.stem}.yaml"
         if source.is_file():
-            assert json.loads(text) == yaml.safe_load(source.read_text())
+            published = json.loads(text)
+            # The receipt the site adds: the file's digest (worked out here) and the versions.
+            receipt = published.pop("receipt")
+            digest = hashlib.sha256(source.read_bytes()).hexdigest()
+            assert receipt["result_file"] == {"file": f"content/runs/{source.name}",
+                                              "bytes": source.stat().st_size, "sha256": digest}
+            assert receipt["schema_version"] == str(published["schema_version"])
+            assert published == yaml.safe_load(source.read_text())
         document = json.loads(text)
         lines = text.splitlines()
         measurements = sum(len(document["measurements"].get(phase, [])) for phase in ("prefill", "decode"))

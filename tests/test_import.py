@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,9 +22,28 @@ SEED_META = REPO / "tests" / "data" / "import" / "seed-run.yaml"
 SEED_FILE = REPO / "content" / "runs" / f"{SEED_RUN_ID}.yaml"
 
 
-def shipped_seed() -> dict[str, object]:
-    data: dict[str, object] = parse_yaml("seed", SEED_FILE.read_bytes()).data
+def shipped_seed() -> dict[str, Any]:
+    data: dict[str, Any] = parse_yaml("seed", SEED_FILE.read_bytes()).data
     return data
+
+
+def seed_imported_elsewhere() -> dict[str, Any]:
+    """The shipped seed as a project that does not hold tests/data/ imports it: its raw files
+    named by their own names (the shipped file, imported in the repository, names them from it)."""
+    data = shipped_seed()
+    names = [item["file"] for item in data["provenance"]["raw_files"]]
+    assert names == ["tests/data/import/seed-run.yaml",
+                     "tests/data/upstream/sample_benchmark_results.json"]
+    return with_raw_files(data, {"seed-run.yaml": SEED_META,
+                                 "sample_benchmark_results.json": SAMPLE})
+
+
+def with_raw_files(data: dict[str, Any], files: dict[str, Path]) -> dict[str, Any]:
+    """``data`` with ``provenance.raw_files`` listing these files (name → path) by name."""
+    listed = [{"file": name, "bytes": len(path.read_bytes()),
+               "sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
+              for name, path in sorted(files.items())]
+    return {**data, "provenance": {**data["provenance"], "raw_files": listed}}
 
 
 def runs_dir(project: Path) -> Path:
@@ -43,7 +64,7 @@ def empty_project(project: Path) -> Path:
 def test_import_writes_the_seed_run(empty_project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert run_cli(empty_project, "import", str(SAMPLE), "--meta", str(SEED_META)) == 0
     written = runs_dir(empty_project) / f"{SEED_RUN_ID}.yaml"  # the default id is the seed's
-    assert read_run(written) == shipped_seed()
+    assert read_run(written) == seed_imported_elsewhere()
     out = capsys.readouterr().out
     assert out == (f"wrote content/runs/{SEED_RUN_ID}.yaml: 9 prefill points, 64 decode cells "
                    "(21 over capacity, 1 requests queued, 42 valid)\n")
@@ -60,7 +81,11 @@ def test_collect_accepts_the_imported_file(empty_project: Path) -> None:
     [run] = collected_entries(empty_project)
     assert run["id"] == "imported"
     assert run["origin"] == "content/runs/imported.yaml"
-    assert run["result"] == shipped_seed()
+    receipt = run["result"].pop("receipt")  # what collect adds: the file's digest, worked out here
+    written = (runs_dir(empty_project) / "imported.yaml").read_bytes()
+    assert receipt == {"result_file": {"file": "content/runs/imported.yaml", "bytes": len(written),
+                                       "sha256": hashlib.sha256(written).hexdigest()}}
+    assert run["result"] == seed_imported_elsewhere()
 
 
 def test_import_refuses_to_overwrite_without_force(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -76,7 +101,7 @@ def test_import_refuses_to_overwrite_without_force(project: Path, capsys: pytest
     assert run_cli(project, "import", str(SAMPLE), "--meta", str(SEED_META), "--force") == 0
     assert capsys.readouterr().out.startswith(f"replaced content/runs/{SEED_RUN_ID}.yaml: ")
     assert b"a reviewer's comment" not in target.read_bytes()
-    assert read_run(target) == shipped_seed()
+    assert read_run(target) == seed_imported_elsewhere()
 
 
 def test_import_refuses_an_id_another_run_uses(empty_project: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -139,7 +164,10 @@ def test_import_redacts_secrets_before_writing(empty_project: Path, tmp_path: Pa
     assert run_cli(empty_project, "import", str(SAMPLE), "--meta", str(meta), "--id", "redacted") == 0
     text = (runs_dir(empty_project) / "redacted.yaml").read_text()
     assert secret not in text
-    assert read_run(runs_dir(empty_project) / "redacted.yaml") == shipped_seed()
+    # The receipt names the run.yaml read, by the digest of its bytes (worked out here).
+    expected = with_raw_files(shipped_seed(),
+                              {"sample_benchmark_results.json": SAMPLE, "run.yaml": meta})
+    assert read_run(runs_dir(empty_project) / "redacted.yaml") == expected
     assert f"{SAMPLE}: /engine/launch_command: note: redacted a secret" in capsys.readouterr().err
 
 
@@ -189,7 +217,9 @@ def test_raw_folder_is_collected_like_any_run(empty_project: Path) -> None:
     assert run_cli(empty_project, "collect") == 0
     [run] = collected_entries(empty_project)
     assert (run["id"], run["origin"]) == ("h200-raw", "content/runs/h200-raw")
-    assert run["result"] == shipped_seed()
+    # The folder's files, named as they are in it, by digests worked out here.
+    files = {"benchmark_results.json": SAMPLE, "run.yaml": SEED_META}
+    assert run["result"] == with_raw_files(shipped_seed(), files)
 
 
 def test_raw_folder_problems_name_the_file_and_line(empty_project: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -63,9 +63,13 @@ def test_matrix_cells_carry_their_status_and_shade(built: Path) -> None:
         assert len(rows) == len(contexts)
         for context, row in zip(contexts, rows, strict=True):
             assert row.startswith(f"<th>{context_label(context)}<td")  # a <th> before <td>s heads its row
-            found = re.findall(r'<td(?: class=(?:"([\w ]+)"|(\w+)))?(?: title="[^"]*")?>', row)
-            classes = [set((quoted or bare).split()) for quoted, bare in found]
+            cell_tag = r'<td(?: class=(?:"([\w ]+)"|(\w+)))?(?: title="[^"]*")? id=([\w-]+)>'
+            found = re.findall(cell_tag, row)
+            classes = [set((quoted or bare).split()) for quoted, bare, _ in found]
             assert len(classes) == len(levels)
+            # Each position's address (docs/comparisons.md, "Citing a figure").
+            anchors = [f"d-{context}-{level}" for level in levels]
+            assert [anchor for _, _, anchor in found] == anchors
             for level, got in zip(levels, classes, strict=True):
                 cell = cells.get((context, level))
                 if cell is None:
@@ -83,10 +87,19 @@ def test_matrix_cells_carry_their_status_and_shade(built: Path) -> None:
 
 def test_measurement_rows_carry_their_status(built: Path) -> None:
     for document, html in _runs(built):
-        rows = re.findall(r"<tr(?: class=(\w+))?>", _section(html, "measurements").split("</thead>", 1)[1])
+        table = _section(html, "measurements").split("</thead>", 1)[1]
+        rows = re.findall(r"<tr(?: class=(\w+))? id=([\w-]+)>", table)
         decode = sorted(document["measurements"]["decode"], key=lambda c: (c["context_tokens"], c["concurrency"]))
         want = [None] * len(document["measurements"]["prefill"]) + [STATUS_CLASS[c["status"]] for c in decode]
-        assert [css or None for css in rows][:len(want)] == want
+        assert [css or None for css, _ in rows] == want
+        # Each row's address (docs/comparisons.md, "Citing a figure"), from the file's numbers.
+        chunk, output = "prompt_chunk_tokens", "output_tokens_per_request"
+        anchors = [f"p-{p['context_tokens']}" + (f"-k{p[chunk]}" if p.get(chunk) else "")
+                   for p in document["measurements"]["prefill"]]
+        anchors += [f"r-{c['context_tokens']}-{c['concurrency']}"
+                    + (f"-o{c[output]}" if c.get(output) else "") for c in decode]
+        assert sorted(anchor for _, anchor in rows) == sorted(anchors)
+        assert len(set(anchors)) == len(anchors), "an address names one row"
 
 
 def test_capacity_cells_name_per_accelerator_figures_only_where_they_differ(built: Path) -> None:

@@ -8,6 +8,7 @@ values are read from the raw files or written out here, never taken from sitegen
 
 from __future__ import annotations
 
+import hashlib
 import html
 import json
 import re
@@ -73,7 +74,14 @@ def test_a_schema_1_file_and_its_1_1_twin_render_the_same_run_page(tmp_path: Pat
         assert f"schema_version: {version}\n" in text
         (site / "content" / "runs" / "minimal.yaml").write_text(text)
         _build(site)
-        pages.append(_page(site, "minimal"))
+        page = _page(site, "minimal")
+        # The receipt names the file by its own digest and schema version: the rest is the same.
+        head, rest = page.split("<section id=reproduce", 1)
+        receipt, tail = rest.split("</section>", 1)
+        written = (site / "content" / "runs" / "minimal.yaml").read_bytes()
+        digest = hashlib.sha256(written).hexdigest()
+        assert f"sha256:{digest}" in receipt and f"result schema {version}</div>" in receipt
+        pages.append(head + tail)
     assert pages[0] == pages[1]
     # Nothing declares the statistic, so the page claims none.
     assert "Latencies as the source reports them." in _text(pages[0])

@@ -27,6 +27,7 @@ from sitegen.files import MAX_STATE_BYTES, read_bounded
 from sitegen.lifetime import left_to_the_end, long_lived_work
 from sitegen.parse import MAX_FILE_BYTES, Document, parse_document
 from sitegen.plausibility import plausibility_warnings
+from sitegen.receipts import RECEIPT_KEY, result_file_receipt
 from sitegen.records import record
 from sitegen.store import (
     CollectedRun,
@@ -182,6 +183,8 @@ def _check(work: _Work) -> CheckedEntry:
     if found:
         return CheckedEntry(entry, source, None, found, warnings)
     warnings += plausibility_warnings(document)  # figures that contradict each other: warned, never refused
+    if work.raw is not None:  # a result file: the digest of the bytes its figures were read from
+        document.data[RECEIPT_KEY] = result_file_receipt(source, work.raw)
     return CheckedEntry(entry, source, canonical(document.data), [], warnings)
 
 

@@ -18,13 +18,22 @@ from pathlib import Path
 from typing import Any
 
 from sitegen.collect import validate_result
-from sitegen.collect.adapters.raw import META_NAME, adapt_records, read_meta, read_records, recognised, walk_raw_files
+from sitegen.collect.adapters.raw import (
+    META_NAME,
+    adapt_records,
+    read_meta,
+    read_records,
+    recognised,
+    walk_raw_files,
+    with_raw_files,
+)
 from sitegen.collect.local import RESULT_SUFFIXES, check_id, suggest_id
 from sitegen.collect.redact import redact_document
 from sitegen.collect.result_yaml import dump_result, schema_modeline
 from sitegen.config import Config
 from sitegen.errors import Problem, SitegenError
 from sitegen.parse import Document
+from sitegen.receipts import file_entry, recorded_name
 from sitegen.store import write_atomic
 
 
@@ -66,11 +75,15 @@ def default_id(data: dict[str, Any]) -> str:
     return suggest_id("-".join(part for part in parts if part))
 
 
-def load_raw(paths: list[Path], meta_path: Path | None) -> tuple[Document, tuple[tuple[str, str], ...]]:
+def load_raw(paths: list[Path], meta_path: Path | None,
+             project_root: Path | None = None) -> tuple[Document, tuple[tuple[str, str], ...]]:
     """Adapt the raw files of one run, and the files of its folders that were skipped.
 
-    A single folder's own run.yaml is used unless ``meta_path`` names another.
+    A single folder's own run.yaml is used unless ``meta_path`` names another. Every file read
+    is listed with its digest in ``provenance.raw_files`` (named by receipts.recorded_name).
     """
+    root = project_root or Path.cwd()
+    read_files: dict[str, Path] = {}  # what each record's source names, for the receipt
     records: list[Document] = []
     skipped: list[tuple[str, str]] = []
     problems: list[Problem] = []
@@ -82,6 +95,7 @@ def load_raw(paths: list[Path], meta_path: Path | None) -> tuple[Document, tuple
             found = walk_raw_files(path, display)
             read: list[Document] = []
             for file, shown in found:
+                read_files[shown] = file
                 try:
                     read += read_records(file.resolve(), shown)  # paths the user chose: links followed once
                 except SitegenError as error:
@@ -95,6 +109,7 @@ def load_raw(paths: list[Path], meta_path: Path | None) -> tuple[Document, tuple
                                         f"({len(found)} file{'s' if len(found) != 1 else ''} looked at); "
                                         "see docs/importing.md for the formats"))
         elif path.is_file():
+            read_files[display] = path
             records += read_records(path.resolve(), display)
         else:
             problems.append(Problem(display, None, "", "not found"))
@@ -106,13 +121,28 @@ def load_raw(paths: list[Path], meta_path: Path | None) -> tuple[Document, tuple
             raise SitegenError(Problem(str(meta_path), None, "", "not found"))
         meta = read_meta(meta_path.resolve(), str(meta_path))
     source = str(paths[0]) if len(paths) == 1 else f"{paths[0]} (and {len(paths) - 1} more)"
-    return adapt_records(records, meta, source), tuple(sorted(skipped))
+    document = adapt_records(records, meta, source)
+    used = [(read_files[shown], _given_root(read_files[shown], paths))
+            for shown in sorted({r.source for r in records})]
+    if meta_path is not None:
+        used.append((meta_path, meta_path.parent))
+    digests = [file_entry(recorded_name(path, root, given), path.resolve().read_bytes())
+               for path, given in used]
+    return with_raw_files(document, digests), tuple(sorted(skipped))
+
+
+def _given_root(path: Path, given: list[Path]) -> Path:
+    """The folder on the command line a raw file was found in (its own folder if named itself)."""
+    for folder in given:
+        if folder.is_dir() and folder.resolve() in path.resolve().parents:
+            return folder
+    return path.parent
 
 
 def import_run(config: Config, paths: list[Path], *, meta_path: Path | None = None, run_id: str | None = None,
                force: bool = False) -> ImportReport:
     """Write ``content/runs/<id>.yaml`` from raw output; raise SitegenError (writing nothing) on any problem."""
-    document, skipped = load_raw(paths, meta_path)
+    document, skipped = load_raw(paths, meta_path, config.root)
     document, redacted = redact_document(document)
     problems = validate_result(document)
     if problems:

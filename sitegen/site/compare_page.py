@@ -557,6 +557,8 @@ def setups_json(runs: list[Run], fragments: Fragments | None = None) -> bytes:
         "facts": [label for label, _ in FACTS],
         "launch": [[key, label] for key, label in SETTINGS],
         "caveats": [[label, text] for label, text in _CAVEAT_FACTS],
+        # The words of a decode mode, for a reader's own file (ownfile.js works out its facts).
+        "decode_modes": labels.DECODE_MODES,
     })
     # Sorted keys put "runs" after "launch" and before "version", and the runs by id.
     entries = b",".join(run_piece(fragments, "setups.json", run, partial(_setup_entry, run))

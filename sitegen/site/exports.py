@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from sitegen.model import Run
+from sitegen.receipts import RECEIPT_KEY, receipt_of
 
 # One encoder (dumps() makes one per call); no spaces after separators: a run has 73
 # measurements, each on a line of its own, so spaces would be a tenth of the file.
@@ -25,4 +26,7 @@ def _lines(value: object, depth: int = 0) -> str:
 
 
 def run_json(run: Run) -> bytes:
-    return (_lines(run.raw) + "\n").encode()
+    """The run as validated, with its receipt (sitegen/receipts.py) in ``receipt``: what a reader
+    or ``sitegen verify --site`` checks it against."""
+    document = run.raw
+    return (_lines({**document, RECEIPT_KEY: receipt_of(document).as_json()}) + "\n").encode()

@@ -26,6 +26,13 @@ from sitegen.site.groups import Group, accelerator_key, model_key
 from sitegen.site.launch_settings import speculative_decoding
 from sitegen.site.load_point_view import LoadPointTable, load_point_table
 from sitegen.site.prose import markdown
+from sitegen.site.receipt_page import (
+    Reproduce,
+    matrix_anchor,
+    prefill_anchor,
+    reproduce,
+    row_anchor,
+)
 from sitegen.site.setup_pages import RunHistory
 
 # A status's class on its matrix cell and measurements row (style.css, "Run page"): short, as a
@@ -63,6 +70,7 @@ class MatrixRow:
 
     context: str
     cells: tuple[MatrixCell | None, ...]  # None: the run has no cell at this position
+    anchors: tuple[str, ...] = ()  # each position's id, part of the permalink (receipt_page)
 
 
 @dataclass(frozen=True)
@@ -112,6 +120,7 @@ class MeasurementRow:
     # below is said once, not on each row (issue 18); 0 where a row above spans this one.
     phase_rows: int = 1
     context_rows: int = 1
+    anchor: str = ""  # its id, part of the permalink: p-<context>, r-<context>-<requests>
 
     @property
     def css(self) -> str:
@@ -217,6 +226,7 @@ class RunPageContext:
     # Open-loop points (schema 1.2), in their own table and chart; the run's setup over time.
     load_points: LoadPointTable | None = None
     history: RunHistory | None = None
+    reproduce: Reproduce | None = None  # "Reproduce this run" and the cite data (receipt_page)
 
 
 def _hardware_fields(run: Run) -> tuple[Field, ...]:
@@ -333,7 +343,8 @@ def _matrix(run: Run, price: Price | None = None) -> Matrix | None:
                 note=cell.note,
                 cost=_cell_cost(cell, run.hardware.count, price),
             ))
-        rows.append(MatrixRow(numbers.context(context), tuple(cells)))
+        anchors = tuple(matrix_anchor(context, level) for level in levels)
+        rows.append(MatrixRow(numbers.context(context), tuple(cells), anchors))
     return Matrix(tuple(levels), tuple(rows))
 
 
@@ -368,6 +379,7 @@ def _measurement_rows(run: Run) -> tuple[MeasurementRow, ...]:
             output_tokens=_DASH,
             measured=_DASH,
             prompt_size=_figure(numbers.integer(p.prompt_chunk_tokens) if p.prompt_chunk_tokens else ""),
+            anchor=prefill_anchor(p),
         )
         for p in run.prefill
     ]
@@ -389,6 +401,7 @@ def _measurement_rows(run: Run) -> tuple[MeasurementRow, ...]:
             measured=_figure(numbers.seconds(c.measured_s)),
             output_length=_figure(numbers.integer(c.output_tokens_per_request) if c.output_tokens_per_request else ""),
             repeats=_figure(_repeats_said(c)),
+            anchor=row_anchor(c),
         )
         for c in run.decode
     ]
@@ -627,5 +640,6 @@ def run_page(site: Site, run: Run, groups: dict[tuple[str, str], Group], label: 
         related=related,
         varied_prompt=bool(prompt_sizes(run)),
         with_repeats=any(c.repeats for c in run.decode),
+        reproduce=reproduce(run),
     )
     return Page(f"runs/{run.id}/index.html", "pages/run.html", context)

@@ -54,6 +54,10 @@
   var plot = window.sitegenPlots.plot, plotGrid = window.sitegenPlots.plotGrid;
 
   // --- the sections (sitegen/site/compare_page.py) -----------------------------------------------
+  // A reader's own file has its command, but this view does not read its flags (ownfile.js).
+  var noCommand = function (run) {
+    return run.setup.unparsed ? "command not read here" : "no command";
+  };
   var setupRows = function (runs, setups) {
     var rows = [];
     var push = function (label, values) {
@@ -62,7 +66,9 @@
     setups.facts.forEach(function (label, i) { push(label, runs.map(function (r) { return r.setup.facts[i]; })); });
     setups.launch.forEach(function (pair) {
       if (!runs.some(function (r) { return r.setup.launch[pair[0]]; })) return;
-      push("Launch: " + pair[1], runs.map(function (r) { return r.setup.command ? r.setup.launch[pair[0]] || "not set" : "no command"; }));
+      push("Launch: " + pair[1], runs.map(function (r) {
+        return r.setup.command ? r.setup.launch[pair[0]] || "not set" : noCommand(r);
+      }));
     });
     var keys = [];
     runs.forEach(function (r) { Object.keys(r.setup.settings).forEach(function (k) { if (keys.indexOf(k) < 0) keys.push(k); }); });
@@ -70,7 +76,9 @@
       push("Setting: " + key, runs.map(function (r) { return key in r.setup.settings ? r.setup.settings[key] : MISSING; }));
     });
     if (runs.some(function (r) { return r.setup.command && r.setup.other_flags !== "none"; })) {
-      push("Launch: other flags", runs.map(function (r) { return r.setup.command ? r.setup.other_flags : "no command"; }));
+      push("Launch: other flags", runs.map(function (r) {
+        return r.setup.command ? r.setup.other_flags : noCommand(r);
+      }));
     }
     return rows;
   };
@@ -435,6 +443,10 @@
   // Each run's result file is runs/<id>.json under the site root the page names (site.js).
   var root = document.documentElement.getAttribute("data-root") || "";
   var known = {};
+  // A reader's own file (ownfile.js): a run of this view under a name no published run can have
+  // (ids are lower-case), never put in the address, never sent anywhere.
+  var OWN = "Your file";
+  var own = null;
   Array.prototype.forEach.call(add.options, function (option) {
     if (option.value) known[option.value] = { result: root + "runs/" + encodeURIComponent(option.value) + ".json", label: option.textContent };
   });
@@ -463,6 +475,7 @@
   };
   var cache = {};
   var loadRun = function (id) {
+    if (id === OWN) return Promise.resolve(own.doc);
     if (!cache[id]) {
       cache[id] = fetch(known[id].result).then(function (r) {
         if (!r.ok) throw new Error(r.status + " " + r.url);
@@ -498,7 +511,9 @@
     add.disabled = chosen.length >= maxRuns;
   };
   var update = function () {
-    history.replaceState(null, "", chosen.length ? "?runs=" + chosen.join(",") : window.location.pathname);
+    var addressed = chosen.filter(function (id) { return id !== OWN; });
+    var address = addressed.length ? "?runs=" + addressed.join(",") : window.location.pathname;
+    history.replaceState(null, "", address);
     drawList();
     if (chosen.length < 2) {
       result.textContent = "";
@@ -510,7 +525,9 @@
       if (ids.join(",") !== chosen.join(",")) return;  // the choice changed while loading
       var setups = loaded[0];
       var runs = ids.map(function (id, i) {
-        return { id: id, letter: LETTERS[i], index: i, doc: loaded[i + 1], setup: setups.runs[id] };
+        var setup = id === OWN ? window.sitegenOwnFile.setup(own.doc, setups) : setups.runs[id];
+        return { id: id === OWN ? OWN + " (" + own.name + ")" : id, letter: LETTERS[i], index: i,
+                 doc: loaded[i + 1], setup: setup };
       });
       shown = runs;
       render(runs, setups);
@@ -527,6 +544,47 @@
     add.value = "";
     update();
   });
+  // --- the reader's own file: parsed and checked here, by ownfile.js, loaded on the first file --
+  var ownInput = document.getElementById("own-file");
+  var ownProblems = document.getElementById("own-problems");
+  var ownScript = null;
+  var loadOwnFile = function () {
+    if (!ownScript) {
+      ownScript = new Promise(function (resolve, reject) {
+        var script = document.createElement("script");
+        script.src = form.getAttribute("data-ownfile");
+        script.onload = resolve;
+        script.onerror = function () { reject(new Error("could not load " + script.src)); };
+        document.head.appendChild(script);
+      });
+    }
+    return ownScript;
+  };
+  var showProblems = function (problems) {
+    ownProblems.textContent = "";
+    problems.forEach(function (text) { ownProblems.appendChild(el("li", text)); });
+    ownProblems.hidden = !problems.length;
+  };
+  if (ownInput) {
+    document.getElementById("own-note").hidden = false;
+    ownInput.addEventListener("change", function () {
+      var file = ownInput.files && ownInput.files[0];
+      if (!file) return;
+      var assets = { yaml: form.getAttribute("data-yaml") };
+      Promise.all([file.text(), loadOwnFile()]).then(function (loaded) {
+        var schemas = form.getAttribute("data-schemas").replace(/result\.schema\.json$/, "");
+        return window.sitegenOwnFile.read(loaded[0], file.name, assets, schemas);
+      }).then(function (outcome) {
+        showProblems(outcome.problems);
+        if (!outcome.doc) return;
+        own = { doc: outcome.doc, name: file.name };
+        var at = chosen.indexOf(OWN);
+        if (at < 0 && chosen.length >= maxRuns) chosen.pop();
+        if (at < 0) chosen.push(OWN);
+        update();
+      }).catch(function (error) { showProblems([file.name + ": " + error.message]); });
+    });
+  }
   form.hidden = false;
   update();
 })();

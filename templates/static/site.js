@@ -66,6 +66,71 @@
     });
   });
 
+  // --- cite a figure (receipt_page.py, templates/_receipt.html) --------------------------------
+  // Every matrix cell and measurement row has an id that is part of the permalink. Clicking one
+  // gives a citation (the figure, its cell, the statistic, the run's date and the address with
+  // that id) to copy; without JavaScript the address with the id is the citation.
+  var reproduce = document.getElementById("reproduce");
+  var citeText = function (target) {
+    var heading = (document.querySelector("h1") || {}).textContent || document.title;
+    var address = location.href.split("#")[0] + "#" + target.id;
+    var statistic = reproduce.getAttribute("data-statistic");
+    var date = reproduce.getAttribute("data-date");
+    var where, figure;
+    if (target.tagName === "TD") {
+      var row = target.parentNode, table = row.closest("table");
+      var column = Array.prototype.indexOf.call(row.children, target);
+      var requests = table.querySelector("thead tr").children[column].textContent;
+      var total = target.querySelector("b"), status = target.querySelector("i");
+      where = row.firstElementChild.textContent + " context × " + requests +
+        " simultaneous requests";
+      figure = (total ? total.textContent + " tok/s total" : "no figure") +
+        (status ? " (" + status.textContent + ")" : "");
+    } else {
+      var heads = target.closest("table").querySelectorAll("thead th");
+      var cells = target.querySelectorAll("td"), offset = heads.length - cells.length, parts = [];
+      cells.forEach(function (cell, index) {
+        var name = heads[index + offset] ? heads[index + offset].textContent : "";
+        if (cell.textContent !== "—") parts.push(name + " " + cell.textContent);
+      });
+      var pieces = target.id.split("-");
+      where = pieces[0] === "p" ? "prefill, " + pieces[1] + " context tokens"
+        : "decode, " + pieces[1] + " context tokens × " + pieces[2] + " requests";
+      figure = parts.join(", ");
+    }
+    return heading + ": " + figure + "; " + where + "; latencies: " + statistic +
+      (date ? "; measured " + date : "") + ". " + address;
+  };
+  if (reproduce) {
+    var panel = null;
+    var cite = function (target) {
+      if (!panel) {
+        panel = document.createElement("div");
+        panel.className = "cite";
+        panel.setAttribute("role", "status");
+        panel.innerHTML = "<p class=section-head><strong>Cite this figure</strong></p>" +
+          "<p class=command></p>";
+        if (navigator.clipboard) {
+          var button = document.createElement("button");
+          button.type = "button";
+          button.className = "copy";
+          button.textContent = "Copy";
+          button.addEventListener("click", function () {
+            navigator.clipboard.writeText(panel.lastChild.textContent);
+          });
+          panel.firstChild.appendChild(button);
+        }
+      }
+      panel.lastChild.textContent = citeText(target);
+      target.closest(".scroll").after(panel);
+      history.replaceState(null, "", "#" + target.id);
+    };
+    var citable = document.querySelectorAll("table.matrix td[id], table.figures tr[id]");
+    citable.forEach(function (target) {
+      target.addEventListener("click", function () { cite(target); });
+    });
+  }
+
   // --- the run's CSV, made here from its JSON -----------------------------------------
   // The site ships each run once, as its canonical JSON; the CSV (docs/result-format.md, "The
   // run CSV") is made from it in the reader's browser, as sitegen's Python once wrote it. Without

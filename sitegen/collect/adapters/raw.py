@@ -27,6 +27,7 @@ from sitegen.collect.redact import redact_document
 from sitegen.errors import Problem, SitegenError
 from sitegen.files import read_bounded
 from sitegen.parse import MAX_FILE_BYTES, Document, parse_json, parse_yaml
+from sitegen.receipts import file_entry
 from sitegen.validate import LATEST_RESULT_VERSION, check_numbers, check_result_rules, check_result_schema, check_schema
 
 META_NAME = "run.yaml"
@@ -71,9 +72,23 @@ def adapt_folder(folder: Path, source: str) -> Document:
     if not meta_path.is_file():
         raise SitegenError(Problem(source, None, "", f"no {META_NAME}: a raw-output folder needs one with at least "
                                    "hardware: type: (see docs/importing.md)"))
-    records = [record for path in raw_paths for record in read_records(path, f"{source}/{path.name}")]
-    meta = read_meta(meta_path, f"{source}/{META_NAME}")
-    return adapt_records(records, meta, source)
+    records: list[Document] = []
+    read: list[dict[str, Any]] = []
+    for path in raw_paths:
+        data = _read_bytes(path, f"{source}/{path.name}")
+        records += parse_records(f"{source}/{path.name}", data)
+        read.append(file_entry(path.name, data))
+    meta_bytes = _read_meta_bytes(meta_path, f"{source}/{META_NAME}")
+    read.append(file_entry(META_NAME, meta_bytes))
+    document = adapt_records(records, parse_yaml(f"{source}/{META_NAME}", meta_bytes), source)
+    return with_raw_files(document, read)
+
+
+def with_raw_files(document: Document, read: list[dict[str, Any]]) -> Document:
+    """The document with the files it was read from, by digest, in ``provenance.raw_files``
+    (sitegen/receipts.py), sorted by name so the same files give the same document."""
+    document.data["provenance"]["raw_files"] = sorted(read, key=lambda entry: entry["file"])
+    return document
 
 
 def _refuse_links(folder: Path, source: str) -> None:
@@ -230,11 +245,14 @@ def _gunzip(source: str, raw: bytes) -> bytes:
 
 
 def read_meta(path: Path, source: str) -> Document:
+    return parse_yaml(source, _read_meta_bytes(path, source))
+
+
+def _read_meta_bytes(path: Path, source: str) -> bytes:
     try:
-        raw = read_bounded(path, MAX_FILE_BYTES, source, "run.yaml")
+        return read_bounded(path, MAX_FILE_BYTES, source, "run.yaml")
     except OSError as exc:
         raise SitegenError(Problem(source, None, "", f"cannot read: {exc.strerror}")) from None
-    return parse_yaml(source, raw)
 
 
 def recognised(records: list[Document]) -> tuple[list[Document], list[str]]:
