@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NoReturn
 
-from sitegen import __version__
+from sitegen import __version__, progress
 from sitegen.config import CONFIG_NAME, Config, load_config, with_site_url
 from sitegen.errors import Problem, SitegenError, shown
 from sitegen.github import Level, annotation
@@ -42,7 +42,18 @@ def _parser() -> argparse.ArgumentParser:
                             "(never one of the project's own folders)")
     _add_import_parser(commands)
     _add_contributor_parsers(commands)
+    _add_quiet_argument(parser, commands)
     return parser
+
+
+def _add_quiet_argument(parser: argparse.ArgumentParser,
+                        commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``--quiet`` before or after the command (the command's own default left unset, so that
+    it does not undo the option given before it)."""
+    quiet_help = "no progress and no table of times for collect and build; problems and warnings still shown"
+    parser.add_argument("--quiet", "-q", action="store_true", help=quiet_help)
+    for command in commands.choices.values():
+        command.add_argument("--quiet", "-q", action="store_true", default=argparse.SUPPRESS, help=quiet_help)
 
 
 def _add_format_argument(command: argparse.ArgumentParser) -> None:
@@ -96,7 +107,7 @@ def _print_problems(problems: Sequence[Problem], output: str = "text", level: Le
 
 def _progress(message: str) -> None:
     # Progress names URLs, which may carry credentials: shown like any problem.
-    print(shown(message), file=sys.stderr, flush=True)
+    progress.say(shown(message))
 
 
 def _collect(config: Config, args: argparse.Namespace) -> int:
@@ -233,7 +244,8 @@ def main(argv: Sequence[str] | None = None, process_ends: bool = False) -> int:
             return command.run(config, args)
         from sitegen.lock import project_lock
 
-        with project_lock(config.state_dir, args.command):
+        with project_lock(config.state_dir, args.command), \
+                progress.reporting(args.command, quiet=args.quiet, state_dir=config.state_dir):
             return command.run(config, args)
     except SitegenError as error:
         _print_problems(error.problems, getattr(args, "format", "text"))
