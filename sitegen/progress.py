@@ -104,13 +104,14 @@ class Reporter:
     clock of their own instead of starting the thread (``start``)."""
 
     def __init__(self, command: str, mode: Mode, stream: TextIO, *, clock: Callable[[], float] = time.monotonic,
-                 show_after_s: float = SHOW_AFTER_S, every_s: float = EVERY_S) -> None:
+                 show_after_s: float | None = None, every_s: float | None = None) -> None:
         self.command = command
         self.mode = mode
         self.stream = stream
         self.clock = clock
-        self.show_after_s = show_after_s
-        self.every_s = every_s
+        # (the module's settings as they are now: a test may set them for a command it runs)
+        self.show_after_s = SHOW_AFTER_S if show_after_s is None else show_after_s
+        self.every_s = EVERY_S if every_s is None else every_s
         self.started = clock()
         self.ended: float | None = None
         self.stages: list[Stage] = []

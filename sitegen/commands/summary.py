@@ -21,6 +21,7 @@ from sitegen.commands.check import check_files
 from sitegen.config import Config
 from sitegen.errors import Problem, SitegenError
 from sitegen.model import run_from_dict
+from sitegen.progress import ALONGSIDE, read_timings
 from sitegen.site import numbers
 from sitegen.site.common import hardware_name
 from sitegen.site.headlines import headlines
@@ -169,4 +170,25 @@ def pr_summary(config: Config, name_status: str, *, cwd: Path | None = None, pre
                      "when the build succeeded.")
     lines += ["Unzip it and serve the folder, e.g. `python3 -m http.server -d site-preview 8000 --bind 127.0.0.1`, "
               "then open http://127.0.0.1:8000/. Or check out the branch and run `sitegen serve`.", ""]
+    lines += time_taken(config.state_dir)
     return "\n".join(lines)
+
+
+def time_taken(state_dir: Path) -> list[str]:
+    """The time each stage of the last ``sitegen collect`` and ``sitegen build`` in this folder
+    took, as they printed it (kept in .sitegen/timings.json, progress.py); nothing when
+    neither has run."""
+    recorded = read_timings(state_dir)
+    commands = [command for command in ("collect", "build") if command in recorded]
+    if not commands:
+        return []
+    lines = ["### Time taken", "", "| stage | items | time |", "|---|--:|--:|"]
+    for command in commands:
+        record = recorded[command]
+        for stage in record["stages"]:
+            note = f" ({ALONGSIDE})" if stage.get(ALONGSIDE) is True else ""
+            items = "" if stage.get("items") is None else f"{stage['items']:,}"
+            lines.append(f"| {command}: {_cell(stage['name'])}{note} | {items} | {stage['seconds']:.1f} s |")
+        lines.append(f"| **sitegen {command}, in total** | | **{record['seconds']:.1f} s** |")
+    lines.append("")
+    return lines
