@@ -1,7 +1,8 @@
 """``sitegen summary``: the Markdown a pull-request check writes to its job summary.
 
 It lists the runs a pull request adds, changes or removes, each checked like ``sitegen
-check`` does, with the headline figures of the valid ones, and says where the preview is.
+check`` does, with the headline figures of the valid ones, says where the preview is, and
+ends with the time each stage of the job's collect and build took (progress.py keeps them).
 Which files changed comes in as the text of ``git diff --name-status`` between the base and
 the pull request (the workflow runs git; this module never does), so it can be tested
 without a repository.
