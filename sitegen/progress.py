@@ -145,7 +145,7 @@ class Reporter:
         self.stages.append(stage)
         if self._display is not None:
             self._display.show(stage)
-        elif self._shown and self.mode == "plain":
+        elif self._shown and self.mode == "plain" and not stage.alongside:  # (it shows in the next line)
             self._line(self.clock())
         return stage
 
@@ -181,8 +181,8 @@ class Reporter:
                 self._line(now)
 
     def _next_tick(self) -> float:
-        """Seconds until the next tick is due (a quarter of a second at most, until a stage runs
-        once show_after_s has passed)."""
+        """Seconds until the next tick is due: show_after_s from the start (then every quarter
+        of a second until a stage runs), then every_s from the last line."""
         now = self.clock()
         if not self._shown:
             return max(0.25, self.started + self.show_after_s - now)

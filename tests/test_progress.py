@@ -162,6 +162,22 @@ def test_a_command_of_no_stage_ends_in_one_line() -> None:
     assert reporter.table() == ["sitegen build took 1.2 s"]
 
 
+def test_a_stage_alongside_shows_in_the_lines_of_the_steps() -> None:
+    reporter, clock, stream = _reporter()
+    reporter.step("planning pages")
+    clock.now = 1.0
+    reporter.tick()
+    reporter.step("writing pages", 10)
+    drawn = [0]
+    reporter.beside("drawing charts", lambda: (drawn[0], 4))
+    drawn[0] = 3
+    clock.now = 6.0
+    reporter.tick()
+    assert [line for _, line in stream.lines] == [
+        "build 1.0 s: planning pages", "build 1.0 s: writing pages 0/10 (0%)",
+        "build 6.0 s: writing pages 0/10 (0%); drawing charts 3/4 (75%, about 2 s left)"]
+
+
 def test_charts_with_nothing_to_draw_are_left_out() -> None:
     reporter, clock, stream = _reporter()
     reporter.step("writing pages", 4)
