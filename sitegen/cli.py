@@ -114,6 +114,7 @@ def _collect(config: Config, args: argparse.Namespace) -> int:
     from sitegen.collect import collect
 
     report = collect(config, offline=args.offline, progress=_progress)
+    progress.done()
     _print_problems(report.warnings, args.format, "warning")
     print(f"collected {len(report.runs)} run{'s' if len(report.runs) != 1 else ''} into .sitegen/collected.json")
     return 0
@@ -145,6 +146,7 @@ def _build(config: Config, args: argparse.Namespace) -> int:
     if args.site_url is not None:
         config = with_site_url(config, args.site_url)
     summary = build(config, force_output=args.force_output)
+    progress.done()
     for note in summary.notes:
         _progress(f"note: {note}")
     print(f"built {summary.pages} pages ({summary.pages_built} rendered, {summary.charts_rendered} new charts) "

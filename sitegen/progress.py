@@ -345,6 +345,14 @@ def advance(count: int = 1) -> None:
         reporter._step.done += count
 
 
+def done() -> None:
+    """The command's work is over: end its stages and stop showing progress, before the command
+    prints what it did (a line printed under the terminal's display would be drawn over)."""
+    reporter = _current
+    if reporter is not None:
+        reporter.stop()
+
+
 def say(message: str) -> None:
     """A line for the person at the terminal (standard error), placed between progress lines."""
     reporter = _current
@@ -383,12 +391,18 @@ def reporting(command: str, *, quiet: bool = False, state_dir: Path | None = Non
 def keep_timings(state_dir: Path, command: str, record: dict[str, Any]) -> None:
     """Put ``record`` into the state folder's timings.json under ``command``, keeping the other
     commands' records."""
-    from sitegen.store import write_atomic
-
     commands = read_timings(state_dir)
     commands[command] = record
     data = json.dumps({"version": TIMINGS_VERSION, "commands": commands}, indent=1, sort_keys=True)
-    write_atomic(state_dir / TIMINGS_NAME, data.encode() + b"\n", durable=False)
+    # Replaced whole, as the state files are (store.write_atomic, whose buffer for large files
+    # costs more than this small file's write); the project's lock keeps other writers out.
+    path = state_dir / TIMINGS_NAME
+    temporary = path.with_name(f".{TIMINGS_NAME}.{os.getpid()}.tmp")
+    try:
+        temporary.write_text(data + "\n", encoding="utf-8")
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)
 
 
 def read_timings(state_dir: Path) -> dict[str, dict[str, Any]]:

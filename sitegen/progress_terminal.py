@@ -5,7 +5,10 @@ ends, the whole display erased when the command's work is done.
 Imported by progress.py only when a command has run long enough on a terminal for progress to
 be shown (rich takes a tenth of a second to import). The counts are read from the stages
 when rich redraws, on its own thread: the work that fills them only adds to a number.
-Colour follows rich, which leaves it out when NO_COLOR is set.
+Colour follows rich, which leaves it out when NO_COLOR is set. Standard output is left alone
+(it may be a file; nothing prints there while the display is up: the command prints its result
+once progress.done has taken the display away); what is printed to standard error meanwhile
+appears above the display.
 """
 
 from __future__ import annotations
@@ -47,7 +50,7 @@ class TerminalDisplay(Progress):
         console = Console(file=stream, force_terminal=True, highlight=False)
         super().__init__(TextColumn("{task.description}"), BarColumn(), _Count(),
                          TimeRemainingColumn(), console=console, transient=True,
-                         refresh_per_second=REDRAWS_PER_S)
+                         refresh_per_second=REDRAWS_PER_S, redirect_stdout=False)
 
     def show(self, stage: Stage) -> None:
         done, total = stage.counts()

@@ -142,14 +142,14 @@ def test_a_cold_build_in_a_pipe_says_how_far_along_it_is(synthetic: Path, monkey
     assert f"| build: writing pages | {int(built[1]):,} | {rows['writing pages'][1]:.1f} s |" in summary
 
 
-def _on_a_terminal(folder: Path, *args: str) -> tuple[int, bytes]:
-    """Run sitegen with a pseudo-terminal as its terminal (100 columns, no colour): its exit
-    code and all it wrote there."""
+def _on_a_terminal(folder: Path, *args: str) -> tuple[int, bytes, bytes]:
+    """Run sitegen with a pseudo-terminal (100 columns, no colour) as its standard error and
+    a pipe as its standard output: its exit code, what it wrote to the terminal, and to the pipe."""
     main, side = pty.openpty()
     fcntl.ioctl(side, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 100, 0, 0))
     environment = {**os.environ, "NO_COLOR": "1", "TERM": "xterm-256color"}
     process = subprocess.Popen([sys.executable, "-m", "sitegen", "--config", str(folder / "sitegen.yaml"), *args],
-                               stdin=side, stdout=side, stderr=side, cwd=folder, env=environment)
+                               stdin=side, stdout=subprocess.PIPE, stderr=side, cwd=folder, env=environment)
     os.close(side)
     written = b""
     deadline = time.monotonic() + DEADLINE_S
@@ -166,19 +166,22 @@ def _on_a_terminal(folder: Path, *args: str) -> tuple[int, bytes]:
                 written += chunk
             elif process.poll() is not None:
                 break
-        code = process.wait(timeout=60)
+        out, _ = process.communicate(timeout=60)
     finally:
         os.close(main)
-    return code, written
+    return process.returncode, written, out
 
 
 def test_a_cold_build_on_a_terminal_shows_counts_that_grow(synthetic: Path) -> None:
     _cold(synthetic)
-    code, written = _on_a_terminal(synthetic, "build")
+    code, written, out = _on_a_terminal(synthetic, "build")
     text = written.decode(errors="replace")
     assert code == 0, text
     assert "\x1b[?25l" in text and "\x1b[2K" in text  # a display: the cursor hidden, lines redrawn
-    pages = int(re.findall(r"built (\d+) pages", text)[-1])
+    # The result stays on standard output, as it was, whatever the terminal shows.
+    built = re.fullmatch(rb"built (\d+) pages \(\1 rendered, \d+ new charts\) into _site/\n", out)
+    assert built, out
+    pages = int(built[1])
     shown = [int(done) for done in re.findall(rf"writing pages[ ━╸╺]*?(\d+)/{pages}\b", text)]
     assert len(set(shown)) >= 2 and shown == sorted(shown), shown
     colours = [code for codes in re.findall(r"\x1b\[([\d;]*)m", text) for code in codes.split(";")
