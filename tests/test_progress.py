@@ -16,9 +16,11 @@ from pathlib import Path
 import pytest
 
 from sitegen import progress
+from sitegen.collect import remote
 from sitegen.commands.summary import time_taken
 from sitegen.progress import Reporter, mode_of, read_timings, reporting
 from tests.conftest import run_cli
+from tests.test_remote_server import FAST, RUN, Site, _serve, good, replies, set_sources
 
 CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f]")  # anything but a line feed
 
@@ -284,3 +286,20 @@ def test_quiet_before_or_after_the_command(project: Path, capsys: pytest.Capture
     out, err = capsys.readouterr()
     assert out.startswith("built ") and "in total" not in err and "took" not in err
     assert read_timings(project / ".sitegen")["build"]["seconds"] >= 0  # still kept for the summary
+
+
+def test_collect_counts_the_sources_it_fetches(project: Path, capsys: pytest.CaptureFixture[str],
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Against a real server on 127.0.0.1: two sources fetched, then read from the cache offline."""
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)  # a proxy must not stand between client and server
+    monkeypatch.setattr(remote, "DEFAULT_SETTINGS", FAST)
+    monkeypatch.setattr(progress, "SHOW_AFTER_S", 0.0)
+    site = Site()
+    site.routes[RUN] = replies(good())
+    with _serve(site):
+        set_sources(project, {"url": site.url(RUN), "id": "remote-one"}, {"url": site.url(RUN), "id": "remote-two"})
+        for arguments, stage in ((["collect"], "fetching sources"), (["collect", "--offline"], "reading cached sources")):
+            assert run_cli(project, *arguments) == 0
+            rows = [line.split() for line in capsys.readouterr().err.splitlines()]
+            assert [*stage.split(), "2"] in [row[:-2] for row in rows], rows
