@@ -50,10 +50,12 @@ def _add_quiet_argument(parser: argparse.ArgumentParser,
                         commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """``--quiet`` before or after the command (the command's own default left unset, so that
     it does not undo the option given before it)."""
-    quiet_help = "no progress and no table of times for collect and build; problems and warnings still shown"
+    quiet_help = ("no progress and no table of times for collect and build; problems and "
+                  "warnings still shown")
     parser.add_argument("--quiet", "-q", action="store_true", help=quiet_help)
     for command in commands.choices.values():
-        command.add_argument("--quiet", "-q", action="store_true", default=argparse.SUPPRESS, help=quiet_help)
+        command.add_argument("--quiet", "-q", action="store_true", default=argparse.SUPPRESS,
+                             help=quiet_help)
 
 
 def _add_format_argument(command: argparse.ArgumentParser) -> None:

@@ -53,8 +53,15 @@ class Stage:
 
     __slots__ = ("_counts", "_reporter", "alongside", "done", "ended", "name", "started", "total")
 
-    def __init__(self, name: str, total: int | None, started: float, counts: Counts | None = None,
-                 alongside: bool = False, reporter: Reporter | None = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        total: int | None,
+        started: float,
+        counts: Counts | None = None,
+        alongside: bool = False,
+        reporter: Reporter | None = None,
+    ) -> None:
         self.name = name
         self.total = total
         self.done = 0
@@ -94,7 +101,11 @@ def mode_of(stream: TextIO, quiet: bool, environ: Mapping[str, str] = os.environ
         is_terminal = stream.isatty()
     except (AttributeError, ValueError, OSError):
         is_terminal = False
-    return "terminal" if is_terminal and environ.get("TERM", "") not in ("dumb", "unknown") else "plain"
+    return (
+        "terminal"
+        if is_terminal and environ.get("TERM", "") not in ("dumb", "unknown")
+        else "plain"
+    )
 
 
 class Reporter:
@@ -103,8 +114,16 @@ class Reporter:
     ``tick`` is what the reporter's thread does each time it wakes; tests call it with a
     clock of their own instead of starting the thread (``start``)."""
 
-    def __init__(self, command: str, mode: Mode, stream: TextIO, *, clock: Callable[[], float] = time.monotonic,
-                 show_after_s: float | None = None, every_s: float | None = None) -> None:
+    def __init__(
+        self,
+        command: str,
+        mode: Mode,
+        stream: TextIO,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        show_after_s: float | None = None,
+        every_s: float | None = None,
+    ) -> None:
         self.command = command
         self.mode = mode
         self.stream = stream
@@ -129,7 +148,9 @@ class Reporter:
             self._thread = threading.Thread(target=self._run, name="sitegen-progress", daemon=True)
             self._thread.start()
 
-    def step(self, name: str, total: int | None = None, count: Callable[[], int] | None = None) -> Stage:
+    def step(
+        self, name: str, total: int | None = None, count: Callable[[], int] | None = None
+    ) -> Stage:
         with self._lock:
             if self._step is not None:
                 self.end(self._step)
@@ -139,14 +160,16 @@ class Reporter:
 
     def beside(self, name: str, counts: Counts) -> Stage:
         with self._lock:
-            return self._begin(Stage(name, None, self.clock(), counts, alongside=True, reporter=self))
+            return self._begin(
+                Stage(name, None, self.clock(), counts, alongside=True, reporter=self)
+            )
 
     def _begin(self, stage: Stage) -> Stage:
         self.stages.append(stage)
         if self._display is not None:
             self._display.show(stage)
-        elif self._shown and self.mode == "plain" and not stage.alongside:  # (it shows in the next line)
-            self._line(self.clock())
+        elif self._shown and self.mode == "plain" and not stage.alongside:
+            self._line(self.clock())  # (a stage alongside shows in the next line)
         return stage
 
     def end(self, stage: Stage, at: float | None = None) -> None:
@@ -214,8 +237,14 @@ class Reporter:
 
     def status(self, now: float) -> str:
         """The plain line: the command's time so far and each running stage's count."""
-        parts = [_describe(stage, now) for stage in self.running() if not stage.alongside or any(stage.counts())]
-        return f"{self.command} {_seconds(now - self.started)}: " + ("; ".join(parts) or "finishing")
+        parts = [
+            _describe(stage, now)
+            for stage in self.running()
+            if not stage.alongside or any(stage.counts())
+        ]
+        return f"{self.command} {_seconds(now - self.started)}: " + (
+            "; ".join(parts) or "finishing"
+        )
 
     def say(self, message: str) -> None:
         """A message (a slow download, a note) between the progress, never inside a line of it."""
@@ -226,7 +255,8 @@ class Reporter:
                 self._write(message)
 
     def _write(self, line: str) -> None:
-        with contextlib.suppress(OSError, ValueError):  # a closed pipe ends the output, not the command
+        # A closed pipe ends the output, not the command.
+        with contextlib.suppress(OSError, ValueError):
             self.stream.write(line + "\n")
             self.stream.flush()
 
@@ -249,7 +279,8 @@ class Reporter:
     def rows(self) -> list[tuple[str, int | None, float, bool]]:
         """(stage, items, seconds, alongside) in the order the stages started, a stage that ran
         twice (collect reads again when its record was stale) once, with both times; first the
-        time before the first stage ("starting"); a stage alongside that counted nothing left out."""
+        time before the first stage ("starting"); a stage alongside that counted nothing is
+        left out."""
         end = self.ended if self.ended is not None else self.clock()
         first = min((stage.started for stage in self.stages), default=end)
         found: dict[str, list[Any]] = {"starting": [None, first - self.started, False]}
@@ -261,7 +292,9 @@ class Reporter:
             if total is not None or done:
                 row[0] = (row[0] or 0) + done
             row[1] += (stage.ended if stage.ended is not None else end) - stage.started
-        return [(name, items, seconds, alongside) for name, (items, seconds, alongside) in found.items()]
+        return [
+            (name, items, seconds, alongside) for name, (items, seconds, alongside) in found.items()
+        ]
 
     def table(self) -> list[str]:
         """The lines that end a command: each stage's time, then the whole; nothing for a
@@ -271,22 +304,35 @@ class Reporter:
             return []
         if not self.stages:
             return [f"sitegen {self.command} took {_seconds(total)}"]
-        rows = [(name, "" if items is None else f"{items:,}", _seconds(seconds), f"  ({ALONGSIDE})" if alongside else "")
-                for name, items, seconds, alongside in self.rows()]
+        rows = [
+            (
+                name,
+                "" if items is None else f"{items:,}",
+                _seconds(seconds),
+                f"  ({ALONGSIDE})" if alongside else "",
+            )
+            for name, items, seconds, alongside in self.rows()
+        ]
         rows.insert(0, ("stage", "items", "time", ""))
         rows.append((f"sitegen {self.command}, in total", "", _seconds(total), ""))
         name_width = max(len(row[0]) for row in rows)
         items_width = max(len(row[1]) for row in rows)
         time_width = max(len(row[2]) for row in rows)
-        return [f"  {name:<{name_width}}  {items:>{items_width}}  {seconds:>{time_width}}{note}".rstrip()
-                for name, items, seconds, note in rows]
+        return [
+            f"  {name:<{name_width}}  {items:>{items_width}}  {when:>{time_width}}{note}".rstrip()
+            for name, items, when, note in rows
+        ]
 
     def record(self) -> dict[str, Any]:
         """What .sitegen/timings.json keeps of this command."""
         end = self.ended if self.ended is not None else self.clock()
-        return {"seconds": round(end - self.started, 3),
-                "stages": [{"name": name, "items": items, "seconds": round(seconds, 3), ALONGSIDE: alongside}
-                           for name, items, seconds, alongside in self.rows()]}
+        return {
+            "seconds": round(end - self.started, 3),
+            "stages": [
+                {"name": name, "items": items, "seconds": round(seconds, 3), ALONGSIDE: alongside}
+                for name, items, seconds, alongside in self.rows()
+            ],
+        }
 
 
 def _seconds(seconds: float) -> str:
@@ -363,8 +409,13 @@ def say(message: str) -> None:
 
 
 @contextlib.contextmanager
-def reporting(command: str, *, quiet: bool = False, state_dir: Path | None = None,
-              stream: TextIO | None = None) -> Iterator[Reporter]:
+def reporting(
+    command: str,
+    *,
+    quiet: bool = False,
+    state_dir: Path | None = None,
+    stream: TextIO | None = None,
+) -> Iterator[Reporter]:
     """Show the progress of one command on ``stream`` (standard error); when it succeeds,
     print its table of times and keep them in ``state_dir``/timings.json."""
     global _current
@@ -411,21 +462,35 @@ def read_timings(state_dir: Path) -> dict[str, dict[str, Any]]:
     from sitegen.files import read_bounded
 
     try:
-        document = json.loads(read_bounded(state_dir / TIMINGS_NAME, 1_000_000, what="the timings file"))
+        document = json.loads(
+            read_bounded(state_dir / TIMINGS_NAME, 1_000_000, what="the timings file")
+        )
     except (OSError, ValueError, SitegenError):  # any doubt about a file of figures: none are shown
         return {}
-    if not isinstance(document, dict) or document.get("version") != TIMINGS_VERSION \
-            or not isinstance(document.get("commands"), dict):
+    if (
+        not isinstance(document, dict)
+        or document.get("version") != TIMINGS_VERSION
+        or not isinstance(document.get("commands"), dict)
+    ):
         return {}
-    return {name: value for name, value in document["commands"].items()
-            if isinstance(name, str) and _valid_record(value)}
+    return {
+        name: value
+        for name, value in document["commands"].items()
+        if isinstance(name, str) and _valid_record(value)
+    }
 
 
 def _valid_record(value: Any) -> bool:
-    if not isinstance(value, dict) or not isinstance(value.get("seconds"), int | float) \
-            or not isinstance(value.get("stages"), list):
+    if (
+        not isinstance(value, dict)
+        or not isinstance(value.get("seconds"), int | float)
+        or not isinstance(value.get("stages"), list)
+    ):
         return False
-    return all(isinstance(stage, dict) and isinstance(stage.get("name"), str)
-               and isinstance(stage.get("seconds"), int | float)
-               and (stage.get("items") is None or isinstance(stage.get("items"), int))
-               for stage in value["stages"])
+    return all(
+        isinstance(stage, dict)
+        and isinstance(stage.get("name"), str)
+        and isinstance(stage.get("seconds"), int | float)
+        and (stage.get("items") is None or isinstance(stage.get("items"), int))
+        for stage in value["stages"]
+    )

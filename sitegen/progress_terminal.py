@@ -17,7 +17,15 @@ from collections.abc import Iterable
 from typing import Protocol, TextIO
 
 from rich.console import Console, RenderableType
-from rich.progress import BarColumn, Progress, ProgressColumn, Task, TaskID, TextColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TaskID,
+    TextColumn,
+    TimeRemainingColumn,
+)
 from rich.text import Text
 
 REDRAWS_PER_S = 4
@@ -46,15 +54,25 @@ class TerminalDisplay(Progress):
     """rich's Progress over ``stream``, its rows the stages shown (``show``, ``hide``)."""
 
     def __init__(self, stream: TextIO) -> None:
-        self._rows: dict[int, tuple[Stage, TaskID]] = {}  # by id() of the stage; read as Progress starts
+        # By id() of the stage; set first: Progress reads it as it starts.
+        self._rows: dict[int, tuple[Stage, TaskID]] = {}
         console = Console(file=stream, force_terminal=True, highlight=False)
-        super().__init__(TextColumn("{task.description}"), BarColumn(), _Count(),
-                         TimeRemainingColumn(), console=console, transient=True,
-                         refresh_per_second=REDRAWS_PER_S, redirect_stdout=False)
+        super().__init__(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            _Count(),
+            TimeRemainingColumn(),
+            console=console,
+            transient=True,
+            refresh_per_second=REDRAWS_PER_S,
+            redirect_stdout=False,
+        )
 
     def show(self, stage: Stage) -> None:
         done, total = stage.counts()
-        task = self.add_task(stage.name, total=total, completed=done, visible=not stage.alongside or bool(total))
+        task = self.add_task(
+            stage.name, total=total, completed=done, visible=not stage.alongside or bool(total)
+        )
         self._rows[id(stage)] = (stage, task)
 
     def hide(self, stage: Stage) -> None:
@@ -67,8 +85,11 @@ class TerminalDisplay(Progress):
         self.console.print(Text(message), soft_wrap=True)
 
     def get_renderables(self) -> Iterable[RenderableType]:
-        for stage, task in list(self._rows.values()):  # (a copy: stages come and go on another thread)
+        # (a copy: stages come and go on another thread)
+        for stage, task in list(self._rows.values()):
             done, total = stage.counts()
             # (a stage alongside the others shows once it has something to do)
-            self.update(task, completed=done, total=total, visible=not stage.alongside or bool(total))
+            self.update(
+                task, completed=done, total=total, visible=not stage.alongside or bool(total)
+            )
         yield from super().get_renderables()

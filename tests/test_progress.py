@@ -50,7 +50,11 @@ class Written(io.StringIO):
 def _reporter(mode: progress.Mode = "plain") -> tuple[Reporter, Clock, Written]:
     clock = Clock()
     stream = Written(clock)
-    return Reporter("build", mode, stream, clock=clock, show_after_s=1.0, every_s=5.0), clock, stream
+    return (
+        Reporter("build", mode, stream, clock=clock, show_after_s=1.0, every_s=5.0),
+        clock,
+        stream,
+    )
 
 
 def test_a_command_shorter_than_a_second_shows_nothing() -> None:
@@ -94,7 +98,11 @@ def test_plain_lines_start_after_a_second_and_are_never_further_apart_than_the_i
             if elapsed < 1.0 or done == 1000:  # too soon to tell the time left, or none left
                 expected += ")"
             else:
-                expected += f", about {left} s left)" if left < 90 else f", about {round(left / 60)} min left)"
+                expected += (
+                    f", about {left} s left)"
+                    if left < 90
+                    else f", about {round(left / 60)} min left)"
+                )
             assert line == f"build {when:.1f} s: {expected}", line
     assert stream.lines[-1][1] == "build 42.0 s: writing charts"
 
@@ -109,8 +117,10 @@ def test_a_long_stage_that_starts_late_is_said_at_its_start() -> None:
     clock.now = 6.5
     reporter.tick()
     assert [line for _, line in stream.lines] == [
-        "build 1.0 s: planning pages", "build 1.5 s: writing pages 0/3 (0%)",
-        "build 6.5 s: writing pages 2/3 (66%, about 2 s left)"]  # 5 s for 2 pages: 2.5 s for the last
+        "build 1.0 s: planning pages",
+        "build 1.5 s: writing pages 0/3 (0%)",
+        "build 6.5 s: writing pages 2/3 (66%, about 2 s left)",
+    ]  # 5 s for 2 pages: 2.5 s for the last
 
 
 def test_the_table_gives_each_stage_its_time_and_the_whole() -> None:
@@ -153,7 +163,11 @@ def test_a_stage_run_twice_is_one_row_with_both_times() -> None:
     clock.now = 4.0
     reporter.stop()
     rows = {row["name"]: (row["items"], row["seconds"]) for row in reporter.record()["stages"]}
-    assert rows == {"starting": (None, 0.0), "reading result files": (10, 2.0), "writing the collected file": (None, 2.0)}
+    assert rows == {
+        "starting": (None, 0.0),
+        "reading result files": (10, 2.0),
+        "writing the collected file": (None, 2.0),
+    }
 
 
 def test_a_command_of_no_stage_ends_in_one_line() -> None:
@@ -176,8 +190,10 @@ def test_a_stage_alongside_shows_in_the_lines_of_the_steps() -> None:
     clock.now = 6.0
     reporter.tick()
     assert [line for _, line in stream.lines] == [
-        "build 1.0 s: planning pages", "build 1.0 s: writing pages 0/10 (0%)",
-        "build 6.0 s: writing pages 0/10 (0%); drawing charts 3/4 (75%, about 2 s left)"]
+        "build 1.0 s: planning pages",
+        "build 1.0 s: writing pages 0/10 (0%)",
+        "build 6.0 s: writing pages 0/10 (0%); drawing charts 3/4 (75%, about 2 s left)",
+    ]
 
 
 def test_charts_with_nothing_to_draw_are_left_out() -> None:
@@ -199,8 +215,10 @@ def test_messages_come_between_lines() -> None:
     clock.now = 1.0
     reporter.tick()
     reporter.say("fetching https://example.org/run.yaml …")
-    assert [line for _, line in stream.lines] == ["build 1.0 s: fetching sources 0/2 (0%)",
-                                                 "fetching https://example.org/run.yaml …"]
+    assert [line for _, line in stream.lines] == [
+        "build 1.0 s: fetching sources 0/2 (0%)",
+        "fetching https://example.org/run.yaml …",
+    ]
 
 
 def test_quiet_shows_nothing_but_keeps_the_times(tmp_path: Path) -> None:
@@ -213,7 +231,10 @@ def test_quiet_shows_nothing_but_keeps_the_times(tmp_path: Path) -> None:
     assert stream.getvalue() == ""
     record = read_timings(tmp_path)["build"]
     assert record["seconds"] >= 30
-    assert [(row["name"], row["items"]) for row in record["stages"]] == [("starting", None), ("writing pages", 2)]
+    assert [(row["name"], row["items"]) for row in record["stages"]] == [
+        ("starting", None),
+        ("writing pages", 2),
+    ]
 
 
 def test_the_table_follows_the_command_and_its_figures_are_kept(tmp_path: Path) -> None:
@@ -232,15 +253,54 @@ def test_the_table_follows_the_command_and_its_figures_are_kept(tmp_path: Path) 
 
 
 def test_the_pull_request_summary_carries_the_kept_times(tmp_path: Path) -> None:
-    (tmp_path / "timings.json").write_text(json.dumps({"version": 1, "commands": {
-        "build": {"seconds": 24.31, "stages": [
-            {"name": "starting", "items": None, "seconds": 0.42, "alongside": False},
-            {"name": "writing pages", "items": 1766, "seconds": 14.2, "alongside": False},
-            {"name": "drawing charts", "items": 712, "seconds": 12.94, "alongside": True}]},
-        "collect": {"seconds": 3.0, "stages": [
-            {"name": "checking result files", "items": 1000, "seconds": 2.96, "alongside": False}]}}}))
+    (tmp_path / "timings.json").write_text(
+        json.dumps(
+            {
+                "version": 1,
+                "commands": {
+                    "build": {
+                        "seconds": 24.31,
+                        "stages": [
+                            {
+                                "name": "starting",
+                                "items": None,
+                                "seconds": 0.42,
+                                "alongside": False,
+                            },
+                            {
+                                "name": "writing pages",
+                                "items": 1766,
+                                "seconds": 14.2,
+                                "alongside": False,
+                            },
+                            {
+                                "name": "drawing charts",
+                                "items": 712,
+                                "seconds": 12.94,
+                                "alongside": True,
+                            },
+                        ],
+                    },
+                    "collect": {
+                        "seconds": 3.0,
+                        "stages": [
+                            {
+                                "name": "checking result files",
+                                "items": 1000,
+                                "seconds": 2.96,
+                                "alongside": False,
+                            }
+                        ],
+                    },
+                },
+            }
+        )
+    )
     assert time_taken(tmp_path) == [
-        "### Time taken", "", "| stage | items | time |", "|---|--:|--:|",
+        "### Time taken",
+        "",
+        "| stage | items | time |",
+        "|---|--:|--:|",
         "| collect: checking result files | 1,000 | 3.0 s |",
         "| **sitegen collect, in total** | | **3.0 s** |",
         "| build: starting |  | 0.4 s |",
@@ -251,8 +311,16 @@ def test_the_pull_request_summary_carries_the_kept_times(tmp_path: Path) -> None
     ]
 
 
-@pytest.mark.parametrize("text", ["", "{", "[]", '{"version": 2, "commands": {}}',
-                                  '{"version": 1, "commands": {"build": {"seconds": "x", "stages": []}}}'])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "{",
+        "[]",
+        '{"version": 2, "commands": {}}',
+        '{"version": 1, "commands": {"build": {"seconds": "x", "stages": []}}}',
+    ],
+)
 def test_a_damaged_timings_file_means_no_times(tmp_path: Path, text: str) -> None:
     (tmp_path / "timings.json").write_text(text)
     assert read_timings(tmp_path) == {}
@@ -274,8 +342,9 @@ def test_the_mode_follows_the_stream_and_the_terminal() -> None:
 
 
 @pytest.mark.parametrize("where", ["before", "after"])
-def test_quiet_before_or_after_the_command(project: Path, capsys: pytest.CaptureFixture[str],
-                                          monkeypatch: pytest.MonkeyPatch, where: str) -> None:
+def test_quiet_before_or_after_the_command(
+    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
     assert run_cli(project, "collect") == 0
     monkeypatch.setattr(progress, "SHOW_AFTER_S", 0.0)  # every command long enough for its table
     capsys.readouterr()
@@ -288,18 +357,33 @@ def test_quiet_before_or_after_the_command(project: Path, capsys: pytest.Capture
     assert read_timings(project / ".sitegen")["build"]["seconds"] >= 0  # still kept for the summary
 
 
-def test_collect_counts_the_sources_it_fetches(project: Path, capsys: pytest.CaptureFixture[str],
-                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_collect_counts_the_sources_it_fetches(
+    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Against a real server on 127.0.0.1: two sources fetched, then read from the cache offline."""
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
+    for name in (
+        "HTTP_PROXY",
+        "HTTPS_PROXY",
+        "ALL_PROXY",
+        "http_proxy",
+        "https_proxy",
+        "all_proxy",
+    ):
         monkeypatch.delenv(name, raising=False)  # a proxy must not stand between client and server
     monkeypatch.setattr(remote, "DEFAULT_SETTINGS", FAST)
     monkeypatch.setattr(progress, "SHOW_AFTER_S", 0.0)
     site = Site()
     site.routes[RUN] = replies(good())
     with _serve(site):
-        set_sources(project, {"url": site.url(RUN), "id": "remote-one"}, {"url": site.url(RUN), "id": "remote-two"})
-        for arguments, stage in ((["collect"], "fetching sources"), (["collect", "--offline"], "reading cached sources")):
+        set_sources(
+            project,
+            {"url": site.url(RUN), "id": "remote-one"},
+            {"url": site.url(RUN), "id": "remote-two"},
+        )
+        for arguments, stage in (
+            (["collect"], "fetching sources"),
+            (["collect", "--offline"], "reading cached sources"),
+        ):
             assert run_cli(project, *arguments) == 0
             rows = [line.split() for line in capsys.readouterr().err.splitlines()]
             assert [*stage.split(), "2"] in [row[:-2] for row in rows], rows

@@ -53,8 +53,14 @@ def synthetic(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A synthetic site of RUNS runs, collected (its own chart cache: a cold build draws)."""
     folder = tmp_path_factory.mktemp("progress") / "site"
     _bench().make_site(folder, RUNS)  # type: ignore[attr-defined]
-    done = subprocess.run([sys.executable, "-m", "sitegen", "--config", str(folder / "sitegen.yaml"), "collect"],
-                          capture_output=True, text=True, timeout=DEADLINE_S, check=False, cwd=folder)
+    done = subprocess.run(
+        [sys.executable, "-m", "sitegen", "--config", str(folder / "sitegen.yaml"), "collect"],
+        capture_output=True,
+        text=True,
+        timeout=DEADLINE_S,
+        check=False,
+        cwd=folder,
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout == f"collected {RUNS} runs into .sitegen/collected.json\n"
     return folder
@@ -62,7 +68,11 @@ def synthetic(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _cold(folder: Path) -> None:
     """Forget every build and drawn chart, so the next build makes everything."""
-    for made in (folder / "_site", folder / ".sitegen" / "build", folder / ".sitegen" / "cache" / "charts"):
+    for made in (
+        folder / "_site",
+        folder / ".sitegen" / "build",
+        folder / ".sitegen" / "cache" / "charts",
+    ):
         shutil.rmtree(made, ignore_errors=True)
     for kept in ("figures.json", "fragments.json"):
         (folder / ".sitegen" / "cache" / kept).unlink(missing_ok=True)
@@ -72,8 +82,20 @@ def _piped(folder: Path, *args: str) -> tuple[int, list[tuple[float, bytes]], fl
     """Run sitegen with both streams into one pipe: its exit code, each line with the seconds
     from the start to its arrival, and the seconds it ran."""
     start = time.monotonic()
-    process = subprocess.Popen([sys.executable, "-c", COMMAND, str(EVERY_S), "--config", str(folder / "sitegen.yaml"),
-                                *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=folder)
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            COMMAND,
+            str(EVERY_S),
+            "--config",
+            str(folder / "sitegen.yaml"),
+            *args,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        cwd=folder,
+    )
     lines: list[tuple[float, bytes]] = []
 
     def read() -> None:
@@ -99,15 +121,20 @@ def _table(text: list[str]) -> dict[str, tuple[str, float]]:
     return rows
 
 
-def test_a_cold_build_in_a_pipe_says_how_far_along_it_is(synthetic: Path, monkeypatch: pytest.MonkeyPatch,
-                                                         capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_cold_build_in_a_pipe_says_how_far_along_it_is(
+    synthetic: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     _cold(synthetic)
     code, lines, ran = _piped(synthetic, "build")
     said = [line.rstrip(b"\n").decode() for _, line in lines]
     assert code == 0, "\n".join(said)
     for _, line in lines:
         assert not CONTROL.search(line.rstrip(b"\n")), line
-    progress_lines = [(when, line) for (when, _), line in zip(lines, said, strict=True) if line.startswith("build ")]
+    progress_lines = [
+        (when, line)
+        for (when, _), line in zip(lines, said, strict=True)
+        if line.startswith("build ")
+    ]
     assert progress_lines, said
     assert progress_lines[0][0] < 5.0, said  # the first within 5 s of the start
     times = [when for when, _ in lines]
@@ -120,13 +147,23 @@ def test_a_cold_build_in_a_pipe_says_how_far_along_it_is(synthetic: Path, monkey
     assert any(len(set(found)) >= 2 for found in counts.values()), said
     assert all(found == sorted(found) for found in counts.values()), counts
     # The last lines: what it did, then each stage's time, the steps adding up to the whole.
-    built = re.fullmatch(r"built (\d+) pages \((\d+) rendered, (\d+) new charts\) into _site/", said[-11])
+    built = re.fullmatch(
+        r"built (\d+) pages \((\d+) rendered, (\d+) new charts\) into _site/", said[-11]
+    )
     assert built, said[-12:]
     assert said[-10].split() == ["stage", "items", "time"]
     rows = _table(said[-9:])
-    assert list(rows) == ["starting", "reading collected runs", "planning pages", "writing pages", "drawing charts",
-                          "writing listings and data files", "writing charts", "saving the site",
-                          "sitegen build, in total"]
+    assert list(rows) == [
+        "starting",
+        "reading collected runs",
+        "planning pages",
+        "writing pages",
+        "drawing charts",
+        "writing listings and data files",
+        "writing charts",
+        "saving the site",
+        "sitegen build, in total",
+    ]
     assert rows["reading collected runs"][0] == str(RUNS)
     assert rows["writing pages"][0] == built[1] and rows["drawing charts"][0] == built[3] != "0"
     total = rows.pop("sitegen build, in total")[1]
@@ -139,7 +176,10 @@ def test_a_cold_build_in_a_pipe_says_how_far_along_it_is(synthetic: Path, monkey
     assert run_cli(synthetic, "summary", "--changed", str(synthetic / "changed.txt")) == 0
     summary = capsys.readouterr().out
     assert f"| **sitegen build, in total** | | **{total:.1f} s** |" in summary
-    assert f"| build: writing pages | {int(built[1]):,} | {rows['writing pages'][1]:.1f} s |" in summary
+    assert (
+        f"| build: writing pages | {int(built[1]):,} | {rows['writing pages'][1]:.1f} s |"
+        in summary
+    )
 
 
 def _on_a_terminal(folder: Path, *args: str) -> tuple[int, bytes, bytes]:
@@ -148,8 +188,14 @@ def _on_a_terminal(folder: Path, *args: str) -> tuple[int, bytes, bytes]:
     main, side = pty.openpty()
     fcntl.ioctl(side, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 100, 0, 0))
     environment = {**os.environ, "NO_COLOR": "1", "TERM": "xterm-256color"}
-    process = subprocess.Popen([sys.executable, "-m", "sitegen", "--config", str(folder / "sitegen.yaml"), *args],
-                               stdin=side, stdout=subprocess.PIPE, stderr=side, cwd=folder, env=environment)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "sitegen", "--config", str(folder / "sitegen.yaml"), *args],
+        stdin=side,
+        stdout=subprocess.PIPE,
+        stderr=side,
+        cwd=folder,
+        env=environment,
+    )
     os.close(side)
     written = b""
     deadline = time.monotonic() + DEADLINE_S
@@ -184,15 +230,23 @@ def test_a_cold_build_on_a_terminal_shows_counts_that_grow(synthetic: Path) -> N
     pages = int(built[1])
     shown = [int(done) for done in re.findall(rf"writing pages[ ━╸╺]*?(\d+)/{pages}\b", text)]
     assert len(set(shown)) >= 2 and shown == sorted(shown), shown
-    colours = [code for codes in re.findall(r"\x1b\[([\d;]*)m", text) for code in codes.split(";")
-               if code.isdigit() and (30 <= int(code) <= 49 or 90 <= int(code) <= 107)]
+    colours = [
+        code
+        for codes in re.findall(r"\x1b\[([\d;]*)m", text)
+        for code in codes.split(";")
+        if code.isdigit() and (30 <= int(code) <= 49 or 90 <= int(code) <= 107)
+    ]
     assert colours == []  # NO_COLOR
     plain = re.sub(r"\x1b\[[\d;?]*[A-Za-z]", "", text).replace("\r", "")
     last = [line for line in plain.split("\n") if line.strip()][-1]
-    assert re.fullmatch(r"  sitegen build, in total\s+\d+\.\d s", last), last  # the display gone, the table last
+    assert re.fullmatch(r"  sitegen build, in total\s+\d+\.\d s", last), (
+        last
+    )  # the display gone, the table last
 
 
-def test_an_unchanged_rebuild_says_at_most_one_line_more(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_unchanged_rebuild_says_at_most_one_line_more(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Before progress was shown, an unchanged build of the shipped site said the note on
     site_url and its result line: now at most one line more, the time it took when it was slow."""
     assert run_cli(project, "collect") == 0
@@ -200,9 +254,11 @@ def test_an_unchanged_rebuild_says_at_most_one_line_more(project: Path, capsys: 
     capsys.readouterr()
     assert run_cli(project, "build") == 0
     out, err = capsys.readouterr()
-    assert re.fullmatch(r"built \d+ pages \(0 rendered, 0 new charts\) into _site/\n", out), out
-    before = ["note: no site_url in sitegen.yaml (or --site-url): links work anywhere, but sitemap.xml and the "
-              "canonical and og: tags are left out and the feed's links are relative to feed.xml"]
+    assert re.fullmatch(r"built \d+ pages \(0 rendered, 0 new charts\) into _site/\n", out)
+    before = [
+        "note: no site_url in sitegen.yaml (or --site-url): links work anywhere, but sitemap.xml "
+        "and the canonical and og: tags are left out and the feed's links are relative to feed.xml"
+    ]
     lines = err.splitlines()
     assert lines[:1] == before and len(lines) <= len(before) + 1, lines
     assert all(re.fullmatch(r"sitegen build took \d+\.\d s", line) for line in lines[1:]), lines

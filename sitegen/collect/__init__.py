@@ -218,7 +218,9 @@ def _check_entries(entries: list[tuple[Entry, str]], cache: EntryCache | None,
         from sitegen.workers import pool_options
 
         with _pool_class()(**pool_options()) as pool:
-            for checked in pool.map(_check, [work for _, work in misses], chunksize=max(1, len(misses) // 16)):
+            chunk = max(1, len(misses) // 16)
+            for checked in pool.map(_check, [work for _, work in misses], chunksize=chunk):
+                # (in order, as each chunk comes back)
                 fresh.append(checked)
     for (index, work), checked in zip(misses, fresh, strict=True):
         _remember(cache, work, checked)
@@ -313,7 +315,8 @@ def _gather(config: Config, *, offline: bool = False, client: httpx.Client | Non
     if config.sources:
         from sitegen.collect.remote import gather_remote  # httpx is slow to import; most sites have no sources
 
-        stages.step("fetching sources" if not offline else "reading cached sources", len(config.sources))
+        stage = "reading cached sources" if offline else "fetching sources"
+        stages.step(stage, len(config.sources))
         remote = gather_remote(config.sources, config.state_dir / "cache" / "remote", check_run,
                                offline=offline, client=client, progress=progress)
         problems.extend(remote.problems)

@@ -189,7 +189,8 @@ def time_taken(state_dir: Path) -> list[str]:
         for stage in record["stages"]:
             note = f" ({ALONGSIDE})" if stage.get(ALONGSIDE) is True else ""
             items = "" if stage.get("items") is None else f"{stage['items']:,}"
-            lines.append(f"| {command}: {_cell(stage['name'])}{note} | {items} | {stage['seconds']:.1f} s |")
+            seconds = f"{stage['seconds']:.1f} s"
+            lines.append(f"| {command}: {_cell(stage['name'])}{note} | {items} | {seconds} |")
         lines.append(f"| **sitegen {command}, in total** | | **{record['seconds']:.1f} s** |")
     lines.append("")
     return lines
