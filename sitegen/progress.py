@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import sys
 import threading
@@ -143,8 +144,9 @@ class Reporter:
         self._thread: threading.Thread | None = None
 
     def start(self) -> None:
-        """Start the thread that shows progress (nothing to show with --quiet)."""
-        if self.mode != "quiet":
+        """Start the thread that shows progress (nothing to show with --quiet, or when it is
+        never to be shown)."""
+        if self.mode != "quiet" and math.isfinite(self.show_after_s):
             self._thread = threading.Thread(target=self._run, name="sitegen-progress", daemon=True)
             self._thread.start()
 

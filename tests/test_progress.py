@@ -19,7 +19,7 @@ from sitegen import progress
 from sitegen.collect import remote
 from sitegen.commands.summary import time_taken
 from sitegen.progress import Reporter, mode_of, read_timings, reporting
-from tests.conftest import run_cli
+from tests.conftest import SHOW_AFTER_S, run_cli
 from tests.test_remote_server import FAST, RUN, Site, _serve, good, replies, set_sources
 
 CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f]")  # anything but a line feed
@@ -237,7 +237,10 @@ def test_quiet_shows_nothing_but_keeps_the_times(tmp_path: Path) -> None:
     ]
 
 
-def test_the_table_follows_the_command_and_its_figures_are_kept(tmp_path: Path) -> None:
+def test_the_table_follows_the_command_and_its_figures_are_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(progress, "SHOW_AFTER_S", SHOW_AFTER_S)  # as shipped (conftest sets it off)
     stream = io.StringIO()
     with reporting("collect", state_dir=tmp_path, stream=stream) as reporter:
         reporter.started -= 2

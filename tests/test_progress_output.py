@@ -22,7 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, run_cli
+from sitegen import progress
+from tests.conftest import REPO, SHOW_AFTER_S, run_cli
 
 RUNS = 100
 CONTROL = re.compile(rb"[\x00-\x09\x0b-\x1f\x7f]")  # anything but a line feed
@@ -244,11 +245,15 @@ def test_a_cold_build_on_a_terminal_shows_counts_that_grow(synthetic: Path) -> N
     )  # the display gone, the table last
 
 
+@pytest.mark.parametrize("show_after_s", [SHOW_AFTER_S, 0.0], ids=["as-shipped", "as-if-slow"])
 def test_an_unchanged_rebuild_says_at_most_one_line_more(
-    project: Path, capsys: pytest.CaptureFixture[str]
+    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+    show_after_s: float,
 ) -> None:
     """Before progress was shown, an unchanged build of the shipped site said the note on
-    site_url and its result line: now at most one line more, the time it took when it was slow."""
+    site_url and its result line: now at most one line more, the time it took when it was slow
+    (as-if-slow: every command counts as slow)."""
+    monkeypatch.setattr(progress, "SHOW_AFTER_S", show_after_s)  # (conftest sets it off)
     assert run_cli(project, "collect") == 0
     assert run_cli(project, "build") == 0
     capsys.readouterr()
@@ -262,3 +267,5 @@ def test_an_unchanged_rebuild_says_at_most_one_line_more(
     lines = err.splitlines()
     assert lines[:1] == before and len(lines) <= len(before) + 1, lines
     assert all(re.fullmatch(r"sitegen build took \d+\.\d s", line) for line in lines[1:]), lines
+    if show_after_s == 0:
+        assert len(lines) == len(before) + 1, lines
