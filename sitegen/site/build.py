@@ -210,8 +210,8 @@ def _build(config: Config, force_output: bool) -> BuildSummary:
             exported = {f"runs/{run.id}.json": run.digest for run in runs}
             # The exports of unchanged runs at once, when the spare has them (_keep_unchanged).
             _keep_unchanged(output, manifest, entries, exported)
-            # Drawn by worker processes while pages are written: a stage beside the others.
             progress.step("writing pages", len(planned))
+            # Drawn by worker processes while pages are written: a stage beside the others.
             drawing = progress.beside("drawing charts", batch.progress)
 
             def run_json(run: Run) -> None:
