@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NoReturn
 
-from sitegen import __version__
+from sitegen import __version__, progress
 from sitegen.config import CONFIG_NAME, Config, find_config, load_config, with_site_url
 from sitegen.errors import Problem, SitegenError, shown
 from sitegen.github import Level, annotation
@@ -49,6 +49,7 @@ def _parser() -> argparse.ArgumentParser:
                             "(never one of the project's own folders)")
     _add_import_parser(commands)
     _add_contributor_parsers(commands)
+    _add_quiet_argument(parser, commands)
     return parser
 
 
@@ -67,6 +68,18 @@ def _command(commands: argparse._SubParsersAction[argparse.ArgumentParser], name
     # SUPPRESS: absent after the verb, the value given before it (or the default) stands.
     command.add_argument("--config", "-c", type=Path, default=argparse.SUPPRESS, help=_CONFIG_HELP)
     return command
+
+
+def _add_quiet_argument(parser: argparse.ArgumentParser,
+                        commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``--quiet`` before or after the command (the command's own default left unset, so that
+    it does not undo the option given before it)."""
+    quiet_help = ("no progress and no table of times for collect and build; problems and "
+                  "warnings still shown")
+    parser.add_argument("--quiet", "-q", action="store_true", help=quiet_help)
+    for command in commands.choices.values():
+        command.add_argument("--quiet", "-q", action="store_true", default=argparse.SUPPRESS,
+                             help=quiet_help)
 
 
 def _add_format_argument(command: argparse.ArgumentParser) -> None:
@@ -156,13 +169,14 @@ def _print_problems(problems: Sequence[Problem], output: str = "text", level: Le
 
 def _progress(message: str) -> None:
     # Progress names URLs, which may carry credentials: shown like any problem.
-    print(shown(message), file=sys.stderr, flush=True)
+    progress.say(shown(message))
 
 
 def _collect(config: Config, args: argparse.Namespace) -> int:
     from sitegen.collect import collect
 
     report = collect(config, offline=args.offline, progress=_progress)
+    progress.done()
     _print_problems(report.warnings, args.format, "warning")
     print(f"collected {len(report.runs)} run{'s' if len(report.runs) != 1 else ''} into .sitegen/collected.json")
     return 0
@@ -194,6 +208,7 @@ def _build(config: Config, args: argparse.Namespace) -> int:
     if args.site_url is not None:
         config = with_site_url(config, args.site_url)
     summary = build(config, force_output=args.force_output)
+    progress.done()
     for note in summary.notes:
         _progress(f"note: {note}")
     print(f"built {summary.pages} pages ({summary.pages_built} rendered, {summary.charts_rendered} new charts) "
@@ -384,7 +399,8 @@ def main(argv: Sequence[str] | None = None, process_ends: bool = False) -> int:
             return command.run(config, args)
         from sitegen.lock import project_lock
 
-        with project_lock(config.state_dir, args.command):
+        with project_lock(config.state_dir, args.command), \
+                progress.reporting(args.command, quiet=args.quiet, state_dir=config.state_dir):
             return command.run(config, args)
     except SitegenError as error:
         _print_problems(error.problems, getattr(args, "format", "text"))

@@ -4,6 +4,7 @@ the browser tests, that site built once, served on 127.0.0.1 and opened in chrom
 from __future__ import annotations
 
 import json
+import math
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from sitegen import progress
 from tests.browser_kit import CHROMIUM_ARGS, Browsing, chromium_path, page_addresses, require, serve
 
 if TYPE_CHECKING:
@@ -124,3 +126,15 @@ def browse(site_origin: str, browser: Browser) -> Iterator[Browsing]:
     browsing = Browsing(browser, site_origin)
     yield browsing
     browsing.close()
+
+
+# How long a command runs before it shows its progress (sitegen/progress.py), as shipped.
+SHOW_AFTER_S = progress.SHOW_AFTER_S
+
+
+@pytest.fixture(autouse=True)
+def _progress_never_shown(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No progress and no table of times from commands run in this process: a command shows
+    them once it has run SHOW_AFTER_S, so how busy the machine is would decide what tests that
+    compare a command's output read. Tests of progress set it back (tests/test_progress*.py)."""
+    monkeypatch.setattr(progress, "SHOW_AFTER_S", math.inf)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sitegen import files
+from sitegen import progress as stages
 from sitegen.collect import manifest
 from sitegen.collect.cache import EntryCache, code_salt
 from sitegen.collect.local import Entry, discover, entry_source
@@ -199,6 +200,7 @@ def _check_entries(entries: list[tuple[Entry, str]], cache: EntryCache | None,
     are not cached, the misses are checked in one process per core, from the bytes read here."""
     results: list[CheckedEntry | None] = []
     misses: list[tuple[int, _Work]] = []
+    stages.step("reading result files", len(entries), count=results.__len__)
     for entry, source in entries:
         # Most entries of an unchanged collect: what the manifest recorded, without a _Work.
         recorded = known.trusted(entry.name, entry.found) if known is not None and entry.kind == "result" else None
@@ -209,13 +211,20 @@ def _check_entries(entries: list[tuple[Entry, str]], cache: EntryCache | None,
         if hit is None:
             misses.append((len(results), work))
         results.append(hit)
+    fresh: list[CheckedEntry] = []  # (filled one by one: its length is the stage's count)
+    if misses:
+        stages.step("checking result files", len(misses), count=fresh.__len__)
     if len(misses) < parallel_threshold or (os.cpu_count() or 1) < 2:
-        fresh = [_check(work) for _, work in misses]
+        for _, work in misses:
+            fresh.append(_check(work))
     else:
         from sitegen.workers import pool_options
 
         with _pool_class()(**pool_options()) as pool:
-            fresh = list(pool.map(_check, [work for _, work in misses], chunksize=max(1, len(misses) // 16)))
+            chunk = max(1, len(misses) // 16)
+            for checked in pool.map(_check, [work for _, work in misses], chunksize=chunk):
+                # (in order, as each chunk comes back)
+                fresh.append(checked)
     for (index, work), checked in zip(misses, fresh, strict=True):
         _remember(cache, work, checked)
         results[index] = replace(checked, entry=work.entry, key=work.key)  # (a worker returns a copy of the entry)
@@ -309,6 +318,8 @@ def _gather(config: Config, *, offline: bool = False, client: httpx.Client | Non
     if config.sources:
         from sitegen.collect.remote import gather_remote  # httpx is slow to import; most sites have no sources
 
+        stage = "reading cached sources" if offline else "fetching sources"
+        stages.step(stage, len(config.sources))
         remote = gather_remote(config.sources, config.state_dir / "cache" / "remote", check_run,
                                offline=offline, client=client, progress=progress,
                                budget_s=config.sources_budget_s)
@@ -346,6 +357,7 @@ def _collect(config: Config, *, offline: bool, progress: Callable[[str], None] |
     manifest_path = cache_root / manifest.MANIFEST_NAME
     previous = manifest.load(manifest_path, expected)
     report, checked, cache = _gather(config, offline=offline, progress=progress, known=previous)
+    stages.step("writing the collected file")
     written = _write(config.state_dir, report.runs, previous, now)
     if written is None:
         # A run not read again is in neither the collected file nor the manifest's record of it

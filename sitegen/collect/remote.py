@@ -44,6 +44,7 @@ import httpcore
 import httpx
 
 from sitegen import __version__
+from sitegen import progress as stages
 from sitegen.collect.adapters import raw as adapters
 from sitegen.collect.adapters import registry
 from sitegen.collect.local import check_id, suggest_id
@@ -593,6 +594,7 @@ def gather_remote(sources: Sequence[RemoteSource], cache_dir: Path, check: Check
         collector = _Collector(RemoteCache(cache_dir), fetcher, check, report)
         for source in sources:
             collector.collect(source)
+            stages.advance()  # the collect's "fetching sources" stage (progress.py)
     return report
 
 

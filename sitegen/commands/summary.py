@@ -1,7 +1,8 @@
 """``sitegen summary``: the Markdown a pull-request check writes to its job summary.
 
 It lists the runs a pull request adds, changes or removes, each checked like ``sitegen
-check`` does, with the headline figures of the valid ones, and says where the preview is.
+check`` does, with the headline figures of the valid ones, says where the preview is, and
+ends with the time each stage of the job's collect and build took (progress.py keeps them).
 Which files changed comes in as the text of ``git diff --name-status`` between the base and
 the pull request (the workflow runs git; this module never does), so it can be tested
 without a repository. Each added run's regressions and improvements against the previous run
@@ -23,6 +24,7 @@ from sitegen.config import Config
 from sitegen.errors import Problem, SitegenError
 from sitegen.github import Level, annotation
 from sitegen.model import run_from_dict
+from sitegen.progress import ALONGSIDE, read_timings
 from sitegen.site import history, numbers
 from sitegen.site.common import hardware_name
 from sitegen.site.headlines import headlines
@@ -253,4 +255,26 @@ def pr_summary(config: Config, name_status: str, *, cwd: Path | None = None,
                      "when the build succeeded.")
     lines += ["Unzip it and serve the folder, e.g. `python3 -m http.server -d site-preview 8000 --bind 127.0.0.1`, "
               "then open http://127.0.0.1:8000/. Or check out the branch and run `sitegen serve`.", ""]
+    lines += time_taken(config.state_dir)
     return "\n".join(lines)
+
+
+def time_taken(state_dir: Path) -> list[str]:
+    """The time each stage of the last ``sitegen collect`` and ``sitegen build`` in this folder
+    took, as they printed it (kept in .sitegen/timings.json, progress.py); nothing when
+    neither has run."""
+    recorded = read_timings(state_dir)
+    commands = [command for command in ("collect", "build") if command in recorded]
+    if not commands:
+        return []
+    lines = ["### Time taken", "", "| stage | items | time |", "|---|--:|--:|"]
+    for command in commands:
+        record = recorded[command]
+        for stage in record["stages"]:
+            note = f" ({ALONGSIDE})" if stage.get(ALONGSIDE) is True else ""
+            items = "" if stage.get("items") is None else f"{stage['items']:,}"
+            seconds = f"{stage['seconds']:.1f} s"
+            lines.append(f"| {command}: {_cell(stage['name'])}{note} | {items} | {seconds} |")
+        lines.append(f"| **sitegen {command}, in total** | | **{record['seconds']:.1f} s** |")
+    lines.append("")
+    return lines

@@ -26,7 +26,7 @@ from itertools import chain
 from pathlib import Path
 from typing import Any
 
-from sitegen import __version__, files
+from sitegen import __version__, files, progress
 from sitegen.config import Config
 from sitegen.errors import Problem, SitegenError
 from sitegen.files import MAX_STATE_BYTES, read_bounded
@@ -187,9 +187,11 @@ def _build(config: Config, force_output: bool) -> BuildSummary:
     with renderer.batch() as batch:
         batch.warm_up()
         # Read once: the bytes just hashed are the ones the runs come from.
+        reading = progress.step("reading collected runs")
         runs = read_collected(config.state_dir, data=collected,
                               as_written=written_by_collect(config.state_dir, collected_digest))
         del collected
+        reading.done = len(runs)
         # Figures of runs whose content an earlier build saw are read back, not worked out again.
         stored = StoredFigures(config.state_dir / "cache" / "figures.json",
                                hashlib.sha256(repr((fingerprint, settings)).encode()).hexdigest(), settings.service_levels)
@@ -200,7 +202,9 @@ def _build(config: Config, force_output: bool) -> BuildSummary:
         analysis = Analysis(settings, stored=stored, fragments=fragments)
         # A run page whose model's and accelerator's runs are as they were keeps the key it had.
         memory = PlanMemory(manifest.groups, manifest.key)
+        planning = progress.step("planning pages")
         planned = plan(site, runs, analysis, memory)
+        planning.done = len(planned)
         # With a manifest to go by, only changed files are staged; the others stay where they are.
         # The site before last, kept by the last build (write.StagedOutput._reuse_spare), is the
         # staging folder's head start: its folders and most files are there already.
@@ -212,6 +216,9 @@ def _build(config: Config, force_output: bool) -> BuildSummary:
             exported = {f"runs/{run.id}.json": run.digest for run in runs}
             # The exports of unchanged runs at once, when the spare has them (_keep_unchanged).
             _keep_unchanged(output, manifest, entries, exported)
+            progress.step("writing pages", len(planned))
+            # Drawn by worker processes while pages are written: a stage beside the others.
+            drawing = progress.beside("drawing charts", batch.progress)
 
             def run_json(run: Run) -> None:
                 if f"runs/{run.id}.json" not in entries:
@@ -227,6 +234,7 @@ def _build(config: Config, force_output: bool) -> BuildSummary:
 
             built, charts = _write_pages(output, planned, manifest, entries, env, batch, config.output_dir,
                                          run_json_of)
+            progress.step("writing listings and data files")
             # The JSON of a run whose page was kept at once, though its own JSON was not (its
             # entry missing from the last build's record), or that the plan gave no page (none today).
             for export in sorted(exported.keys() - entries.keys()):
@@ -260,13 +268,16 @@ def _build(config: Config, force_output: bool) -> BuildSummary:
             for path in sorted(static.rglob("*")):
                 if path.is_file():
                     output.write(f"assets/{path.relative_to(static).as_posix()}", path.read_bytes())
+            progress.step("writing charts")
             write_charts(output, charts, batch.result())
+            drawing.end(batch.last_drawn or drawing.started)  # when the last chart was drawn
             if any(name.startswith(f"{CHARTS_FOLDER}/") for name in output.written):
                 output.write("assets/vega.js", renderer.javascript_bundle())
                 # The interactive upgrade draws from the light template; dark screens recolour it.
                 output.write("assets/chart-colours.json", DARK_COLOURS_JSON)
                 for kind in KINDS:  # one template per kind, filled in by site.js
                     output.write(template_path(kind), chart_templates.text(kind).encode())
+            progress.step("saving the site")
             manifest.forget()
             output.commit()
         except SitegenError:
@@ -434,6 +445,7 @@ def _write_pages(output: StagedOutput, planned: list[PlannedPage], manifest: Man
     built = 0
     charts: dict[str, ChartSpec] = {}
     kept = _keep_unchanged(output, manifest, entries, {item.path: item.key for item in planned})
+    progress.advance(len(kept))
     # Only the others are looked at one by one (a hundred of 28,000 pages when a run is added at
     # 20,000 runs). Pages with charts (the groups') first, so that worker processes start drawing
     # while the listings and run pages (no charts) are made.
@@ -460,6 +472,7 @@ def _write_pages(output: StagedOutput, planned: list[PlannedPage], manifest: Man
                     output.keep(name, status)
             entries[item.path] = (item.key, list(found))
         after(item.path)
+        progress.advance()
     return built, charts
 
 

@@ -309,6 +309,10 @@ class ChartBatch:
         self._warming: Future[None] | None = None  # warm_up's start of vl-convert
         self._starting: threading.Thread | None = None  # warm_up's start of the early worker
         self._early_drew = False  # whether a chart was given to the early worker
+        # How many charts each finished task drew, and when the last finished (time.monotonic),
+        # added by the pools' own threads as tasks end: what the build's progress shows.
+        self._drawn: list[int] = []
+        self.last_drawn: float | None = None
 
     def warm_up(self, start: Callable[[], None] = start_vl_convert) -> None:
         """Start the early worker, and vl-convert in it (``start``), before the first chart is
@@ -369,7 +373,9 @@ class ChartBatch:
                 self._early = self._renderer._start_early()
             # One chart a task, drawn as soon as it is added.
             self._early_drew = True
-            self._early_charts.append((path, cache_file, vega, self._early.submit(_render_many, [vega])))
+            future = self._early.submit(_render_many, [vega])
+            future.add_done_callback(self._count_drawn)
+            self._early_charts.append((path, cache_file, vega, future))
             return
         self._waiting.append((path, cache_file, vega))
         if len(self._waiting) >= self.CHUNK:
@@ -390,8 +396,19 @@ class ChartBatch:
         for start in range(0, len(self._waiting), self.CHUNK):
             chunk = self._waiting[start:start + self.CHUNK]
             future = self._pool.submit(_render_many, [spec for _, _, spec in chunk])
+            future.add_done_callback(self._count_drawn)
             self._sent.append(([(path, cache_file) for path, cache_file, _ in chunk], future))
         self._waiting = []
+
+    def _count_drawn(self, future: Future[list[bytes]]) -> None:
+        # (list.append, not +=: the early worker's and the pool's threads both call this)
+        if not future.cancelled() and future.exception() is None:
+            self._drawn.append(len(future.result()))
+            self.last_drawn = time.monotonic()
+
+    def progress(self) -> tuple[int, int | None]:
+        """Charts drawn so far, and charts to draw (those the cache lacked) added so far."""
+        return sum(self._drawn), self._renderer.rendered
 
     def result(self) -> dict[str, bytes]:
         """Every added chart's SVG, by its path in the site. A chart that could not be drawn
