@@ -12,9 +12,10 @@ import shutil
 from pathlib import Path
 
 import pytest
+import yaml
 
 from tests.browser_kit import serve
-from tests.conftest import DATA, SEED_RUN_ID, run_cli
+from tests.conftest import DATA, REPO, SEED_RUN_ID, run_cli
 
 SAMPLE = DATA / "upstream" / "sample_benchmark_results.json"
 SEED_META = DATA / "import" / "seed-run.yaml"
@@ -58,7 +59,9 @@ def test_the_shipped_site_and_held_out_raw_folders_verify(
 ) -> None:
     assert run_cli(built, "verify", *RAW_ARGS) == 0
     out, err = capsys.readouterr()
-    assert out == "verified 12 runs: every figure agrees with the files it came from\n"
+    # Every shipped run (a result file each) and the two held-out raw-output folders.
+    runs = len(list((built / "content" / "runs").glob("*.yaml"))) + 2
+    assert out == f"verified {runs} runs: every figure agrees with the files it came from\n"
     assert f"content/runs/{SEED_RUN_ID}.yaml: 2 raw files match the receipt" in err
 
 
@@ -155,9 +158,14 @@ def test_every_run_page_shows_the_digests_of_its_files(built: Path) -> None:
             expected = {child.name: sha256(child) for child in path.iterdir()}
         else:
             expected = {f"content/runs/{path.name}": sha256(path)}
-            if run_id == SEED_RUN_ID:  # imported in the repository, from tests/data/
-                expected |= {"tests/data/upstream/" + SAMPLE.name: sha256(SAMPLE),
-                             "tests/data/import/" + SEED_META.name: sha256(SEED_META)}
+            # Runs imported in the repository (the seed, the shipped history) name raw files of
+            # tests/data/: each shown with the digest of the file as it is there.
+            raw_files = (yaml.safe_load(path.read_text(encoding="utf-8"))
+                         .get("provenance", {}).get("raw_files", []))
+            expected |= {raw["file"]: sha256(REPO / raw["file"]) for raw in raw_files}
+            if run_id == SEED_RUN_ID:
+                assert {"tests/data/upstream/" + SAMPLE.name, "tests/data/import/" + SEED_META.name} \
+                    <= set(expected)
         assert shown == expected, run_id
         published = json.loads(
             (built / "_site" / "runs" / f"{run_id}.json").read_text(encoding="utf-8")

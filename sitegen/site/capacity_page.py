@@ -300,57 +300,15 @@ def capacity_paging(groups: dict[tuple[str, str], Group]) -> Paging:
     return paging(listed_models(groups), CAPACITY_PAGE_SIZE)
 
 
-def _members(group: Group) -> list[tuple[str, str]]:
-    # A group's runs as keys name them, in the group's order (made from their content).
+def group_members(group: Group) -> list[tuple[str, str]]:
+    """A group's runs as keys name them, in the group's order (made from their content)."""
     return [Fragments.content(run) for run in group.runs]
-
-
-def capacity_section(site: Site, group: Group, first: int, last: int, costs: bool, analysis: Analysis) -> str:
-    """``group``'s part of a /capacity/ page (capacity_views.model_overview): per context, its
-    best setup at each level and a link to the ranked answer. Kept between builds, made from the
-    model's runs and label and path, the part shown (a part after the first is "continued") and
-    the page's depth; the service levels are settings, in the cache's scope. ``costs`` is not
-    shown here (the ranked answers show it)."""
-    from sitegen.site.capacity_views import model_overview  # it builds on this module's figures
-
-    def make() -> str:
-        overview = model_overview(site, group, analysis, first > 0)
-        return analysis.fragments.render("capacity_overview", overview)
-
-    return analysis.fragments.get(Fragments.key("capacity overview", site.root, group.slug,
-                                                group.label, group.path,
-                                                _members(group), first, last), make)
 
 
 def priced(runs: list[Run], analysis: Analysis) -> bool:
     """Whether a price is configured for any run's accelerator (a page then shows costs)."""
     prices = {name for name, _ in analysis.settings.prices}
     return bool(prices) and not prices.isdisjoint({run.hardware.accelerator.lower() for run in runs})
-
-
-def capacity_page(site: Site, runs: list[Run], groups: dict[tuple[str, str], Group], analysis: Analysis,
-                  number: int = 1, paged: Paging | None = None) -> Page:
-    """Page ``number`` of /capacity/ (``paged``: capacity_paging, worked out once for all pages),
-    in model order; a model whose setups span two pages is on both, its ranks over all of them."""
-    site = site.at(capacity_path(number))
-    levels = analysis.settings.service_levels
-    models = listed_models(groups)
-    paged = paged or capacity_paging(groups)
-    count = paged.count
-    parts = paged.slices(models, number)
-    costs = priced(runs, analysis)
-    sections = Markup("".join(capacity_section(site, group, first, last, costs, analysis)
-                              for group, first, last in parts))
-    title = "Capacity at a service level" + (f": page {number} of {count}" if number > 1 else "")
-    from sitegen.site.capacity_views import question_models  # it builds on this module's figures
-
-    context = CapacityPageContext(site, title, level_notes(levels),
-                                  tuple(SectionLink(f"m-{group.slug}", group.label) for group, _, _ in parts),
-                                  sections, costs, DERIVED_NOTE, f"±{CONTEXT_TOLERANCE:.0%}",
-                                  pager(site, number, paged, capacity_path),
-                                  site.url("capacity/") + "#rules",
-                                  question_models(site, [group for group, _, _ in parts], analysis))
-    return Page(capacity_path(number), "pages/capacity.html", context)
 
 
 # --- /at/<preset>/ ----------------------------------------------------------------------------
@@ -477,7 +435,7 @@ def point_section(site: Site, group: Group, preset: Preset, first: int, last: in
     label and slug and the part shown (a part after the first is "continued"). The service
     levels are settings, in the cache's scope."""
     fragments = analysis.fragments
-    members = _members(group)
+    members = group_members(group)
     level = analysis.settings.level(preset.service_level)
     note = level_notes((level,))[0] if level else None
 

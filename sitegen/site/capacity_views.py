@@ -4,7 +4,7 @@ its setups ranked by the users each accelerator serves, each figure labelled.
 Static pages answer the shipped levels without JavaScript: ``/capacity/<level>/<model>/``, one
 per model and level (their count grows with the models, not with pairs of anything), each a
 ranked list per context the model's runs measured. ``/capacity/`` links to them model by model
-(capacity_page.capacity_section), and a model page links to its own. A reader's own level,
+(capacity_section, below), and a model page links to its own. A reader's own level,
 number of users and price are answered on /capacity/ by templates/static/capacity.js from the
 picker's files (/data/points/), by the same rules (docs/capacity.md).
 
@@ -18,24 +18,35 @@ import json
 from dataclasses import dataclass
 from typing import Literal
 
+from markupsafe import Markup
+
 from sitegen.config import Price, ServiceLevel
 from sitegen.model import Run
 from sitegen.site import numbers
 from sitegen.site.analysis import Analysis
-from sitegen.site.capacity import CANNOT_TELL, MEETS, Capacity
+from sitegen.site.capacity import CANNOT_TELL, CONTEXT_TOLERANCE, MEETS, Capacity
 from sitegen.site.capacity_page import (
     DERIVED_NOTE,
+    CapacityPageContext,
     LevelNote,
     QuestionModel,
+    SectionLink,
+    capacity_paging,
+    capacity_path,
     context_clusters,
+    group_members,
     level_notes,
+    priced,
     priced_cost,
     verdict_labels,
     verdict_parts,
 )
 from sitegen.site.common import Page, Site, engine_summary, hardware_name
+from sitegen.site.fragments import Fragments
 from sitegen.site.groups import Group
+from sitegen.site.index_page import pager
 from sitegen.site.labels import distinguishing_labels
+from sitegen.site.paging import Paging, listed_models
 
 State = Literal["meets", "none_meets", "cannot_tell"]
 
@@ -363,3 +374,44 @@ def model_level_links(
 
 
 __all__ = ["Standing", "level_model_page", "level_model_path", "model_level_links", "standing"]
+
+
+# --- /capacity/: each model's contexts, linking to their answers -------------------------------
+
+
+def capacity_section(site: Site, group: Group, first: int, last: int, costs: bool, analysis: Analysis) -> str:
+    """``group``'s part of a /capacity/ page (capacity_views.model_overview): per context, its
+    best setup at each level and a link to the ranked answer. Kept between builds, made from the
+    model's runs and label and path, the part shown (a part after the first is "continued") and
+    the page's depth; the service levels are settings, in the cache's scope. ``costs`` is not
+    shown here (the ranked answers show it)."""
+    def make() -> str:
+        overview = model_overview(site, group, analysis, first > 0)
+        return analysis.fragments.render("capacity_overview", overview)
+
+    return analysis.fragments.get(Fragments.key("capacity overview", site.root, group.slug,
+                                                group.label, group.path,
+                                                group_members(group), first, last), make)
+
+
+def capacity_page(site: Site, runs: list[Run], groups: dict[tuple[str, str], Group], analysis: Analysis,
+                  number: int = 1, paged: Paging | None = None) -> Page:
+    """Page ``number`` of /capacity/ (``paged``: capacity_paging, worked out once for all pages),
+    in model order; a model whose setups span two pages is on both, its ranks over all of them."""
+    site = site.at(capacity_path(number))
+    levels = analysis.settings.service_levels
+    models = listed_models(groups)
+    paged = paged or capacity_paging(groups)
+    count = paged.count
+    parts = paged.slices(models, number)
+    costs = priced(runs, analysis)
+    sections = Markup("".join(capacity_section(site, group, first, last, costs, analysis)
+                              for group, first, last in parts))
+    title = "Capacity at a service level" + (f": page {number} of {count}" if number > 1 else "")
+    context = CapacityPageContext(site, title, level_notes(levels),
+                                  tuple(SectionLink(f"m-{group.slug}", group.label) for group, _, _ in parts),
+                                  sections, costs, DERIVED_NOTE, f"±{CONTEXT_TOLERANCE:.0%}",
+                                  pager(site, number, paged, capacity_path),
+                                  site.url("capacity/") + "#rules",
+                                  question_models(site, [group for group, _, _ in parts], analysis))
+    return Page(capacity_path(number), "pages/capacity.html", context)

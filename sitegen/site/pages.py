@@ -22,7 +22,6 @@ from sitegen.model import Run
 from sitegen.records import record
 from sitegen.site.analysis import Analysis, Settings
 from sitegen.site.capacity_page import (
-    capacity_page,
     capacity_paging,
     capacity_path,
     preset_page,
@@ -30,7 +29,7 @@ from sitegen.site.capacity_page import (
     preset_path,
     priced,
 )
-from sitegen.site.capacity_views import level_model_page, level_model_path
+from sitegen.site.capacity_views import capacity_page, level_model_page, level_model_path
 from sitegen.site.common import Page, Site
 from sitegen.site.compare_page import MAX_LINKED, MAX_RUNS, compare_app_page, compare_page, run_comparisons
 from sitegen.site.feeds import SitemapContext, feed_context
