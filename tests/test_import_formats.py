@@ -19,6 +19,8 @@ from tests.test_import_tools import SAMPLES, close, imported, refused, run_impor
 
 FORMATS = REPO / "tests" / "data" / "formats"
 AIPERF_13 = FORMATS / "aiperf" / "aiperf-0.10.0-schema1.3-qwen36-nvfp4-rtx5090-c2.json"
+AIPERF_10 = FORMATS / "aiperf" / "aiperf-0.8.0-schema1.0-mock-chat-c4.json"
+AIPERF_RECORDS = FORMATS / "aiperf" / "aiperf-records-layout-gpt-oss-20b-c100.json"
 ORIONZHEN = SAMPLES / "llama-bench" / "orionzhen-rx7900xtx-rocm712-gptoss20b-depth-sweep.json"
 RTX5090 = "hardware:\n  type: discrete-gpu\n  accelerator: RTX 5090\n  count: 1\nengine:\n  name: vLLM\n"
 
@@ -101,6 +103,57 @@ def test_the_records_layout_of_early_aiperf_is_read(project: Path, tmp_path: Pat
     [cell] = imported(project)["measurements"]["decode"]
     assert cell["total_tokens_per_s"] == close(metrics["output_token_throughput"]["avg"])
     assert cell["ttft_ms"] == close(metrics["time_to_first_token"]["p50"])
+
+
+def test_a_real_records_layout_export_is_read_with_its_short_ttft_tag(project: Path, tmp_path: Path) -> None:
+    """AIPerf's own example export of the ``records`` layout keys TTFT as ``ttft``."""
+    raw = _load(AIPERF_RECORDS)
+    records = raw["records"]
+    assert "time_to_first_token" not in records and records["ttft"]["unit"] == "ms"
+    assert run_import(project, [AIPERF_RECORDS], write_meta(tmp_path, RTX5090)) == 0
+    data = imported(project)
+    [cell] = data["measurements"]["decode"]
+    assert cell["concurrency"] == raw["input_config"]["loadgen"]["concurrency"] == 100
+    assert cell["context_tokens"] == round(records["input_sequence_length"]["avg"])
+    assert cell["ttft_ms"] == close(records["ttft"]["p50"])
+    assert cell["statistics"]["ttft_ms"]["p99"] == close(records["ttft"]["p99"])
+    assert cell["statistics"]["ttft_ms"]["mean"] == close(records["ttft"]["avg"])
+    assert cell["time_between_tokens_ms"] == close(records["inter_token_latency"]["p50"])
+    assert cell["per_request_tokens_per_s"] == close(records["output_token_throughput_per_user"]["p50"])
+    assert cell["total_tokens_per_s"] == close(records["output_token_throughput"]["avg"])
+    # 89 succeeded, 11 cancelled on purpose (--request-cancellation-rate 10): 100 sent.
+    errors = sum(entry["count"] for entry in raw["error_summary"])
+    assert cell["completed_requests"] + errors == raw["input_config"]["loadgen"]["request_count"]
+    assert cell["source_values"]["errored_requests"] == records["error_request_count"]["avg"] == errors
+    assert cell["measured_s"] == close(records["benchmark_duration"]["avg"])
+    assert data["run"]["decode_mode"] == "fixed-request-count"
+    assert data["provenance"]["tool_run"]["command"] == raw["input_config"]["cli_command"]
+
+
+def test_a_real_schema_1_0_export_keeps_its_ids_and_claims_no_per_user_figure(
+        project: Path, tmp_path: Path) -> None:
+    """AIPerf 0.8.0, export schema 1.0 (a non-streaming run against AIPerf's mock server): the
+    benchmark id at the top, the command under input_config.artifacts, no TTFT or ITL."""
+    raw = _load(AIPERF_10)
+    assert raw["schema_version"] == "1.0" and "run_info" not in raw
+    assert run_import(project, [AIPERF_10], write_meta(tmp_path, RTX5090)) == 0
+    data = imported(project)
+    [cell] = data["measurements"]["decode"]
+    [phase] = raw["input_config"]["phases"]
+    assert cell["concurrency"] == phase["concurrency"] == 4
+    assert cell["completed_requests"] == raw["request_count"]["avg"] == phase["requests"]
+    assert cell["total_tokens_per_s"] == close(raw["output_token_throughput"]["avg"])
+    # The tool's figure is its own total over its duration: check it against the file's totals.
+    total = raw["total_output_tokens"]["avg"] / raw["benchmark_duration"]["avg"]
+    assert cell["total_tokens_per_s"] == pytest.approx(total, rel=1e-3)
+    assert cell["measured_s"] == close(raw["benchmark_duration"]["avg"])
+    assert not {"ttft_ms", "time_between_tokens_ms", "per_request_tokens_per_s"} & set(cell)
+    assert data["run"]["benchmark_tool_version"] == raw["aiperf_version"]
+    assert data["run"]["decode_mode"] == "fixed-request-count"
+    assert data["provenance"]["tool_run"] == {
+        "export_schema_version": "1.0", "random_seed": raw["input_config"]["random_seed"],
+        "benchmark_id": raw["benchmark_id"], "command": raw["input_config"]["artifacts"]["cli_command"]}
+    assert not any("output_token_throughput_per_user" in note for note in data["provenance"]["notes"])
 
 
 def test_a_sweep_summary_is_one_run(project: Path, tmp_path: Path) -> None:
