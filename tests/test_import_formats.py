@@ -262,6 +262,69 @@ def test_a_sweep_over_input_length_is_contexts_and_another_setting_is_refused(
     assert "may vary only the context (input length) and the concurrency" in err
 
 
+REAL_SWEEP = FORMATS / "vllm-sweep" / "vllm_sweep_v0.25.1"
+
+
+def test_a_real_sweep_folder_of_two_server_settings_is_refused_naming_the_setting(
+        project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The folder as vllm bench sweep serve wrote it: two --serve-params points
+    (max_num_seqs 4 and 8), each with run=0, run=1 and summary.json. Two server settings
+    are two runs, not repeats of one."""
+    points = sorted(REAL_SWEEP.iterdir())
+    settings = sorted({_load(path)["max_num_seqs"] for point in points for path in point.glob("run=*.json")})
+    assert settings == [4, 8]
+    assert run_import(project, [REAL_SWEEP], write_meta(tmp_path, CPU_META)) == 1
+    err = refused(project, capsys)
+    assert "different configurations (max_num_seqs: 4, 8)" in err
+    assert str(REAL_SWEEP) in err
+
+
+@pytest.mark.parametrize("setting", [4, 8])
+def test_each_point_of_the_real_sweep_is_the_mean_of_its_run_files(
+        project: Path, tmp_path: Path, setting: int) -> None:
+    point = REAL_SWEEP / f"SERVE--max_num_seqs={setting}-BENCH--max_concurrency=2-num_prompts=8"
+    runs = [_load(point / f"run={n}.json") for n in (0, 1)]
+    summary = _load(point / "summary.json")
+    assert [run["run_number"] for run in summary] == [0, 1]  # the same runs again
+    assert run_import(project, [point], write_meta(tmp_path, CPU_META)) == 0
+    [cell] = imported(project)["measurements"]["decode"]
+    assert cell["concurrency"] == runs[0]["max_concurrency"] == 2
+    assert cell["repeats"]["count"] == 2  # not 4: summary.json repeats the run files
+    assert cell["completed_requests"] == runs[0]["completed"] + runs[1]["completed"] == 16
+    assert cell["total_tokens_per_s"] == close((runs[0]["output_throughput"] + runs[1]["output_throughput"]) / 2)
+    assert cell["ttft_ms"] == close((runs[0]["median_ttft_ms"] + runs[1]["median_ttft_ms"]) / 2)
+    assert cell["context_tokens"] == round(sum(r["total_input_tokens"] / r["completed"] for r in runs) / 2)
+
+
+def test_a_sweeps_warm_up_run_is_left_out(project: Path, tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """vllm bench sweep --warmup-num-prompts writes warmup.json beside the repeats with
+    run_number -1 (vllm/benchmarks/sweep/serve.py, run_comb): not a measurement."""
+    source = REAL_SWEEP / "SERVE--max_num_seqs=4-BENCH--max_concurrency=2-num_prompts=8"
+    point = tmp_path / "sweep" / source.name
+    point.mkdir(parents=True)
+    runs = []
+    for name in ("run=0.json", "run=1.json", "summary.json"):
+        (point / name).write_bytes((source / name).read_bytes())
+        if name.startswith("run="):
+            runs.append(_load(source / name))
+    warm = runs[0] | {"run_number": -1, "num_prompts": 2, "completed": 2, "output_throughput": 1.0,
+                      "total_input_tokens": 64}
+    _write(point / "warmup.json", warm)
+    assert run_import(project, [point.parent], write_meta(tmp_path, CPU_META)) == 0
+    data = imported(project)
+    [cell] = data["measurements"]["decode"]
+    assert cell["repeats"]["count"] == 2
+    assert cell["total_tokens_per_s"] == close((runs[0]["output_throughput"] + runs[1]["output_throughput"]) / 2)
+    assert cell["completed_requests"] == 16
+    assert any("1 warm-up run(s)" in note for note in data["provenance"]["notes"])
+    only_warm = tmp_path / "warm-only" / "warmup.json"
+    _write(only_warm, warm)
+    assert run_import(project, [only_warm], write_meta(tmp_path, CPU_META), "warm") == 1
+    err = refused(project, capsys, "warm")
+    assert f"{only_warm}:" in err and "only warm-up runs (run_number -1" in err
+
+
 def test_the_run_page_shows_the_repeats_and_their_spread(project: Path) -> None:
     summary = _load(VLLM_SUMMARY)
     folder = project / "content" / "runs" / "epyc-vllm-opt125m-sweep"
