@@ -105,7 +105,8 @@ def test_the_records_layout_of_early_aiperf_is_read(project: Path, tmp_path: Pat
     assert cell["ttft_ms"] == close(metrics["time_to_first_token"]["p50"])
 
 
-def test_a_real_records_layout_export_is_read_with_its_short_ttft_tag(project: Path, tmp_path: Path) -> None:
+def test_a_real_records_layout_export_is_read_with_its_short_ttft_tag(
+        project: Path, tmp_path: Path) -> None:
     """AIPerf's own example export of the ``records`` layout keys TTFT as ``ttft``."""
     raw = _load(AIPERF_RECORDS)
     records = raw["records"]
@@ -119,12 +120,14 @@ def test_a_real_records_layout_export_is_read_with_its_short_ttft_tag(project: P
     assert cell["statistics"]["ttft_ms"]["p99"] == close(records["ttft"]["p99"])
     assert cell["statistics"]["ttft_ms"]["mean"] == close(records["ttft"]["avg"])
     assert cell["time_between_tokens_ms"] == close(records["inter_token_latency"]["p50"])
-    assert cell["per_request_tokens_per_s"] == close(records["output_token_throughput_per_user"]["p50"])
+    per_user = records["output_token_throughput_per_user"]
+    assert cell["per_request_tokens_per_s"] == close(per_user["p50"])
     assert cell["total_tokens_per_s"] == close(records["output_token_throughput"]["avg"])
     # 89 succeeded, 11 cancelled on purpose (--request-cancellation-rate 10): 100 sent.
     errors = sum(entry["count"] for entry in raw["error_summary"])
     assert cell["completed_requests"] + errors == raw["input_config"]["loadgen"]["request_count"]
-    assert cell["source_values"]["errored_requests"] == records["error_request_count"]["avg"] == errors
+    errored = records["error_request_count"]["avg"]
+    assert cell["source_values"]["errored_requests"] == errored == errors
     assert cell["measured_s"] == close(records["benchmark_duration"]["avg"])
     assert data["run"]["decode_mode"] == "fixed-request-count"
     assert data["provenance"]["tool_run"]["command"] == raw["input_config"]["cli_command"]
@@ -152,8 +155,33 @@ def test_a_real_schema_1_0_export_keeps_its_ids_and_claims_no_per_user_figure(
     assert data["run"]["decode_mode"] == "fixed-request-count"
     assert data["provenance"]["tool_run"] == {
         "export_schema_version": "1.0", "random_seed": raw["input_config"]["random_seed"],
-        "benchmark_id": raw["benchmark_id"], "command": raw["input_config"]["artifacts"]["cli_command"]}
-    assert not any("output_token_throughput_per_user" in note for note in data["provenance"]["notes"])
+        "benchmark_id": raw["benchmark_id"],
+        "command": raw["input_config"]["artifacts"]["cli_command"]}
+    notes = data["provenance"]["notes"]
+    assert not any("output_token_throughput_per_user" in note for note in notes)
+
+
+def test_refusals_of_real_aiperf_exports_name_the_fields_and_quote_the_errors(
+        project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    raw = _load(AIPERF_RECORDS)
+    raw["records"]["request_count"]["avg"] = 0.0  # as if every request had been cancelled
+    path = _write(tmp_path / "none" / "profile_export_aiperf.json", raw)
+    assert run_import(project, [path], write_meta(tmp_path, RTX5090)) == 1
+    err = refused(project, capsys)
+    [error] = raw["error_summary"]
+    assert f"{path}:1: no request succeeded (request_count.avg 0, error_request_count.avg 11" in err
+    assert f"error_summary: '{error['error_details']['type']}' ×{error['count']})" in err
+
+
+def test_a_cancelled_aiperf_benchmark_says_so_on_its_cell(project: Path, tmp_path: Path) -> None:
+    raw = _load(AIPERF_10)
+    assert raw["was_cancelled"] is False
+    raw["was_cancelled"] = True  # what AIPerf writes when the benchmark is stopped early
+    path = _write(tmp_path / "cancelled" / "profile_export_aiperf.json", raw)
+    assert run_import(project, [path], write_meta(tmp_path, RTX5090)) == 0
+    [cell] = imported(project)["measurements"]["decode"]
+    assert "was_cancelled: true" in cell["note"]
+    assert cell["completed_requests"] == raw["request_count"]["avg"]
 
 
 def test_a_sweep_summary_is_one_run(project: Path, tmp_path: Path) -> None:
@@ -271,7 +299,8 @@ def test_a_real_sweep_folder_of_two_server_settings_is_refused_naming_the_settin
     (max_num_seqs 4 and 8), each with run=0, run=1 and summary.json. Two server settings
     are two runs, not repeats of one."""
     points = sorted(REAL_SWEEP.iterdir())
-    settings = sorted({_load(path)["max_num_seqs"] for point in points for path in point.glob("run=*.json")})
+    files = [path for point in points for path in point.glob("run=*.json")]
+    settings = sorted({_load(path)["max_num_seqs"] for path in files})
     assert settings == [4, 8]
     assert run_import(project, [REAL_SWEEP], write_meta(tmp_path, CPU_META)) == 1
     err = refused(project, capsys)
@@ -291,9 +320,11 @@ def test_each_point_of_the_real_sweep_is_the_mean_of_its_run_files(
     assert cell["concurrency"] == runs[0]["max_concurrency"] == 2
     assert cell["repeats"]["count"] == 2  # not 4: summary.json repeats the run files
     assert cell["completed_requests"] == runs[0]["completed"] + runs[1]["completed"] == 16
-    assert cell["total_tokens_per_s"] == close((runs[0]["output_throughput"] + runs[1]["output_throughput"]) / 2)
+    mean_total = (runs[0]["output_throughput"] + runs[1]["output_throughput"]) / 2
+    assert cell["total_tokens_per_s"] == close(mean_total)
     assert cell["ttft_ms"] == close((runs[0]["median_ttft_ms"] + runs[1]["median_ttft_ms"]) / 2)
-    assert cell["context_tokens"] == round(sum(r["total_input_tokens"] / r["completed"] for r in runs) / 2)
+    inputs = [r["total_input_tokens"] / r["completed"] for r in runs]
+    assert cell["context_tokens"] == round(sum(inputs) / 2)
 
 
 def test_a_sweeps_warm_up_run_is_left_out(project: Path, tmp_path: Path,
@@ -315,7 +346,8 @@ def test_a_sweeps_warm_up_run_is_left_out(project: Path, tmp_path: Path,
     data = imported(project)
     [cell] = data["measurements"]["decode"]
     assert cell["repeats"]["count"] == 2
-    assert cell["total_tokens_per_s"] == close((runs[0]["output_throughput"] + runs[1]["output_throughput"]) / 2)
+    mean_total = (runs[0]["output_throughput"] + runs[1]["output_throughput"]) / 2
+    assert cell["total_tokens_per_s"] == close(mean_total)
     assert cell["completed_requests"] == 16
     assert any("1 warm-up run(s)" in note for note in data["provenance"]["notes"])
     only_warm = tmp_path / "warm-only" / "warmup.json"

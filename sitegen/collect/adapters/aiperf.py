@@ -90,12 +90,17 @@ def adapt(records: list[Node]) -> Adapted:
 def _per_request_note(adapted: Adapted, exports: list[_Export], aiperf: bool) -> None:
     """Where per_request_tokens_per_s comes from, said only when some export has its source (a
     non-streaming run has neither)."""
-    if aiperf and any(export.metrics.get("output_token_throughput_per_user") is not None for export in exports):
-        adapted.notes.append("per_request_tokens_per_s is AIPerf's output_token_throughput_per_user (median).")
-    elif any(export.metrics.get("inter_token_latency") is not None for export in exports):
-        adapted.notes.append("per_request_tokens_per_s = 1000 / median inter-token latency (derived): the "
-                             "export has no output_token_throughput_per_user, and GenAI-Perf's "
-                             "output_token_throughput_per_request includes the first token.")
+    def has(metric: str) -> bool:
+        return any(export.metrics.get(metric) is not None for export in exports)
+
+    if aiperf and has("output_token_throughput_per_user"):
+        adapted.notes.append(
+            "per_request_tokens_per_s is AIPerf's output_token_throughput_per_user (median).")
+    elif has("inter_token_latency"):
+        adapted.notes.append(
+            "per_request_tokens_per_s = 1000 / median inter-token latency (derived): the export "
+            "has no output_token_throughput_per_user, and GenAI-Perf's "
+            "output_token_throughput_per_request includes the first token.")
 
 
 @dataclass(frozen=True)
@@ -233,7 +238,8 @@ def _point(export: _Export, aiperf: bool) -> serving.Point:
     count = _value(metrics, "request_count", "avg")
     errors = _value(metrics, "error_request_count", "avg")
     if count == 0 or (count is None and errors):
-        point.failed = f"no request succeeded ({errors or 0:g} errored)"
+        point.failed = (f"no request succeeded (request_count.avg {count or 0:g}, "
+                        f"error_request_count.avg {errors or 0:g}{_error_kinds(record)})")
         return point
     _place(point, export)
     point.mean_input_tokens = _value(metrics, "input_sequence_length", "avg")
@@ -264,7 +270,25 @@ def _point(export: _Export, aiperf: bool) -> serving.Point:
             point.keep(name, reported)
     if errors:
         point.keep("errored_requests", errors)
+    if record.get("was_cancelled") is not None and record.opt_flag("was_cancelled") is True:
+        point.record.set("note", "AIPerf recorded this benchmark as cancelled (was_cancelled: "
+                                 "true): the figures cover only the requests finished before it "
+                                 "stopped")
     return point
+
+
+def _error_kinds(record: Node) -> str:
+    """The export's own error summary, quoted: each error type with its count."""
+    summary = record.get("error_summary")
+    if summary is None or not isinstance(summary.value, list):
+        return ""
+    kinds = []
+    for entry in summary.value[:5]:
+        details = entry.get("error_details") if isinstance(entry, dict) else None
+        kind = details.get("type") or details.get("code") if isinstance(details, dict) else None
+        if kind is not None:
+            kinds.append(f"{str(kind)[:100]!r} ×{entry.get('count', '?')}")
+    return f"; error_summary: {', '.join(kinds)}" if kinds else ""
 
 
 def _place(point: serving.Point, export: _Export) -> None:
