@@ -19,6 +19,8 @@ from tests.test_import_tools import SAMPLES, close, imported, refused, run_impor
 
 FORMATS = REPO / "tests" / "data" / "formats"
 AIPERF_13 = FORMATS / "aiperf" / "aiperf-0.10.0-schema1.3-qwen36-nvfp4-rtx5090-c2.json"
+AIPERF_10 = FORMATS / "aiperf" / "aiperf-0.8.0-schema1.0-mock-chat-c4.json"
+AIPERF_RECORDS = FORMATS / "aiperf" / "aiperf-records-layout-gpt-oss-20b-c100.json"
 ORIONZHEN = SAMPLES / "llama-bench" / "orionzhen-rx7900xtx-rocm712-gptoss20b-depth-sweep.json"
 RTX5090 = "hardware:\n  type: discrete-gpu\n  accelerator: RTX 5090\n  count: 1\nengine:\n  name: vLLM\n"
 
@@ -101,6 +103,85 @@ def test_the_records_layout_of_early_aiperf_is_read(project: Path, tmp_path: Pat
     [cell] = imported(project)["measurements"]["decode"]
     assert cell["total_tokens_per_s"] == close(metrics["output_token_throughput"]["avg"])
     assert cell["ttft_ms"] == close(metrics["time_to_first_token"]["p50"])
+
+
+def test_a_real_records_layout_export_is_read_with_its_short_ttft_tag(
+        project: Path, tmp_path: Path) -> None:
+    """AIPerf's own example export of the ``records`` layout keys TTFT as ``ttft``."""
+    raw = _load(AIPERF_RECORDS)
+    records = raw["records"]
+    assert "time_to_first_token" not in records and records["ttft"]["unit"] == "ms"
+    assert run_import(project, [AIPERF_RECORDS], write_meta(tmp_path, RTX5090)) == 0
+    data = imported(project)
+    [cell] = data["measurements"]["decode"]
+    assert cell["concurrency"] == raw["input_config"]["loadgen"]["concurrency"] == 100
+    assert cell["context_tokens"] == round(records["input_sequence_length"]["avg"])
+    assert cell["ttft_ms"] == close(records["ttft"]["p50"])
+    assert cell["statistics"]["ttft_ms"]["p99"] == close(records["ttft"]["p99"])
+    assert cell["statistics"]["ttft_ms"]["mean"] == close(records["ttft"]["avg"])
+    assert cell["time_between_tokens_ms"] == close(records["inter_token_latency"]["p50"])
+    per_user = records["output_token_throughput_per_user"]
+    assert cell["per_request_tokens_per_s"] == close(per_user["p50"])
+    assert cell["total_tokens_per_s"] == close(records["output_token_throughput"]["avg"])
+    # 89 succeeded, 11 cancelled on purpose (--request-cancellation-rate 10): 100 sent.
+    errors = sum(entry["count"] for entry in raw["error_summary"])
+    assert cell["completed_requests"] + errors == raw["input_config"]["loadgen"]["request_count"]
+    errored = records["error_request_count"]["avg"]
+    assert cell["source_values"]["errored_requests"] == errored == errors
+    assert cell["measured_s"] == close(records["benchmark_duration"]["avg"])
+    assert data["run"]["decode_mode"] == "fixed-request-count"
+    assert data["provenance"]["tool_run"]["command"] == raw["input_config"]["cli_command"]
+
+
+def test_a_real_schema_1_0_export_keeps_its_ids_and_claims_no_per_user_figure(
+        project: Path, tmp_path: Path) -> None:
+    """AIPerf 0.8.0, export schema 1.0 (a non-streaming run against AIPerf's mock server): the
+    benchmark id at the top, the command under input_config.artifacts, no TTFT or ITL."""
+    raw = _load(AIPERF_10)
+    assert raw["schema_version"] == "1.0" and "run_info" not in raw
+    assert run_import(project, [AIPERF_10], write_meta(tmp_path, RTX5090)) == 0
+    data = imported(project)
+    [cell] = data["measurements"]["decode"]
+    [phase] = raw["input_config"]["phases"]
+    assert cell["concurrency"] == phase["concurrency"] == 4
+    assert cell["completed_requests"] == raw["request_count"]["avg"] == phase["requests"]
+    assert cell["total_tokens_per_s"] == close(raw["output_token_throughput"]["avg"])
+    # The tool's figure is its own total over its duration: check it against the file's totals.
+    total = raw["total_output_tokens"]["avg"] / raw["benchmark_duration"]["avg"]
+    assert cell["total_tokens_per_s"] == pytest.approx(total, rel=1e-3)
+    assert cell["measured_s"] == close(raw["benchmark_duration"]["avg"])
+    assert not {"ttft_ms", "time_between_tokens_ms", "per_request_tokens_per_s"} & set(cell)
+    assert data["run"]["benchmark_tool_version"] == raw["aiperf_version"]
+    assert data["run"]["decode_mode"] == "fixed-request-count"
+    assert data["provenance"]["tool_run"] == {
+        "export_schema_version": "1.0", "random_seed": raw["input_config"]["random_seed"],
+        "benchmark_id": raw["benchmark_id"],
+        "command": raw["input_config"]["artifacts"]["cli_command"]}
+    notes = data["provenance"]["notes"]
+    assert not any("output_token_throughput_per_user" in note for note in notes)
+
+
+def test_refusals_of_real_aiperf_exports_name_the_fields_and_quote_the_errors(
+        project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    raw = _load(AIPERF_RECORDS)
+    raw["records"]["request_count"]["avg"] = 0.0  # as if every request had been cancelled
+    path = _write(tmp_path / "none" / "profile_export_aiperf.json", raw)
+    assert run_import(project, [path], write_meta(tmp_path, RTX5090)) == 1
+    err = refused(project, capsys)
+    [error] = raw["error_summary"]
+    assert f"{path}:1: no request succeeded (request_count.avg 0, error_request_count.avg 11" in err
+    assert f"error_summary: '{error['error_details']['type']}' ×{error['count']})" in err
+
+
+def test_a_cancelled_aiperf_benchmark_says_so_on_its_cell(project: Path, tmp_path: Path) -> None:
+    raw = _load(AIPERF_10)
+    assert raw["was_cancelled"] is False
+    raw["was_cancelled"] = True  # what AIPerf writes when the benchmark is stopped early
+    path = _write(tmp_path / "cancelled" / "profile_export_aiperf.json", raw)
+    assert run_import(project, [path], write_meta(tmp_path, RTX5090)) == 0
+    [cell] = imported(project)["measurements"]["decode"]
+    assert "was_cancelled: true" in cell["note"]
+    assert cell["completed_requests"] == raw["request_count"]["avg"]
 
 
 def test_a_sweep_summary_is_one_run(project: Path, tmp_path: Path) -> None:
@@ -207,6 +288,73 @@ def test_a_sweep_over_input_length_is_contexts_and_another_setting_is_refused(
     err = refused(project, capsys, "other")
     assert "different configurations (random_output_len: 16, 64)" in err
     assert "may vary only the context (input length) and the concurrency" in err
+
+
+REAL_SWEEP = FORMATS / "vllm-sweep" / "vllm_sweep_v0.25.1"
+
+
+def test_a_real_sweep_folder_of_two_server_settings_is_refused_naming_the_setting(
+        project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The folder as vllm bench sweep serve wrote it: two --serve-params points
+    (max_num_seqs 4 and 8), each with run=0, run=1 and summary.json. Two server settings
+    are two runs, not repeats of one."""
+    points = sorted(REAL_SWEEP.iterdir())
+    files = [path for point in points for path in point.glob("run=*.json")]
+    settings = sorted({_load(path)["max_num_seqs"] for path in files})
+    assert settings == [4, 8]
+    assert run_import(project, [REAL_SWEEP], write_meta(tmp_path, CPU_META)) == 1
+    err = refused(project, capsys)
+    assert "different configurations (max_num_seqs: 4, 8)" in err
+    assert str(REAL_SWEEP) in err
+
+
+@pytest.mark.parametrize("setting", [4, 8])
+def test_each_point_of_the_real_sweep_is_the_mean_of_its_run_files(
+        project: Path, tmp_path: Path, setting: int) -> None:
+    point = REAL_SWEEP / f"SERVE--max_num_seqs={setting}-BENCH--max_concurrency=2-num_prompts=8"
+    runs = [_load(point / f"run={n}.json") for n in (0, 1)]
+    summary = _load(point / "summary.json")
+    assert [run["run_number"] for run in summary] == [0, 1]  # the same runs again
+    assert run_import(project, [point], write_meta(tmp_path, CPU_META)) == 0
+    [cell] = imported(project)["measurements"]["decode"]
+    assert cell["concurrency"] == runs[0]["max_concurrency"] == 2
+    assert cell["repeats"]["count"] == 2  # not 4: summary.json repeats the run files
+    assert cell["completed_requests"] == runs[0]["completed"] + runs[1]["completed"] == 16
+    mean_total = (runs[0]["output_throughput"] + runs[1]["output_throughput"]) / 2
+    assert cell["total_tokens_per_s"] == close(mean_total)
+    assert cell["ttft_ms"] == close((runs[0]["median_ttft_ms"] + runs[1]["median_ttft_ms"]) / 2)
+    inputs = [r["total_input_tokens"] / r["completed"] for r in runs]
+    assert cell["context_tokens"] == round(sum(inputs) / 2)
+
+
+def test_a_sweeps_warm_up_run_is_left_out(project: Path, tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """vllm bench sweep --warmup-num-prompts writes warmup.json beside the repeats with
+    run_number -1 (vllm/benchmarks/sweep/serve.py, run_comb): not a measurement."""
+    source = REAL_SWEEP / "SERVE--max_num_seqs=4-BENCH--max_concurrency=2-num_prompts=8"
+    point = tmp_path / "sweep" / source.name
+    point.mkdir(parents=True)
+    runs = []
+    for name in ("run=0.json", "run=1.json", "summary.json"):
+        (point / name).write_bytes((source / name).read_bytes())
+        if name.startswith("run="):
+            runs.append(_load(source / name))
+    warm = runs[0] | {"run_number": -1, "num_prompts": 2, "completed": 2, "output_throughput": 1.0,
+                      "total_input_tokens": 64}
+    _write(point / "warmup.json", warm)
+    assert run_import(project, [point.parent], write_meta(tmp_path, CPU_META)) == 0
+    data = imported(project)
+    [cell] = data["measurements"]["decode"]
+    assert cell["repeats"]["count"] == 2
+    mean_total = (runs[0]["output_throughput"] + runs[1]["output_throughput"]) / 2
+    assert cell["total_tokens_per_s"] == close(mean_total)
+    assert cell["completed_requests"] == 16
+    assert any("1 warm-up run(s)" in note for note in data["provenance"]["notes"])
+    only_warm = tmp_path / "warm-only" / "warmup.json"
+    _write(only_warm, warm)
+    assert run_import(project, [only_warm], write_meta(tmp_path, CPU_META), "warm") == 1
+    err = refused(project, capsys, "warm")
+    assert f"{only_warm}:" in err and "only warm-up runs (run_number -1" in err
 
 
 def test_the_run_page_shows_the_repeats_and_their_spread(project: Path) -> None:

@@ -83,10 +83,24 @@ def adapt(records: list[Node]) -> Adapted:
         _telemetry(adapted, records)
     _provenance(adapted, records)
     serving.matrix(adapted, points, tool, "--concurrency N (one profile run per concurrency)")
-    adapted.notes.append("per_request_tokens_per_s is AIPerf's output_token_throughput_per_user (median)." if aiperf
-                         else "per_request_tokens_per_s = 1000 / median inter-token latency (derived): GenAI-Perf's "
-                              "output_token_throughput_per_request includes the first token.")
+    _per_request_note(adapted, exports, aiperf)
     return adapted
+
+
+def _per_request_note(adapted: Adapted, exports: list[_Export], aiperf: bool) -> None:
+    """Where per_request_tokens_per_s comes from, said only when some export has its source (a
+    non-streaming run has neither)."""
+    def has(metric: str) -> bool:
+        return any(export.metrics.get(metric) is not None for export in exports)
+
+    if aiperf and has("output_token_throughput_per_user"):
+        adapted.notes.append(
+            "per_request_tokens_per_s is AIPerf's output_token_throughput_per_user (median).")
+    elif has("inter_token_latency"):
+        adapted.notes.append(
+            "per_request_tokens_per_s = 1000 / median inter-token latency (derived): the export "
+            "has no output_token_throughput_per_user, and GenAI-Perf's "
+            "output_token_throughput_per_request includes the first token.")
 
 
 @dataclass(frozen=True)
@@ -167,7 +181,10 @@ def _provenance(adapted: Adapted, records: list[Node]) -> None:
     if schema is not None and isinstance(schema.value, str) and schema.value.strip():
         facts.append(f"export schema_version {schema.value}")
         adapted.tool_run["export_schema_version"] = schema.value.strip()[:20]
-    sources = [node for node in (info, config, config.get("input") if config is not None else None)
+    # run_info (schema 1.3 on), the export's top level (benchmark_id in 1.0), the configuration
+    # and its artifacts section (cli_command in 1.0).
+    nested = [config.get(key) for key in ("input", "artifacts")] if config is not None else []
+    sources = [node for node in (info, first, config, *nested)
                if node is not None and isinstance(node.value, dict)]
     for key, kind in (("random_seed", int), ("sweep_id", str), ("benchmark_id", str), ("variation_label", str),
                       ("trial", int)):
@@ -221,7 +238,8 @@ def _point(export: _Export, aiperf: bool) -> serving.Point:
     count = _value(metrics, "request_count", "avg")
     errors = _value(metrics, "error_request_count", "avg")
     if count == 0 or (count is None and errors):
-        point.failed = f"no request succeeded ({errors or 0:g} errored)"
+        point.failed = (f"no request succeeded (request_count.avg {count or 0:g}, "
+                        f"error_request_count.avg {errors or 0:g}{_error_kinds(record)})")
         return point
     _place(point, export)
     point.mean_input_tokens = _value(metrics, "input_sequence_length", "avg")
@@ -252,7 +270,25 @@ def _point(export: _Export, aiperf: bool) -> serving.Point:
             point.keep(name, reported)
     if errors:
         point.keep("errored_requests", errors)
+    if record.get("was_cancelled") is not None and record.opt_flag("was_cancelled") is True:
+        point.record.set("note", "AIPerf recorded this benchmark as cancelled (was_cancelled: "
+                                 "true): the figures cover only the requests finished before it "
+                                 "stopped")
     return point
+
+
+def _error_kinds(record: Node) -> str:
+    """The export's own error summary, quoted: each error type with its count."""
+    summary = record.get("error_summary")
+    if summary is None or not isinstance(summary.value, list):
+        return ""
+    kinds = []
+    for entry in summary.value[:5]:
+        details = entry.get("error_details") if isinstance(entry, dict) else None
+        kind = details.get("type") or details.get("code") if isinstance(details, dict) else None
+        if kind is not None:
+            kinds.append(f"{str(kind)[:100]!r} ×{entry.get('count', '?')}")
+    return f"; error_summary: {', '.join(kinds)}" if kinds else ""
 
 
 def _place(point: serving.Point, export: _Export) -> None:
@@ -281,8 +317,15 @@ def _arrival(load: Node | None) -> str:
     return "constant" if isinstance(mode, str) and mode.lower() == "constant" else "poisson"
 
 
+# The short tags the early ``records`` layout keyed some metrics by (AIPerf's own example export
+# of 2025-10 has ``ttft``), by the name later exports use.
+_RECORD_TAGS = {"time_to_first_token": "ttft"}
+
+
 def _value(metrics: Node, metric: str, statistic: str) -> float | None:
     node = metrics.get(metric)
+    if node is None and metric in _RECORD_TAGS:
+        node = metrics.get(_RECORD_TAGS[metric])
     if node is None or not isinstance(node.value, dict):
         return None
     value = node.opt_number(statistic)

@@ -53,7 +53,12 @@ def looks_like(data: Any) -> bool:
 
 
 def adapt(records: list[Node]) -> Adapted:
-    runs = [element for record in records for element in _runs(record)]
+    every = [element for record in records for element in _runs(record)]
+    runs = [run for run in every if not _warm_up(run)]
+    if not runs:
+        raise every[0].error("only warm-up runs (run_number -1, the warmup.json of vllm bench "
+                             "sweep --warmup-num-prompts): they are not measurements; import the "
+                             "run=N.json files of the same folder")
     adapted = Adapted(f"{TOOL} result{'s' if len(runs) != 1 else ''} ({len(runs)} run{'s' if len(runs) != 1 else ''})")
     points = [_point(run) for run in runs]
     _run_facts(adapted, runs)
@@ -64,8 +69,18 @@ def adapt(records: list[Node]) -> Adapted:
     if sweep and any(point.concurrency is not None for point in points):
         adapted.notes.append("vllm bench sweep: each cell is the mean of its repeats (run=N), with the spread and "
                              "count in repeats.")
+    if len(runs) < len(every):
+        adapted.notes.append(f"vllm bench sweep: {len(every) - len(runs)} warm-up run(s) "
+                             "(run_number -1, warmup.json) left out of every figure.")
     adapted.notes.append(DERIVED_NOTE.format(tool="vLLM"))
     return adapted
+
+
+def _warm_up(run: Node) -> bool:
+    """vllm bench sweep's warm-up before a point's repeats (``--warmup-num-prompts``): written to
+    ``warmup.json`` with ``run_number`` -1, never part of the point's ``summary.json``."""
+    number = run.value.get("run_number") if isinstance(run.value, dict) else None
+    return isinstance(number, int) and not isinstance(number, bool) and number < 0
 
 
 def _runs(record: Node) -> list[Node]:
