@@ -129,6 +129,11 @@ def test_the_frontier_names_each_point_without_javascript(
         and "Per-request tok/s (" in header
         and "per accelerator (derived)" in header
     )
+    # The figures line up on the right like their headers; the run and the mark do not.
+    aligned = chart.locator("table.frontier-figures tbody tr").first.evaluate(
+        "(tr) => [...tr.cells].map((td) => getComputedStyle(td).textAlign)"
+    )
+    assert aligned[1:4] == ["right"] * 3 and "right" not in (aligned[0], aligned[4])
     visit.assert_clean()
 
 
