@@ -129,6 +129,11 @@ def test_the_frontier_names_each_point_without_javascript(
         and "Per-request tok/s (" in header
         and "per accelerator (derived)" in header
     )
+    # The figures line up on the right like their headers; the run and the mark do not.
+    aligned = chart.locator("table.frontier-figures tbody tr").first.evaluate(
+        "(tr) => [...tr.cells].map((td) => getComputedStyle(td).textAlign)"
+    )
+    assert aligned[1:4] == ["right"] * 3 and "right" not in (aligned[0], aligned[4])
     visit.assert_clean()
 
 
@@ -244,15 +249,20 @@ ANSWER_FITS = """() => {
         const box = td.getBoundingClientRect();
         if (!box.width) return;
         if (box.left < 0 || box.right > width + 0.5) problems.push("outside: " + td.innerText);
-        // Its label: the column's header at a desk, its data-label (shown before it) on a phone.
+        // Its label: the column's header at a desk; on a phone, shown before it, its data-label
+        // or (the shipped pages' cells carry none) the same column's header text.
         const head = td.closest("table").tHead;
-        const headerShown = head.rows[0].cells[td.cellIndex] && getComputedStyle(head).display !== "none";
-        const label = td.getAttribute("data-label");
-        const labelShown = getComputedStyle(td, "::before").content.includes(label);
+        const header = head.rows[0].cells[td.cellIndex];
+        const headerShown = header && getComputedStyle(head).display !== "none";
+        const label = td.getAttribute("data-label") || (header ? header.innerText : "");
+        const shown = getComputedStyle(td, "::before").content;
+        const labelShown = label !== "" && shown.includes(label);
         if (!headerShown && !labelShown) problems.push("unlabelled: " + td.innerText);
     });
+    const figures = [...document.querySelectorAll("table.answer tbody tr.meets")]
+        .reduce((count, tr) => count + tr.querySelectorAll("td").length - 1, 0);
     return {scroll: document.documentElement.scrollWidth - width, problems: problems,
-            figures: document.querySelectorAll("table.answer tbody td.num").length};
+            figures: figures};
 }"""
 
 

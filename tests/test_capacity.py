@@ -203,7 +203,7 @@ def answers(site: Path, level: str) -> dict[str, dict[int, tuple[int, list[str]]
             opening = re.match(r'<section id="c-(\d+)"', chunk)
             assert opening
             context = int(opening.group(1))
-            runs = re.findall(r'<th scope=row data-label="Setup">'
+            runs = re.findall(r"<tr class=\w+><td>\d*<th>"
                               r'<a href="[./]*runs/([^/"]+)/index.html"', chunk)
             (_, rows), = [t for t in _all_tables(chunk) if t[0] == "data answer"]
             assert rows[0][:6] == ["Rank", "Setup", "Users per accelerator (derived)",
