@@ -463,6 +463,17 @@
   warning.textContent = (unknown.length ? "No such run on this site: " + unknown.join(", ") + ". " : "") +
     (dropped.length ? "At most " + maxRuns + " runs at once; left out: " + dropped.join(", ") + "." : "");
   if (warning.textContent) form.parentNode.insertBefore(warning, result);
+  // A run's colour: its place on its model's page (setups.json "colour") where no run before
+  // it in the view has it, else the next free one (sitegen/site/run_colours.py chart_places).
+  var colourPlace = function (preferred, taken) {
+    var place = (preferred || 0) % PALETTE.length;
+    if (taken.length < PALETTE.length) {
+      while (taken.indexOf(place) >= 0) place = (place + 1) % PALETTE.length;
+    }
+    taken.push(place);
+    return place;
+  };
+
   var setupsPromise = null;
   var loadSetups = function () {
     if (!setupsPromise) {
@@ -524,10 +535,11 @@
     Promise.all([loadSetups()].concat(ids.map(loadRun))).then(function (loaded) {
       if (ids.join(",") !== chosen.join(",")) return;  // the choice changed while loading
       var setups = loaded[0];
+      var taken = [];
       var runs = ids.map(function (id, i) {
         var setup = id === OWN ? window.sitegenOwnFile.setup(own.doc, setups) : setups.runs[id];
-        return { id: id === OWN ? OWN + " (" + own.name + ")" : id, letter: LETTERS[i], index: i,
-                 doc: loaded[i + 1], setup: setup };
+        return { id: id === OWN ? OWN + " (" + own.name + ")" : id, letter: LETTERS[i],
+                 index: colourPlace(setup.colour, taken), doc: loaded[i + 1], setup: setup };
       });
       shown = runs;
       render(runs, setups);
