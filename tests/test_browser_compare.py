@@ -267,3 +267,14 @@ def test_the_readers_view_draws_each_run_in_its_model_page_colour(browse: Browsi
     assert len(keys) == 3 and len(set(keys.values())) == 3
     assert keys[THREE[0]] == f"k{places[THREE[0]]}"
     visit.assert_clean()
+
+
+def test_the_scripts_write_contexts_as_the_pages_do(browse: Browsing) -> None:
+    """site.js's contextLabel (compare, point and capacity views) follows the documented rule,
+    checked against this test's own arithmetic over counts below, at and between K steps."""
+    counts = [0, 1, 500, 1023, 1024, 1075, 1076, 1536, 5000, 8190, 8192, 10496, 67176,
+              1043456, 1048576, *range(1024, 40000, 97)]
+    visit = browse.open("/")
+    shown = visit.js("(counts) => counts.map((n) => window.sitegenNumbers.contextLabel(n))", counts)
+    assert shown == [context_label(n) for n in counts]
+    visit.assert_clean()

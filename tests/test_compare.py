@@ -85,8 +85,14 @@ def shipped_run(run_id: str) -> dict[str, Any]:
 
 
 def context_label(tokens: int) -> str:
-    """A context as the pages write it: '8K' for a multiple of 1,024 tokens, else '5,000'."""
-    return f"{tokens // 1024}K" if tokens >= 1024 and tokens % 1024 == 0 else f"{tokens:,}"
+    """A context as the pages write it (docs/result-format.md): under 1,024 tokens the count;
+    else K of 1,024 tokens, whole for a multiple, one decimal rounded half up otherwise."""
+    if tokens < 1024:
+        return f"{tokens:,}"
+    if tokens % 1024 == 0:
+        return f"{tokens // 1024}K"
+    kilo = round(tokens / 1024 + 1e-9, 1)
+    return f"{kilo:.1f}K"
 
 
 def model_colour_places(content: Path) -> dict[str, int]:

@@ -36,7 +36,12 @@ def test_times_and_counts() -> None:
 
 
 @pytest.mark.parametrize(("tokens", "label"), [
-    (8192, "8K"), (1043456, "1019K"), (1048576, "1024K"), (0, "0"), (5000, "5,000"), (128, "128"),
+    (8192, "8K"), (1043456, "1019K"), (1048576, "1024K"), (0, "0"), (128, "128"), (1023, "1,023"),
+    (1024, "1K"), (1536, "1.5K"), (5000, "4.9K"), (67176, "65.6K"), (8190, "8.0K"),
+    # 1,075 / 1,024 = 1.0498… → 1.0K; 1,076 → 1.05078… → 1.1K; 1,587 × 10 = 15,870 = 15.498… × 1,024
+    (1075, "1.0K"), (1076, "1.1K"), (1587, "1.5K"),
+    # 10,496 tokens = 10.25K exactly, halfway between tenths: rounds up
+    (10496, "10.3K"),
 ])
 def test_context_labels(tokens: int, label: str) -> None:
     assert numbers.context(tokens) == label

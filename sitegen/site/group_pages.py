@@ -69,6 +69,7 @@ class GroupPageContext:
     reference_context: str
     setups: tuple[SetupLink, ...] = ()  # its setups over time (setup_pages.with_setups)
     capacity_links: tuple[ModelLevelLinks, ...] = ()  # model pages: its answers, a level each
+    peak_at_zero: bool = False  # a run's peak decode is at context 0, which the legend explains
 
 
 @dataclass(frozen=True)
@@ -201,6 +202,7 @@ def group_page(site: Site, group: Group, groups: dict[tuple[str, str], Group],
         reference_context=numbers.context(REFERENCE_CONTEXT),
         capacity_links=model_level_links(site, group, analysis.settings.service_levels)
         if group.kind == "models" else (),
+        peak_at_zero=any(analysis.headlines(run).decode_peak_context == 0 for run in runs),
     )
     return Page(f"{group.path}index.html", "pages/group.html", context, (prefill,) if prefill else ())
 
