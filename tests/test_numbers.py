@@ -50,3 +50,10 @@ def test_context_labels(tokens: int, label: str) -> None:
 def test_axis_summary() -> None:
     assert numbers.axis_summary(8, "context", "contexts", "8K", "1019K") == "8 contexts (8K–1019K)"
     assert numbers.axis_summary(1, "context", "contexts", "8K", "8K") == "1 context (8K)"
+
+
+def test_the_measurements_table_gives_a_rounded_context_its_exact_count() -> None:
+    assert numbers.context_exact(5000) == "4.9K (5,000 tokens)"
+    assert numbers.context_exact(67176) == "65.6K (67,176 tokens)"
+    assert numbers.context_exact(8192) == "8K"
+    assert numbers.context_exact(0) == "0"

@@ -123,6 +123,12 @@ def context(tokens: int) -> str:
     return f"{tenths // 10}.{tenths % 10}K"
 
 
+def context_exact(tokens: int) -> str:
+    """A context with its exact count where ``context`` rounds it: "4.9K (5,000 tokens)", "8K"."""
+    label = context(tokens)
+    return label if tokens < 1024 or tokens % 1024 == 0 else f"{label} ({tokens:,} tokens)"
+
+
 def count_noun(count: int, singular: str, plural: str | None = None) -> str:
     return f"{count:,} {singular if count == 1 else (plural or singular + 's')}"
 
