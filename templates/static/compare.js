@@ -116,7 +116,8 @@
   };
   var legendName = function (run) {
     var name = nameOf(run);
-    return shown.filter(function (other) { return nameOf(other) === name; }).length > 1 ? name + " (" + run.id + ")" : name;
+    var shared = shown.filter(function (other) { return nameOf(other) === name; }).length > 1;
+    return shared ? name + " (" + run.id + ")" : name;
   };
   var shown = [];
   var ratioSection = function (base, other, perDevice, index) {
@@ -199,7 +200,8 @@
     // Like with like (compare_page._across_models): no change across models is summed up.
     var modelOf = function (run) { return run.doc.run.base_model || run.doc.run.model; };
     summary.textContent = modelOf(base).toLowerCase() !== modelOf(other).toLowerCase()
-      ? other.letter + " and " + base.letter + " are runs of different models (" + modelOf(other) + ", " + modelOf(base) +
+      ? other.letter + " and " + base.letter + " are runs of different models (" + modelOf(other) +
+        ", " + modelOf(base) +
         "): each cell sets their figures side by side, and no change across models is summed up. " +
         "Compare runs of the same model to read a change."
       : changes.length
@@ -428,7 +430,8 @@
     var alike = kinds.every(function (k) { return k[1] === kinds[0][1]; });
     var speedTitle = "per-request tok/s (" + (alike ? kinds[0][1]
       : kinds.map(function (k) { return k[0] + " " + k[1]; }).join(", ")) + ")";
-    var frontierPlot = plot("Throughput against interactivity", paretoSeries, false, speedTitle, "tok/s per accelerator", note);
+    var frontierPlot = plot("Throughput against interactivity", paretoSeries, false, speedTitle,
+                            "tok/s per accelerator", note);
     if (frontierPlot) pareto.appendChild(frontierPlot);
     else if (note) pareto.appendChild(el("p", note, "legend"));
     result.appendChild(pareto);

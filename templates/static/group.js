@@ -62,7 +62,9 @@
       ? data.runs.map(function (run, i) {
         return { run: run, place: colours[i], here: measured.indexOf(i) >= 0 };
       })
-      : measured.map(function (i, k) { return { run: data.runs[i], place: colours[k], here: true }; });
+      : measured.map(function (i, k) {
+        return { run: data.runs[i], place: colours[k], here: true };
+      });
     var models = [];
     named.forEach(function (n) { if (n.here && models.indexOf(n.run[1]) < 0) models.push(n.run[1]); });
     return Promise.all(models.map(function (model) { return load(context, model); })).then(function (loaded) {

@@ -422,8 +422,12 @@
       tr.appendChild(cell("td", "Date", text(run[7])));
       // The phone layout's labels are the column headings, as the template writes them.
       // The headline headings (th.h): an operating point's columns may stand before them.
-      var heading = function (i) { return filtered.tHead.querySelectorAll("th.h")[i].textContent.trim(); };
-      [8, 9, 10, 11].forEach(function (field, i) { tr.appendChild(figure(run[field], heading(i))); });
+      var heading = function (i) {
+        return filtered.tHead.querySelectorAll("th.h")[i].textContent.trim();
+      };
+      [8, 9, 10, 11].forEach(function (field, i) {
+        tr.appendChild(figure(run[field], heading(i)));
+      });
       return tr;
     };
 
