@@ -186,7 +186,7 @@ def test_one_static_page_per_natural_pair_whose_swap_is_a_link_within_it(project
     assert captions == [f"{context_label(c)} context" for c in shared] + ["Throughput against interactivity"]
     places = model_colour_places(REPO / "content")
     _check_prefill_table(html, [shipped_run(run_id) for run_id in PAIR], [places[a], places[b]])
-    # Each run's lines and keys in its colour on its model's page (different in a pair of one model).
+    # Each run's lines and keys in its colour on its model's page (a pair of one model: two).
     assert places[a] != places[b]
     assert set(re.findall(r'<path class="s(\d)"', html)) == {str(places[a]), str(places[b])}
     # The launch commands differ only in --speculative-config: that row, and no other launch row, is marked.

@@ -326,7 +326,8 @@ def test_a_model_page_explains_a_peak_decode_at_context_0(project: Path) -> None
     assert run_cli(project, "collect") == 0
     assert run_cli(project, "build") == 0
     runs = _runs(project)
-    explained = "Peak decode is at the context × requests shown beneath it; context 0 (no earlier context"
+    explained = ("Peak decode is at the context × requests shown beneath it; "
+                 "context 0 (no earlier context")
     checked = {True: 0, False: 0}
     for page in (project / "_site" / "models").glob("*/index.html"):
         html = page.read_text()
@@ -336,7 +337,8 @@ def test_a_model_page_explains_a_peak_decode_at_context_0(project: Path) -> None
             cells = [c for c in runs[run_id]["measurements"]["decode"]
                      if c["status"] == "valid" and c.get("total_tokens_per_s") is not None]
             if cells:
-                peaks.append(max(cells, key=lambda c: c["total_tokens_per_s"])["context_tokens"] == 0)
+                best = max(cells, key=lambda c: c["total_tokens_per_s"])
+                peaks.append(best["context_tokens"] == 0)
         at_zero = any(peaks)
         assert (explained in html) == at_zero, page
         assert bool(re.search(r"[>\s]at 0 × \d", html)) == at_zero, page

@@ -463,8 +463,8 @@ def compare_context(site: Site, runs: list[Run], two_way: bool = False,
     ``places``: each run's colour place on its model's page (run_colours)."""
     shown = runs[:MAX_RUNS]
     colours = chart_places([run.id for run in shown], places)
-    compared = tuple(ComparedRun(LETTERS[i], run, short_label(run, run_labels), site.url(f"runs/{run.id}/"),
-                                 PALETTE[colours[i]])
+    compared = tuple(ComparedRun(LETTERS[i], run, short_label(run, run_labels),
+                                 site.url(f"runs/{run.id}/"), PALETTE[colours[i]])
                      for i, run in enumerate(shown))
     plain = [c.run for c in compared]
     setup = setup_rows(plain)
@@ -504,7 +504,8 @@ def compare_context(site: Site, runs: list[Run], two_way: bool = False,
         pareto_note=pareto_note,
         # Each run in its place's colour, as in every other section, whoever is left out.
         prefill_bars=prefill_bars([(c.letter, c.run) for c in compared if c.letter not in no_prefill],
-                                  [colours[i] for i, c in enumerate(compared) if c.letter not in no_prefill]),
+                                  [colours[i] for i, c in enumerate(compared)
+                                   if c.letter not in no_prefill]),
         prefill_note=(f"No prefill figures: {', '.join(no_prefill)}." if no_prefill else None),
     )
 

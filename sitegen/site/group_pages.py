@@ -162,7 +162,8 @@ def group_page(site: Site, group: Group, groups: dict[tuple[str, str], Group],
     # A group holds every run like each of its runs (same model, or same accelerator), so its
     # own runs label them as the whole site does.
     run_labels = distinguishing_labels(runs)
-    decode_plots, decode_others, decode_data = decode_charts(runs, names, groups, analysis, preferred)
+    decode_plots, decode_others, decode_data = decode_charts(runs, names, groups, analysis,
+                                                             preferred)
     with_prefill = [run for run in charted if any(p.prompt_tokens_per_s is not None for p in run.prefill)]
     prefill = prefill_overlay([Series(names[run.id], run) for run in with_prefill])
     if prefill is not None:  # the prefill chart's colours follow the decode charts' (a run's place in the group)
@@ -401,7 +402,8 @@ def _drawn_at(runs: list[Run], context: int, names: dict[str, str],
     from ``preferred``). Up to MAX_SERIES runs keep one place on every chart (a run has one
     colour on the page); a bigger group draws, at each context, the newest MAX_SERIES runs
     measured there."""
-    drawn = runs if len(runs) <= MAX_SERIES else [run for run in runs if context in measured(run)][:MAX_SERIES]
+    drawn = runs if len(runs) <= MAX_SERIES \
+        else [run for run in runs if context in measured(run)][:MAX_SERIES]
     places = chart_places([run.id for run in drawn], preferred)
     return [(names[run.id], place, run) for place, run in zip(places, drawn, strict=True)]
 

@@ -331,8 +331,8 @@ def plan(site: Site, runs: list[Run], analysis: Analysis | None = None,
             page_key = _key(site_text, path, a.id, a.digest, b.id, b.digest, run_labels.get(a.id),
                             run_labels.get(b.id), colour_places.get(a.id), colour_places.get(b.id))
         planned.append(PlannedPage(path, page_key,
-                                   lambda a=a, b=b, path=path: compare_page(site.at(path), a, b,  # type: ignore[misc]
-                                                                            run_labels, colour_places)))
+                                   lambda a=a, b=b, path=path: compare_page(  # type: ignore[misc]
+                                       site.at(path), a, b, run_labels, colour_places)))
     for kind in ("models", "hardware"):
         listed = [g for g in groups.values() if g.kind == kind]
         path = f"{kind}/index.html"
