@@ -10,10 +10,12 @@ from typing import Any
 import pytest
 
 from tests.browser_kit import Browsing
+from tests.conftest import REPO
 from tests.test_compare import (
     PAIR,
     context_label,
     expected_per_accelerator,
+    model_colour_places,
     natural_pairs_from_files,
     shipped_run,
     signed_percent,
@@ -243,3 +245,36 @@ def test_changes_in_percent_round_as_python_does(browse: Browsing) -> None:
     assert shown == expected
     assert shown[0] == "+12%" and shown[3] == "−14%"
 
+
+
+LEGEND_JS = """(root) => Array.from(document.querySelectorAll(root + ' .chart-legend li[data-run]'))
+    .map((li) => [li.dataset.run, li.querySelector('i').className])"""
+
+
+def test_the_readers_view_draws_each_run_in_its_model_page_colour(browse: Browsing) -> None:
+    """A run's colour in the reader's view is its colour on its model's page (docs/comparisons.md),
+    whichever run is the baseline; runs of different models get distinct colours."""
+    places = model_colour_places(REPO / "content")
+    for runs in (PAIR, PAIR[::-1]):
+        visit = browse.open("/compare/?runs=" + ",".join(runs))
+        visit.page.locator("#compare-result .chart-legend").first.wait_for()
+        keys = dict(visit.js(LEGEND_JS, "#compare-result"))
+        assert keys == {run_id: f"k{places[run_id]}" for run_id in runs}
+        visit.assert_clean()
+    visit = browse.open("/compare/?runs=" + ",".join(THREE))
+    visit.page.locator("#compare-result .chart-legend").first.wait_for()
+    keys = dict(visit.js(LEGEND_JS, "#compare-result"))
+    assert len(keys) == 3 and len(set(keys.values())) == 3
+    assert keys[THREE[0]] == f"k{places[THREE[0]]}"
+    visit.assert_clean()
+
+
+def test_the_scripts_write_contexts_as_the_pages_do(browse: Browsing) -> None:
+    """site.js's contextLabel (compare, point and capacity views) follows the documented rule,
+    checked against this test's own arithmetic over counts below, at and between K steps."""
+    counts = [0, 1, 500, 1023, 1024, 1075, 1076, 1536, 5000, 8190, 8192, 10496, 67176,
+              1043456, 1048576, *range(1024, 40000, 97)]
+    visit = browse.open("/")
+    shown = visit.js("(counts) => counts.map((n) => window.sitegenNumbers.contextLabel(n))", counts)
+    assert shown == [context_label(n) for n in counts]
+    visit.assert_clean()

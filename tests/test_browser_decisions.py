@@ -53,7 +53,14 @@ def frontier_contexts(site: Path, base_model: str) -> tuple[int, list[int]]:
 
 
 def context_label(tokens: int) -> str:
-    return f"{tokens // 1024}K" if tokens >= 1024 and tokens % 1024 == 0 else f"{tokens:,}"
+    """A context as the pages write it (docs/result-format.md): under 1,024 tokens the count;
+    else K of 1,024 tokens, whole for a multiple, one decimal rounded half up otherwise."""
+    if tokens < 1024:
+        return f"{tokens:,}"
+    if tokens % 1024 == 0:
+        return f"{tokens // 1024}K"
+    kilo = round(tokens / 1024 + 1e-9, 1)
+    return f"{kilo:.1f}K"
 
 
 def shown_frontiers(visit: Visit) -> list[str]:

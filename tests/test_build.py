@@ -401,7 +401,8 @@ def test_measurement_rows_hold_only_formatted_figures(project: Path) -> None:
 
     assert run_cli(project, "collect") == 0
     runs = read_collected(load_config(project / "sitegen.yaml").state_dir)
-    safe = re.compile(r"[\w ,.:/—-]*")
+    # Parentheses too, none starts markup: a rounded context's exact count, "4.9K (5,000 tokens)".
+    safe = re.compile(r"[\w ,.:/()—-]*")
     for run in runs:
         for row in _measurement_rows(run):
             for name, value in vars(row).items():

@@ -85,8 +85,26 @@ def shipped_run(run_id: str) -> dict[str, Any]:
 
 
 def context_label(tokens: int) -> str:
-    """A context as the pages write it: '8K' for a multiple of 1,024 tokens, else '5,000'."""
-    return f"{tokens // 1024}K" if tokens >= 1024 and tokens % 1024 == 0 else f"{tokens:,}"
+    """A context as the pages write it (docs/result-format.md): under 1,024 tokens the count;
+    else K of 1,024 tokens, whole for a multiple, one decimal rounded half up otherwise."""
+    if tokens < 1024:
+        return f"{tokens:,}"
+    if tokens % 1024 == 0:
+        return f"{tokens // 1024}K"
+    kilo = round(tokens / 1024 + 1e-9, 1)
+    return f"{kilo:.1f}K"
+
+
+def model_colour_places(content: Path) -> dict[str, int]:
+    """Each run's colour place read from the result files (docs/comparisons.md): its position
+    among its model's runs (its base model if it names one), newest first by date then id, mod 8."""
+    members: dict[str, list[tuple[str, str]]] = {}
+    for path in sorted((content / "runs").glob("*.yaml")):
+        data = parse_yaml(path.name, path.read_bytes()).data
+        key = (data["run"].get("base_model") or data["run"]["model"]).lower()
+        members.setdefault(key, []).append((str(data["run"].get("date") or ""), path.stem))
+    return {run_id: index % 8 for runs in members.values()
+            for index, (_, run_id) in enumerate(sorted(runs, reverse=True))}
 
 
 def natural_pairs_from_files(content: Path) -> list[tuple[str, str]]:
@@ -166,17 +184,22 @@ def test_one_static_page_per_natural_pair_whose_swap_is_a_link_within_it(project
     assert len(shared) >= 3
     captions = re.findall(r'<figure class="plot">\s*<figcaption[^>]*>([^<]*)</figcaption>', html)
     assert captions == [f"{context_label(c)} context" for c in shared] + ["Throughput against interactivity"]
-    _check_prefill_table(html, [shipped_run(run_id) for run_id in PAIR])
+    places = model_colour_places(REPO / "content")
+    _check_prefill_table(html, [shipped_run(run_id) for run_id in PAIR], [places[a], places[b]])
+    # Each run's lines and keys in its colour on its model's page (a pair of one model: two).
+    assert places[a] != places[b]
+    assert set(re.findall(r'<path class="s(\d)"', html)) == {str(places[a]), str(places[b])}
     # The launch commands differ only in --speculative-config: that row, and no other launch row, is marked.
     marked = re.findall(r'<tr class="df"><th>Launch: ([^<]*)<', html)
     assert marked == ["Speculative decoding"]
     assert "Launch settings differ: Speculative decoding." in html
 
 
-def _check_prefill_table(html: str, raw: list[dict[str, Any]]) -> None:
+def _check_prefill_table(html: str, raw: list[dict[str, Any]], colours: list[int]) -> None:
     """The prefill table, against the result files: at each context either run measured, a row
-    per run (A over B) with its letter, bar (width in percent of the peak, at least 1; colour its
-    place), figure and TTFT; the context's header spans the runs' rows."""
+    per run (A over B) with its letter, bar (width in percent of the peak, at least 1; colour
+    ``colours``, each run's on its model's page), figure and TTFT; the context's header spans
+    the runs' rows."""
     table = tables(html)["pf"]
     firsts = [{p["context_tokens"]: p for p in reversed(run["measurements"]["prefill"])
                if p.get("prompt_tokens_per_s") is not None} for run in raw]
@@ -192,7 +215,7 @@ def _check_prefill_table(html: str, raw: list[dict[str, Any]]) -> None:
             assert row[0] == f"{context_label(context)} context"
             row = row[1:]
             width, colour = bars[2 * i + place]
-            assert int(colour) == place
+            assert int(colour) == colours[place]
             if point is None:
                 assert row == [letter, "", "—", "not measured"] and width == "0"
                 continue
@@ -464,3 +487,35 @@ def test_a_run_keeps_its_colour_in_prefill_when_the_other_has_no_prefill_figures
     assert context.prefill_bars is not None
     [[bar]] = [row.bars for row in context.prefill_bars.rows]
     assert (bar.series, bar.colour, bar.value, bar.width) == ("B", 1, "5,000", 100)
+
+
+def _legend_colours(html: str) -> list[dict[str, str]]:
+    """Each legend of a page: its runs' colour classes (k<place>), by run id."""
+    return [dict(re.findall(r'<li data-run="([^"]+)"><i class="k(\d)"', legend))
+            for legend in re.findall(r'<ul class="chart-legend">(.*?)</ul>', html, re.S)]
+
+
+def test_a_run_has_one_colour_on_its_model_page_and_its_compare_pages(project: Path) -> None:
+    """docs/comparisons.md's rule, on the built pages: a run's colour is its position among its
+    model's runs (newest first) mod 8, on its model's page and on every static compare page;
+    no legend gives two runs one colour."""
+    assert run_cli(project, "collect") == 0
+    assert run_cli(project, "build") == 0
+    places = model_colour_places(project / "content")
+    site = project / "_site"
+    seen: dict[str, set[str]] = {}
+    legends = {"models": 0, "compare": 0}
+    for folder in legends:
+        for page in (site / folder).glob("*/index.html"):
+            for legend in _legend_colours(quoted(page.read_text())):
+                assert len(set(legend.values())) == len(legend), (page, legend)
+                legends[folder] += 1
+                for run_id, colour in legend.items():
+                    seen.setdefault(run_id, set()).add(colour)
+    # Pairs of load-point runs draw no chart: the others do, on both kinds of page.
+    assert legends["models"] >= 5 and legends["compare"] >= 5 and len(seen) >= 10
+    for run_id, colours in seen.items():
+        assert colours == {str(places[run_id])}, run_id
+    for page in (site / "hardware").glob("*/index.html"):
+        for legend in _legend_colours(quoted(page.read_text())):
+            assert len(set(legend.values())) == len(legend), (page, legend)

@@ -318,3 +318,29 @@ def test_a_group_index_makes_again_only_the_rows_of_changed_groups(project: Path
         page = (project / "_site" / kind / "index.html").read_text()
         assert page.count('<tr><th scope="row">') == len(set(re.findall(rf'href="\.\./{kind}/([^/"]+)/index\.html"',
                                                                          page)))
+
+
+def test_a_model_page_explains_a_peak_decode_at_context_0(project: Path) -> None:
+    """A run whose best decode cell (read from its file) is at context 0 shows "at 0 × n" on its
+    model's page: the legend under the table says what context 0 is there, and only there."""
+    assert run_cli(project, "collect") == 0
+    assert run_cli(project, "build") == 0
+    runs = _runs(project)
+    explained = ("Peak decode is at the context × requests shown beneath it; "
+                 "context 0 (no earlier context")
+    checked = {True: 0, False: 0}
+    for page in (project / "_site" / "models").glob("*/index.html"):
+        html = page.read_text()
+        ids = set(re.findall(r'<a href="\.\./\.\./runs/([^/]+)/index\.html">', html))
+        peaks = []
+        for run_id in ids & runs.keys():
+            cells = [c for c in runs[run_id]["measurements"]["decode"]
+                     if c["status"] == "valid" and c.get("total_tokens_per_s") is not None]
+            if cells:
+                best = max(cells, key=lambda c: c["total_tokens_per_s"])
+                peaks.append(best["context_tokens"] == 0)
+        at_zero = any(peaks)
+        assert (explained in html) == at_zero, page
+        assert bool(re.search(r"[>\s]at 0 × \d", html)) == at_zero, page
+        checked[at_zero] += 1
+    assert checked[True] >= 1 and checked[False] >= 1

@@ -36,7 +36,12 @@ def test_times_and_counts() -> None:
 
 
 @pytest.mark.parametrize(("tokens", "label"), [
-    (8192, "8K"), (1043456, "1019K"), (1048576, "1024K"), (0, "0"), (5000, "5,000"), (128, "128"),
+    (8192, "8K"), (1043456, "1019K"), (1048576, "1024K"), (0, "0"), (128, "128"), (1023, "1,023"),
+    (1024, "1K"), (1536, "1.5K"), (5000, "4.9K"), (67176, "65.6K"), (8190, "8.0K"),
+    # 1,075 / 1,024 = 1.0498… → 1.0K; 1,076 → 1.05078… → 1.1K; 1,587 × 10 = 15,870 = 15.498… × 1,024
+    (1075, "1.0K"), (1076, "1.1K"), (1587, "1.5K"),
+    # 10,496 tokens = 10.25K exactly, halfway between tenths: rounds up
+    (10496, "10.3K"),
 ])
 def test_context_labels(tokens: int, label: str) -> None:
     assert numbers.context(tokens) == label
@@ -45,3 +50,10 @@ def test_context_labels(tokens: int, label: str) -> None:
 def test_axis_summary() -> None:
     assert numbers.axis_summary(8, "context", "contexts", "8K", "1019K") == "8 contexts (8K–1019K)"
     assert numbers.axis_summary(1, "context", "contexts", "8K", "8K") == "1 context (8K)"
+
+
+def test_the_measurements_table_gives_a_rounded_context_its_exact_count() -> None:
+    assert numbers.context_exact(5000) == "4.9K (5,000 tokens)"
+    assert numbers.context_exact(67176) == "65.6K (67,176 tokens)"
+    assert numbers.context_exact(8192) == "8K"
+    assert numbers.context_exact(0) == "0"

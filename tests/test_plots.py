@@ -14,7 +14,7 @@ import pytest
 from sitegen.site.charts import PALETTE
 from tests.conftest import REPO, run_cli
 from tests.html_tables import quoted
-from tests.test_compare import _throughput, shipped_run
+from tests.test_compare import _throughput, model_colour_places, shipped_run
 
 LEFT, RIGHT_EDGE, TOP, BOTTOM_EDGE = 52, 346, 10, 172  # the plot area in the 360 × 210 viewBox
 PAIR = ("rtx6kpro4x-vllm-qwen35-397b-awq-mtp", "rtx6kpro4x-vllm-qwen35-397b-nvfp4-nomtp")
@@ -136,6 +136,7 @@ def test_every_figure_of_a_comparison_is_at_its_pixel_and_in_its_runs_title(proj
                             head), head
     heights = y_label_heights()
     runs = [shipped_run(run_id) for run_id in PAIR]
+    places = model_colour_places(REPO / "content")
     checked = 0
     for caption, svg in re.findall(r'<figcaption id="pd\d+">(\d+K?) context</figcaption>\s*(<svg.*?</svg>)', html, re.S):
         context = int(caption.rstrip("K")) * (1024 if caption.endswith("K") else 1)
@@ -149,7 +150,8 @@ def test_every_figure_of_a_comparison_is_at_its_pixel_and_in_its_runs_title(proj
         (y0, v0), (y1, v1) = y_ticks[0], y_ticks[-1]
         assert (y0, v0) == (BOTTOM_EDGE, 0) and y1 == TOP
         paths = re.findall(r'<path class="s(\d)" d="([^"]*)"><title id="[^"]+">([^<]*)</title>', svg)
-        assert [int(place) for place, _, _ in paths] == [0, 1]
+        # Each run in its colour on its model's page (docs/comparisons.md), read from the files.
+        assert [int(place) for place, _, _ in paths] == [places[run_id] for run_id in PAIR]
         for (letter, run), (_, d, title) in zip(zip("AB", runs, strict=True), paths, strict=True):
             drawn = vertices(d)
             assert title.startswith(f"{letter}: ")

@@ -43,7 +43,10 @@ THEMES: dict[str, dict[str, str]] = {
 }
 FONT_SIZE = 13
 FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif"
-_CONTEXT_LABEL = "datum.value >= 1024 ? format(datum.value / 1024, ',d') + 'K' : format(datum.value, ',d')"
+# numbers.context as a Vega expression: 500; 8K, 1019K; else one decimal, half up (4.9K).
+_CONTEXT_LABEL = ("datum.value < 1024 ? format(datum.value, ',d') : datum.value % 1024 == 0"
+                  " ? format(datum.value / 1024, 'd') + 'K'"
+                  " : format(floor((datum.value * 10 + 512) / 1024) / 10, '.1f') + 'K'")
 
 # Placeholders in templates, replaced by each chart's own values.
 _DATA, _DOMAIN, _X_TICKS, _COLORS, _SHAPES = "@data", "@series", "@x-ticks", "@colors", "@shapes"

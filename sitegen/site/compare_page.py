@@ -37,6 +37,7 @@ from sitegen.site.json_rows import run_piece
 from sitegen.site.launch_settings import SETTINGS, parse_launch_command, speculative_decoding
 from sitegen.site.paging import listed_models
 from sitegen.site.plots import Plot, PlotSeries, plot
+from sitegen.site.run_colours import chart_places, model_places
 
 LETTERS = "ABCDEF"
 MAX_RUNS = len(LETTERS)
@@ -455,17 +456,22 @@ def speed_title(compared: Iterable[ComparedRun]) -> str:
 
 
 def compare_context(site: Site, runs: list[Run], two_way: bool = False,
-                    run_labels: Mapping[str, str] | None = None) -> ComparePageContext:
+                    run_labels: Mapping[str, str] | None = None,
+                    places: Mapping[str, int] | None = None) -> ComparePageContext:
     """Everything a comparison of 2 to 6 runs shows; the first run is the baseline. ``two_way``
-    (two runs): the ratios each way round, for a page whose swap link turns the baseline."""
-    compared = tuple(ComparedRun(LETTERS[i], run, short_label(run, run_labels), site.url(f"runs/{run.id}/"), PALETTE[i])
-                     for i, run in enumerate(runs[:MAX_RUNS]))
+    (two runs): the ratios each way round, for a page whose swap link turns the baseline.
+    ``places``: each run's colour place on its model's page (run_colours)."""
+    shown = runs[:MAX_RUNS]
+    colours = chart_places([run.id for run in shown], places)
+    compared = tuple(ComparedRun(LETTERS[i], run, short_label(run, run_labels),
+                                 site.url(f"runs/{run.id}/"), PALETTE[colours[i]])
+                     for i, run in enumerate(shown))
     plain = [c.run for c in compared]
     setup = setup_rows(plain)
     per_device = len({run.hardware.count for run in plain}) > 1
     # Legends name runs by letter and name (legend_names), never cut.
     names = legend_names(plain)
-    named = [(f"{c.letter}: {name}", i, c.run)
+    named = [(f"{c.letter}: {name}", colours[i], c.run)
              for i, (c, name) in enumerate(zip(compared, names, strict=True))]
     # A point's hover title names its run by letter only: the heading, the legend and every
     # table of the page say which run a letter is, and the titles are most of a plot's bytes.
@@ -498,7 +504,8 @@ def compare_context(site: Site, runs: list[Run], two_way: bool = False,
         pareto_note=pareto_note,
         # Each run in its place's colour, as in every other section, whoever is left out.
         prefill_bars=prefill_bars([(c.letter, c.run) for c in compared if c.letter not in no_prefill],
-                                  [i for i, c in enumerate(compared) if c.letter not in no_prefill]),
+                                  [colours[i] for i, c in enumerate(compared)
+                                   if c.letter not in no_prefill]),
         prefill_note=(f"No prefill figures: {', '.join(no_prefill)}." if no_prefill else None),
     )
 
@@ -560,8 +567,11 @@ def setups_json(runs: list[Run], fragments: Fragments | None = None) -> bytes:
         # The words of a decode mode, for a reader's own file (ownfile.js works out its facts).
         "decode_modes": labels.DECODE_MODES,
     })
-    # Sorted keys put "runs" after "launch" and before "version", and the runs by id.
-    entries = b",".join(run_piece(fragments, "setups.json", run, partial(_setup_entry, run))
+    # Sorted keys put "runs" after "launch" and before "version", and the runs by id. Each
+    # run's colour place on its model's page (run_colours) is an input of its piece.
+    places = model_places(site_groups(runs).values())
+    entries = b",".join(run_piece(fragments, "setups.json", run,
+                                  partial(_setup_entry, run, places[run.id]), places[run.id])
                         for run in sorted(runs, key=lambda r: r.id))
     return f'{head[:-1]},"runs":{{'.encode() + entries + b'},"version":1}\n'
 
@@ -570,10 +580,12 @@ def _setups_dumps(value: object) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
-def _setup_entry(run: Run) -> str:
-    """A run's member of setups.json's ``runs``: its id, then its entry."""
+def _setup_entry(run: Run, place: int = 0) -> str:
+    """A run's member of setups.json's ``runs``: its id, then its entry (``colour``: its colour
+    place on its model's page, which compare.js gives it where free)."""
     parsed = parse_launch_command(run.engine.launch_command)
     entry = {
+        "colour": place,
         "facts": [get(run) or numbers.MISSING for _, get in FACTS],
         "command": bool(run.engine.launch_command),
         "launch": dict(parsed.settings),
@@ -603,9 +615,11 @@ def short_label(run: Run, run_labels: Mapping[str, str] | None = None) -> str:
     return labels.with_label(name, (run_labels or {}).get(run.id))
 
 
-def compare_page(site: Site, a: Run, b: Run, run_labels: Mapping[str, str] | None = None) -> Page:
-    """The static page of a pair (older, newer): B against A, and A against B behind its swap link."""
-    context = compare_context(site, [a, b], two_way=True, run_labels=run_labels)
+def compare_page(site: Site, a: Run, b: Run, run_labels: Mapping[str, str] | None = None,
+                 places: Mapping[str, int] | None = None) -> Page:
+    """The static page of a pair (older, newer): B against A, and A against B behind its swap link,
+    each run in its colour on its model's page (``places``, run_colours)."""
+    context = compare_context(site, [a, b], two_way=True, run_labels=run_labels, places=places)
     return Page(f"{compare_path(a, b)}index.html", "pages/compare.html", context)
 
 

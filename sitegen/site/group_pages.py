@@ -40,6 +40,7 @@ from sitegen.site.index_page import PointChoice, PresetLink, RunRow, group_conte
 from sitegen.site.json_rows import dumps
 from sitegen.site.labels import distinguishing_labels, with_label
 from sitegen.site.plots import Plot
+from sitegen.site.run_colours import chart_places, model_places
 from sitegen.site.setup_pages import SetupLink
 
 
@@ -68,6 +69,7 @@ class GroupPageContext:
     reference_context: str
     setups: tuple[SetupLink, ...] = ()  # its setups over time (setup_pages.with_setups)
     capacity_links: tuple[ModelLevelLinks, ...] = ()  # model pages: its answers, a level each
+    peak_at_zero: bool = False  # a run's peak decode is at context 0, which the legend explains
 
 
 @dataclass(frozen=True)
@@ -152,18 +154,23 @@ def group_page(site: Site, group: Group, groups: dict[tuple[str, str], Group],
     analysis = analysis or Analysis()
     runs = list(group.runs)
     charted = runs[:MAX_SERIES]
+    preferred = preferred_places(group, groups)
+    # Each charted run's colour place: its place among its model's runs where free (run_colours).
+    charted_places = dict(zip([run.id for run in charted],
+                              chart_places([run.id for run in charted], preferred), strict=True))
     names = series_labels(runs, group.kind)
     # A group holds every run like each of its runs (same model, or same accelerator), so its
     # own runs label them as the whole site does.
     run_labels = distinguishing_labels(runs)
-    decode_plots, decode_others, decode_data = decode_charts(runs, names, groups, analysis)
+    decode_plots, decode_others, decode_data = decode_charts(runs, names, groups, analysis,
+                                                             preferred)
     with_prefill = [run for run in charted if any(p.prompt_tokens_per_s is not None for p in run.prefill)]
     prefill = prefill_overlay([Series(names[run.id], run) for run in with_prefill])
     if prefill is not None:  # the prefill chart's colours follow the decode charts' (a run's place in the group)
-        prefill = _recoloured(prefill, [charted.index(run) for run in with_prefill])
+        prefill = _recoloured(prefill, [charted_places[run.id] for run in with_prefill])
     without = [names[run.id] for run in charted if run not in with_prefill]
     # Per accelerator, so setups of different sizes compare (derived: total ÷ accelerators).
-    frontier = pareto_by_context(charted, names) if group.kind == "models" else ()
+    frontier = pareto_by_context(charted, names, charted_places) if group.kind == "models" else ()
     members = {run.id for run in runs}
     comparisons = tuple(
         Field(f"{a.id} → {b.id}", f"{names[a.id]} → {names[b.id]}", site.url(compare_path(a, b)))
@@ -196,6 +203,7 @@ def group_page(site: Site, group: Group, groups: dict[tuple[str, str], Group],
         reference_context=numbers.context(REFERENCE_CONTEXT),
         capacity_links=model_level_links(site, group, analysis.settings.service_levels)
         if group.kind == "models" else (),
+        peak_at_zero=any(analysis.headlines(run).decode_peak_context == 0 for run in runs),
     )
     return Page(f"{group.path}index.html", "pages/group.html", context, (prefill,) if prefill else ())
 
@@ -259,10 +267,11 @@ def frontier_contexts(runs: list[Run]) -> list[tuple[int, list[Run]]]:
     return [(context, at[context]) for context in [default, *(c for c in shared if c != default)]]
 
 
-def pareto_by_context(runs: list[Run], names: dict[str, str]) -> tuple[ParetoAt, ...]:
+def pareto_by_context(runs: list[Run], names: dict[str, str],
+                      places: Mapping[str, int] | None = None) -> tuple[ParetoAt, ...]:
     """A model page's frontier charts, one a context (frontier_contexts), each run in its
-    colour place among the group's charted runs, as on the page's decode charts."""
-    place = {run.id: i for i, run in enumerate(runs)}
+    colour place (``places``; by default its index among ``runs``), as on the decode charts."""
+    place = dict(places) if places is not None else {run.id: i for i, run in enumerate(runs)}
     charts = []
     for number, (context, there) in enumerate(frontier_contexts(runs)):
         kinds = {statistic_of(run) for run in there}
@@ -315,7 +324,8 @@ def _one_per_position(analysis: Analysis, run: Run) -> list[DecodeCell]:
 
 
 def decode_charts(runs: list[Run], names: dict[str, str], groups: dict[tuple[str, str], Group],
-                  analysis: Analysis) -> tuple[tuple[Plot, ...], str, Markup]:
+                  analysis: Analysis, preferred: Mapping[str, int] | None = None,
+                  ) -> tuple[tuple[Plot, ...], str, Markup]:
     """A group page's decode charts (issue 15: one per context two or more runs measured): the
     one at ``default_context`` drawn here as inline SVG, and, for templates/static/group.js to
     draw the others from /data/points/<context>/<model>.json on load, a JSON attribute:
@@ -346,7 +356,7 @@ def decode_charts(runs: list[Run], names: dict[str, str], groups: dict[tuple[str
     if not shared:
         return (), "", Markup("")
     default = default_context(runs, shared, measured)
-    drawn = {context: _drawn_at(runs, context, names, measured) for context in shared}
+    drawn = {context: _drawn_at(runs, context, names, measured, preferred) for context in shared}
     # One x axis for every chart: the request counts measured by any run any chart draws.
     on_charts = {run.id: run for named in drawn.values() for _, _, run in named}
     levels = sorted({c.concurrency for run in on_charts.values() for c in cells(run)
@@ -371,6 +381,13 @@ def decode_charts(runs: list[Run], names: dict[str, str], groups: dict[tuple[str
                                      for c in cells(run))]
                for context in others},
     }
+    # Each chart's colour places (run_colours), in the order group.js names its runs: every
+    # run of a small group, else the runs of ``at``.
+    colour_of = {context: {run.id: index for _, index, run in drawn[context]} for context in others}
+    data["colours"] = {str(context): [colour_of[context][run.id] for run in listed] if each
+                       else [colour_of[context][listed[i].id] for i in at]
+                       for context in others
+                       for at in [data["at"][str(context)]]}  # type: ignore[index]
     # In a single-quoted attribute: what could end it or start markup is a JSON escape.
     text = dumps(data).replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e").replace("'", "\\u0027")
     words = [numbers.context(context) for context in others]
@@ -379,14 +396,24 @@ def decode_charts(runs: list[Run], names: dict[str, str], groups: dict[tuple[str
 
 
 def _drawn_at(runs: list[Run], context: int, names: dict[str, str],
-             measured: Callable[[Run], Iterable[int]]) -> list[tuple[str, int, Run]]:
-    """The runs a decode chart at ``context`` draws, with their colour places. Up to MAX_SERIES
-    runs keep their place in the group on every chart (a run has one colour on the page); a
-    bigger group draws, at each context, the newest MAX_SERIES runs measured there."""
-    if len(runs) <= MAX_SERIES:
-        return [(names[run.id], index, run) for index, run in enumerate(runs)]
-    there = [run for run in runs if context in measured(run)]
-    return [(names[run.id], index, run) for index, run in enumerate(there[:MAX_SERIES])]
+             measured: Callable[[Run], Iterable[int]],
+             preferred: Mapping[str, int] | None = None) -> list[tuple[str, int, Run]]:
+    """The runs a decode chart at ``context`` draws, with their colour places (run_colours,
+    from ``preferred``). Up to MAX_SERIES runs keep one place on every chart (a run has one
+    colour on the page); a bigger group draws, at each context, the newest MAX_SERIES runs
+    measured there."""
+    drawn = runs if len(runs) <= MAX_SERIES \
+        else [run for run in runs if context in measured(run)][:MAX_SERIES]
+    places = chart_places([run.id for run in drawn], preferred)
+    return [(names[run.id], place, run) for place, run in zip(places, drawn, strict=True)]
+
+
+def preferred_places(group: Group, groups: Mapping[tuple[str, str], Group]) -> dict[str, int]:
+    """Each run of ``group``'s preferred colour place: its place among its model's runs."""
+    if group.kind == "models":
+        return model_places([group])
+    keys = dict.fromkeys(model_key(run) for run in group.runs)
+    return model_places(groups[("models", key)] for key in keys)
 
 
 def _recoloured(chart: ChartSpec, places: list[int]) -> ChartSpec:

@@ -111,10 +111,22 @@ CONTEXT_ZERO = "0 (no earlier context: each request's own short prompt only)"
 
 
 def context(tokens: int) -> str:
-    """A context length as the matrix labels it: 8K, 1019K (× 1024), 0, 5,000."""
-    if tokens >= 1024 and tokens % 1024 == 0:
+    """A context length, one way everywhere (docs/result-format.md): under 1,024 tokens the
+    count (0, 500); from 1,024 up in K of 1,024 tokens, whole where it is a multiple (8K, 1019K,
+    as the seed's matrix), else to one decimal, rounded half up (5,000 → 4.9K, 67,176 → 65.6K).
+    Whole tenths in integers, so templates/static/site.js writes the same."""
+    if tokens < 1024:
+        return f"{tokens:,}"
+    if tokens % 1024 == 0:
         return f"{tokens // 1024}K"
-    return f"{tokens:,}"
+    tenths = (tokens * 10 + 512) // 1024
+    return f"{tenths // 10}.{tenths % 10}K"
+
+
+def context_exact(tokens: int) -> str:
+    """A context with its exact count where ``context`` rounds it: "4.9K (5,000 tokens)", "8K"."""
+    label = context(tokens)
+    return label if tokens < 1024 or tokens % 1024 == 0 else f"{label} ({tokens:,} tokens)"
 
 
 def count_noun(count: int, singular: str, plural: str | None = None) -> str:

@@ -44,6 +44,7 @@ from sitegen.site.groups import (
 from sitegen.site.index_page import IndexListing, index_listing, index_page, index_paging, page_path, site_choice
 from sitegen.site.labels import distinguishing_labels
 from sitegen.site.paging import Paging, listed_models
+from sitegen.site.run_colours import model_places
 from sitegen.site.run_page import run_links, run_page, with_links
 from sitegen.site.setup_pages import (
     SiteHistory,
@@ -319,15 +320,18 @@ def plan(site: Site, runs: list[Run], analysis: Analysis | None = None,
                 site_history),
         ))
     # One page per natural pair (older, newer); its swap to A against B is a link within it.
+    # Each run in its colour on its model's page (run_colours): a place is the page key's too.
+    colour_places = model_places(groups.values())
     for a, b in pairs:
         path = f"{compare_path(a, b)}index.html"
         # A pair's runs share their model: its group as before holds them, and their labels, as before.
         page_key = memory.last_key(path) if in_groups[a.id][0] in as_before else None
         if page_key is None:
-            page_key = _key(site_text, path, a.id, a.digest, b.id, b.digest, run_labels.get(a.id), run_labels.get(b.id))
+            page_key = _key(site_text, path, a.id, a.digest, b.id, b.digest, run_labels.get(a.id),
+                            run_labels.get(b.id), colour_places.get(a.id), colour_places.get(b.id))
         planned.append(PlannedPage(path, page_key,
-                                   lambda a=a, b=b, path=path: compare_page(site.at(path), a, b,  # type: ignore[misc]
-                                                                            run_labels)))
+                                   lambda a=a, b=b, path=path: compare_page(  # type: ignore[misc]
+                                       site.at(path), a, b, run_labels, colour_places)))
     for kind in ("models", "hardware"):
         listed = [g for g in groups.values() if g.kind == kind]
         path = f"{kind}/index.html"

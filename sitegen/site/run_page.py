@@ -366,7 +366,7 @@ def _measurement_rows(run: Run) -> tuple[MeasurementRow, ...]:
     rows = [
         MeasurementRow(
             phase=prefill,
-            context=_figure(numbers.context(p.context_tokens)),
+            context=_figure(numbers.context_exact(p.context_tokens)),
             requests=one,
             status=Status.VALID,
             status_label=valid,
@@ -387,7 +387,7 @@ def _measurement_rows(run: Run) -> tuple[MeasurementRow, ...]:
     rows += [
         MeasurementRow(
             phase=phase,
-            context=_figure(numbers.context(c.context_tokens)),
+            context=_figure(numbers.context_exact(c.context_tokens)),
             requests=_figure(str(c.concurrency)),
             status=c.status,
             status_label=_figure(labels.STATUSES[c.status]),

@@ -116,7 +116,8 @@
   };
   var legendName = function (run) {
     var name = nameOf(run);
-    return shown.filter(function (other) { return nameOf(other) === name; }).length > 1 ? name + " (" + run.id + ")" : name;
+    var shared = shown.filter(function (other) { return nameOf(other) === name; }).length > 1;
+    return shared ? name + " (" + run.id + ")" : name;
   };
   var shown = [];
   var ratioSection = function (base, other, perDevice, index) {
@@ -199,7 +200,8 @@
     // Like with like (compare_page._across_models): no change across models is summed up.
     var modelOf = function (run) { return run.doc.run.base_model || run.doc.run.model; };
     summary.textContent = modelOf(base).toLowerCase() !== modelOf(other).toLowerCase()
-      ? other.letter + " and " + base.letter + " are runs of different models (" + modelOf(other) + ", " + modelOf(base) +
+      ? other.letter + " and " + base.letter + " are runs of different models (" + modelOf(other) +
+        ", " + modelOf(base) +
         "): each cell sets their figures side by side, and no change across models is summed up. " +
         "Compare runs of the same model to read a change."
       : changes.length
@@ -428,7 +430,8 @@
     var alike = kinds.every(function (k) { return k[1] === kinds[0][1]; });
     var speedTitle = "per-request tok/s (" + (alike ? kinds[0][1]
       : kinds.map(function (k) { return k[0] + " " + k[1]; }).join(", ")) + ")";
-    var frontierPlot = plot("Throughput against interactivity", paretoSeries, false, speedTitle, "tok/s per accelerator", note);
+    var frontierPlot = plot("Throughput against interactivity", paretoSeries, false, speedTitle,
+                            "tok/s per accelerator", note);
     if (frontierPlot) pareto.appendChild(frontierPlot);
     else if (note) pareto.appendChild(el("p", note, "legend"));
     result.appendChild(pareto);
@@ -463,6 +466,17 @@
   warning.textContent = (unknown.length ? "No such run on this site: " + unknown.join(", ") + ". " : "") +
     (dropped.length ? "At most " + maxRuns + " runs at once; left out: " + dropped.join(", ") + "." : "");
   if (warning.textContent) form.parentNode.insertBefore(warning, result);
+  // A run's colour: its place on its model's page (setups.json "colour") where no run before
+  // it in the view has it, else the next free one (sitegen/site/run_colours.py chart_places).
+  var colourPlace = function (preferred, taken) {
+    var place = (preferred || 0) % PALETTE.length;
+    if (taken.length < PALETTE.length) {
+      while (taken.indexOf(place) >= 0) place = (place + 1) % PALETTE.length;
+    }
+    taken.push(place);
+    return place;
+  };
+
   var setupsPromise = null;
   var loadSetups = function () {
     if (!setupsPromise) {
@@ -524,10 +538,11 @@
     Promise.all([loadSetups()].concat(ids.map(loadRun))).then(function (loaded) {
       if (ids.join(",") !== chosen.join(",")) return;  // the choice changed while loading
       var setups = loaded[0];
+      var taken = [];
       var runs = ids.map(function (id, i) {
         var setup = id === OWN ? window.sitegenOwnFile.setup(own.doc, setups) : setups.runs[id];
-        return { id: id === OWN ? OWN + " (" + own.name + ")" : id, letter: LETTERS[i], index: i,
-                 doc: loaded[i + 1], setup: setup };
+        return { id: id === OWN ? OWN + " (" + own.name + ")" : id, letter: LETTERS[i],
+                 index: colourPlace(setup.colour, taken), doc: loaded[i + 1], setup: setup };
       });
       shown = runs;
       render(runs, setups);

@@ -55,9 +55,16 @@
 
   var chart = function (context) {
     var measured = data.at[String(context)];
-    // The runs this chart names: every run of a small group in its own colour place, else the newest measured here.
-    var named = data.each ? data.runs.map(function (run, i) { return { run: run, place: i, here: measured.indexOf(i) >= 0 }; })
-      : measured.map(function (i, place) { return { run: data.runs[i], place: place, here: true }; });
+    // The runs this chart names: every run of a small group, else the newest measured here;
+    // each in its colour place (data.colours, sitegen/site/run_colours.py).
+    var colours = data.colours[String(context)];
+    var named = data.each
+      ? data.runs.map(function (run, i) {
+        return { run: run, place: colours[i], here: measured.indexOf(i) >= 0 };
+      })
+      : measured.map(function (i, k) {
+        return { run: data.runs[i], place: colours[k], here: true };
+      });
     var models = [];
     named.forEach(function (n) { if (n.here && models.indexOf(n.run[1]) < 0) models.push(n.run[1]); });
     return Promise.all(models.map(function (model) { return load(context, model); })).then(function (loaded) {

@@ -153,7 +153,8 @@
   // --- reading and keeping the choice ------------------------------------------------------
   // A price per accelerator (price.<accelerator, lower-cased>), one field each; the address's
   // old price= (one price for every accelerator) is still read, and the status says so.
-  var priceFields = form ? Array.prototype.slice.call(form.querySelectorAll("input[data-accelerator]")) : [];
+  var priceFields = form
+    ? Array.prototype.slice.call(form.querySelectorAll("input[data-accelerator]")) : [];
   var levelOf = function (choice) {
     if (choice.level && choice.level !== "custom") {
       var option = field("level").querySelector("option[value='" + CSS.escape(choice.level) + "']");
@@ -272,7 +273,8 @@
         entry.price_usd_per_hour = file.prices && file.prices[entry.run] !== undefined ? file.prices[entry.run] : null;
         entry.timing = { cache: entry.ttft_prompt_cache, prefill: entry.prefill_ms };
         // The statistic of its latency figures (mean or median), where its file says.
-        entry.statistic = (file.latency_statistics && file.latency_statistics[entry.run]) || "as reported";
+        entry.statistic = (file.latency_statistics && file.latency_statistics[entry.run]) ||
+          "as reported";
         entry.cells = entry.cells.map(function (figures, i) {
           if (!figures) return null;
           var cell = { concurrency: file.concurrency[i], context_tokens: entry.context_tokens };
@@ -297,7 +299,9 @@
                           answerForUsers: answerForUsers, merged: merged, cost: cost,
                           ttftWords: TTFT_WORDS };
   if (!form || !table || !window.fetch || !window.URLSearchParams) return;
-  var contexts = Array.prototype.map.call(field("context").options, function (o) { return Number(o.value); });
+  var contexts = Array.prototype.map.call(field("context").options, function (o) {
+    return Number(o.value);
+  });
 
   var plural = function (n) { return n + (n === 1 ? " request" : " requests"); };
   // The labels of a verdict: where its speed came from (when not reported), which TTFT it judged.
@@ -354,7 +358,9 @@
         ? { usd: entry.price_usd_per_hour, said: "configured price for " + entry.accelerator }
         : null;
     };
-    var priced = Object.keys(data.runs).some(function (id) { return priceOf(data.runs[id]) !== null; });
+    var priced = Object.keys(data.runs).some(function (id) {
+      return priceOf(data.runs[id]) !== null;
+    });
     // The statistic is named in the header when the rows share one, else beside each figure.
     var kinds = {};
     Array.prototype.forEach.call(table.tBodies[0].rows, function (row) {
@@ -362,7 +368,9 @@
       if (entry) kinds[entry.statistic] = true;
     });
     var shared = Object.keys(kinds).length === 1 ? Object.keys(kinds)[0] : null;
-    var named = function (text, entry) { return shared || !entry ? text : text + " (" + entry.statistic + ")"; };
+    var named = function (text, entry) {
+      return shared || !entry ? text : text + " (" + entry.statistic + ")";
+    };
     var speedLabel = "Per request tok/s (" + (shared || "each run's statistic") + ")";
     var waitLabel = "TTFT (" + (shared || "each run's statistic") + ")";
     if (concurrency !== null) {
@@ -377,7 +385,8 @@
                    : "Capacity at " + where + ": users per accelerator (derived)");
     }
     if (priced && (concurrency !== null || level)) {
-      header("USD per million output tokens at " + (concurrency === null ? "capacity, " : "") + at + " (derived)");
+      header("USD per million output tokens at " + (concurrency === null ? "capacity, " : "") + at +
+             " (derived)");
     } else priced = false;
     var found = 0;
     Array.prototype.forEach.call(table.tBodies[0].rows, function (row) {
@@ -402,9 +411,13 @@
         if (entry.context_tokens !== wanted) parts.push(["run's context " + contextLabel(entry.context_tokens), "at"]);
         td(row, "At " + at, parts, total);
         var speed = speedOf(cell, null);
-        td(row, speedLabel, [[speed.value === null ? rate(null) : named(rate(speed.value), entry)]]
-          .concat(speed.source === "time_between_tokens" ? [["from time between tokens", "at derived"]] : []), speed.value);
-        td(row, waitLabel, [[cell.ttft_ms === null ? ms(null) : named(ms(cell.ttft_ms), entry)]], cell.ttft_ms);
+        var fromGaps = speed.source === "time_between_tokens"
+          ? [["from time between tokens", "at derived"]] : [];
+        td(row, speedLabel,
+           [[speed.value === null ? rate(null) : named(rate(speed.value), entry)]].concat(fromGaps),
+           speed.value);
+        td(row, waitLabel, [[cell.ttft_ms === null ? ms(null) : named(ms(cell.ttft_ms), entry)]],
+           cell.ttft_ms);
         var verdict = [[STATUS[cell.status] || cell.status]];
         if (level) {
           var judged = judge(cell, level, entry.timing);
@@ -452,7 +465,8 @@
       }
     });
     status.textContent = found + " of " + table.tBodies[0].rows.length + " runs measured " + at +
-      (concurrency === null ? " (capacity only: choose a number of requests for each run's cell)" : "") +
+      (concurrency === null
+        ? " (capacity only: choose a number of requests for each run's cell)" : "") +
       (wanted !== Number(choice.context) ? " (nearest listed context to " + contextLabel(Number(choice.context)) + ")" : "") +
       ". Per-accelerator figures, service-level verdicts, capacity and cost are derived (rules: Capacity page)." +
       (choice.allPrice ? " The address's price=" + choice.allPrice + " (one price for every " +

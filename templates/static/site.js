@@ -27,6 +27,14 @@
     if (value >= 10000) return strip(fixed(value / 1000, 1).toFixed(1)) + "K";
     return null;
   };
+  // numbers.context: 0, 500; 8K, 1019K (× 1,024 tokens); else one decimal, half up: 4.9K.
+  var contextLabel = function (tokens) {
+    if (tokens < 1024) return grouped(tokens, 0);
+    if (tokens % 1024 === 0) return tokens / 1024 + "K";
+    var tenths = Math.floor((tokens * 10 + 512) / 1024);
+    return Math.floor(tenths / 10) + "." + (tenths % 10) + "K";
+  };
+
   window.sitegenNumbers = {
     grouped: grouped,
     fixed: fixed,
@@ -37,9 +45,7 @@
     rateShort: function (value) { return scaled(value) || grouped(fixed(value, 0), 0); },
     // numbers.milliseconds: 1,317 ms.
     ms: function (value) { return value === null || value === undefined ? "—" : grouped(fixed(value, 0), 0) + " ms"; },
-    contextLabel: function (tokens) {
-      return tokens >= 1024 && tokens % 1024 === 0 ? tokens / 1024 + "K" : grouped(tokens, 0);
-    }
+    contextLabel: contextLabel
   };
 
   // Every internal URL is relative to the page, so the site works from disk and under any path:
@@ -416,8 +422,12 @@
       tr.appendChild(cell("td", "Date", text(run[7])));
       // The phone layout's labels are the column headings, as the template writes them.
       // The headline headings (th.h): an operating point's columns may stand before them.
-      var heading = function (i) { return filtered.tHead.querySelectorAll("th.h")[i].textContent.trim(); };
-      [8, 9, 10, 11].forEach(function (field, i) { tr.appendChild(figure(run[field], heading(i))); });
+      var heading = function (i) {
+        return filtered.tHead.querySelectorAll("th.h")[i].textContent.trim();
+      };
+      [8, 9, 10, 11].forEach(function (field, i) {
+        tr.appendChild(figure(run[field], heading(i)));
+      });
       return tr;
     };
 
@@ -527,8 +537,7 @@
         (chart.derived || []).forEach(function (name) {
           if (name === "series") { row.series = chart.fills["@series"][parseInt(String(row.line), 10)]; }
           if (name === "context_text") {
-            row.context_text = row.context >= 1024 && row.context % 1024 === 0 ? row.context / 1024 + "K"
-              : row.context.toLocaleString("en-US");
+            row.context_text = contextLabel(row.context);
           }
         });
         return row;
