@@ -214,12 +214,24 @@ def figure_words(change: Change) -> str:
 def where(change: Change) -> str:
     """Where a figure was measured, in words: '8K × 16 requests', '1.5 req/s (Poisson, ≤25)'."""
     if change.kind == "decode":
-        context, concurrency = change.position
-        return f"{numbers.context(int(context or 0))} × {concurrency}"
+        context, concurrency = change.position[:2]
+        out = _length_words(change.position)
+        return f"{numbers.context(int(context or 0))} × {concurrency}{out}"
     if change.kind == "prefill":
-        return f"prefill {numbers.context(int(change.position[0] or 0))}"
+        shown = numbers.context(int(change.position[0] or 0))
+        return f"prefill {shown}" + _chunk_words(change.position)
     rate, arrival, burstiness, cap, length = change.position
     return load_words(float(rate or 0), str(arrival), burstiness, cap, length)
+
+
+def _length_words(position: tuple[object, ...]) -> str:
+    """A decode position's output length, when its file sweeps it: ', 128 tokens out'."""
+    return f", {position[2]:,} tokens out" if len(position) > 2 else ""
+
+
+def _chunk_words(position: tuple[object, ...]) -> str:
+    """A prefill position's prompt length, when its file sweeps it: ', 512-token prompt'."""
+    return f", {position[1]:,}-token prompt" if len(position) > 1 else ""
 
 
 def load_words(
@@ -467,9 +479,13 @@ def _timeline_title(point: history.Point) -> str:
     words = FIGURES[point.figure][1]
     if point.kind == "decode":
         context = numbers.context(int(point.position[0] or 0))
-        return f"{words} at {context} context × {point.position[1]} requests"
+        return (
+            f"{words} at {context} context × {point.position[1]} requests"
+            + _length_words(point.position)
+        )
     if point.kind == "prefill":
-        return f"{words} at {numbers.context(int(point.position[0] or 0))} context"
+        context = numbers.context(int(point.position[0] or 0))
+        return f"{words} at {context} context" + _chunk_words(point.position)
     rate, arrival, burstiness, cap, _ = point.position
     return f"{words} at {load_words(float(rate or 0), str(arrival), burstiness, cap)}"
 
