@@ -235,7 +235,8 @@ def test_pr_check_sends_the_summary_annotations_where_the_runner_reads_them(tmp_
     bin_folder.mkdir()
     stand_in = bin_folder / "sitegen"
     stand_in.write_text(
-        "#!/bin/sh\necho '## summary'\necho '::warning file=content/runs/a.yaml,line=1::slower' >&2\n"
+        "#!/bin/sh\necho '## summary'\n"
+        "echo '::warning file=content/runs/a.yaml,line=1::slower' >&2\n"
     )
     stand_in.chmod(0o755)
     summary_file = tmp_path / "summary.md"
