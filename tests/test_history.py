@@ -5,6 +5,7 @@ verdict recomputed here from the documented rule; and the real DGX Spark history
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -302,15 +303,21 @@ def test_the_shipped_strix_halo_history_is_what_import_makes_of_the_split_rows(
         assert shipped.read_bytes() == expected, run_id
 
 
-def test_the_shipped_strix_halo_history_judges_every_prompt_and_output_length(
-    tmp_path: Path,
-) -> None:
-    site = tmp_path / "site"
+@pytest.fixture(scope="module")
+def shipped_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    site = tmp_path_factory.mktemp("shipped") / "site"
     site.mkdir()
     shutil.copy(REPO / "sitegen.yaml", site / "sitegen.yaml")
     shutil.copytree(REPO / "content", site / "content")
     shutil.copytree(REPO / "schema", site / "schema")
     assert run_cli(site, "collect") == 0 and run_cli(site, "build") == 0
+    return site
+
+
+def test_the_shipped_strix_halo_history_judges_every_prompt_and_output_length(
+    shipped_site: Path,
+) -> None:
+    site = shipped_site
     records = [r for r in changes(site) if r["setup"].startswith("strixhalo-")]
     for fa in ("fa0", "fa1"):
         for before_build, after_build in ((5863, 6077), (6077, 6111)):
@@ -357,3 +364,42 @@ def test_the_shipped_strix_halo_history_judges_every_prompt_and_output_length(
         assert f"build {build}" in page
     run_page = site / "_site" / "runs" / STRIX_ID.format(fa="fa0", build=6111) / "index.html"
     assert "Leonard Lin" in run_page.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("fa", ["fa0", "fa1"])
+def test_a_setup_page_shows_every_figure_its_runs_share(shipped_site: Path, fa: str) -> None:
+    # Each pp and tg size two or more builds measured is one figure: drawn (the most widely
+    # shared) or a row of the figure × run table, whose cells are the files' avg_ts.
+    builds = (5863, 6077, 6111)
+    by_build = {build: strix_rows(build, fa == "fa1") for build in builds}
+    measured: dict[tuple[int, int], dict[int, float]] = {}
+    for build, rows in by_build.items():
+        for row in rows:
+            measured.setdefault((row["n_prompt"], row["n_gen"]), {})[build] = row["avg_ts"]
+    shared = {size: values for size, values in measured.items() if len(values) > 1}
+    page = (
+        shipped_site / "_site" / "setups" / f"strixhalo-llamacpp-vulkan-llama2-7b-q4_0-{fa}"
+        / "index.html"
+    ).read_text(encoding="utf-8")
+    captions = re.findall(r"<figcaption id=\"timeline-\d+\">([^<]*)</figcaption>", page)
+    table = page.split('class="data timeline-table"', 1)[1].split("</table>", 1)[0]
+    rows = re.findall(r"<tr><th scope=row>([^<]*)((?:<td class=num>[^<]*)+)", table)
+    assert len(captions) == 8 and len(rows) == len(shared) - 8
+    titles = captions + [title for title, _ in rows]
+    assert len(set(titles)) == len(titles)
+    for (n_prompt, n_gen), values in shared.items():
+        if n_gen == 0:
+            title = f"prefill tok/s at 0 context, {n_prompt:,}-token prompt"
+        else:
+            title = f"total tok/s at 0 context × 1 requests, {n_gen:,} tokens out"
+        assert titles.count(title) == 1, title
+        for row_title, cells in rows:
+            if row_title == title:
+                shown = re.findall(r"<td class=num>([^<]*)", cells)
+                for build, cell in zip(builds, shown, strict=True):
+                    if build in values:
+                        assert float(cell.replace(",", "")) == pytest.approx(
+                            values[build], abs=0.051
+                        )
+                    else:
+                        assert cell == "—"

@@ -345,8 +345,9 @@ class SetupPageContext:
     unchanged: int
     flagged_left: int  # those not shown (changes.json has every one)
     rule: str
-    timelines: tuple[Timeline, ...]
+    timelines: tuple[Timeline, ...]  # the MAX_TIMELINES most widely shared figures, drawn
     timelines_left: int
+    timeline_table: TimelineTable  # every other shared figure, figure × run
 
 
 @dataclass(frozen=True)
@@ -417,7 +418,8 @@ def setup_page(site: Site, setup: str, site_history: SiteHistory) -> SetupPageCo
             key=lambda c: (_ORDER[c.verdict], -abs((c.ratio or 1) - 1), c.date or "", c.run),
         )[:MAX_ROWS]
     )
-    timelines = _timelines(site, runs)
+    shared = _shared_series(runs)
+    timelines = [_timeline(site, runs, title, values) for title, values in shared[:MAX_TIMELINES]]
     last = runs[-1]
     return SetupPageContext(
         site=site,
@@ -434,8 +436,9 @@ def setup_page(site: Site, setup: str, site_history: SiteHistory) -> SetupPageCo
         unchanged=sum(1 for c in changes if c.verdict == NO_CHANGE),
         flagged_left=max(0, sum(1 for c in changes if c.verdict != NO_CHANGE) - MAX_ROWS),
         rule=site_history.rule.name,
-        timelines=tuple(timelines[:MAX_TIMELINES]),
-        timelines_left=max(0, len(timelines) - MAX_TIMELINES),
+        timelines=tuple(timelines),
+        timelines_left=max(0, len(shared) - MAX_TIMELINES),
+        timeline_table=_timeline_table(site, runs, shared[MAX_TIMELINES:]),
     )
 
 
@@ -452,9 +455,13 @@ def _identity_fields(run: Run) -> tuple[tuple[str, str], ...]:
     return tuple((label, value) for label, value in pairs if value)
 
 
-def _timelines(site: Site, runs: list[Run]) -> list[Timeline]:
-    """A chart per figure two or more runs measured: the headline of each decode cell and load
-    point (total tok/s), each prefill context (prompt tok/s), and a load point's latencies."""
+Series = list[tuple[int, Run, float]]  # a figure's values: the run's place, the run, the value
+
+
+def _shared_series(runs: list[Run]) -> list[tuple[str, Series]]:
+    """Every figure two or more runs measured, titled, the most widely shared first: the headline
+    of each decode cell and load point (total tok/s), each prefill context (prompt tok/s), and a
+    load point's latencies."""
     series: dict[tuple[object, ...], list[tuple[int, Run, float]]] = defaultdict(list)
     titles: dict[tuple[object, ...], str] = {}
     for index, run in enumerate(runs):
@@ -472,7 +479,33 @@ def _timelines(site: Site, runs: list[Run]) -> list[Timeline]:
         (key for key, values in series.items() if len(values) > 1),
         key=lambda key: (-len(series[key]), repr(key)),
     )
-    return [_timeline(site, runs, titles[key], series[key]) for key in shared]
+    return [(titles[key], series[key]) for key in shared]
+
+
+@dataclass(frozen=True)
+class TimelineTable:
+    """The shared figures past the drawn charts, as a table of figure × run (each cell the
+    figure's value in that run, '—' where it did not measure it): every figure, no chart weight."""
+
+    runs: tuple[tuple[str, str, str], ...]  # each run's href, date and engine version
+    rows: tuple[tuple[str, tuple[str, ...]], ...]  # each figure's title and its value in each run
+
+
+def _timeline_table(site: Site, runs: list[Run], rest: list[tuple[str, Series]]) -> TimelineTable:
+    rows = []
+    for title, values in rest:
+        unit = _unit(title)
+        by_place = {place: unit(value) for place, _, value in values}
+        rows.append((title, tuple(by_place.get(place, "—") for place in range(len(runs)))))
+    heads = tuple(
+        (site.url(f"runs/{run.id}/"), run.info.date or "undated", run.engine.version or "?")
+        for run in runs
+    )
+    return TimelineTable(heads, tuple(rows))
+
+
+def _unit(title: str) -> Callable[[float], str]:
+    return numbers.milliseconds if "TTFT" in title or "between" in title else numbers.rate
 
 
 def _timeline_title(point: history.Point) -> str:
@@ -497,7 +530,7 @@ def _timeline(
     pad = (high - low) * 0.1 or high * 0.05 or 1.0
     low, high = max(0.0, low - pad), high + pad
     span = max(1, len(runs) - 1)
-    unit = numbers.milliseconds if "TTFT" in title or "between" in title else numbers.rate
+    unit = _unit(title)
 
     def x(index: int) -> float:
         return round(MARGIN + index * (CHART_WIDTH - 2 * MARGIN) / span, 1)
