@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.browser_kit import serve
-from tests.conftest import DATA, SEED_RUN_ID, run_cli
+from tests.conftest import DATA, REPO, SEED_RUN_ID, run_cli
 
 SAMPLE = DATA / "upstream" / "sample_benchmark_results.json"
 SEED_META = DATA / "import" / "seed-run.yaml"
@@ -58,7 +58,12 @@ def test_the_shipped_site_and_held_out_raw_folders_verify(
 ) -> None:
     assert run_cli(built, "verify", *RAW_ARGS) == 0
     out, err = capsys.readouterr()
-    assert out == "verified 12 runs: every figure agrees with the files it came from\n"
+    # The shipped histories were imported in the repository too: their receipts name their files.
+    history = len(list((REPO / "tests" / "data" / "history").glob("*/_run/*.run.yaml")))
+    assert history == 22
+    assert out == (
+        f"verified {12 + history} runs: every figure agrees with the files it came from\n"
+    )
     assert f"content/runs/{SEED_RUN_ID}.yaml: 2 raw files match the receipt" in err
 
 
@@ -136,6 +141,20 @@ def test_a_changed_byte_of_a_raw_folder_is_named(
     )
 
 
+def history_files(run_id: str) -> dict[str, str]:
+    """A shipped history run's raw file and run.yaml (content/SOURCES.md) with their digests."""
+    history = REPO / "tests" / "data" / "history"
+    if run_id.startswith("strixhalo-"):
+        fa, build = run_id.rsplit("-", 2)[1:]
+        [raw] = history.glob(f"strixhalo-*/_split/*_{build}__vulkan-amdvlk-{fa}.jsonl")
+        meta = raw.parent.parent / "_run" / f"{raw.name[:10]}-{fa}.run.yaml"
+    else:
+        date, rest = run_id[-10:], run_id.removeprefix("dgxspark-vllm-gemma4-26b-")[:-11]
+        [raw] = history.glob(f"dgxspark1-*-{rest}/{date}_*.json")
+        meta = raw.parent / "_run" / f"{date}.run.yaml"
+    return {p.relative_to(REPO).as_posix(): sha256(p) for p in (raw, meta)}
+
+
 def test_every_run_page_shows_the_digests_of_its_files(built: Path) -> None:
     runs = built / "content" / "runs"
     for path in sorted(runs.iterdir()):
@@ -158,6 +177,8 @@ def test_every_run_page_shows_the_digests_of_its_files(built: Path) -> None:
             if run_id == SEED_RUN_ID:  # imported in the repository, from tests/data/
                 expected |= {"tests/data/upstream/" + SAMPLE.name: sha256(SAMPLE),
                              "tests/data/import/" + SEED_META.name: sha256(SEED_META)}
+            elif run_id.startswith(("dgxspark-vllm-", "strixhalo-")):  # the shipped histories
+                expected |= history_files(run_id)
         assert shown == expected, run_id
         published = json.loads(
             (built / "_site" / "runs" / f"{run_id}.json").read_text(encoding="utf-8")
