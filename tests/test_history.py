@@ -5,6 +5,7 @@ verdict recomputed here from the documented rule; and the real DGX Spark history
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -179,7 +180,8 @@ def test_the_shipped_history_flags_the_bf16_regression(tmp_path: Path) -> None:
     shutil.copytree(REPO / "content", site / "content")
     shutil.copytree(REPO / "schema", site / "schema")
     assert run_cli(site, "collect") == 0 and run_cli(site, "build") == 0
-    records = changes(site)
+    # The Strix Halo history is checked on its own (below).
+    records = [r for r in changes(site) if not r["setup"].startswith("strixhalo-")]
     folder = HISTORY / "dgxspark1-vllm-gemma4-26b-a4b-bf16-monday-peak-c25"
     raw = {
         path.name[:10]: json.loads(path.read_text(encoding="utf-8"))
@@ -249,3 +251,155 @@ def test_contexts_measured_a_little_apart_are_one_figure(tmp_path: Path) -> None
         "total_tokens_per_s", cell["context_tokens"], cell["concurrency"])
     assert flagged["before"] == pytest.approx(measured_cell(base)["total_tokens_per_s"])
     assert flagged["verdict"] == "regression"
+
+
+STRIX = HISTORY / "strixhalo-8060s-llamacpp-llama2-7b-q4_0-pp-tg-sweep"
+STRIX_ID = "strixhalo-llamacpp-vulkan-llama2-7b-q4_0-{fa}-b{build}"
+
+
+def strix_rows(build: int, flash_attn: bool) -> list[dict[str, Any]]:
+    """The Vulkan (AMDVLK) rows of one build from the publisher's unsplit files."""
+    rows = [
+        json.loads(line)
+        for path in sorted(STRIX.glob("*__raw_runs.jsonl"))
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
+    wanted = {
+        (row["n_prompt"], row["n_gen"]): row
+        for row in rows
+        if row["build_number"] == build
+        and row["backends"] == "Vulkan"
+        and row["gpu_info"] == "Radeon 8060S Graphics"
+        and row["flash_attn"] is flash_attn
+    }
+    return list(wanted.values())
+
+
+def test_the_shipped_strix_halo_history_is_what_import_makes_of_the_split_rows(
+    project: Path,
+) -> None:
+    # tests/data/history/SOURCES.md: each jq-split file imported with its run.yaml.
+    # Imported from inside the project, so the receipts name the files as the shipped ones do.
+    inside = project / STRIX.relative_to(REPO)
+    shutil.copytree(STRIX, inside)
+    metas = sorted(inside.glob("_run/*.run.yaml"))
+    assert len(metas) == 6
+    for meta in metas:
+        date, fa = meta.name[:10], meta.name[11:14]
+        [raw] = inside.glob(f"_split/{date}_b*__vulkan-amdvlk-{fa}.jsonl")
+        build = int(raw.name.split("_b", 1)[1].split("__", 1)[0])
+        rows = [json.loads(line) for line in raw.read_text(encoding="utf-8").splitlines()]
+        # jq rewrites numbers (-1.000000 as -1): the rows are equal as values.
+        by_test = {(row["n_prompt"], row["n_gen"]): row for row in rows}
+        assert by_test == {
+            (row["n_prompt"], row["n_gen"]): row for row in strix_rows(build, fa == "fa1")
+        }
+        shipped = project / "content" / "runs" / f"{STRIX_ID.format(fa=fa, build=build)}.yaml"
+        expected = shipped.read_bytes()
+        shipped.unlink()
+        run_id = shipped.stem
+        assert run_cli(project, "import", str(raw), "--meta", str(meta), "--id", run_id) == 0
+        assert shipped.read_bytes() == expected, run_id
+
+
+@pytest.fixture(scope="module")
+def shipped_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    site = tmp_path_factory.mktemp("shipped") / "site"
+    site.mkdir()
+    shutil.copy(REPO / "sitegen.yaml", site / "sitegen.yaml")
+    shutil.copytree(REPO / "content", site / "content")
+    shutil.copytree(REPO / "schema", site / "schema")
+    assert run_cli(site, "collect") == 0 and run_cli(site, "build") == 0
+    return site
+
+
+def test_the_shipped_strix_halo_history_judges_every_prompt_and_output_length(
+    shipped_site: Path,
+) -> None:
+    site = shipped_site
+    records = [r for r in changes(site) if r["setup"].startswith("strixhalo-")]
+    for fa in ("fa0", "fa1"):
+        for before_build, after_build in ((5863, 6077), (6077, 6111)):
+            run = STRIX_ID.format(fa=fa, build=after_build)
+            step = {
+                (r["figure"], r.get("prompt_chunk_tokens"), r.get("output_tokens_per_request")): r
+                for r in records
+                if r["run"] == run
+            }
+            old = strix_rows(before_build, fa == "fa1")
+            new = strix_rows(after_build, fa == "fa1")
+            # Every pp and tg size the later build measured is one record, engine versions apart.
+            assert len(step) == len(new) == len([r for r in records if r["run"] == run])
+            for row in new:
+                pp = row["n_gen"] == 0
+                key = (
+                    "prompt_tokens_per_s" if pp else "total_tokens_per_s",
+                    row["n_prompt"] if pp else None,
+                    None if pp else row["n_gen"],
+                )
+                record = step[key]
+                assert record["previous_run"] == STRIX_ID.format(fa=fa, build=before_build)
+                assert record["after"] == pytest.approx(row["avg_ts"])
+                [before] = [
+                    o["avg_ts"]
+                    for o in old
+                    if (o["n_prompt"], o["n_gen"]) == (row["n_prompt"], row["n_gen"])
+                ]
+                assert record["verdict"] == expected_verdict(key[0], before, row["avg_ts"])
+    # SOURCES.md: pp512 without flash attention 998 → 1230 → 1018 tok/s.
+    pp512 = {
+        r["run"]: r["verdict"]
+        for r in records
+        if r["setup"].endswith("-fa0") and r.get("prompt_chunk_tokens") == 512
+    }
+    assert pp512 == {
+        STRIX_ID.format(fa="fa0", build=6077): "improvement",
+        STRIX_ID.format(fa="fa0", build=6111): "regression",
+    }
+    page = (site / "_site" / "setups" / "strixhalo-llamacpp-vulkan-llama2-7b-q4_0-fa0"
+            / "index.html").read_text(encoding="utf-8")
+    # The engine version of each point is its llama.cpp build, commit and number.
+    for build in ("a4575513 (5863)", "83bc2f28 (6077)", "7ad67ba9 (6111)"):
+        assert f"build {build}" in page
+    run_page = site / "_site" / "runs" / STRIX_ID.format(fa="fa0", build=6111) / "index.html"
+    assert "Leonard Lin" in run_page.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("fa", ["fa0", "fa1"])
+def test_a_setup_page_shows_every_figure_its_runs_share(shipped_site: Path, fa: str) -> None:
+    # Each pp and tg size two or more builds measured is one figure: drawn (the most widely
+    # shared) or a row of the figure × run table, whose cells are the files' avg_ts.
+    builds = (5863, 6077, 6111)
+    by_build = {build: strix_rows(build, fa == "fa1") for build in builds}
+    measured: dict[tuple[int, int], dict[int, float]] = {}
+    for build, rows in by_build.items():
+        for row in rows:
+            measured.setdefault((row["n_prompt"], row["n_gen"]), {})[build] = row["avg_ts"]
+    shared = {size: values for size, values in measured.items() if len(values) > 1}
+    page = (
+        shipped_site / "_site" / "setups" / f"strixhalo-llamacpp-vulkan-llama2-7b-q4_0-{fa}"
+        / "index.html"
+    ).read_text(encoding="utf-8")
+    captions = re.findall(r"<figcaption id=\"timeline-\d+\">([^<]*)</figcaption>", page)
+    table = page.split('class="data timeline-table"', 1)[1].split("</table>", 1)[0]
+    rows = re.findall(r"<tr><th scope=row>([^<]*)((?:<td class=num>[^<]*)+)", table)
+    assert len(captions) == 8 and len(rows) == len(shared) - 8
+    titles = captions + [title for title, _ in rows]
+    assert len(set(titles)) == len(titles)
+    for (n_prompt, n_gen), values in shared.items():
+        if n_gen == 0:
+            title = f"prefill tok/s at 0 context, {n_prompt:,}-token prompt"
+        else:
+            title = f"total tok/s at 0 context × 1 requests, {n_gen:,} tokens out"
+        assert titles.count(title) == 1, title
+        for row_title, cells in rows:
+            if row_title == title:
+                shown = re.findall(r"<td class=num>([^<]*)", cells)
+                for build, cell in zip(builds, shown, strict=True):
+                    if build in values:
+                        assert float(cell.replace(",", "")) == pytest.approx(
+                            values[build], abs=0.051
+                        )
+                    else:
+                        assert cell == "—"

@@ -185,11 +185,11 @@ def test_a_sweep_of_rates_and_concurrencies_keeps_them_apart(project: Path, tmp_
 
 
 def test_the_shipped_history_is_what_import_makes_of_the_raw_files(project: Path) -> None:
-    # content/SOURCES.md: each run imported with `sitegen import RAW --meta run.yaml --id ID`,
-    # in the repository, from tests/data/history/ (the receipts name the files from there).
-    history = project / HISTORY.relative_to(REPO)
-    shutil.copytree(HISTORY, history)
-    metas = sorted(history.glob("*/_run/*.run.yaml"))
+    # content/SOURCES.md: each run imported with `sitegen import RAW --meta run.yaml --id ID`.
+    # Imported from inside the project, so the receipts name the files as the shipped ones do.
+    inside = project / HISTORY.relative_to(REPO)
+    shutil.copytree(HISTORY, inside)
+    metas = sorted(inside.glob("dgxspark*/_run/*.run.yaml"))
     assert len(metas) == len(RATE_FILES) == 16
     for meta in metas:
         folder = meta.parent.parent

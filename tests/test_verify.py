@@ -12,7 +12,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-import yaml
 
 from tests.browser_kit import serve
 from tests.conftest import DATA, REPO, SEED_RUN_ID, run_cli
@@ -139,6 +138,20 @@ def test_a_changed_byte_of_a_raw_folder_is_named(
     )
 
 
+def history_files(run_id: str) -> dict[str, str]:
+    """A shipped history run's raw file and run.yaml (content/SOURCES.md) with their digests."""
+    history = REPO / "tests" / "data" / "history"
+    if run_id.startswith("strixhalo-"):
+        fa, build = run_id.rsplit("-", 2)[1:]
+        [raw] = history.glob(f"strixhalo-*/_split/*_{build}__vulkan-amdvlk-{fa}.jsonl")
+        meta = raw.parent.parent / "_run" / f"{raw.name[:10]}-{fa}.run.yaml"
+    else:
+        date, rest = run_id[-10:], run_id.removeprefix("dgxspark-vllm-gemma4-26b-")[:-11]
+        [raw] = history.glob(f"dgxspark1-*-{rest}/{date}_*.json")
+        meta = raw.parent / "_run" / f"{date}.run.yaml"
+    return {p.relative_to(REPO).as_posix(): sha256(p) for p in (raw, meta)}
+
+
 def test_every_run_page_shows_the_digests_of_its_files(built: Path) -> None:
     runs = built / "content" / "runs"
     for path in sorted(runs.iterdir()):
@@ -158,14 +171,11 @@ def test_every_run_page_shows_the_digests_of_its_files(built: Path) -> None:
             expected = {child.name: sha256(child) for child in path.iterdir()}
         else:
             expected = {f"content/runs/{path.name}": sha256(path)}
-            # Runs imported in the repository (the seed, the shipped history) name raw files of
-            # tests/data/: each shown with the digest of the file as it is there.
-            raw_files = (yaml.safe_load(path.read_text(encoding="utf-8"))
-                         .get("provenance", {}).get("raw_files", []))
-            expected |= {raw["file"]: sha256(REPO / raw["file"]) for raw in raw_files}
-            if run_id == SEED_RUN_ID:
-                assert {"tests/data/upstream/" + SAMPLE.name, "tests/data/import/" + SEED_META.name} \
-                    <= set(expected)
+            if run_id == SEED_RUN_ID:  # imported in the repository, from tests/data/
+                expected |= {"tests/data/upstream/" + SAMPLE.name: sha256(SAMPLE),
+                             "tests/data/import/" + SEED_META.name: sha256(SEED_META)}
+            elif run_id.startswith(("dgxspark-vllm-", "strixhalo-")):  # the shipped histories
+                expected |= history_files(run_id)
         assert shown == expected, run_id
         published = json.loads(
             (built / "_site" / "runs" / f"{run_id}.json").read_text(encoding="utf-8")

@@ -223,3 +223,33 @@ def test_pages_keeps_the_chart_cache_keyed_on_what_charts_depend_on() -> None:
     assert "pyproject.toml" in globs, "the pinned Altair and vl-convert are part of the key"
     # Keys are immutable: each run saves its own, the next restores the newest by prefix.
     assert "github.run_id" in key and key.startswith(restore.strip())
+
+
+def test_pr_check_sends_the_summary_annotations_where_the_runner_reads_them(tmp_path: Path) -> None:
+    # GitHub's "Workflow commands for GitHub Actions": commands reach the runner over stdout; the
+    # step's stdout of sitegen summary is the job summary, so its annotations (stderr) must be
+    # sent to the step's own stdout. A stand-in sitegen writes one line to each stream.
+    workflow = _load("pr-check.yml")
+    [step] = [step for step in _steps(workflow) if "sitegen summary" in step.get("run", "")]
+    bin_folder = tmp_path / "bin"
+    bin_folder.mkdir()
+    stand_in = bin_folder / "sitegen"
+    stand_in.write_text(
+        "#!/bin/sh\necho '## summary'\n"
+        "echo '::warning file=content/runs/a.yaml,line=1::slower' >&2\n"
+    )
+    stand_in.chmod(0o755)
+    summary_file = tmp_path / "summary.md"
+    env = {
+        "PATH": f"{bin_folder}:/usr/bin:/bin",
+        "RUNNER_TEMP": str(tmp_path),
+        "PREVIEW_URL": "https://example.invalid/preview",
+        "GITHUB_STEP_SUMMARY": str(summary_file),
+    }
+    done = subprocess.run(
+        ["bash", "-e", "-c", step["run"]], env=env, capture_output=True, text=True, timeout=60,
+        check=True,
+    )
+    assert done.stdout.splitlines() == ["::warning file=content/runs/a.yaml,line=1::slower"]
+    assert done.stderr == ""
+    assert summary_file.read_text() == "## summary\n"

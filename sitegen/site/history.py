@@ -122,7 +122,8 @@ class Change:
             "previous_run": self.previous_run,
             "figure": self.figure,
         }
-        record.update(zip(_POSITION_NAMES[self.kind], self.position, strict=True))
+        # A position's last name is there only when measured (a sweep's output or prompt length).
+        record.update(zip(_POSITION_NAMES[self.kind], self.position, strict=False))
         ratio = self.ratio
         record.update(
             before=self.before,
@@ -137,8 +138,8 @@ class Change:
 
 
 _POSITION_NAMES = {
-    "decode": ("context_tokens", "concurrency"),
-    "prefill": ("context_tokens",),
+    "decode": ("context_tokens", "concurrency", "output_tokens_per_request"),
+    "prefill": ("context_tokens", "prompt_chunk_tokens"),
     "load": (
         "request_rate",
         "arrival",
@@ -248,17 +249,18 @@ def points(run: Run) -> dict[tuple[object, ...], Point]:
         spread = _spread(dict(cell.source_values).get("repetitions_total_tokens_per_s"))
         # A cell is judged by its headline, total tok/s (its latencies follow from the same load).
         if cell.total_tokens_per_s:
-            position = (cell.context_tokens, cell.concurrency)
+            length = cell.output_tokens_per_request
+            position = _with_length((cell.context_tokens, cell.concurrency), length)
             found.append(
                 Point("total_tokens_per_s", "decode", position, cell.total_tokens_per_s, spread)
             )
     for prefill in run.prefill:
-        if prefill.prompt_tokens_per_s and prefill.prompt_chunk_tokens is None:
+        if prefill.prompt_tokens_per_s:
             found.append(
                 Point(
                     "prompt_tokens_per_s",
                     "prefill",
-                    (prefill.context_tokens,),
+                    _with_length((prefill.context_tokens,), prefill.prompt_chunk_tokens),
                     prefill.prompt_tokens_per_s,
                 )
             )
@@ -276,6 +278,14 @@ def points(run: Run) -> dict[tuple[object, ...], Point]:
                     )
                 )
     return {(*point.key[:1], _matched(point), *point.key[2:]): point for point in found}
+
+
+def _with_length(
+    position: tuple[int, ...], length: int | None
+) -> tuple[float | int | str | None, ...]:
+    """A position, with the output or prompt length its figure was measured at when the file
+    names one (llama-bench sweeps tg128 … tg4096 and pp512 … pp4096 at one context)."""
+    return position if length is None else (*position, length)
 
 
 def _matched(point: Point) -> tuple[object, ...]:

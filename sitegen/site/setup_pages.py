@@ -214,12 +214,24 @@ def figure_words(change: Change) -> str:
 def where(change: Change) -> str:
     """Where a figure was measured, in words: '8K × 16 requests', '1.5 req/s (Poisson, ≤25)'."""
     if change.kind == "decode":
-        context, concurrency = change.position
-        return f"{numbers.context(int(context or 0))} × {concurrency}"
+        context, concurrency = change.position[:2]
+        out = _length_words(change.position)
+        return f"{numbers.context(int(context or 0))} × {concurrency}{out}"
     if change.kind == "prefill":
-        return f"prefill {numbers.context(int(change.position[0] or 0))}"
+        shown = numbers.context(int(change.position[0] or 0))
+        return f"prefill {shown}" + _chunk_words(change.position)
     rate, arrival, burstiness, cap, length = change.position
     return load_words(float(rate or 0), str(arrival), burstiness, cap, length)
+
+
+def _length_words(position: tuple[object, ...]) -> str:
+    """A decode position's output length, when its file sweeps it: ', 128 tokens out'."""
+    return f", {position[2]:,} tokens out" if len(position) > 2 else ""
+
+
+def _chunk_words(position: tuple[object, ...]) -> str:
+    """A prefill position's prompt length, when its file sweeps it: ', 512-token prompt'."""
+    return f", {position[1]:,}-token prompt" if len(position) > 1 else ""
 
 
 def load_words(
@@ -333,8 +345,9 @@ class SetupPageContext:
     unchanged: int
     flagged_left: int  # those not shown (changes.json has every one)
     rule: str
-    timelines: tuple[Timeline, ...]
+    timelines: tuple[Timeline, ...]  # the MAX_TIMELINES most widely shared figures, drawn
     timelines_left: int
+    timeline_table: TimelineTable  # every other shared figure, figure × run
 
 
 @dataclass(frozen=True)
@@ -405,7 +418,8 @@ def setup_page(site: Site, setup: str, site_history: SiteHistory) -> SetupPageCo
             key=lambda c: (_ORDER[c.verdict], -abs((c.ratio or 1) - 1), c.date or "", c.run),
         )[:MAX_ROWS]
     )
-    timelines = _timelines(site, runs)
+    shared = _shared_series(runs)
+    timelines = [_timeline(site, runs, title, values) for title, values in shared[:MAX_TIMELINES]]
     last = runs[-1]
     return SetupPageContext(
         site=site,
@@ -422,8 +436,9 @@ def setup_page(site: Site, setup: str, site_history: SiteHistory) -> SetupPageCo
         unchanged=sum(1 for c in changes if c.verdict == NO_CHANGE),
         flagged_left=max(0, sum(1 for c in changes if c.verdict != NO_CHANGE) - MAX_ROWS),
         rule=site_history.rule.name,
-        timelines=tuple(timelines[:MAX_TIMELINES]),
-        timelines_left=max(0, len(timelines) - MAX_TIMELINES),
+        timelines=tuple(timelines),
+        timelines_left=max(0, len(shared) - MAX_TIMELINES),
+        timeline_table=_timeline_table(site, runs, shared[MAX_TIMELINES:]),
     )
 
 
@@ -440,9 +455,13 @@ def _identity_fields(run: Run) -> tuple[tuple[str, str], ...]:
     return tuple((label, value) for label, value in pairs if value)
 
 
-def _timelines(site: Site, runs: list[Run]) -> list[Timeline]:
-    """A chart per figure two or more runs measured: the headline of each decode cell and load
-    point (total tok/s), each prefill context (prompt tok/s), and a load point's latencies."""
+Series = list[tuple[int, Run, float]]  # a figure's values: the run's place, the run, the value
+
+
+def _shared_series(runs: list[Run]) -> list[tuple[str, Series]]:
+    """Every figure two or more runs measured, titled, the most widely shared first: the headline
+    of each decode cell and load point (total tok/s), each prefill context (prompt tok/s), and a
+    load point's latencies."""
     series: dict[tuple[object, ...], list[tuple[int, Run, float]]] = defaultdict(list)
     titles: dict[tuple[object, ...], str] = {}
     for index, run in enumerate(runs):
@@ -460,16 +479,46 @@ def _timelines(site: Site, runs: list[Run]) -> list[Timeline]:
         (key for key, values in series.items() if len(values) > 1),
         key=lambda key: (-len(series[key]), repr(key)),
     )
-    return [_timeline(site, runs, titles[key], series[key]) for key in shared]
+    return [(titles[key], series[key]) for key in shared]
+
+
+@dataclass(frozen=True)
+class TimelineTable:
+    """The shared figures past the drawn charts, as a table of figure × run (each cell the
+    figure's value in that run, '—' where it did not measure it): every figure, no chart weight."""
+
+    runs: tuple[tuple[str, str, str], ...]  # each run's href, date and engine version
+    rows: tuple[tuple[str, tuple[str, ...]], ...]  # each figure's title and its value in each run
+
+
+def _timeline_table(site: Site, runs: list[Run], rest: list[tuple[str, Series]]) -> TimelineTable:
+    rows = []
+    for title, values in rest:
+        unit = _unit(title)
+        by_place = {place: unit(value) for place, _, value in values}
+        rows.append((title, tuple(by_place.get(place, "—") for place in range(len(runs)))))
+    heads = tuple(
+        (site.url(f"runs/{run.id}/"), run.info.date or "undated", run.engine.version or "?")
+        for run in runs
+    )
+    return TimelineTable(heads, tuple(rows))
+
+
+def _unit(title: str) -> Callable[[float], str]:
+    return numbers.milliseconds if "TTFT" in title or "between" in title else numbers.rate
 
 
 def _timeline_title(point: history.Point) -> str:
     words = FIGURES[point.figure][1]
     if point.kind == "decode":
         context = numbers.context(int(point.position[0] or 0))
-        return f"{words} at {context} context × {point.position[1]} requests"
+        return (
+            f"{words} at {context} context × {point.position[1]} requests"
+            + _length_words(point.position)
+        )
     if point.kind == "prefill":
-        return f"{words} at {numbers.context(int(point.position[0] or 0))} context"
+        context = numbers.context(int(point.position[0] or 0))
+        return f"{words} at {context} context" + _chunk_words(point.position)
     rate, arrival, burstiness, cap, _ = point.position
     return f"{words} at {load_words(float(rate or 0), str(arrival), burstiness, cap)}"
 
@@ -481,7 +530,7 @@ def _timeline(
     pad = (high - low) * 0.1 or high * 0.05 or 1.0
     low, high = max(0.0, low - pad), high + pad
     span = max(1, len(runs) - 1)
-    unit = numbers.milliseconds if "TTFT" in title or "between" in title else numbers.rate
+    unit = _unit(title)
 
     def x(index: int) -> float:
         return round(MARGIN + index * (CHART_WIDTH - 2 * MARGIN) / span, 1)
