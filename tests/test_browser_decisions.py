@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from tests.browser_kit import DESKTOP, PHONE, Browsing, Visit
+from tests.context_rule import context_label
 
 pytestmark = pytest.mark.browser
 
@@ -50,17 +51,6 @@ def frontier_contexts(site: Path, base_model: str) -> tuple[int, list[int]]:
         offered, key=lambda c: (-runs[c], c == 0, abs(math.log2(c / 8192)) if c else 0, c)
     )
     return default, offered
-
-
-def context_label(tokens: int) -> str:
-    """A context as the pages write it (docs/result-format.md): under 1,024 tokens the count;
-    else K of 1,024 tokens, whole for a multiple, one decimal rounded half up otherwise."""
-    if tokens < 1024:
-        return f"{tokens:,}"
-    if tokens % 1024 == 0:
-        return f"{tokens // 1024}K"
-    kilo = round(tokens / 1024 + 1e-9, 1)
-    return f"{kilo:.1f}K"
 
 
 def shown_frontiers(visit: Visit) -> list[str]:

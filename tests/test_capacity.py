@@ -20,6 +20,7 @@ from sitegen.errors import SitegenError
 from sitegen.site import capacity as cap
 from tests import verdict_rule as rule
 from tests.conftest import REPO, SEED_RUN_ID, run_cli
+from tests.context_rule import context_label
 from tests.html_tables import tables
 from tests.paging_rule import site_pages
 
@@ -168,17 +169,6 @@ def test_the_seed_run_at_32k_by_hand(built: Path) -> None:
                  and r["context_tokens"] == 32768)
     assert found["max_concurrency"] == 32 and found["users_per_accelerator"] == 16.0
     assert found["total_tokens_per_s"] == row[32]["total_tokens_per_s"]
-
-
-def context_label(tokens: int) -> str:
-    """A context as the pages write it (docs/result-format.md): under 1,024 tokens the count;
-    else K of 1,024 tokens, whole for a multiple, one decimal rounded half up otherwise."""
-    if tokens < 1024:
-        return f"{tokens:,}"
-    if tokens % 1024 == 0:
-        return f"{tokens // 1024}K"
-    kilo = round(tokens / 1024 + 1e-9, 1)
-    return f"{kilo:.1f}K"
 
 
 def rate(value: float) -> str:

@@ -14,6 +14,7 @@ from sitegen.site.charts import Series, _frontier, pareto
 from sitegen.site.compare_page import ratio_matrix
 from sitegen.site.groups import hardware_groups, model_groups, natural_pairs
 from tests.conftest import REPO, run_cli
+from tests.context_rule import context_label
 from tests.html_tables import quoted, tables
 
 MINIMAL = parse_yaml("minimal.yaml", (REPO / "tests" / "data" / "valid" / "minimal.yaml").read_bytes()).data
@@ -82,17 +83,6 @@ def shipped_run(run_id: str) -> dict[str, Any]:
     path = REPO / "content" / "runs" / f"{run_id}.yaml"
     data: dict[str, Any] = parse_yaml(path.name, path.read_bytes()).data
     return data
-
-
-def context_label(tokens: int) -> str:
-    """A context as the pages write it (docs/result-format.md): under 1,024 tokens the count;
-    else K of 1,024 tokens, whole for a multiple, one decimal rounded half up otherwise."""
-    if tokens < 1024:
-        return f"{tokens:,}"
-    if tokens % 1024 == 0:
-        return f"{tokens // 1024}K"
-    kilo = round(tokens / 1024 + 1e-9, 1)
-    return f"{kilo:.1f}K"
 
 
 def model_colour_places(content: Path) -> dict[str, int]:
