@@ -21,6 +21,7 @@ from functools import cached_property, partial
 from sitegen.model import Run
 from sitegen.site import history, numbers
 from sitegen.site.common import Page, Site, hardware_name
+from sitegen.site.feeds import FeedEntry
 from sitegen.site.fragments import Fragments
 from sitegen.site.groups import accelerator_key, model_key
 from sitegen.site.history import (
@@ -609,24 +610,13 @@ def changes_json(site_history: SiteHistory) -> bytes:
 
 
 @dataclass(frozen=True)
-class ChangeEntry:
-    """One step with a regression or an improvement in /changes.xml."""
-
-    id: str
-    title: str
-    link: str
-    updated: str
-    summary: str
-
-
-@dataclass(frozen=True)
 class ChangesFeedContext:
     site: Site
     id: str
     link: str
     self_link: str
     updated: str
-    entries: tuple[ChangeEntry, ...]
+    entries: tuple[FeedEntry, ...]  # a step that regressed or improved a figure
 
 
 def changes_feed(site: Site, site_history: SiteHistory) -> ChangesFeedContext:
@@ -643,7 +633,7 @@ def changes_feed(site: Site, site_history: SiteHistory) -> ChangesFeedContext:
         return site.absolute(path) or site.url(path)
 
     entries = tuple(
-        ChangeEntry(
+        FeedEntry(
             id=site.absolute(f"runs/{step.run}/#changes") or f"urn:sitegen:change:{step.run}",
             title=(f"{step.run}: {counts_words(dict(step.counts))} against {step.previous_run}"),
             link=link(f"runs/{step.run}/"),
