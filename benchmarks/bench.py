@@ -45,9 +45,20 @@ from typing import Any
 import yaml
 
 REPO = Path(__file__).resolve().parent.parent
-ACCELERATORS = [("H200 NVL", 141), ("H100 SXM", 80), ("B200", 179), ("MI300X", 192), ("RTX PRO 6000", 96),
-                ("L40S", 48), ("A100 SXM", 80), ("GB200", 186), ("MI325X", 256), ("RTX 5090", 32),
-                ("H20", 96), ("GH200", 96)]
+ACCELERATORS = [
+    ("H200 NVL", 141),
+    ("H100 SXM", 80),
+    ("B200", 179),
+    ("MI300X", 192),
+    ("RTX PRO 6000", 96),
+    ("L40S", 48),
+    ("A100 SXM", 80),
+    ("GB200", 186),
+    ("MI325X", 256),
+    ("RTX 5090", 32),
+    ("H20", 96),
+    ("GH200", 96),
+]
 ENGINES = [("sglang", "0.5.16"), ("vLLM", "0.17.0"), ("llama.cpp", "b6918")]
 
 
@@ -57,7 +68,9 @@ TEMPLATE = REPO / "content" / "runs" / "h200nvl2-sglang-deepseek-v4-flash-dspark
 # Figures that grow with a faster server (× f) and that shrink with it (÷ f); a statistic
 # (statistics.<name>.p90...) follows its figure's name. Everything else (power, counts of
 # requests, context lengths, statuses) is kept as the real run measured it.
-SPEEDS = frozenset({"prompt_tokens_per_s", "total_tokens_per_s", "per_request_tokens_per_s", "output_tokens"})
+SPEEDS = frozenset(
+    {"prompt_tokens_per_s", "total_tokens_per_s", "per_request_tokens_per_s", "output_tokens"}
+)
 LATENCIES = frozenset({"ttft_ms", "time_between_tokens_ms"})
 
 
@@ -76,8 +89,10 @@ def _scaled(name: str, value: Any, factor: float) -> Any:
 def _scaled_measurement(item: dict[str, Any], factor: float) -> dict[str, Any]:
     copy = {name: _scaled(name, value, factor) for name, value in item.items()}
     if isinstance(item.get("statistics"), dict):
-        copy["statistics"] = {name: {statistic: _scaled(name, value, factor) for statistic, value in figures.items()}
-                              for name, figures in item["statistics"].items()}
+        copy["statistics"] = {
+            name: {statistic: _scaled(name, value, factor) for statistic, value in figures.items()}
+            for name, figures in item["statistics"].items()
+        }
     return copy
 
 
@@ -98,15 +113,28 @@ def synthetic_run(index: int, models: int, rng: random.Random, template: Path = 
     accelerator, memory = ACCELERATORS[rng.randrange(len(ACCELERATORS))]
     engine, version = ENGINES[rng.randrange(len(ENGINES))]
     factor = rng.uniform(0.5, 2.0)
-    document["hardware"].update({"accelerator": accelerator, "memory_per_device_gb": memory,
-                                 "vendor": "AMD" if accelerator.startswith("MI") else "NVIDIA"})
-    document["engine"].update({"name": engine, "version": version,
-                               "launch_command": f"serve {model} --tp {document['hardware']['count']} --port 8000"})
-    document["run"].update({"model": model, "date": f"2026-{1 + index % 12:02d}-{1 + index % 28:02d}"})
+    document["hardware"].update(
+        {
+            "accelerator": accelerator,
+            "memory_per_device_gb": memory,
+            "vendor": "AMD" if accelerator.startswith("MI") else "NVIDIA",
+        }
+    )
+    document["engine"].update(
+        {
+            "name": engine,
+            "version": version,
+            "launch_command": f"serve {model} --tp {document['hardware']['count']} --port 8000",
+        }
+    )
+    document["run"].update(
+        {"model": model, "date": f"2026-{1 + index % 12:02d}-{1 + index % 28:02d}"}
+    )
     document["run"].pop("served_model_name", None)
     document["measurements"] = {
         phase: [_scaled_measurement(item, factor) for item in items]
-        for phase, items in document["measurements"].items()}
+        for phase, items in document["measurements"].items()
+    }
     # libyaml's emitter: several times as fast as PyYAML's own for a document of this size.
     text = yaml.dump(document, Dumper=yaml.CSafeDumper, sort_keys=False, allow_unicode=True)
     return "# Synthetic run for benchmarks/bench.py\n" + text
@@ -123,7 +151,9 @@ def make_site(folder: Path, runs: int, seed: int = 1) -> None:
     (folder / "sitegen.yaml").write_text("title: Benchmark site\n")
     models = max(1, runs // 10)
     for index in range(runs):
-        (folder / "content" / "runs" / f"run-{index:05d}.yaml").write_text(synthetic_run(index, models, rng))
+        (folder / "content" / "runs" / f"run-{index:05d}.yaml").write_text(
+            synthetic_run(index, models, rng)
+        )
 
 
 @dataclass
@@ -156,12 +186,18 @@ def _tree_rss_mb(root: int) -> float:
 # sitegen as an installed program runs: from compiled bytecode (pip writes it on install). A
 # shell with PYTHONDONTWRITEBYTECODE set would otherwise make every process compile every module
 # from source again, a few hundred milliseconds that no user's command pays.
-_INSTALLED = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
+_INSTALLED = {
+    name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"
+}
 
 
 def compile_sitegen() -> None:
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(REPO / "sitegen")], check=True, env=_INSTALLED,
-                   stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", str(REPO / "sitegen")],
+        check=True,
+        env=_INSTALLED,
+        stdout=subprocess.DEVNULL,
+    )
 
 
 def sitegen(folder: Path, *args: str) -> Measure:
@@ -172,8 +208,13 @@ def sitegen(folder: Path, *args: str) -> Measure:
     The wall time ends when the process does (a blocking wait): the sampling loop's own sleep
     used to be in it, up to 50 ms a command."""
     start = time.perf_counter()
-    process = subprocess.Popen([sys.executable, "-m", "sitegen", "--config", str(folder / "sitegen.yaml"), *args],
-                               cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=_INSTALLED)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "sitegen", "--config", str(folder / "sitegen.yaml"), *args],
+        cwd=folder,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=_INSTALLED,
+    )
     ended = threading.Event()
     tree_peak = [0.0]
 
@@ -187,7 +228,10 @@ def sitegen(folder: Path, *args: str) -> Measure:
         if process.stderr is not None:
             said.append(process.stderr.read())
 
-    helpers = [threading.Thread(target=sample, daemon=True), threading.Thread(target=read_errors, daemon=True)]
+    helpers = [
+        threading.Thread(target=sample, daemon=True),
+        threading.Thread(target=read_errors, daemon=True),
+    ]
     for helper in helpers:
         helper.start()
     _, status, usage = os.wait4(process.pid, 0)
@@ -213,8 +257,13 @@ def cold(folder: Path, what: str) -> None:
         shutil.rmtree(folder / "_site", ignore_errors=True)
         shutil.rmtree(folder / ".sitegen" / "cache" / "charts", ignore_errors=True)
         cache = folder / ".sitegen" / "cache"
-        for made in [*cache.glob("vega-*"), *cache.glob("chart-templates-*"),  # bundle, chart templates
-                     *cache.glob("fragments.json"), *cache.glob("figures.json"), *cache.glob("collected-digest.json")]:
+        for made in [
+            *cache.glob("vega-*"),
+            *cache.glob("chart-templates-*"),  # bundle, chart templates
+            *cache.glob("fragments.json"),
+            *cache.glob("figures.json"),
+            *cache.glob("collected-digest.json"),
+        ]:
             made.unlink()
         shutil.rmtree(cache / "templates", ignore_errors=True)  # compiled page templates
         shutil.rmtree(folder / ".sitegen" / "build", ignore_errors=True)
@@ -234,7 +283,9 @@ def both(folder: Path) -> Measure:
     return Measure(first.seconds + second.seconds, max(first.peak_mb, second.peak_mb))
 
 
-_LOADED = re.compile(rb'<(?:link[^>]*rel="(?:stylesheet|icon)"[^>]*href|script[^>]*src|img[^>]*src)="([^"]+)"')
+_LOADED = re.compile(
+    rb'<(?:link[^>]*rel="(?:stylesheet|icon)"[^>]*href|script[^>]*src|img[^>]*src)="([^"]+)"'
+)
 _FETCHED_ON_LOAD = re.compile(rb'data-load="([^"]+)"')  # data a page's script fetches as it loads
 
 
@@ -266,7 +317,10 @@ def bytes_by_area(site: Path, files: list[Path], runs: int) -> str:
             key = parts[0]
         areas[key] = areas.get(key, 0) + path.stat().st_size
     ranked = sorted(areas.items(), key=lambda item: -item[1])
-    return " · ".join(f"{key} {size / runs / 1000:.1f}" for key, size in ranked if size / runs >= 50) + " (KB a run)"
+    return (
+        " · ".join(f"{key} {size / runs / 1000:.1f}" for key, size in ranked if size / runs >= 50)
+        + " (KB a run)"
+    )
 
 
 # The parts of the site a change aims at, by the first folder of a path (anything else: the
@@ -277,14 +331,19 @@ PARTS = {"runs": "run pages", "data": "data files", "assets": "assets"}
 def bytes_by_part(site: Path, files: list[Path], runs: int) -> str:
     """KB per run of the five parts of the site: run pages, run JSON, group and listing pages,
     data files (data/), assets."""
-    parts = dict.fromkeys(["run pages", "run JSON", "group and listing pages", "data files", "assets"], 0)
+    parts = dict.fromkeys(
+        ["run pages", "run JSON", "group and listing pages", "data files", "assets"], 0
+    )
     for path in files:
         relative = path.relative_to(site).parts
         part = PARTS.get(relative[0], "group and listing pages")
         if relative[0] == "runs" and len(relative) == 2 and path.suffix == ".json":
             part = "run JSON"
         parts[part] += path.stat().st_size
-    return " · ".join(f"{name} {size / runs / 1000:.1f}" for name, size in parts.items()) + " (KB a run)"
+    return (
+        " · ".join(f"{name} {size / runs / 1000:.1f}" for name, size in parts.items())
+        + " (KB a run)"
+    )
 
 
 def hugo_cold(folder: Path, pages: int) -> Measure:
@@ -294,29 +353,43 @@ def hugo_cold(folder: Path, pages: int) -> Measure:
     if not site.exists():
         (site / "content" / "runs").mkdir(parents=True)
         (site / "layouts" / "_default").mkdir(parents=True)
-        (site / "hugo.toml").write_text('baseURL = "/"\ntitle = "baseline"\ndisableKinds = ["taxonomy", "term"]\n')
+        (site / "hugo.toml").write_text(
+            'baseURL = "/"\ntitle = "baseline"\ndisableKinds = ["taxonomy", "term"]\n'
+        )
         (site / "layouts" / "_default" / "baseof.html").write_text(
-            "<!doctype html><html><head><title>{{ .Title }}</title></head><body>{{ block \"main\" . }}{{ end }}</body></html>")
+            '<!doctype html><html><head><title>{{ .Title }}</title></head><body>{{ block "main" . }}{{ end }}</body></html>'
+        )
         (site / "layouts" / "_default" / "single.html").write_text(
-            '{{ define "main" }}<h1>{{ .Title }}</h1>{{ .Content }}{{ end }}')
+            '{{ define "main" }}<h1>{{ .Title }}</h1>{{ .Content }}{{ end }}'
+        )
         (site / "layouts" / "_default" / "list.html").write_text(
             '{{ define "main" }}<ul>{{ range .Paginator.Pages }}<li><a href="{{ .RelPermalink }}">{{ .Title }}</a></li>'
-            '{{ end }}</ul>{{ end }}')
+            "{{ end }}</ul>{{ end }}"
+        )
         rng = random.Random(7)
         header = "| " + " | ".join(f"c{i}" for i in range(12)) + " |\n|" + "---|" * 12 + "\n"
         for index in range(pages):
-            rows = "".join("| " + " | ".join(f"{rng.uniform(1, 9999):,.1f}" for _ in range(12)) + " |\n" for _ in range(73))
+            rows = "".join(
+                "| " + " | ".join(f"{rng.uniform(1, 9999):,.1f}" for _ in range(12)) + " |\n"
+                for _ in range(73)
+            )
             (site / "content" / "runs" / f"run-{index:05d}.md").write_text(
-                f'---\ntitle: "run {index}"\ndate: 2026-01-01\n---\n\n{header}{rows}')
+                f'---\ntitle: "run {index}"\ndate: 2026-01-01\n---\n\n{header}{rows}'
+            )
     shutil.rmtree(site / "public", ignore_errors=True)
     shutil.rmtree(site / "resources", ignore_errors=True)
     start = time.perf_counter()
-    process = subprocess.Popen(["hugo", "--quiet", "--source", str(site), "--cacheDir", str(site / "cache")],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = subprocess.Popen(
+        ["hugo", "--quiet", "--source", str(site), "--cacheDir", str(site / "cache")],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     _, status, usage = os.wait4(process.pid, 0)
     elapsed = time.perf_counter() - start
     if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"hugo failed:\n{process.stderr.read().decode() if process.stderr else ''}")
+        raise SystemExit(
+            f"hugo failed:\n{process.stderr.read().decode() if process.stderr else ''}"
+        )
     return Measure(elapsed, usage.ru_maxrss / 1024)
 
 
@@ -335,8 +408,11 @@ def added_only(folder: Path, runs: int, repeat: int) -> None:
         first, second = sitegen(folder, "collect"), sitegen(folder, "build")
         added.unlink()
         both(folder)
-        print(f"one run added: collect {first.seconds:.2f} s + build {second.seconds:.2f} s = "
-              f"{first.seconds + second.seconds:.2f} s, peak {max(first.peak_mb, second.peak_mb):.0f} MB", flush=True)
+        print(
+            f"one run added: collect {first.seconds:.2f} s + build {second.seconds:.2f} s = "
+            f"{first.seconds + second.seconds:.2f} s, peak {max(first.peak_mb, second.peak_mb):.0f} MB",
+            flush=True,
+        )
 
 
 def bench(runs: int, repeat: int, hugo: bool = False) -> dict[str, object]:
@@ -372,7 +448,9 @@ def bench(runs: int, repeat: int, hugo: bool = False) -> dict[str, object]:
         original = edited.read_text()
         measures = []
         for attempt in range(repeat):
-            edited.write_text(original.replace("prompt_tokens_per_s: ", f"prompt_tokens_per_s: {attempt + 1}", 1))
+            edited.write_text(
+                original.replace("prompt_tokens_per_s: ", f"prompt_tokens_per_s: {attempt + 1}", 1)
+            )
             measures.append(both(folder))
             edited.write_text(original)
             both(folder)
@@ -384,19 +462,33 @@ def bench(runs: int, repeat: int, hugo: bool = False) -> dict[str, object]:
         results["output"] = f"{len(files):,} files, {total / 1e6:,.1f} MB"
         results["bytes by part"] = bytes_by_part(site, files, runs)
         results["where the bytes go"] = bytes_by_area(site, files, runs)
-        results["bytes per run"] = f"{total / runs / 1000:,.1f} KB (apparent size of every file ÷ runs)"
-        second = (f"; /page/2/: {first_load(site, 'page/2/index.html') / 1000:,.1f} KB"
-                  if (site / "page" / "2" / "index.html").is_file() else "")
-        results["index first load"] = (f"{first_load(site, 'index.html') / 1000:,.1f} KB gzip "
-                                       f"(HTML and what it loads{second})")
+        results["bytes per run"] = (
+            f"{total / runs / 1000:,.1f} KB (apparent size of every file ÷ runs)"
+        )
+        second = (
+            f"; /page/2/: {first_load(site, 'page/2/index.html') / 1000:,.1f} KB"
+            if (site / "page" / "2" / "index.html").is_file()
+            else ""
+        )
+        results["index first load"] = (
+            f"{first_load(site, 'index.html') / 1000:,.1f} KB gzip (HTML and what it loads{second})"
+        )
         page = (site / "runs" / "run-00000" / "index.html").read_bytes()
-        results["run page"] = (f"{len(page) / 1000:,.1f} KB HTML, {len(gzip.compress(page)) / 1000:,.1f} KB gzip; "
-                               f"with what it loads {first_load(site, 'runs/run-00000/index.html') / 1000:,.1f} KB gzip")
+        results["run page"] = (
+            f"{len(page) / 1000:,.1f} KB HTML, {len(gzip.compress(page)) / 1000:,.1f} KB gzip; "
+            f"with what it loads {first_load(site, 'runs/run-00000/index.html') / 1000:,.1f} KB gzip"
+        )
         if hugo:
             results["hugo cold (as many pages)"] = median(hugo_builds)
-            ratios = sorted(ours.seconds / theirs.seconds for ours, theirs in zip(builds, hugo_builds, strict=True))
-            results[PAIRED] = (f"{statistics.median(ratios):.2f} × (median of {len(ratios)} pairs: "
-                               + ", ".join(f"{ratio:.2f}" for ratio in ratios) + ")")
+            ratios = sorted(
+                ours.seconds / theirs.seconds
+                for ours, theirs in zip(builds, hugo_builds, strict=True)
+            )
+            results[PAIRED] = (
+                f"{statistics.median(ratios):.2f} × (median of {len(ratios)} pairs: "
+                + ", ".join(f"{ratio:.2f}" for ratio in ratios)
+                + ")"
+            )
         return results
 
 
@@ -423,13 +515,26 @@ TARGETS = {
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--runs", type=int, action="append", help="site sizes to measure (default 1000 and 5000)")
-    parser.add_argument("--repeat", type=int, default=3, help="measurements per figure; the median is shown")
-    parser.add_argument("--hugo", action="store_true", help="also time Hugo building as many pages (needs hugo)")
-    parser.add_argument("--folder", type=Path, help="with --added-only: keep the site here between invocations")
-    parser.add_argument("--added-only", action="store_true",
-                        help="time only collect + build with one run added (--repeat times), on the site in --folder")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--runs", type=int, action="append", help="site sizes to measure (default 1000 and 5000)"
+    )
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="measurements per figure; the median is shown"
+    )
+    parser.add_argument(
+        "--hugo", action="store_true", help="also time Hugo building as many pages (needs hugo)"
+    )
+    parser.add_argument(
+        "--folder", type=Path, help="with --added-only: keep the site here between invocations"
+    )
+    parser.add_argument(
+        "--added-only",
+        action="store_true",
+        help="time only collect + build with one run added (--repeat times), on the site in --folder",
+    )
     args = parser.parse_args()
     if args.added_only:
         if args.folder is None or len(args.runs or []) != 1:
@@ -448,15 +553,25 @@ def main() -> int:
         cells = []
         for size in sizes:
             value = table[size][name]
-            cells.append(f"{value.seconds:7.2f} s {value.peak_mb:7.0f} MB" if isinstance(value, Measure) else str(value))
+            cells.append(
+                f"{value.seconds:7.2f} s {value.peak_mb:7.0f} MB"
+                if isinstance(value, Measure)
+                else str(value)
+            )
         if all(isinstance(table[s][name], Measure) for s in sizes):
-            print(f"{name:{width}}  " + "  ".join(f"{c:>24}" for c in cells) + f"  {TARGETS.get(name, '')}")
+            print(
+                f"{name:{width}}  "
+                + "  ".join(f"{c:>24}" for c in cells)
+                + f"  {TARGETS.get(name, '')}"
+            )
         else:
             for size, cell in zip(sizes, cells, strict=True):
                 print(f"{name:{width}}  N = {size:,}: {cell}  {TARGETS.get(name, '')}")
     if args.hugo:
-        print("\nAgainst Hugo's cold build of as many pages (same run, same machine; medians of each, the cold"
-              " build's pairs above):")
+        print(
+            "\nAgainst Hugo's cold build of as many pages (same run, same machine; medians of each, the cold"
+            " build's pairs above):"
+        )
         for name, target in RATIO_TARGETS.items():
             ratios = []
             for size in sizes:
@@ -464,7 +579,9 @@ def main() -> int:
                 assert isinstance(ours, Measure) and isinstance(hugo, Measure)
                 ratios.append(f"N = {size:,}: {ours.seconds / hugo.seconds:5.2f} ×")
             print(f"  {name:{width}}  " + "   ".join(ratios) + f"   target {target}")
-    print(f"\n{os.cpu_count()} cores; peak memory is the largest resident set of a sitegen command's whole process tree.")
+    print(
+        f"\n{os.cpu_count()} cores; peak memory is the largest resident set of a sitegen command's whole process tree."
+    )
     return 0
 
 

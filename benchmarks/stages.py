@@ -47,7 +47,11 @@ STAGES = [
     ("sitegen.site.build", "environment", "templates: loaded"),
     ("sitegen.site.build", "Fragments", "kept pieces: load"),
     ("sitegen.site.build", "plan", "plan"),
-    ("sitegen.site.build_manifest", "Manifest.previous_site", "previous site: its files and folders"),
+    (
+        "sitegen.site.build_manifest",
+        "Manifest.previous_site",
+        "previous site: its files and folders",
+    ),
     ("sitegen.site.build", "StagedOutput", "staging: the spare checked"),
     ("sitegen.site.build", "_keep_unchanged", "unchanged files: kept"),
     ("sitegen.site.build", "_write_pages", "pages: made and written"),
@@ -75,8 +79,12 @@ def _instrumented_build(report: Path, dump: bool) -> None:
     def mark(name: str, since: float) -> float:
         now = time.perf_counter()
         if dump:
-            subprocess.run(["callgrind_control", "-d", name, str(os.getpid())],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+            subprocess.run(
+                ["callgrind_control", "-d", name, str(os.getpid())],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                check=False,
+            )
         seconds[name] = seconds.get(name, 0.0) + now - since
         return time.perf_counter()
 
@@ -123,7 +131,9 @@ def _instructions(dumps: str) -> dict[str, float]:
     counted: dict[str, float] = {}
     for path in glob.glob(dumps):
         head = Path(path).read_text(errors="replace")[:4000]
-        trigger = re.search(r"^desc: Trigger: (?:Client Request: |Program termination)?(?:dump )?(.*)$", head, re.M)
+        trigger = re.search(
+            r"^desc: Trigger: (?:Client Request: |Program termination)?(?:dump )?(.*)$", head, re.M
+        )
         total = re.search(r"^(?:summary|totals): (\d+)", head, re.M)
         if trigger and total:
             name = trigger.group(1).strip() or BETWEEN
@@ -142,11 +152,24 @@ def measure(folder: Path, instructions: bool, seed: int) -> dict[str, float]:
             report = Path(scratch) / "report.json"
             command = [sys.executable, __file__, "--inner", str(report)]
             if instructions:
-                command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={scratch}/cg.%p",
-                           *command, "--dump"]
-            subprocess.run(command, cwd=folder, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                           env=_INSTALLED)
-            figures = _instructions(f"{scratch}/cg.*") if instructions else json.loads(report.read_text())
+                command = [
+                    "valgrind",
+                    "--tool=callgrind",
+                    f"--callgrind-out-file={scratch}/cg.%p",
+                    *command,
+                    "--dump",
+                ]
+            subprocess.run(
+                command,
+                cwd=folder,
+                check=True,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                env=_INSTALLED,
+            )
+            figures = (
+                _instructions(f"{scratch}/cg.*") if instructions else json.loads(report.read_text())
+            )
     finally:
         added.unlink(missing_ok=True)
         sitegen(folder, "collect")
@@ -155,10 +178,16 @@ def measure(folder: Path, instructions: bool, seed: int) -> dict[str, float]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--folder", type=Path, help="a site made by bench.py --added-only --folder")
-    parser.add_argument("--instructions", action="store_true", help="count instructions under valgrind's callgrind")
-    parser.add_argument("--warm-up", action="store_true", help="add and remove a run once before measuring")
+    parser.add_argument(
+        "--instructions", action="store_true", help="count instructions under valgrind's callgrind"
+    )
+    parser.add_argument(
+        "--warm-up", action="store_true", help="add and remove a run once before measuring"
+    )
     parser.add_argument("--seed", type=int, default=36, help="of the added run's numbers")
     parser.add_argument("--inner", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--dump", action="store_true", help=argparse.SUPPRESS)
@@ -177,7 +206,9 @@ def main() -> int:
     scale = 1e-6 if args.instructions else 1.0
     width = max(map(len, figures))
     for name, value in sorted(figures.items(), key=lambda item: -item[1]):
-        print(f"{name:{width}}  {value * scale:10.{0 if args.instructions else 3}f} {unit}  {value / total:6.1%}")
+        print(
+            f"{name:{width}}  {value * scale:10.{0 if args.instructions else 3}f} {unit}  {value / total:6.1%}"
+        )
     print(f"{'whole build':{width}}  {total * scale:10.{0 if args.instructions else 3}f} {unit}")
     return 0
 

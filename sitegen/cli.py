@@ -26,117 +26,228 @@ from sitegen.lifetime import end_process, ends_with_command
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="sitegen", description="Static site of LLM inference benchmark results.",
-        epilog="run `sitegen COMMAND --help` for a command's options and an example")
+        prog="sitegen",
+        description="Static site of LLM inference benchmark results.",
+        epilog="run `sitegen COMMAND --help` for a command's options and an example",
+    )
     parser.add_argument("--version", action="version", version=f"sitegen {__version__}")
     parser.add_argument("--config", "-c", type=Path, default=None, help=_CONFIG_HELP)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    collect = _command(commands, "collect",
-                       "gather and check every run into .sitegen/collected.json",
-                       "sitegen collect --offline")
-    collect.add_argument("--offline", action="store_true",
-                         help="use only the cached copies of remote sources; never touch the network")
+    collect = _command(
+        commands,
+        "collect",
+        "gather and check every run into .sitegen/collected.json",
+        "sitegen collect --offline",
+    )
+    collect.add_argument(
+        "--offline",
+        action="store_true",
+        help="use only the cached copies of remote sources; never touch the network",
+    )
     _add_format_argument(collect)
-    build = _command(commands, "build", "render the collected runs into the output folder (_site/)",
-                     "sitegen build --site-url https://owner.github.io/repo/")
-    build.add_argument("--site-url", metavar="URL",
-                       help="the site's absolute address for the feed, sitemap and canonical links, instead of "
-                            "sitegen.yaml's site_url, e.g. https://<owner>.github.io/<repo>/")
+    build = _command(
+        commands,
+        "build",
+        "render the collected runs into the output folder (_site/)",
+        "sitegen build --site-url https://owner.github.io/repo/",
+    )
+    build.add_argument(
+        "--site-url",
+        metavar="URL",
+        help="the site's absolute address for the feed, sitemap and canonical links, instead of "
+        "sitegen.yaml's site_url, e.g. https://<owner>.github.io/<repo>/",
+    )
     # The option of sitegen 0.x before links became relative; kept so old workflows get a clear message.
     build.add_argument("--base-url", help=argparse.SUPPRESS)
-    build.add_argument("--force-output", action="store_true",
-                       help="replace the output folder even if it holds files sitegen did not make "
-                            "(never one of the project's own folders)")
+    build.add_argument(
+        "--force-output",
+        action="store_true",
+        help="replace the output folder even if it holds files sitegen did not make "
+        "(never one of the project's own folders)",
+    )
     _add_import_parser(commands)
     _add_contributor_parsers(commands)
     _add_quiet_argument(parser, commands)
     return parser
 
 
-_CONFIG_HELP = (f"the site's config file (default: ./{CONFIG_NAME}, else the nearest one in a "
-                "parent folder, up to the repository's root)")
+_CONFIG_HELP = (
+    f"the site's config file (default: ./{CONFIG_NAME}, else the nearest one in a "
+    "parent folder, up to the repository's root)"
+)
 
 
-def _command(commands: argparse._SubParsersAction[argparse.ArgumentParser], name: str, summary: str,
-             example: str) -> argparse.ArgumentParser:
+def _command(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser],
+    name: str,
+    summary: str,
+    example: str,
+) -> argparse.ArgumentParser:
     """A verb's parser: its one-line summary, an example, and --config, which works after the
     verb too."""
-    command = commands.add_parser(name, help=summary,
-                                  description=summary[0].upper() + summary[1:] + ".",
-                                  epilog=f"example:\n  {example}",
-                                  formatter_class=argparse.RawDescriptionHelpFormatter)
+    command = commands.add_parser(
+        name,
+        help=summary,
+        description=summary[0].upper() + summary[1:] + ".",
+        epilog=f"example:\n  {example}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     # SUPPRESS: absent after the verb, the value given before it (or the default) stands.
     command.add_argument("--config", "-c", type=Path, default=argparse.SUPPRESS, help=_CONFIG_HELP)
     return command
 
 
-def _add_quiet_argument(parser: argparse.ArgumentParser,
-                        commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def _add_quiet_argument(
+    parser: argparse.ArgumentParser, commands: argparse._SubParsersAction[argparse.ArgumentParser]
+) -> None:
     """``--quiet`` before or after the command (the command's own default left unset, so that
     it does not undo the option given before it)."""
-    quiet_help = ("no progress and no table of times for collect and build; problems and "
-                  "warnings still shown")
+    quiet_help = (
+        "no progress and no table of times for collect and build; problems and warnings still shown"
+    )
     parser.add_argument("--quiet", "-q", action="store_true", help=quiet_help)
     for command in commands.choices.values():
-        command.add_argument("--quiet", "-q", action="store_true", default=argparse.SUPPRESS,
-                             help=quiet_help)
+        command.add_argument(
+            "--quiet", "-q", action="store_true", default=argparse.SUPPRESS, help=quiet_help
+        )
 
 
 def _add_format_argument(command: argparse.ArgumentParser) -> None:
-    command.add_argument("--format", choices=("text", "github"), default="text",
-                         help="github: print problems as GitHub Actions annotations on their file and line")
+    command.add_argument(
+        "--format",
+        choices=("text", "github"),
+        default="text",
+        help="github: print problems as GitHub Actions annotations on their file and line",
+    )
 
 
 def _add_contributor_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    check = _command(commands, "check",
-                     "check result files (default: all of content/runs/); writes nothing",
-                     "sitegen check content/runs/h200nvl2-sglang-qwen3-8b.yaml")
-    check.add_argument("files", nargs="*", type=Path, metavar="FILE",
-                       help="result files, raw-output folders or files inside one")
+    check = _command(
+        commands,
+        "check",
+        "check result files (default: all of content/runs/); writes nothing",
+        "sitegen check content/runs/h200nvl2-sglang-qwen3-8b.yaml",
+    )
+    check.add_argument(
+        "files",
+        nargs="*",
+        type=Path,
+        metavar="FILE",
+        help="result files, raw-output folders or files inside one",
+    )
     _add_format_argument(check)
-    summary = _command(commands, "summary",
-                       "Markdown for a pull request's job summary: the runs it changes",
-                       "git diff --name-status origin/main...HEAD | sitegen summary --changed -")
-    summary.add_argument("--changed", type=Path, required=True, metavar="FILE",
-                         help="the output of `git diff --name-status BASE...HEAD` ('-' for standard input)")
-    summary.add_argument("--preview-url", metavar="URL", help="where reviewers download the built site")
-    summary.add_argument("--annotate", action="store_true",
-                         help="also write each regression and improvement of an added run as a "
-                              "GitHub annotation on its file (to standard error)")
-    summary.add_argument("--fail-on-regression", action="store_true",
-                         help="exit 1 when an added run regressed against the previous run of "
-                              "its setup")
-    serve = _command(commands, "serve",
-                     "build and serve the site on 127.0.0.1, rebuilding on changes",
-                     "sitegen serve --port 8080")
-    serve.add_argument("--port", type=_port, default=8000, help="the port on 127.0.0.1 (default: 8000; 0 picks a free one)")
-    serve.add_argument("--no-watch", dest="watch", action="store_false", help="build once; do not rebuild on changes")
-    serve.add_argument("--offline", action="store_true", help="use only the cached copies of remote sources")
-    verify = _command(commands, "verify",
-                      "check runs against their raw files and the published site, figure by "
-                      "figure; writes nothing",
-                      "sitegen verify h200nvl2-sglang-deepseek-v4-flash-dspark")
-    verify.add_argument("runs", nargs="*", metavar="RUN",
-                        help="run ids or their files (default: every run)")
-    verify.add_argument("--raw", type=Path, action="append", default=[], metavar="FOLDER",
-                        help="a folder holding raw files the receipts name (besides the project's "
-                             "folder)")
-    verify.add_argument("--site", metavar="URL_OR_FOLDER",
-                        help="the published site to check (default: the output folder, when built)")
+    summary = _command(
+        commands,
+        "summary",
+        "Markdown for a pull request's job summary: the runs it changes",
+        "git diff --name-status origin/main...HEAD | sitegen summary --changed -",
+    )
+    summary.add_argument(
+        "--changed",
+        type=Path,
+        required=True,
+        metavar="FILE",
+        help="the output of `git diff --name-status BASE...HEAD` ('-' for standard input)",
+    )
+    summary.add_argument(
+        "--preview-url", metavar="URL", help="where reviewers download the built site"
+    )
+    summary.add_argument(
+        "--annotate",
+        action="store_true",
+        help="also write each regression and improvement of an added run as a "
+        "GitHub annotation on its file (to standard error)",
+    )
+    summary.add_argument(
+        "--fail-on-regression",
+        action="store_true",
+        help="exit 1 when an added run regressed against the previous run of its setup",
+    )
+    serve = _command(
+        commands,
+        "serve",
+        "build and serve the site on 127.0.0.1, rebuilding on changes",
+        "sitegen serve --port 8080",
+    )
+    serve.add_argument(
+        "--port",
+        type=_port,
+        default=8000,
+        help="the port on 127.0.0.1 (default: 8000; 0 picks a free one)",
+    )
+    serve.add_argument(
+        "--no-watch",
+        dest="watch",
+        action="store_false",
+        help="build once; do not rebuild on changes",
+    )
+    serve.add_argument(
+        "--offline", action="store_true", help="use only the cached copies of remote sources"
+    )
+    verify = _command(
+        commands,
+        "verify",
+        "check runs against their raw files and the published site, figure by "
+        "figure; writes nothing",
+        "sitegen verify h200nvl2-sglang-deepseek-v4-flash-dspark",
+    )
+    verify.add_argument(
+        "runs", nargs="*", metavar="RUN", help="run ids or their files (default: every run)"
+    )
+    verify.add_argument(
+        "--raw",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="FOLDER",
+        help="a folder holding raw files the receipts name (besides the project's folder)",
+    )
+    verify.add_argument(
+        "--site",
+        metavar="URL_OR_FOLDER",
+        help="the published site to check (default: the output folder, when built)",
+    )
     _add_format_argument(verify)
-    _command(commands, "clean",
-             "empty sitegen's caches in .sitegen/ (charts, remote copies, build records)",
-             "sitegen clean")
-    new = _command(commands, "new", "start content/runs/<id>.yaml from an annotated template",
-                   "sitegen new h100x2-vllm-llama33-70b")
-    new.add_argument("run_id", metavar="ID", help="the run id: file name and permalink, e.g. h100x2-vllm-llama33-70b")
-    export = _command(commands, "export", "write runs in another format: llm-d Benchmark Reports v0.2",
-                      "sitegen export h100x2-nim-llama33-70b-fp8 --format benchmark-report")
-    export.add_argument("runs", nargs="+", metavar="RUN", help="run ids of content/runs/, or result files")
-    export.add_argument("--format", dest="export_format", choices=("benchmark-report",), required=True,
-                        help="benchmark-report: a folder per run, a report per measured decode cell")
-    export.add_argument("--output", type=Path, default=Path("benchmark-reports"), metavar="DIR",
-                        help="where the run folders go (default: ./benchmark-reports)")
+    _command(
+        commands,
+        "clean",
+        "empty sitegen's caches in .sitegen/ (charts, remote copies, build records)",
+        "sitegen clean",
+    )
+    new = _command(
+        commands,
+        "new",
+        "start content/runs/<id>.yaml from an annotated template",
+        "sitegen new h100x2-vllm-llama33-70b",
+    )
+    new.add_argument(
+        "run_id",
+        metavar="ID",
+        help="the run id: file name and permalink, e.g. h100x2-vllm-llama33-70b",
+    )
+    export = _command(
+        commands,
+        "export",
+        "write runs in another format: llm-d Benchmark Reports v0.2",
+        "sitegen export h100x2-nim-llama33-70b-fp8 --format benchmark-report",
+    )
+    export.add_argument(
+        "runs", nargs="+", metavar="RUN", help="run ids of content/runs/, or result files"
+    )
+    export.add_argument(
+        "--format",
+        dest="export_format",
+        choices=("benchmark-report",),
+        required=True,
+        help="benchmark-report: a folder per run, a report per measured decode cell",
+    )
+    export.add_argument(
+        "--output",
+        type=Path,
+        default=Path("benchmark-reports"),
+        metavar="DIR",
+        help="where the run folders go (default: ./benchmark-reports)",
+    )
 
 
 def _port(text: str) -> int:
@@ -146,19 +257,40 @@ def _port(text: str) -> int:
 
 
 def _add_import_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    command = _command(commands, "import", "turn raw benchmark output into content/runs/<id>.yaml",
-                       "sitegen import benchmark_results.json --meta run.yaml")
-    command.add_argument("paths", nargs="+", type=Path, metavar="PATH",
-                         help="the raw files of one run, or folders holding them (a sweep becomes one run): "
-                              "llm-inference-bench, lil-bench, vLLM, SGLang, llama-bench, GuideLLM, GenAI-Perf, AIPerf")
-    command.add_argument("--meta", type=Path, metavar="RUN_YAML",
-                         help="run.yaml with the hardware/engine/run facts the raw file lacks")
-    command.add_argument("--id", dest="run_id", metavar="ID",
-                         help="the run id (file name and permalink); default: <accelerator><count>-<engine>-<model>")
-    command.add_argument("--force", action="store_true", help="replace content/runs/<id>.yaml if it exists")
+    command = _command(
+        commands,
+        "import",
+        "turn raw benchmark output into content/runs/<id>.yaml",
+        "sitegen import benchmark_results.json --meta run.yaml",
+    )
+    command.add_argument(
+        "paths",
+        nargs="+",
+        type=Path,
+        metavar="PATH",
+        help="the raw files of one run, or folders holding them (a sweep becomes one run): "
+        "llm-inference-bench, lil-bench, vLLM, SGLang, llama-bench, GuideLLM, GenAI-Perf, AIPerf",
+    )
+    command.add_argument(
+        "--meta",
+        type=Path,
+        metavar="RUN_YAML",
+        help="run.yaml with the hardware/engine/run facts the raw file lacks",
+    )
+    command.add_argument(
+        "--id",
+        dest="run_id",
+        metavar="ID",
+        help="the run id (file name and permalink); default: <accelerator><count>-<engine>-<model>",
+    )
+    command.add_argument(
+        "--force", action="store_true", help="replace content/runs/<id>.yaml if it exists"
+    )
 
 
-def _print_problems(problems: Sequence[Problem], output: str = "text", level: Level = "error") -> None:
+def _print_problems(
+    problems: Sequence[Problem], output: str = "text", level: Level = "error"
+) -> None:
     for problem in problems:
         if output == "github":
             # Workflow commands are read from standard output.
@@ -178,14 +310,18 @@ def _collect(config: Config, args: argparse.Namespace) -> int:
     report = collect(config, offline=args.offline, progress=_progress)
     progress.done()
     _print_problems(report.warnings, args.format, "warning")
-    print(f"collected {len(report.runs)} run{'s' if len(report.runs) != 1 else ''} into .sitegen/collected.json")
+    print(
+        f"collected {len(report.runs)} run{'s' if len(report.runs) != 1 else ''} into .sitegen/collected.json"
+    )
     return 0
 
 
 def _import(config: Config, args: argparse.Namespace) -> int:
     from sitegen.collect.importer import import_run
 
-    report = import_run(config, args.paths, meta_path=args.meta, run_id=args.run_id, force=args.force)
+    report = import_run(
+        config, args.paths, meta_path=args.meta, run_id=args.run_id, force=args.force
+    )
     for skipped, why in report.skipped:
         print(f"{skipped}: note: {why}; skipped", file=sys.stderr)
     for pointer in report.redacted:
@@ -200,10 +336,14 @@ def _build(config: Config, args: argparse.Namespace) -> int:
 
     if args.base_url is not None:
         if args.site_url is not None or not args.base_url.startswith(("http://", "https://")):
-            _progress("--base-url: deprecated and ignored: links are relative now; pass --site-url URL for absolute "
-                      "feed, sitemap and canonical addresses")
+            _progress(
+                "--base-url: deprecated and ignored: links are relative now; pass --site-url URL for absolute "
+                "feed, sitemap and canonical addresses"
+            )
         else:
-            _progress(f"--base-url: deprecated: pass --site-url {args.base_url} instead (read as --site-url for now)")
+            _progress(
+                f"--base-url: deprecated: pass --site-url {args.base_url} instead (read as --site-url for now)"
+            )
             config = with_site_url(config, args.base_url, "--base-url")
     if args.site_url is not None:
         config = with_site_url(config, args.site_url)
@@ -211,8 +351,10 @@ def _build(config: Config, args: argparse.Namespace) -> int:
     progress.done()
     for note in summary.notes:
         _progress(f"note: {note}")
-    print(f"built {summary.pages} pages ({summary.pages_built} rendered, {summary.charts_rendered} new charts) "
-          f"into {config.display(config.output_dir)}/")
+    print(
+        f"built {summary.pages} pages ({summary.pages_built} rendered, {summary.charts_rendered} new charts) "
+        f"into {config.display(config.output_dir)}/"
+    )
     return 0
 
 
@@ -232,9 +374,15 @@ def _summary(config: Config, args: argparse.Namespace) -> int:
     from sitegen.commands.summary import finding_annotations, pr_summary, setup_findings
 
     try:
-        changed = sys.stdin.read() if str(args.changed) == "-" else args.changed.read_text(encoding="utf-8")
+        changed = (
+            sys.stdin.read()
+            if str(args.changed) == "-"
+            else args.changed.read_text(encoding="utf-8")
+        )
     except OSError as exc:
-        raise SitegenError(Problem(str(args.changed), None, "", f"cannot read: {exc.strerror}")) from None
+        raise SitegenError(
+            Problem(str(args.changed), None, "", f"cannot read: {exc.strerror}")
+        ) from None
     findings = setup_findings(config, changed)
     print(pr_summary(config, changed, preview_url=args.preview_url, findings=findings))
     if args.annotate:
@@ -243,8 +391,9 @@ def _summary(config: Config, args: argparse.Namespace) -> int:
     regressions = [item for item in findings or [] if item.change.verdict == "regression"]
     if args.fail_on_regression and regressions:
         noun = "regression" if len(regressions) == 1 else "regressions"
-        _progress(f"{len(regressions)} {noun} against the previous run of a setup "
-                  "(--fail-on-regression)")
+        _progress(
+            f"{len(regressions)} {noun} against the previous run of a setup (--fail-on-regression)"
+        )
         return 1
     return 0
 
@@ -253,8 +402,14 @@ def _serve(config: Config, args: argparse.Namespace) -> int:
     from sitegen.commands.serve import serve
 
     try:
-        serve(config, args.config, port=args.port, watch_files=args.watch, offline=args.offline,
-              say=lambda message: print(shown(message), flush=True))
+        serve(
+            config,
+            args.config,
+            port=args.port,
+            watch_files=args.watch,
+            offline=args.offline,
+            say=lambda message: print(shown(message), flush=True),
+        )
     except KeyboardInterrupt:
         print("stopped")  # Ctrl-C before the server was up; serve() handles it from then on
     return 0
@@ -273,8 +428,10 @@ def _verify(config: Config, args: argparse.Namespace) -> int:
         print(f"sitegen verify: {count} difference{plural} or problem{plural}", file=sys.stderr)
         return 1
     count = len(report.checked)
-    print(f"verified {count} run{'s' if count != 1 else ''}: every figure agrees with the files it "
-          "came from")
+    print(
+        f"verified {count} run{'s' if count != 1 else ''}: every figure agrees with the files it "
+        "came from"
+    )
     return 0
 
 
@@ -283,8 +440,10 @@ def _new(config: Config, args: argparse.Namespace) -> int:
 
     path = config.display(new_run(config, args.run_id))
     print(f"wrote {path}: replace every <fill in: …> value, then run `sitegen check {path}`")
-    print("have raw benchmark output (llm-inference-bench, vLLM, SGLang, llama-bench, GuideLLM, AIPerf)? "
-          "`sitegen import` fills most of it in for you (docs/importing.md)")
+    print(
+        "have raw benchmark output (llm-inference-bench, vLLM, SGLang, llama-bench, GuideLLM, AIPerf)? "
+        "`sitegen import` fills most of it in for you (docs/importing.md)"
+    )
     return 0
 
 
@@ -296,8 +455,10 @@ def _clean(config: Config, args: argparse.Namespace) -> int:
         print("nothing to clean")
         return 0
     folders = " and ".join(f"{config.display(folder)}/" for folder in cleaned.folders)
-    print(f"removed {folders}: {cleaned.files} files, {cleaned.size / 1e6:.1f} MB; "
-          "the collected runs are kept")
+    print(
+        f"removed {folders}: {cleaned.files} files, {cleaned.size / 1e6:.1f} MB; "
+        "the collected runs are kept"
+    )
     return 0
 
 
@@ -399,12 +560,17 @@ def main(argv: Sequence[str] | None = None, process_ends: bool = False) -> int:
             return command.run(config, args)
         from sitegen.lock import project_lock
 
-        with project_lock(config.state_dir, args.command), \
-                progress.reporting(args.command, quiet=args.quiet, state_dir=config.state_dir):
+        with (
+            project_lock(config.state_dir, args.command),
+            progress.reporting(args.command, quiet=args.quiet, state_dir=config.state_dir),
+        ):
             return command.run(config, args)
     except SitegenError as error:
         _print_problems(error.problems, getattr(args, "format", "text"))
         count = len(error.problems)
         written = "; nothing was written" if command.writes else ""
-        print(f"sitegen {args.command}: {count} problem{'s' if count != 1 else ''}{written}", file=sys.stderr)
+        print(
+            f"sitegen {args.command}: {count} problem{'s' if count != 1 else ''}{written}",
+            file=sys.stderr,
+        )
         return 1

@@ -66,9 +66,16 @@ class Preset:
 # statistic each file reports unless a percentile is set (docs/capacity.md).
 DEFAULT_SERVICE_LEVELS = (
     ServiceLevel("server", 5.0, 2000.0, label="Server: TTFT ≤ 2 s, ≥ 5 tok/s per request"),
-    ServiceLevel("interactive", 25.0, 450.0, label="Interactive: TTFT ≤ 450 ms, ≥ 25 tok/s per request"),
-    ServiceLevel("interactive-cold", 25.0, 450.0, ttft="cold",
-                 label="Interactive, cold prompt: TTFT ≤ 450 ms, ≥ 25 tok/s per request"),
+    ServiceLevel(
+        "interactive", 25.0, 450.0, label="Interactive: TTFT ≤ 450 ms, ≥ 25 tok/s per request"
+    ),
+    ServiceLevel(
+        "interactive-cold",
+        25.0,
+        450.0,
+        ttft="cold",
+        label="Interactive, cold prompt: TTFT ≤ 450 ms, ≥ 25 tok/s per request",
+    ),
 )
 DEFAULT_PRESETS = (
     Preset("8k-1", 8192, 1),
@@ -85,7 +92,9 @@ class Config:
     root: Path
     title: str
     description: str
-    site_url: str | None  # absolute, ending with "/"; only for the feed, sitemap, canonical and og: tags
+    site_url: (
+        str | None
+    )  # absolute, ending with "/"; only for the feed, sitemap, canonical and og: tags
     content_dir: Path
     output_dir: Path
     sources: tuple[RemoteSource, ...] = ()
@@ -152,7 +161,9 @@ def load_config(path: Path) -> Config:
         raise SitegenError(Problem(str(path), None, "", f"cannot read: {exc.strerror}")) from None
     document = parse_yaml(source, raw)
     if not isinstance(document.data, dict):
-        raise SitegenError(Problem(source, 1, "", "expected a mapping of settings (title: …, site_url: …)"))
+        raise SitegenError(
+            Problem(source, 1, "", "expected a mapping of settings (title: …, site_url: …)")
+        )
     problems = check_schema(document, "config")
     if problems:
         raise SitegenError(problems)
@@ -163,11 +174,18 @@ def load_config(path: Path) -> Config:
         for item in data.get("sources", [])
     )
     site_url, warnings = _site_url(document)
-    levels = tuple(ServiceLevel(**item) for item in data["service_levels"]) \
-        if "service_levels" in data else DEFAULT_SERVICE_LEVELS
-    presets = tuple(Preset(**item) for item in data["presets"]) if "presets" in data else DEFAULT_PRESETS
+    levels = (
+        tuple(ServiceLevel(**item) for item in data["service_levels"])
+        if "service_levels" in data
+        else DEFAULT_SERVICE_LEVELS
+    )
+    presets = (
+        tuple(Preset(**item) for item in data["presets"]) if "presets" in data else DEFAULT_PRESETS
+    )
     _check_names(document, levels, presets)
-    prices = tuple(sorted((name.lower(), Price(**item)) for name, item in data.get("prices", {}).items()))
+    prices = tuple(
+        sorted((name.lower(), Price(**item)) for name, item in data.get("prices", {}).items())
+    )
     return Config(
         root=root,
         title=data["title"],
@@ -183,29 +201,47 @@ def load_config(path: Path) -> Config:
         output_replace=bool(data.get("output_replace", False)),
         sources_budget_s=float(data.get(BUDGET_SETTING, DEFAULT_BUDGET_S)),
         accelerator_aliases=_accelerator_aliases(document),
-        change_threshold=data.get("changes", {}).get("threshold_percent",
-                                                     DEFAULT_CHANGE_THRESHOLD * 100) / 100,
+        change_threshold=data.get("changes", {}).get(
+            "threshold_percent", DEFAULT_CHANGE_THRESHOLD * 100
+        )
+        / 100,
     )
 
 
-def _check_names(document: Document, levels: tuple[ServiceLevel, ...], presets: tuple[Preset, ...]) -> None:
+def _check_names(
+    document: Document, levels: tuple[ServiceLevel, ...], presets: tuple[Preset, ...]
+) -> None:
     # Names are addresses and keys of /data/capacity.json: each must mean one thing.
     source = document.source
     problems = []
-    for kind, names in (("service_levels", [level.name for level in levels]),
-                        ("presets", [preset.name for preset in presets])):
+    for kind, names in (
+        ("service_levels", [level.name for level in levels]),
+        ("presets", [preset.name for preset in presets]),
+    ):
         for index, name in enumerate(names):
             if name in names[:index]:
                 pointer = f"/{kind}/{index}/name"
-                problems.append(Problem(source, document.line_of(pointer), pointer,
-                                        f"{name!r} is used twice; names must be unique"))
+                problems.append(
+                    Problem(
+                        source,
+                        document.line_of(pointer),
+                        pointer,
+                        f"{name!r} is used twice; names must be unique",
+                    )
+                )
     known = {level.name for level in levels}
     for index, preset in enumerate(presets):
         if preset.service_level is not None and preset.service_level not in known:
             pointer = f"/presets/{index}/service_level"
-            problems.append(Problem(source, document.line_of(pointer), pointer,
-                                    f"no service level is named {preset.service_level!r}; "
-                                    f"choose one of {sorted(known)} or add it under service_levels"))
+            problems.append(
+                Problem(
+                    source,
+                    document.line_of(pointer),
+                    pointer,
+                    f"no service level is named {preset.service_level!r}; "
+                    f"choose one of {sorted(known)} or add it under service_levels",
+                )
+            )
     if problems:
         raise SitegenError(problems)
 
@@ -220,9 +256,15 @@ def _accelerator_aliases(document: Document) -> tuple[tuple[str, str], ...]:
             key = " ".join(alias.lower().split())
             pointer = f"/accelerator_aliases/{name}/{index}"
             if key in owner and owner[key][0] != name:
-                problems.append(Problem(document.source, document.line_of(pointer), pointer,
-                                        f"{alias!r} is already an alias of {owner[key][0]!r}; "
-                                        "an alias names one accelerator"))
+                problems.append(
+                    Problem(
+                        document.source,
+                        document.line_of(pointer),
+                        pointer,
+                        f"{alias!r} is already an alias of {owner[key][0]!r}; "
+                        "an alias names one accelerator",
+                    )
+                )
             owner.setdefault(key, (name, pointer))
     if problems:
         raise SitegenError(problems)
@@ -233,7 +275,9 @@ def _inside(root: Path, relative: str, source: str, pointer: str) -> Path:
     # A config from a pull request must not point sitegen at folders outside the site.
     resolved = (root / relative).resolve()
     if resolved == root or root not in resolved.parents:
-        raise SitegenError(Problem(source, None, pointer, f"{relative!r} must be a folder inside the site folder"))
+        raise SitegenError(
+            Problem(source, None, pointer, f"{relative!r} must be a folder inside the site folder")
+        )
     return resolved
 
 
@@ -254,10 +298,14 @@ def _site_url(document: Document) -> tuple[str | None, tuple[Problem, ...]]:
         message = "base_url is deprecated and ignored (site_url is set): remove it"
     elif urlsplit(old).netloc:
         site_url = old
-        message = f"base_url is deprecated: write 'site_url: {old}' instead (read as site_url for now)"
+        message = (
+            f"base_url is deprecated: write 'site_url: {old}' instead (read as site_url for now)"
+        )
     else:
-        message = ("base_url is deprecated and ignored: links are relative now, so the site works under any path; "
-                   "remove it, and set 'site_url: https://…/' for absolute feed, sitemap and canonical addresses")
+        message = (
+            "base_url is deprecated and ignored: links are relative now, so the site works under any path; "
+            "remove it, and set 'site_url: https://…/' for absolute feed, sitemap and canonical addresses"
+        )
     return _normalised(site_url), (Problem(document.source, line, "/base_url", message),)
 
 
@@ -271,5 +319,12 @@ def with_site_url(config: Config, site_url: str, source: str = "--site-url") -> 
     deploy workflow knows (``https://<owner>.github.io/<repo>/``); checked like sitegen.yaml's."""
     rule = load_schema("config")["properties"]["site_url"]
     if not re.fullmatch(rule["pattern"], site_url):
-        raise SitegenError(Problem(source, None, "", f"{site_url!r} is not an absolute http(s) address: {rule['description']}"))
+        raise SitegenError(
+            Problem(
+                source,
+                None,
+                "",
+                f"{site_url!r} is not an absolute http(s) address: {rule['description']}",
+            )
+        )
     return replace(config, site_url=_normalised(site_url))

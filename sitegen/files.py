@@ -18,10 +18,17 @@ from sitegen.errors import Problem, SitegenError
 
 # Files sitegen itself wrote (collected.json, the build manifest, caches): generous, but bounded.
 MAX_STATE_BYTES = 1 << 30
-_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_NONBLOCK", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+)
 
 
-def read_bounded(path: Path | str, limit: int, source: str | None = None, what: str = "a result file") -> bytes:
+def read_bounded(
+    path: Path | str, limit: int, source: str | None = None, what: str = "a result file"
+) -> bytes:
     """The bytes of the plain file at ``path``, at most ``limit`` of them.
 
     A link (as the last part of the path), pipe, device or socket, or a file over the limit,
@@ -32,8 +39,9 @@ def read_bounded(path: Path | str, limit: int, source: str | None = None, what: 
     return data
 
 
-def read_bounded_open(path: Path | str, limit: int, source: str | None = None,
-                      what: str = "a result file") -> tuple[bytes, int]:
+def read_bounded_open(
+    path: Path | str, limit: int, source: str | None = None, what: str = "a result file"
+) -> tuple[bytes, int]:
     """read_bounded, and the file still open (the caller closes it): parts of it can be read
     again later from the very file that was read (os.pread), whatever has been renamed onto
     its name since."""
@@ -42,15 +50,28 @@ def read_bounded_open(path: Path | str, limit: int, source: str | None = None,
         descriptor = os.open(path, _FLAGS)
     except OSError as exc:
         if exc.errno == getattr(os, "ELOOP", -1) or os.path.islink(path):
-            raise SitegenError(Problem(shown, None, "", "is a link (or was replaced by one while sitegen read it); "
-                                       "put the file itself here")) from None
+            raise SitegenError(
+                Problem(
+                    shown,
+                    None,
+                    "",
+                    "is a link (or was replaced by one while sitegen read it); "
+                    "put the file itself here",
+                )
+            ) from None
         raise
     try:
         status = os.fstat(descriptor)
         if not stat.S_ISREG(status.st_mode):
             # O_NONBLOCK made opening a pipe return at once; reading it is what would block.
-            raise SitegenError(Problem(shown, None, "", "is not a plain file (a device, pipe or socket); "
-                                       "put a result file here"))
+            raise SitegenError(
+                Problem(
+                    shown,
+                    None,
+                    "",
+                    "is not a plain file (a device, pipe or socket); put a result file here",
+                )
+            )
         if status.st_size > limit:
             raise SitegenError(Problem(shown, None, "", _over(status.st_size, limit, what)))
         os.set_blocking(descriptor, True)

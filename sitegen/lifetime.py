@@ -91,8 +91,14 @@ def end_process(code: int) -> NoReturn:
     runs (it is waited for); a profiler or tracer watches (cProfile, a debugger, coverage's
     tracer), which writes what it saw once the program is over; or a stream cannot be flushed
     (a closed pipe, which Python reports)."""
-    if sys.getprofile() is not None or sys.gettrace() is not None \
-            or any(thread is not threading.main_thread() and not thread.daemon for thread in threading.enumerate()):
+    if (
+        sys.getprofile() is not None
+        or sys.gettrace() is not None
+        or any(
+            thread is not threading.main_thread() and not thread.daemon
+            for thread in threading.enumerate()
+        )
+    ):
         sys.exit(code)
     try:
         _flush()

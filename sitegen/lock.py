@@ -34,12 +34,19 @@ def project_lock(state_dir: Path, command: str, wait_s: float | None = None) -> 
     try:
         state_dir.mkdir(parents=True, exist_ok=True)
         # No link followed (a link could make sitegen create a file anywhere), no pipe waited on.
-        handle = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
+        handle = os.open(
+            path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644
+        )
     except OSError as exc:
         if os.path.islink(path):
-            raise SitegenError(Problem(str(path), None, "", "is a link; remove it (sitegen makes its own lock "
-                                       "file)")) from None
-        raise SitegenError(Problem(str(path), None, "", f"cannot create the lock file: {exc.strerror}")) from None
+            raise SitegenError(
+                Problem(
+                    str(path), None, "", "is a link; remove it (sitegen makes its own lock file)"
+                )
+            ) from None
+        raise SitegenError(
+            Problem(str(path), None, "", f"cannot create the lock file: {exc.strerror}")
+        ) from None
     try:
         deadline = time.monotonic() + wait
         while True:  # bounded by the deadline
@@ -48,12 +55,22 @@ def project_lock(state_dir: Path, command: str, wait_s: float | None = None) -> 
                 break
             except BlockingIOError:
                 if time.monotonic() >= deadline:
-                    raise SitegenError(Problem(str(path), None, "", (
-                        f"another sitegen (collect or build) is running in this project; {command} waited "
-                        f"{wait:g} s for it. Run again when it has finished"))) from None
+                    raise SitegenError(
+                        Problem(
+                            str(path),
+                            None,
+                            "",
+                            (
+                                f"another sitegen (collect or build) is running in this project; {command} waited "
+                                f"{wait:g} s for it. Run again when it has finished"
+                            ),
+                        )
+                    ) from None
                 time.sleep(_POLL_S)
             except OSError as exc:  # a file system without locks: say so rather than run unguarded
-                raise SitegenError(Problem(str(path), None, "", f"cannot lock: {exc.strerror}")) from None
+                raise SitegenError(
+                    Problem(str(path), None, "", f"cannot lock: {exc.strerror}")
+                ) from None
         yield
     finally:
         os.close(handle)  # closing the descriptor releases the lock

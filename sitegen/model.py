@@ -242,29 +242,53 @@ class Run:
     # unchanged pages never needs the tens of thousands of cells of a large site.
     @cached_property
     def prefill(self) -> tuple[PrefillPoint, ...]:
-        return tuple(sorted(
-            (PrefillPoint(**{**point, "source_values": _pairs(point.get("source_values"))})
-             for point in self.raw["measurements"]["prefill"]),
-            key=lambda p: (p.context_tokens, p.prompt_chunk_tokens or 0),
-        ))
+        return tuple(
+            sorted(
+                (
+                    PrefillPoint(**{**point, "source_values": _pairs(point.get("source_values"))})
+                    for point in self.raw["measurements"]["prefill"]
+                ),
+                key=lambda p: (p.context_tokens, p.prompt_chunk_tokens or 0),
+            )
+        )
 
     @cached_property
     def decode(self) -> tuple[DecodeCell, ...]:
-        return tuple(sorted(
-            (DecodeCell(**{**cell, "status": Status(cell["status"]), "source_values": _pairs(cell.get("source_values"))})
-             for cell in self.raw["measurements"]["decode"]),
-            key=lambda c: (c.context_tokens, c.concurrency, c.output_tokens_per_request or 0),
-        ))
+        return tuple(
+            sorted(
+                (
+                    DecodeCell(
+                        **{
+                            **cell,
+                            "status": Status(cell["status"]),
+                            "source_values": _pairs(cell.get("source_values")),
+                        }
+                    )
+                    for cell in self.raw["measurements"]["decode"]
+                ),
+                key=lambda c: (c.context_tokens, c.concurrency, c.output_tokens_per_request or 0),
+            )
+        )
 
     @cached_property
     def load_points(self) -> tuple[LoadPoint, ...]:
         """Open-loop points (schema 1.2), by input length, rate and cap."""
-        return tuple(sorted(
-            (LoadPoint(**{**point, "source_values": _pairs(point.get("source_values"))})
-             for point in self.raw["measurements"].get("load_points", ())),
-            key=lambda p: (p.input_tokens_per_request, p.output_tokens_per_request or 0,
-                           p.request_rate, p.max_concurrency or 0, p.arrival, p.burstiness or 0.0),
-        ))
+        return tuple(
+            sorted(
+                (
+                    LoadPoint(**{**point, "source_values": _pairs(point.get("source_values"))})
+                    for point in self.raw["measurements"].get("load_points", ())
+                ),
+                key=lambda p: (
+                    p.input_tokens_per_request,
+                    p.output_tokens_per_request or 0,
+                    p.request_rate,
+                    p.max_concurrency or 0,
+                    p.arrival,
+                    p.burstiness or 0.0,
+                ),
+            )
+        )
 
     @property
     def contexts(self) -> list[int]:
@@ -287,7 +311,10 @@ class Run:
         """The cell at this position; where a source varied the output length, the run's own."""
         matches = self._cells_at.get((context_tokens, concurrency), [])
         default = self.info.output_tokens_per_request
-        return next((c for c in matches if c.output_tokens_per_request in (None, default)), matches[0] if matches else None)
+        return next(
+            (c for c in matches if c.output_tokens_per_request in (None, default)),
+            matches[0] if matches else None,
+        )
 
 
 _DECODED = ("raw", "prefill", "decode", "load_points", "_cells_at")
@@ -319,8 +346,14 @@ def _pairs(mapping: dict[str, Any] | None) -> tuple[tuple[str, Any], ...]:
     return tuple(sorted((mapping or {}).items()))
 
 
-def run_from_dict(run_id: str, data: dict[str, Any], origin: str = "", digest: str = "",
-                  measurements: Callable[[], Any] | None = None, decoded: DecodedRuns | None = None) -> Run:
+def run_from_dict(
+    run_id: str,
+    data: dict[str, Any],
+    origin: str = "",
+    digest: str = "",
+    measurements: Callable[[], Any] | None = None,
+    decoded: DecodedRuns | None = None,
+) -> Run:
     """Build a Run from a result document that passed validation; with ``measurements``, the
     document's own are a placeholder and this gives them when first asked for (Run.raw)."""
     # The sections as they are, copied only where a field is made a tuple: a build reads 20,000
@@ -329,7 +362,12 @@ def run_from_dict(run_id: str, data: dict[str, Any], origin: str = "", digest: s
     if "settings" in engine:
         engine = {**engine, "settings": _pairs(engine["settings"])}
     if "acknowledged_warnings" in info:
-        info = {**info, "acknowledged_warnings": tuple(AcknowledgedWarning(**w) for w in info["acknowledged_warnings"])}
+        info = {
+            **info,
+            "acknowledged_warnings": tuple(
+                AcknowledgedWarning(**w) for w in info["acknowledged_warnings"]
+            ),
+        }
     source = data.get("source")
     provenance = data.get("provenance")
     return Run(
@@ -337,8 +375,12 @@ def run_from_dict(run_id: str, data: dict[str, Any], origin: str = "", digest: s
         hardware=Hardware(**data["hardware"]),
         engine=Engine(**engine),
         info=RunInfo(**info),
-        source=Source(**{**source, "related_urls": tuple(source.get("related_urls", ()))}) if source else None,
-        provenance=Provenance(**{**provenance, "notes": tuple(provenance.get("notes", ()))}) if provenance else None,
+        source=Source(**{**source, "related_urls": tuple(source.get("related_urls", ()))})
+        if source
+        else None,
+        provenance=Provenance(**{**provenance, "notes": tuple(provenance.get("notes", ()))})
+        if provenance
+        else None,
         origin=origin,
         document=data,
         digest=digest,

@@ -66,15 +66,23 @@ class _Refused(Exception):
 
 def _decode(source: str, raw: bytes, max_bytes: int = MAX_FILE_BYTES) -> str:
     if len(raw) > max_bytes:
-        raise SitegenError(Problem(source, None, "",
-                                   f"file is {len(raw):,} bytes, over the {max_bytes:,}-byte limit for a result file"))
+        raise SitegenError(
+            Problem(
+                source,
+                None,
+                "",
+                f"file is {len(raw):,} bytes, over the {max_bytes:,}-byte limit for a result file",
+            )
+        )
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
-        raise SitegenError(Problem(source, line, "", "file is not valid UTF-8 text; save it as UTF-8")) from None
+        raise SitegenError(
+            Problem(source, line, "", "file is not valid UTF-8 text; save it as UTF-8")
+        ) from None
     if not text.strip():
         raise SitegenError(Problem(source, None, "", "file is empty"))
     return text.replace("\r\n", "\n")
@@ -109,8 +117,16 @@ def parse_yaml(source: str, raw: bytes, *, max_bytes: int = MAX_FILE_BYTES) -> D
         loader.dispose()
 
 
-def _construct(loader: yaml.SafeLoader, node: Node, pointer: str, lines: dict[str, int],
-               depth: int, seen: set[int], source: str, used_at: int) -> Any:
+def _construct(
+    loader: yaml.SafeLoader,
+    node: Node,
+    pointer: str,
+    lines: dict[str, int],
+    depth: int,
+    seen: set[int],
+    source: str,
+    used_at: int,
+) -> Any:
     """Plain data from a composed node, recording lines; ``used_at`` is the line that uses it."""
     line = node.start_mark.line + 1
     lines.setdefault(pointer, line)
@@ -118,9 +134,13 @@ def _construct(loader: yaml.SafeLoader, node: Node, pointer: str, lines: dict[st
         raise SitegenError(Problem(source, used_at, "", _ALIAS))
     seen.add(id(node))
     if len(seen) > MAX_NODES:
-        raise SitegenError(Problem(source, line, pointer, f"document has more than {MAX_NODES:,} values"))
+        raise SitegenError(
+            Problem(source, line, pointer, f"document has more than {MAX_NODES:,} values")
+        )
     if depth > MAX_DEPTH:
-        raise SitegenError(Problem(source, line, pointer, f"nested more than {MAX_DEPTH} levels deep"))
+        raise SitegenError(
+            Problem(source, line, pointer, f"nested more than {MAX_DEPTH} levels deep")
+        )
     if isinstance(node, ScalarNode):
         if node.tag == "tag:yaml.org,2002:str":
             return node.value  # the common case, without the constructor's bookkeeping
@@ -128,7 +148,11 @@ def _construct(loader: yaml.SafeLoader, node: Node, pointer: str, lines: dict[st
             # Dates stay strings so that 2026-07-09 means the same in YAML and JSON.
             return node.value
         if node.tag not in _SCALAR_TAGS:
-            raise SitegenError(Problem(source, line, pointer, f"the tag {node.tag!r} is not allowed; use plain values"))
+            raise SitegenError(
+                Problem(
+                    source, line, pointer, f"the tag {node.tag!r} is not allowed; use plain values"
+                )
+            )
         try:
             return loader.construct_object(node, deep=True)
         except yaml.YAMLError as exc:
@@ -138,33 +162,65 @@ def _construct(loader: yaml.SafeLoader, node: Node, pointer: str, lines: dict[st
             raise SitegenError(Problem(source, line, pointer, _HUGE_NUMBER)) from None
     if isinstance(node, SequenceNode):
         if node.tag != "tag:yaml.org,2002:seq":
-            raise SitegenError(Problem(source, line, pointer, f"the tag {node.tag!r} is not allowed; use plain values"))
+            raise SitegenError(
+                Problem(
+                    source, line, pointer, f"the tag {node.tag!r} is not allowed; use plain values"
+                )
+            )
         return [
-            _construct(loader, item, pointer_join(pointer, i), lines, depth + 1, seen, source, item.start_mark.line + 1)
+            _construct(
+                loader,
+                item,
+                pointer_join(pointer, i),
+                lines,
+                depth + 1,
+                seen,
+                source,
+                item.start_mark.line + 1,
+            )
             for i, item in enumerate(node.value)
         ]
     if isinstance(node, MappingNode):
         if node.tag != "tag:yaml.org,2002:map":
-            raise SitegenError(Problem(source, line, pointer, f"the tag {node.tag!r} is not allowed; use plain values"))
+            raise SitegenError(
+                Problem(
+                    source, line, pointer, f"the tag {node.tag!r} is not allowed; use plain values"
+                )
+            )
         result: dict[str, Any] = {}
         for key_node, value_node in node.value:
             key_line = key_node.start_mark.line + 1
             if key_node.tag == "tag:yaml.org,2002:merge":
-                raise SitegenError(Problem(source, key_line, pointer, "merge keys (<<) are not allowed; write the keys out"))
+                raise SitegenError(
+                    Problem(
+                        source,
+                        key_line,
+                        pointer,
+                        "merge keys (<<) are not allowed; write the keys out",
+                    )
+                )
             if not isinstance(key_node, ScalarNode):
                 raise SitegenError(Problem(source, key_line, pointer, "keys must be plain strings"))
             key = str(key_node.value)
             child = pointer_join(pointer, key)
             if key in result:
                 first = lines.get(child)
-                raise SitegenError(Problem(source, key_line, child, f"duplicate key {key!r} (first at line {first})"))
+                raise SitegenError(
+                    Problem(
+                        source, key_line, child, f"duplicate key {key!r} (first at line {first})"
+                    )
+                )
             lines[child] = key_line
-            result[key] = _construct(loader, value_node, child, lines, depth + 1, seen, source, key_line)
+            result[key] = _construct(
+                loader, value_node, child, lines, depth + 1, seen, source, key_line
+            )
         return result
     raise SitegenError(Problem(source, line, pointer, "unsupported YAML node"))
 
 
-def parse_json(source: str, raw: bytes, *, max_bytes: int = MAX_FILE_BYTES, non_finite: bool = False) -> Document:
+def parse_json(
+    source: str, raw: bytes, *, max_bytes: int = MAX_FILE_BYTES, non_finite: bool = False
+) -> Document:
     """Parse JSON strictly (no NaN, no duplicate keys); lines come from a YAML pass when it agrees.
 
     ``max_bytes`` lets raw tool output (telemetry, request samples) be larger than a result
@@ -187,13 +243,21 @@ def parse_json(source: str, raw: bytes, *, max_bytes: int = MAX_FILE_BYTES, non_
         raise _Refused(f"{name} is not a number JSON allows; leave the figure out", None)
 
     try:
-        data = json.loads(text, object_pairs_hook=pairs, parse_constant=float if non_finite else constant)
+        data = json.loads(
+            text, object_pairs_hook=pairs, parse_constant=float if non_finite else constant
+        )
     except json.JSONDecodeError as exc:
-        raise SitegenError(Problem(source, exc.lineno, "", f"invalid JSON: {exc.msg} (column {exc.colno})")) from None
+        raise SitegenError(
+            Problem(source, exc.lineno, "", f"invalid JSON: {exc.msg} (column {exc.colno})")
+        ) from None
     except RecursionError:
-        raise SitegenError(Problem(source, None, "", f"nested more than {MAX_DEPTH} levels deep")) from None
+        raise SitegenError(
+            Problem(source, None, "", f"nested more than {MAX_DEPTH} levels deep")
+        ) from None
     except _Refused as exc:
-        raise SitegenError(Problem(source, _line_of_text(text, exc.message), "", exc.message)) from None
+        raise SitegenError(
+            Problem(source, _line_of_text(text, exc.message), "", exc.message)
+        ) from None
     except ValueError:
         # Integers of more than 4,300 digits: Python refuses to convert them (a denial-of-service guard).
         raise SitegenError(Problem(source, None, "", _HUGE_NUMBER)) from None
@@ -212,7 +276,9 @@ def _check_plain(source: str, data: Any, lines: dict[str, int]) -> None:
     while stack:
         value, pointer, depth = stack.pop()
         if depth > MAX_DEPTH:
-            raise SitegenError(Problem(source, None, "", f"nested more than {MAX_DEPTH} levels deep"))
+            raise SitegenError(
+                Problem(source, None, "", f"nested more than {MAX_DEPTH} levels deep")
+            )
         if isinstance(value, str):
             if _has_surrogate(value):
                 raise SitegenError(Problem(source, _line(lines, pointer), pointer, _SURROGATE))
@@ -223,7 +289,9 @@ def _check_plain(source: str, data: Any, lines: dict[str, int]) -> None:
                     raise SitegenError(Problem(source, _line(lines, pointer), pointer, _SURROGATE))
                 stack.append((item, child, depth + 1))
         elif isinstance(value, list):
-            stack.extend((item, pointer_join(pointer, index), depth + 1) for index, item in enumerate(value))
+            stack.extend(
+                (item, pointer_join(pointer, index), depth + 1) for index, item in enumerate(value)
+            )
 
 
 def _has_surrogate(text: str) -> bool:

@@ -45,14 +45,23 @@ UNIT_SLIP = (300.0, 3000.0)
 # No first token comes in under a tenth of one decode step: a smaller TTFT is in other units.
 TTFT_TBT_FLOOR = 0.1
 
-CHECKS = ("per-request-vs-total", "active-below-requested", "tbt-vs-per-request", "jump-from-neighbours",
-          "statistics-order", "unit-mismatch")
+CHECKS = (
+    "per-request-vs-total",
+    "active-below-requested",
+    "tbt-vs-per-request",
+    "jump-from-neighbours",
+    "statistics-order",
+    "unit-mismatch",
+)
 _MEASURED = ("valid", "requests_queued")
 _DECODE_CELL = re.compile(r"^/measurements/decode/(\d+)(?:/(.*))?$")
 _PREFILL_POINT = re.compile(r"^/measurements/prefill/(\d+)(?:/(.*))?$")
 _FIGURE_NAMES = {
-    "total_tokens_per_s": "total tok/s", "per_request_tokens_per_s": "per-request tok/s", "ttft_ms": "TTFT",
-    "time_between_tokens_ms": "time between tokens", "average_active_requests": "average active requests",
+    "total_tokens_per_s": "total tok/s",
+    "per_request_tokens_per_s": "per-request tok/s",
+    "ttft_ms": "TTFT",
+    "time_between_tokens_ms": "time between tokens",
+    "average_active_requests": "average active requests",
     "statistics": "statistics",
 }
 
@@ -131,20 +140,34 @@ def _cell_findings(pointer: str, cell: dict[str, Any]) -> Iterator[Finding]:
         ratio = total / expected
         if not THROUGHPUT_RATIO[0] <= ratio <= THROUGHPUT_RATIO[1]:
             what = "average active requests" if active else "requests sent at once"
-            yield Finding("per-request-vs-total", f"{pointer}/total_tokens_per_s",
-                          f"total tok/s {total:,.1f} is {ratio:.2f}× per-request tok/s {per_request:,.1f} × "
-                          f"{running:g} {what} ({expected:,.1f}); expected within "
-                          f"{THROUGHPUT_RATIO[0]:g}–{THROUGHPUT_RATIO[1]:g}×")
-    if active is not None and concurrency > 1 and cell.get("status") == "valid" and active < ACTIVE_SHARE * concurrency:
-        yield Finding("active-below-requested", f"{pointer}/average_active_requests",
-                      f"on average {active:g} of the {concurrency:g} requests sent at once were running, yet the cell "
-                      "is valid, not requests_queued: a queue the tool did not see, or a server limit on requests")
+            yield Finding(
+                "per-request-vs-total",
+                f"{pointer}/total_tokens_per_s",
+                f"total tok/s {total:,.1f} is {ratio:.2f}× per-request tok/s {per_request:,.1f} × "
+                f"{running:g} {what} ({expected:,.1f}); expected within "
+                f"{THROUGHPUT_RATIO[0]:g}–{THROUGHPUT_RATIO[1]:g}×",
+            )
+    if (
+        active is not None
+        and concurrency > 1
+        and cell.get("status") == "valid"
+        and active < ACTIVE_SHARE * concurrency
+    ):
+        yield Finding(
+            "active-below-requested",
+            f"{pointer}/average_active_requests",
+            f"on average {active:g} of the {concurrency:g} requests sent at once were running, yet the cell "
+            "is valid, not requests_queued: a queue the tool did not see, or a server limit on requests",
+        )
     if per_request and tbt:
         product = per_request * tbt / 1000.0
         if not TBT_PRODUCT[0] <= product <= TBT_PRODUCT[1]:
-            yield Finding("tbt-vs-per-request", f"{pointer}/time_between_tokens_ms",
-                          f"time between tokens {tbt:,.1f} ms means {1000.0 / tbt:,.1f} tok/s for one request, but "
-                          f"per-request tok/s is {per_request:,.1f} ({product:.2f}×); check the units")
+            yield Finding(
+                "tbt-vs-per-request",
+                f"{pointer}/time_between_tokens_ms",
+                f"time between tokens {tbt:,.1f} ms means {1000.0 / tbt:,.1f} tok/s for one request, but "
+                f"per-request tok/s is {per_request:,.1f} ({product:.2f}×); check the units",
+            )
 
 
 def _slip(ratio: float) -> str:
@@ -163,29 +186,46 @@ def _unit_findings(pointer: str, cell: dict[str, Any]) -> Iterator[Finding]:
     total, measured = _number(cell.get("total_tokens_per_s")), _number(cell.get("measured_s"))
     output, ttft = _number(cell.get("output_tokens")), _number(cell.get("ttft_ms"))
     per_request = _number(cell.get("per_request_tokens_per_s"))
-    tbt = _number(cell.get("time_between_tokens_ms")) or (1000.0 / per_request if per_request else None)
+    tbt = _number(cell.get("time_between_tokens_ms")) or (
+        1000.0 / per_request if per_request else None
+    )
     if total and measured and output:
         ratio = total * measured / output
         if not UNIT_RATIO[0] <= ratio <= UNIT_RATIO[1]:
             slip = _slip(ratio)
-            unit = (f"; measured_s {measured:g} looks like milliseconds ({measured / 1000:g} s)"
-                    if slip == "1000× too large" else
-                    "; one of them is 1000× off: a unit slip (tok/s per millisecond, or output tokens in "
-                    "thousands?)" if slip else "")
-            yield Finding("unit-mismatch", f"{pointer}/measured_s",
-                          f"total tok/s {total:,.1f} × measured_s {measured:g} gives {total * measured:,.0f} output "
-                          f"tokens, but the cell says {output:,.0f} ({ratio:.3g}×){unit}")
+            unit = (
+                f"; measured_s {measured:g} looks like milliseconds ({measured / 1000:g} s)"
+                if slip == "1000× too large"
+                else "; one of them is 1000× off: a unit slip (tok/s per millisecond, or output tokens in "
+                "thousands?)"
+                if slip
+                else ""
+            )
+            yield Finding(
+                "unit-mismatch",
+                f"{pointer}/measured_s",
+                f"total tok/s {total:,.1f} × measured_s {measured:g} gives {total * measured:,.0f} output "
+                f"tokens, but the cell says {output:,.0f} ({ratio:.3g}×){unit}",
+            )
     if ttft and tbt and ttft < TTFT_TBT_FLOOR * tbt:
-        yield Finding("unit-mismatch", f"{pointer}/ttft_ms",
-                      f"ttft_ms {ttft:g} is under a tenth of the time between tokens ({tbt:.3g} ms), but the first "
-                      f"token cannot come faster than a decode step: it looks like seconds ({ttft * 1000:g} ms)")
+        yield Finding(
+            "unit-mismatch",
+            f"{pointer}/ttft_ms",
+            f"ttft_ms {ttft:g} is under a tenth of the time between tokens ({tbt:.3g} ms), but the first "
+            f"token cannot come faster than a decode step: it looks like seconds ({ttft * 1000:g} ms)",
+        )
     if ttft and measured and ttft > 1000.0 * measured:
-        yield Finding("unit-mismatch", f"{pointer}/ttft_ms",
-                      f"ttft_ms {ttft:g} is longer than the whole measured time ({measured:g} s): it looks like "
-                      f"microseconds ({ttft / 1000:g} ms), or measured_s is in other units")
+        yield Finding(
+            "unit-mismatch",
+            f"{pointer}/ttft_ms",
+            f"ttft_ms {ttft:g} is longer than the whole measured time ({measured:g} s): it looks like "
+            f"microseconds ({ttft / 1000:g} ms), or measured_s is in other units",
+        )
 
 
-def _statistics_findings(pointer: str, item: dict[str, Any], headline_statistic: Any) -> Iterator[Finding]:
+def _statistics_findings(
+    pointer: str, item: dict[str, Any], headline_statistic: Any
+) -> Iterator[Finding]:
     statistics = item.get("statistics")
     if not isinstance(statistics, dict):
         return
@@ -193,32 +233,61 @@ def _statistics_findings(pointer: str, item: dict[str, Any], headline_statistic:
         if not isinstance(values, dict):
             continue
         here = f"{pointer}/statistics/{figure}"
-        percentiles = sorted((float(name[1:]), name, value) for name, value in values.items()
-                             if name.startswith("p") and _number(value) is not None)
+        percentiles = sorted(
+            (float(name[1:]), name, value)
+            for name, value in values.items()
+            if name.startswith("p") and _number(value) is not None
+        )
         for (_, low_name, low), (_, high_name, high) in pairwise(percentiles):
             if low > high:
-                yield Finding("statistics-order", here, f"{low_name} {low:g} is above {high_name} {high:g}; "
-                              "percentiles grow with their rank")
+                yield Finding(
+                    "statistics-order",
+                    here,
+                    f"{low_name} {low:g} is above {high_name} {high:g}; "
+                    "percentiles grow with their rank",
+                )
         low_bound, high_bound, mean = (_number(values.get(name)) for name in ("min", "max", "mean"))
-        if mean is not None and ((low_bound is not None and mean < low_bound)
-                                 or (high_bound is not None and mean > high_bound)):
-            yield Finding("statistics-order", here, f"the mean {mean:g} is outside min–max "
-                          f"{low_bound if low_bound is not None else '…'}–{high_bound if high_bound is not None else '…'}")
+        if mean is not None and (
+            (low_bound is not None and mean < low_bound)
+            or (high_bound is not None and mean > high_bound)
+        ):
+            yield Finding(
+                "statistics-order",
+                here,
+                f"the mean {mean:g} is outside min–max "
+                f"{low_bound if low_bound is not None else '…'}–{high_bound if high_bound is not None else '…'}",
+            )
         headline = _number(item.get(figure))
-        name = {"mean": "mean", "median": "p50"}.get(headline_statistic) if isinstance(headline_statistic, str) else None
+        name = (
+            {"mean": "mean", "median": "p50"}.get(headline_statistic)
+            if isinstance(headline_statistic, str)
+            else None
+        )
         declared = _number(values.get(name)) if name else None
-        if headline is not None and declared is not None and abs(headline - declared) > HEADLINE_TOLERANCE * max(
-                abs(declared), 1e-9):
-            yield Finding("statistics-order", f"{pointer}/{figure}",
-                          f"the run says its figures are {headline_statistic}s, but {figure} {headline:g} is not the "
-                          f"{name} {declared:g} of its statistics")
+        if (
+            headline is not None
+            and declared is not None
+            and abs(headline - declared) > HEADLINE_TOLERANCE * max(abs(declared), 1e-9)
+        ):
+            yield Finding(
+                "statistics-order",
+                f"{pointer}/{figure}",
+                f"the run says its figures are {headline_statistic}s, but {figure} {headline:g} is not the "
+                f"{name} {declared:g} of its statistics",
+            )
 
 
 def _jumps(cells: list[Any]) -> Iterator[Finding]:
     """Throughputs 10× off every measured neighbour (adjacent context or concurrency level)."""
-    measured = [(index, cell) for index, cell in enumerate(cells)
-                if isinstance(cell, dict) and cell.get("status") in _MEASURED and cell.get("output_tokens_per_request") is None
-                and isinstance(cell.get("context_tokens"), int) and isinstance(cell.get("concurrency"), int)]
+    measured = [
+        (index, cell)
+        for index, cell in enumerate(cells)
+        if isinstance(cell, dict)
+        and cell.get("status") in _MEASURED
+        and cell.get("output_tokens_per_request") is None
+        and isinstance(cell.get("context_tokens"), int)
+        and isinstance(cell.get("concurrency"), int)
+    ]
     contexts = sorted({cell["context_tokens"] for _, cell in measured})
     levels = sorted({cell["concurrency"] for _, cell in measured})
     at = {(cell["context_tokens"], cell["concurrency"]): (index, cell) for index, cell in measured}
@@ -229,23 +298,39 @@ def _jumps(cells: list[Any]) -> Iterator[Finding]:
                 continue
             ci, li = contexts.index(context), levels.index(level)
             around = [(contexts[c], levels[li]) for c in (ci - 1, ci + 1) if 0 <= c < len(contexts)]
-            around += [(contexts[ci], levels[level_index]) for level_index in (li - 1, li + 1) if 0 <= level_index < len(levels)]
-            values = [v for position in around if position in at and (v := _number(at[position][1].get(figure)))]
+            around += [
+                (contexts[ci], levels[level_index])
+                for level_index in (li - 1, li + 1)
+                if 0 <= level_index < len(levels)
+            ]
+            values = [
+                v
+                for position in around
+                if position in at and (v := _number(at[position][1].get(figure)))
+            ]
             if len(values) < 2:
                 continue
-            if all(value >= JUMP_FACTOR * v for v in values) or all(value * JUMP_FACTOR <= v for v in values):
+            if all(value >= JUMP_FACTOR * v for v in values) or all(
+                value * JUMP_FACTOR <= v for v in values
+            ):
                 direction = "above" if value > values[0] else "below"
-                yield Finding("jump-from-neighbours", f"/measurements/decode/{index}/{figure}",
-                              f"{_FIGURE_NAMES[figure]} {value:,.1f} is {JUMP_FACTOR:g}× or more {direction} every "
-                              f"neighbouring cell ({', '.join(f'{v:,.1f}' for v in values)}); a unit or column slip?")
+                yield Finding(
+                    "jump-from-neighbours",
+                    f"/measurements/decode/{index}/{figure}",
+                    f"{_FIGURE_NAMES[figure]} {value:,.1f} is {JUMP_FACTOR:g}× or more {direction} every "
+                    f"neighbouring cell ({', '.join(f'{v:,.1f}' for v in values)}); a unit or column slip?",
+                )
 
 
 def acknowledged(data: Any) -> dict[tuple[str, str], str]:
     """(check, pointer) → reason, for every warning the file acknowledges."""
     run = data.get("run") if isinstance(data, dict) else None
     items = run.get("acknowledged_warnings") if isinstance(run, dict) else None
-    return {(item["check"], item["pointer"]): item["reason"] for item in items or ()
-            if isinstance(item, dict) and {"check", "pointer", "reason"} <= set(item)}
+    return {
+        (item["check"], item["pointer"]): item["reason"]
+        for item in items or ()
+        if isinstance(item, dict) and {"check", "pointer", "reason"} <= set(item)
+    }
 
 
 def plausibility_warnings(document: Document) -> list[Problem]:
@@ -254,17 +339,32 @@ def plausibility_warnings(document: Document) -> list[Problem]:
     found = findings(document.data)
     known = acknowledged(document.data)
     warnings = [
-        Problem(document.source, document.line_of(f.pointer), f.pointer,
-                f"warning: {describe(document.data, f.pointer)}: {f.message} [{f.check}]; if the figure is right, "
-                "acknowledge it in run.acknowledged_warnings with a reason")
-        for f in found if (f.check, f.pointer) not in known
+        Problem(
+            document.source,
+            document.line_of(f.pointer),
+            f.pointer,
+            f"warning: {describe(document.data, f.pointer)}: {f.message} [{f.check}]; if the figure is right, "
+            "acknowledge it in run.acknowledged_warnings with a reason",
+        )
+        for f in found
+        if (f.check, f.pointer) not in known
     ]
     given = {(f.check, f.pointer) for f in found}
-    items = document.data.get("run", {}).get("acknowledged_warnings", []) if isinstance(document.data, dict) else []
+    items = (
+        document.data.get("run", {}).get("acknowledged_warnings", [])
+        if isinstance(document.data, dict)
+        else []
+    )
     for index, item in enumerate(items if isinstance(items, list) else []):
         if isinstance(item, dict) and (item.get("check"), item.get("pointer")) not in given:
             pointer = pointer_join("/run/acknowledged_warnings", index)
-            warnings.append(Problem(document.source, document.line_of(pointer), pointer,
-                                    f"warning: acknowledges a {item.get('check')} warning at {item.get('pointer')} that sitegen "
-                                    "does not give; remove it, or correct its check or pointer"))
+            warnings.append(
+                Problem(
+                    document.source,
+                    document.line_of(pointer),
+                    pointer,
+                    f"warning: acknowledges a {item.get('check')} warning at {item.get('pointer')} that sitegen "
+                    "does not give; remove it, or correct its check or pointer",
+                )
+            )
     return sorted(warnings, key=lambda p: (p.line or 0, p.pointer, p.message))

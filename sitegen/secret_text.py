@@ -52,32 +52,124 @@ REDACTED = "<redacted>"
 # --- secret names ---------------------------------------------------------------------
 
 _WORD_SPLIT = re.compile(r"[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
-_SECRET_WORDS = frozenset({
-    "token", "secret", "secrets", "password", "passwd", "passphrase",
-    "apikey", "apikeys", "key", "keys", "credential", "credentials", "privkey",
-})
+_SECRET_WORDS = frozenset(
+    {
+        "token",
+        "secret",
+        "secrets",
+        "password",
+        "passwd",
+        "passphrase",
+        "apikey",
+        "apikeys",
+        "key",
+        "keys",
+        "credential",
+        "credentials",
+        "privkey",
+    }
+)
 # A secret word right after one of these is about something else.
-_TOKENIZER_WORDS = frozenset({
-    "bos", "eos", "pad", "unk", "sep", "cls", "mask", "special", "stop", "start", "end",
-    "image", "video", "audio", "max", "min", "num", "total", "first", "last", "per",
-    "prompt", "input", "output", "context", "new", "added",
-})
-_NON_SECRET_KEY_WORDS = frozenset({
-    "public", "sort", "primary", "foreign", "hash", "cache", "partition", "group", "dict",
-    "map", "lookup", "index", "row", "column", "shard", "routing", "num", "max", "min",
-})
+_TOKENIZER_WORDS = frozenset(
+    {
+        "bos",
+        "eos",
+        "pad",
+        "unk",
+        "sep",
+        "cls",
+        "mask",
+        "special",
+        "stop",
+        "start",
+        "end",
+        "image",
+        "video",
+        "audio",
+        "max",
+        "min",
+        "num",
+        "total",
+        "first",
+        "last",
+        "per",
+        "prompt",
+        "input",
+        "output",
+        "context",
+        "new",
+        "added",
+    }
+)
+_NON_SECRET_KEY_WORDS = frozenset(
+    {
+        "public",
+        "sort",
+        "primary",
+        "foreign",
+        "hash",
+        "cache",
+        "partition",
+        "group",
+        "dict",
+        "map",
+        "lookup",
+        "index",
+        "row",
+        "column",
+        "shard",
+        "routing",
+        "num",
+        "max",
+        "min",
+    }
+)
 _NOT_SECRET_AFTER: dict[str, frozenset[str]] = {
     "token": _TOKENIZER_WORDS,
     "key": _NON_SECRET_KEY_WORDS,
     "keys": _NON_SECRET_KEY_WORDS,
 }
 # A last word that says the value points at a secret, or describes it, rather than being it.
-_REFERENCE_WORDS = frozenset({
-    "file", "files", "path", "paths", "dir", "directory", "filename", "env", "var", "name",
-    "header", "url", "uri", "endpoint", "type", "mode", "format", "length", "len", "size",
-    "count", "limit", "budget", "enabled", "enable", "disabled", "required", "prefix",
-    "source", "location", "provider", "field", "usage", "ttl", "expiry", "expires",
-})
+_REFERENCE_WORDS = frozenset(
+    {
+        "file",
+        "files",
+        "path",
+        "paths",
+        "dir",
+        "directory",
+        "filename",
+        "env",
+        "var",
+        "name",
+        "header",
+        "url",
+        "uri",
+        "endpoint",
+        "type",
+        "mode",
+        "format",
+        "length",
+        "len",
+        "size",
+        "count",
+        "limit",
+        "budget",
+        "enabled",
+        "enable",
+        "disabled",
+        "required",
+        "prefix",
+        "source",
+        "location",
+        "provider",
+        "field",
+        "usage",
+        "ttl",
+        "expiry",
+        "expires",
+    }
+)
 # Alone and unquoted before a colon these are ordinary prose ("Key: the figures are …").
 _PROSE_WORDS = frozenset({"key", "keys", "token", "secret", "secrets"})
 # Mapping keys whose whole value is a credential even though no secret word is in the name.
@@ -131,7 +223,8 @@ def _is_secret_query_name(name: str) -> bool:
 # (-H 'Authorization: Bearer x' -H '…'), where the next quote closes rather than opens.
 # Each loop alternative starts with a different character and nothing follows the value,
 # so matching never backtracks.
-_VALUE = re.compile(r"""
+_VALUE = re.compile(
+    r"""
     <[^\s<>]*>
   | "(?:[^"\\\n]|\\.)*"?
   | '[^'\n]*'?
@@ -141,7 +234,9 @@ _VALUE = re.compile(r"""
       | "[^"\s]*"
       | '[^'\s]*'
     )+
-""", re.VERBOSE)
+""",
+    re.VERBOSE,
+)
 # A value that only points at a secret: shell expansions joined by punctuation.
 _REFERENCE_VALUE = re.compile(r"(?:\$[A-Za-z_]\w*|\$\{[A-Za-z_]\w*\}|\$\([^()\n]*\)|[:/@.-])+")
 _MASKED_VALUE = re.compile(r"\*{3,}|x{3,}|X{3,}")
@@ -158,8 +253,12 @@ def is_placeholder(value: str) -> bool:
     if value == REDACTED:
         return True
     inner = _unquote(value).strip()
-    return (not inner or inner.lower() == REDACTED or _MASKED_VALUE.fullmatch(inner) is not None
-            or _REFERENCE_VALUE.fullmatch(inner) is not None)
+    return (
+        not inner
+        or inner.lower() == REDACTED
+        or _MASKED_VALUE.fullmatch(inner) is not None
+        or _REFERENCE_VALUE.fullmatch(inner) is not None
+    )
 
 
 def _masked(value: str) -> str:
@@ -220,7 +319,9 @@ def _url_credentials(text: str) -> Iterator[_Edit]:
     for match in _URL_CREDENTIALS.finditer(text):
         userinfo = match.group("userinfo")
         # ssh://git@host names a user, not a secret; a lone long "user" on the web is a token.
-        if ":" not in userinfo and not (match.group("scheme").lower() in _WEB_SCHEMES and len(userinfo) >= 16):
+        if ":" not in userinfo and not (
+            match.group("scheme").lower() in _WEB_SCHEMES and len(userinfo) >= 16
+        ):
             continue
         yield match.start("userinfo"), match.end("userinfo"), REDACTED, "credentials in a URL"
 
@@ -232,7 +333,12 @@ def _query_parameters(text: str) -> Iterator[_Edit]:
     for match in _QUERY_PARAMETER.finditer(text):
         name, value = match.group("name"), match.group("value")
         if _is_secret_query_name(name) and not is_placeholder(value):
-            yield match.start("value"), match.end("value"), REDACTED, f"URL parameter {secret_label(name)}"
+            yield (
+                match.start("value"),
+                match.end("value"),
+                REDACTED,
+                f"URL parameter {secret_label(name)}",
+            )
 
 
 _HEADER = re.compile(
@@ -256,8 +362,11 @@ def _headers(text: str) -> Iterator[_Edit]:
         name = match.group("name")
         if "cookie" in name.lower():
             value = _COOKIE_VALUE.match(text, match.end())
-            edit = None if value is None or is_placeholder(value.group()) else (
-                value.start(), value.end(), REDACTED, "")
+            edit = (
+                None
+                if value is None or is_placeholder(value.group())
+                else (value.start(), value.end(), REDACTED, "")
+            )
         else:
             edit = _value_edit(text, match.end(), name)
         if edit is not None:
@@ -303,7 +412,7 @@ def _options(text: str) -> Iterator[_Edit]:
         covered = edit[1]
         if user_option:
             # curl -u user:password; not python -u script.py, not docker --user 1000:1000.
-            value = _unquote(text[edit[0]:edit[1]])
+            value = _unquote(text[edit[0] : edit[1]])
             if ":" not in value or _PLAIN_INTEGER.fullmatch(value):
                 continue
         yield edit
@@ -325,7 +434,12 @@ def _assignments(text: str) -> Iterator[_Edit]:
         words = _words(name)
         if not _has_secret_word(words):
             continue
-        if match.group("colon") and not match.group("quote") and len(words) == 1 and words[0] in _PROSE_WORDS:
+        if (
+            match.group("colon")
+            and not match.group("quote")
+            and len(words) == 1
+            and words[0] in _PROSE_WORDS
+        ):
             continue  # "Key: the figures are …"; a quoted "token": … is data
         edit = _value_edit(text, match.end(), name)
         if edit is not None:
@@ -376,8 +490,16 @@ def _shapes(text: str) -> Iterator[_Edit]:
         yield match.start(), match.end(), REDACTED, kind
 
 
-_PASSES = (_private_keys, _url_credentials, _query_parameters, _headers, _bearer_tokens,
-           _options, _assignments, _shapes)
+_PASSES = (
+    _private_keys,
+    _url_credentials,
+    _query_parameters,
+    _headers,
+    _bearer_tokens,
+    _options,
+    _assignments,
+    _shapes,
+)
 
 
 def _splice(text: str, edits: Iterable[_Edit], kinds: list[str]) -> str:

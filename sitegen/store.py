@@ -47,7 +47,9 @@ class CollectedRun:
     id: str
     origin: str
     result: dict[str, Any] | None  # None when ``canonical`` is given
-    canonical: str | None = None  # the result as canonical JSON, when already known (the collect cache)
+    canonical: str | None = (
+        None  # the result as canonical JSON, when already known (the collect cache)
+    )
     # The digest of its entry, for a run whose text collect did not load (its file is as the
     # last collect read it, collect/manifest.py): collect copies its entry from the collected file.
     digest: str | None = None
@@ -68,7 +70,9 @@ def measurements_dir(state_dir: Path) -> Path:
 
 
 # One encoder for every document: json.dumps with options makes a new one per call.
-_canonical = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+_canonical = json.JSONEncoder(
+    sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False
+).encode
 
 
 _HEAD_BYTES = f'{{"format":{_canonical(FORMAT_NAME)},"runs":['.encode()
@@ -110,9 +114,13 @@ def encode(runs: list[CollectedRun]) -> tuple[bytes, dict[str, bytes]]:
 
 def run_entry(run: CollectedRun) -> tuple[bytes, StoredResult]:
     """One run's entry in the collected file (what ``_canonical`` gives for it), and its result as stored."""
-    stored = stored_result(run.result if run.result is not None else json.loads(run.canonical or "null"))
-    return (f'{{"digest":"{stored.digest}","id":{_canonical(run.id)},"origin":{_canonical(run.origin)},'
-            f'"result":{stored.text}}}').encode(), stored
+    stored = stored_result(
+        run.result if run.result is not None else json.loads(run.canonical or "null")
+    )
+    return (
+        f'{{"digest":"{stored.digest}","id":{_canonical(run.id)},"origin":{_canonical(run.origin)},'
+        f'"result":{stored.text}}}'
+    ).encode(), stored
 
 
 def assemble(entries: list[bytes | memoryview]) -> tuple[bytes, list[tuple[int, int]]]:
@@ -122,7 +130,9 @@ def assemble(entries: list[bytes | memoryview]) -> tuple[bytes, list[tuple[int, 
     return b"".join(parts), spans
 
 
-def layout(entries: list[bytes | memoryview]) -> tuple[list[bytes | memoryview], list[tuple[int, int]]]:
+def layout(
+    entries: list[bytes | memoryview],
+) -> tuple[list[bytes | memoryview], list[tuple[int, int]]]:
     """assemble() before the join: the file's parts in order, and each entry's place."""
     spans: list[tuple[int, int]] = []
     parts: list[bytes | memoryview] = [_HEAD_BYTES]
@@ -149,7 +159,9 @@ def digest(result: dict[str, Any]) -> str:
     return stored_result(result).digest
 
 
-def write_atomic(path: Path, data: bytes | Iterable[bytes | memoryview], durable: bool = True) -> None:
+def write_atomic(
+    path: Path, data: bytes | Iterable[bytes | memoryview], durable: bool = True
+) -> None:
     """Write ``data`` (bytes, or parts written one after the other) to ``path`` so readers see
     the old bytes or the new, never a mix.
 
@@ -190,7 +202,11 @@ _CACHE_HEADER = b"sitegen-cache sha256="
 
 def write_cache(path: Path, data: bytes) -> None:
     """Keep ``data`` in a cache file, with its checksum; raises OSError."""
-    write_atomic(path, _CACHE_HEADER + hashlib.sha256(data).hexdigest().encode() + b"\n" + data, durable=False)
+    write_atomic(
+        path,
+        _CACHE_HEADER + hashlib.sha256(data).hexdigest().encode() + b"\n" + data,
+        durable=False,
+    )
 
 
 def read_cache(path: Path, limit: int = MAX_STATE_BYTES) -> bytes | None:
@@ -200,7 +216,10 @@ def read_cache(path: Path, limit: int = MAX_STATE_BYTES) -> bytes | None:
     except (OSError, SitegenError):
         return None
     header, _, data = raw.partition(b"\n")
-    if not header.startswith(_CACHE_HEADER) or header[len(_CACHE_HEADER):] != hashlib.sha256(data).hexdigest().encode():
+    if (
+        not header.startswith(_CACHE_HEADER)
+        or header[len(_CACHE_HEADER) :] != hashlib.sha256(data).hexdigest().encode()
+    ):
         return None
     return data
 
@@ -214,20 +233,30 @@ def write_collected(state_dir: Path, runs: list[CollectedRun]) -> Path:
     return path
 
 
-def write_collected_bytes(state_dir: Path, data: bytes, compare: bool = True, sha256: str | None = None) -> Path:
+def write_collected_bytes(
+    state_dir: Path, data: bytes, compare: bool = True, sha256: str | None = None
+) -> Path:
     """Write the collected file; with ``compare``, not when it already holds ``data`` (False:
     the caller knows it differs, and reading it to compare would only cost time). The
     measurements files it names are written first (write_measurements). ``sha256``: the data's,
     when the caller has worked it out already (15 MB at 20,000 runs: not hashed twice)."""
     path = collected_path(state_dir)
     try:
-        if not (compare and path.is_file() and path.read_bytes() == data):  # else keep it and its time stamp
+        if not (
+            compare and path.is_file() and path.read_bytes() == data
+        ):  # else keep it and its time stamp
             write_atomic(path, data)
     except OSError as exc:
-        raise SitegenError(Problem(str(path), None, "", f"cannot write the collected file: {exc.strerror}")) from None
+        raise SitegenError(
+            Problem(str(path), None, "", f"cannot write the collected file: {exc.strerror}")
+        ) from None
     # After the file: a record naming bytes that never reached the disk is only a miss.
-    with contextlib.suppress(OSError):  # without it the next build checks every entry: slower, never wrong
-        write_cache(written_record_path(state_dir), (sha256 or hashlib.sha256(data).hexdigest()).encode())
+    with contextlib.suppress(
+        OSError
+    ):  # without it the next build checks every entry: slower, never wrong
+        write_cache(
+            written_record_path(state_dir), (sha256 or hashlib.sha256(data).hexdigest()).encode()
+        )
     return path
 
 
@@ -280,7 +309,9 @@ def write_measurements(state_dir: Path, measurements: dict[str, bytes], present:
         for name in new:
             write_atomic(folder / f"{name}.json", measurements[name], durable=one_by_one)
     except OSError as exc:
-        raise SitegenError(Problem(str(folder), None, "", f"cannot write the measurements: {exc.strerror}")) from None
+        raise SitegenError(
+            Problem(str(folder), None, "", f"cannot write the measurements: {exc.strerror}")
+        ) from None
     if not one_by_one:
         os.sync()
 
@@ -300,8 +331,12 @@ def prune_measurements(state_dir: Path, keep: set[str], stored: StoredMeasuremen
 DECODED_RUNS = 4000
 
 
-def read_collected(state_dir: Path, display: str = ".sitegen/collected.json", data: bytes | None = None,
-                   as_written: bool = False) -> list[Run]:
+def read_collected(
+    state_dir: Path,
+    display: str = ".sitegen/collected.json",
+    data: bytes | None = None,
+    as_written: bool = False,
+) -> list[Run]:
     """Load the collected runs; a missing, foreign, outdated or damaged file asks for a new collect.
 
     The file is sitegen's own, but it sits in the project where anyone can edit or cut it
@@ -320,18 +355,37 @@ def read_collected(state_dir: Path, display: str = ".sitegen/collected.json", da
             data = read_bounded(path, MAX_STATE_BYTES, display, "the collected file")
         document = json.loads(data)
     except FileNotFoundError:
-        raise SitegenError(Problem(display, None, "", "not found; run `sitegen collect` first")) from None
+        raise SitegenError(
+            Problem(display, None, "", "not found; run `sitegen collect` first")
+        ) from None
     except (OSError, ValueError) as exc:
-        raise SitegenError(Problem(display, None, "", f"unreadable ({exc}); run `sitegen collect` again")) from None
+        raise SitegenError(
+            Problem(display, None, "", f"unreadable ({exc}); run `sitegen collect` again")
+        ) from None
     if not isinstance(document, dict) or document.get("format") != FORMAT_NAME:
-        raise SitegenError(Problem(display, None, "", "is not a sitegen collected file; run `sitegen collect`"))
+        raise SitegenError(
+            Problem(display, None, "", "is not a sitegen collected file; run `sitegen collect`")
+        )
     version = document.get("version")
     if not isinstance(version, int) or version < FORMAT_VERSION:
-        raise SitegenError(Problem(display, None, "",
-                                   f"was written by an older sitegen (format {version}); run `sitegen collect` to upgrade it"))
+        raise SitegenError(
+            Problem(
+                display,
+                None,
+                "",
+                f"was written by an older sitegen (format {version}); run `sitegen collect` to upgrade it",
+            )
+        )
     if version > FORMAT_VERSION:
-        raise SitegenError(Problem(display, None, "", f"was written by a newer sitegen (format {version}, this is "
-                                                      f"sitegen {__version__}); upgrade sitegen"))
+        raise SitegenError(
+            Problem(
+                display,
+                None,
+                "",
+                f"was written by a newer sitegen (format {version}, this is "
+                f"sitegen {__version__}); upgrade sitegen",
+            )
+        )
     entries = document.get("runs")
     if not isinstance(entries, list):
         raise SitegenError(Problem(display, None, "", _DAMAGED))
@@ -340,8 +394,13 @@ def read_collected(state_dir: Path, display: str = ".sitegen/collected.json", da
     decoded = DecodedRuns(DECODED_RUNS)
     runs = []
     for index, entry in enumerate(entries):
-        if not isinstance(entry, dict) or not isinstance(entry.get("id"), str) or not ID_PATTERN.match(entry["id"]) \
-                or not isinstance(entry.get("origin"), str) or not isinstance(entry.get("result"), dict):
+        if (
+            not isinstance(entry, dict)
+            or not isinstance(entry.get("id"), str)
+            or not ID_PATTERN.match(entry["id"])
+            or not isinstance(entry.get("origin"), str)
+            or not isinstance(entry.get("result"), dict)
+        ):
             raise SitegenError(Problem(display, None, f"/runs/{index}", _DAMAGED))
         result, fingerprint = entry["result"], entry.get("digest")
         if not as_written:
@@ -349,17 +408,33 @@ def read_collected(state_dir: Path, display: str = ".sitegen/collected.json", da
                 fingerprint = hashlib.sha256(_canonical(result).encode()).hexdigest()
             except (TypeError, ValueError):  # NaN or a value JSON cannot hold
                 raise SitegenError(Problem(display, None, f"/runs/{index}", _DAMAGED)) from None
-        if entry.get("digest") != fingerprint or not isinstance(fingerprint, str) or not _SHA256.match(fingerprint):
-            raise SitegenError(Problem(display, None, f"/runs/{index}", "does not match its checksum (edited by "
-                                       "hand?); run `sitegen collect` again"))
+        if (
+            entry.get("digest") != fingerprint
+            or not isinstance(fingerprint, str)
+            or not _SHA256.match(fingerprint)
+        ):
+            raise SitegenError(
+                Problem(
+                    display,
+                    None,
+                    f"/runs/{index}",
+                    "does not match its checksum (edited by hand?); run `sitegen collect` again",
+                )
+            )
         measurements = None
         if "measurements" in result:
             stored = result["measurements"]
             if not isinstance(stored, str) or not _SHA256.match(stored):
-                raise SitegenError(Problem(display, None, f"/runs/{index}/result/measurements", _DAMAGED))
+                raise SitegenError(
+                    Problem(display, None, f"/runs/{index}/result/measurements", _DAMAGED)
+                )
             measurements = _Measurements(folder, stored, f"{shown}/{stored}.json")
         try:
-            runs.append(run_from_dict(entry["id"], result, entry["origin"], fingerprint, measurements, decoded))
+            runs.append(
+                run_from_dict(
+                    entry["id"], result, entry["origin"], fingerprint, measurements, decoded
+                )
+            )
         except (KeyError, TypeError, ValueError, AttributeError, IndexError):
             raise SitegenError(Problem(display, None, f"/runs/{index}", _DAMAGED)) from None
     return runs
@@ -395,23 +470,42 @@ class _Measurements:
         try:
             data = read_bounded(path, MAX_STATE_BYTES, self.display, "a measurements file")
         except FileNotFoundError:
-            raise SitegenError(Problem(self.display, None, "", "is missing; run `sitegen collect` again")) from None
+            raise SitegenError(
+                Problem(self.display, None, "", "is missing; run `sitegen collect` again")
+            ) from None
         except SitegenError as error:  # a link, pipe or device (collect writes a file in its place)
-            raise SitegenError(Problem(self.display, None, "", f"cannot be read ({error.problems[0].message}); "
-                                       "run `sitegen collect` again")) from None
+            raise SitegenError(
+                Problem(
+                    self.display,
+                    None,
+                    "",
+                    f"cannot be read ({error.problems[0].message}); run `sitegen collect` again",
+                )
+            ) from None
         except OSError as exc:
-            raise SitegenError(Problem(self.display, None, "", f"cannot be read ({exc.strerror}); run "
-                                       "`sitegen collect` again")) from None
+            raise SitegenError(
+                Problem(
+                    self.display,
+                    None,
+                    "",
+                    f"cannot be read ({exc.strerror}); run `sitegen collect` again",
+                )
+            ) from None
         if hashlib.sha256(data).hexdigest() != self.sha256:
             problem = "does not match its checksum (edited by hand?)"
         else:
             try:
                 return _DECODER.decode(data.decode())
-            except (ValueError, UnicodeDecodeError):  # matches its name, but is not what collect writes
+            except (
+                ValueError,
+                UnicodeDecodeError,
+            ):  # matches its name, but is not what collect writes
                 problem = "is damaged (not what sitegen collect writes)"
         with contextlib.suppress(OSError):
             path.unlink()
-        raise SitegenError(Problem(self.display, None, "", f"{problem}; run `sitegen collect` again"))
+        raise SitegenError(
+            Problem(self.display, None, "", f"{problem}; run `sitegen collect` again")
+        )
 
 
 _DAMAGED = "is damaged (not what sitegen collect writes); run `sitegen collect` again"

@@ -29,8 +29,13 @@ if TYPE_CHECKING:  # jsonschema is imported only when a file is invalid: it is s
     from jsonschema.exceptions import ValidationError
 
 _TYPE_NAMES = {
-    "string": "text", "integer": "a whole number", "number": "a number", "object": "a mapping of fields",
-    "array": "a list", "boolean": "true or false", "null": "null",
+    "string": "text",
+    "integer": "a whole number",
+    "number": "a number",
+    "object": "a mapping of fields",
+    "array": "a list",
+    "boolean": "true or false",
+    "null": "null",
 }
 
 
@@ -82,7 +87,10 @@ def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
 def _fast_check(name: str) -> Callable[[Any], Any]:
     # fastjsonschema compiles the schema to Python: about 20 times faster than jsonschema, which
     # matters when collecting thousands of files. Our schemas use no keyword newer than draft 7.
-    schema = {**inline_refs(load_schema(name)), "$schema": "http://json-schema.org/draft-07/schema#"}
+    schema = {
+        **inline_refs(load_schema(name)),
+        "$schema": "http://json-schema.org/draft-07/schema#",
+    }
     if _compiled_folder is None:
         check: Callable[[Any], Any] = fastjsonschema.compile(schema)
         return check
@@ -113,8 +121,16 @@ def keep_compiled_checks(folder: Path | None) -> None:
 def _kept_check(name: str, schema: dict[str, Any], folder: Path) -> Callable[[Any], Any]:
     from sitegen.store import read_cache, write_cache
 
-    key = hashlib.sha256("\0".join([fastjsonschema.VERSION, sys.version, sys.implementation.cache_tag or "",
-                                     json.dumps(schema, sort_keys=True)]).encode()).hexdigest()
+    key = hashlib.sha256(
+        "\0".join(
+            [
+                fastjsonschema.VERSION,
+                sys.version,
+                sys.implementation.cache_tag or "",
+                json.dumps(schema, sort_keys=True),
+            ]
+        ).encode()
+    ).hexdigest()
     path = folder / f"{name}-{key[:32]}.code"
     data = read_cache(path)
     if data is not None:
@@ -167,15 +183,23 @@ def check_result_schema(document: Document) -> list[Problem]:
         field = problem.pointer.rsplit("/", 1)[-1]
         added_in = _version_adding(declared, field)
         if problem.message.startswith("unknown field") and added_in is not None:
-            problem = Problem(problem.source, problem.line, problem.pointer,
-                              f"unknown field {field!r} in a schema_version {declared} file; "
-                              f"it is new in schema {added_in}, "
-                              f"so declare schema_version: {added_in} to use it")
+            problem = Problem(
+                problem.source,
+                problem.line,
+                problem.pointer,
+                f"unknown field {field!r} in a schema_version {declared} file; "
+                f"it is new in schema {added_in}, "
+                f"so declare schema_version: {added_in} to use it",
+            )
         elif problem.pointer == "/schema_version" and problem.message.startswith("must be"):
             *earlier, last = (str(v) for v in RESULT_SCHEMAS)
             versions = f"{', '.join(earlier)} or {last}"
-            problem = Problem(problem.source, problem.line, problem.pointer,
-                              f"must be {versions}, not {_short(document.data.get('schema_version'))}")
+            problem = Problem(
+                problem.source,
+                problem.line,
+                problem.pointer,
+                f"must be {versions}, not {_short(document.data.get('schema_version'))}",
+            )
         hinted.append(problem)
     return hinted
 
@@ -269,10 +293,17 @@ def _describe(document: Document, error: ValidationError) -> Iterator[Problem]:
     if validator == "enum":
         options = [str(o) for o in schema.get("enum", [])]
         hint = _did_you_mean(str(instance), options)
-        yield Problem(source, line, pointer, f"{_short(instance)} is not one of {', '.join(repr(o) for o in options)}{hint}")
+        yield Problem(
+            source,
+            line,
+            pointer,
+            f"{_short(instance)} is not one of {', '.join(repr(o) for o in options)}{hint}",
+        )
         return
     if validator == "const":
-        yield Problem(source, line, pointer, f"must be {schema.get('const')!r}, not {_short(instance)}")
+        yield Problem(
+            source, line, pointer, f"must be {schema.get('const')!r}, not {_short(instance)}"
+        )
         return
     if validator == "type":
         wanted = schema.get("type")
@@ -285,23 +316,47 @@ def _describe(document: Document, error: ValidationError) -> Iterator[Problem]:
         if description and description[:1].islower():
             yield Problem(source, line, pointer, f"{_short(instance)} is not {description}")
         else:
-            yield Problem(source, line, pointer, f"{_short(instance)} does not match the pattern {schema.get('pattern')}")
+            yield Problem(
+                source,
+                line,
+                pointer,
+                f"{_short(instance)} does not match the pattern {schema.get('pattern')}",
+            )
         return
     if validator in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"):
         bound = schema.get(validator)
-        relation = {"minimum": "at least", "exclusiveMinimum": "more than",
-                    "maximum": "at most", "exclusiveMaximum": "less than"}[validator]
-        yield Problem(source, line, pointer, f"{_short(instance)} is out of range: must be {relation} {bound:,}")
+        relation = {
+            "minimum": "at least",
+            "exclusiveMinimum": "more than",
+            "maximum": "at most",
+            "exclusiveMaximum": "less than",
+        }[validator]
+        yield Problem(
+            source,
+            line,
+            pointer,
+            f"{_short(instance)} is out of range: must be {relation} {bound:,}",
+        )
         return
     if validator in ("minLength", "maxLength"):
         if validator == "minLength":
             yield Problem(source, line, pointer, "must not be empty; leave the field out instead")
         else:
             limit = schema.get("maxLength")
-            yield Problem(source, line, pointer, f"text is {len(instance):,} characters, over the limit of {limit:,}")
+            yield Problem(
+                source,
+                line,
+                pointer,
+                f"text is {len(instance):,} characters, over the limit of {limit:,}",
+            )
         return
     if validator in ("maxItems", "maxProperties"):
-        yield Problem(source, line, pointer, f"too many entries ({len(instance):,}); the limit is {schema.get(validator):,}")
+        yield Problem(
+            source,
+            line,
+            pointer,
+            f"too many entries ({len(instance):,}); the limit is {schema.get(validator):,}",
+        )
         return
     if validator in ("oneOf", "anyOf") and error.context:
         best = min(error.context, key=lambda e: len(list(e.absolute_path)))
@@ -338,14 +393,26 @@ def check_placeholders(document: Document) -> list[Problem]:
     for pointer, value in _scalars(document.data):
         if is_placeholder(value):
             wanted = value.removeprefix(PLACEHOLDER).lstrip(":").strip().removesuffix(">").strip()
-            problems.append(Problem(document.source, document.line_of(pointer), pointer,
-                                    f"fill in {wanted or 'this value'} (replace the placeholder from `sitegen new`)"))
+            problems.append(
+                Problem(
+                    document.source,
+                    document.line_of(pointer),
+                    pointer,
+                    f"fill in {wanted or 'this value'} (replace the placeholder from `sitegen new`)",
+                )
+            )
     return problems
 
 
 _FIGURES = (
-    "total_tokens_per_s", "per_request_tokens_per_s", "ttft_ms", "time_between_tokens_ms",
-    "average_active_requests", "completed_requests", "output_tokens", "measured_s",
+    "total_tokens_per_s",
+    "per_request_tokens_per_s",
+    "ttft_ms",
+    "time_between_tokens_ms",
+    "average_active_requests",
+    "completed_requests",
+    "output_tokens",
+    "measured_s",
 )
 _MEASURED = {"valid", "requests_queued"}
 _STATUSES = _MEASURED | {"over_capacity", "not_run", "failed"}
@@ -371,8 +438,10 @@ def check_numbers(document: Document) -> list[Problem]:
         elif value == 0 and math.copysign(1.0, value) < 0:
             message = "-0.0 is not a figure; write 0"
         elif 0 < abs(value) < SMALLEST_FIGURE:
-            message = (f"{value!r} is too small to be a measurement (the smallest figure that is not 0 is "
-                       f"{SMALLEST_FIGURE:g}); write 0 or the figure in its unit")
+            message = (
+                f"{value!r} is too small to be a measurement (the smallest figure that is not 0 is "
+                f"{SMALLEST_FIGURE:g}); write 0 or the figure in its unit"
+            )
         elif value.is_integer() and _place(pointer) in whole:
             message = f"expected a whole number, got {value!r}; write {int(value)}"
         if message:
@@ -399,7 +468,9 @@ def _integer_places(schema_name: str) -> frozenset[str]:
         if not isinstance(node, dict):
             return
         kind = node.get("type")
-        if kind == "integer" or (isinstance(kind, list) and "integer" in kind and "number" not in kind):
+        if kind == "integer" or (
+            isinstance(kind, list) and "integer" in kind and "number" not in kind
+        ):
             places.add(place)
         for key in ("allOf", "anyOf", "oneOf"):
             walk(node.get(key), place)
@@ -432,9 +503,15 @@ def check_result_rules(document: Document) -> list[Problem]:
             if not _hashable(key):
                 continue  # a list or mapping where a number belongs: the schema reports it
             if key in seen:
-                problems.append(Problem(source, document.line_of(pointer), pointer,
-                                        f"duplicate prefill point for context {point['context_tokens']} "
-                                        f"(first at /measurements/prefill/{seen[key]})"))
+                problems.append(
+                    Problem(
+                        source,
+                        document.line_of(pointer),
+                        pointer,
+                        f"duplicate prefill point for context {point['context_tokens']} "
+                        f"(first at /measurements/prefill/{seen[key]})",
+                    )
+                )
             else:
                 seen[key] = index
 
@@ -445,12 +522,22 @@ def check_result_rules(document: Document) -> list[Problem]:
             if not isinstance(cell, dict):
                 continue
             pointer = f"/measurements/decode/{index}"
-            position = (cell.get("context_tokens"), cell.get("concurrency"), cell.get("output_tokens_per_request"))
+            position = (
+                cell.get("context_tokens"),
+                cell.get("concurrency"),
+                cell.get("output_tokens_per_request"),
+            )
             if None not in position[:2] and _hashable(position):
                 if position in cells:
-                    problems.append(Problem(source, document.line_of(pointer), pointer,
-                                            f"duplicate decode cell for context {position[0]} × {position[1]} requests "
-                                            f"(first at /measurements/decode/{cells[position]})"))
+                    problems.append(
+                        Problem(
+                            source,
+                            document.line_of(pointer),
+                            pointer,
+                            f"duplicate decode cell for context {position[0]} × {position[1]} requests "
+                            f"(first at /measurements/decode/{cells[position]})",
+                        )
+                    )
                 else:
                     cells[position] = index
             problems.extend(_check_status(document, cell, pointer))
@@ -458,8 +545,14 @@ def check_result_rules(document: Document) -> list[Problem]:
     return problems
 
 
-_LOAD_KEYS = ("request_rate", "arrival", "burstiness", "max_concurrency",
-              "input_tokens_per_request", "output_tokens_per_request")
+_LOAD_KEYS = (
+    "request_rate",
+    "arrival",
+    "burstiness",
+    "max_concurrency",
+    "input_tokens_per_request",
+    "output_tokens_per_request",
+)
 
 
 def _check_load_points(document: Document, points: Any) -> Iterator[Problem]:
@@ -473,23 +566,35 @@ def _check_load_points(document: Document, points: Any) -> Iterator[Problem]:
         pointer = f"/measurements/load_points/{index}"
         key = tuple(point.get(name) for name in _LOAD_KEYS)
         if _hashable(key) and key in seen:
-            yield Problem(document.source, document.line_of(pointer), pointer,
-                          f"duplicate load point at {point.get('request_rate')} requests/s with "
-                          "the same arrival, cap and lengths (first at "
-                          f"/measurements/load_points/{seen[key]})")
+            yield Problem(
+                document.source,
+                document.line_of(pointer),
+                pointer,
+                f"duplicate load point at {point.get('request_rate')} requests/s with "
+                "the same arrival, cap and lengths (first at "
+                f"/measurements/load_points/{seen[key]})",
+            )
         elif _hashable(key):
             seen[key] = index
         arrival = point.get("arrival")
         if arrival == "gamma" and "burstiness" not in point:
             child = f"{pointer}/arrival"
-            yield Problem(document.source, document.line_of(child), child,
-                          "gamma arrivals need their shape: add burstiness (1 is Poisson: then "
-                          "write arrival: poisson)")
+            yield Problem(
+                document.source,
+                document.line_of(child),
+                child,
+                "gamma arrivals need their shape: add burstiness (1 is Poisson: then "
+                "write arrival: poisson)",
+            )
         elif arrival in ("poisson", "constant") and "burstiness" in point:
             child = f"{pointer}/burstiness"
-            yield Problem(document.source, document.line_of(child), child,
-                          "burstiness is the shape of gamma arrivals, but arrival is "
-                          f"{arrival!r}: remove it, or write arrival: gamma")
+            yield Problem(
+                document.source,
+                document.line_of(child),
+                child,
+                "burstiness is the shape of gamma arrivals, but arrival is "
+                f"{arrival!r}: remove it, or write arrival: gamma",
+            )
 
 
 def _hashable(value: Any) -> bool:
@@ -507,21 +612,37 @@ def _check_status(document: Document, cell: dict[str, Any], pointer: str) -> Ite
     present = [name for name in _FIGURES if name in cell]
     if status in _MEASURED:
         if "total_tokens_per_s" not in cell:
-            yield Problem(document.source, document.line_of(f"{pointer}/status"), f"{pointer}/status",
-                          f"status {status!r} needs total_tokens_per_s: a measured cell must give its throughput")
+            yield Problem(
+                document.source,
+                document.line_of(f"{pointer}/status"),
+                f"{pointer}/status",
+                f"status {status!r} needs total_tokens_per_s: a measured cell must give its throughput",
+            )
         concurrency = cell.get("concurrency")
         active = cell.get("average_active_requests")
-        if isinstance(concurrency, int) and isinstance(active, (int, float)) and active > concurrency * 1.05:
+        if (
+            isinstance(concurrency, int)
+            and isinstance(active, (int, float))
+            and active > concurrency * 1.05
+        ):
             child = f"{pointer}/average_active_requests"
-            yield Problem(document.source, document.line_of(child), child,
-                          f"{active} active requests on average is more than the {concurrency} sent at once")
+            yield Problem(
+                document.source,
+                document.line_of(child),
+                child,
+                f"{active} active requests on average is more than the {concurrency} sent at once",
+            )
     elif present:
         label = status.replace("_", " ")
         for name in present:
             child = pointer_join(pointer, name)
-            yield Problem(document.source, document.line_of(child), child,
-                          f"a cell with status {status!r} has no measurements ({label}), but {name} is given; "
-                          "remove the figure or correct the status")
+            yield Problem(
+                document.source,
+                document.line_of(child),
+                child,
+                f"a cell with status {status!r} has no measurements ({label}), but {name} is given; "
+                "remove the figure or correct the status",
+            )
 
 
 # --- text that would mislead a reader ---------------------------------------------------
@@ -533,12 +654,23 @@ def _check_status(document: Document, cell: dict[str, Any], pointer: str) -> Ite
 _BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 # Invisible characters make two names that look identical differ (split model and hardware
 # pages, impersonate a run). Prose may need them (ZWJ in emoji and Indic scripts); names do not.
-_INVISIBLE = frozenset("\u200b\u200c\u200d\u200e\u200f\u2060\u2061\u2062\u2063\u2064\ufeff\u061c\u00ad")
+_INVISIBLE = frozenset(
+    "\u200b\u200c\u200d\u200e\u200f\u2060\u2061\u2062\u2063\u2064\ufeff\u061c\u00ad"
+)
 # The short fields that name a run, its hardware and its engine, and label its pages.
-NAME_FIELDS = frozenset({
-    "/hardware/accelerator", "/hardware/vendor", "/engine/name", "/engine/version", "/engine/quantization",
-    "/run/model", "/run/base_model", "/run/served_model_name", "/source/publisher",
-})
+NAME_FIELDS = frozenset(
+    {
+        "/hardware/accelerator",
+        "/hardware/vendor",
+        "/engine/name",
+        "/engine/version",
+        "/engine/quantization",
+        "/run/model",
+        "/run/base_model",
+        "/run/served_model_name",
+        "/source/publisher",
+    }
+)
 # C0 (but tab and line ends), DEL, C1, and the two noncharacters XML 1.0 forbids as well:
 # any of them in text would make the feed, the sitemap or a chart not well-formed XML.
 _CONTROLS = "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufffe\uffff"
@@ -558,8 +690,14 @@ def check_text(document: Document) -> list[Problem]:
     problems: list[Problem] = []
 
     def refuse(pointer: str, char: str, why: str) -> None:
-        problems.append(Problem(document.source, document.line_of(pointer), pointer,
-                                f"contains {_character_name(char)}, {why}; remove it"))
+        problems.append(
+            Problem(
+                document.source,
+                document.line_of(pointer),
+                pointer,
+                f"contains {_character_name(char)}, {why}; remove it",
+            )
+        )
 
     def check(text: str, pointer: str) -> None:
         # One regular-expression scan per string: a 5-MB file is checked in milliseconds.
@@ -572,11 +710,23 @@ def check_text(document: Document) -> list[Problem]:
         elif char in _INVISIBLE:
             refuse(pointer, char, "an invisible character that makes look-alike names")
         elif char in "\ufffe\uffff":
-            problems.append(Problem(document.source, document.line_of(pointer), pointer,
-                                    f"contains U+{ord(char):04X}, which is not a character (XML forbids it); remove it"))
+            problems.append(
+                Problem(
+                    document.source,
+                    document.line_of(pointer),
+                    pointer,
+                    f"contains U+{ord(char):04X}, which is not a character (XML forbids it); remove it",
+                )
+            )
         else:
-            problems.append(Problem(document.source, document.line_of(pointer), pointer,
-                                    f"contains the control character U+{ord(char):04X}; remove it"))
+            problems.append(
+                Problem(
+                    document.source,
+                    document.line_of(pointer),
+                    pointer,
+                    f"contains the control character U+{ord(char):04X}; remove it",
+                )
+            )
 
     def walk(value: Any, pointer: str) -> None:
         if isinstance(value, str):
@@ -607,6 +757,12 @@ def check_matrix_size(document: Document) -> list[Problem]:
     if len(contexts) * len(levels) <= MAX_MATRIX_CELLS:
         return []
     pointer = "/measurements/decode"
-    return [Problem(document.source, document.line_of(pointer), pointer,
-                    f"the decode matrix would be {len(contexts):,} contexts × {len(levels):,} concurrency levels "
-                    f"= {len(contexts) * len(levels):,} cells; the limit is {MAX_MATRIX_CELLS:,}")]
+    return [
+        Problem(
+            document.source,
+            document.line_of(pointer),
+            pointer,
+            f"the decode matrix would be {len(contexts):,} contexts × {len(levels):,} concurrency levels "
+            f"= {len(contexts) * len(levels):,} cells; the limit is {MAX_MATRIX_CELLS:,}",
+        )
+    ]

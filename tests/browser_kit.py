@@ -25,7 +25,15 @@ from urllib.parse import urlsplit
 import pytest
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Page, Request, Response, Route
+    from playwright.sync_api import (
+        Browser,
+        BrowserContext,
+        ConsoleMessage,
+        Page,
+        Request,
+        Response,
+        Route,
+    )
 
 DESKTOP = 1280
 PHONE = 390
@@ -124,8 +132,10 @@ def page_addresses(site: Path, run_id: str) -> dict[str, str]:
         return "/" + best.parent.relative_to(site).as_posix() + "/"
 
     # The comparison with the most cells both runs measured: the fullest ratio matrix.
-    compare = max(sorted(site.glob("compare/*--*/index.html")),
-                  key=lambda page: page.read_text(encoding="utf-8").count('<td class="')).parent  # a cell with a change
+    compare = max(
+        sorted(site.glob("compare/*--*/index.html")),
+        key=lambda page: page.read_text(encoding="utf-8").count('<td class="'),
+    ).parent  # a cell with a change
     a, b = compare.name.split("--")
     return {
         "index": "/",
@@ -172,8 +182,14 @@ class Browsing:
         self.origin = origin
         self._contexts: list[BrowserContext] = []
 
-    def context(self, *, javascript: bool = True, width: int = DESKTOP, scheme: str = "light",
-                bypass_csp: bool = False) -> BrowserContext:
+    def context(
+        self,
+        *,
+        javascript: bool = True,
+        width: int = DESKTOP,
+        scheme: str = "light",
+        bypass_csp: bool = False,
+    ) -> BrowserContext:
         context = self.browser.new_context(
             viewport={"width": width, "height": 900 if width >= 600 else 844},
             color_scheme=scheme,  # type: ignore[arg-type]
@@ -188,7 +204,9 @@ class Browsing:
         self._contexts.append(context)
         return context
 
-    def open(self, path: str, *, status: int = 200, context: BrowserContext | None = None, **options: Any) -> Visit:
+    def open(
+        self, path: str, *, status: int = 200, context: BrowserContext | None = None, **options: Any
+    ) -> Visit:
         """Load ``path`` and wait until it and everything it references have loaded."""
         context = context or self.context(**options)
         page = context.new_page()
@@ -196,7 +214,9 @@ class Browsing:
         url = self.origin + path
         self.watch(visit, document_url=url, document_status=status)
         response = page.goto(url, wait_until="load")
-        assert response is not None and response.status == status, f"{url}: HTTP {response and response.status}"
+        assert response is not None and response.status == status, (
+            f"{url}: HTTP {response and response.status}"
+        )
         return visit
 
     def open_kind(self, pages: dict[str, str], kind: str, **options: Any) -> Visit:
@@ -223,7 +243,11 @@ class Browsing:
         def on_console(message: ConsoleMessage) -> None:
             if message.type != "error":
                 return
-            if document_status != 200 and message.location.get("url") == document_url and str(document_status) in message.text:
+            if (
+                document_status != 200
+                and message.location.get("url") == document_url
+                and str(document_status) in message.text
+            ):
                 return  # Chrome logs the expected status of the 404 page itself as an error
             if document_status == 404 and _root_search(message.location.get("url", "")):
                 return
@@ -319,7 +343,11 @@ def chart_problems(charts: list[dict[str, Any]]) -> list[str]:
         elif chart["naturalWidth"] <= 0:
             problems.append(f"{name}: the SVG did not load (naturalWidth 0)")
         elif chart["src"] != chart["expected"] or chart["sources"]:
-            problems.append(f"{name}: shows {chart['src']} of {chart['sources']} <picture>/<source>, not its one file")
-        elif not chart["folded"] and not (chart["visible"] and chart["width"] > 0 and chart["height"] > 0):
+            problems.append(
+                f"{name}: shows {chart['src']} of {chart['sources']} <picture>/<source>, not its one file"
+            )
+        elif not chart["folded"] and not (
+            chart["visible"] and chart["width"] > 0 and chart["height"] > 0
+        ):
             problems.append(f"{name}: not visible ({chart['width']}×{chart['height']})")
     return problems

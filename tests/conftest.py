@@ -38,7 +38,11 @@ def project(tmp_path: Path, shared_cache: Path) -> Path:
 
 def site_files(folder: Path) -> dict[str, bytes]:
     """Every file under ``folder`` by its relative path: two builds compared byte for byte."""
-    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
 
 
 def forget_builds(project: Path, drawn: bool = False) -> None:
@@ -57,7 +61,9 @@ def copy_site(site: Path, shared_cache: Path) -> Path:
     site.mkdir()
     shutil.copy(REPO / "sitegen.yaml", site / "sitegen.yaml")
     shutil.copytree(REPO / "content", site / "content")
-    shutil.copytree(REPO / "schema", site / "schema")  # as in the repository: result files' modelines point here
+    shutil.copytree(
+        REPO / "schema", site / "schema"
+    )  # as in the repository: result files' modelines point here
     (site / ".sitegen").mkdir()
     (site / ".sitegen" / "cache").symlink_to(shared_cache, target_is_directory=True)
     return site
@@ -70,7 +76,9 @@ def collected_entries(project: Path) -> list[dict]:  # type: ignore[type-arg]
     entries = json.loads((state / "collected.json").read_text(encoding="utf-8"))["runs"]
     for entry in entries:
         name = entry["result"]["measurements"]
-        entry["result"]["measurements"] = json.loads((state / "measurements" / f"{name}.json").read_text(encoding="utf-8"))
+        entry["result"]["measurements"] = json.loads(
+            (state / "measurements" / f"{name}.json").read_text(encoding="utf-8")
+        )
     return entries  # type: ignore[no-any-return]
 
 
@@ -95,6 +103,7 @@ def site_pages(built_site: Path) -> dict[str, str]:
     """An address of every kind of page of the built site, by kind ("run", "compare-app", …)."""
     return page_addresses(built_site, SEED_RUN_ID)
 
+
 @pytest.fixture(scope="session")
 def site_origin(built_site: Path) -> Iterator[str]:
     """The built site served over HTTP on 127.0.0.1, e.g. http://127.0.0.1:41234."""
@@ -107,13 +116,18 @@ def browser() -> Iterator[Browser]:
     """Debian's chromium, headless, launched once for the session."""
     executable = chromium_path()
     if executable is None:
-        require("chromium", "install it with `apt-get install chromium` (.ci/run does) or set SITEGEN_CHROMIUM")
+        require(
+            "chromium",
+            "install it with `apt-get install chromium` (.ci/run does) or set SITEGEN_CHROMIUM",
+        )
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
         require("playwright", "install the test extra: pip install -e '.[test]'")
     with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS, timeout=30_000)
+        launched = playwright.chromium.launch(
+            executable_path=executable, args=CHROMIUM_ARGS, timeout=30_000
+        )
         yield launched
         launched.close()
 

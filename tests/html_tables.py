@@ -17,7 +17,9 @@ class _Tables(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.tables: list[tuple[str, list[list[str]]]] = []
         self._stack: list[tuple[str, list[list[str]]]] = []
-        self._spans: list[dict[int, list[Any]]] = []  # per open table: column → [rows still to fill, text]
+        self._spans: list[
+            dict[int, list[Any]]
+        ] = []  # per open table: column → [rows still to fill, text]
         self._cell: list[str] | None = None
         self._rowspan = 1
 
@@ -145,9 +147,23 @@ def fields(html: str) -> dict[str, str]:
 
 # Python's parser lowercases names; a browser's gives SVG's mixed-case ones back (HTML's
 # "adjust SVG attributes"): the ones the site writes.
-_SVG_CASE = {name.lower(): name for name in (
-    "viewBox", "markerUnits", "markerWidth", "markerHeight", "refX", "refY", "preserveAspectRatio",
-    "clipPath", "linearGradient", "gradientUnits", "patternUnits", "foreignObject")}
+_SVG_CASE = {
+    name.lower(): name
+    for name in (
+        "viewBox",
+        "markerUnits",
+        "markerWidth",
+        "markerHeight",
+        "refX",
+        "refY",
+        "preserveAspectRatio",
+        "clipPath",
+        "linearGradient",
+        "gradientUnits",
+        "patternUnits",
+        "foreignObject",
+    )
+}
 
 
 class _Quoted(HTMLParser):
@@ -159,8 +175,10 @@ class _Quoted(HTMLParser):
         self.out: list[str] = []
 
     def _tag(self, tag: str, attrs: list[tuple[str, str | None]], end: str) -> str:
-        written = "".join(f' {_SVG_CASE.get(name, name)}="{_escape(value)}"' if value is not None else f" {name}"
-                          for name, value in attrs)
+        written = "".join(
+            f' {_SVG_CASE.get(name, name)}="{_escape(value)}"' if value is not None else f" {name}"
+            for name, value in attrs
+        )
         return f"<{_SVG_CASE.get(tag, tag)}{written}{end}"
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:

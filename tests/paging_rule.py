@@ -25,7 +25,10 @@ def model_runs(site: Path) -> dict[str, list[str]]:
 
 def ends_a_page(key: str, count: int, size: int) -> bool:
     """Whether a model of ``count`` runs ends its page, pages of ``size`` runs on average."""
-    return int.from_bytes(hashlib.sha256(b"page end\0" + key.encode()).digest()[:8], "big") / 2 ** 64 < count / size
+    return (
+        int.from_bytes(hashlib.sha256(b"page end\0" + key.encode()).digest()[:8], "big") / 2**64
+        < count / size
+    )
 
 
 def expected_pages(models: dict[str, int], size: int) -> list[list[tuple[str, int]]]:

@@ -17,10 +17,18 @@ def search_runs(site: Path) -> list[list[Any]]:
     for part in document["parts"]:
         strings = part["strings"]
         for run in part["runs"]:
+
             def figure(cell: list[Any]) -> list[Any]:
                 return [strings[cell[0]], cell[1], strings[cell[2]], strings[cell[3]]]  # noqa: B023
-            runs.append([*(strings[i] for i in run[:8]), *(figure(cell) for cell in run[8:12]),
-                         [[strings[a], strings[b]] for a, b in run[12]], strings[run[13]]])
+
+            runs.append(
+                [
+                    *(strings[i] for i in run[:8]),
+                    *(figure(cell) for cell in run[8:12]),
+                    [[strings[a], strings[b]] for a, b in run[12]],
+                    strings[run[13]],
+                ]
+            )
     return runs
 
 

@@ -19,45 +19,104 @@ from tests.conftest import REPO, run_cli
 
 
 def test_benchmark_script_prints_its_table() -> None:
-    result = subprocess.run([sys.executable, str(REPO / "benchmarks" / "bench.py"), "--runs", "3", "--repeat", "1"],
-                            capture_output=True, text=True, timeout=600, check=False)
+    result = subprocess.run(
+        [sys.executable, str(REPO / "benchmarks" / "bench.py"), "--runs", "3", "--repeat", "1"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     assert result.returncode == 0, result.stderr
-    for row in ("collect cold", "build cold (all charts)", "collect + build unchanged", "one run added",
-                "one run edited", "run page", "output"):
+    for row in (
+        "collect cold",
+        "build cold (all charts)",
+        "collect + build unchanged",
+        "one run added",
+        "one run edited",
+        "run page",
+        "output",
+    ):
         assert row in result.stdout
 
 
 def test_the_added_run_alone_on_a_kept_site(tmp_path: Path) -> None:
     folder = tmp_path / "site"
     for _ in range(2):  # made, then found and brought up to date
-        result = subprocess.run([sys.executable, str(REPO / "benchmarks" / "bench.py"), "--runs", "3", "--repeat", "1",
-                                 "--added-only", "--folder", str(folder)],
-                                capture_output=True, text=True, timeout=600, check=False)
+        result = subprocess.run(
+            [
+                sys.executable,
+                str(REPO / "benchmarks" / "bench.py"),
+                "--runs",
+                "3",
+                "--repeat",
+                "1",
+                "--added-only",
+                "--folder",
+                str(folder),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+        )
         assert result.returncode == 0, result.stderr
-        assert re.search(r"^one run added: collect [\d.]+ s \+ build [\d.]+ s = [\d.]+ s", result.stdout, re.M)
+        assert re.search(
+            r"^one run added: collect [\d.]+ s \+ build [\d.]+ s = [\d.]+ s", result.stdout, re.M
+        )
     # Three runs, and the added one removed again after it was timed.
     assert sorted(path.name for path in (folder / "content" / "runs").iterdir()) == [
-        "run-00000.yaml", "run-00001.yaml", "run-00002.yaml"]
+        "run-00000.yaml",
+        "run-00001.yaml",
+        "run-00002.yaml",
+    ]
 
 
 def test_the_stages_of_an_added_runs_build(tmp_path: Path) -> None:
     # On a site bench.py made: every step of the build named with its share, and the site as
     # it was afterwards (the added run gone, its pages and JSON gone from the site again).
     folder = tmp_path / "site"
-    made = subprocess.run([sys.executable, str(REPO / "benchmarks" / "bench.py"), "--runs", "3", "--repeat", "1",
-                           "--added-only", "--folder", str(folder)], capture_output=True, text=True, timeout=600,
-                          check=False)
+    made = subprocess.run(
+        [
+            sys.executable,
+            str(REPO / "benchmarks" / "bench.py"),
+            "--runs",
+            "3",
+            "--repeat",
+            "1",
+            "--added-only",
+            "--folder",
+            str(folder),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     assert made.returncode == 0, made.stderr
     before = sorted(path.relative_to(folder).as_posix() for path in (folder / "_site").rglob("*"))
-    result = subprocess.run([sys.executable, str(REPO / "benchmarks" / "stages.py"), "--folder", str(folder)],
-                            capture_output=True, text=True, timeout=600, check=False)
+    result = subprocess.run(
+        [sys.executable, str(REPO / "benchmarks" / "stages.py"), "--folder", str(folder)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     assert result.returncode == 0, result.stderr
     shares = dict(re.findall(r"^(.+?)\s{2,}[\d.]+ s\s+([\d.]+)%$", result.stdout, re.M))
-    for step in ("plan", "pages: made and written", "manifest: load", "manifest: save", "start-up and imports"):
+    for step in (
+        "plan",
+        "pages: made and written",
+        "manifest: load",
+        "manifest: save",
+        "start-up and imports",
+    ):
         assert step in shares
     assert abs(sum(float(share) for share in shares.values()) - 100) < 1
     assert re.search(r"^whole build\s+[\d.]+ s$", result.stdout, re.M)
-    assert sorted(path.relative_to(folder).as_posix() for path in (folder / "_site").rglob("*")) == before
+    assert (
+        sorted(path.relative_to(folder).as_posix() for path in (folder / "_site").rglob("*"))
+        == before
+    )
 
 
 def _bench_module() -> ModuleType:
@@ -86,17 +145,22 @@ def _assert_scaled(real: Any, copy: Any, name: str, factor: float) -> None:
         assert copy == real, name
 
 
-def test_synthetic_runs_are_the_real_run_scaled_and_warn_of_nothing(tmp_path: Path,
-                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+def test_synthetic_runs_are_the_real_run_scaled_and_warn_of_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     bench = _bench_module()
-    real = yaml.safe_load((REPO / "content" / "runs" / "h200nvl2-sglang-deepseek-v4-flash-dspark.yaml").read_text())
+    real = yaml.safe_load(
+        (REPO / "content" / "runs" / "h200nvl2-sglang-deepseek-v4-flash-dspark.yaml").read_text()
+    )
     rng = random.Random(5)
     texts = [bench.synthetic_run(index, 2, rng) for index in range(4)]
     factors = []
     for text in texts:
         copy = yaml.safe_load(text)
-        factor = copy["measurements"]["prefill"][0]["prompt_tokens_per_s"] / real["measurements"]["prefill"][0][
-            "prompt_tokens_per_s"]
+        factor = (
+            copy["measurements"]["prefill"][0]["prompt_tokens_per_s"]
+            / real["measurements"]["prefill"][0]["prompt_tokens_per_s"]
+        )
         factors.append(factor)
         for phase, items in real["measurements"].items():
             assert len(copy["measurements"][phase]) == len(items)
@@ -110,7 +174,9 @@ def test_synthetic_runs_are_the_real_run_scaled_and_warn_of_nothing(tmp_path: Pa
                         assert copied[name][figure].keys() == values.keys()
                         for statistic, number in values.items():
                             _assert_scaled(number, copied[name][figure][statistic], figure, factor)
-    assert len({round(factor, 6) for factor in factors}) == 4 and all(0.5 <= f <= 2 for f in factors), factors
+    assert len({round(factor, 6) for factor in factors}) == 4 and all(
+        0.5 <= f <= 2 for f in factors
+    ), factors
     # The copies agree with themselves as the real run does: collect warns of nothing.
     (tmp_path / "content" / "runs").mkdir(parents=True)
     (tmp_path / "sitegen.yaml").write_text("title: Copies\n")
@@ -125,23 +191,49 @@ def test_synthetic_runs_are_the_real_run_scaled_and_warn_of_nothing(tmp_path: Pa
 
 def test_bytes_by_part_add_up_to_the_site(tmp_path: Path) -> None:
     bench = _bench_module()
-    sizes = {"runs/a/index.html": 3000, "runs/a.json": 2000, "models/m/index.html": 500, "data/points/m/8192.json": 700,
-             "assets/style.css": 100, "index.html": 200}
+    sizes = {
+        "runs/a/index.html": 3000,
+        "runs/a.json": 2000,
+        "models/m/index.html": 500,
+        "data/points/m/8192.json": 700,
+        "assets/style.css": 100,
+        "index.html": 200,
+    }
     for name, size in sizes.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_bytes(b"x" * size)
     line = bench.bytes_by_part(tmp_path, [tmp_path / name for name in sizes], 1)
-    assert line == ("run pages 3.0 · run JSON 2.0 · group and listing pages 0.7 · data files 0.7 · assets 0.1 "
-                    "(KB a run)")
+    assert line == (
+        "run pages 3.0 · run JSON 2.0 · group and listing pages 0.7 · data files 0.7 · assets 0.1 "
+        "(KB a run)"
+    )
 
 
-@pytest.mark.skipif(shutil.which("hugo") is None, reason="needs Hugo (Debian: apt-get install -y hugo)")
+@pytest.mark.skipif(
+    shutil.which("hugo") is None, reason="needs Hugo (Debian: apt-get install -y hugo)"
+)
 def test_each_cold_build_is_paired_with_hugos_just_before() -> None:
-    result = subprocess.run([sys.executable, str(REPO / "benchmarks" / "bench.py"), "--runs", "3", "--repeat", "2",
-                             "--hugo"], capture_output=True, text=True, timeout=600, check=False)
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(REPO / "benchmarks" / "bench.py"),
+            "--runs",
+            "3",
+            "--repeat",
+            "2",
+            "--hugo",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     assert result.returncode == 0, result.stderr
-    paired = re.search(r"^build cold ÷ Hugo's just before\s+N = 3: ([\d.]+) × \(median of 2 pairs: ([\d.]+), ([\d.]+)\)",
-                       result.stdout, re.M)
+    paired = re.search(
+        r"^build cold ÷ Hugo's just before\s+N = 3: ([\d.]+) × \(median of 2 pairs: ([\d.]+), ([\d.]+)\)",
+        result.stdout,
+        re.M,
+    )
     assert paired, result.stdout
     median, low, high = (float(value) for value in paired.groups())
     assert 0 < low <= high and abs(median - (low + high) / 2) <= 0.01

@@ -12,7 +12,13 @@ import pytest
 
 from sitegen.model import run_from_dict
 from sitegen.parse import parse_yaml
-from sitegen.site.chart_render import CHART_STYLE, ChartRenderer, ChartTemplates, _short_numbers, _stable_ids
+from sitegen.site.chart_render import (
+    CHART_STYLE,
+    ChartRenderer,
+    ChartTemplates,
+    _short_numbers,
+    _stable_ids,
+)
 from sitegen.site.chart_svg import compact_svg
 from sitegen.site.charts import Series, decode_overlay, pareto, prefill_overlay
 from tests.conftest import REPO, SEED_RUN_ID
@@ -52,20 +58,30 @@ def _data_url(svg: str) -> str:
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_compacted_chart_draws_what_vl_convert_drew(browser: Browser, tmp_path: Path, scheme: str) -> None:
+def test_compacted_chart_draws_what_vl_convert_drew(
+    browser: Browser, tmp_path: Path, scheme: str
+) -> None:
     import vl_convert
 
-    seed = parse_yaml("seed.yaml", (REPO / "content" / "runs" / f"{SEED_RUN_ID}.yaml").read_bytes()).data
+    seed = parse_yaml(
+        "seed.yaml", (REPO / "content" / "runs" / f"{SEED_RUN_ID}.yaml").read_bytes()
+    ).data
     other = json.loads(json.dumps(seed))
     other["hardware"]["count"] = 4
     series = [Series("A", run_from_dict("a", seed)), Series("B", run_from_dict("b", other))]
-    charts = [decode_overlay(series, [8192, 65536]), prefill_overlay(series), pareto(series, per_device=True)]
+    charts = [
+        decode_overlay(series, [8192, 65536]),
+        prefill_overlay(series),
+        pareto(series, per_device=True),
+    ]
     renderer = ChartRenderer(tmp_path / "charts", workers=1, templates=ChartTemplates(tmp_path))
     page = browser.new_page(color_scheme=scheme)
     try:
         for chart in charts:
             assert chart is not None
-            raw = _short_numbers(_stable_ids(vl_convert.vega_to_svg(json.loads(renderer._vega(chart)))))
+            raw = _short_numbers(
+                _stable_ids(vl_convert.vega_to_svg(json.loads(renderer._vega(chart))))
+            )
             compact = compact_svg(raw, CHART_STYLE)
             assert len(compact) < 0.6 * len(raw), (chart.kind, len(compact), len(raw))
             expected = raw
@@ -73,6 +89,10 @@ def test_compacted_chart_draws_what_vl_convert_drew(browser: Browser, tmp_path: 
                 for light, dark in LIGHT_TO_DARK.items():
                     expected = expected.replace(f'"{light}"', f'"{dark}"')
             result = page.evaluate(PIXELS_JS, [_data_url(expected), _data_url(compact)])
-            assert result["size"] > 100_000 and result["differing"] == 0, (chart.kind, scheme, result)
+            assert result["size"] > 100_000 and result["differing"] == 0, (
+                chart.kind,
+                scheme,
+                result,
+            )
     finally:
         page.close()

@@ -29,8 +29,11 @@ COLUMNS_JS = """(table) => Array.from(table.tBodies[0].rows).map((row) => Array.
     .flatMap((td) => Array(td.colSpan).fill(td.innerText.trim())))"""
 
 # Three models on 2, 4 and 1 accelerators, two engines with launch commands and one without.
-THREE = ("h200nvl2-sglang-deepseek-v4-flash-dspark", "rtx6kpro4x-vllm-qwen35-397b-awq-mtp",
-         "dgxspark-llamacpp-gptoss120b-batched")
+THREE = (
+    "h200nvl2-sglang-deepseek-v4-flash-dspark",
+    "rtx6kpro4x-vllm-qwen35-397b-awq-mtp",
+    "dgxspark-llamacpp-gptoss120b-batched",
+)
 
 
 def test_three_unlike_runs_in_the_readers_view(browse: Browsing) -> None:
@@ -41,21 +44,36 @@ def test_three_unlike_runs_in_the_readers_view(browse: Browsing) -> None:
     caveats = page.locator("#compare-result .caveats")
     assert caveats.is_visible()
     text = caveats.inner_text()
-    assert "Different models" in text and "Different numbers of accelerators" in text and "(A 2; B 4; C 1)" in text
+    assert (
+        "Different models" in text
+        and "Different numbers of accelerators" in text
+        and "(A 2; B 4; C 1)" in text
+    )
     # Per-accelerator figures by default: the first valid cell both A and B measured, divided here.
     a, b = (shipped_run(run_id) for run_id in THREE[:2])
     cells_a = {(c["context_tokens"], c["concurrency"]): c for c in a["measurements"]["decode"]}
-    both = [(key, cell, cells_a[key]) for cell in b["measurements"]["decode"]
-            if (key := (cell["context_tokens"], cell["concurrency"])) in cells_a
-            and cell["status"] == "valid" and cells_a[key]["status"] == "valid"]
+    both = [
+        (key, cell, cells_a[key])
+        for cell in b["measurements"]["decode"]
+        if (key := (cell["context_tokens"], cell["concurrency"])) in cells_a
+        and cell["status"] == "valid"
+        and cells_a[key]["status"] == "valid"
+    ]
     assert both
     first_table = page.locator("#compare-result table.rt").first
     assert "B against A, tok/s per accelerator" in page.locator("#ratio-h-1").inner_text()
     (context, level), cell_b, cell_a = both[0]
-    levels = sorted({c["concurrency"] for c in a["measurements"]["decode"] + b["measurements"]["decode"]})
-    contexts = sorted({c["context_tokens"] for c in a["measurements"]["decode"] + b["measurements"]["decode"]})
+    levels = sorted(
+        {c["concurrency"] for c in a["measurements"]["decode"] + b["measurements"]["decode"]}
+    )
+    contexts = sorted(
+        {c["context_tokens"] for c in a["measurements"]["decode"] + b["measurements"]["decode"]}
+    )
     shown = first_table.evaluate(COLUMNS_JS)[contexts.index(context)][levels.index(level)]
-    per_device = (cell_a["total_tokens_per_s"] / a["hardware"]["count"], cell_b["total_tokens_per_s"] / b["hardware"]["count"])
+    per_device = (
+        cell_a["total_tokens_per_s"] / a["hardware"]["count"],
+        cell_b["total_tokens_per_s"] / b["hardware"]["count"],
+    )
     assert f"A {per_device[0]:,.1f} · B {per_device[1]:,.1f}" in shown
     # Every row has a column for each request count, spans counted.
     assert {len(row) for row in first_table.evaluate(COLUMNS_JS)} == {len(levels)}
@@ -64,7 +82,9 @@ def test_three_unlike_runs_in_the_readers_view(browse: Browsing) -> None:
     for key, cell in cells_a.items():
         statuses[key] = [cell["status"], None]
     for cell in b["measurements"]["decode"]:
-        statuses.setdefault((cell["context_tokens"], cell["concurrency"]), [None, None])[1] = cell["status"]
+        statuses.setdefault((cell["context_tokens"], cell["concurrency"]), [None, None])[1] = cell[
+            "status"
+        ]
     valid_pairs = sum(1 for s in statuses.values() if s == ["valid", "valid"])
     texts: list[str] = first_table.locator("td").all_inner_texts()
     assert sum("%" in t for t in texts) == valid_pairs
@@ -75,12 +95,20 @@ def test_three_unlike_runs_in_the_readers_view(browse: Browsing) -> None:
     row = page.locator("#compare-result table.facts tr", has_text="Launch: Tensor parallel")
     assert row.get_attribute("class") == "df"
     assert row.locator("td").all_inner_texts() == ["2", "4", "no command"]
-    speculative = page.locator("#compare-result table.facts tr", has_text="Launch: Speculative decoding")
+    speculative = page.locator(
+        "#compare-result table.facts tr", has_text="Launch: Speculative decoding"
+    )
     assert speculative.locator("td").all_inner_texts() == ["DSPARK", "MTP, 2 tokens", "no command"]
     # Decode curves at every context two or more of the runs measured, from the files.
-    measured = [{c["context_tokens"] for c in shipped_run(run_id)["measurements"]["decode"]
-                 if c["status"] in ("valid", "requests_queued") and c.get("total_tokens_per_s") is not None}
-                for run_id in THREE]
+    measured = [
+        {
+            c["context_tokens"]
+            for c in shipped_run(run_id)["measurements"]["decode"]
+            if c["status"] in ("valid", "requests_queued")
+            and c.get("total_tokens_per_s") is not None
+        }
+        for run_id in THREE
+    ]
     shared = sorted(c for c in set().union(*measured) if sum(c in m for m in measured) >= 2)
     captions = page.locator("#compare-result .plot-grid figure.plot figcaption").all_inner_texts()
     assert captions == [f"{context_label(c)} context" for c in shared]
@@ -101,7 +129,11 @@ def test_readers_view_of_equal_counts_shows_per_accelerator_beside_totals(browse
 
     def ratio_section(page: Any) -> str:
         section = page.locator("section", has=page.locator("#ratio-h-1"))
-        text: str = section.inner_text() + "\n" + page.locator("p.legend", has_text="Colour steps").inner_text()
+        text: str = (
+            section.inner_text()
+            + "\n"
+            + page.locator("p.legend", has_text="Colour steps").inner_text()
+        )
         return text
 
     visit = browse.open(f"/compare/?runs={a},{b}")
@@ -124,12 +156,18 @@ def test_readers_view_of_equal_counts_shows_per_accelerator_beside_totals(browse
     visit.assert_clean()
 
 
-def test_static_comparison_without_javascript_is_complete_and_swaps(browse: Browsing, built_site: Any) -> None:
+def test_static_comparison_without_javascript_is_complete_and_swaps(
+    browse: Browsing, built_site: Any
+) -> None:
     pages = sorted(p.parent.name for p in built_site.glob("compare/*--*/index.html"))
-    assert pages == [f"{a}--{b}" for a, b in natural_pairs_from_files(built_site.parent / "content")]
+    assert pages == [
+        f"{a}--{b}" for a, b in natural_pairs_from_files(built_site.parent / "content")
+    ]
     for name in pages:
-        results = [json.loads((built_site / "runs" / f"{run_id}.json").read_text(encoding="utf-8"))
-                   for run_id in name.split("--")]
+        results = [
+            json.loads((built_site / "runs" / f"{run_id}.json").read_text(encoding="utf-8"))
+            for run_id in name.split("--")
+        ]
         if not all(result["measurements"]["decode"] for result in results):
             continue  # runs of load points only: no matrix to compare (the setup's page follows them)
         visit = browse.open(f"/compare/{name}/", javascript=False)
@@ -137,8 +175,10 @@ def test_static_comparison_without_javascript_is_complete_and_swaps(browse: Brow
         for selector in ("table.facts", "table.rt", "#curves-h", "#pareto-h"):
             assert page.locator(selector).count() >= 1, (name, selector)
         plots = page.locator("figure.plot > svg")
-        assert plots.count() >= 1 and all(box and box["width"] > 100
-                                          for box in (plots.nth(i).bounding_box() for i in range(plots.count())))
+        assert plots.count() >= 1 and all(
+            box and box["width"] > 100
+            for box in (plots.nth(i).bounding_box() for i in range(plots.count()))
+        )
         # The swap is a link within the page: no page load, and back again.
         heading = page.locator("#ratio-h-1")
         assert heading.inner_text().startswith("Sustained decode, B against A")
@@ -157,8 +197,13 @@ def test_the_swap_link_turns_every_ratio_without_javascript(browse: Browsing) ->
     click on the swap link A against B: both worked out here from the two result files, as are
     the colour (blue above the baseline, orange below) and the arrow's direction."""
     a, b = PAIR
-    raw = [{(c["context_tokens"], c["concurrency"]): c for c in shipped_run(run_id)["measurements"]["decode"]}
-           for run_id in PAIR]
+    raw = [
+        {
+            (c["context_tokens"], c["concurrency"]): c
+            for c in shipped_run(run_id)["measurements"]["decode"]
+        }
+        for run_id in PAIR
+    ]
     contexts = sorted({key[0] for run in raw for key in run})
     levels = sorted({key[1] for run in raw for key in run})
     visit = browse.open(f"/compare/{a}--{b}/", javascript=False)
@@ -185,9 +230,16 @@ def test_the_swap_link_turns_every_ratio_without_javascript(browse: Browsing) ->
                 change = y / x - 1 if view == "B against A" else x / y - 1
                 text, arrow, colour = shown[i][j]
                 assert text == signed_percent(change), (view, context, level)
-                assert ("▲" in arrow) == (change >= 0.005) and ("▼" in arrow) == (change <= -0.005), (view, arrow)
+                assert ("▲" in arrow) == (change >= 0.005) and ("▼" in arrow) == (
+                    change <= -0.005
+                ), (view, arrow)
                 if abs(change) >= 0.03:
-                    assert colour == ("blue" if change > 0 else "orange"), (view, context, level, colour)
+                    assert colour == ("blue" if change > 0 else "orange"), (
+                        view,
+                        context,
+                        level,
+                        colour,
+                    )
                 checked += 1
         assert checked >= 20
         if view == "B against A":
@@ -235,7 +287,21 @@ def test_readers_view_draws_the_static_prefill_table(browse: Browsing) -> None:
 
 def test_changes_in_percent_round_as_python_does(browse: Browsing) -> None:
     # Python's round breaks a true tie to even (12.5 % → 12 %, −13.5 % → −14 %); Math.round goes up.
-    changes = [0.125, 0.135, -0.125, -0.135, 0.004, -0.004, 0.005, -0.005, 0.015, 1.5, -0.5, 0.0625, 2 / 3]
+    changes = [
+        0.125,
+        0.135,
+        -0.125,
+        -0.135,
+        0.004,
+        -0.004,
+        0.005,
+        -0.005,
+        0.015,
+        1.5,
+        -0.5,
+        0.0625,
+        2 / 3,
+    ]
     visit = browse.open("/compare/?runs=" + ",".join(THREE))
     shown = visit.js("(changes) => changes.map(window.sitegenCompare.percent)", changes)
     expected = []
@@ -244,7 +310,6 @@ def test_changes_in_percent_round_as_python_does(browse: Browsing) -> None:
         expected.append("0%" if rounded == 0 else f"{rounded:+d}%".replace("-", "−"))
     assert shown == expected
     assert shown[0] == "+12%" and shown[3] == "−14%"
-
 
 
 LEGEND_JS = """(root) => Array.from(document.querySelectorAll(root + ' .chart-legend li[data-run]'))
@@ -272,8 +337,24 @@ def test_the_readers_view_draws_each_run_in_its_model_page_colour(browse: Browsi
 def test_the_scripts_write_contexts_as_the_pages_do(browse: Browsing) -> None:
     """site.js's contextLabel (compare, point and capacity views) follows the documented rule,
     checked against this test's own arithmetic over counts below, at and between K steps."""
-    counts = [0, 1, 500, 1023, 1024, 1075, 1076, 1536, 5000, 8190, 8192, 10496, 67176,
-              1043456, 1048576, *range(1024, 40000, 97)]
+    counts = [
+        0,
+        1,
+        500,
+        1023,
+        1024,
+        1075,
+        1076,
+        1536,
+        5000,
+        8190,
+        8192,
+        10496,
+        67176,
+        1043456,
+        1048576,
+        *range(1024, 40000, 97),
+    ]
     visit = browse.open("/")
     shown = visit.js("(counts) => counts.map((n) => window.sitegenNumbers.contextLabel(n))", counts)
     assert shown == [context_label(n) for n in counts]

@@ -23,18 +23,36 @@ pytestmark = pytest.mark.browser
 
 # The columns in order, as docs/result-format.md lists them (written out here, not imported).
 ALL_COLUMNS = [
-    "phase", "context_tokens", "concurrency", "status", "total_tokens_per_s", "per_request_tokens_per_s",
-    "ttft_ms", "time_between_tokens_ms", "average_active_requests", "completed_requests", "output_tokens",
-    "measured_s", "prompt_tokens", "prompt_chunk_tokens", "output_tokens_per_request",
-    *(f"{figure}_{name}" for figure in ("ttft_ms", "time_between_tokens_ms", "per_request_tokens_per_s")
-      for name in ("mean", "p50", "p90", "p99")),
+    "phase",
+    "context_tokens",
+    "concurrency",
+    "status",
+    "total_tokens_per_s",
+    "per_request_tokens_per_s",
+    "ttft_ms",
+    "time_between_tokens_ms",
+    "average_active_requests",
+    "completed_requests",
+    "output_tokens",
+    "measured_s",
+    "prompt_tokens",
+    "prompt_chunk_tokens",
+    "output_tokens_per_request",
+    *(
+        f"{figure}_{name}"
+        for figure in ("ttft_ms", "time_between_tokens_ms", "per_request_tokens_per_s")
+        for name in ("mean", "p50", "p90", "p99")
+    ),
 ]
 DECODE_COLUMNS = set(ALL_COLUMNS[1:12]) | {"output_tokens_per_request"}
 
 
 def _statistics(point: dict[str, Any]) -> dict[str, Any]:
-    return {f"{figure}_{name}": value for figure, values in point.get("statistics", {}).items()
-            for name, value in values.items()}
+    return {
+        f"{figure}_{name}": value
+        for figure, values in point.get("statistics", {}).items()
+        for name, value in values.items()
+    }
 
 
 def _text(value: Any) -> str:
@@ -51,19 +69,45 @@ def expected_csv(document: dict[str, Any]) -> list[list[str]]:
     """The run's CSV as rows of cell texts: prefill first, then decode, each by context, then
     prefill chunk or requests at once and output length; only the columns some row fills."""
     measurements = document["measurements"]
-    prefill = sorted(measurements.get("prefill", []),
-                     key=lambda p: (p["context_tokens"], p.get("prompt_chunk_tokens") or 0))
-    decode = sorted(measurements.get("decode", []),
-                    key=lambda c: (c["context_tokens"], c["concurrency"], c.get("output_tokens_per_request") or 0))
+    prefill = sorted(
+        measurements.get("prefill", []),
+        key=lambda p: (p["context_tokens"], p.get("prompt_chunk_tokens") or 0),
+    )
+    decode = sorted(
+        measurements.get("decode", []),
+        key=lambda c: (
+            c["context_tokens"],
+            c["concurrency"],
+            c.get("output_tokens_per_request") or 0,
+        ),
+    )
     rows: list[dict[str, Any]] = []
     for p in prefill:
-        rows.append({"phase": "prefill", "context_tokens": p["context_tokens"], "concurrency": 1, "status": "valid",
-                     "total_tokens_per_s": p.get("prompt_tokens_per_s"), "ttft_ms": p.get("ttft_ms"),
-                     "completed_requests": p.get("samples"), "prompt_tokens": p.get("prompt_tokens"),
-                     "prompt_chunk_tokens": p.get("prompt_chunk_tokens"), **_statistics(p)})
+        rows.append(
+            {
+                "phase": "prefill",
+                "context_tokens": p["context_tokens"],
+                "concurrency": 1,
+                "status": "valid",
+                "total_tokens_per_s": p.get("prompt_tokens_per_s"),
+                "ttft_ms": p.get("ttft_ms"),
+                "completed_requests": p.get("samples"),
+                "prompt_tokens": p.get("prompt_tokens"),
+                "prompt_chunk_tokens": p.get("prompt_chunk_tokens"),
+                **_statistics(p),
+            }
+        )
     for c in decode:
-        rows.append({"phase": "decode", **{k: v for k, v in c.items() if k in DECODE_COLUMNS}, **_statistics(c)})
-    header = [c for c in ALL_COLUMNS if any(_text(row.get(c)) for row in rows)] if rows else ALL_COLUMNS
+        rows.append(
+            {
+                "phase": "decode",
+                **{k: v for k, v in c.items() if k in DECODE_COLUMNS},
+                **_statistics(c),
+            }
+        )
+    header = (
+        [c for c in ALL_COLUMNS if any(_text(row.get(c)) for row in rows)] if rows else ALL_COLUMNS
+    )
     return [header] + [[_text(row.get(c)) for c in header] for row in rows]
 
 
@@ -109,12 +153,22 @@ def test_the_csv_control_downloads_each_runs_csv_made_from_its_json(browse: Brow
 def test_the_seed_csv_keeps_its_statistics_columns(browse: Browsing) -> None:
     _, rows = _download(browse.open(f"/runs/{SEED_RUN_ID}/"))
     header = rows[0]
-    assert {"ttft_ms_p50", "ttft_ms_p90", "ttft_ms_p99", "per_request_tokens_per_s_p99"} <= set(header)
-    assert "output_tokens_per_request" not in header  # no cell of the seed run has its own output length
+    assert {"ttft_ms_p50", "ttft_ms_p90", "ttft_ms_p99", "per_request_tokens_per_s_p99"} <= set(
+        header
+    )
+    assert (
+        "output_tokens_per_request" not in header
+    )  # no cell of the seed run has its own output length
     assert len(rows) == 1 + 9 + 64
-    assert ",".join(rows[1]).startswith("prefill,8192,1,valid,10211.0,")  # the float as the file writes it
+    assert ",".join(rows[1]).startswith(
+        "prefill,8192,1,valid,10211.0,"
+    )  # the float as the file writes it
     # The file's own statistics (most decode cells of the seed have them) fill their columns.
-    statistics = [i for i, name in enumerate(header) if name.rsplit("_", 1)[-1] in ("mean", "p50", "p90", "p99")]
+    statistics = [
+        i
+        for i, name in enumerate(header)
+        if name.rsplit("_", 1)[-1] in ("mean", "p50", "p90", "p99")
+    ]
     assert sum(1 for row in rows[1:] if row[0] == "decode" for i in statistics if row[i]) >= 40 * 12
 
 
@@ -122,13 +176,19 @@ def test_words_are_quoted_and_formulas_defused_as_pythons_csv_module_does(browse
     """Words in a cell (here forged into the run's JSON as the browser fetches it) come out as
     Python's csv.writer wrote them: quoted where they hold a comma, quote or line break, and a
     leading quote before what a spreadsheet would run as a formula."""
-    document = yaml.safe_load((REPO / "content" / "runs" / f"{SEED_RUN_ID}.yaml").read_text(encoding="utf-8"))
+    document = yaml.safe_load(
+        (REPO / "content" / "runs" / f"{SEED_RUN_ID}.yaml").read_text(encoding="utf-8")
+    )
     words = ['=HYPERLINK("x")', 'a "quoted", word', "two\nlines", "@SUM(1)", "-1+2", "plain"]
     for cell, word in zip(document["measurements"]["decode"], words, strict=False):
         cell["status"] = word
     context = browse.context()
-    context.route(f"**/runs/{SEED_RUN_ID}.json", lambda route: route.fulfill(
-        status=200, content_type="application/json", body=json.dumps(document)))
+    context.route(
+        f"**/runs/{SEED_RUN_ID}.json",
+        lambda route: route.fulfill(
+            status=200, content_type="application/json", body=json.dumps(document)
+        ),
+    )
     visit = browse.open(f"/runs/{SEED_RUN_ID}/", context=context)
     _, rows = _download(visit)
     want = expected_csv(document)
@@ -136,12 +196,21 @@ def test_words_are_quoted_and_formulas_defused_as_pythons_csv_module_does(browse
     csv.writer(out, lineterminator="\n").writerows(want)
     assert rows == list(csv.reader(io.StringIO(out.getvalue(), newline="")))
     statuses = [row[rows[0].index("status")] for row in rows if row[0] == "decode"]
-    assert {"'=HYPERLINK(\"x\")", 'a "quoted", word', "two\nlines", "'@SUM(1)", "'-1+2", "plain"} <= set(statuses)
+    assert {
+        '\'=HYPERLINK("x")',
+        'a "quoted", word',
+        "two\nlines",
+        "'@SUM(1)",
+        "'-1+2",
+        "plain",
+    } <= set(statuses)
 
 
 def test_when_the_json_cannot_be_fetched_the_page_says_so(browse: Browsing) -> None:
     context = browse.context()
-    context.route(f"**/runs/{SEED_RUN_ID}.json", lambda route: route.fulfill(status=503, body="busy"))
+    context.route(
+        f"**/runs/{SEED_RUN_ID}.json", lambda route: route.fulfill(status=503, body="busy")
+    )
     page = context.new_page()
     page.goto(f"{browse.origin}/runs/{SEED_RUN_ID}/", wait_until="load")
     page.locator("#csv button").click()
@@ -151,7 +220,9 @@ def test_when_the_json_cannot_be_fetched_the_page_says_so(browse: Browsing) -> N
 
 
 def _says_how_the_csv_is_made(text: str) -> None:
-    assert text.startswith("All measurements (CSV): made by your browser from the result file (JSON)"), text
+    assert text.startswith(
+        "All measurements (CSV): made by your browser from the result file (JSON)"
+    ), text
     assert "which holds the same figures" in text
 
 
@@ -168,7 +239,9 @@ def test_without_javascript_the_page_says_how_the_csv_is_made(browse: Browsing) 
 def test_from_disk_the_page_says_how_the_csv_is_made(browse: Browsing, built_site: Path) -> None:
     # Browsers refuse fetch() on file://: there the page keeps its words instead of a button that would fail.
     page = browse.context().new_page()
-    page.goto((built_site / "runs" / SEED_RUN_ID / "index.html").as_uri(), wait_until="load")  # site.js has run (defer)
+    page.goto(
+        (built_site / "runs" / SEED_RUN_ID / "index.html").as_uri(), wait_until="load"
+    )  # site.js has run (defer)
     _says_how_the_csv_is_made(page.locator("#csv").inner_text())
     assert page.locator("#csv button").count() == 0
 

@@ -46,12 +46,21 @@ class Disk:
     def __init__(self, context: BrowserContext) -> None:
         self.context = context
         self.failures: list[str] = []
-        context.on("requestfailed", lambda request: self.failures.append(f"{request.url}: {request.failure}"))
+        context.on(
+            "requestfailed",
+            lambda request: self.failures.append(f"{request.url}: {request.failure}"),
+        )
 
     def open(self, file: Path) -> Page:
         page = self.context.new_page()
-        page.on("console", lambda message: self.failures.append(f"console: {message.text}")
-                if message.type == "error" else None)
+        page.on(
+            "console",
+            lambda message: (
+                self.failures.append(f"console: {message.text}")
+                if message.type == "error"
+                else None
+            ),
+        )
         page.on("pageerror", lambda error: self.failures.append(f"script error: {error}"))
         page.goto(file.as_uri(), wait_until="load")
         return page
@@ -79,25 +88,43 @@ def paged_site(tmp_path_factory: pytest.TempPathFactory, shared_cache: Path) -> 
     return site / "_site"
 
 
-@pytest.mark.parametrize("relative", ["index.html", f"runs/{SEED_RUN_ID}/index.html", "compare/index.html",
-                                      "capacity/index.html", "at/32k-16/index.html", "models/index.html"])
+@pytest.mark.parametrize(
+    "relative",
+    [
+        "index.html",
+        f"runs/{SEED_RUN_ID}/index.html",
+        "compare/index.html",
+        "capacity/index.html",
+        "at/32k-16/index.html",
+        "models/index.html",
+    ],
+)
 def test_opened_from_disk_the_page_is_styled_and_every_link_is_a_file(
-        disk: Disk, built_site: Path, relative: str) -> None:
+    disk: Disk, built_site: Path, relative: str
+) -> None:
     _styled_and_every_link_a_file(disk, built_site, relative)
 
 
 @pytest.mark.parametrize("relative", ["index.html", "page/2/index.html", "page/3/index.html"])
 def test_the_index_pages_from_disk_are_styled_and_every_link_is_a_file(
-        disk: Disk, paged_site: Path, relative: str) -> None:
+    disk: Disk, paged_site: Path, relative: str
+) -> None:
     _styled_and_every_link_a_file(disk, paged_site, relative)
 
 
 def _styled_and_every_link_a_file(disk: Disk, built_site: Path, relative: str) -> None:
     page = disk.open(built_site / relative)
     # style.css sets the header's surface and the page's layout; unstyled, the header is transparent.
-    header = page.evaluate("() => getComputedStyle(document.querySelector('.site-header')).backgroundColor")
+    header = page.evaluate(
+        "() => getComputedStyle(document.querySelector('.site-header')).backgroundColor"
+    )
     assert header not in ("rgba(0, 0, 0, 0)", "transparent"), "the stylesheet did not apply"
-    assert page.evaluate("() => getComputedStyle(document.querySelector('.site-header .wrap')).display") == "flex"
+    assert (
+        page.evaluate(
+            "() => getComputedStyle(document.querySelector('.site-header .wrap')).display"
+        )
+        == "flex"
+    )
     urls = page.evaluate(_REFERENCES)
     internal = [url for url in urls if urlsplit(url).scheme == "file"]
     assert len(internal) > 5, urls
@@ -106,7 +133,9 @@ def _styled_and_every_link_a_file(disk: Disk, built_site: Path, relative: str) -
         target = Path(unquote(urlsplit(url).path))
         assert target.resolve().is_relative_to(site), f"{relative}: {url} leaves the site"
         assert target.is_file(), f"{relative}: {url} is not a file of the site"
-    assert not [url for url in urls if urlsplit(url).scheme not in ("file", "http", "https", "mailto")], urls
+    assert not [
+        url for url in urls if urlsplit(url).scheme not in ("file", "http", "https", "mailto")
+    ], urls
     assert not disk.failures, disk.failures  # the stylesheet, script and images all loaded
 
 
@@ -129,7 +158,9 @@ def test_the_compare_picker_from_disk_says_it_needs_a_server(disk: Disk, built_s
     assert first and second
     page.select_option("#compare-form select[name=add]", first)
     page.select_option("#compare-form select[name=add]", second)
-    page.wait_for_function("() => document.getElementById('compare-result').textContent.includes('HTTP')")
+    page.wait_for_function(
+        "() => document.getElementById('compare-result').textContent.includes('HTTP')"
+    )
     assert "needs the site served over HTTP" in page.locator("#compare-result").inner_text()
 
 
@@ -140,7 +171,9 @@ def test_the_index_filters_work_from_disk(disk: Disk, built_site: Path) -> None:
     engine = page.locator("#filters select[name=engine]")
     engine.select_option(index=1)
     wanted = engine.locator("option").nth(1).get_attribute("value")
-    assert wanted and page.url.endswith(f"index.html?engine={wanted}")  # kept in the address, from disk too
+    assert wanted and page.url.endswith(
+        f"index.html?engine={wanted}"
+    )  # kept in the address, from disk too
     shown = [row for row in rows.all() if row.is_visible()]
     assert 0 < len(shown) < total
     assert all(engine_of(row) == wanted for row in shown)
@@ -171,7 +204,9 @@ def test_the_second_index_page_from_disk_links_and_filters(disk: Disk, paged_sit
     assert shown and all(engine_of(row) == wanted for row in shown)
     assert "on this page" in page.locator("#shown-count").inner_text()
     page.locator("#filters button[type=reset]").click()
-    page.wait_for_function(f"() => document.querySelectorAll('table[data-filterable] tbody tr').length === {on_page}")
+    page.wait_for_function(
+        f"() => document.querySelectorAll('table[data-filterable] tbody tr').length === {on_page}"
+    )
     # A run of this page, then back and on through the pager.
     first = rows.first.locator("th a").first
     run_id = first.get_attribute("href")
@@ -209,7 +244,9 @@ def test_the_operating_point_presets_work_from_disk(disk: Disk, built_site: Path
     run_link.click()
     view.wait_for_load_state("load")
     assert urlsplit(view.url).path.endswith("/index.html") and "/runs/" in view.url
-    view.locator("header.site-header nav a", has_text="Capacity").click()  # the nav reaches /capacity/
+    view.locator(
+        "header.site-header nav a", has_text="Capacity"
+    ).click()  # the nav reaches /capacity/
     view.wait_for_load_state("load")
     assert view.url == (built_site / "capacity" / "index.html").as_uri()
     assert not disk.failures, disk.failures
@@ -218,18 +255,32 @@ def test_the_operating_point_presets_work_from_disk(disk: Disk, built_site: Path
 def test_the_point_picker_from_disk_says_it_needs_a_server(disk: Disk, built_site: Path) -> None:
     # Browsers block fetch() on file://: the picker says so, and points at the static presets.
     page = disk.open(built_site / "index.html")
-    page.goto((built_site / "index.html").as_uri() + "?context=32768&concurrency=16", wait_until="load")
-    page.wait_for_function("() => document.getElementById('point-status').textContent.includes('HTTP')")
+    page.goto(
+        (built_site / "index.html").as_uri() + "?context=32768&concurrency=16", wait_until="load"
+    )
+    page.wait_for_function(
+        "() => document.getElementById('point-status').textContent.includes('HTTP')"
+    )
     assert "needs the site served over HTTP" in page.locator("#point-status").inner_text()
 
 
 def test_a_model_page_from_disk_keeps_its_one_decode_chart_and_says_where_the_others_are(
-        disk: Disk, built_site: Path) -> None:
+    disk: Disk, built_site: Path
+) -> None:
     # group.js cannot fetch /data/points/ from disk: the page shows what it shows without JavaScript.
-    page = next(p for p in sorted((built_site / "models").glob("*/index.html")) if "data-plots" in p.read_text())
+    page = next(
+        p
+        for p in sorted((built_site / "models").glob("*/index.html"))
+        if "data-plots" in p.read_text()
+    )
     opened = disk.open(page)
-    opened.wait_for_function("() => document.getElementById('decode-more').textContent.includes('from disk')")
+    opened.wait_for_function(
+        "() => document.getElementById('decode-more').textContent.includes('from disk')"
+    )
     assert opened.locator("#decode figure.plot").count() == 1
     note = opened.locator("#decode-more").inner_text()
-    assert "drawn by your browser" in note and "every run's page has a chart at each of its contexts" in note
+    assert (
+        "drawn by your browser" in note
+        and "every run's page has a chart at each of its contexts" in note
+    )
     assert "serve the site" in note

@@ -22,8 +22,9 @@ PAGE_SIZE = 3
 
 
 @pytest.fixture(scope="module")
-def paged_origin(built_site: Path, shared_cache: Path,
-                 tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, list[list[tuple[str, int]]]]]:
+def paged_origin(
+    built_site: Path, shared_cache: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[str, list[list[tuple[str, int]]]]]:
     """The paged site served, with its pages as the paging rule gives them (tests/paging_rule.py)."""
     # After built_site: its charts are in the shared cache, so this build forks no workers
     # once the browser's threads run.
@@ -39,11 +40,13 @@ def paged_origin(built_site: Path, shared_cache: Path,
 def row_links(browsing_page: object) -> list[str]:
     return browsing_page.evaluate(  # type: ignore[attr-defined, no-any-return]
         """() => Array.from(document.querySelectorAll("table.runs tbody tr th a:first-child"))
-            .map((a) => new URL(a.href).pathname)""")
+            .map((a) => new URL(a.href).pathname)"""
+    )
 
 
-def test_search_finds_runs_on_other_pages(paged_origin: tuple[str, list[list[tuple[str, int]]]],
-                                          browser: Browser) -> None:
+def test_search_finds_runs_on_other_pages(
+    paged_origin: tuple[str, list[list[tuple[str, int]]]], browser: Browser
+) -> None:
     origin, expected = paged_origin
     browsing = Browsing(browser, origin)
     try:
@@ -59,7 +62,9 @@ def test_search_finds_runs_on_other_pages(paged_origin: tuple[str, list[list[tup
         assert target not in first_page
 
         page.locator("#filters input[name=q]").fill(model)
-        page.wait_for_function("() => document.getElementById('shown-count').innerText.includes('shown')")
+        page.wait_for_function(
+            "() => document.getElementById('shown-count').innerText.includes('shown')"
+        )
         found = row_links(page)
         assert target in found and all(link.startswith("/runs/") for link in found)
         assert page.locator("nav.pager").is_hidden(), "the pager belongs to the page's own rows"
@@ -75,12 +80,16 @@ def test_search_finds_runs_on_other_pages(paged_origin: tuple[str, list[list[tup
 
 
 @pytest.mark.parametrize("path", ["/", "/models/"])
-def test_on_a_phone_every_card_value_is_named_as_its_column_heading(browse: Browsing, path: str) -> None:
+def test_on_a_phone_every_card_value_is_named_as_its_column_heading(
+    browse: Browsing, path: str
+) -> None:
     """The page's rows carry no per-cell labels: the stylesheet names each column on a phone.
     Each card value's label must read as the column's heading (and on a model page too)."""
     if path == "/models/":  # the model page with the most runs
         visit = browse.open("/models/", width=PHONE)
-        path = visit.js("() => new URL(document.querySelector('main a[href*=\"models/\"]').href).pathname")
+        path = visit.js(
+            "() => new URL(document.querySelector('main a[href*=\"models/\"]').href).pathname"
+        )
     visit = browse.open(path, width=PHONE)
     found = visit.js("""() => {
         const table = document.querySelector("table.runs");

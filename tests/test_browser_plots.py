@@ -37,7 +37,7 @@ PIXELS = """async ([png, points]) => {
 
 
 def _rgb(colour: str) -> list[int]:
-    return [int(colour[i:i + 2], 16) for i in (1, 3, 5)]
+    return [int(colour[i : i + 2], 16) for i in (1, 3, 5)]
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
@@ -48,7 +48,10 @@ def test_markers_are_drawn_at_every_point_in_the_runs_colour(browse: Browsing, s
     page.set_viewport_size({"width": 1280, "height": 900})
     plots = page.locator("figure.plot > svg")
     sampled = 0
-    for i in (0, plots.count() - 1):  # a decode plot (lines) and the frontier (movetos off the line)
+    for i in (
+        0,
+        plots.count() - 1,
+    ):  # a decode plot (lines) and the frontier (movetos off the line)
         plots.nth(i).scroll_into_view_if_needed()
         paths = visit.js(POSITIONS)[i]
         png = base64.b64encode(page.screenshot()).decode()
@@ -60,15 +63,25 @@ def test_markers_are_drawn_at_every_point_in_the_runs_colour(browse: Browsing, s
                 if 0 <= sx < 1280 and 0 <= sy < 900:
                     points.append((place, round(sx), round(sy)))
         # Only points no other run's point is near: what shows there is this run's marker.
-        alone = [(place, x, y) for place, x, y in points
-                 if all(abs(x - ox) + abs(y - oy) > 8 for op, ox, oy in points if op != place)]
+        alone = [
+            (place, x, y)
+            for place, x, y in points
+            if all(abs(x - ox) + abs(y - oy) > 8 for op, ox, oy in points if op != place)
+        ]
         assert alone
         blank = page.context.new_page()  # about:blank: no site CSP to refuse the data: image
         colours = blank.evaluate(PIXELS, [png, [[x, y] for _, x, y in alone]])
         blank.close()
         for (place, x, y), rgb in zip(alone, colours, strict=True):
             want = _rgb(PALETTE[place])
-            assert max(abs(a - b) for a, b in zip(rgb, want, strict=True)) <= 40, (i, place, x, y, rgb, want)
+            assert max(abs(a - b) for a, b in zip(rgb, want, strict=True)) <= 40, (
+                i,
+                place,
+                x,
+                y,
+                rgb,
+                want,
+            )
             sampled += 1
     assert sampled >= 20
     visit.assert_clean()
@@ -80,7 +93,8 @@ def _plot_markup(visit: Any, root: str) -> list[Any]:
     (in the viewBox's units, the stylesheet's transforms included), each run's class, path
     data and title, and its legend (its own or the grid's); ids left out, since they only have
     to be unique on their page."""
-    return visit.js("""(root) => Array.from(document.querySelectorAll(root + " figure.plot")).map((f) => {
+    return visit.js(
+        """(root) => Array.from(document.querySelectorAll(root + " figure.plot")).map((f) => {
       const svg = f.querySelector(":scope > svg");
       const height = (t) => Math.round(svg.getScreenCTM().inverse().multiply(t.getScreenCTM()).f * 10) / 10;
       const used = Array.from(svg.querySelectorAll(":scope > use")).map((u) => {
@@ -98,7 +112,9 @@ def _plot_markup(visit: Any, root: str) -> list[Any]:
         legend: legend.outerHTML,
         note: (f.querySelector(".plot-note") || {}).textContent || null,
       };
-    })""", root)
+    })""",
+        root,
+    )
 
 
 def test_the_readers_view_draws_the_static_plot_markup(browse: Browsing) -> None:
@@ -115,7 +131,9 @@ def test_the_readers_view_draws_the_static_plot_markup(browse: Browsing) -> None
         const m = g.ownerSVGElement.getScreenCTM().inverse().multiply(t.getScreenCTM());
         return [m.a, m.b, m.e, m.f].map((v) => Math.round(v * 10) / 10);
       }))""")
-    assert placed and all(p == [[1, 0, 199, 206], [0, -1, 12, 91], [1, 0, 46, 176]] for p in placed), placed
+    assert placed and all(
+        p == [[1, 0, 199, 206], [0, -1, 12, 91], [1, 0, 46, 176]] for p in placed
+    ), placed
     client = browse.open(f"/compare/?runs={PAIR[0]},{PAIR[1]}")
     client.page.locator("#compare-result figure.plot").last.wait_for()
     got = _plot_markup(client, "#compare-result")

@@ -261,8 +261,9 @@ def ladder(record: dict[str, Any]) -> str:
 
 
 @pytest.mark.parametrize("users", [1, 20, 50, 1000])
-def test_the_capacity_question_reads_for_the_readers_users(browse: Browsing, built_site: Path,
-                                                           users: int) -> None:
+def test_the_capacity_question_reads_for_the_readers_users(
+    browse: Browsing, built_site: Path, users: int
+) -> None:
     # /capacity/'s question (capacity.js) for one model at each of its contexts: each setup that
     # meets the level names the smallest measured load at or above the users that meets it, or
     # where it stops, as tests/verdict_rule.py reads it off the published record.
@@ -271,16 +272,19 @@ def test_the_capacity_question_reads_for_the_readers_users(browse: Browsing, bui
     visit = browse.open(f"/capacity/?model={model}&level=server&users={users}&context=0")
     page = visit.page
     contexts = page.locator("#capacity-form select[name=context] option").evaluate_all(
-        "(options) => options.map((o) => o.value)")
+        "(options) => options.map((o) => o.value)"
+    )
     assert len(contexts) >= 3
     checked = 0
     for context in contexts:
         page.select_option("#capacity-form select[name=context]", context)
         page.evaluate("() => { document.getElementById('capacity-status').textContent = ''; }")
         page.locator("#capacity-form button[type=submit]").click()
-        page.wait_for_function("() => document.querySelector('#capacity-answer table') && "
-                               "document.getElementById('capacity-status').textContent"
-                               ".includes('setup')")
+        page.wait_for_function(
+            "() => document.querySelector('#capacity-answer table') && "
+            "document.getElementById('capacity-status').textContent"
+            ".includes('setup')"
+        )
         rows = visit.js(r"""() => Array.from(document.querySelectorAll("#capacity-answer tbody tr"))
             .map((tr) => [
                 decodeURIComponent(
@@ -290,16 +294,25 @@ def test_the_capacity_question_reads_for_the_readers_users(browse: Browsing, bui
                     .innerText || ""])""")
         for run_id, state, said in rows:
             near = 0.03 * max(int(context), 1)
-            record = next(r for (run, level, at), r in records.items()
-                          if run == run_id and level == "server" and abs(at - int(context)) <= near)
+            record = next(
+                r
+                for (run, level, at), r in records.items()
+                if run == run_id and level == "server" and abs(at - int(context)) <= near
+            )
             assert state == record["state"], (run_id, context, state, record)
             if state != "meets":
                 continue
             found, at = rule.for_users(record, users)
-            words = {"meets": "meets at {}", "fails": "does not meet at {}",
-                     "cannot_tell": "cannot tell at {}"}
-            expected = "not measured that high" if found == "not_measured" else \
-                words[found].format(f"{at} request{'s' if at and at > 1 else ''}")
+            words = {
+                "meets": "meets at {}",
+                "fails": "does not meet at {}",
+                "cannot_tell": "cannot tell at {}",
+            }
+            expected = (
+                "not measured that high"
+                if found == "not_measured"
+                else words[found].format(f"{at} request{'s' if at and at > 1 else ''}")
+            )
             assert said == expected, (run_id, context, said, expected)
             checked += 1
     assert checked

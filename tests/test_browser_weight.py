@@ -33,11 +33,15 @@ class _References(HTMLParser):
         elif tag == "script" and values.get("src"):
             self.scripts.append((values["src"] or "", "defer" in values or "async" in values))
         elif tag == "img" and values.get("src"):
-            self.images.append(values["src"] or "")  # the default (light) chart; <source>s are alternatives
+            self.images.append(
+                values["src"] or ""
+            )  # the default (light) chart; <source>s are alternatives
 
 
 def gzipped(path: Path) -> int:
-    return len(gzip.compress(path.read_bytes(), compresslevel=6, mtime=0))  # a web server's usual level
+    return len(
+        gzip.compress(path.read_bytes(), compresslevel=6, mtime=0)
+    )  # a web server's usual level
 
 
 def test_every_run_page_fits_the_weight_budget(built_site: Path) -> None:
@@ -48,15 +52,21 @@ def test_every_run_page_fits_the_weight_budget(built_site: Path) -> None:
         html = page.read_text(encoding="utf-8")
         refs.feed(html)
         assert refs.stylesheets, f"{page}: no stylesheet"
-        files = [page] + [page.parent / urlsplit(url).path for url in refs.stylesheets + refs.images]  # relative links
+        files = [page] + [
+            page.parent / urlsplit(url).path for url in refs.stylesheets + refs.images
+        ]  # relative links
         weights[page.parent.name] = sum(gzipped(file) for file in files)
         charted += html.count("<div class=bar-row>")  # the prefill bars are part of the page itself
         # Scripts are not part of reading the page: one small enhancement script, deferred.
-        assert [urlsplit(src).path for src, _ in refs.scripts] == ["../../assets/site.js"], refs.scripts
+        assert [urlsplit(src).path for src, _ in refs.scripts] == ["../../assets/site.js"], (
+            refs.scripts
+        )
         assert all(deferred for _, deferred in refs.scripts)
     assert charted, "no run page shows its prefill bars, so the budget checks too little"
     heaviest = max(weights, key=lambda run: weights[run])
-    assert weights[heaviest] <= BUDGET, f"{heaviest}: {weights[heaviest] / 1024:.1f} KB gzip, over {BUDGET // 1024} KB"
+    assert weights[heaviest] <= BUDGET, (
+        f"{heaviest}: {weights[heaviest] / 1024:.1f} KB gzip, over {BUDGET // 1024} KB"
+    )
 
 
 @pytest.mark.browser

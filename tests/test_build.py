@@ -24,18 +24,25 @@ from tests.search_index import search_strings
 MINIMAL = REPO / "tests" / "data" / "valid" / "minimal.yaml"
 
 
-def test_build_without_collect_asks_for_collect(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_build_without_collect_asks_for_collect(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert run_cli(project, "build") == 1
     err = capsys.readouterr().err
     assert ".sitegen/collected.json: not found; run `sitegen collect` first" in err
     assert not (project / "_site").exists()
 
 
-@pytest.mark.parametrize(("version", "message"), [
-    (0, "was written by an older sitegen (format 0); run `sitegen collect` to upgrade it"),
-    (99, "was written by a newer sitegen (format 99"),
-])
-def test_outdated_collected_file(project: Path, capsys: pytest.CaptureFixture[str], version: int, message: str) -> None:
+@pytest.mark.parametrize(
+    ("version", "message"),
+    [
+        (0, "was written by an older sitegen (format 0); run `sitegen collect` to upgrade it"),
+        (99, "was written by a newer sitegen (format 99"),
+    ],
+)
+def test_outdated_collected_file(
+    project: Path, capsys: pytest.CaptureFixture[str], version: int, message: str
+) -> None:
     assert run_cli(project, "collect") == 0
     path = project / ".sitegen" / "collected.json"
     document = json.loads(path.read_text())
@@ -49,8 +56,14 @@ def test_site_layout(project: Path) -> None:
     assert run_cli(project, "collect") == 0
     assert run_cli(project, "build") == 0
     site = project / "_site"
-    for path in ("index.html", "404.html", f"runs/{SEED_RUN_ID}/index.html", f"runs/{SEED_RUN_ID}.json",
-                 "assets/style.css", "assets/site.js"):
+    for path in (
+        "index.html",
+        "404.html",
+        f"runs/{SEED_RUN_ID}/index.html",
+        f"runs/{SEED_RUN_ID}.json",
+        "assets/style.css",
+        "assets/site.js",
+    ):
         assert (site / path).is_file(), path
     # The run CSV is made by the reader's browser from the JSON (tests/test_browser_csv.py), not shipped.
     assert not list(site.rglob("*.csv"))
@@ -60,18 +73,27 @@ def test_site_layout(project: Path) -> None:
         assert f'href="runs/{run_id}/index.html"' in index
     exported = json.loads((site / "runs" / f"{SEED_RUN_ID}.json").read_text())
     assert exported["run"]["model"] == "deepseek-ai/DeepSeek-V4-Flash-DSpark"
-    assert len(exported["measurements"]["prefill"]) == 9 and len(exported["measurements"]["decode"]) == 64
+    assert (
+        len(exported["measurements"]["prefill"]) == 9
+        and len(exported["measurements"]["decode"]) == 64
+    )
 
 
 def test_same_input_gives_identical_bytes(project: Path) -> None:
-    keep = {SEED_RUN_ID, "rtx6kpro4x-vllm-qwen35-397b-nvfp4-nomtp", "rtx6kpro4x-vllm-qwen35-397b-awq-mtp"}
+    keep = {
+        SEED_RUN_ID,
+        "rtx6kpro4x-vllm-qwen35-397b-nvfp4-nomtp",
+        "rtx6kpro4x-vllm-qwen35-397b-awq-mtp",
+    }
     for path in (project / "content" / "runs").iterdir():
         if path.stem not in keep:
             path.unlink()  # a few runs, one comparison: enough to render every kind of chart cold
     assert run_cli(project, "collect") == 0
     assert run_cli(project, "build") == 0
     first = site_files(project / "_site")
-    (project / ".sitegen" / "cache").unlink()  # without the shared cache: cold charts must render the same SVG
+    (
+        project / ".sitegen" / "cache"
+    ).unlink()  # without the shared cache: cold charts must render the same SVG
     assert run_cli(project, "build") == 0
     assert site_files(project / "_site") == first
 
@@ -86,17 +108,22 @@ def test_pages_reference_no_other_host(project: Path) -> None:
         for url in re.findall(r'<link [^>]*href="([^"]*)"', html):
             assert not urlsplit(url).scheme and not url.startswith("//"), (page, url)
     for chart in (project / "_site" / "assets" / "charts").glob("*.svg"):
-        assert b"href=\"http" not in chart.read_bytes()
+        assert b'href="http' not in chart.read_bytes()
 
 
 def test_hostile_text_is_escaped(project: Path) -> None:
     runs = project / "content" / "runs"
     text = MINIMAL.read_text()
     text = text.replace("accelerator: RTX 4090", "accelerator: '<img src=x onerror=alert(1)>'")
-    text = text.replace("model: Qwen/Qwen3-8B",
-                        "model: '\"><script>alert(1)</script>'\n  notes: '<script>alert(2)</script> [x](javascript:alert(3))'")
-    text = text.replace("name: llama.cpp", "name: llama.cpp\n  repository: 'javascript:alert(4)'\n"
-                                           "  launch_command: '</code><script>alert(5)</script>'")
+    text = text.replace(
+        "model: Qwen/Qwen3-8B",
+        "model: '\"><script>alert(1)</script>'\n  notes: '<script>alert(2)</script> [x](javascript:alert(3))'",
+    )
+    text = text.replace(
+        "name: llama.cpp",
+        "name: llama.cpp\n  repository: 'javascript:alert(4)'\n"
+        "  launch_command: '</code><script>alert(5)</script>'",
+    )
     (runs / "hostile.yaml").write_text(text)
     assert run_cli(project, "collect") == 0
     assert run_cli(project, "build") == 0
@@ -109,20 +136,26 @@ def test_hostile_text_is_escaped(project: Path) -> None:
     assert "<script>alert" not in index
 
 
-def test_failed_build_leaves_previous_site(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_failed_build_leaves_previous_site(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert run_cli(project, "collect") == 0
     assert run_cli(project, "build") == 0
     before = site_files(project / "_site")
     templates = project / "templates"
     shutil.copytree(REPO / "templates", templates)
-    (templates / "pages" / "run.html").write_text("{% extends 'base.html' %}{% block main %}{{ page.nope }}{% endblock %}")
+    (templates / "pages" / "run.html").write_text(
+        "{% extends 'base.html' %}{% block main %}{{ page.nope }}{% endblock %}"
+    )
     with pytest.raises(Exception, match="nope"):
         run_cli(project, "build")
     assert site_files(project / "_site") == before
     assert not list(project.glob("._site.*")), "staging folders are cleaned up"
 
 
-def test_unwritable_output_is_a_clear_error(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_unwritable_output_is_a_clear_error(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert run_cli(project, "collect") == 0
     (project / "_site").write_text("a file where the output folder should be")
     assert run_cli(project, "build") == 1
@@ -136,7 +169,9 @@ def test_incremental_build_is_byte_identical_to_a_cold_one(project: Path, tmp_pa
     assert run_cli(project, "build") == 0
     # Change the site the ways contributors do: edit a figure, add a run, remove a run.
     seed = runs / f"{SEED_RUN_ID}.yaml"
-    seed.write_text(seed.read_text().replace("total_tokens_per_s: 228.386789", "total_tokens_per_s: 230.5", 1))
+    seed.write_text(
+        seed.read_text().replace("total_tokens_per_s: 228.386789", "total_tokens_per_s: 230.5", 1)
+    )
     shutil.copy(MINIMAL, runs / "added-run.yaml")
     (runs / "ttp300-vllm-qwen3-4b.yaml").unlink()
     assert run_cli(project, "collect") == 0
@@ -158,14 +193,19 @@ def test_unchanged_build_renders_nothing(project: Path, capsys: pytest.CaptureFi
     assert "(0 rendered, 0 new charts)" in capsys.readouterr().out
 
 
-def test_unchanged_build_reads_no_run_and_touches_no_file(project: Path, monkeypatch: pytest.MonkeyPatch,
-                                                        capsys: pytest.CaptureFixture[str]) -> None:
+def test_unchanged_build_reads_no_run_and_touches_no_file(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     from sitegen.site import build as build_module
 
     assert run_cli(project, "collect") == 0
     assert run_cli(project, "build") == 0
     site = project / "_site"
-    before = {path: (path.stat().st_ino, path.stat().st_mtime_ns) for path in site.rglob("*") if path.is_file()}
+    before = {
+        path: (path.stat().st_ino, path.stat().st_mtime_ns)
+        for path in site.rglob("*")
+        if path.is_file()
+    }
 
     def no_reading(*args: object, **kwargs: object) -> None:
         raise AssertionError("an unchanged build read the collected runs")
@@ -177,7 +217,11 @@ def test_unchanged_build_reads_no_run_and_touches_no_file(project: Path, monkeyp
     pages = sum(1 for path in before if path.name == "index.html" or path.name == "404.html")
     assert "(0 rendered, 0 new charts)" in out and re.search(r"built (\d+) pages", out)
     assert int(re.search(r"built (\d+) pages", out).group(1)) >= pages - 1  # type: ignore[union-attr]
-    assert {path: (path.stat().st_ino, path.stat().st_mtime_ns) for path in site.rglob("*") if path.is_file()} == before
+    assert {
+        path: (path.stat().st_ino, path.stat().st_mtime_ns)
+        for path in site.rglob("*")
+        if path.is_file()
+    } == before
 
 
 def _trust_recorded_identities(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -187,8 +231,10 @@ def _trust_recorded_identities(monkeypatch: pytest.MonkeyPatch) -> None:
     files.SETTLED_NS, only what changed in the last seconds is listed or read again.)"""
     from sitegen import files
 
-    monkeypatch.setattr(files, "SETTLED_NS", -10**15)  # "settled" however recent, even in the same tick
-    monkeypatch.setattr(files, "SAME_DEVICE_SETTLED_NS", -10**15)
+    monkeypatch.setattr(
+        files, "SETTLED_NS", -(10**15)
+    )  # "settled" however recent, even in the same tick
+    monkeypatch.setattr(files, "SAME_DEVICE_SETTLED_NS", -(10**15))
 
 
 def _past_the_clock_tick() -> None:
@@ -196,7 +242,8 @@ def _past_the_clock_tick() -> None:
 
 
 def test_settled_unchanged_build_reads_neither_the_collected_file_nor_each_folder(
-        project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     from sitegen.site import build as build_module
 
     _trust_recorded_identities(monkeypatch)
@@ -229,8 +276,9 @@ def _folders_listed_by_a_build(project: Path, monkeypatch: pytest.MonkeyPatch) -
     return listed
 
 
-def test_a_folder_changed_in_the_recording_tick_is_checked_not_trusted(project: Path,
-                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_folder_changed_in_the_recording_tick_is_checked_not_trusted(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A folder whose change time is the clock's reading when the build recorded it could change
     again in that tick without its time showing it: the next build lists it. (Here the reading
     is made to fall in the site folder's tick, as it does on a coarse clock that the build
@@ -253,8 +301,9 @@ def test_a_folder_changed_in_the_recording_tick_is_checked_not_trusted(project: 
     assert str(site) in _folders_listed_by_a_build(project, monkeypatch)
 
 
-def test_a_build_right_after_another_trusts_the_folders_it_recorded(project: Path,
-                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_build_right_after_another_trusts_the_folders_it_recorded(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The build waits for the file system's clock to move past its own changes before it
     records its folders (files.file_system_now's after_tick), so the next build, however soon,
     lists none of them: at 20,000 runs the folder ``runs/`` alone holds 40,000 entries."""
@@ -267,8 +316,9 @@ def test_a_build_right_after_another_trusts_the_folders_it_recorded(project: Pat
     assert _folders_listed_by_a_build(project, monkeypatch) == []
 
 
-def test_collected_file_changed_in_place_with_its_old_time_is_read(project: Path, monkeypatch: pytest.MonkeyPatch,
-                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+def test_collected_file_changed_in_place_with_its_old_time_is_read(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Same size, same modification time, same inode: the change time still tells."""
     _trust_recorded_identities(monkeypatch)
     assert run_cli(project, "collect") == 0
@@ -280,7 +330,7 @@ def test_collected_file_changed_in_place_with_its_old_time_is_read(project: Path
     at = data.index(b'"count":') + len(b'"count":')  # a run's accelerator count, one digit changed
     with path.open("r+b") as stream:  # in place: the inode stays
         stream.seek(at)
-        stream.write(b"9" if data[at:at + 1] != b"9" else b"8")
+        stream.write(b"9" if data[at : at + 1] != b"9" else b"8")
     os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
     assert path.stat().st_size == before.st_size and path.stat().st_ino == before.st_ino
     capsys.readouterr()
@@ -289,10 +339,21 @@ def test_collected_file_changed_in_place_with_its_old_time_is_read(project: Path
 
 
 @pytest.mark.parametrize("settled", [False, True], ids=["just built", "settled"])
-@pytest.mark.parametrize("change", ["stray file", "missing file", "file made a link", "settings", "collected runs",
-                                    "stray folder", "folder made a link"])
-def test_unchanged_looking_build_still_builds_what_differs(project: Path, monkeypatch: pytest.MonkeyPatch, change: str,
-                                                         settled: bool) -> None:
+@pytest.mark.parametrize(
+    "change",
+    [
+        "stray file",
+        "missing file",
+        "file made a link",
+        "settings",
+        "collected runs",
+        "stray folder",
+        "folder made a link",
+    ],
+)
+def test_unchanged_looking_build_still_builds_what_differs(
+    project: Path, monkeypatch: pytest.MonkeyPatch, change: str, settled: bool
+) -> None:
     """Only the inputs of the last build and exactly its files let a build stop early, whether
     the next build lists the folders (changed within the clock's resolution) or trusts the
     identities the last build recorded."""
@@ -319,16 +380,33 @@ def test_unchanged_looking_build_still_builds_what_differs(project: Path, monkey
         page.parent.symlink_to(project / "moved")
     elif change == "settings":
         config = project / "sitegen.yaml"
-        config.write_text(config.read_text().replace("title: LLM inference speed tests", "title: Another title", 1))
+        config.write_text(
+            config.read_text().replace(
+                "title: LLM inference speed tests", "title: Another title", 1
+            )
+        )
     else:
         seed = project / "content" / "runs" / f"{SEED_RUN_ID}.yaml"
-        seed.write_text(seed.read_text().replace("total_tokens_per_s: 228.386789", "total_tokens_per_s: 230.5", 1))
+        seed.write_text(
+            seed.read_text().replace(
+                "total_tokens_per_s: 228.386789", "total_tokens_per_s: 230.5", 1
+            )
+        )
         assert run_cli(project, "collect") == 0
     assert run_cli(project, "build") == 0
     after = site_files(site)
-    assert not (site / "runs" / "left-over.html").exists() and not (site / "runs" / "left-over").exists()
+    assert (
+        not (site / "runs" / "left-over.html").exists()
+        and not (site / "runs" / "left-over").exists()
+    )
     assert page.is_file() and not page.is_symlink() and not page.parent.is_symlink()
-    if change in ("stray file", "missing file", "file made a link", "stray folder", "folder made a link"):
+    if change in (
+        "stray file",
+        "missing file",
+        "file made a link",
+        "stray folder",
+        "folder made a link",
+    ):
         assert after == reference
     elif change == "settings":
         assert "Another title" in (site / "index.html").read_text()
@@ -340,10 +418,15 @@ def test_incremental_build_moves_in_only_what_changed(project: Path) -> None:
     assert run_cli(project, "collect") == 0
     assert run_cli(project, "build") == 0
     site = project / "_site"
-    unchanged, changed = site / "runs" / "ttp300-vllm-qwen3-4b" / "index.html", site / "runs" / SEED_RUN_ID / "index.html"
+    unchanged, changed = (
+        site / "runs" / "ttp300-vllm-qwen3-4b" / "index.html",
+        site / "runs" / SEED_RUN_ID / "index.html",
+    )
     inodes = {path: path.stat().st_ino for path in (unchanged, changed)}
     seed = project / "content" / "runs" / f"{SEED_RUN_ID}.yaml"
-    seed.write_text(seed.read_text().replace("total_tokens_per_s: 228.386789", "total_tokens_per_s: 230.5", 1))
+    seed.write_text(
+        seed.read_text().replace("total_tokens_per_s: 228.386789", "total_tokens_per_s: 230.5", 1)
+    )
     assert run_cli(project, "collect") == 0
     assert run_cli(project, "build") == 0
     assert unchanged.stat().st_ino == inodes[unchanged], "an unchanged page is left where it is"
@@ -352,7 +435,8 @@ def test_incremental_build_moves_in_only_what_changed(project: Path) -> None:
 
 @pytest.mark.parametrize("failure", ["exchange", "rename-in"])
 def test_incremental_build_that_fails_while_swapping_in_keeps_the_old_site(
-        project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], failure: str) -> None:
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], failure: str
+) -> None:
     import errno
     import os
 
@@ -363,7 +447,9 @@ def test_incremental_build_that_fails_while_swapping_in_keeps_the_old_site(
     before = site_files(project / "_site")
     runs = project / "content" / "runs"
     seed = runs / f"{SEED_RUN_ID}.yaml"
-    seed.write_text(seed.read_text().replace("total_tokens_per_s: 228.386789", "total_tokens_per_s: 230.5", 1))
+    seed.write_text(
+        seed.read_text().replace("total_tokens_per_s: 228.386789", "total_tokens_per_s: 230.5", 1)
+    )
     (runs / "ttp300-vllm-qwen3-4b.yaml").unlink()  # so files are also removed
     assert run_cli(project, "collect") == 0
     original_rename = os.rename
@@ -438,14 +524,20 @@ sys.exit(code)
 
 
 def _crashing_build(project: Path, crash_at: int, mode: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-c", _CRASHING_BUILD, str(crash_at), str(project / "sitegen.yaml"), mode],
-                          capture_output=True, text=True, timeout=300, cwd=project,
-                          env={**os.environ, "PYTHONPATH": str(REPO)})
+    return subprocess.run(
+        [sys.executable, "-c", _CRASHING_BUILD, str(crash_at), str(project / "sitegen.yaml"), mode],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=project,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
 
 
 @pytest.mark.parametrize("mode", ["exchange", "no-exchange", "exchange, staged in the spare"])
 def test_a_build_killed_at_any_step_leaves_the_old_site_or_the_new(
-        project: Path, tmp_path: Path, mode: str) -> None:
+    project: Path, tmp_path: Path, mode: str
+) -> None:
     from sitegen.site.write import clean_leftovers
 
     assert run_cli(project, "collect") == 0
@@ -456,17 +548,23 @@ def test_a_build_killed_at_any_step_leaves_the_old_site_or_the_new(
         assert (project / ".sitegen" / "build" / "spare" / "index.html").is_file()
     old = site_files(project / "_site")
     seed = project / "content" / "runs" / f"{SEED_RUN_ID}.yaml"
-    seed.write_text(seed.read_text().replace("total_tokens_per_s: 228.386789", "total_tokens_per_s: 230.5", 1))
+    seed.write_text(
+        seed.read_text().replace("total_tokens_per_s: 228.386789", "total_tokens_per_s: 230.5", 1)
+    )
     (project / "content" / "runs" / "ttp300-vllm-qwen3-4b.yaml").unlink()
     assert run_cli(project, "collect") == 0
     pristine = tmp_path / "pristine"
     shutil.copytree(project, pristine, symlinks=True)
-    finished = _crashing_build(project, 0, mode)  # never crashes: counts the steps, makes the new site
+    finished = _crashing_build(
+        project, 0, mode
+    )  # never crashes: counts the steps, makes the new site
     assert finished.returncode == 0, finished.stderr
     steps = int(finished.stdout.split("steps ")[1])
     new = site_files(project / "_site")
     assert new != old and "230.5" in new[f"runs/{SEED_RUN_ID}/index.html"].decode()
-    assert new == site_files(_cold_build_copy(pristine, tmp_path / "cold"))  # an incremental build is a cold one
+    assert new == site_files(
+        _cold_build_copy(pristine, tmp_path / "cold")
+    )  # an incremental build is a cold one
     # A step while staging, and every step of the swap and the clean-up at the end (the last
     # three: exchange or two renames, then removing the old tree).
     points = sorted({steps // 2, *range(max(1, steps - 3), steps + 1)})
@@ -476,7 +574,9 @@ def test_a_build_killed_at_any_step_leaves_the_old_site_or_the_new(
         crashed = _crashing_build(trial, point, mode)
         assert crashed.returncode == 137, (point, crashed.stdout, crashed.stderr)
         if (trial / "_site").exists():
-            assert site_files(trial / "_site") in (old, new), f"a mixed site after a crash at step {point}"
+            assert site_files(trial / "_site") in (old, new), (
+                f"a mixed site after a crash at step {point}"
+            )
         else:  # only without an atomic exchange, between its two renames: the old site is set aside
             assert mode == "no-exchange", point
             clean_leftovers(trial / "_site")  # what the next build does first
@@ -496,7 +596,8 @@ def _cold_build_copy(project: Path, copy: Path) -> Path:
 
 @pytest.mark.parametrize("how", ["--force-output", "output_replace"])
 def test_a_foreign_output_folder_is_replaced_only_when_told(
-        project: Path, capsys: pytest.CaptureFixture[str], how: str) -> None:
+    project: Path, capsys: pytest.CaptureFixture[str], how: str
+) -> None:
     assert run_cli(project, "collect") == 0
     docs = project / "docs"
     docs.mkdir()
@@ -525,7 +626,9 @@ def test_an_empty_output_folder_is_used(project: Path) -> None:
     assert (project / "_site" / "index.html").is_file()
 
 
-def test_force_output_never_replaces_the_projects_own_folders(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_force_output_never_replaces_the_projects_own_folders(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert run_cli(project, "collect") == 0
     config = project / "sitegen.yaml"
     before = site_files(project / "content")
@@ -542,18 +645,49 @@ def test_characters_xml_forbids_never_reach_an_xml_file(project: Path) -> None:
     config = project / "sitegen.yaml"
     text = config.read_text()
     assert "title: LLM inference speed tests\n" in text
-    config.write_text(text.replace("title: LLM inference speed tests\n", 'title: "Speed\\x01 tests\\uffff\\x1b"\n'))
+    config.write_text(
+        text.replace(
+            "title: LLM inference speed tests\n", 'title: "Speed\\x01 tests\\uffff\\x1b"\n'
+        )
+    )
     assert run_cli(project, "collect") == 0
     # With a site_url, or there is no sitemap (its protocol allows only absolute URLs).
     assert run_cli(project, "build", "--site-url", "https://example.org/bench/") == 0
     for name in ("feed.xml", "sitemap.xml"):
-        ElementTree.fromstring((project / "_site" / name).read_bytes())  # raises on a forbidden character
+        ElementTree.fromstring(
+            (project / "_site" / name).read_bytes()
+        )  # raises on a forbidden character
     assert b"<title>Speed tests</title>" in (project / "_site" / "feed.xml").read_bytes()
 
 
-@pytest.mark.parametrize("name", ["index.html", "runs/a/index.html", "assets/charts/x.svg", "", "/etc/passwd",
-                                  "../x", "a/../b", "a/./b", "./a", "a//b", "a/", "..", ".", "a/b/..", "a\0b",
-                                  "...", "a/.../b", ".a/b.", "a/..b", "./.", "/", "//", "a/b/."])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "index.html",
+        "runs/a/index.html",
+        "assets/charts/x.svg",
+        "",
+        "/etc/passwd",
+        "../x",
+        "a/../b",
+        "a/./b",
+        "./a",
+        "a//b",
+        "a/",
+        "..",
+        ".",
+        "a/b/..",
+        "a\0b",
+        "...",
+        "a/.../b",
+        ".a/b.",
+        "a/..b",
+        "./.",
+        "/",
+        "//",
+        "a/b/.",
+    ],
+)
 def test_a_kept_or_written_name_is_a_plain_path_inside_the_site(name: str) -> None:
     # The fast test must agree with the path library's reading: relative, normalised, no "..".
     from pathlib import PurePosixPath
@@ -561,12 +695,19 @@ def test_a_kept_or_written_name_is_a_plain_path_inside_the_site(name: str) -> No
     from sitegen.site.site_folders import plain_relative
 
     path = PurePosixPath(name)
-    expected = (bool(path.parts) and not path.is_absolute() and ".." not in path.parts and path.as_posix() == name
-                and "\0" not in name)
+    expected = (
+        bool(path.parts)
+        and not path.is_absolute()
+        and ".." not in path.parts
+        and path.as_posix() == name
+        and "\0" not in name
+    )
     assert plain_relative(name) is expected
 
 
-def test_an_added_run_works_out_only_its_own_figures(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_added_run_works_out_only_its_own_figures(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # Capacities and headlines of runs an earlier build saw are read from .sitegen/cache/figures.json.
     from sitegen.config import load_config
     from sitegen.site import capacity, headlines
@@ -600,7 +741,9 @@ def test_an_added_run_works_out_only_its_own_figures(project: Path, monkeypatch:
     added = json.loads((project / "_site" / "runs" / "added-run.json").read_bytes())
     contexts = {cell["context_tokens"] for cell in added["measurements"]["decode"]}
     levels = len(load_config(project / "sitegen.yaml").service_levels)
-    assert [entry for entry in worked_out if entry.startswith("headlines")] == ["headlines added-run"]
+    assert [entry for entry in worked_out if entry.startswith("headlines")] == [
+        "headlines added-run"
+    ]
     assert worked_out.count("capacity") == len(contexts) * levels
 
 
@@ -620,15 +763,18 @@ _PRICE = '\nprices:\n  H200 NVL: {usd_per_hour: 3.5, source: "https://example.co
 
 # Each change, and a data file that shows it: the data files are joins of pieces kept by a key
 # of their inputs, so an input the key misses would leave that file as it was.
-@pytest.mark.parametrize(("change", "shown_in"), [
-    ("a run's model", "data/setups.json"),
-    ("a run's model", "data/runs.json"),
-    ("a price", "data/points/{context}/deepseek-v4-flash-dspark.json"),
-    ("a service level's name", "data/capacity.json"),
-    ("a sibling's label", "data/runs.json"),
-    ("a removed run", "data/points/32768.json"),
-    ("a run's peak", "index.html"),  # the second of its model's runs becomes the first
-])
+@pytest.mark.parametrize(
+    ("change", "shown_in"),
+    [
+        ("a run's model", "data/setups.json"),
+        ("a run's model", "data/runs.json"),
+        ("a price", "data/points/{context}/deepseek-v4-flash-dspark.json"),
+        ("a service level's name", "data/capacity.json"),
+        ("a sibling's label", "data/runs.json"),
+        ("a removed run", "data/points/32768.json"),
+        ("a run's peak", "index.html"),  # the second of its model's runs becomes the first
+    ],
+)
 def test_data_files_follow_every_input_they_show(project: Path, change: str, shown_in: str) -> None:
     runs = project / "content" / "runs"
     config = project / "sitegen.yaml"
@@ -640,20 +786,34 @@ def test_data_files_follow_every_input_they_show(project: Path, change: str, sho
     before = (project / "_site" / shown_in).read_bytes()
     if change == "a run's model":
         path = runs / f"{SEED_RUN_ID}.yaml"
-        path.write_text(path.read_text().replace("model: deepseek-ai/DeepSeek-V4-Flash-DSpark",
-                                                 "model: deepseek-ai/DeepSeek-V4-Flash-DSpark-Renamed", 1))
+        path.write_text(
+            path.read_text().replace(
+                "model: deepseek-ai/DeepSeek-V4-Flash-DSpark",
+                "model: deepseek-ai/DeepSeek-V4-Flash-DSpark-Renamed",
+                1,
+            )
+        )
     elif change == "a price":
         config.write_text(config.read_text() + _PRICE)
     elif change == "a service level's name":
-        config.write_text(config.read_text().replace("  - name: interactive\n", "  - name: chat\n", 1))
+        config.write_text(
+            config.read_text().replace("  - name: interactive\n", "  - name: chat\n", 1)
+        )
     elif change == "a sibling's label":
         # The same setup again: the run already there is now labelled to tell the two apart.
         shutil.copy(runs / "ttp300-vllm-qwen3-4b.yaml", runs / "ttp300-vllm-qwen3-4b-again.yaml")
     elif change == "a run's peak":
         path = runs / "dgxspark-llamacpp-gptoss120b-depth.yaml"
-        path.write_text(path.read_text().replace("total_tokens_per_s: 59.02", "total_tokens_per_s: 7654321.0", 1))
+        path.write_text(
+            path.read_text().replace(
+                "total_tokens_per_s: 59.02", "total_tokens_per_s: 7654321.0", 1
+            )
+        )
         order = re.findall(r"runs/(dgxspark-llamacpp-gptoss120b-\w+)/index\.html", before.decode())
-        assert list(dict.fromkeys(order)) == ["dgxspark-llamacpp-gptoss120b-batched", "dgxspark-llamacpp-gptoss120b-depth"]
+        assert list(dict.fromkeys(order)) == [
+            "dgxspark-llamacpp-gptoss120b-batched",
+            "dgxspark-llamacpp-gptoss120b-depth",
+        ]
     else:
         # The only run of gpt-oss-120b at 32K: that context's list of models loses it.
         (runs / "dgxspark-llamacpp-gptoss120b-depth.yaml").unlink()
@@ -662,13 +822,16 @@ def test_data_files_follow_every_input_they_show(project: Path, change: str, sho
     incremental = site_files(project / "_site")
     assert incremental.get(shown_in, b"") != before
     if change == "a run's peak":
-        order = re.findall(r"runs/(dgxspark-llamacpp-gptoss120b-\w+)/index\.html", incremental[shown_in].decode())
+        order = re.findall(
+            r"runs/(dgxspark-llamacpp-gptoss120b-\w+)/index\.html", incremental[shown_in].decode()
+        )
         assert order[0] == "dgxspark-llamacpp-gptoss120b-depth"
     assert _cold_build(project) == incremental
 
 
-def test_an_added_run_makes_only_its_own_pieces_of_the_data_files(project: Path, tmp_path: Path,
-                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_added_run_makes_only_its_own_pieces_of_the_data_files(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # capacity.json, setups.json, runs.json and the picker's context files are joins of pieces
     # kept by run (or model): the added run's are made, the others read back without making
     # their grids or headlines, and the files are the ones made from nothing.
@@ -691,8 +854,12 @@ def test_an_added_run_makes_only_its_own_pieces_of_the_data_files(project: Path,
 
     def data_files(runs: list[Run], fragments: Fragments) -> tuple[bytes, ...]:
         analysis = Analysis(settings, fragments=fragments)
-        return (capacity_json(runs, analysis), setups_json(runs, fragments),
-                runs_index(site, runs, analysis.headlines, fragments), *point_contexts(runs, analysis).values())
+        return (
+            capacity_json(runs, analysis),
+            setups_json(runs, fragments),
+            runs_index(site, runs, analysis.headlines, fragments),
+            *point_contexts(runs, analysis).values(),
+        )
 
     path = tmp_path / "fragments.json"
     earlier = Fragments(path, "scope")
@@ -701,6 +868,7 @@ def test_an_added_run_makes_only_its_own_pieces_of_the_data_files(project: Path,
     grids: list[str] = []
     headlines: list[str] = []
     from sitegen.site import headlines as headlines_module
+
     original_grid, original_headlines = capacity.CellGrid, headlines_module.headlines
 
     def counted_grid(run: object, *rest: object) -> object:
@@ -711,28 +879,54 @@ def test_an_added_run_makes_only_its_own_pieces_of_the_data_files(project: Path,
         headlines.append(run.id)  # type: ignore[attr-defined]
         return original_headlines(run)  # type: ignore[arg-type]
 
-    monkeypatch.setattr("sitegen.site.analysis.CellGrid", counted_grid)  # as the analysis makes them
-    monkeypatch.setattr(headlines_module, "headlines", counted_headlines)  # as the book works them out
+    monkeypatch.setattr(
+        "sitegen.site.analysis.CellGrid", counted_grid
+    )  # as the analysis makes them
+    monkeypatch.setattr(
+        headlines_module, "headlines", counted_headlines
+    )  # as the book works them out
     fragments = Fragments(path, "scope")
     made = data_files(runs, fragments)
     assert grids == ["added-run"] and headlines == ["added-run"]
-    assert fragments.made == 4  # its capacity records, setup, runs.json line and its model's contexts
+    assert (
+        fragments.made == 4
+    )  # its capacity records, setup, runs.json line and its model's contexts
     monkeypatch.undo()
     assert made == data_files(runs, Fragments(None, ""))
 
 
-@pytest.mark.parametrize("tamper", ["none", "stray file", "link out", "folder for a file", "file for a folder",
-                                    "other content", "spare a file"])
-def test_a_build_staged_in_the_spare_is_a_cold_build(project: Path, tmp_path: Path, tamper: str) -> None:
+@pytest.mark.parametrize(
+    "tamper",
+    [
+        "none",
+        "stray file",
+        "link out",
+        "folder for a file",
+        "file for a folder",
+        "other content",
+        "spare a file",
+    ],
+)
+def test_a_build_staged_in_the_spare_is_a_cold_build(
+    project: Path, tmp_path: Path, tamper: str
+) -> None:
     """The last build keeps the site it replaced in .sitegen/build/spare; the next one stages in it
     (links only what is not already the live site's file) and makes exactly what a cold build does,
     whatever was done to the spare."""
-    runs, site, spare = project / "content" / "runs", project / "_site", project / ".sitegen" / "build" / "spare"
+    runs, site, spare = (
+        project / "content" / "runs",
+        project / "_site",
+        project / ".sitegen" / "build" / "spare",
+    )
     assert run_cli(project, "collect") == 0 and run_cli(project, "build") == 0
     seed = runs / f"{SEED_RUN_ID}.yaml"
-    seed.write_text(seed.read_text().replace("total_tokens_per_s: 228.386789", "total_tokens_per_s: 230.5", 1))
+    seed.write_text(
+        seed.read_text().replace("total_tokens_per_s: 228.386789", "total_tokens_per_s: 230.5", 1)
+    )
     assert run_cli(project, "collect") == 0 and run_cli(project, "build") == 0
-    assert spare.is_dir() and not [p.name for p in project.iterdir() if p.name.startswith("._site.")]
+    assert spare.is_dir() and not [
+        p.name for p in project.iterdir() if p.name.startswith("._site.")
+    ]
     outside = tmp_path / "outside.txt"
     outside.write_text("not the site's")
     kept = "runs/ttp300-vllm-qwen3-4b/index.html"
@@ -757,7 +951,9 @@ def test_a_build_staged_in_the_spare_is_a_cold_build(project: Path, tmp_path: Pa
     # Add a run, remove one, edit one back.
     shutil.copy(MINIMAL, runs / "added-run.yaml")
     (runs / "mi100x4-vllm-qwen3coder30b-gptq4.yaml").unlink()
-    seed.write_text(seed.read_text().replace("total_tokens_per_s: 230.5", "total_tokens_per_s: 231.5", 1))
+    seed.write_text(
+        seed.read_text().replace("total_tokens_per_s: 230.5", "total_tokens_per_s: 231.5", 1)
+    )
     assert run_cli(project, "collect") == 0
     unchanged = site / "runs" / "ttp300-vllm-qwen3-4b" / "index.html"
     inode = unchanged.stat().st_ino
@@ -775,7 +971,9 @@ def test_a_build_staged_in_the_spare_is_a_cold_build(project: Path, tmp_path: Pa
         os.link = original_link
     built = site_files(site)
     staged = [link for link in links if not str(link[1]).startswith(str(spare))]
-    if tamper == "none":  # the spare held the site before last: only what changed since then is linked
+    if (
+        tamper == "none"
+    ):  # the spare held the site before last: only what changed since then is linked
         assert len(staged) < len(built) // 2, (len(staged), len(built))
         assert unchanged.stat().st_ino == inode
     # Whatever was done to it, the spare is left a mirror of the new site: its very files.
@@ -785,7 +983,10 @@ def test_a_build_staged_in_the_spare_is_a_cold_build(project: Path, tmp_path: Pa
     assert outside.read_text() == "not the site's"
     assert not [p.name for p in project.iterdir() if p.name.startswith("._site.")]
     assert built == site_files(_cold_build_copy(project, tmp_path / "cold"))
-    assert "231.5" in built[f"runs/{SEED_RUN_ID}/index.html"].decode() and "runs/added-run/index.html" in built
+    assert (
+        "231.5" in built[f"runs/{SEED_RUN_ID}/index.html"].decode()
+        and "runs/added-run/index.html" in built
+    )
 
 
 def test_a_first_build_leaves_a_spare_of_its_own_files(project: Path) -> None:
@@ -808,7 +1009,9 @@ def _looked_at(monkeypatch: pytest.MonkeyPatch, trees: list[Path]) -> tuple[list
 
     def inside(path: object) -> bool:
         text = os.fsdecode(path) if isinstance(path, (str, bytes, os.PathLike)) else ""
-        return text.startswith(staging) or any(text == root or text.startswith(root + "/") for root in roots)
+        return text.startswith(staging) or any(
+            text == root or text.startswith(root + "/") for root in roots
+        )
 
     real_lstat, real_scandir = os.lstat, os.scandir
 
@@ -835,7 +1038,7 @@ def _relative_folder(path: str, project: Path) -> str:
         return relative.partition("/")[2]
     for tree in ("_site", ".sitegen/build/spare"):
         if relative == tree or relative.startswith(tree + "/"):
-            return relative[len(tree) + 1:]
+            return relative[len(tree) + 1 :]
     raise AssertionError(f"{path} is in no tree of the site")
 
 
@@ -849,8 +1052,9 @@ def _with_folders(names: set[str]) -> set[str]:
     return folders
 
 
-def test_a_build_staged_in_the_mirror_looks_at_no_kept_file(project: Path, tmp_path: Path,
-                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_build_staged_in_the_mirror_looks_at_no_kept_file(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Each build leaves the spare a mirror of its site and records the spare's folders. The next
     builds, one added run each, find them as recorded and keep the files of the unchanged pages
     without looking at any of them (in the spare or the live site). The first lists no folder but
@@ -860,14 +1064,23 @@ def test_a_build_staged_in_the_mirror_looks_at_no_kept_file(project: Path, tmp_p
     _trust_recorded_identities(monkeypatch)
     site, spare = project / "_site", project / ".sitegen" / "build" / "spare"
     assert run_cli(project, "collect") == 0 and run_cli(project, "build") == 0
+
     def inodes() -> dict[str, int]:
-        return {path.relative_to(site).as_posix(): path.stat().st_ino for path in site.rglob("*") if path.is_file()}
+        return {
+            path.relative_to(site).as_posix(): path.stat().st_ino
+            for path in site.rglob("*")
+            if path.is_file()
+        }
 
     before = inodes()
     changed_last: set[str] | None = None  # files the build before wrote anew or removed
     # Each run of another model on another accelerator, so its group pages are no other step's:
     # the first one's are pages the site had (touched by the first build only), the others' new.
-    setups = [("Blackhole P300", "Qwen/Qwen3-4B"), ("RTX 5090", "Qwen/Qwen3-14B"), ("L40S", "Qwen/Qwen3-32B")]
+    setups = [
+        ("Blackhole P300", "Qwen/Qwen3-4B"),
+        ("RTX 5090", "Qwen/Qwen3-14B"),
+        ("L40S", "Qwen/Qwen3-32B"),
+    ]
     for step, (accelerator, model) in enumerate(setups):
         text = MINIMAL.read_text().replace("RTX 4090", accelerator).replace("Qwen/Qwen3-8B", model)
         (project / "content" / "runs" / f"added-{step}.yaml").write_text(text)
@@ -883,7 +1096,9 @@ def test_a_build_staged_in_the_mirror_looks_at_no_kept_file(project: Path, tmp_p
         else:
             assert folders <= _with_folders(changed_last), folders - _with_folders(changed_last)
         now = inodes()
-        changed_last = {name for name in set(now) | set(before) if now.get(name) != before.get(name)}
+        changed_last = {
+            name for name in set(now) | set(before) if now.get(name) != before.get(name)
+        }
         before = now
         built = site_files(site)
         assert f"runs/added-{step}/index.html" in built
@@ -894,17 +1109,24 @@ def test_a_build_staged_in_the_mirror_looks_at_no_kept_file(project: Path, tmp_p
 
 
 @pytest.mark.parametrize("change", ["stray file", "other content", "removed file", "stray folder"])
-def test_a_change_to_the_live_site_never_reaches_the_mirror(project: Path, tmp_path: Path,
-                                                           monkeypatch: pytest.MonkeyPatch, change: str) -> None:
+def test_a_change_to_the_live_site_never_reaches_the_mirror(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, change: str
+) -> None:
     """Someone changes the published site by hand. The next build stages in the mirror, which
     still holds the last build's own files, and publishes exactly a cold build's site; the site
     it replaced is found changed and is not made the next mirror unchecked: the build after
     that is exactly a cold build's too, and leaves a true mirror."""
     _trust_recorded_identities(monkeypatch)
-    runs, site, spare = project / "content" / "runs", project / "_site", project / ".sitegen" / "build" / "spare"
+    runs, site, spare = (
+        project / "content" / "runs",
+        project / "_site",
+        project / ".sitegen" / "build" / "spare",
+    )
     assert run_cli(project, "collect") == 0 and run_cli(project, "build") == 0
     seed = runs / f"{SEED_RUN_ID}.yaml"
-    seed.write_text(seed.read_text().replace("total_tokens_per_s: 228.386789", "total_tokens_per_s: 230.5", 1))
+    seed.write_text(
+        seed.read_text().replace("total_tokens_per_s: 228.386789", "total_tokens_per_s: 230.5", 1)
+    )
     assert run_cli(project, "collect") == 0 and run_cli(project, "build") == 0
     _past_the_clock_tick()
     kept = site / "runs" / "ttp300-vllm-qwen3-4b" / "index.html"
@@ -944,34 +1166,55 @@ def _listing_change(project: Path, change: str) -> None:
         (runs / "b200x2-vllm-nemotron3nano30b-fp8.yaml").unlink()
     elif change == "edit":
         seed = runs / f"{SEED_RUN_ID}.yaml"
-        seed.write_text(seed.read_text().replace("total_tokens_per_s: 228.386789", "total_tokens_per_s: 230.5", 1))
+        seed.write_text(
+            seed.read_text().replace(
+                "total_tokens_per_s: 228.386789", "total_tokens_per_s: 230.5", 1
+            )
+        )
     elif change == "sibling":  # the unchanged run gets a distinguishing label
-        (runs / "p300-again.yaml").write_text(original.replace('date: "2026-08-20"', 'date: "2026-09-01"', 1))
+        (runs / "p300-again.yaml").write_text(
+            original.replace('date: "2026-08-20"', 'date: "2026-09-01"', 1)
+        )
     elif change == "group path":  # a model whose short name is the same: both groups' paths change
-        (runs / "other-qwen.yaml").write_text(MINIMAL.read_text().replace("Qwen/Qwen3-8B", "Other/Qwen3-4B"))
+        (runs / "other-qwen.yaml").write_text(
+            MINIMAL.read_text().replace("Qwen/Qwen3-8B", "Other/Qwen3-4B")
+        )
     elif change == "group label":  # the newest run of the model names the group: spelled anew
         newer = runs / "p300-again.yaml"
         assert newer.is_file()
-        newer.write_text(newer.read_text().replace("model: Qwen/Qwen3-4B", "model: QWEN/Qwen3-4B", 1))
+        newer.write_text(
+            newer.read_text().replace("model: Qwen/Qwen3-4B", "model: QWEN/Qwen3-4B", 1)
+        )
     elif change == "service level":
-        config.write_text(config.read_text().replace("  - name: server\n", "  - name: srv\n", 1)
-                          .replace("service_level: server}", "service_level: srv}"))
+        config.write_text(
+            config.read_text()
+            .replace("  - name: server\n", "  - name: srv\n", 1)
+            .replace("service_level: server}", "service_level: srv}")
+        )
     else:
         assert change == "price"
-        config.write_text(config.read_text() + "prices:\n  Blackhole P300: {usd_per_hour: 2.5, source: test, "
-                                               "date: 2026-01-15}\n")
+        config.write_text(
+            config.read_text() + "prices:\n  Blackhole P300: {usd_per_hour: 2.5, source: test, "
+            "date: 2026-01-15}\n"
+        )
 
 
-@pytest.mark.parametrize("change", ["add", "remove", "edit", "sibling", "group path", "group label", "service level",
-                                    "price"])
-def test_listing_pages_built_from_kept_pieces_equal_a_cold_build(project: Path, monkeypatch: pytest.MonkeyPatch,
-                                                                  change: str) -> None:
+@pytest.mark.parametrize(
+    "change",
+    ["add", "remove", "edit", "sibling", "group path", "group label", "service level", "price"],
+)
+def test_listing_pages_built_from_kept_pieces_equal_a_cold_build(
+    project: Path, monkeypatch: pytest.MonkeyPatch, change: str
+) -> None:
     """The index, /capacity/ and the preset views are joins of pieces kept between builds
     (sitegen/site/fragments.py), each keyed by what it shows. Pages of three runs, so that the
     pieces move between pages and a model's part on a page is "continued"; each change is one
     whose pieces a key that missed an input would leave stale."""
-    for name in ("sitegen.site.index_page.PAGE_SIZE", "sitegen.site.capacity_page.CAPACITY_PAGE_SIZE",
-                 "sitegen.site.capacity_page.AT_PAGE_SIZE"):
+    for name in (
+        "sitegen.site.index_page.PAGE_SIZE",
+        "sitegen.site.capacity_page.CAPACITY_PAGE_SIZE",
+        "sitegen.site.capacity_page.AT_PAGE_SIZE",
+    ):
         monkeypatch.setattr(name, 3)
     if change == "group label":
         _listing_change(project, "sibling")
@@ -992,12 +1235,22 @@ def test_listing_pages_built_from_kept_pieces_equal_a_cold_build(project: Path, 
     cold = site_files(site)
     assert sorted(incremental) == sorted(cold)
     assert [name for name in cold if incremental[name] != cold[name]] == []
-    listings = [name for name in cold if name == "index.html" or name.split("/")[0] in ("page", "capacity", "at")]
-    assert any(before.get(name) != cold[name] for name in listings), "the change shows on a listing page"
+    listings = [
+        name
+        for name in cold
+        if name == "index.html" or name.split("/")[0] in ("page", "capacity", "at")
+    ]
+    assert any(before.get(name) != cold[name] for name in listings), (
+        "the change shows on a listing page"
+    )
     text = {name: cold[name].decode() for name in listings}
     index_pages = [name for name in listings if name == "index.html" or name.startswith("page/")]
-    unchanged_row = next(row for name in index_pages for row in text[name].split("<tr")
-                         if f"runs/{QWEN3_4B}/index.html" in row)
+    unchanged_row = next(
+        row
+        for name in index_pages
+        for row in text[name].split("<tr")
+        if f"runs/{QWEN3_4B}/index.html" in row
+    )
     if change == "sibling":
         assert "class=run-label" in unchanged_row
     elif change == "group path":
@@ -1005,12 +1258,19 @@ def test_listing_pages_built_from_kept_pieces_equal_a_cold_build(project: Path, 
     elif change == "group label":
         search = search_strings(site)
         assert "QWEN/Qwen3-4B" in search and "Qwen/Qwen3-4B" not in search
-        assert any(">QWEN/Qwen3-4B</a>" in page for name, page in text.items() if name.startswith("capacity/"))
+        assert any(
+            ">QWEN/Qwen3-4B</a>" in page
+            for name, page in text.items()
+            if name.startswith("capacity/")
+        )
     elif change == "service level":
-        assert any(">srv</a>" in page for name, page in text.items()
-                   if name.startswith("capacity/"))
+        assert any(
+            ">srv</a>" in page for name, page in text.items() if name.startswith("capacity/")
+        )
     elif change == "price":
-        assert any("USD per M tokens" in page for name, page in text.items() if name.startswith("at/"))
+        assert any(
+            "USD per M tokens" in page for name, page in text.items() if name.startswith("at/")
+        )
 
 
 def test_what_a_feed_drops_is_exactly_what_xml_does_not_allow() -> None:
@@ -1019,8 +1279,12 @@ def test_what_a_feed_drops_is_exactly_what_xml_does_not_allow() -> None:
     from sitegen.site.render import _NOT_XML
 
     def allowed(point: int) -> bool:
-        return point in (0x9, 0xA, 0xD) or 0x20 <= point <= 0xD7FF or 0xE000 <= point <= 0xFFFD \
+        return (
+            point in (0x9, 0xA, 0xD)
+            or 0x20 <= point <= 0xD7FF
+            or 0xE000 <= point <= 0xFFFD
             or 0x10000 <= point <= 0x10FFFF
+        )
 
     text = "".join(map(chr, range(0x110000)))
     kept = _NOT_XML.sub("", text)
@@ -1044,7 +1308,8 @@ def _run_pages_made(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 @pytest.mark.parametrize("tamper", ["none", "links section gone"])
 def test_pages_whose_links_alone_change_are_patched_and_equal_a_cold_build(
-        project: Path, monkeypatch: pytest.MonkeyPatch, tamper: str) -> None:
+    project: Path, monkeypatch: pytest.MonkeyPatch, tamper: str
+) -> None:
     # A run of another model on the DGX Spark's accelerator: the links of the two runs there
     # change, and nothing else of their pages. The build puts the new links in the pages the
     # last build wrote (build._patched) instead of making them from their runs again; a page
@@ -1054,16 +1319,23 @@ def test_pages_whose_links_alone_change_are_patched_and_equal_a_cold_build(
     assert run_cli(project, "build") == 0
     site = project / "_site"
     before = site_files(site)
-    spark = ["runs/dgxspark-llamacpp-gptoss120b-batched/index.html", "runs/dgxspark-llamacpp-gptoss120b-depth/index.html"]
+    spark = [
+        "runs/dgxspark-llamacpp-gptoss120b-batched/index.html",
+        "runs/dgxspark-llamacpp-gptoss120b-depth/index.html",
+    ]
     if tamper != "none":
         page = site / spark[0]
-        text = page.read_bytes().replace(b"<section class=card aria-labelledby=downloads-h>", b"<section>")
+        text = page.read_bytes().replace(
+            b"<section class=card aria-labelledby=downloads-h>", b"<section>"
+        )
         page.unlink()  # (a new file: the old one is shared with the spare)
         page.write_bytes(text)
     (runs / "spark-other-model.yaml").write_text(
-        (runs / "dgxspark-llamacpp-gptoss120b-batched.yaml").read_text()
+        (runs / "dgxspark-llamacpp-gptoss120b-batched.yaml")
+        .read_text()
         .replace("model: ggml-org/gpt-oss-120b-GGUF", "model: ggml-org/gpt-oss-20b-GGUF", 1)
-        .replace("base_model: openai/gpt-oss-120b", "base_model: openai/gpt-oss-20b", 1))
+        .replace("base_model: openai/gpt-oss-120b", "base_model: openai/gpt-oss-20b", 1)
+    )
     made = _run_pages_made(monkeypatch)
     assert run_cli(project, "collect") == 0
     assert run_cli(project, "build") == 0
@@ -1074,4 +1346,7 @@ def test_pages_whose_links_alone_change_are_patched_and_equal_a_cold_build(
     assert set(made) == expected
     made.clear()
     assert _cold_build(project) == incremental
-    assert set(made) >= {*spark, "runs/spark-other-model/index.html"}  # (the cold build made them all)
+    assert set(made) >= {
+        *spark,
+        "runs/spark-other-model/index.html",
+    }  # (the cold build made them all)

@@ -25,14 +25,18 @@ def test_a_flat_record_is_read_back_in_its_order() -> None:
     assert list(found or {}) == ["", "runs", "runs/a"]
 
 
-@pytest.mark.parametrize("flat", [
-    ["", 1, None, 3, 4, 5],             # an identity half null
-    ["", 1, 2, 3, 4, 5, "runs", 1],     # a folder cut short
-    ["", 1, 2, 3, 4, True],             # a bool is no number
-    ["", 1, 2, 3, 4, 5.0],              # nor a float
-    [7, 1, 2, 3, 4, 5],                 # a name that is no string
-    {"": [1, 2, 3, 4, 5]},              # not a list at all
-], ids=["half null", "cut short", "bool", "float", "name", "object"])
+@pytest.mark.parametrize(
+    "flat",
+    [
+        ["", 1, None, 3, 4, 5],  # an identity half null
+        ["", 1, 2, 3, 4, 5, "runs", 1],  # a folder cut short
+        ["", 1, 2, 3, 4, True],  # a bool is no number
+        ["", 1, 2, 3, 4, 5.0],  # nor a float
+        [7, 1, 2, 3, 4, 5],  # a name that is no string
+        {"": [1, 2, 3, 4, 5]},  # not a list at all
+    ],
+    ids=["half null", "cut short", "bool", "float", "name", "object"],
+)
 def test_anything_else_is_no_record(flat: Any) -> None:
     assert _record_of(flat) is None
 

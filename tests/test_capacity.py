@@ -29,15 +29,19 @@ SERVER = ServiceLevel("server", 5.0, 2000.0)
 
 # --- the rules, on hand-made cells ---------------------------------------------------------
 
-@pytest.mark.parametrize(("actual", "wanted", "matches"), [
-    (8000, 8192, True),  # 2.4 % apart: one context spelt two ways
-    (8192, 8000, True),
-    (1043456, 1048576, True),  # sglang's 1019K for 1M: 0.5 %
-    (15360, 16384, False),  # 15K is not 16K (6 %)
-    (4096, 8192, False),
-    (0, 0, True),
-    (128, 0, False),
-])
+
+@pytest.mark.parametrize(
+    ("actual", "wanted", "matches"),
+    [
+        (8000, 8192, True),  # 2.4 % apart: one context spelt two ways
+        (8192, 8000, True),
+        (1043456, 1048576, True),  # sglang's 1019K for 1M: 0.5 %
+        (15360, 16384, False),  # 15K is not 16K (6 %)
+        (4096, 8192, False),
+        (0, 0, True),
+        (128, 0, False),
+    ],
+)
 def test_contexts_match_within_three_percent(actual: int, wanted: int, matches: bool) -> None:
     assert cap.context_matches(actual, wanted) is matches
 
@@ -53,13 +57,19 @@ def cell(concurrency: int, **figures: Any) -> dict[str, Any]:
 
 
 def test_a_cell_meets_a_level_only_with_every_figure_it_limits() -> None:
-    assert cap.judge(cell(1, per_request_tokens_per_s=5.0, ttft_ms=2000.0), SERVER).met  # limits are inclusive
+    assert cap.judge(
+        cell(1, per_request_tokens_per_s=5.0, ttft_ms=2000.0), SERVER
+    ).met  # limits are inclusive
     slow = cell(1, per_request_tokens_per_s=4.99, ttft_ms=100.0)
     assert cap.judge(slow, SERVER).state == "misses"
-    assert cap.judge(cell(1, per_request_tokens_per_s=50.0, ttft_ms=2000.1), SERVER).state == "misses"
+    assert (
+        cap.judge(cell(1, per_request_tokens_per_s=50.0, ttft_ms=2000.1), SERVER).state == "misses"
+    )
     no_speed = cap.judge(cell(1, ttft_ms=100.0), SERVER)  # no per-request speed: cannot tell
-    assert (no_speed.state, no_speed.reason) == \
-        ("cannot_tell", "no per-request tok/s nor time between tokens")
+    assert (no_speed.state, no_speed.reason) == (
+        "cannot_tell",
+        "no per-request tok/s nor time between tokens",
+    )
     no_ttft = cell(1, per_request_tokens_per_s=50.0)
     assert cap.judge(no_ttft, SERVER).state == "cannot_tell"
     # A figure outside its limit decides, whatever else is missing.
@@ -70,7 +80,9 @@ def test_a_cell_meets_a_level_only_with_every_figure_it_limits() -> None:
     gaps = ServiceLevel("gaps", 5.0, 2000.0, max_time_between_tokens_ms=40.0)
     no_gaps = cell(1, per_request_tokens_per_s=50.0, ttft_ms=100.0)
     assert cap.judge(no_gaps, gaps).state == "cannot_tell"
-    assert cap.judge(cell(1, per_request_tokens_per_s=50.0, ttft_ms=100.0, time_between_tokens_ms=40.0), gaps).met
+    assert cap.judge(
+        cell(1, per_request_tokens_per_s=50.0, ttft_ms=100.0, time_between_tokens_ms=40.0), gaps
+    ).met
 
 
 def test_a_percentile_comes_from_the_cells_statistics_or_cannot_tell() -> None:
@@ -78,23 +90,38 @@ def test_a_percentile_comes_from_the_cells_statistics_or_cannot_tell() -> None:
     headline_only = cell(1, per_request_tokens_per_s=50.0, ttft_ms=100.0)
     assert cap.judge(headline_only, SERVER).met
     assert cap.judge(headline_only, p99).state == "cannot_tell"
-    assert cap.judge(headline_only, p99).reason == \
-        "no per-request tok/s (p99) nor time between tokens (p99); no TTFT (p99)"
+    assert (
+        cap.judge(headline_only, p99).reason
+        == "no per-request tok/s (p99) nor time between tokens (p99); no TTFT (p99)"
+    )
     # p99 of TTFT is its slow tail; for a speed the slow tail is p1.
-    tails = {**headline_only, "statistics": {"ttft_ms": {"p99": 900.0}, "per_request_tokens_per_s": {"p1": 21.0}}}
+    tails = {
+        **headline_only,
+        "statistics": {"ttft_ms": {"p99": 900.0}, "per_request_tokens_per_s": {"p1": 21.0}},
+    }
     assert cap.judge(tails, p99).met
-    slow = {**tails, "statistics": {"ttft_ms": {"p99": 1200.0}, "per_request_tokens_per_s": {"p1": 21.0}}}
+    slow = {
+        **tails,
+        "statistics": {"ttft_ms": {"p99": 1200.0}, "per_request_tokens_per_s": {"p1": 21.0}},
+    }
     assert cap.judge(slow, p99).reason == "TTFT (p99) above 1000 ms"
     assert cap.mirrored_percentile("p99.9") == "p0.1" and cap.mirrored_percentile("p90") == "p10"
 
 
 def test_capacity_needs_every_smaller_measured_concurrency_to_meet_the_level() -> None:
     good = {"per_request_tokens_per_s": 30.0, "ttft_ms": 500.0}
-    row = {1: cell(1, **good, total_tokens_per_s=30.0), 2: cell(2, per_request_tokens_per_s=3.0, ttft_ms=500.0),
-           4: cell(4, **good, total_tokens_per_s=120.0)}
+    row = {
+        1: cell(1, **good, total_tokens_per_s=30.0),
+        2: cell(2, per_request_tokens_per_s=3.0, ttft_ms=500.0),
+        4: cell(4, **good, total_tokens_per_s=120.0),
+    }
     held = cap.capacity(8192, row, SERVER, accelerators=2)
     # 4 meets the level but 2 does not: the run was not seen to hold 4.
-    assert (held.max_concurrency, held.total_tokens_per_s, held.users_per_accelerator) == (1, 30.0, 0.5)
+    assert (held.max_concurrency, held.total_tokens_per_s, held.users_per_accelerator) == (
+        1,
+        30.0,
+        0.5,
+    )
     assert held.tokens_per_s_per_accelerator == 15.0
     none = cap.capacity(8192, {1: cell(1, per_request_tokens_per_s=3.0, ttft_ms=1.0)}, SERVER, 1)
     assert none.max_concurrency is None and none.users_per_accelerator is None
@@ -108,19 +135,22 @@ def test_cost_per_million_output_tokens() -> None:
 
 # --- the built site against an independent reading of its own result files ------------------
 
+
 def expected_records(site: Path, levels: list[dict[str, Any]]) -> list[dict[str, Any]]:
     records = []
     for path in sorted((site / "runs").glob("*.json")):
         document = {**json.loads(path.read_text()), "_id": path.stem}
         rows = rule.own_cells(document)
-        records += [rule.record(document, context, level)
-                    for level in levels for context in sorted(rows)]
+        records += [
+            rule.record(document, context, level) for level in levels for context in sorted(rows)
+        ]
     return records
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory, shared_cache: Path) -> Path:
     from tests.conftest import copy_site
+
     site = copy_site(tmp_path_factory.mktemp("capacity") / "site", shared_cache)
     assert run_cli(site, "collect") == 0 and run_cli(site, "build") == 0
     return site
@@ -138,12 +168,27 @@ def test_capacity_json_matches_a_recomputation_from_the_result_files(built: Path
     published = json.loads(text)
     assert published["format"] == "sitegen-capacity" and published["version"] == 3
     assert published["derived"] is True
-    assert [level["name"] for level in published["service_levels"]] == \
-        ["server", "interactive", "interactive-cold"]
-    assert published["fields"] == ["run", "service_level", "context_tokens", "max_concurrency", "total_tokens_per_s",
-                                   "tokens_per_s_per_accelerator", "users_per_accelerator", "state",
-                                   "per_request_source", "ttft_judged", "stopped_at", "stopped_state",
-                                   "reason", "measured_concurrency"]
+    assert [level["name"] for level in published["service_levels"]] == [
+        "server",
+        "interactive",
+        "interactive-cold",
+    ]
+    assert published["fields"] == [
+        "run",
+        "service_level",
+        "context_tokens",
+        "max_concurrency",
+        "total_tokens_per_s",
+        "tokens_per_s_per_accelerator",
+        "users_per_accelerator",
+        "state",
+        "per_request_source",
+        "ttft_judged",
+        "stopped_at",
+        "stopped_state",
+        "reason",
+        "measured_concurrency",
+    ]
     expected = expected_records(built / "_site", levels)
     published_records = capacity_records(built / "_site")
     assert [{k: v for k, v in r.items() if k != "reason"} for r in published_records] == expected
@@ -152,21 +197,34 @@ def test_capacity_json_matches_a_recomputation_from_the_result_files(built: Path
     # Compact: one record per line, no indentation.
     lines = text.splitlines()
     assert len(lines) == len(expected) + 2 and not any(line.startswith(" ") for line in lines)
-    assert all(json.loads(line.rstrip(",")) == [record[name] for name in published["fields"]]
-               for line, record in zip(lines[1:-1], published_records, strict=True))
+    assert all(
+        json.loads(line.rstrip(",")) == [record[name] for name in published["fields"]]
+        for line, record in zip(lines[1:-1], published_records, strict=True)
+    )
     # Some runs hold a load, some hold none: the check saw both kinds.
-    assert any(r["max_concurrency"] for r in expected) and any(r["max_concurrency"] is None for r in expected)
+    assert any(r["max_concurrency"] for r in expected) and any(
+        r["max_concurrency"] is None for r in expected
+    )
 
 
 def test_the_seed_run_at_32k_by_hand(built: Path) -> None:
     # Read off the seed run's 32K row: every cell up to 32 requests is valid with TTFT under 2 s
     # and more than 5 tok/s per request; 64 requests takes longer than 2 s to the first token.
     document = json.loads((built / "_site" / "runs" / f"{SEED_RUN_ID}.json").read_text())
-    row = {c["concurrency"]: c for c in document["measurements"]["decode"] if c["context_tokens"] == 32768}
+    row = {
+        c["concurrency"]: c
+        for c in document["measurements"]["decode"]
+        if c["context_tokens"] == 32768
+    }
     assert row[32]["ttft_ms"] <= 2000 < row[64]["ttft_ms"] and row[32]["status"] == "valid"
     records = capacity_records(built / "_site")
-    found = next(r for r in records if r["run"] == SEED_RUN_ID and r["service_level"] == "server"
-                 and r["context_tokens"] == 32768)
+    found = next(
+        r
+        for r in records
+        if r["run"] == SEED_RUN_ID
+        and r["service_level"] == "server"
+        and r["context_tokens"] == 32768
+    )
     assert found["max_concurrency"] == 32 and found["users_per_accelerator"] == 16.0
     assert found["total_tokens_per_s"] == row[32]["total_tokens_per_s"]
 
@@ -200,21 +258,32 @@ def answers(site: Path, level: str) -> dict[str, dict[int, tuple[int, list[str]]
             opening = re.match(r'<section id="c-(\d+)"', chunk)
             assert opening
             context = int(opening.group(1))
-            runs = re.findall(r"<tr class=\w+><td>\d*<th>"
-                              r'<a href="[./]*runs/([^/"]+)/index.html"', chunk)
-            (_, rows), = [t for t in _all_tables(chunk) if t[0] == "data answer"]
-            assert rows[0][:6] == ["Rank", "Setup", "Users per accelerator (derived)",
-                                   "Requests held", "Total tok/s",
-                                   "tok/s per accelerator (derived)"]
+            runs = re.findall(
+                r"<tr class=\w+><td>\d*<th>"
+                r'<a href="[./]*runs/([^/"]+)/index.html"',
+                chunk,
+            )
+            ((_, rows),) = [t for t in _all_tables(chunk) if t[0] == "data answer"]
+            assert rows[0][:6] == [
+                "Rank",
+                "Setup",
+                "Users per accelerator (derived)",
+                "Requests held",
+                "Total tok/s",
+                "tok/s per accelerator (derived)",
+            ]
             for place, (run, row) in enumerate(zip(runs, rows[1:], strict=True)):
                 assert context not in shown.get(run, {}), f"{run} listed twice at {context}"
                 shown.setdefault(run, {})[context] = (place, row)
     return shown
 
 
-TTFT_WORDS = {"warm": "warm TTFT (prompt cached)", "cold": "cold TTFT",
-              "unknown": "TTFT, prompt cache not stated",
-              "cold_estimate": "cold TTFT estimate: at least the measured prefill time"}
+TTFT_WORDS = {
+    "warm": "warm TTFT (prompt cached)",
+    "cold": "cold TTFT",
+    "unknown": "TTFT, prompt cache not stated",
+    "cold_estimate": "cold TTFT estimate: at least the measured prefill time",
+}
 
 
 def verdict_labels(record: dict[str, Any]) -> str:
@@ -231,36 +300,48 @@ def test_level_pages_rank_every_setup_and_say_they_are_derived(built: Path) -> N
     for level in ("server", "interactive"):
         shown = answers(site, level)
         # Every run with a decode matrix, at each of its contexts (load points have no capacity).
-        assert set(shown) == {run_id for run_id, result in results.items()
-                              if result["measurements"]["decode"]}
+        assert set(shown) == {
+            run_id for run_id, result in results.items() if result["measurements"]["decode"]
+        }
         for record in (r for r in records if r["service_level"] == level):
             # Its own context's section, or a neighbour's within 3 % (its own context then named).
-            context = next(c for c in shown[record["run"]]
-                           if abs(c - record["context_tokens"]) <= 0.03 * c)
+            context = next(
+                c for c in shown[record["run"]] if abs(c - record["context_tokens"]) <= 0.03 * c
+            )
             place, row = shown[record["run"]][context]
             # What its verdict judged, beneath the setup's name (the record's speed source, TTFT).
             assert row[1].endswith(verdict_labels(record)), (record, row)
             if record["max_concurrency"] is None:
                 # Does not meet (even at the fewest requests measured), or cannot tell, and why.
                 fewest = record["measured_concurrency"][0]
-                words = (f"Cannot tell: {record['reason']}" if record["state"] == "cannot_tell" else
-                         f"Does not meet the level: even at {fewest} "
-                         f"request{'s' if fewest > 1 else ''}: "
-                         f"{record['reason']}")
+                words = (
+                    f"Cannot tell: {record['reason']}"
+                    if record["state"] == "cannot_tell"
+                    else f"Does not meet the level: even at {fewest} "
+                    f"request{'s' if fewest > 1 else ''}: "
+                    f"{record['reason']}"
+                )
                 assert row[2] == words, (record, row)
                 continue
             count = results[record["run"]]["hardware"]["count"]
             total = record["total_tokens_per_s"]
-            assert row[2:6] == [users(record["users_per_accelerator"]),
-                                str(record["max_concurrency"]), rate(total), rate(total / count)], \
-                (record, row)
+            assert row[2:6] == [
+                users(record["users_per_accelerator"]),
+                str(record["max_concurrency"]),
+                rate(total),
+                rate(total / count),
+            ], (record, row)
             # Ranked: each setup above it in its section serves as many users per accelerator, or more
             # (the same model, the same context).
-            above = [r for r in records
-                     if r["service_level"] == level and r["users_per_accelerator"] is not None
-                     and abs(r["context_tokens"] - context) <= 0.03 * context
-                     and same_model(site, r["run"], record["run"])
-                     and shown[r["run"]].get(context, (place, []))[0] < place]
+            above = [
+                r
+                for r in records
+                if r["service_level"] == level
+                and r["users_per_accelerator"] is not None
+                and abs(r["context_tokens"] - context) <= 0.03 * context
+                and same_model(site, r["run"], record["run"])
+                and shown[r["run"]].get(context, (place, []))[0] < place
+            ]
             assert all(r["users_per_accelerator"] >= record["users_per_accelerator"] for r in above)
     html = (site / "capacity" / "server" / "deepseek-v4-flash-dspark" / "index.html").read_text()
     assert "not measured goodput" in html and "derived" in html
@@ -269,7 +350,8 @@ def test_level_pages_rank_every_setup_and_say_they_are_derived(built: Path) -> N
 
 
 def test_capacity_pages_are_bounded_and_link_each_models_answers(
-        project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr("sitegen.site.capacity_page.CAPACITY_PAGE_SIZE", 3)
     assert run_cli(project, "collect") == 0 and run_cli(project, "build") == 0
     site = project / "_site"
@@ -278,9 +360,11 @@ def test_capacity_pages_are_bounded_and_link_each_models_answers(
     assert len(pages) == len(expected) > 1
     for page, parts in zip(pages, expected, strict=True):
         html = page.read_text()
-        shown = re.findall(r'<section id="m-[^"]+" aria-labelledby="[^"]+">'
-                           r'<h2 id="[^"]+"><a href="[^"]*">([^<]+)</a>',
-                           html.replace("\n  ", ""))
+        shown = re.findall(
+            r'<section id="m-[^"]+" aria-labelledby="[^"]+">'
+            r'<h2 id="[^"]+"><a href="[^"]*">([^<]+)</a>',
+            html.replace("\n  ", ""),
+        )
         assert [label.lower() for label in shown] == [key for key, _ in parts], page
         # Each context of each model links its ranked answer at each level.
         for slug, section in re.findall(r'<section id="m-([^"]+)"(.*?)</section>', html, re.S):
@@ -299,11 +383,13 @@ def same_model(site: Path, a: str, b: str) -> bool:
     def model(run: str) -> str:
         facts = json.loads((site / "runs" / f"{run}.json").read_text())["run"]
         return str(facts.get("base_model") or facts["model"]).lower()
+
     return model(a) == model(b)
 
 
 def _all_tables(html: str) -> list[tuple[str, list[list[str]]]]:
     from tests.html_tables import _Tables
+
     parser = _Tables()
     parser.feed(html)
     return parser.tables
@@ -315,7 +401,10 @@ def test_run_page_has_a_capacity_row_per_context(built: Path) -> None:
     document = json.loads((built / "_site" / "runs" / f"{SEED_RUN_ID}.json").read_text())
     contexts = sorted({c["context_tokens"] for c in document["measurements"]["decode"]})
     assert len(table) - 1 == len(contexts)
-    assert "derived" in html[html.index("<section id=capacity"):html.index("<section id=measurements")]
+    assert (
+        "derived"
+        in html[html.index("<section id=capacity") : html.index("<section id=measurements")]
+    )
 
 
 def test_preset_view_shows_each_runs_cell_or_not_measured(built: Path) -> None:
@@ -323,15 +412,21 @@ def test_preset_view_shows_each_runs_cell_or_not_measured(built: Path) -> None:
     rows = [row for row in tables(html)["data point"][1:] if len(row) > 1]
     for path in sorted((built / "_site" / "runs").glob("*.json")):
         document = json.loads(path.read_text())
-        near = [c for c in document["measurements"]["decode"]
-                if abs(c["context_tokens"] - 32768) <= 0.03 * 32768 and c["concurrency"] == 16]
+        near = [
+            c
+            for c in document["measurements"]["decode"]
+            if abs(c["context_tokens"] - 32768) <= 0.03 * 32768 and c["concurrency"] == 16
+        ]
         link = f'href="../../runs/{path.stem}/index.html"'
         assert link in html
         # The row after this run's link (to the next row): its cell's total, or "Not measured".
-        segment = html[html.index(link):].split("<tr", 1)[0]
+        segment = html[html.index(link) :].split("<tr", 1)[0]
         if near and near[0]["status"] in ("valid", "requests_queued"):
             total = near[0]["total_tokens_per_s"]
-            assert f"{total:,.1f}" in segment or f"{total / 1000:.1f}K" in segment, (path.stem, segment)
+            assert f"{total:,.1f}" in segment or f"{total / 1000:.1f}K" in segment, (
+                path.stem,
+                segment,
+            )
         else:
             assert "Not measured" in segment or not near, (path.stem, segment)
     assert rows
@@ -349,27 +444,49 @@ def test_no_cost_anywhere_without_a_price(built: Path) -> None:
 
 def test_a_configured_price_gives_cost_by_the_formula(project: Path) -> None:
     config = project / "sitegen.yaml"
-    config.write_text(config.read_text() + (
-        "prices:\n  H200 NVL: {usd_per_hour: 3.5, source: 'a test price, not a real one', date: '2026-01-01'}\n"))
+    config.write_text(
+        config.read_text()
+        + (
+            "prices:\n  H200 NVL: {usd_per_hour: 3.5, source: 'a test price, not a real one', date: '2026-01-01'}\n"
+        )
+    )
     assert run_cli(project, "collect") == 0 and run_cli(project, "build") == 0
     records = capacity_records(project / "_site")
-    found = next(r for r in records if r["run"] == SEED_RUN_ID and r["service_level"] == "server"
-                 and r["context_tokens"] == 32768)
+    found = next(
+        r
+        for r in records
+        if r["run"] == SEED_RUN_ID
+        and r["service_level"] == "server"
+        and r["context_tokens"] == 32768
+    )
     usd = 3.5 * 2 / (found["total_tokens_per_s"] * 3600) * 1e6  # two accelerators
     html = (project / "_site" / "runs" / SEED_RUN_ID / "index.html").read_text()
     assert f"${usd:,.2f} per M tokens at $3.5/h" in html  # the price it used
     assert "a test price, not a real one" in html
     document = json.loads((project / "_site" / "runs" / f"{SEED_RUN_ID}.json").read_text())
-    single = next(c for c in document["measurements"]["decode"] if (c["context_tokens"], c["concurrency"]) == (32768, 1))
-    assert f"${3.5 * 2 / (single['total_tokens_per_s'] * 3600) * 1e6:,.2f}/M tok" in html  # in the matrix
+    single = next(
+        c
+        for c in document["measurements"]["decode"]
+        if (c["context_tokens"], c["concurrency"]) == (32768, 1)
+    )
+    assert (
+        f"${3.5 * 2 / (single['total_tokens_per_s'] * 3600) * 1e6:,.2f}/M tok" in html
+    )  # in the matrix
     # The picker's files carry the configured price of the runs on H200 NVL, and only theirs.
     priced = {}
     for point in (project / "_site" / "data" / "points").glob("*/*.json"):
         priced.update(json.loads(point.read_text()).get("prices", {}))
     assert priced and set(priced.values()) == {3.5} and SEED_RUN_ID in priced
-    assert all(json.loads((project / "_site" / "runs" / f"{run}.json").read_text())["hardware"]["accelerator"]
-               == "H200 NVL" for run in priced)
-    other = (project / "_site" / "runs" / "b200x2-vllm-nemotron3nano30b-fp8" / "index.html").read_text()
+    assert all(
+        json.loads((project / "_site" / "runs" / f"{run}.json").read_text())["hardware"][
+            "accelerator"
+        ]
+        == "H200 NVL"
+        for run in priced
+    )
+    other = (
+        project / "_site" / "runs" / "b200x2-vllm-nemotron3nano30b-fp8" / "index.html"
+    ).read_text()
     assert not re.search(r"\$\s?\d", other)  # no price for B200: no cost
 
 
@@ -380,8 +497,13 @@ def test_config_problems_are_located(project: Path) -> None:
     with pytest.raises(SitegenError) as caught:
         load_config(config)
     problem = caught.value.problems[0]
-    assert problem.pointer == "/presets/1/service_level" and "no service level is named 'nosuch'" in problem.message
-    assert problem.line == next(n for n, line in enumerate(text.splitlines(), 1) if "32k-16" in line)
+    assert (
+        problem.pointer == "/presets/1/service_level"
+        and "no service level is named 'nosuch'" in problem.message
+    )
+    assert problem.line == next(
+        n for n, line in enumerate(text.splitlines(), 1) if "32k-16" in line
+    )
     config.write_text(text.replace("- name: interactive", "- name: server", 1))
     with pytest.raises(SitegenError) as caught:
         load_config(config)
@@ -391,7 +513,10 @@ def test_config_problems_are_located(project: Path) -> None:
 def test_shipped_defaults_are_the_documented_mlperf_style_levels() -> None:
     levels = load_config(REPO / "sitegen.yaml").service_levels
     assert [(lv.name, lv.min_tokens_per_s_per_request, lv.max_ttft_ms) for lv in levels] == [
-        ("server", 5, 2000), ("interactive", 25, 450), ("interactive-cold", 25, 450)]
+        ("server", 5, 2000),
+        ("interactive", 25, 450),
+        ("interactive-cold", 25, 450),
+    ]
     assert [lv.ttft for lv in levels] == [None, None, "cold"]
     assert load_config(REPO / "sitegen.yaml").prices == ()
     docs = (REPO / "docs" / "capacity.md").read_text()
@@ -405,19 +530,29 @@ def test_headlines_compare_like_with_like(built: Path) -> None:
     index = (built / "_site" / "index.html").read_text()
     for path in sorted((built / "_site" / "runs").glob("*.json")):
         document = json.loads(path.read_text())
-        singles = [c for c in document["measurements"]["decode"] if c["concurrency"] == 1
-                   and c["status"] in ("valid", "requests_queued") and c.get("total_tokens_per_s") is not None
-                   and abs(c["context_tokens"] - 8192) <= 0.03 * 8192]
-        row = index[index.index(f'href="runs/{path.stem}/index.html"'):].split("<tr", 1)[0]
+        singles = [
+            c
+            for c in document["measurements"]["decode"]
+            if c["concurrency"] == 1
+            and c["status"] in ("valid", "requests_queued")
+            and c.get("total_tokens_per_s") is not None
+            and abs(c["context_tokens"] - 8192) <= 0.03 * 8192
+        ]
+        row = index[index.index(f'href="runs/{path.stem}/index.html"') :].split("<tr", 1)[0]
         # The fifth cell after the run's name is the one-request decode at 8K; no figure: no sort value, "—".
-        cell = re.match(r'(?: data-sort=([^ >]+))?>([^<]*)', row.split("<td")[5])
+        cell = re.match(r"(?: data-sort=([^ >]+))?>([^<]*)", row.split("<td")[5])
         assert cell, row
         if singles:
-            assert cell.group(1) is not None and float(cell.group(1)) == singles[0]["total_tokens_per_s"]
+            assert (
+                cell.group(1) is not None
+                and float(cell.group(1)) == singles[0]["total_tokens_per_s"]
+            )
             # Its own context is said beneath it only where it is not the column's 8K (8192 tokens).
             context = singles[0]["context_tokens"]
             said = re.search(r"at ([\d,.K]+) × 1\b", row.split("<td")[5])
-            assert (said.group(1) if said else None) == (None if context == 8192 else context_label(context)), row
+            assert (said.group(1) if said else None) == (
+                None if context == 8192 else context_label(context)
+            ), row
         else:
             assert cell.group(1) is None and cell.group(2) == "—"
 
@@ -448,18 +583,35 @@ def test_a_percentile_level_reads_schema_1_1_statistics_end_to_end(project: Path
         "service_levels:\n"
         "  - {name: median, min_tokens_per_s_per_request: 25, max_ttft_ms: 1000}\n"
         "  - {name: tail, min_tokens_per_s_per_request: 25, max_ttft_ms: 1000, percentile: p99}\n"
-        "presets: []\n")
+        "presets: []\n"
+    )
     assert run_cli(project, "collect") == 0 and run_cli(project, "build") == 0
-    records = {r["service_level"]: r for r in capacity_records(project / "_site") if r["run"] == "tail-test"}
+    records = {
+        r["service_level"]: r
+        for r in capacity_records(project / "_site")
+        if r["run"] == "tail-test"
+    }
     # By the medians every load holds; by p99, 4 requests take 1.5 s to a first token.
-    assert (records["median"]["max_concurrency"], records["median"]["users_per_accelerator"]) == (8, 4.0)
-    assert records["tail"] == {"run": "tail-test", "service_level": "tail", "context_tokens": 4096, "max_concurrency": 2,
-                               "total_tokens_per_s": 76, "tokens_per_s_per_accelerator": 38.0,
-                               "users_per_accelerator": 1.0, "state": "meets",
-                               "per_request_source": "reported", "ttft_judged": "unknown",
-                               "stopped_at": 4, "stopped_state": "misses",
-                               "reason": "TTFT (p99) above 1000 ms",
-                               "measured_concurrency": [1, 2, 4, 8]}
+    assert (records["median"]["max_concurrency"], records["median"]["users_per_accelerator"]) == (
+        8,
+        4.0,
+    )
+    assert records["tail"] == {
+        "run": "tail-test",
+        "service_level": "tail",
+        "context_tokens": 4096,
+        "max_concurrency": 2,
+        "total_tokens_per_s": 76,
+        "tokens_per_s_per_accelerator": 38.0,
+        "users_per_accelerator": 1.0,
+        "state": "meets",
+        "per_request_source": "reported",
+        "ttft_judged": "unknown",
+        "stopped_at": 4,
+        "stopped_state": "misses",
+        "reason": "TTFT (p99) above 1000 ms",
+        "measured_concurrency": [1, 2, 4, 8],
+    }
     assert not (project / "_site" / "at").exists()  # presets: [] gives no static views
 
 
@@ -471,10 +623,22 @@ def test_point_files_hold_every_cell_exactly_once_per_matching_context(built: Pa
     for path in sorted(site.glob("*/*.json")):
         text = path.read_text()
         data = json.loads(text)
-        assert data["fields"] == ["run", "accelerators", "context_tokens", "cells", "accelerator",
-                                  "ttft_prompt_cache", "prefill_ms"]
-        assert data["columns"] == ["status", "total_tokens_per_s", "per_request_tokens_per_s",
-                                   "ttft_ms", "time_between_tokens_ms"]
+        assert data["fields"] == [
+            "run",
+            "accelerators",
+            "context_tokens",
+            "cells",
+            "accelerator",
+            "ttft_prompt_cache",
+            "prefill_ms",
+        ]
+        assert data["columns"] == [
+            "status",
+            "total_tokens_per_s",
+            "per_request_tokens_per_s",
+            "ttft_ms",
+            "time_between_tokens_ms",
+        ]
         assert int(path.parent.name) == data["context_tokens"]
         assert len(text.splitlines()) == len(data["runs"]) + 2  # one run per line
         listed = json.loads((site / f"{path.parent.name}.json").read_text())["models"]
@@ -487,15 +651,26 @@ def test_point_files_hold_every_cell_exactly_once_per_matching_context(built: Pa
             assert accelerator == document["hardware"]["accelerator"]
             assert cache == document["run"].get("ttft_prompt_cache")
             assert prefill == rule.prefill_ms(document, context)  # at the run's own context
-            row = {n: cell for n, cell in zip(data["concurrency"], cells, strict=False) if cell is not None}
-            found[(run, context)] = {n: [data["statuses"][cell[0]], *cell[1:]] for n, cell in row.items()}
+            row = {
+                n: cell
+                for n, cell in zip(data["concurrency"], cells, strict=False)
+                if cell is not None
+            }
+            found[(run, context)] = {
+                n: [data["statuses"][cell[0]], *cell[1:]] for n, cell in row.items()
+            }
     for path in sorted((built / "_site" / "runs").glob("*.json")):
         rows = rule.own_cells(json.loads(path.read_text()))
         for context, cells in rows.items():
             expected = {}
             for n, c in cells.items():
-                values = [c["status"], c.get("total_tokens_per_s"), c.get("per_request_tokens_per_s"),
-                          c.get("ttft_ms"), c.get("time_between_tokens_ms")]
+                values = [
+                    c["status"],
+                    c.get("total_tokens_per_s"),
+                    c.get("per_request_tokens_per_s"),
+                    c.get("ttft_ms"),
+                    c.get("time_between_tokens_ms"),
+                ]
                 while values[-1] is None:
                     values.pop()
                 expected[n] = values
@@ -507,16 +682,23 @@ def test_point_files_hold_every_cell_exactly_once_per_matching_context(built: Pa
         assert sorted(models) == sorted(p.stem for p in (site / listing.stem).glob("*.json"))
 
 
-def test_preset_views_are_paged_and_list_every_run_once(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_preset_views_are_paged_and_list_every_run_once(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr("sitegen.site.capacity_page.AT_PAGE_SIZE", 3)
     assert run_cli(project, "collect") == 0 and run_cli(project, "build") == 0
     site = project / "_site"
     runs = sorted(path.stem for path in (site / "runs").glob("*.json"))
     pages = following_next(site / "at" / "32k-16" / "index.html")
     assert len(pages) == len(site_pages(site, 3)) > 1
-    listed = [run for page in pages
-              for run in re.findall(r'<tr(?: class=row-absent)?><th><a href="[./]*runs/([^/"]+)/index.html"',
-                                    page.read_text())]
+    listed = [
+        run
+        for page in pages
+        for run in re.findall(
+            r'<tr(?: class=row-absent)?><th><a href="[./]*runs/([^/"]+)/index.html"',
+            page.read_text(),
+        )
+    ]
     assert sorted(listed) == runs  # every run, once
     # The first page lists every model; a model page's link to #m-<slug> of the first page
     # lands on its section there, or on its entry, which links to the page that has it.
@@ -529,16 +711,25 @@ def test_preset_views_are_paged_and_list_every_run_once(project: Path, monkeypat
         assert (anchor == target) == bool(href)  # ids only for models of later pages
 
 
-def test_a_reference_figure_says_its_own_context_only_where_it_is_not_the_columns(project: Path) -> None:
+def test_a_reference_figure_says_its_own_context_only_where_it_is_not_the_columns(
+    project: Path,
+) -> None:
     # A run measured at 8,000 tokens (within 3 % of 8K) beside the shipped ones at 8192: only its
     # one-request decode and prefill name their context beneath the figure.
     prefill = "prefill: [{context_tokens: 8000, prompt_tokens_per_s: 5000, ttft_ms: 1600}]"
-    run = TAIL_RUN.replace("4096", "8000").replace("count: 2", "count: 1").replace("prefill: []", prefill)
+    run = (
+        TAIL_RUN.replace("4096", "8000")
+        .replace("count: 2", "count: 1")
+        .replace("prefill: []", prefill)
+    )
     (project / "content" / "runs" / "near-8k.yaml").write_text(run)
     assert run_cli(project, "collect") == 0 and run_cli(project, "build") == 0
     index = (project / "_site" / "index.html").read_text()
-    rows = {re.search(r'<th><a href="runs/([^/"]+)/index.html"', r).group(1): r.split("<td")  # type: ignore[union-attr]
-            for r in index.split("<tr ")[1:] if '<th><a href="runs/' in r}
+    rows = {
+        re.search(r'<th><a href="runs/([^/"]+)/index.html"', r).group(1): r.split("<td")  # type: ignore[union-attr]
+        for r in index.split("<tr ")[1:]
+        if '<th><a href="runs/' in r
+    }
     assert "near-8k" in rows and len(rows) > 1
     for run_id, cells in rows.items():
         single, prefill = cells[5], cells[7]
@@ -549,5 +740,5 @@ def test_a_reference_figure_says_its_own_context_only_where_it_is_not_the_column
             assert " × 1" not in single and " context" not in prefill, cells
     # On its one accelerator, 8 requests held are 8 users, and the total is per accelerator (the
     # only run of its model: its own context heads its section).
-    (context, (_, row)), = answers(project / "_site", "server")["near-8k"].items()
+    ((context, (_, row)),) = answers(project / "_site", "server")["near-8k"].items()
     assert context == 8000 and row[2:6] == ["8", "8", "240.0", "240.0"], row

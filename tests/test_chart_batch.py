@@ -25,15 +25,19 @@ from tests.conftest import REPO, SEED_RUN_ID, forget_builds, run_cli
 
 def _charts(count: int) -> list[ChartSpec]:
     """``count`` different charts: the seed run beside copies of it 1 %, 2 %, … faster."""
-    seed = parse_yaml("seed.yaml", (REPO / "content" / "runs" / f"{SEED_RUN_ID}.yaml").read_bytes()).data
+    seed = parse_yaml(
+        "seed.yaml", (REPO / "content" / "runs" / f"{SEED_RUN_ID}.yaml").read_bytes()
+    ).data
     charts = []
     for step in range(1, count + 1):
         other = json.loads(json.dumps(seed))
         for cell in other["measurements"]["decode"]:
             if cell.get("total_tokens_per_s") is not None:
                 cell["total_tokens_per_s"] *= 1 + step / 100
-        chart = decode_overlay([Series("A", run_from_dict("a", seed)), Series("B", run_from_dict("b", other))],
-                               [8192, 65536])
+        chart = decode_overlay(
+            [Series("A", run_from_dict("a", seed)), Series("B", run_from_dict("b", other))],
+            [8192, 65536],
+        )
         assert chart is not None
         charts.append(chart)
     assert len({chart.path() for chart in charts}) == count
@@ -51,7 +55,9 @@ _BROKEN = '{"marks":[{"type":"no-such-mark"}]}'  # JSON that vl-convert cannot d
 
 def test_a_few_charts_are_drawn_while_the_build_goes_on(renderer: ChartRenderer) -> None:
     charts = _charts(3)
-    expected = {chart.path(): render_svg(renderer._vega(chart)) for chart in charts}  # drawn here, one by one
+    expected = {
+        chart.path(): render_svg(renderer._vega(chart)) for chart in charts
+    }  # drawn here, one by one
     with renderer.batch() as batch:
         for chart in charts:
             batch.add(chart)
@@ -62,7 +68,9 @@ def test_a_few_charts_are_drawn_while_the_build_goes_on(renderer: ChartRenderer)
             future.result(timeout=120)
         assert batch.result() == expected  # the same drawings, byte for byte
     assert renderer.rendered == 3
-    assert sorted(p.name for p in renderer.cache_dir.iterdir()) == sorted(renderer._path(c).name for c in charts)
+    assert sorted(p.name for p in renderer.cache_dir.iterdir()) == sorted(
+        renderer._path(c).name for c in charts
+    )
     # A second batch takes them from the cache and starts no process.
     with renderer.batch() as again:
         for chart in charts:
@@ -70,24 +78,32 @@ def test_a_few_charts_are_drawn_while_the_build_goes_on(renderer: ChartRenderer)
         assert again._early is None and again.result() == expected
 
 
-def test_with_one_core_charts_are_drawn_when_asked_for(tmp_path: Path, shared_cache: Path,
-                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def test_with_one_core_charts_are_drawn_when_asked_for(
+    tmp_path: Path, shared_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     renderer = ChartRenderer(tmp_path / "charts", workers=1, templates=ChartTemplates(shared_cache))
     drawn: list[str] = []
-    monkeypatch.setattr(chart_render, "render_svg", lambda vega: drawn.append(vega) or render_svg(vega))
+    monkeypatch.setattr(
+        chart_render, "render_svg", lambda vega: drawn.append(vega) or render_svg(vega)
+    )
     charts = _charts(2)
     with renderer.batch() as batch:
         for chart in charts:
             batch.add(chart)
         assert drawn == [] and batch._pool is None  # nothing drawn yet, no process started
         svgs = batch.result()
-    assert len(drawn) == 2 and svgs == {chart.path(): render_svg(renderer._vega(chart)) for chart in charts}
+    assert len(drawn) == 2 and svgs == {
+        chart.path(): render_svg(renderer._vega(chart)) for chart in charts
+    }
 
 
 @pytest.mark.parametrize("workers", [1, 2])
-def test_a_chart_that_cannot_be_drawn_fails_the_batch(tmp_path: Path, shared_cache: Path,
-                                                      monkeypatch: pytest.MonkeyPatch, workers: int) -> None:
-    renderer = ChartRenderer(tmp_path / "charts", workers=workers, templates=ChartTemplates(shared_cache))
+def test_a_chart_that_cannot_be_drawn_fails_the_batch(
+    tmp_path: Path, shared_cache: Path, monkeypatch: pytest.MonkeyPatch, workers: int
+) -> None:
+    renderer = ChartRenderer(
+        tmp_path / "charts", workers=workers, templates=ChartTemplates(shared_cache)
+    )
     monkeypatch.setattr(renderer, "_vega", lambda chart: _BROKEN)
     with renderer.batch() as batch:
         for chart in _charts(2):
@@ -97,24 +113,39 @@ def test_a_chart_that_cannot_be_drawn_fails_the_batch(tmp_path: Path, shared_cac
     assert not renderer.cache_dir.exists() or not list(renderer.cache_dir.iterdir())
 
 
-def test_a_build_whose_chart_cannot_be_drawn_keeps_the_old_site(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_build_whose_chart_cannot_be_drawn_keeps_the_old_site(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from sitegen.site import build
 
     assert run_cli(project, "collect") == 0 and run_cli(project, "build") == 0
-    before = {p.relative_to(project).as_posix(): p.read_bytes() for p in (project / "_site").rglob("*") if p.is_file()}
+    before = {
+        p.relative_to(project).as_posix(): p.read_bytes()
+        for p in (project / "_site").rglob("*")
+        if p.is_file()
+    }
     monkeypatch.setattr(ChartRenderer, "_vega", lambda self, chart: _BROKEN)
     # Every chart missing from the cache: a cache of this test's own, and no manifest to link by.
-    monkeypatch.setattr(build, "ChartRenderer", lambda folder, templates: ChartRenderer(
-        project / "own-charts", templates=templates))
+    monkeypatch.setattr(
+        build,
+        "ChartRenderer",
+        lambda folder, templates: ChartRenderer(project / "own-charts", templates=templates),
+    )
     (project / ".sitegen" / "build" / "manifest.json").unlink()
     with pytest.raises(ValueError, match="Vega to SVG conversion failed"):
         run_cli(project, "build")
-    after = {p.relative_to(project).as_posix(): p.read_bytes() for p in (project / "_site").rglob("*") if p.is_file()}
+    after = {
+        p.relative_to(project).as_posix(): p.read_bytes()
+        for p in (project / "_site").rglob("*")
+        if p.is_file()
+    }
     assert after == before
     assert [p.name for p in project.iterdir() if p.name.startswith("._site.")] == []
 
 
-def test_many_charts_are_drawn_by_worker_processes(renderer: ChartRenderer, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_many_charts_are_drawn_by_worker_processes(
+    renderer: ChartRenderer, monkeypatch: pytest.MonkeyPatch
+) -> None:
     charts = _charts(PARALLEL_THRESHOLD + 2)
     started: list[int] = []
     original = renderer._start_pool
@@ -145,6 +176,7 @@ def test_a_full_build_removes_old_drawings_no_page_asks_for(project: Path) -> No
     stale.write_bytes(b"<svg>nobody's</svg>")
     recent.write_bytes(b"<svg>nobody's lately</svg>")
     os.utime(stale, (old, old))
+
     # A drawing of this site, old: its file name is the hash of its chart's name (RENDER_VERSION).
     def cache_name(name: str) -> str:
         return hashlib.sha256(f"{chart_render.RENDER_VERSION}\0{name}".encode()).hexdigest()
@@ -153,7 +185,9 @@ def test_a_full_build_removes_old_drawings_no_page_asks_for(project: Path) -> No
     assert all(path.is_file() for path in used)
     os.utime(used[0], (old, old))
     seed = project / "content" / "runs" / f"{SEED_RUN_ID}.yaml"
-    seed.write_text(seed.read_text().replace("total_tokens_per_s: 228.386789", "total_tokens_per_s: 230.5", 1))
+    seed.write_text(
+        seed.read_text().replace("total_tokens_per_s: 228.386789", "total_tokens_per_s: 230.5", 1)
+    )
     assert run_cli(project, "collect") == 0 and run_cli(project, "build") == 0  # incremental
     assert stale.is_file()
     forget_builds(project)
@@ -209,7 +243,9 @@ def test_with_one_core_a_warm_up_starts_nothing(tmp_path: Path, shared_cache: Pa
         assert batch._starting is None and batch._early is None and batch._warming is None
 
 
-def test_a_chart_added_while_the_worker_is_being_started_waits_for_it(renderer: ChartRenderer) -> None:
+def test_a_chart_added_while_the_worker_is_being_started_waits_for_it(
+    renderer: ChartRenderer,
+) -> None:
     """warm_up starts the worker from a thread; a chart added at once goes to that worker, not
     to a second one started beside it."""
     charts = _charts(1)
@@ -223,10 +259,12 @@ def test_a_chart_added_while_the_worker_is_being_started_waits_for_it(renderer: 
 
 
 def test_a_worker_the_warm_up_cannot_start_is_started_at_the_first_chart(
-        renderer: ChartRenderer, monkeypatch: pytest.MonkeyPatch) -> None:
+    renderer: ChartRenderer, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """When the warm-up's thread cannot start the worker, it lets no error out of the thread
     (threading.excepthook would print it as a traceback); the first chart tries again, and its
     error is the build's."""
+
     def no_processes() -> ProcessPoolExecutor:
         raise OSError(11, "Resource temporarily unavailable")
 

@@ -31,13 +31,19 @@ def test_each_chart_is_one_svg_carrying_both_schemes(project: Path) -> None:
         svg = chart.read_text()
         style = re.search(r"<style>(.*?)</style>", svg, re.S)
         assert style, f"{chart.name}: no style sheet of its own"
-        screen_dark = re.search(r"@media screen and \(prefers-color-scheme:\s*dark\)\s*\{(.*)\}", style.group(1), re.S)
+        screen_dark = re.search(
+            r"@media screen and \(prefers-color-scheme:\s*dark\)\s*\{(.*)\}", style.group(1), re.S
+        )
         assert screen_dark, f"{chart.name}: nothing for dark screens (paper keeps light)"
-        used = {colour for colour in LIGHT_TO_DARK if f'"{colour}"' in svg.replace(style.group(0), "")}
+        used = {
+            colour for colour in LIGHT_TO_DARK if f'"{colour}"' in svg.replace(style.group(0), "")
+        }
         assert used, f"{chart.name}: drawn without the light theme's ink"
         for light in used:
             dark = LIGHT_TO_DARK[light]
-            assert re.search(rf'\[(fill|stroke)="{light}"\]\{{\1:{dark}\}}', screen_dark.group(1)), (chart.name, light)
+            assert re.search(
+                rf'\[(fill|stroke)="{light}"\]\{{\1:{dark}\}}', screen_dark.group(1)
+            ), (chart.name, light)
     for page in site.rglob("*.html"):
         html = page.read_text()
         assert "<picture" not in html and "-dark.svg" not in html, page
@@ -51,11 +57,20 @@ def test_chart_values_and_template_make_the_spec(project: Path) -> None:
         if page.name == "404.html" and page.parent == site:
             continue  # links from the site's root path, and no charts
         where = page.relative_to(site).as_posix()
-        figures += [(urljoin(where, spec), urljoin(where, svg), alt) for spec, svg, alt in re.findall(
-            r'<figure class="chart" data-spec="([^"]+)">.*?<img src="([^"]+)" alt="([^"]*)"', page.read_text(), re.S)]
+        figures += [
+            (urljoin(where, spec), urljoin(where, svg), alt)
+            for spec, svg, alt in re.findall(
+                r'<figure class="chart" data-spec="([^"]+)">.*?<img src="([^"]+)" alt="([^"]*)"',
+                page.read_text(),
+                re.S,
+            )
+        ]
     assert figures, "the shipped site has Vega charts (the groups' prefill charts)"
     for spec_path, svg_path, alt in figures:
-        assert not spec_path.startswith(("/", "..")) and not svg_path.startswith(("/", "..")), (spec_path, svg_path)
+        assert not spec_path.startswith(("/", "..")) and not svg_path.startswith(("/", "..")), (
+            spec_path,
+            svg_path,
+        )
         data = json.loads((site / spec_path).read_text())
         template = (site / "assets" / "charts" / data["template"]).read_text()
         used = {name for name, value in data["fills"].items() if value is not None}
@@ -64,7 +79,9 @@ def test_chart_values_and_template_make_the_spec(project: Path) -> None:
         assert rows and all(len(values) == len(data["fields"]) for values in data["rows"])
         # A row's run label is left out when its line number says it (site.js puts it back): the
         # label at that place of @series.
-        assert set(data["derived"]) <= {"series", "context_text"} and not set(data["derived"]) & set(data["fields"])
+        assert set(data["derived"]) <= {"series", "context_text"} and not set(
+            data["derived"]
+        ) & set(data["fields"])
         if "series" in data["derived"]:
             for row in rows:
                 row["series"] = data["fills"]["@series"][int(str(row["line"]).split("|")[0])]
@@ -73,7 +90,9 @@ def test_chart_values_and_template_make_the_spec(project: Path) -> None:
         assert (site / svg_path).is_file()
         # Every series drawn is named in the alt text; figures are kept to the tenth a chart needs.
         assert all(row["series"] in alt for row in rows)
-        numbers = [value for row in rows for value in row.values() if isinstance(value, (int, float))]
+        numbers = [
+            value for row in rows for value in row.values() if isinstance(value, (int, float))
+        ]
         assert numbers and all(round(value, 1) == value for value in numbers)
 
 
@@ -93,9 +112,12 @@ def test_the_chart_templates_digest_names_altairs_version_as_importlib_metadata_
     assert expected.hexdigest() == charts.TEMPLATE_SOURCE
 
 
-@pytest.mark.parametrize("first", ["altair-9.9.9.dist-info", "altair_viewer-0.4.0.dist-info", "altair-1.0.egg-info"])
+@pytest.mark.parametrize(
+    "first", ["altair-9.9.9.dist-info", "altair_viewer-0.4.0.dist-info", "altair-1.0.egg-info"]
+)
 def test_altairs_version_is_the_one_importlib_metadata_finds_first_on_the_path(
-        first: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    first: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A folder of metadata earlier on sys.path than the installed Altair's: the library's answer
     either way (read the same way, or left to the library)."""
     from importlib.metadata import version

@@ -59,8 +59,9 @@ def _reference(site: Path) -> bytes:
     (checked here) exactly the measurements files it names, byte for byte."""
     data, measurements = encode(gather(load_config(site / "sitegen.yaml")).runs)
     folder = site / ".sitegen" / "measurements"
-    assert {path.name: path.read_bytes() for path in folder.iterdir()} == \
-        {f"{name}.json": value for name, value in measurements.items()}
+    assert {path.name: path.read_bytes() for path in folder.iterdir()} == {
+        f"{name}.json": value for name, value in measurements.items()
+    }
     return data
 
 
@@ -78,14 +79,15 @@ def _same_size_edit(path: Path, keep_times: bool = True) -> None:
     found = re.search(r'date: "(\d{4}-\d\d-\d\d)"', text)
     assert found is not None
     new = "2025-01-01" if found.group(1) != "2025-01-01" else "2025-01-02"
-    path.write_text(text[:found.start(1)] + new + text[found.end(1):], encoding="utf-8")
+    path.write_text(text[: found.start(1)] + new + text[found.end(1) :], encoding="utf-8")
     assert path.stat().st_size == before.st_size
     if keep_times:
         os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
 
 
 def test_an_unchanged_collect_reads_no_result_file_and_keeps_the_collected_file(
-        site: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    site: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     shutil.copy(DATA / "plausibility" / "planted.yaml", site / "content" / "runs" / "planted.yaml")
     first = _collect(site)
     assert first.warnings, "the planted file has warnings, which an unchanged collect must repeat"
@@ -134,21 +136,28 @@ def test_a_file_replaced_by_another_of_the_same_size_and_times_is_seen(site: Pat
     assert _collected(site) == _reference(site)
 
 
-def test_an_edit_in_the_same_tick_as_the_last_read_is_seen(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_edit_in_the_same_tick_as_the_last_read_is_seen(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Git's racy case, with the real rule: a file changed less than two seconds before a collect
     is read again by the next, so an edit its time stamps cannot show is still seen."""
     runs = project / "content" / "runs"
     fresh = runs / "fresh-run.yaml"
     shutil.copy(runs / EDITED, fresh)
     # Time stamps too coarse to show the edit below (on a fine clock the new change time would).
-    monkeypatch.setattr(files, "identity", lambda found: (found.st_dev, found.st_ino, found.st_size, 0, 0))
+    monkeypatch.setattr(
+        files, "identity", lambda found: (found.st_dev, found.st_ino, found.st_size, 0, 0)
+    )
     # The collect reads the file in the tick it was changed in, whatever the machine's load:
     # its clock says "now" is the file's own change time (a real clock could have moved on by
     # more than the settling margin on a busy machine, and then the file counts as settled).
     changed = fresh.stat()
     with monkeypatch.context() as patch:
-        patch.setattr(files, "file_system_now",
-                      lambda folder, after_tick=False: files.Clock(changed.st_ctime_ns, changed.st_dev))
+        patch.setattr(
+            files,
+            "file_system_now",
+            lambda folder, after_tick=False: files.Clock(changed.st_ctime_ns, changed.st_dev),
+        )
         collect(load_config(project / "sitegen.yaml"))
     _same_size_edit(fresh)
     with monkeypatch.context() as patch:
@@ -190,12 +199,16 @@ def test_a_removed_run_is_gone_and_its_cache_entry_too(site: Path) -> None:
     assert not cache.has(key)
 
 
-def test_new_settings_or_new_code_read_every_file_again(site: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_new_settings_or_new_code_read_every_file_again(
+    site: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     _collect(site)
     names = [path.name for path in (site / "content" / "runs").iterdir()]
     config = site / "sitegen.yaml"
     text = config.read_text(encoding="utf-8")
-    config.write_text(re.sub(r"(?m)^title: .*$", "title: Another title", text, count=1), encoding="utf-8")
+    config.write_text(
+        re.sub(r"(?m)^title: .*$", "title: Another title", text, count=1), encoding="utf-8"
+    )
     assert _opened_by_collect(site, monkeypatch) == Counter(names)
     assert _opened_by_collect(site, monkeypatch) == Counter()
     monkeypatch.setattr(sitegen.collect, "code_salt", lambda: b"a new sitegen")
@@ -216,7 +229,7 @@ def test_a_damaged_collected_file_is_written_again(site: Path, damage: str) -> N
         path.write_bytes(data[: len(data) // 2])
     else:
         at = data.index(b'"origin":"content/runs/') + len(b'"origin":"content/runs/')
-        path.write_bytes(data[:at] + (b"x" if data[at:at + 1] != b"x" else b"y") + data[at + 1:])
+        path.write_bytes(data[:at] + (b"x" if data[at : at + 1] != b"x" else b"y") + data[at + 1 :])
         if damage == "edited-keeping-times":
             os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
     _collect(site)
@@ -229,7 +242,7 @@ def test_an_added_run_after_the_collected_file_was_edited_is_still_right(site: P
     path = site / ".sitegen" / "collected.json"
     data = path.read_bytes()
     at = data.index(b'"origin":"content/runs/') + len(b'"origin":"content/runs/')
-    path.write_bytes(data[:at] + b"x" + data[at + 1:])
+    path.write_bytes(data[:at] + b"x" + data[at + 1 :])
     runs = site / "content" / "runs"
     shutil.copy(runs / EDITED, runs / "added-run.yaml")
     _collect(site)
@@ -237,7 +250,8 @@ def test_an_added_run_after_the_collected_file_was_edited_is_still_right(site: P
 
 
 def test_an_added_run_copies_the_others_from_the_recorded_file_without_hashing_it(
-        site: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    site: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The collected file recorded (identity and all, once settled) is read for the unchanged
     runs' entries without working out its checksum again; one changed since, even keeping its
     size and times, is hashed, found to differ, and every run read again."""
@@ -265,7 +279,7 @@ def test_an_added_run_copies_the_others_from_the_recorded_file_without_hashing_i
     data, before = path.read_bytes(), path.stat()
     at = data.index(b'"origin":"content/runs/') + len(b'"origin":"content/runs/')
     _collect(site)  # recorded again, unchanged
-    path.write_bytes(data[:at] + (b"x" if data[at:at + 1] != b"x" else b"y") + data[at + 1:])
+    path.write_bytes(data[:at] + (b"x" if data[at : at + 1] != b"x" else b"y") + data[at + 1 :])
     os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
     (runs / "added-run.yaml").unlink()
     hashed.clear()
@@ -284,7 +298,10 @@ def test_a_failed_collect_leaves_the_collected_file_and_the_manifest(site: Path)
     _same_size_edit(runs / EDITED)
     with pytest.raises(SitegenError) as raised:
         _collect(site)
-    assert any(problem.source == "content/runs/bad-status.yaml" and problem.line for problem in raised.value.problems)
+    assert any(
+        problem.source == "content/runs/bad-status.yaml" and problem.line
+        for problem in raised.value.problems
+    )
     assert _collected(site) == written
     assert manifest_path.read_bytes() == recorded
     (runs / "bad-status.yaml").unlink()
@@ -320,10 +337,20 @@ def _reshaped(document: dict[str, Any], shape: str) -> None:
         document["warnings"] = [1]
 
 
-@pytest.mark.parametrize("shape", ["a file's item missing", "an identity not a number", "an identity a boolean",
-                                   "warnings for a file it does not know", "a run's end not a number",
-                                   "warnings a list"])
-def test_a_manifest_of_the_wrong_shape_is_ignored(site: Path, monkeypatch: pytest.MonkeyPatch, shape: str) -> None:
+@pytest.mark.parametrize(
+    "shape",
+    [
+        "a file's item missing",
+        "an identity not a number",
+        "an identity a boolean",
+        "warnings for a file it does not know",
+        "a run's end not a number",
+        "warnings a list",
+    ],
+)
+def test_a_manifest_of_the_wrong_shape_is_ignored(
+    site: Path, monkeypatch: pytest.MonkeyPatch, shape: str
+) -> None:
     # Written with a good checksum, as sitegen writes it: only its shape is wrong.
     _collect(site)
     manifest_path = site / ".sitegen" / "cache" / manifest.MANIFEST_NAME
@@ -345,13 +372,19 @@ def _check_document(check: Any, data: Any) -> bool:
     return True
 
 
-def test_kept_schema_checks_are_the_compiled_ones(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_kept_schema_checks_are_the_compiled_ones(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     folder = tmp_path / ".sitegen" / "cache" / "validators"
     (tmp_path / ".sitegen").mkdir()
     seed = yaml.safe_load((DATA / "valid" / "minimal.yaml").read_text(encoding="utf-8"))
     broken = {**seed, "hardware": "not a mapping"}
-    reference = fastjsonschema.compile({**sitegen.validate.inline_refs(load_schema("result")),
-                                        "$schema": "http://json-schema.org/draft-07/schema#"})
+    reference = fastjsonschema.compile(
+        {
+            **sitegen.validate.inline_refs(load_schema("result")),
+            "$schema": "http://json-schema.org/draft-07/schema#",
+        }
+    )
     try:
         sitegen.validate.keep_compiled_checks(folder)
         made = sitegen.validate._fast_check("result")
@@ -389,7 +422,9 @@ def test_kept_schema_checks_are_the_compiled_ones(tmp_path: Path, monkeypatch: p
         sitegen.validate.keep_compiled_checks(None)
 
 
-def test_without_the_file_systems_clock_every_file_is_read(site: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_the_file_systems_clock_every_file_is_read(
+    site: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """When nothing can be made in .sitegen/cache to read the clock, no file is trusted unread."""
     monkeypatch.setattr(files, "file_system_now", lambda folder: None)
     _collect(site)
@@ -399,8 +434,9 @@ def test_without_the_file_systems_clock_every_file_is_read(site: Path, monkeypat
 
 
 @pytest.mark.parametrize("measured", ["the same", "new"])
-def test_a_collect_that_cannot_write_leaves_the_collected_file(site: Path, monkeypatch: pytest.MonkeyPatch,
-                                                               measured: str) -> None:
+def test_a_collect_that_cannot_write_leaves_the_collected_file(
+    site: Path, monkeypatch: pytest.MonkeyPatch, measured: str
+) -> None:
     """The collected file made from the old one's entries and the new run's, and the new run's
     measurements file, are written as atomically as any: a full disk leaves the old files, and
     no temporary file. (An added run that measured the same as another shares its file.)"""
@@ -412,7 +448,9 @@ def test_a_collect_that_cannot_write_leaves_the_collected_file(site: Path, monke
     text = (runs / EDITED).read_text(encoding="utf-8")
     if measured == "new":
         assert "itl_p99_ms: 3.14\n" in text
-        text = text.replace("itl_p99_ms: 3.14\n", "itl_p99_ms: 3.15\n", 1)  # a figure kept as printed
+        text = text.replace(
+            "itl_p99_ms: 3.14\n", "itl_p99_ms: 3.15\n", 1
+        )  # a figure kept as printed
     (runs / "added-run.yaml").write_text(text, encoding="utf-8")
 
     def full(descriptor: int) -> None:
@@ -420,11 +458,19 @@ def test_a_collect_that_cannot_write_leaves_the_collected_file(site: Path, monke
 
     with monkeypatch.context() as patch:
         patch.setattr(os, "fsync", full)
-        with pytest.raises(SitegenError, match="cannot write the measurements" if measured == "new"
-                           else "cannot write the collected file"):
+        with pytest.raises(
+            SitegenError,
+            match="cannot write the measurements"
+            if measured == "new"
+            else "cannot write the collected file",
+        ):
             _collect(site)
     assert _collected(site) == written
-    assert sorted(path.name for path in (site / ".sitegen").iterdir()) == ["cache", "collected.json", "measurements"]
+    assert sorted(path.name for path in (site / ".sitegen").iterdir()) == [
+        "cache",
+        "collected.json",
+        "measurements",
+    ]
     assert {path.name: path.read_bytes() for path in folder.iterdir()} == kept
     _collect(site)
     assert _collected(site) == _reference(site) != written
@@ -447,7 +493,9 @@ def test_the_entry_cache_keeps_only_what_the_last_collect_used(site: Path) -> No
     _collect(site)
     second = {path.name for path in cache.glob("*.json")}
     assert len(second) == valid
-    assert len(first - second) == 1 and len(second - first) == 1  # the old entry went, the new one came
+    assert (
+        len(first - second) == 1 and len(second - first) == 1
+    )  # the old entry went, the new one came
     assert (cache / "notes.txt").read_text() == "not an entry" and (cache / "folder.d").is_dir()
 
 
@@ -464,15 +512,27 @@ class _Number(int):
     pass
 
 
-_JSON_VALUES = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(max_size=3),
-                         st.builds(_Text, st.text(max_size=3)), st.builds(_Number, st.integers()),
-                         st.lists(st.integers(), max_size=2), st.dictionaries(st.text(max_size=2), st.integers(), max_size=2))
-_KINDS = st.lists(st.sampled_from([str, int, float, bool, type(None), list, dict]), min_size=1, max_size=3)
+_JSON_VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(allow_nan=False),
+    st.text(max_size=3),
+    st.builds(_Text, st.text(max_size=3)),
+    st.builds(_Number, st.integers()),
+    st.lists(st.integers(), max_size=2),
+    st.dictionaries(st.text(max_size=2), st.integers(), max_size=2),
+)
+_KINDS = st.lists(
+    st.sampled_from([str, int, float, bool, type(None), list, dict]), min_size=1, max_size=3
+)
 
 
 @settings(max_examples=300, deadline=None)
 @given(values=st.lists(_JSON_VALUES, max_size=8), kinds=_KINDS)
-def test_all_of_types_is_the_exact_type_test_of_every_item(values: list[Any], kinds: list[type]) -> None:
+def test_all_of_types_is_the_exact_type_test_of_every_item(
+    values: list[Any], kinds: list[type]
+) -> None:
     """files.all_of_types, which checks the manifests' long columns at once, says what a test of
     each item's exact type says (a bool is no int, a subclass is not its base)."""
     assert files.all_of_types(values, *kinds) == all(type(value) in kinds for value in values)

@@ -40,8 +40,11 @@ def _count_opens(monkeypatch: pytest.MonkeyPatch, folder: Path) -> Counter[str]:
         return real_open(file, *args, **kwargs)
 
     def counting_os_open(file: Any, *args: Any, **kwargs: Any) -> Any:
-        if isinstance(file, (str, os.PathLike)) and Path(file).resolve().is_relative_to(folder) \
-                and not Path(file).is_dir():
+        if (
+            isinstance(file, (str, os.PathLike))
+            and Path(file).resolve().is_relative_to(folder)
+            and not Path(file).is_dir()
+        ):
             opened[Path(file).name] += 1
         return real_os_open(file, *args, **kwargs)
 
@@ -65,10 +68,14 @@ def test_each_file_is_read_once_per_collect(project: Path, monkeypatch: pytest.M
         report = gather(config)
         monkeypatch.undo()
         assert len(report.runs) == len(names) + 1, state
-        assert opened == Counter({name: 1 for name in [*names, "benchmark_results.json", "run.yaml"]}), state
+        assert opened == Counter(
+            {name: 1 for name in [*names, "benchmark_results.json", "run.yaml"]}
+        ), state
 
 
-def _serial_and_parallel(project: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[list[Any], list[Any], list[str]]:
+def _serial_and_parallel(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[list[Any], list[Any], list[str]]:
     config = load_config(project / "sitegen.yaml")
     entries, _ = discover(config.runs_dir, config.content_dir, config.display)
     work = [(entry, config.display(entry.path)) for entry in entries]
@@ -80,7 +87,9 @@ def _serial_and_parallel(project: Path, monkeypatch: pytest.MonkeyPatch) -> tupl
             super().__init__(*args, **kwargs)
 
     monkeypatch.setattr(sitegen.collect, "ProcessPoolExecutor", RecordingPool)
-    monkeypatch.setattr(os, "cpu_count", lambda: 2)  # the pool is used on one core too, for this test
+    monkeypatch.setattr(
+        os, "cpu_count", lambda: 2
+    )  # the pool is used on one core too, for this test
     serial = _check_entries(work, None, parallel_threshold=len(work) + 1)
     assert pools == []
     cache = EntryCache(project / "parallel-cache")
@@ -88,12 +97,16 @@ def _serial_and_parallel(project: Path, monkeypatch: pytest.MonkeyPatch) -> tupl
     return serial, parallel, pools
 
 
-def test_the_parallel_path_gives_what_the_files_hold(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_parallel_path_gives_what_the_files_hold(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     runs = project / "content" / "runs"
     (runs / "bad-status.yaml").write_bytes(INVALID.read_bytes())
     serial, parallel, pools = _serial_and_parallel(project, monkeypatch)
     assert pools == ["started"], "the worker processes were not used"
-    assert [item.source for item in parallel] == sorted(f"content/runs/{path.name}" for path in runs.iterdir())
+    assert [item.source for item in parallel] == sorted(
+        f"content/runs/{path.name}" for path in runs.iterdir()
+    )
     for item in parallel:
         path = project / item.source
         if path.name == "bad-status.yaml":

@@ -17,23 +17,45 @@ from tests.conftest import REPO, run_cli
 from tests.context_rule import context_label
 from tests.html_tables import quoted, tables
 
-MINIMAL = parse_yaml("minimal.yaml", (REPO / "tests" / "data" / "valid" / "minimal.yaml").read_bytes()).data
+MINIMAL = parse_yaml(
+    "minimal.yaml", (REPO / "tests" / "data" / "valid" / "minimal.yaml").read_bytes()
+).data
 
 
 def _run(run_id: str, cells: list[tuple[int, int, str, float | None]], **run_info: Any) -> Run:
     data = copy.deepcopy(MINIMAL)
     data["run"].update(run_info)
     data["measurements"]["decode"] = [
-        {"context_tokens": ctx, "concurrency": conc, "status": status,
-         **({"total_tokens_per_s": total} if total is not None else {})}
+        {
+            "context_tokens": ctx,
+            "concurrency": conc,
+            "status": status,
+            **({"total_tokens_per_s": total} if total is not None else {}),
+        }
         for ctx, conc, status, total in cells
     ]
     return run_from_dict(run_id, data)
 
 
 def test_ratio_matrix_reads_b_against_a() -> None:
-    a = _run("a", [(0, 1, "valid", 100.0), (0, 2, "valid", 200.0), (8192, 1, "valid", 50.0), (8192, 2, "over_capacity", None)])
-    b = _run("b", [(0, 1, "valid", 112.0), (0, 2, "valid", 150.0), (8192, 1, "valid", 50.1), (8192, 2, "valid", 90.0)])
+    a = _run(
+        "a",
+        [
+            (0, 1, "valid", 100.0),
+            (0, 2, "valid", 200.0),
+            (8192, 1, "valid", 50.0),
+            (8192, 2, "over_capacity", None),
+        ],
+    )
+    b = _run(
+        "b",
+        [
+            (0, 1, "valid", 112.0),
+            (0, 2, "valid", 150.0),
+            (8192, 1, "valid", 50.1),
+            (8192, 2, "valid", 90.0),
+        ],
+    )
     matrix = ratio_matrix(a, b)
     assert matrix is not None
     assert matrix.concurrencies == (1, 2)
@@ -45,7 +67,10 @@ def test_ratio_matrix_reads_b_against_a() -> None:
     assert (second.cells[0].change, second.cells[0].arrow, second.cells[0].step) == ("0%", "=", 0)
     assert not second.cells[1].comparable and second.cells[1].detail == "A Over capacity · B 90.0"
     # Changes +12 %, −25 %, +0.2 %: only +12 % is faster (within half a percent is not); the median is +0.2 %.
-    assert matrix.summary == "B is faster in 1 of 3 cells both runs measured as valid; median change 0%."
+    assert (
+        matrix.summary
+        == "B is faster in 1 of 3 cells both runs measured as valid; median change 0%."
+    )
 
 
 def test_frontier_keeps_only_undominated_points() -> None:
@@ -65,17 +90,32 @@ def test_pareto_per_device_divides_by_the_device_count() -> None:
 
 
 def test_groups_and_pairs_are_linear() -> None:
-    runs = [_run(f"r{i}", [(0, 1, "valid", 1.0)], model=f"org/Model-{i % 2}", date=f"2026-01-0{i + 1}") for i in range(6)]
+    runs = [
+        _run(f"r{i}", [(0, 1, "valid", 1.0)], model=f"org/Model-{i % 2}", date=f"2026-01-0{i + 1}")
+        for i in range(6)
+    ]
     assert [g.slug for g in model_groups(runs)] == ["model-0", "model-1"]
     assert [g.slug for g in hardware_groups(runs)] == ["rtx-4090"]
     pairs = natural_pairs(runs)
-    assert [(a.id, b.id) for a, b in pairs] == [("r0", "r2"), ("r1", "r3"), ("r2", "r4"), ("r3", "r5")]
+    assert [(a.id, b.id) for a, b in pairs] == [
+        ("r0", "r2"),
+        ("r1", "r3"),
+        ("r2", "r4"),
+        ("r3", "r5"),
+    ]
 
 
 def test_base_model_groups_quantizations_together() -> None:
-    runs = [_run("a", [], model="x/Qwen-AWQ", base_model="Qwen/Qwen"), _run("b", [], model="y/Qwen-FP8", base_model="Qwen/Qwen")]
+    runs = [
+        _run("a", [], model="x/Qwen-AWQ", base_model="Qwen/Qwen"),
+        _run("b", [], model="y/Qwen-FP8", base_model="Qwen/Qwen"),
+    ]
     groups = model_groups(runs)
-    assert len(groups) == 1 and groups[0].label == "Qwen/Qwen" and {r.id for r in groups[0].runs} == {"a", "b"}
+    assert (
+        len(groups) == 1
+        and groups[0].label == "Qwen/Qwen"
+        and {r.id for r in groups[0].runs} == {"a", "b"}
+    )
 
 
 def shipped_run(run_id: str) -> dict[str, Any]:
@@ -93,8 +133,11 @@ def model_colour_places(content: Path) -> dict[str, int]:
         data = parse_yaml(path.name, path.read_bytes()).data
         key = (data["run"].get("base_model") or data["run"]["model"]).lower()
         members.setdefault(key, []).append((str(data["run"].get("date") or ""), path.stem))
-    return {run_id: index % 8 for runs in members.values()
-            for index, (_, run_id) in enumerate(sorted(runs, reverse=True))}
+    return {
+        run_id: index % 8
+        for runs in members.values()
+        for index, (_, run_id) in enumerate(sorted(runs, reverse=True))
+    }
 
 
 def natural_pairs_from_files(content: Path) -> list[tuple[str, str]]:
@@ -103,7 +146,10 @@ def natural_pairs_from_files(content: Path) -> list[tuple[str, str]]:
     members: dict[tuple[str, str], list[tuple[str, str]]] = {}
     for path in sorted((content / "runs").glob("*.yaml")):
         data = parse_yaml(path.name, path.read_bytes()).data
-        key = ((data["run"].get("base_model") or data["run"]["model"]).lower(), data["hardware"]["accelerator"].lower())
+        key = (
+            (data["run"].get("base_model") or data["run"]["model"]).lower(),
+            data["hardware"]["accelerator"].lower(),
+        )
         members.setdefault(key, []).append((str(data["run"].get("date") or ""), path.stem))
     pairs = []
     for runs in members.values():
@@ -154,7 +200,10 @@ def test_one_static_page_per_natural_pair_whose_swap_is_a_link_within_it(project
     assert run_cli(project, "build") == 0
     pairs = natural_pairs_from_files(project / "content")
     assert PAIR in pairs
-    built = sorted(tuple(p.parent.name.split("--")) for p in (project / "_site" / "compare").glob("*--*/index.html"))
+    built = sorted(
+        tuple(p.parent.name.split("--"))
+        for p in (project / "_site" / "compare").glob("*--*/index.html")
+    )
     # (older, newer) only: no page the other way round.
     assert built == pairs
     a, b = PAIR
@@ -165,15 +214,26 @@ def test_one_static_page_per_natural_pair_whose_swap_is_a_link_within_it(project
     assert '<a href="#b-against-a" class="rev" id="swap-back">Swap: B against A</a>' in html
     # Every section is in the HTML itself: no script needed.
     assert 'class="data facts"' in html and '<table class="rt"' in html
-    assert '<span class="fwd">B against A, total tok/s</span><span class="rev">A against B, total tok/s</span>' in html
+    assert (
+        '<span class="fwd">B against A, total tok/s</span><span class="rev">A against B, total tok/s</span>'
+        in html
+    )
     # One decode chart per context both runs measured (read from the result files).
-    measured = [{c["context_tokens"] for c in shipped_run(run_id)["measurements"]["decode"]
-                 if c["status"] in ("valid", "requests_queued") and c.get("total_tokens_per_s") is not None}
-                for run_id in (a, b)]
+    measured = [
+        {
+            c["context_tokens"]
+            for c in shipped_run(run_id)["measurements"]["decode"]
+            if c["status"] in ("valid", "requests_queued")
+            and c.get("total_tokens_per_s") is not None
+        }
+        for run_id in (a, b)
+    ]
     shared = sorted(measured[0] & measured[1])
     assert len(shared) >= 3
     captions = re.findall(r'<figure class="plot">\s*<figcaption[^>]*>([^<]*)</figcaption>', html)
-    assert captions == [f"{context_label(c)} context" for c in shared] + ["Throughput against interactivity"]
+    assert captions == [f"{context_label(c)} context" for c in shared] + [
+        "Throughput against interactivity"
+    ]
     places = model_colour_places(REPO / "content")
     _check_prefill_table(html, [shipped_run(run_id) for run_id in PAIR], [places[a], places[b]])
     # Each run's lines and keys in its colour on its model's page (a pair of one model: two).
@@ -191,8 +251,14 @@ def _check_prefill_table(html: str, raw: list[dict[str, Any]], colours: list[int
     ``colours``, each run's on its model's page), figure and TTFT; the context's header spans
     the runs' rows."""
     table = tables(html)["pf"]
-    firsts = [{p["context_tokens"]: p for p in reversed(run["measurements"]["prefill"])
-               if p.get("prompt_tokens_per_s") is not None} for run in raw]
+    firsts = [
+        {
+            p["context_tokens"]: p
+            for p in reversed(run["measurements"]["prefill"])
+            if p.get("prompt_tokens_per_s") is not None
+        }
+        for run in raw
+    ]
     contexts = sorted(firsts[0].keys() | firsts[1].keys())
     assert len(contexts) >= 3 and len(table) == 2 * len(contexts)
     peak = max(p["prompt_tokens_per_s"] for run in firsts for p in run.values())
@@ -210,7 +276,9 @@ def _check_prefill_table(html: str, raw: list[dict[str, Any]], colours: list[int
                 assert row == [letter, "", "—", "not measured"] and width == "0"
                 continue
             rate = point["prompt_tokens_per_s"]
-            shown = f"{rate / 1000:.1f}".removesuffix(".0") + "K" if rate >= 10_000 else f"{rate:,.0f}"
+            shown = (
+                f"{rate / 1000:.1f}".removesuffix(".0") + "K" if rate >= 10_000 else f"{rate:,.0f}"
+            )
             ttft = f"{point['ttft_ms']:,.0f} ms TTFT" if point.get("ttft_ms") is not None else ""
             assert row == [letter, "", shown, ttft], (context, letter)
             assert abs(int(width) - max(1, rate / peak * 100)) <= 0.5, (context, letter)
@@ -225,8 +293,13 @@ def test_a_static_page_holds_both_directions_ratios(project: Path) -> None:
     assert run_cli(project, "build") == 0
     a, b = PAIR
     html = quoted((project / "_site" / "compare" / f"{a}--{b}" / "index.html").read_text())
-    raw = [{(c["context_tokens"], c["concurrency"]): c for c in shipped_run(run_id)["measurements"]["decode"]}
-           for run_id in PAIR]
+    raw = [
+        {
+            (c["context_tokens"], c["concurrency"]): c
+            for c in shipped_run(run_id)["measurements"]["decode"]
+        }
+        for run_id in PAIR
+    ]
     contexts = sorted({key[0] for run in raw for key in run})
     levels = sorted({key[1] for run in raw for key in run})
     shown = ratio_table(html)
@@ -239,20 +312,32 @@ def test_a_static_page_holds_both_directions_ratios(project: Path) -> None:
                 x, y = ca["total_tokens_per_s"], cb["total_tokens_per_s"]
                 forward.append(y / x - 1)
                 backward.append(x / y - 1)
-                assert changes == [signed_percent(y / x - 1), signed_percent(x / y - 1)], (context, level)
+                assert changes == [signed_percent(y / x - 1), signed_percent(x / y - 1)], (
+                    context,
+                    level,
+                )
                 # One word: B against A's arrow and step, then A against B's in capitals.
-                assert classes == arrow_and_step(y / x - 1) + arrow_and_step(x / y - 1).upper(), (context, level)
+                assert classes == arrow_and_step(y / x - 1) + arrow_and_step(x / y - 1).upper(), (
+                    context,
+                    level,
+                )
                 assert rest.startswith(f"A {_throughput(x)} · B {_throughput(y)}"), (context, level)
             else:
                 assert changes == [] and classes == "" and "%" not in rest, (context, level)
-    assert len(forward) >= 20 and any(c > 0.005 for c in forward) and any(c < -0.005 for c in forward)
+    assert (
+        len(forward) >= 20 and any(c > 0.005 for c in forward) and any(c < -0.005 for c in forward)
+    )
     for name, changes, view in (("B", forward, "fwd"), ("A", backward, "rev")):
         faster = sum(change >= 0.005 for change in changes)
         ordered = sorted(changes)
         middle = len(ordered) // 2
-        median = ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
-        sentence = (f"{name} is faster in {faster} of {len(changes)} cells both runs measured as valid; "
-                    f"median change {signed_percent(median)}.")
+        median = (
+            ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+        )
+        sentence = (
+            f"{name} is faster in {faster} of {len(changes)} cells both runs measured as valid; "
+            f"median change {signed_percent(median)}."
+        )
         assert re.findall(rf'<p class="{view}">([^<]*)', html) == [sentence], sentence
 
 
@@ -266,8 +351,10 @@ def test_both_runs_of_a_pair_link_to_its_one_page(project: Path) -> None:
     for older, newer in pairs:
         for run_id, other, fragment in ((older, newer, ""), (newer, older, "#a-against-b")):
             page = (project / "_site" / "runs" / run_id / "index.html").read_text()
-            assert f'<a href="../../compare/{older}--{newer}/index.html{fragment}">Compare with {other}</a>' in page, \
-                (run_id, other)
+            assert (
+                f'<a href="../../compare/{older}--{newer}/index.html{fragment}">Compare with {other}</a>'
+                in page
+            ), (run_id, other)
             assert f"compare/{newer}--{older}/" not in page
 
 
@@ -283,10 +370,17 @@ def expected_per_accelerator(a: dict[str, Any], b: dict[str, Any]) -> dict[tuple
     from the two result files: total tok/s ÷ accelerators for both valid cells, else each measured one."""
     count = a["hardware"]["count"]
     assert count == b["hardware"]["count"] > 1
-    cells = [{(c["context_tokens"], c["concurrency"]): c for c in run["measurements"]["decode"]} for run in (a, b)]
+    cells = [
+        {(c["context_tokens"], c["concurrency"]): c for c in run["measurements"]["decode"]}
+        for run in (a, b)
+    ]
 
     def share(cell: dict[str, Any] | None) -> str | None:
-        if cell is None or cell["status"] not in ("valid", "requests_queued") or cell.get("total_tokens_per_s") is None:
+        if (
+            cell is None
+            or cell["status"] not in ("valid", "requests_queued")
+            or cell.get("total_tokens_per_s") is None
+        ):
             return None
         return _throughput(cell["total_tokens_per_s"] / count)
 
@@ -312,8 +406,9 @@ def test_static_compare_page_shows_per_accelerator_figures_beside_totals(project
     contexts = sorted({c["context_tokens"] for c in decode})
     levels = sorted({c["concurrency"] for c in decode})
     shown = ratio_table(html)
-    assert sorted({label for label, _ in shown}, key=[context_label(c) for c in contexts].index) == \
-        [context_label(c) for c in contexts]
+    assert sorted(
+        {label for label, _ in shown}, key=[context_label(c) for c in contexts].index
+    ) == [context_label(c) for c in contexts]
     for context in contexts:
         for column, level in enumerate(levels):
             _, _, rest = shown[(context_label(context), column)]
@@ -321,16 +416,26 @@ def test_static_compare_page_shows_per_accelerator_figures_beside_totals(project
             got = re.findall(r"per acc\. .*$", rest)
             assert got == ([want] if want else []), (context, level)
     assert "then per acc.: tok/s per accelerator (derived: total ÷ 4)" in html
-    assert "Per acc. is tok/s per accelerator (total tok/s ÷ accelerators), a derived figure." in html
+    assert (
+        "Per acc. is tok/s per accelerator (total tok/s ÷ accelerators), a derived figure." in html
+    )
 
 
 def test_ratio_cells_never_divide_queued_or_over_capacity_cells() -> None:
-    a = _run("a", [(0, 1, "valid", 100.0), (0, 2, "requests_queued", 150.0), (0, 4, "valid", 300.0)])
-    b = _run("b", [(0, 1, "requests_queued", 90.0), (0, 2, "valid", 200.0), (0, 4, "over_capacity", None)])
+    a = _run(
+        "a", [(0, 1, "valid", 100.0), (0, 2, "requests_queued", 150.0), (0, 4, "valid", 300.0)]
+    )
+    b = _run(
+        "b",
+        [(0, 1, "requests_queued", 90.0), (0, 2, "valid", 200.0), (0, 4, "over_capacity", None)],
+    )
     cells = ratio_matrix(a, b).rows[0].cells  # type: ignore[union-attr]
     assert not any(cell.comparable or "%" in cell.change + cell.detail for cell in cells)
     assert [cell.detail for cell in cells] == [
-        "A 100.0 · B Requests queued (90.0)", "A Requests queued (150.0) · B 200.0", "A 300.0 · B Over capacity"]
+        "A 100.0 · B Requests queued (90.0)",
+        "A Requests queued (150.0) · B 200.0",
+        "A 300.0 · B Over capacity",
+    ]
 
 
 def test_a_run_with_per_request_figures_at_one_request_is_left_off_the_frontier() -> None:
@@ -340,8 +445,15 @@ def test_a_run_with_per_request_figures_at_one_request_is_left_off_the_frontier(
     def run(run_id: str, levels: tuple[int, ...]) -> Run:
         data = copy.deepcopy(MINIMAL)
         data["measurements"]["decode"] = [
-            {"context_tokens": 0, "concurrency": level, "status": "valid", "total_tokens_per_s": 100.0 * level,
-             **({"per_request_tokens_per_s": 100.0} if level in levels else {})} for level in (1, 2, 4)]
+            {
+                "context_tokens": 0,
+                "concurrency": level,
+                "status": "valid",
+                "total_tokens_per_s": 100.0 * level,
+                **({"per_request_tokens_per_s": 100.0} if level in levels else {}),
+            }
+            for level in (1, 2, 4)
+        ]
         return run_from_dict(run_id, data)
 
     context = compare_context(Site("t", ""), [run("one", (1,)), run("all", (1, 2, 4))])
@@ -349,8 +461,10 @@ def test_a_run_with_per_request_figures_at_one_request_is_left_off_the_frontier(
     # Legends name runs (model · hardware · engine); the two share a name, so each gets its id.
     named = "Qwen3-8B · RTX 4090 ×1 · llama.cpp"
     assert [line.label for line in context.pareto_plot.lines] == [f"B: {named} (all)"]
-    assert context.pareto_note == ("Left out, for lack of per-request figures at two or more request counts: "
-                                   f"A: {named} (one) (per-request tok/s: only at 1 request).")
+    assert context.pareto_note == (
+        "Left out, for lack of per-request figures at two or more request counts: "
+        f"A: {named} (one) (per-request tok/s: only at 1 request)."
+    )
 
 
 def test_compare_page_of_runs_on_different_device_counts_is_per_device() -> None:
@@ -362,8 +476,15 @@ def test_compare_page_of_runs_on_different_device_counts_is_per_device() -> None
         data = copy.deepcopy(MINIMAL)
         data["hardware"]["count"] = count
         data["measurements"]["decode"] = [
-            {"context_tokens": 0, "concurrency": level, "status": "valid", "total_tokens_per_s": 400.0 * level,
-             "per_request_tokens_per_s": 400.0} for level in (1, 2)]
+            {
+                "context_tokens": 0,
+                "concurrency": level,
+                "status": "valid",
+                "total_tokens_per_s": 400.0 * level,
+                "per_request_tokens_per_s": 400.0,
+            }
+            for level in (1, 2)
+        ]
         return run_from_dict(run_id, data)
 
     site = Site("t", "")
@@ -374,7 +495,9 @@ def test_compare_page_of_runs_on_different_device_counts_is_per_device() -> None
     assert "Different numbers of accelerators" in html and "(A 2; B 4)" in html
     assert not same.per_device and mixed.per_device
     # The frontier is per accelerator either way: 800 tok/s at 2 requests on 2 devices is 400 per device.
-    assert same.pareto_plot.frame.y_title == mixed.pareto_plot.frame.y_title == "tok/s per accelerator"
+    assert (
+        same.pareto_plot.frame.y_title == mixed.pareto_plot.frame.y_title == "tok/s per accelerator"
+    )
     assert "400.0 per request, 400.0" in same.pareto_plot.lines[0].title
     # 800 tok/s on 2 devices is 400 per device; on 4 devices, 200: B is half of A per device.
     assert [c.change for c in mixed.ratios[0].rows[0].cells] == ["−50%", "−50%"]
@@ -389,7 +512,9 @@ def test_inline_plots_cost_little_beyond_their_figures(project: Path) -> None:
     assert run_cli(project, "build") == 0
     a, b = "rtx6kpro4x-vllm-qwen35-397b-awq-mtp", "rtx6kpro4x-vllm-qwen35-397b-nvfp4-nomtp"
     html = quoted((project / "_site" / "compare" / f"{a}--{b}" / "index.html").read_text())
-    svgs = re.findall(r'<figure class="plot"><figcaption[^>]*>[^<]*</figcaption>(<svg.*?</svg>)', html, re.S)
+    svgs = re.findall(
+        r'<figure class="plot"><figcaption[^>]*>[^<]*</figcaption>(<svg.*?</svg>)', html, re.S
+    )
     assert len(svgs) >= 4
     cells = [c for run_id in (a, b) for c in shipped_run(run_id)["measurements"]["decode"]]
     for svg in svgs:
@@ -400,13 +525,21 @@ def test_inline_plots_cost_little_beyond_their_figures(project: Path) -> None:
         assert [title_id for title_id, _ in titles] == names[3:]  # each title read once
         # Everything but the titles: the frame (<use>), the y tick labels and, per point, its
         # coordinates (at most 12 bytes: "L123.4 56.7").
-        points = sum(len(re.findall(r"-?[\d.]+", d)) // 2 for d in re.findall(r'<path class="s\d" d="([^"]*)"', svg))
+        points = sum(
+            len(re.findall(r"-?[\d.]+", d)) // 2
+            for d in re.findall(r'<path class="s\d" d="([^"]*)"', svg)
+        )
         markup = len(svg) - sum(len(f'<title id="{i}">{t}</title>') for i, t in titles)
         assert markup <= 480 + 12 * points, (markup, points)
     # Decode and frontier points together: every measured cell of both runs is a vertex somewhere.
-    vertices = sum(len(re.findall(r"-?[\d.]+", d)) // 2
-                   for svg in svgs for d in re.findall(r'<path class="s\d" d="([^"]*)"', svg))
-    valid = sum(1 for c in cells if c["status"] == "valid" and c.get("per_request_tokens_per_s") is not None)
+    vertices = sum(
+        len(re.findall(r"-?[\d.]+", d)) // 2
+        for svg in svgs
+        for d in re.findall(r'<path class="s\d" d="([^"]*)"', svg)
+    )
+    valid = sum(
+        1 for c in cells if c["status"] == "valid" and c.get("per_request_tokens_per_s") is not None
+    )
     assert vertices >= valid
     # Defined once for the page: one sprite, a marker per run, no frame twice.
     assert html.count('<svg class="sprite"') == 1
@@ -418,13 +551,32 @@ def test_inline_plots_cost_little_beyond_their_figures(project: Path) -> None:
 def test_two_way_cells_carry_both_directions_and_like_neighbours_share_one_cell() -> None:
     from sitegen.site.compare_page import two_way_matrix
 
-    a = _run("a", [(0, 1, "valid", 100.0), (0, 2, "valid", 86.0), (0, 4, "over_capacity", None),
-                   (0, 8, "over_capacity", None), (0, 16, "valid", 50.0)])
-    b = _run("b", [(0, 1, "valid", 100.2), (0, 2, "valid", 100.0), (0, 4, "over_capacity", None),
-                   (0, 8, "over_capacity", None), (0, 16, "over_capacity", None)])
+    a = _run(
+        "a",
+        [
+            (0, 1, "valid", 100.0),
+            (0, 2, "valid", 86.0),
+            (0, 4, "over_capacity", None),
+            (0, 8, "over_capacity", None),
+            (0, 16, "valid", 50.0),
+        ],
+    )
+    b = _run(
+        "b",
+        [
+            (0, 1, "valid", 100.2),
+            (0, 2, "valid", 100.0),
+            (0, 4, "over_capacity", None),
+            (0, 8, "over_capacity", None),
+            (0, 16, "over_capacity", None),
+        ],
+    )
     matrix = two_way_matrix(a, b)
     assert matrix is not None
-    assert (matrix.heading, matrix.back_heading) == ("B against A, total tok/s", "A against B, total tok/s")
+    assert (matrix.heading, matrix.back_heading) == (
+        "B against A, total tok/s",
+        "A against B, total tok/s",
+    )
     # Forward +0.2 % and +16 %; backward −0.2 % and −14 % (86 / 100): each direction its own step.
     level, up = matrix.rows[0].cells[:2]
     assert (level.change, level.back_change, level.css) == ("0%", "0%", "eE")
@@ -432,9 +584,17 @@ def test_two_way_cells_carry_both_directions_and_like_neighbours_share_one_cell(
     assert up.detail == "A 86.0 · B 100.0"
     # Two neighbours over capacity in both runs: one cell across two columns; the next differs.
     assert [(cell.detail, span) for cell, span in matrix.rows[0].spans[2:]] == [
-        ("A Over capacity · B Over capacity", 2), ("A 50.0 · B Over capacity", 1)]
-    assert matrix.summary == "B is faster in 1 of 2 cells both runs measured as valid; median change +8%."
-    assert matrix.back_summary == "A is faster in 0 of 2 cells both runs measured as valid; median change −7%."
+        ("A Over capacity · B Over capacity", 2),
+        ("A 50.0 · B Over capacity", 1),
+    ]
+    assert (
+        matrix.summary
+        == "B is faster in 1 of 2 cells both runs measured as valid; median change +8%."
+    )
+    assert (
+        matrix.back_summary
+        == "A is faster in 0 of 2 cells both runs measured as valid; median change −7%."
+    )
 
 
 def test_a_run_page_links_to_its_pair_partners_then_its_nearest_runs() -> None:
@@ -446,9 +606,16 @@ def test_a_run_page_links_to_its_pair_partners_then_its_nearest_runs() -> None:
     place = {run.id: index for index, run in enumerate(members)}
     ids = [run.id for run in closest_runs(members, place, members[6], {"r0"}, 4)]
     assert ids == ["r0", "r5", "r7", "r4"]  # the partner, then distance 1 (newer first), then 2
-    assert [run.id for run in closest_runs(members, place, members[0], set(), 3)] == ["r1", "r2", "r3"]
+    assert [run.id for run in closest_runs(members, place, members[0], set(), 3)] == [
+        "r1",
+        "r2",
+        "r3",
+    ]
     # A new newest run (r0 here) is among the nearest of the first few runs only.
-    assert all("r0" not in [r.id for r in closest_runs(members, place, members[i], set(), 4)] for i in range(5, 12))
+    assert all(
+        "r0" not in [r.id for r in closest_runs(members, place, members[i], set(), 4)]
+        for i in range(5, 12)
+    )
     # Against the rule done by hand on every member: partners first, then by distance, the newer first.
     rng = random.Random(5)
     for _ in range(200):
@@ -458,8 +625,10 @@ def test_a_run_page_links_to_its_pair_partners_then_its_nearest_runs() -> None:
         own = rng.randrange(size)
         partners = {f"r{rng.randrange(size)}" for _ in range(rng.randrange(3))} - {f"r{own}"}
         count = rng.randrange(1, 8)
-        expected = sorted((r for r in group if r.id != f"r{own}"),
-                          key=lambda r: (r.id not in partners, abs(at[r.id] - own), at[r.id]))[:count]
+        expected = sorted(
+            (r for r in group if r.id != f"r{own}"),
+            key=lambda r: (r.id not in partners, abs(at[r.id] - own), at[r.id]),
+        )[:count]
         assert closest_runs(group, at, group[own], partners, count) == tuple(expected)
 
 
@@ -471,8 +640,12 @@ def test_a_run_keeps_its_colour_in_prefill_when_the_other_has_no_prefill_figures
     without = copy.deepcopy(MINIMAL)
     without["measurements"]["prefill"] = []
     with_prefill = copy.deepcopy(MINIMAL)
-    with_prefill["measurements"]["prefill"] = [{"context_tokens": 8192, "prompt_tokens_per_s": 5000.0, "ttft_ms": 1600.0}]
-    context = compare_context(Site("t", ""), [run_from_dict("a", without), run_from_dict("b", with_prefill)])
+    with_prefill["measurements"]["prefill"] = [
+        {"context_tokens": 8192, "prompt_tokens_per_s": 5000.0, "ttft_ms": 1600.0}
+    ]
+    context = compare_context(
+        Site("t", ""), [run_from_dict("a", without), run_from_dict("b", with_prefill)]
+    )
     assert context.prefill_note == "No prefill figures: A."
     assert context.prefill_bars is not None
     [[bar]] = [row.bars for row in context.prefill_bars.rows]
@@ -481,8 +654,10 @@ def test_a_run_keeps_its_colour_in_prefill_when_the_other_has_no_prefill_figures
 
 def _legend_colours(html: str) -> list[dict[str, str]]:
     """Each legend of a page: its runs' colour classes (k<place>), by run id."""
-    return [dict(re.findall(r'<li data-run="([^"]+)"><i class="k(\d)"', legend))
-            for legend in re.findall(r'<ul class="chart-legend">(.*?)</ul>', html, re.S)]
+    return [
+        dict(re.findall(r'<li data-run="([^"]+)"><i class="k(\d)"', legend))
+        for legend in re.findall(r'<ul class="chart-legend">(.*?)</ul>', html, re.S)
+    ]
 
 
 def test_a_run_has_one_colour_on_its_model_page_and_its_compare_pages(project: Path) -> None:

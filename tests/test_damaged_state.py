@@ -44,7 +44,9 @@ def _set_figure(document: dict) -> None:  # type: ignore[type-arg]
 def _wrong_types(document: dict) -> None:  # type: ignore[type-arg]
     # A digest is the sha256 of the result's canonical JSON (sorted keys, no spaces).
     document["runs"][0]["result"]["measurements"] = "none"
-    canonical = json.dumps(document["runs"][0]["result"], sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    canonical = json.dumps(
+        document["runs"][0]["result"], sort_keys=True, ensure_ascii=False, separators=(",", ":")
+    )
     assert hashlib.sha256(canonical.encode()).hexdigest() != document["runs"][0]["digest"]
 
 
@@ -68,40 +70,64 @@ def _edit_in_place(project: Path, old: bytes, new: bytes, new_digest: bool = Fal
     edited = re.sub(old, new, result, count=1)
     if new_digest:
         digest_at = data.index(b'"digest":"') + len(b'"digest":"')
-        data = data[:digest_at] + hashlib.sha256(edited).hexdigest().encode() + data[digest_at + 64:]
+        data = (
+            data[:digest_at] + hashlib.sha256(edited).hexdigest().encode() + data[digest_at + 64 :]
+        )
     _collected(project).write_bytes(data[:start] + edited + data[end:])
 
 
 DAMAGE: dict[str, tuple[Callable[[Path], None], str]] = {
-    "edited in place, digest kept": (lambda p: _edit_in_place(p, rb'"count":\d+', b'"count":64'),
-                                     "/runs/0: does not match its checksum (edited by hand?); run `sitegen collect` again"),
-    "NaN in place, digest made to match": (lambda p: _edit_in_place(p, rb'"count":\d+', b'"count":NaN',
-                                                                    new_digest=True),
-                                           "/runs/0: is damaged (not what sitegen collect writes)"),
-    "measurements not named by a digest": (lambda p: _edit_collected(p, _measurements_inline),
-                                            "/runs/0/result/measurements: is damaged (not what sitegen collect writes)"),
-    "cut short": (lambda p: _collected(p).write_bytes(_collected(p).read_bytes()[:5000]),
-                  "unreadable (Unterminated string"),
-    "edited, digest kept": (lambda p: _edit_collected(p, _set_figure),
-                            "/runs/0: does not match its checksum (edited by hand?); run `sitegen collect` again"),
-    "wrong shape": (lambda p: _edit_collected(p, _wrong_types),
-                    "/runs/0: does not match its checksum (edited by hand?); run `sitegen collect` again"),
-    "no digest": (lambda p: _edit_collected(p, lambda d: d["runs"][0].pop("digest")),
-                  "/runs/0: does not match its checksum (edited by hand?); run `sitegen collect` again"),
-    "runs not a list": (lambda p: _edit_collected(p, lambda d: d.update(runs={"a": 1})),
-                        "is damaged (not what sitegen collect writes); run `sitegen collect` again"),
-    "an entry not a mapping": (lambda p: _edit_collected(p, lambda d: d["runs"].append(7)),
-                               "is damaged (not what sitegen collect writes); run `sitegen collect` again"),
-    "a bad run id": (lambda p: _edit_collected(p, lambda d: d["runs"][0].update(id="../../x")),
-                     "is damaged (not what sitegen collect writes); run `sitegen collect` again"),
-    "a pipe": (lambda p: (_collected(p).unlink(), os.mkfifo(_collected(p))),  # type: ignore[func-returns-value]
-               "is not a plain file (a device, pipe or socket)"),
+    "edited in place, digest kept": (
+        lambda p: _edit_in_place(p, rb'"count":\d+', b'"count":64'),
+        "/runs/0: does not match its checksum (edited by hand?); run `sitegen collect` again",
+    ),
+    "NaN in place, digest made to match": (
+        lambda p: _edit_in_place(p, rb'"count":\d+', b'"count":NaN', new_digest=True),
+        "/runs/0: is damaged (not what sitegen collect writes)",
+    ),
+    "measurements not named by a digest": (
+        lambda p: _edit_collected(p, _measurements_inline),
+        "/runs/0/result/measurements: is damaged (not what sitegen collect writes)",
+    ),
+    "cut short": (
+        lambda p: _collected(p).write_bytes(_collected(p).read_bytes()[:5000]),
+        "unreadable (Unterminated string",
+    ),
+    "edited, digest kept": (
+        lambda p: _edit_collected(p, _set_figure),
+        "/runs/0: does not match its checksum (edited by hand?); run `sitegen collect` again",
+    ),
+    "wrong shape": (
+        lambda p: _edit_collected(p, _wrong_types),
+        "/runs/0: does not match its checksum (edited by hand?); run `sitegen collect` again",
+    ),
+    "no digest": (
+        lambda p: _edit_collected(p, lambda d: d["runs"][0].pop("digest")),
+        "/runs/0: does not match its checksum (edited by hand?); run `sitegen collect` again",
+    ),
+    "runs not a list": (
+        lambda p: _edit_collected(p, lambda d: d.update(runs={"a": 1})),
+        "is damaged (not what sitegen collect writes); run `sitegen collect` again",
+    ),
+    "an entry not a mapping": (
+        lambda p: _edit_collected(p, lambda d: d["runs"].append(7)),
+        "is damaged (not what sitegen collect writes); run `sitegen collect` again",
+    ),
+    "a bad run id": (
+        lambda p: _edit_collected(p, lambda d: d["runs"][0].update(id="../../x")),
+        "is damaged (not what sitegen collect writes); run `sitegen collect` again",
+    ),
+    "a pipe": (
+        lambda p: (_collected(p).unlink(), os.mkfifo(_collected(p))),  # type: ignore[func-returns-value]
+        "is not a plain file (a device, pipe or socket)",
+    ),
 }
 
 
 @pytest.mark.parametrize("damage", sorted(DAMAGE))
 def test_a_damaged_collected_file_is_refused_and_the_site_kept(
-        built: Path, capsys: pytest.CaptureFixture[str], damage: str) -> None:
+    built: Path, capsys: pytest.CaptureFixture[str], damage: str
+) -> None:
     before = site_files(built / "_site")
     make, message = DAMAGE[damage]
     make(built)
@@ -115,31 +141,43 @@ def test_a_damaged_collected_file_is_refused_and_the_site_kept(
 
 
 def test_the_file_collect_wrote_is_believed_and_any_other_checked_entry_by_entry(
-        built: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    built: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # Collect records the sha256 of the bytes it wrote; a build that finds those very bytes takes
     # each entry's digest as collect worked it out, and any other bytes (here: the same document
     # rewritten with spaces, by hand) have every digest worked out again from the result.
     from sitegen import store
     from sitegen.site import build as build_module
 
-    header, _, recorded = (built / ".sitegen" / "cache" / "collected-written").read_bytes().partition(b"\n")
+    header, _, recorded = (
+        (built / ".sitegen" / "cache" / "collected-written").read_bytes().partition(b"\n")
+    )
     assert header.startswith(b"sitegen-cache sha256=")
     assert recorded.decode() == hashlib.sha256(_collected(built).read_bytes()).hexdigest()
     asked: list[bool] = []
     worked_out: list[object] = []
     read, canonical = store.read_collected, store._canonical
-    monkeypatch.setattr(build_module, "read_collected",
-                        lambda *args, **kwargs: asked.append(kwargs["as_written"]) or read(*args, **kwargs))
-    monkeypatch.setattr(store, "_canonical", lambda value: worked_out.append(value) or canonical(value))
+    monkeypatch.setattr(
+        build_module,
+        "read_collected",
+        lambda *args, **kwargs: asked.append(kwargs["as_written"]) or read(*args, **kwargs),
+    )
+    monkeypatch.setattr(
+        store, "_canonical", lambda value: worked_out.append(value) or canonical(value)
+    )
     _manifest(built).unlink()  # so that the next build reads the runs
     assert run_cli(built, "build") == 0
     assert asked == [True] and worked_out == []
     document = json.loads(_collected(built).read_bytes())
-    _collected(built).write_text(json.dumps(document, indent=1), encoding="utf-8")  # same content, other bytes
+    _collected(built).write_text(
+        json.dumps(document, indent=1), encoding="utf-8"
+    )  # same content, other bytes
     before = site_files(built / "_site")
     assert run_cli(built, "build") == 0
     assert asked == [True, False]
-    assert len(worked_out) >= len(document["runs"]) >= 2  # each result serialised again to check its digest
+    assert (
+        len(worked_out) >= len(document["runs"]) >= 2
+    )  # each result serialised again to check its digest
     assert site_files(built / "_site") == before
 
 
@@ -159,7 +197,7 @@ def _seed_page_files(document: dict, files: object) -> None:  # type: ignore[typ
     pages, path = document["pages"], f"runs/{SEED_RUN_ID}/index.html"
     at = pages.index(path)
     key = pages[at + 1]
-    del pages[at:at + 2]
+    del pages[at : at + 2]
     document["entries"][path] = [key, *files] if isinstance(files, list) else files
 
 
@@ -167,21 +205,31 @@ MANIFEST_DAMAGE: dict[str, Callable[[Path], None]] = {
     "cut short": lambda p: _manifest(p).write_bytes(_manifest(p).read_bytes()[:300]),
     "entries a list": lambda p: _edit_manifest(p, lambda d: d.update(entries=[1, 2])),
     "pages not strings": lambda p: _edit_manifest(p, lambda d: d["pages"].extend([5, 6])),
-    "pages unpaired": lambda p: _edit_manifest(p, lambda d: d["pages"].append(f"runs/{SEED_RUN_ID}/index.html")),
+    "pages unpaired": lambda p: _edit_manifest(
+        p, lambda d: d["pages"].append(f"runs/{SEED_RUN_ID}/index.html")
+    ),
     "files not a list": lambda p: _edit_manifest(p, lambda d: _seed_page_files(d, 5)),
-    "a folder's identity not numbers": lambda p: _edit_manifest(p, lambda d: d["folders"].__setitem__(1, "x")),
-    "a file outside the site": lambda p: _edit_manifest(p, lambda d: _seed_page_files(d, ["../sitegen.yaml"])),
-    "an absolute file": lambda p: _edit_manifest(p, lambda d: _seed_page_files(d, ["/etc/hostname"])),
+    "a folder's identity not numbers": lambda p: _edit_manifest(
+        p, lambda d: d["folders"].__setitem__(1, "x")
+    ),
+    "a file outside the site": lambda p: _edit_manifest(
+        p, lambda d: _seed_page_files(d, ["../sitegen.yaml"])
+    ),
+    "an absolute file": lambda p: _edit_manifest(
+        p, lambda d: _seed_page_files(d, ["/etc/hostname"])
+    ),
     "a kept file replaced by a link": lambda p: (
         (p / "_site" / "runs" / SEED_RUN_ID / "index.html").unlink(),
-        (p / "_site" / "runs" / SEED_RUN_ID / "index.html").symlink_to(p / "sitegen.yaml")),
+        (p / "_site" / "runs" / SEED_RUN_ID / "index.html").symlink_to(p / "sitegen.yaml"),
+    ),
     "a pipe": lambda p: (_manifest(p).unlink(), os.mkfifo(_manifest(p))),  # type: ignore[func-returns-value]
 }
 
 
 @pytest.mark.parametrize("damage", sorted(MANIFEST_DAMAGE))
 def test_a_damaged_manifest_costs_a_rebuild_never_a_wrong_site(
-        built: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], damage: str) -> None:
+    built: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], damage: str
+) -> None:
     cold = tmp_path / "cold"
     shutil.copytree(built, cold, symlinks=True)
     shutil.rmtree(cold / "_site")
@@ -218,7 +266,9 @@ def test_a_cut_short_chart_bundle_is_made_again(built: Path, tmp_path: Path) -> 
     expected = vl_convert.javascript_bundle().encode()  # type: ignore[call-arg]
     try:
         bundle.write_bytes(data[: len(data) // 2])
-        (built / ".sitegen" / "build" / "manifest.json").unlink()  # a full build writes vega.js again
+        (
+            built / ".sitegen" / "build" / "manifest.json"
+        ).unlink()  # a full build writes vega.js again
         assert run_cli(built, "build") == 0
         assert (built / "_site" / "assets" / "vega.js").read_bytes() == expected
     finally:
@@ -233,7 +283,7 @@ def test_an_edited_chart_drawing_is_drawn_again(built: Path, tmp_path: Path) -> 
     assert saved
     try:
         for path in saved:
-            path.write_bytes(saved[path].replace(b"<svg", b"<svg onload=\"alert(1)\"", 1))
+            path.write_bytes(saved[path].replace(b"<svg", b'<svg onload="alert(1)"', 1))
         (built / ".sitegen" / "build" / "manifest.json").unlink()
         assert run_cli(built, "build") == 0
         assert {path: path.read_bytes() for path in svgs} == before
@@ -243,8 +293,9 @@ def test_an_edited_chart_drawing_is_drawn_again(built: Path, tmp_path: Path) -> 
 
 
 def _canonical_digest(value: object) -> str:
-    return hashlib.sha256(json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-                          .encode()).hexdigest()
+    return hashlib.sha256(
+        json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode()
+    ).hexdigest()
 
 
 def test_measurements_are_read_from_their_own_files_when_first_needed(built: Path) -> None:
@@ -268,19 +319,41 @@ def test_measurements_that_look_like_json_of_the_result_are_read_right(tmp_path:
     from sitegen import store
     from tests.conftest import REPO
 
-    seed = json.loads(json.dumps(__import__("yaml").safe_load((REPO / "content" / "runs" / f"{SEED_RUN_ID}.yaml")
-                                                                .read_text())))
-    decoys = {"a": {"b": 1}, "provenance": {"method": "decoy"}, "run": {"model": "decoy"}, "measurements": "0" * 64}
+    seed = json.loads(
+        json.dumps(
+            __import__("yaml").safe_load(
+                (REPO / "content" / "runs" / f"{SEED_RUN_ID}.yaml").read_text()
+            )
+        )
+    )
+    decoys = {
+        "a": {"b": 1},
+        "provenance": {"method": "decoy"},
+        "run": {"model": "decoy"},
+        "measurements": "0" * 64,
+    }
     seed["measurements"]["decode"][0]["source_values"] = decoys
-    seed["measurements"]["prefill"][0]["source_values"] = {"z": [{"q": 1}], "run": {"model": "}],\"run\":{"}}
+    seed["measurements"]["prefill"][0]["source_values"] = {
+        "z": [{"q": 1}],
+        "run": {"model": '}],"run":{'},
+    }
     other = json.loads(json.dumps(seed))
     other.pop("source", None)
     other.pop("provenance", None)
-    store.write_collected(tmp_path, [store.CollectedRun("a", "content/runs/a.yaml", seed),
-                                     store.CollectedRun("b", "content/runs/b.yaml", other)])
+    store.write_collected(
+        tmp_path,
+        [
+            store.CollectedRun("a", "content/runs/a.yaml", seed),
+            store.CollectedRun("b", "content/runs/b.yaml", other),
+        ],
+    )
     runs = store.read_collected(tmp_path)
     assert [run.raw for run in runs] == [seed, other]
-    assert runs[0].info.model == seed["run"]["model"] != "decoy" and runs[1].source is None and runs[1].provenance is None
+    assert (
+        runs[0].info.model == seed["run"]["model"] != "decoy"
+        and runs[1].source is None
+        and runs[1].provenance is None
+    )
     assert len(list((tmp_path / "measurements").iterdir())) == 1  # the same measurements: one file
 
 
@@ -294,7 +367,9 @@ def _nan_made_to_match(project: Path) -> None:
     """NaN in the measurements, in a file named by its digest, named by the seed run's entry,
     whose digest is made to match too: every checksum is right, the content is not JSON."""
     path = _seed_measurements(project)
-    data = re.sub(rb'"total_tokens_per_s":[0-9.]+', b'"total_tokens_per_s":NaN', path.read_bytes(), count=1)
+    data = re.sub(
+        rb'"total_tokens_per_s":[0-9.]+', b'"total_tokens_per_s":NaN', path.read_bytes(), count=1
+    )
     name = hashlib.sha256(data).hexdigest()
     (path.parent / f"{name}.json").write_bytes(data)
 
@@ -307,25 +382,47 @@ def _nan_made_to_match(project: Path) -> None:
 
 
 MEASUREMENTS_DAMAGE: dict[str, tuple[Callable[[Path], None], str]] = {
-    "edited": (lambda p: _seed_measurements(p).write_bytes(
-        re.sub(rb'"total_tokens_per_s":[0-9]', b'"total_tokens_per_s":9', _seed_measurements(p).read_bytes(), count=1)),
-        "does not match its checksum (edited by hand?); run `sitegen collect` again"),
-    "cut short": (lambda p: _seed_measurements(p).write_bytes(_seed_measurements(p).read_bytes()[:100]),
-                  "does not match its checksum (edited by hand?); run `sitegen collect` again"),
-    "NaN, every checksum made to match": (_nan_made_to_match,
-                                          "is damaged (not what sitegen collect writes); run `sitegen collect` again"),
-    "missing": (lambda p: _seed_measurements(p).unlink(), "is missing; run `sitegen collect` again"),
-    "a link": (lambda p: (_seed_measurements(p).unlink(),  # type: ignore[func-returns-value]
-                          _seed_measurements(p).symlink_to(p / "sitegen.yaml")),
-               "cannot be read (is a link"),
-    "a pipe": (lambda p: (_seed_measurements(p).unlink(), os.mkfifo(_seed_measurements(p))),  # type: ignore[func-returns-value]
-               "cannot be read (is not a plain file"),
+    "edited": (
+        lambda p: _seed_measurements(p).write_bytes(
+            re.sub(
+                rb'"total_tokens_per_s":[0-9]',
+                b'"total_tokens_per_s":9',
+                _seed_measurements(p).read_bytes(),
+                count=1,
+            )
+        ),
+        "does not match its checksum (edited by hand?); run `sitegen collect` again",
+    ),
+    "cut short": (
+        lambda p: _seed_measurements(p).write_bytes(_seed_measurements(p).read_bytes()[:100]),
+        "does not match its checksum (edited by hand?); run `sitegen collect` again",
+    ),
+    "NaN, every checksum made to match": (
+        _nan_made_to_match,
+        "is damaged (not what sitegen collect writes); run `sitegen collect` again",
+    ),
+    "missing": (
+        lambda p: _seed_measurements(p).unlink(),
+        "is missing; run `sitegen collect` again",
+    ),
+    "a link": (
+        lambda p: (
+            _seed_measurements(p).unlink(),  # type: ignore[func-returns-value]
+            _seed_measurements(p).symlink_to(p / "sitegen.yaml"),
+        ),
+        "cannot be read (is a link",
+    ),
+    "a pipe": (
+        lambda p: (_seed_measurements(p).unlink(), os.mkfifo(_seed_measurements(p))),  # type: ignore[func-returns-value]
+        "cannot be read (is not a plain file",
+    ),
 }
 
 
 @pytest.mark.parametrize("damage", sorted(MEASUREMENTS_DAMAGE))
 def test_a_damaged_measurements_file_is_refused_and_collect_makes_it_again(
-        built: Path, capsys: pytest.CaptureFixture[str], damage: str) -> None:
+    built: Path, capsys: pytest.CaptureFixture[str], damage: str
+) -> None:
     before = site_files(built / "_site")
     make, message = MEASUREMENTS_DAMAGE[damage]
     name = _seed_measurements(built).name
@@ -334,7 +431,10 @@ def test_a_damaged_measurements_file_is_refused_and_collect_makes_it_again(
     capsys.readouterr()
     assert run_cli(built, "build") == 1
     err = capsys.readouterr().err
-    assert err.startswith(f".sitegen/measurements/{_seed_measurements(built).name}: ") and message in err, err
+    assert (
+        err.startswith(f".sitegen/measurements/{_seed_measurements(built).name}: ")
+        and message in err
+    ), err
     assert "Traceback" not in err
     assert site_files(built / "_site") == before
     assert run_cli(built, "collect") == 0 and run_cli(built, "build") == 0  # the advice works
@@ -343,7 +443,9 @@ def test_a_damaged_measurements_file_is_refused_and_collect_makes_it_again(
 
 
 @pytest.mark.parametrize("damage", ["wrong shapes", "cut short", "another key"])
-def test_damaged_stored_figures_are_worked_out_again(built: Path, tmp_path: Path, damage: str) -> None:
+def test_damaged_stored_figures_are_worked_out_again(
+    built: Path, tmp_path: Path, damage: str
+) -> None:
     from tests.test_figure_cache import entries, segments, write_entries
 
     cold = tmp_path / "cold"
@@ -371,16 +473,22 @@ def test_damaged_stored_figures_are_worked_out_again(built: Path, tmp_path: Path
         path.write_bytes(path.read_bytes()[:200])
     else:
         for entry in held.values():  # right shapes, other figures: stored for other levels
-            entry["capacity"] = [[c, level, 99, 1.0, *rest]
-                                 for c, level, _, _, *rest in entry.get("capacity", [])]
-        write_entries(path, {digest: json.dumps(entry) for digest, entry in held.items()}, "sitegen-figures:" + "0" * 64)
+            entry["capacity"] = [
+                [c, level, 99, 1.0, *rest] for c, level, _, _, *rest in entry.get("capacity", [])
+            ]
+        write_entries(
+            path,
+            {digest: json.dumps(entry) for digest, entry in held.items()},
+            "sitegen-figures:" + "0" * 64,
+        )
     assert run_cli(built, "build") == 0
     assert site_files(built / "_site") == site_files(cold / "_site")
 
 
 @pytest.mark.parametrize("runs_changed", [False, True], ids=["no run changed", "a run removed"])
-def test_collect_keeps_exactly_the_measurements_files_the_collected_file_names(project: Path,
-                                                                               runs_changed: bool) -> None:
+def test_collect_keeps_exactly_the_measurements_files_the_collected_file_names(
+    project: Path, runs_changed: bool
+) -> None:
     """A removed run's measurements file, a stray one and the temporary file of a stopped collect
     are removed; every file the collected file names stays (read from both, by name)."""
     assert run_cli(project, "collect") == 0

@@ -23,8 +23,14 @@ from tests.conftest import collected_entries, forget_builds, run_cli, site_files
 def _measured_contexts(document: dict[str, object]) -> list[int]:
     """Read from the result document itself: contexts where a measured cell has a total."""
     cells = document["measurements"]["decode"]  # type: ignore[index]
-    return sorted({cell["context_tokens"] for cell in cells
-                   if cell["status"] in ("valid", "requests_queued") and cell.get("total_tokens_per_s") is not None})
+    return sorted(
+        {
+            cell["context_tokens"]
+            for cell in cells
+            if cell["status"] in ("valid", "requests_queued")
+            and cell.get("total_tokens_per_s") is not None
+        }
+    )
 
 
 def test_runs_beyond_the_window_let_go_and_decode_the_same_again(project: Path) -> None:
@@ -46,7 +52,9 @@ def test_runs_beyond_the_window_let_go_and_decode_the_same_again(project: Path) 
     assert "raw" not in vars(second)  # and that pushed the next oldest out
 
 
-def test_grids_beyond_the_window_keep_what_they_worked_out(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_grids_beyond_the_window_keep_what_they_worked_out(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     assert run_cli(project, "collect") == 0
     runs = read_collected(project / ".sitegen")
     monkeypatch.setattr(analysis, "GRIDS_KEPT", 1)
@@ -65,7 +73,9 @@ def test_grids_beyond_the_window_keep_what_they_worked_out(project: Path, monkey
     assert again.worked_out == worked_out  # remembered, not worked out a second time
 
 
-def test_a_grid_made_again_answers_without_reading_the_cells(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_grid_made_again_answers_without_reading_the_cells(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # Its contexts, request counts, capacities and the cells at the preset points, as the
     # result document has them, with the measurements not read a second time.
     assert run_cli(project, "collect") == 0
@@ -76,33 +86,47 @@ def test_a_grid_made_again_answers_without_reading_the_cells(project: Path, monk
     book = Analysis()
     first, second = runs[:2]
     made = book.grid(first)
-    capacities = {(context, level.name): made.capacity_at(context, level)
-                  for context in made.contexts for level in book.settings.service_levels}
+    capacities = {
+        (context, level.name): made.capacity_at(context, level)
+        for context in made.contexts
+        for level in book.settings.service_levels
+    }
     book.grid(second)  # lets go of the first grid and of the first run's decoded measurements
     assert "raw" not in vars(first)
     again = book.grid(first)
     cells = documents[first.id]["measurements"]["decode"]  # type: ignore[index]
     assert again.contexts == sorted({cell["context_tokens"] for cell in cells})
     assert again.levels == sorted({cell["concurrency"] for cell in cells})
-    assert {(context, level.name): again.capacity_at(context, level)
-            for context in again.contexts for level in book.settings.service_levels} == capacities
+    assert {
+        (context, level.name): again.capacity_at(context, level)
+        for context in again.contexts
+        for level in book.settings.service_levels
+    } == capacities
     default = documents[first.id]["run"].get("output_tokens_per_request")  # type: ignore[index]
     for preset in book.settings.presets:
         # Read from the document: the nearest context within 3 % (on a tie the smaller), the
         # cell there at the preset's concurrency, the run's own output length first.
         near = [c for c in again.contexts if abs(c - preset.context) <= 0.03 * preset.context]
         matched = min(near, key=lambda c: (abs(c - preset.context), c)) if near else None
-        at = sorted((cell for cell in cells if cell["context_tokens"] == matched
-                     and cell["concurrency"] == preset.concurrency),
-                    key=lambda cell: cell.get("output_tokens_per_request") or 0)
+        at = sorted(
+            (
+                cell
+                for cell in cells
+                if cell["context_tokens"] == matched and cell["concurrency"] == preset.concurrency
+            ),
+            key=lambda cell: cell.get("output_tokens_per_request") or 0,
+        )
         own = [cell for cell in at if cell.get("output_tokens_per_request") in (None, default)]
         expected = (own or at)[0] if at else None
-        assert again.point_at(preset.context, preset.concurrency) == \
-            (None if expected is None else (matched, expected))
+        assert again.point_at(preset.context, preset.concurrency) == (
+            None if expected is None else (matched, expected)
+        )
     assert "raw" not in vars(first) and "rows" not in vars(again)  # none of it read the cells again
 
 
-def test_a_run_is_decoded_once_per_page_kind_that_draws_its_cells(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_run_is_decoded_once_per_page_kind_that_draws_its_cells(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # With a window of one run, every visit to a run decodes it again. A run in no comparison
     # is decoded when first read, for its page and its JSON, its model's page, its accelerator's
     # page and its model's points file: the listings and data files (/capacity/, the preset
@@ -120,7 +144,9 @@ def test_a_run_is_decoded_once_per_page_kind_that_draws_its_cells(project: Path,
     monkeypatch.setattr(store._Measurements, "__call__", counted)
     assert run_cli(project, "build") == 0
     compared = " ".join(path.name for path in (project / "_site" / "compare").iterdir())
-    listed = json.loads((project / ".sitegen" / "collected.json").read_text(encoding="utf-8"))["runs"]
+    listed = json.loads((project / ".sitegen" / "collected.json").read_text(encoding="utf-8"))[
+        "runs"
+    ]
     alone = [entry["result"]["measurements"] for entry in listed if entry["id"] not in compared]
     assert alone  # the shipped site has runs in no comparison
     for digest in alone:
@@ -138,7 +164,9 @@ def test_small_windows_build_the_same_site(project: Path, monkeypatch: pytest.Mo
     assert site_files(project / "_site") == wide
 
 
-def test_an_added_run_decodes_few_of_its_groups_runs(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_added_run_decodes_few_of_its_groups_runs(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # Thirty runs on one accelerator; one more added: its accelerator's page is built again from
     # the others' kept outlines and headlines, so only the runs its charts draw are decoded (and
     # those whose own pages link to the new run).
@@ -175,7 +203,10 @@ def test_outlines_are_kept_and_read_back(project: Path) -> None:
     documents = {entry["digest"]: entry["result"] for entry in collected_entries(project)}
     from tests.test_figure_cache import entries as kept_entries
 
-    entries = {digest: json.loads(text) for digest, text in kept_entries(project / ".sitegen" / "cache" / "figures.json").items()}
+    entries = {
+        digest: json.loads(text)
+        for digest, text in kept_entries(project / ".sitegen" / "cache" / "figures.json").items()
+    }
     for digest, document in documents.items():
         contexts, levels, measured = entries[digest]["outline"]
         assert measured == _measured_contexts(document)
@@ -207,7 +238,9 @@ def test_measurements_are_read_from_their_file_and_checked_each_time(project: Pa
     measured.write_bytes(bytes(data))
     with pytest.raises(SitegenError, match="does not match its checksum"):
         second.raw  # noqa: B018
-    assert not measured.exists()  # a file that is not what its name says: the next collect writes it again
+    assert (
+        not measured.exists()
+    )  # a file that is not what its name says: the next collect writes it again
 
 
 def test_wide_characters_round_trip(project: Path) -> None:
@@ -220,7 +253,9 @@ def test_wide_characters_round_trip(project: Path) -> None:
         result = entry["result"]
         result["hardware"]["notes"] = "µ — 𝛑 " * (index + 1)  # type: ignore[index]
         measurements = result["measurements"]  # type: ignore[index]
-        points = measurements.get("prefill") or measurements["decode"] or measurements["load_points"]
+        points = (
+            measurements.get("prefill") or measurements["decode"] or measurements["load_points"]
+        )
         points[0]["note"] = "𝛑 µ" * (index + 1)
         entries.append(store.CollectedRun(entry["id"], f"content/runs/é{index}.yaml", result))  # type: ignore[arg-type]
     store.write_collected(project / ".sitegen", entries)

@@ -36,17 +36,31 @@ def test_every_plausibility_check_and_threshold_is_documented() -> None:
 
     text = (REPO / "docs" / "result-format.md").read_text()
     schema = json.loads((REPO / "schema" / "result-1.2.schema.json").read_text())
-    assert list(plausibility.CHECKS) == schema["$defs"]["acknowledged_warning"]["properties"]["check"]["enum"]
+    assert (
+        list(plausibility.CHECKS)
+        == schema["$defs"]["acknowledged_warning"]["properties"]["check"]["enum"]
+    )
     for check in plausibility.CHECKS:
         assert f"`{check}`" in text, check
-    for value in (*plausibility.THROUGHPUT_RATIO, plausibility.ACTIVE_SHARE, *plausibility.TBT_PRODUCT,
-                  plausibility.JUMP_FACTOR):
+    for value in (
+        *plausibility.THROUGHPUT_RATIO,
+        plausibility.ACTIVE_SHARE,
+        *plausibility.TBT_PRODUCT,
+        plausibility.JUMP_FACTOR,
+    ):
         assert f"{value:g}" in text.split("## Plausibility warnings", 1)[1], value
 
 
 def test_every_page_context_is_a_documented_dataclass() -> None:
-    for module, name in ((run_page, "RunPageContext"), (index_page, "IndexPageContext"), (pages, "NotFoundPageContext"),
-                         (run_page, "MatrixCell"), (run_page, "MeasurementRow"), (common, "Page"), (common, "Site")):
+    for module, name in (
+        (run_page, "RunPageContext"),
+        (index_page, "IndexPageContext"),
+        (pages, "NotFoundPageContext"),
+        (run_page, "MatrixCell"),
+        (run_page, "MeasurementRow"),
+        (common, "Page"),
+        (common, "Site"),
+    ):
         cls = getattr(module, name)
         assert dataclasses.is_dataclass(cls) and cls.__dataclass_params__.frozen, name  # type: ignore[attr-defined]
         assert cls.__doc__ and not cls.__doc__.startswith(name + "("), f"{name} needs a docstring"
@@ -82,8 +96,11 @@ def test_readme_and_contributing_commands_work_in_a_newcomers_shell() -> None:
         text = (REPO / name).read_text(encoding="utf-8")
         assert activate in text, name
         told = text.index(activate)
-        commands = [(offset, line) for offset, line in _shell_lines(text)
-                    if re.match(r"(\.venv/bin/)?sitegen ", line)]
+        commands = [
+            (offset, line)
+            for offset, line in _shell_lines(text)
+            if re.match(r"(\.venv/bin/)?sitegen ", line)
+        ]
         assert commands, name
         for offset, line in commands:
             assert line.startswith(".venv/bin/") or offset > told, f"{name}: {line!r} too early"

@@ -23,14 +23,23 @@ def test_run_json_is_the_canonical_run_one_field_or_measurement_a_line(built_sit
             # The receipt the site adds: the file's digest (worked out here) and the versions.
             receipt = published.pop("receipt")
             digest = hashlib.sha256(source.read_bytes()).hexdigest()
-            assert receipt["result_file"] == {"file": f"content/runs/{source.name}",
-                                              "bytes": source.stat().st_size, "sha256": digest}
+            assert receipt["result_file"] == {
+                "file": f"content/runs/{source.name}",
+                "bytes": source.stat().st_size,
+                "sha256": digest,
+            }
             assert receipt["schema_version"] == str(published["schema_version"])
             assert published == yaml.safe_load(source.read_text())
         document = json.loads(text)
         lines = text.splitlines()
-        measurements = sum(len(document["measurements"].get(phase, [])) for phase in ("prefill", "decode"))
-        whole = [json.loads(line.rstrip(",")) for line in lines if line.startswith("{") and line.rstrip(",").endswith("}")]
+        measurements = sum(
+            len(document["measurements"].get(phase, [])) for phase in ("prefill", "decode")
+        )
+        whole = [
+            json.loads(line.rstrip(","))
+            for line in lines
+            if line.startswith("{") and line.rstrip(",").endswith("}")
+        ]
         assert sum(1 for item in whole if "context_tokens" in item) == measurements
         assert not any(line.startswith(" ") for line in lines)
         assert len(text.encode()) < len(json.dumps(document, indent=1).encode())

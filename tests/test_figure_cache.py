@@ -44,9 +44,13 @@ def worked_out(run: Run, stored: StoredFigures | None = None) -> CellGrid:
     return grid
 
 
-def kept(path: Path, runs: list[Run], outline: tuple[tuple[int, ...], ...] | None = None) -> StoredFigures:
+def kept(
+    path: Path, runs: list[Run], outline: tuple[tuple[int, ...], ...] | None = None
+) -> StoredFigures:
     """The store as the next build reads it, once a build kept every run's figures."""
-    StoredFigures(path, "key", LEVELS).keep((run.digest, worked_out(run), headlines(run), outline) for run in runs)
+    StoredFigures(path, "key", LEVELS).keep(
+        (run.digest, worked_out(run), headlines(run), outline) for run in runs
+    )
     return StoredFigures(path, "key", LEVELS)
 
 
@@ -57,7 +61,7 @@ def segments(path: Path) -> list[tuple[dict[str, object], bytes]]:
     while at < len(data):
         end = data.index(b"\n", at)
         head = json.loads(data[at:end])
-        found.append((head, data[end + 1:end + 1 + head["bytes"]]))
+        found.append((head, data[end + 1 : end + 1 + head["bytes"]]))
         at = end + 1 + head["bytes"]
     return found
 
@@ -68,7 +72,7 @@ def entries(path: Path) -> dict[str, str]:
     for head, body in segments(path):
         start = 0
         for key, length in zip(head["keys"], head["lengths"], strict=True):  # type: ignore[call-overload]
-            found[key] = body[start:start + length].decode()
+            found[key] = body[start : start + length].decode()
             start += length
     return found
 
@@ -77,8 +81,14 @@ def write_entries(path: Path, held: dict[str, str], scope: str = SCOPE) -> None:
     """A file of one segment holding ``held`` (entry text by digest), as a hand would write it."""
     pieces = [text.encode() for text in held.values()]
     body = b"".join(pieces)
-    head = {"format": "sitegen-fragments-3", "scope": scope, "keys": list(held),
-            "lengths": [len(piece) for piece in pieces], "bytes": len(body), "sha256": hashlib.sha256(body).hexdigest()}
+    head = {
+        "format": "sitegen-fragments-3",
+        "scope": scope,
+        "keys": list(held),
+        "lengths": [len(piece) for piece in pieces],
+        "bytes": len(body),
+        "sha256": hashlib.sha256(body).hexdigest(),
+    }
     path.write_bytes(json.dumps(head).encode() + b"\n" + body)
 
 
@@ -93,8 +103,11 @@ def test_figures_are_read_back_by_the_next_build(runs: list[Run], tmp_path: Path
     held = entries(path)
     assert sorted(held) == sorted({run.digest for run in runs})  # an entry a run's content
     with_cells = {run.digest for run in runs if run.decode}
-    assert all(set(json.loads(text)) == {"capacity", "headlines"} for digest, text in held.items()
-               if digest in with_cells)
+    assert all(
+        set(json.loads(text)) == {"capacity", "headlines"}
+        for digest, text in held.items()
+        if digest in with_cells
+    )
 
 
 def test_nothing_new_writes_nothing(runs: list[Run], tmp_path: Path) -> None:
@@ -103,18 +116,31 @@ def test_nothing_new_writes_nothing(runs: list[Run], tmp_path: Path) -> None:
     before = path.stat()
     stored.keep((run.digest, worked_out(run, stored), None, None) for run in runs)
     after = path.stat()
-    assert (after.st_ino, after.st_mtime_ns, after.st_size) == (before.st_ino, before.st_mtime_ns, before.st_size)
+    assert (after.st_ino, after.st_mtime_ns, after.st_size) == (
+        before.st_ino,
+        before.st_mtime_ns,
+        before.st_size,
+    )
 
 
-def test_an_added_run_appends_its_entry_and_leaves_the_others_as_they_were(runs: list[Run], tmp_path: Path) -> None:
+def test_an_added_run_appends_its_entry_and_leaves_the_others_as_they_were(
+    runs: list[Run], tmp_path: Path
+) -> None:
     path = tmp_path / "figures.json"
     added, *others = runs
     kept(path, others)
     before = path.read_bytes()
     stored = StoredFigures(path, "key", LEVELS)
-    stored.keep([(run.digest, worked_out(run, stored), headlines(run) if run is added else None, None) for run in runs])
+    stored.keep(
+        [
+            (run.digest, worked_out(run, stored), headlines(run) if run is added else None, None)
+            for run in runs
+        ]
+    )
     after = path.read_bytes()
-    assert after.startswith(before) and len(after) > len(before)  # appended: the others' bytes as they were
+    assert after.startswith(before) and len(after) > len(
+        before
+    )  # appended: the others' bytes as they were
     last_head, last_body = segments(path)[-1]
     assert last_head["keys"] == [added.digest] and json.loads(last_body)["headlines"]
     again = StoredFigures(path, "key", LEVELS)
@@ -122,7 +148,9 @@ def test_an_added_run_appends_its_entry_and_leaves_the_others_as_they_were(runs:
     assert again.headlines(added.digest) == headlines(added)
 
 
-def test_an_entry_that_gains_figures_is_appended_in_place_of_the_old_one(runs: list[Run], tmp_path: Path) -> None:
+def test_an_entry_that_gains_figures_is_appended_in_place_of_the_old_one(
+    runs: list[Run], tmp_path: Path
+) -> None:
     # A run whose grid worked out more capacities (a page asked for other contexts): its new
     # entry is appended, and the next build reads the new one.
     path = tmp_path / "figures.json"
@@ -136,39 +164,59 @@ def test_an_entry_that_gains_figures_is_appended_in_place_of_the_old_one(runs: l
     assert worked_out(run, again).worked_out == 0 and again.headlines(run.digest) == headlines(run)
 
 
-def test_entries_of_runs_gone_go_when_the_file_is_rewritten(runs: list[Run], tmp_path: Path) -> None:
+def test_entries_of_runs_gone_go_when_the_file_is_rewritten(
+    runs: list[Run], tmp_path: Path
+) -> None:
     # Once as many bytes of the file are no longer used as are (here: a build of one run of
     # many, with one new entry), the file is rewritten with what the build used alone.
     path = tmp_path / "figures.json"
     kept(path, runs)
     stored = StoredFigures(path, "key", LEVELS)
     remaining = runs[0]
-    stored.keep([(remaining.digest, None, None, None), ("f" * 64, None, headlines(remaining), None)])
-    assert len(segments(path)) == 1 and sorted(entries(path)) == sorted([remaining.digest, "f" * 64])
+    stored.keep(
+        [(remaining.digest, None, None, None), ("f" * 64, None, headlines(remaining), None)]
+    )
+    assert len(segments(path)) == 1 and sorted(entries(path)) == sorted(
+        [remaining.digest, "f" * 64]
+    )
 
 
-def test_a_file_of_another_layout_is_a_miss_and_is_written_anew(runs: list[Run], tmp_path: Path) -> None:
+def test_a_file_of_another_layout_is_a_miss_and_is_written_anew(
+    runs: list[Run], tmp_path: Path
+) -> None:
     # The one JSON document earlier versions wrote (or any other file): nothing read from it.
     path = tmp_path / "figures.json"
     kept(path, runs)
-    document = {"format": FIGURES_FORMAT, "key": "key", "runs": {digest: json.loads(text)
-                                                                   for digest, text in entries(path).items()}}
+    document = {
+        "format": FIGURES_FORMAT,
+        "key": "key",
+        "runs": {digest: json.loads(text) for digest, text in entries(path).items()},
+    }
     write_cache(path, json.dumps(document).encode())
     stored = StoredFigures(path, "key", LEVELS)
-    assert all(stored.capacities(run.digest, 1) == {} and stored.headlines(run.digest) is None for run in runs)
+    assert all(
+        stored.capacities(run.digest, 1) == {} and stored.headlines(run.digest) is None
+        for run in runs
+    )
     stored.keep((run.digest, worked_out(run, stored), headlines(run), None) for run in runs)
     assert sorted(entries(path)) == sorted({run.digest for run in runs})
 
 
 @pytest.mark.parametrize("damage", ["checksum", "cut short", "another key"])
-def test_a_damaged_segment_is_a_miss_and_the_segments_before_it_are_read(runs: list[Run], tmp_path: Path,
-                                                                        damage: str) -> None:
+def test_a_damaged_segment_is_a_miss_and_the_segments_before_it_are_read(
+    runs: list[Run], tmp_path: Path, damage: str
+) -> None:
     path = tmp_path / "figures.json"
     added, *others = runs
     kept(path, others)
     first = len(path.read_bytes())
     stored = StoredFigures(path, "key", LEVELS)
-    stored.keep([(run.digest, worked_out(run, stored), headlines(run) if run is added else None, None) for run in runs])
+    stored.keep(
+        [
+            (run.digest, worked_out(run, stored), headlines(run) if run is added else None, None)
+            for run in runs
+        ]
+    )
     data = bytearray(path.read_bytes())
     if damage == "checksum":
         data[-2] ^= 1  # a byte of the added run's entry
@@ -207,7 +255,9 @@ def test_each_part_of_an_entry_is_checked_on_its_own(runs: list[Run], tmp_path: 
     assert StoredFigures(path, "key", LEVELS).headlines(damaged.digest) is None
 
 
-def test_an_outline_is_read_from_the_end_of_its_entry_alone(runs: list[Run], tmp_path: Path) -> None:
+def test_an_outline_is_read_from_the_end_of_its_entry_alone(
+    runs: list[Run], tmp_path: Path
+) -> None:
     # A group page asks only for outlines: read from where keep writes them (last), without
     # parsing the capacities before them. So an entry whose capacities are damaged still gives its
     # outline, and its capacities are a miss; an outline written elsewhere in an entry (by hand)
@@ -218,13 +268,20 @@ def test_an_outline_is_read_from_the_end_of_its_entry_alone(runs: list[Run], tmp
     cut, moved, bent = runs[0], runs[1], runs[2]
     outline_json = json.dumps([list(part) for part in OUTLINE])
     moved_entry, bent_entry = json.loads(held[moved.digest]), json.loads(held[bent.digest])
-    assert held[cut.digest].endswith(f',"outline":{outline_json.replace(" ", "")}}}')  # written last
-    write_entries(path, {
-        **held,
-        cut.digest: '{"capacity":[[8192,0,' + ',"outline":' + outline_json + "}",
-        moved.digest: json.dumps({"outline": moved_entry["outline"], "capacity": moved_entry["capacity"]}),
-        bent.digest: json.dumps({**bent_entry, "outline": [[1], [2], ["3"]]}),
-    })
+    assert held[cut.digest].endswith(
+        f',"outline":{outline_json.replace(" ", "")}}}'
+    )  # written last
+    write_entries(
+        path,
+        {
+            **held,
+            cut.digest: '{"capacity":[[8192,0,' + ',"outline":' + outline_json + "}",
+            moved.digest: json.dumps(
+                {"outline": moved_entry["outline"], "capacity": moved_entry["capacity"]}
+            ),
+            bent.digest: json.dumps({**bent_entry, "outline": [[1], [2], ["3"]]}),
+        },
+    )
     stored = StoredFigures(path, "key", LEVELS)
     assert stored.outline(cut.digest) == OUTLINE
     assert stored.capacities(cut.digest, 1) == {} and stored.headlines(cut.digest) is None
@@ -238,7 +295,13 @@ def test_two_runs_of_the_same_content_keep_one_entry(runs: list[Run], tmp_path: 
     path = tmp_path / "figures.json"
     run = runs[0]
     stored = kept(path, runs)
-    stored.keep([(run.digest, worked_out(run, stored), headlines(run), OUTLINE),
-                 (run.digest, worked_out(run, stored), headlines(run), OUTLINE)])
-    assert segments(path)[-1][0]["keys"] == [run.digest]  # its entry (gaining the outline) appended once
+    stored.keep(
+        [
+            (run.digest, worked_out(run, stored), headlines(run), OUTLINE),
+            (run.digest, worked_out(run, stored), headlines(run), OUTLINE),
+        ]
+    )
+    assert segments(path)[-1][0]["keys"] == [
+        run.digest
+    ]  # its entry (gaining the outline) appended once
     assert StoredFigures(path, "key", LEVELS).outline(run.digest) == OUTLINE

@@ -36,11 +36,19 @@ def test_pieces_beyond_ascii_read_back_as_text_and_as_bytes(tmp_path: Path) -> N
     """Pieces are kept as UTF-8 and found by their length in bytes: a page's piece reads back as
     the text it was, a data file's as its UTF-8 bytes, whatever characters either holds."""
     path = tmp_path / "fragments.json"
-    texts = {"ascii": "<tr>plain", "latin": "8K · 10.2K × 2", "wide": "≤ 50 ms — ✓", "astral": "🚀 fast", "empty": ""}
+    texts = {
+        "ascii": "<tr>plain",
+        "latin": "8K · 10.2K × 2",
+        "wide": "≤ 50 ms — ✓",
+        "astral": "🚀 fast",
+        "empty": "",
+    }
     first = Fragments(path, "s")
     for name, text in texts.items():
         assert first.get(Fragments.key("row", name), lambda text=text: text) == text  # type: ignore[misc]
-        assert first.get(Fragments.key("row", name), lambda: "made twice") == text  # once a build, even ""
+        assert (
+            first.get(Fragments.key("row", name), lambda: "made twice") == text
+        )  # once a build, even ""
     assert first.made == len(texts)
     first.save()
     second = Fragments(path, "s")
@@ -100,7 +108,11 @@ def test_a_build_that_makes_pieces_appends_them(tmp_path: Path) -> None:
     before = path.read_bytes()
     _build_asking_for(path, {"a": "made again", "b": "<tr>b"})
     after = path.read_bytes()
-    assert after.startswith(before) and b"<tr>b" in after[len(before):] and b"<tr>a" not in after[len(before):]
+    assert (
+        after.startswith(before)
+        and b"<tr>b" in after[len(before) :]
+        and b"<tr>a" not in after[len(before) :]
+    )
     third = Fragments(path, "s")
     log: list[str] = []
     assert third.get(Fragments.key("row", "a"), made_by(log, "x")) == "<tr>a"
@@ -109,8 +121,9 @@ def test_a_build_that_makes_pieces_appends_them(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("makes_a_piece", [True, False], ids=["made a piece", "made none"])
-def test_once_unused_pieces_outweigh_the_used_the_file_keeps_only_those_used(tmp_path: Path,
-                                                                          makes_a_piece: bool) -> None:
+def test_once_unused_pieces_outweigh_the_used_the_file_keeps_only_those_used(
+    tmp_path: Path, makes_a_piece: bool
+) -> None:
     """A build that made a piece, and found the file holding more characters of pieces nobody
     used than of the ones it used, rewrites it with only those; one that made none (it rebuilt
     no listing, so it used few) keeps the file whole for the next one."""
@@ -127,8 +140,15 @@ def test_once_unused_pieces_outweigh_the_used_the_file_keeps_only_those_used(tmp
     assert third.get(Fragments.key("row", "used"), lambda: "made") == "<tr>used"
 
 
-@pytest.mark.parametrize("damage", ["cut short", "a byte of the first segment", "a byte of the second segment",
-                                    "garbage after it"])
+@pytest.mark.parametrize(
+    "damage",
+    [
+        "cut short",
+        "a byte of the first segment",
+        "a byte of the second segment",
+        "garbage after it",
+    ],
+)
 def test_a_damaged_segment_is_a_miss_for_it_and_what_follows(tmp_path: Path, damage: str) -> None:
     """A crash while appending leaves a segment cut short at the end; a changed byte fails its
     segment's checksum. The pieces before it are still found; it and what follows are made
@@ -144,14 +164,17 @@ def test_a_damaged_segment_is_a_miss_for_it_and_what_follows(tmp_path: Path, dam
     else:
         piece = b"<tr>first piece" if "first" in damage else b"<tr>second piece"
         at = raw.index(piece) + 5
-        path.write_bytes(raw[:at] + bytes([raw[at] ^ 1]) + raw[at + 1:])
+        path.write_bytes(raw[:at] + bytes([raw[at] ^ 1]) + raw[at + 1 :])
     third = Fragments(path, "s")
     log: list[str] = []
     third.get(Fragments.key("row", "a"), made_by(log, "<tr>first piece"))
     third.get(Fragments.key("row", "b"), made_by(log, "<tr>second piece"))
-    expected = {"cut short": ["<tr>second piece"], "garbage after it": [],
-                "a byte of the first segment": ["<tr>first piece", "<tr>second piece"],
-                "a byte of the second segment": ["<tr>second piece"]}[damage]
+    expected = {
+        "cut short": ["<tr>second piece"],
+        "garbage after it": [],
+        "a byte of the first segment": ["<tr>first piece", "<tr>second piece"],
+        "a byte of the second segment": ["<tr>second piece"],
+    }[damage]
     assert log == expected
     if not expected:  # a whole file with garbage after it: nothing was made, so nothing is saved
         return
@@ -159,7 +182,9 @@ def test_a_damaged_segment_is_a_miss_for_it_and_what_follows(tmp_path: Path, dam
     fourth = Fragments(path, "s")
     assert fourth.get(Fragments.key("row", "a"), lambda: "made") == "<tr>first piece"
     assert fourth.get(Fragments.key("row", "b"), lambda: "made") == "<tr>second piece"
-    assert path.read_bytes().count(b"<tr>second piece") == 1  # rewritten whole, not appended after the damage
+    assert (
+        path.read_bytes().count(b"<tr>second piece") == 1
+    )  # rewritten whole, not appended after the damage
 
 
 def test_a_file_replaced_since_it_was_read_is_rewritten_not_appended_to(tmp_path: Path) -> None:
@@ -206,26 +231,38 @@ def test_a_piece_of_a_page_is_rendered_by_the_builds_own_templates(tmp_path: Pat
     from sitegen.site.capacity_page import PointSection, SectionLink
     from sitegen.site.render import environment
 
-    (tmp_path / "_macros.html").write_text("{% macro capacity_row(row, priced) %}<tr>{{ row.model }}{% endmacro %}")
+    (tmp_path / "_macros.html").write_text(
+        "{% macro capacity_row(row, priced) %}<tr>{{ row.model }}{% endmacro %}"
+    )
     own = Fragments(None, "", environment(tmp_path))
-    assert own.render("capacity_row", SectionLink("a", "<b>"), False) == "<tr>&lt;b&gt;"  # escaped as in a page
+    assert (
+        own.render("capacity_row", SectionLink("a", "<b>"), False) == "<tr>&lt;b&gt;"
+    )  # escaped as in a page
     shipped = Fragments(None, "")
     section = PointSection("m-x", "M", True, Markup("<tr><th>kept"))
-    assert shipped.render("point_section", section, None, False) == \
-        '    <tbody id="m-x"><tr class=mh><th scope=rowgroup colspan=7>M (continued)<tr><th>kept    </tbody>'
+    assert (
+        shipped.render("point_section", section, None, False)
+        == '    <tbody id="m-x"><tr class=mh><th scope=rowgroup colspan=7>M (continued)<tr><th>kept    </tbody>'
+    )
 
 
 def test_a_run_is_named_by_its_content() -> None:
     from sitegen.model import run_from_dict
     from sitegen.store import digest
 
-    data = {"hardware": {"type": "discrete-gpu", "accelerator": "RTX 4090", "count": 1}, "engine": {"name": "x"},
-            "run": {"model": "m"}, "measurements": {"prefill": [], "decode": []}}
+    data = {
+        "hardware": {"type": "discrete-gpu", "accelerator": "RTX 4090", "count": 1},
+        "engine": {"name": "x"},
+        "run": {"model": "m"},
+        "measurements": {"prefill": [], "decode": []},
+    }
     assert Fragments.content(run_from_dict("r", data, digest="d1")) == ("r", "d1")
     # Made without a digest (tests, tools): its content's, so another content is another key.
     assert Fragments.content(run_from_dict("r", data)) == ("r", digest(data))
     other = {**data, "run": {"model": "n"}}
-    assert Fragments.content(run_from_dict("r", other)) != Fragments.content(run_from_dict("r", data))
+    assert Fragments.content(run_from_dict("r", other)) != Fragments.content(
+        run_from_dict("r", data)
+    )
 
 
 def _checksums_checked(monkeypatch: pytest.MonkeyPatch) -> list[int]:
@@ -251,7 +288,8 @@ def _checksums_checked(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 
 def test_a_file_checked_or_appended_to_is_not_checked_again_until_it_changes(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A read checks each segment's checksum and, once the file has settled, records its
     identity; the next read of that very file takes the pieces without checking them, and so
     does the read after an append (recorded by the build that appended). A file changed since
@@ -272,12 +310,15 @@ def test_a_file_checked_or_appended_to_is_not_checked_again_until_it_changes(
     assert third.made == 0
     raw = path.read_bytes()
     at = raw.index(b"<tr>first") + 4
-    path.write_bytes(raw[:at] + b"F" + raw[at + 1:])  # in place: the same inode and size
+    path.write_bytes(raw[:at] + b"F" + raw[at + 1 :])  # in place: the same inode and size
     log: list[str] = []
     fourth = Fragments(path, "s")
     fourth.get(Fragments.key("row", "a"), made_by(log, "<tr>first"))
     fourth.get(Fragments.key("row", "b"), made_by(log, "<tr>second"))
-    assert log == ["<tr>first", "<tr>second"]  # the first segment fails its checksum, and what follows is a miss
+    assert log == [
+        "<tr>first",
+        "<tr>second",
+    ]  # the first segment fails its checksum, and what follows is a miss
     assert sizes and sizes[0] == len("<tr>first")
 
 

@@ -15,8 +15,10 @@ from tests.test_compare import context_label
 
 
 def _runs(project: Path) -> dict[str, dict[str, Any]]:
-    return {path.stem: parse_yaml(path.name, path.read_bytes()).data
-            for path in sorted((project / "content" / "runs").glob("*.yaml"))}
+    return {
+        path.stem: parse_yaml(path.name, path.read_bytes()).data
+        for path in sorted((project / "content" / "runs").glob("*.yaml"))
+    }
 
 
 LEGEND = r'<ul class="chart-legend">((?:<li data-run="[^"]*"><i class="k\d"></i>[^<]*</li>)+)</ul>'
@@ -27,29 +29,43 @@ def _figures(html: str) -> list[tuple[str, list[str]]]:
     """Each chart of a grid of small multiples: its caption and the run ids of its legend, its
     own or the one legend drawn above the grid when every chart of it draws the same runs."""
     result = []
-    for shared, grid in re.findall(r'(?:' + LEGEND + r'\s*)?<div class="plot-grid">(.*?)</div>', html, re.S):
-        for figure in re.findall(r'<figure class=plot>(.*?)</figure>', grid, re.S):
+    for shared, grid in re.findall(
+        r"(?:" + LEGEND + r'\s*)?<div class="plot-grid">(.*?)</div>', html, re.S
+    ):
+        for figure in re.findall(r"<figure class=plot>(.*?)</figure>", grid, re.S):
             own = re.search(LEGEND, figure)
             assert bool(own) != bool(shared), figure[:200]  # one legend, its own or the grid's
             caption = re.search(r"<figcaption[^>]*>([^<]*)</figcaption>", figure)
-            result.append((caption.group(1) if caption else "",
-                           [run_id for run_id, _ in re.findall(KEY, own.group(1) if own else shared)]))
+            result.append(
+                (
+                    caption.group(1) if caption else "",
+                    [run_id for run_id, _ in re.findall(KEY, own.group(1) if own else shared)],
+                )
+            )
     return result
 
 
 def measured_contexts(data: dict[str, Any]) -> set[int]:
     """The contexts at which a result file has a decode figure (valid or requests queued)."""
-    return {c["context_tokens"] for c in data["measurements"]["decode"]
-            if c["status"] in ("valid", "requests_queued") and c.get("total_tokens_per_s") is not None}
+    return {
+        c["context_tokens"]
+        for c in data["measurements"]["decode"]
+        if c["status"] in ("valid", "requests_queued") and c.get("total_tokens_per_s") is not None
+    }
 
 
 def group_members(runs: dict[str, dict[str, Any]]) -> dict[str, dict[str, list[str]]]:
     """Run ids by model (its <h1>, the base model's name) and by accelerator, from the result files."""
-    members: dict[str, dict[str, list[str]]] = {"models": defaultdict(list), "hardware": defaultdict(list)}
+    members: dict[str, dict[str, list[str]]] = {
+        "models": defaultdict(list),
+        "hardware": defaultdict(list),
+    }
     for run_id, data in runs.items():
         members["models"][data["run"].get("base_model") or data["run"]["model"]].append(run_id)
         hardware = data["hardware"]
-        members["hardware"][" ".join(p for p in (hardware.get("vendor"), hardware["accelerator"]) if p)].append(run_id)
+        members["hardware"][
+            " ".join(p for p in (hardware.get("vendor"), hardware["accelerator"]) if p)
+        ].append(run_id)
     return members
 
 
@@ -71,18 +87,28 @@ def test_group_pages_draw_the_default_context_and_name_the_others(project: Path)
     for kind, groups in group_members(runs).items():
         for heading, members in groups.items():
             shared = shared_of(runs, members)
-            pages = [p for p in (project / "_site" / kind).glob("*/index.html") if f"<h1>{heading}</h1>" in p.read_text()]
+            pages = [
+                p
+                for p in (project / "_site" / kind).glob("*/index.html")
+                if f"<h1>{heading}</h1>" in p.read_text()
+            ]
             assert len(pages) == 1, heading
             html = pages[0].read_text()
             figures = _figures(html)
             if not shared:
                 assert not figures, heading
                 continue
-            counts = {c: sum(c in measured_contexts(runs[run_id]) for run_id in members) for c in shared}
+            counts = {
+                c: sum(c in measured_contexts(runs[run_id]) for run_id in members) for c in shared
+            }
             default = min(shared, key=lambda c: (-counts[c], c))
-            assert [caption for caption, _ in figures] == [f"{context_label(default)} context"], heading
+            assert [caption for caption, _ in figures] == [f"{context_label(default)} context"], (
+                heading
+            )
             # Only the runs drawn, nothing extra.
-            assert sorted(figures[0][1]) == sorted(r for r in members if default in measured_contexts(runs[r])), heading
+            assert sorted(figures[0][1]) == sorted(
+                r for r in members if default in measured_contexts(runs[r])
+            ), heading
             rest = [c for c in shared if c != default]
             note = re.search(r'<p class="legend" id="decode-more">([^<]*)</p>', html)
             if not rest:
@@ -97,20 +123,32 @@ def test_group_pages_draw_the_default_context_and_name_the_others(project: Path)
             assert plots and json.loads(plots.group(1))["contexts"] == shared, heading
             others += 1
             checked += 1
-    assert checked >= 3 and others >= 3  # the Qwen3.5 model and accelerator pages, gpt-oss, a one-run page
+    assert (
+        checked >= 3 and others >= 3
+    )  # the Qwen3.5 model and accelerator pages, gpt-oss, a one-run page
 
 
-def test_no_legend_label_is_cut_and_prefill_legends_list_only_runs_with_prefill(project: Path) -> None:
+def test_no_legend_label_is_cut_and_prefill_legends_list_only_runs_with_prefill(
+    project: Path,
+) -> None:
     assert run_cli(project, "collect") == 0
     assert run_cli(project, "build") == 0
     runs = _runs(project)
-    with_prefill = {run_id for run_id, data in runs.items()
-                    if any(p.get("prompt_tokens_per_s") is not None for p in data["measurements"]["prefill"])}
-    pages = [*(project / "_site" / "models").glob("*/index.html"), *(project / "_site" / "hardware").glob("*/index.html"),
-             *(project / "_site" / "compare").glob("*/index.html")]
+    with_prefill = {
+        run_id
+        for run_id, data in runs.items()
+        if any(p.get("prompt_tokens_per_s") is not None for p in data["measurements"]["prefill"])
+    }
+    pages = [
+        *(project / "_site" / "models").glob("*/index.html"),
+        *(project / "_site" / "hardware").glob("*/index.html"),
+        *(project / "_site" / "compare").glob("*/index.html"),
+    ]
     for page in pages:
         html = page.read_text()
-        labels = re.findall(r'<li(?: data-run="[^"]*")?><i class="k\d"></i>([^<]*)</li>', html, re.S)
+        labels = re.findall(
+            r'<li(?: data-run="[^"]*")?><i class="k\d"></i>([^<]*)</li>', html, re.S
+        )
         assert labels or "plot" not in html
         for label in labels:  # whole: no ellipsis, however long (legends wrap)
             assert "…" not in label, (page, label)
@@ -118,7 +156,7 @@ def test_no_legend_label_is_cut_and_prefill_legends_list_only_runs_with_prefill(
             names = [name for _, name in re.findall(KEY, legend)]
             assert len(set(names)) == len(names), (page, names)  # each run told apart
         prefill = re.search(r'<section id="?prefill\b.*?</section>', html, re.S)
-        if prefill and "<figure class=\"chart\"" in prefill.group(0):
+        if prefill and '<figure class="chart"' in prefill.group(0):
             drawn = re.findall(r'<li><i class="k\d"></i>([^<]*)</li>', prefill.group(0), re.S)
             # As many entries as runs of the page with prefill figures (the page's table links each run).
             listed = set(re.findall(r'<a href="\.\./\.\./runs/([^/"]+)/index\.html">', html))
@@ -132,7 +170,9 @@ def test_legend_names_are_whole_and_tell_alike_runs_apart() -> None:
     from sitegen.site.group_pages import series_labels
     from tests.conftest import REPO
 
-    minimal = parse_yaml("minimal.yaml", (REPO / "tests" / "data" / "valid" / "minimal.yaml").read_bytes()).data
+    minimal = parse_yaml(
+        "minimal.yaml", (REPO / "tests" / "data" / "valid" / "minimal.yaml").read_bytes()
+    ).data
     long_quantization = "MXFP4 (GGUF ggml-org/gpt-oss-120b-GGUF, 59.02 GiB, 116.83 B params)"
 
     def run(run_id: str, label: str | None = None, quantization: str = long_quantization) -> Any:
@@ -142,7 +182,9 @@ def test_legend_names_are_whole_and_tell_alike_runs_apart() -> None:
             data["run"]["label"] = label
         return run_from_dict(run_id, data)
 
-    names = series_labels([run("a", "tuned kernels"), run("b"), run("c", quantization="FP8")], "models")
+    names = series_labels(
+        [run("a", "tuned kernels"), run("b"), run("c", quantization="FP8")], "models"
+    )
     # What differs (the quantization: engine and hardware are the same for all three), in full,
     # then the label that tells alike runs apart (a's own).
     assert names["a"] == f"{long_quantization} · tuned kernels"
@@ -161,14 +203,24 @@ def test_a_context_shared_only_by_the_oldest_runs_of_a_big_group_is_charted() ->
     from sitegen.site.groups import hardware_groups, model_groups
     from tests.conftest import REPO
 
-    minimal = parse_yaml("minimal.yaml", (REPO / "tests" / "data" / "valid" / "minimal.yaml").read_bytes()).data
+    minimal = parse_yaml(
+        "minimal.yaml", (REPO / "tests" / "data" / "valid" / "minimal.yaml").read_bytes()
+    ).data
     runs = []
     for i in range(10):  # r0 and r1 are the oldest; only they measured 64K
         data = copy.deepcopy(minimal)
         data["run"]["date"] = f"2026-01-{i + 10}"
         contexts = [0, 65536] if i < 2 else [0]
-        data["measurements"]["decode"] = [{"context_tokens": c, "concurrency": level, "status": "valid",
-                                           "total_tokens_per_s": 10.0 * level} for c in contexts for level in (1, 2)]
+        data["measurements"]["decode"] = [
+            {
+                "context_tokens": c,
+                "concurrency": level,
+                "status": "valid",
+                "total_tokens_per_s": 10.0 * level,
+            }
+            for c in contexts
+            for level in (1, 2)
+        ]
         runs.append(run_from_dict(f"r{i}", data))
     groups = {(g.kind, g.key): g for g in model_groups(runs) + hardware_groups(runs)}
     page = group_page(Site("t", ""), groups[("models", "qwen/qwen3-8b")], groups, [])
@@ -192,7 +244,10 @@ def test_group_tables_are_the_index_table_without_its_filter_keys(project: Path)
     head = re.search(r'<table class="data runs.*?</thead>', index, re.S)
     assert head
     index_headers = re.findall(r'<th scope="col"[^>]*>([^<]*)</th>', head.group(0))
-    pages = [*(project / "_site" / "models").glob("*/index.html"), *(project / "_site" / "hardware").glob("*/index.html")]
+    pages = [
+        *(project / "_site" / "models").glob("*/index.html"),
+        *(project / "_site" / "hardware").glob("*/index.html"),
+    ]
     assert pages
     for page in pages:
         html = page.read_text()
@@ -211,10 +266,16 @@ def test_group_tables_are_the_index_table_without_its_filter_keys(project: Path)
             kind = page.parent.parent.name
             assert 'href="../../runs/' in row and own not in row, (page, row[:200])
             if kind == "hardware":
-                assert 'href="../../hardware/' not in row and 'href="../../models/' in row, (page, row[:200])
-                assert '>all runs</a>' in row, (page, row[:200])
+                assert 'href="../../hardware/' not in row and 'href="../../models/' in row, (
+                    page,
+                    row[:200],
+                )
+                assert ">all runs</a>" in row, (page, row[:200])
             else:
-                assert 'href="../../hardware/' in row and 'href="../../models/' not in row, (page, row[:200])
+                assert 'href="../../hardware/' in row and 'href="../../models/' not in row, (
+                    page,
+                    row[:200],
+                )
                 assert "all runs" not in row, (page, row[:200])
         says_all_runs = "“all runs” link opens all runs of this model" in html
         assert says_all_runs is (page.parent.parent.name == "hardware"), page
@@ -232,7 +293,9 @@ def test_the_groups_of_the_same_runs_are_worked_out_once(project: Path, monkeypa
     runs = store.read_collected(project / ".sitegen")
     worked_out: list[int] = []
     real = groups_module.model_groups
-    monkeypatch.setattr(groups_module, "model_groups", lambda runs, *rest: worked_out.append(1) or real(runs, *rest))
+    monkeypatch.setattr(
+        groups_module, "model_groups", lambda runs, *rest: worked_out.append(1) or real(runs, *rest)
+    )
     first = groups_module.site_groups(runs)
     first.clear()  # a caller's own dict
     found = groups_module.site_groups(list(runs))  # another list of the same runs
@@ -244,23 +307,39 @@ def test_the_groups_of_the_same_runs_are_worked_out_once(project: Path, monkeypa
         assert run in found[("models", model)].runs
         assert run in found[("hardware", data["hardware"]["accelerator"].lower())].runs
     assert sum(len(group.runs) for group in found.values()) == 2 * len(runs)
-    groups_module.site_groups(store.read_collected(project / ".sitegen"))  # equal runs, other objects
+    groups_module.site_groups(
+        store.read_collected(project / ".sitegen")
+    )  # equal runs, other objects
     assert len(worked_out) == 2
 
 
 def _best_peak_rows(html: str) -> dict[str, str]:
     """/models/ or /hardware/: each group's link and its best peak decode (the fourth column; on
     /hardware/, each model's, the last model's figure ending its only figure column)."""
-    rows = {href: peak for href, peak in re.findall(
-        r'<tr><th scope="row"><a href="([^"]*)">[^<]*</a></th><td class="num">[^<]*</td>'
-        r'<td class="num">[^<]*</td><td class="num">([^<]*)</td>', html)}
-    rows.update({href: models.rsplit(" ", 1)[-1] for href, models in re.findall(
-        r'<tr><th scope="row"><a href="([^"]*)">[^<]*</a></th><td class="num">[^<]*</td>'
-        r'<td class="wrap-text">([^<]*)</td>', html)})
+    rows = {
+        href: peak
+        for href, peak in re.findall(
+            r'<tr><th scope="row"><a href="([^"]*)">[^<]*</a></th><td class="num">[^<]*</td>'
+            r'<td class="num">[^<]*</td><td class="num">([^<]*)</td>',
+            html,
+        )
+    }
+    rows.update(
+        {
+            href: models.rsplit(" ", 1)[-1]
+            for href, models in re.findall(
+                r'<tr><th scope="row"><a href="([^"]*)">[^<]*</a></th><td class="num">[^<]*</td>'
+                r'<td class="wrap-text">([^<]*)</td>',
+                html,
+            )
+        }
+    )
     return rows
 
 
-def test_a_group_index_shows_a_changed_runs_new_best_after_an_incremental_build(project: Path) -> None:
+def test_a_group_index_shows_a_changed_runs_new_best_after_an_incremental_build(
+    project: Path,
+) -> None:
     """The best figures of /models/ and /hardware/ are kept between builds (keyed by each group's
     digest from the plan): a run whose peak becomes 7,654,321 tok/s (shown 7.7M) changes its
     model's row and its accelerator's, and no other, in the next build."""
@@ -269,7 +348,10 @@ def test_a_group_index_shows_a_changed_runs_new_best_after_an_incremental_build(
     assert run_cli(project, "collect") == 0
     assert run_cli(project, "build") == 0
     site = project / "_site"
-    before = {kind: _best_peak_rows((site / kind / "index.html").read_text()) for kind in ("models", "hardware")}
+    before = {
+        kind: _best_peak_rows((site / kind / "index.html").read_text())
+        for kind in ("models", "hardware")
+    }
     assert all(rows and "7.7M" not in rows.values() for rows in before.values()), before
     seed = project / "content" / "runs" / f"{SEED_RUN_ID}.yaml"
     text = seed.read_text()
@@ -285,11 +367,14 @@ def test_a_group_index_shows_a_changed_runs_new_best_after_an_incremental_build(
         own = f"../{kind}/{slugs.pop()}/index.html"
         after = _best_peak_rows((site / kind / "index.html").read_text())
         assert after[own] == "7.7M"
-        assert {href: peak for href, peak in after.items() if href != own} == \
-            {href: peak for href, peak in before[kind].items() if href != own}
+        assert {href: peak for href, peak in after.items() if href != own} == {
+            href: peak for href, peak in before[kind].items() if href != own
+        }
 
 
-def test_a_group_index_makes_again_only_the_rows_of_changed_groups(project: Path, monkeypatch: Any) -> None:
+def test_a_group_index_makes_again_only_the_rows_of_changed_groups(
+    project: Path, monkeypatch: Any
+) -> None:
     # Each row of /models/ and /hardware/ is a piece kept by its group's runs: a run changed
     # makes its model's row and its accelerator's again, and each page joins the others as kept.
     from sitegen.site.fragments import Fragments
@@ -300,7 +385,11 @@ def test_a_group_index_makes_again_only_the_rows_of_changed_groups(project: Path
     assert run_cli(project, "collect") == 0
     assert run_cli(project, "build") == 0
     seed = project / "content" / "runs" / f"{SEED_RUN_ID}.yaml"
-    seed.write_text(seed.read_text().replace("total_tokens_per_s: 228.386789", "total_tokens_per_s: 7654321.0", 1))
+    seed.write_text(
+        seed.read_text().replace(
+            "total_tokens_per_s: 228.386789", "total_tokens_per_s: 7654321.0", 1
+        )
+    )
     rows: list[str] = []
     real = Fragments.render
 
@@ -313,11 +402,14 @@ def test_a_group_index_makes_again_only_the_rows_of_changed_groups(project: Path
     assert run_cli(project, "collect") == 0
     assert run_cli(project, "build") == 0
     model = _runs(project)[SEED_RUN_ID]["run"]
-    assert len(rows) == 2 and any(label in (model.get("base_model"), model["model"]) for label in rows), rows
+    assert len(rows) == 2 and any(
+        label in (model.get("base_model"), model["model"]) for label in rows
+    ), rows
     for kind in ("models", "hardware"):  # every group still has its row
         page = (project / "_site" / kind / "index.html").read_text()
-        assert page.count('<tr><th scope="row">') == len(set(re.findall(rf'href="\.\./{kind}/([^/"]+)/index\.html"',
-                                                                         page)))
+        assert page.count('<tr><th scope="row">') == len(
+            set(re.findall(rf'href="\.\./{kind}/([^/"]+)/index\.html"', page))
+        )
 
 
 def test_a_model_page_explains_a_peak_decode_at_context_0(project: Path) -> None:
@@ -326,16 +418,20 @@ def test_a_model_page_explains_a_peak_decode_at_context_0(project: Path) -> None
     assert run_cli(project, "collect") == 0
     assert run_cli(project, "build") == 0
     runs = _runs(project)
-    explained = ("Peak decode is at the context × requests shown beneath it; "
-                 "context 0 (no earlier context")
+    explained = (
+        "Peak decode is at the context × requests shown beneath it; context 0 (no earlier context"
+    )
     checked = {True: 0, False: 0}
     for page in (project / "_site" / "models").glob("*/index.html"):
         html = page.read_text()
         ids = set(re.findall(r'<a href="\.\./\.\./runs/([^/]+)/index\.html">', html))
         peaks = []
         for run_id in ids & runs.keys():
-            cells = [c for c in runs[run_id]["measurements"]["decode"]
-                     if c["status"] == "valid" and c.get("total_tokens_per_s") is not None]
+            cells = [
+                c
+                for c in runs[run_id]["measurements"]["decode"]
+                if c["status"] == "valid" and c.get("total_tokens_per_s") is not None
+            ]
             if cells:
                 best = max(cells, key=lambda c: c["total_tokens_per_s"])
                 peaks.append(best["context_tokens"] == 0)

@@ -229,8 +229,9 @@ def test_a_change_within_the_spread_of_repeats_is_cant_tell(tmp_path: Path) -> N
 def test_the_threshold_is_a_setting(tmp_path: Path) -> None:
     site = site_with(tmp_path, {"base": seed(), "slower": next_run(0.85)})
     config = site / "sitegen.yaml"
-    config.write_text(config.read_text(encoding="utf-8") + "changes:\n  threshold_percent: 20\n",
-                      encoding="utf-8")
+    config.write_text(
+        config.read_text(encoding="utf-8") + "changes:\n  threshold_percent: 20\n", encoding="utf-8"
+    )
     assert run_cli(site, "build") == 0
     document = json.loads((site / "_site" / "data" / "changes.json").read_text(encoding="utf-8"))
     assert document["threshold"] == 0.2 and "±20 %" in document["rule"]
@@ -248,7 +249,10 @@ def test_contexts_measured_a_little_apart_are_one_figure(tmp_path: Path) -> None
     assert all(r["verdict"] != "can't tell" for r in records)
     [flagged] = [r for r in records if r["verdict"] != "no change"]
     assert (flagged["figure"], flagged["context_tokens"], flagged["concurrency"]) == (
-        "total_tokens_per_s", cell["context_tokens"], cell["concurrency"])
+        "total_tokens_per_s",
+        cell["context_tokens"],
+        cell["concurrency"],
+    )
     assert flagged["before"] == pytest.approx(measured_cell(base)["total_tokens_per_s"])
     assert flagged["verdict"] == "regression"
 
@@ -357,8 +361,9 @@ def test_the_shipped_strix_halo_history_judges_every_prompt_and_output_length(
         STRIX_ID.format(fa="fa0", build=6077): "improvement",
         STRIX_ID.format(fa="fa0", build=6111): "regression",
     }
-    page = (site / "_site" / "setups" / "strixhalo-llamacpp-vulkan-llama2-7b-q4_0-fa0"
-            / "index.html").read_text(encoding="utf-8")
+    page = (
+        site / "_site" / "setups" / "strixhalo-llamacpp-vulkan-llama2-7b-q4_0-fa0" / "index.html"
+    ).read_text(encoding="utf-8")
     # The engine version of each point is its llama.cpp build, commit and number.
     for build in ("a4575513 (5863)", "83bc2f28 (6077)", "7ad67ba9 (6111)"):
         assert f"build {build}" in page
@@ -378,7 +383,10 @@ def test_a_setup_page_shows_every_figure_its_runs_share(shipped_site: Path, fa: 
             measured.setdefault((row["n_prompt"], row["n_gen"]), {})[build] = row["avg_ts"]
     shared = {size: values for size, values in measured.items() if len(values) > 1}
     page = (
-        shipped_site / "_site" / "setups" / f"strixhalo-llamacpp-vulkan-llama2-7b-q4_0-{fa}"
+        shipped_site
+        / "_site"
+        / "setups"
+        / f"strixhalo-llamacpp-vulkan-llama2-7b-q4_0-{fa}"
         / "index.html"
     ).read_text(encoding="utf-8")
     captions = re.findall(r"<figcaption id=\"timeline-\d+\">([^<]*)</figcaption>", page)

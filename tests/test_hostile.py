@@ -33,7 +33,9 @@ if TYPE_CHECKING:
     from playwright.sync_api import Browser, Dialog
 
 HOSTILE = REPO / "tests" / "data" / "hostile"
-CASES: dict[str, dict[str, Any]] = yaml.safe_load((HOSTILE / "cases.yaml").read_text(encoding="utf-8")) or {}
+CASES: dict[str, dict[str, Any]] = (
+    yaml.safe_load((HOSTILE / "cases.yaml").read_text(encoding="utf-8")) or {}
+)
 RUNNABLE = {name: case for name, case in CASES.items() if "covered_by" not in case}
 MINIMAL = (REPO / "tests" / "data" / "valid" / "minimal.yaml").read_text(encoding="utf-8")
 PWNED = "window.__pwned"
@@ -42,6 +44,7 @@ MARK = "Hst1leMark"
 
 
 # --- the project every case starts from --------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def baseline(tmp_path_factory: pytest.TempPathFactory, shared_cache: Path) -> Path:
@@ -58,7 +61,9 @@ def baseline(tmp_path_factory: pytest.TempPathFactory, shared_cache: Path) -> Pa
 @pytest.fixture
 def site(baseline: Path, tmp_path: Path) -> Path:
     copy = tmp_path / "site"
-    shutil.copytree(baseline, copy, symlinks=True)  # .sitegen/cache stays a link to the shared cache
+    shutil.copytree(
+        baseline, copy, symlinks=True
+    )  # .sitegen/cache stays a link to the shared cache
     return copy
 
 
@@ -79,7 +84,11 @@ def snapshot(root: Path) -> dict[str, bytes | str]:
 
 
 def outside_output(tree: dict[str, bytes | str]) -> dict[str, bytes | str]:
-    return {k: v for k, v in tree.items() if not k.startswith(("_site/", ".sitegen/")) and k not in ("_site", ".sitegen")}
+    return {
+        k: v
+        for k, v in tree.items()
+        if not k.startswith(("_site/", ".sitegen/")) and k not in ("_site", ".sitegen")
+    }
 
 
 def under(tree: dict[str, bytes | str], prefix: str) -> dict[str, bytes | str]:
@@ -96,6 +105,7 @@ def builder(name: str) -> Callable[[Builder], Builder]:
     def register(function: Builder) -> Builder:
         BUILDERS[name] = function
         return function
+
     return register
 
 
@@ -114,13 +124,22 @@ def _over_size(site: Path, outside: Path, monkeypatch: pytest.MonkeyPatch) -> No
 @builder("one-mb-string")
 def _one_mb_string(site: Path, outside: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (_runs(site) / "long-notes.yaml").write_text(
-        MINIMAL.replace("  model: Qwen/Qwen3-8B\n", "  model: Qwen/Qwen3-8B\n  notes: " + "a" * 1_048_576 + "\n"),
-        encoding="utf-8")
+        MINIMAL.replace(
+            "  model: Qwen/Qwen3-8B\n", "  model: Qwen/Qwen3-8B\n  notes: " + "a" * 1_048_576 + "\n"
+        ),
+        encoding="utf-8",
+    )
 
 
 def _decode_cells(count: int, diagonal: bool) -> list[dict[str, Any]]:
-    return [{"context_tokens": i * (1 if diagonal else 0) + (0 if diagonal else i % 100),
-             "concurrency": i + 1 if diagonal else i // 100 + 1, "status": "not_run"} for i in range(count)]
+    return [
+        {
+            "context_tokens": i * (1 if diagonal else 0) + (0 if diagonal else i % 100),
+            "concurrency": i + 1 if diagonal else i // 100 + 1,
+            "status": "not_run",
+        }
+        for i in range(count)
+    ]
 
 
 def _result_with_decode(decode: list[dict[str, Any]]) -> str:
@@ -132,12 +151,16 @@ def _result_with_decode(decode: list[dict[str, Any]]) -> str:
 @builder("absurd-matrix")
 def _absurd_matrix(site: Path, outside: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # 10,000 cells is within the schema's limit, but on a diagonal they span 10,000 × 10,000.
-    (_runs(site) / "diagonal.json").write_text(_result_with_decode(_decode_cells(10_000, True)), encoding="utf-8")
+    (_runs(site) / "diagonal.json").write_text(
+        _result_with_decode(_decode_cells(10_000, True)), encoding="utf-8"
+    )
 
 
 @builder("too-many-cells")
 def _too_many_cells(site: Path, outside: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    (_runs(site) / "many-cells.json").write_text(_result_with_decode(_decode_cells(10_001, False)), encoding="utf-8")
+    (_runs(site) / "many-cells.json").write_text(
+        _result_with_decode(_decode_cells(10_001, False)), encoding="utf-8"
+    )
 
 
 @builder("link-outside-content")
@@ -155,7 +178,9 @@ def _link_folder_outside(site: Path, outside: Path, monkeypatch: pytest.MonkeyPa
 def _link_in_raw_folder(site: Path, outside: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     folder = _runs(site) / "raw-with-links"
     folder.mkdir()
-    (outside / "benchmark_results.json").write_text(json.dumps(raw_samples.bench()), encoding="utf-8")
+    (outside / "benchmark_results.json").write_text(
+        json.dumps(raw_samples.bench()), encoding="utf-8"
+    )
     (outside / "run.yaml").write_text(yaml.safe_dump(raw_samples.RUN_META), encoding="utf-8")
     (folder / "benchmark_results.json").symlink_to(outside / "benchmark_results.json")
     (folder / "run.yaml").symlink_to(outside / "run.yaml")
@@ -185,7 +210,9 @@ def _broken_link(site: Path, outside: Path, monkeypatch: pytest.MonkeyPatch) -> 
     (_runs(site) / "gone.yaml").symlink_to(_runs(site) / "never-there.yaml")
 
 
-def _swap_after_discovery(site: Path, monkeypatch: pytest.MonkeyPatch, swap: Callable[[Path], None]) -> None:
+def _swap_after_discovery(
+    site: Path, monkeypatch: pytest.MonkeyPatch, swap: Callable[[Path], None]
+) -> None:
     """swapped.yaml is a good file when collect lists the folder, then ``swap`` replaces it
     before collect reads it (a race a contributor cannot win on CI, but a local user could)."""
     from sitegen import collect
@@ -200,6 +227,7 @@ def _swap_after_discovery(site: Path, monkeypatch: pytest.MonkeyPatch, swap: Cal
         target.unlink()
         swap(target)
         return found
+
     monkeypatch.setattr(collect, "discover", discover)
 
 
@@ -211,7 +239,9 @@ def _swapped_for_pipe(site: Path, outside: Path, monkeypatch: pytest.MonkeyPatch
 @builder("swapped-for-a-link")
 def _swapped_for_link(site: Path, outside: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (outside / "secret.yaml").write_text(MINIMAL, encoding="utf-8")
-    _swap_after_discovery(site, monkeypatch, lambda target: target.symlink_to(outside / "secret.yaml"))
+    _swap_after_discovery(
+        site, monkeypatch, lambda target: target.symlink_to(outside / "secret.yaml")
+    )
 
 
 @builder("swapped-for-a-huge-file")
@@ -219,6 +249,7 @@ def _swapped_for_huge(site: Path, outside: Path, monkeypatch: pytest.MonkeyPatch
     def huge(target: Path) -> None:
         with target.open("wb") as stream:
             stream.truncate(MAX_FILE_BYTES + 1)  # sparse: no disk used, and never read in full
+
     _swap_after_discovery(site, monkeypatch, huge)
 
 
@@ -254,14 +285,21 @@ def _secrets_raw(site: Path, outside: Path, monkeypatch: pytest.MonkeyPatch) -> 
     document["client"]["note"] = f"uploaded with Bearer {MARK}Bearer0008"
     (folder / "result.json.gz").write_bytes(gzip.compress(json.dumps(document).encode(), mtime=0))
     meta = json.loads(json.dumps(raw_samples.RUN_META))
-    meta["engine"]["launch_command"] = f"HF_TOKEN=hf_{MARK}Meta0009eeeeeeee vllm serve x --api-key {MARK}Meta0010"
-    meta["engine"]["notes"] = f"curl -H 'Authorization: Bearer {MARK}Meta0011' http://127.0.0.1:5091"
+    meta["engine"]["launch_command"] = (
+        f"HF_TOKEN=hf_{MARK}Meta0009eeeeeeee vllm serve x --api-key {MARK}Meta0010"
+    )
+    meta["engine"]["notes"] = (
+        f"curl -H 'Authorization: Bearer {MARK}Meta0011' http://127.0.0.1:5091"
+    )
     meta["engine"]["settings"] = {"VLLM_API_KEY": f"{MARK}Meta0012"}
     meta["run"]["notes"] = f"token xoxb-{MARK}-Meta0013 and https://u:{MARK}Meta0014@example.org/x"
-    (folder / "run.yaml").write_text(yaml.safe_dump(meta, sort_keys=False, width=10_000), encoding="utf-8")
+    (folder / "run.yaml").write_text(
+        yaml.safe_dump(meta, sort_keys=False, width=10_000), encoding="utf-8"
+    )
 
 
 # --- the output folder and the state folder -----------------------------------------------------
+
 
 def _config(site: Path, extra: str) -> None:
     with (site / "sitegen.yaml").open("a", encoding="utf-8") as stream:
@@ -342,7 +380,9 @@ def _disk_full_build(site: Path, outside: Path, monkeypatch: pytest.MonkeyPatch)
     # A full build (the manifest gone), so that files are written rather than linked.
     (site / ".sitegen" / "build" / "manifest.json").unlink()
     # Fail at a file whose name does not depend on chart hashes, well into the build.
-    monkeypatch.setattr(Path, "write_bytes", _failing_write_bytes(0, errno.ENOSPC, f"runs/{SEED_RUN_ID}.json"))
+    monkeypatch.setattr(
+        Path, "write_bytes", _failing_write_bytes(0, errno.ENOSPC, f"runs/{SEED_RUN_ID}.json")
+    )
 
 
 def _failing_write_bytes(count: int, error: int, name: str = "") -> Callable[..., int]:
@@ -354,6 +394,7 @@ def _failing_write_bytes(count: int, error: int, name: str = "") -> Callable[...
             original(self, bytes(data)[: len(data) // 2])  # half a file, as a full disk leaves it
             raise OSError(error, os.strerror(error))
         return original(self, data)
+
     return write_bytes
 
 
@@ -368,6 +409,7 @@ def _disk_full_commit(site: Path, outside: Path, monkeypatch: pytest.MonkeyPatch
         if ".building-" in str(source):
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
         original(source, target)
+
     # The swap without an atomic exchange, whose second rename has the most to undo.
     monkeypatch.setattr(write, "exchange", lambda first, second: False)
     monkeypatch.setattr(os, "rename", rename)
@@ -377,10 +419,13 @@ def _disk_full_commit(site: Path, outside: Path, monkeypatch: pytest.MonkeyPatch
 
 @builder("disk-full-during-collect")
 def _disk_full_collect(site: Path, outside: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    (_runs(site) / "another.yaml").write_text(MINIMAL, encoding="utf-8")  # so collect has new bytes to write
+    (_runs(site) / "another.yaml").write_text(
+        MINIMAL, encoding="utf-8"
+    )  # so collect has new bytes to write
 
     def fsync(descriptor: int) -> None:
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
     monkeypatch.setattr(os, "fsync", fsync)  # store.write_atomic's fsync: the data did not fit
 
 
@@ -404,6 +449,7 @@ def _release_locks() -> Iterator[None]:
 
 # --- what must not be in a page -----------------------------------------------------------------
 
+
 class _Audit(HTMLParser):
     """Finds markup that could run script: on* attributes, script-ish URLs, script bodies with data."""
 
@@ -420,8 +466,11 @@ class _Audit(HTMLParser):
         for name, value in attrs:
             if name.startswith("on"):
                 self.findings.append(f"<{tag} {name}=…>")
-            if (name in ("href", "src", "action", "formaction", "xlink:href", "srcset") and value
-                    and value.strip().lower().startswith(("javascript:", "data:", "vbscript:"))):
+            if (
+                name in ("href", "src", "action", "formaction", "xlink:href", "srcset")
+                and value
+                and value.strip().lower().startswith(("javascript:", "data:", "vbscript:"))
+            ):
                 self.findings.append(f"<{tag} {name}={value[:40]!r}>")
             if tag == "meta" and name == "content" and value and "url=" in value.lower():
                 self.findings.append("<meta refresh>")
@@ -461,7 +510,9 @@ def audit_site(output: Path) -> list[str]:
             findings += [f"{name}: {f}" for f in audit_html(text)]
         elif path.suffix == ".xml":
             root = ElementTree.fromstring(path.read_bytes())
-            findings += [f"{name}: <script>" for element in root.iter() if element.tag.endswith("script")]
+            findings += [
+                f"{name}: <script>" for element in root.iter() if element.tag.endswith("script")
+            ]
         elif path.suffix == ".json":
             json.loads(path.read_bytes())
     return findings
@@ -469,13 +520,21 @@ def audit_site(output: Path) -> list[str]:
 
 def test_audit_finds_live_markup() -> None:
     """The audit itself: it must see each kind of live markup the cases try to plant."""
-    page = ('<a href="javascript:x">a</a><img src=x onerror="window.__pwned=1"><script>window.__pwned=1</script>'
-            '<iframe src="/"></iframe><a href=" DATA:text/html,x">d</a>')
+    page = (
+        '<a href="javascript:x">a</a><img src=x onerror="window.__pwned=1"><script>window.__pwned=1</script>'
+        '<iframe src="/"></iframe><a href=" DATA:text/html,x">d</a>'
+    )
     assert len(audit_html(page)) == 6
-    assert audit_html('<p>&lt;script&gt;window.__pwned=1&lt;/script&gt;</p><script src="/a.js"></script>') == []
+    assert (
+        audit_html(
+            '<p>&lt;script&gt;window.__pwned=1&lt;/script&gt;</p><script src="/a.js"></script>'
+        )
+        == []
+    )
 
 
 # --- the one test that drives every case --------------------------------------------------------
+
 
 def _place(site: Path, case: dict[str, Any]) -> None:
     for name in case.get("put", []):
@@ -493,8 +552,13 @@ def _expected(case: dict[str, Any], site: Path) -> list[str]:
 
 
 @pytest.mark.parametrize("name", sorted(RUNNABLE))
-def test_hostile_case(name: str, site: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                      capsys: pytest.CaptureFixture[str]) -> None:
+def test_hostile_case(
+    name: str,
+    site: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     case = RUNNABLE[name]
     command = case.get("command", "collect")
     outside = tmp_path / "outside"
@@ -512,14 +576,17 @@ def test_hostile_case(name: str, site: Path, tmp_path: Path, monkeypatch: pytest
         err = capsys.readouterr().err
         lines = err.splitlines()
         assert lines[:-1] == _expected(case, site), err
-        assert lines[-1].startswith(f"sitegen {command}: ") and lines[-1].endswith("nothing was written")
+        assert lines[-1].startswith(f"sitegen {command}: ") and lines[-1].endswith(
+            "nothing was written"
+        )
         after = snapshot(site)
         # The previous site and collected file are untouched, byte for byte.
         assert under(after, "_site") == under(before, "_site")
         assert after[".sitegen/collected.json"] == before[".sitegen/collected.json"]
         swapped = set(case.get("swapped", []))  # replaced by the case itself while the command ran
-        assert {k: v for k, v in outside_output(after).items() if k not in swapped} == \
-            {k: v for k, v in outside_output(placed).items() if k not in swapped}
+        assert {k: v for k, v in outside_output(after).items() if k not in swapped} == {
+            k: v for k, v in outside_output(placed).items() if k not in swapped
+        }
         assert [k for k in after if ".tmp" in k or ".building-" in k or ".old-" in k] == []
     else:
         collected_rc = run_cli(site, "collect")
@@ -532,7 +599,11 @@ def test_hostile_case(name: str, site: Path, tmp_path: Path, monkeypatch: pytest
         published = "\n".join(str(v) for k, v in under(after, "_site/").items())
         for text in case.get("absent", []):
             assert text not in published and text not in err
-        markup = "\n".join(str(v) for k, v in under(after, "_site/").items() if k.endswith((".html", ".svg", ".xml")))
+        markup = "\n".join(
+            str(v)
+            for k, v in under(after, "_site/").items()
+            if k.endswith((".html", ".svg", ".xml"))
+        )
         for text in case.get("absent_in_markup", []):
             assert text not in markup
         for text in case.get("present", []):
@@ -550,7 +621,11 @@ def test_hostile_case(name: str, site: Path, tmp_path: Path, monkeypatch: pytest
 
 def test_every_corpus_file_belongs_to_a_case() -> None:
     used = {name for case in CASES.values() for name in case.get("put", [])}
-    files = {p.relative_to(HOSTILE).as_posix() for p in HOSTILE.rglob("*") if p.is_file() and p.name != "cases.yaml"}
+    files = {
+        p.relative_to(HOSTILE).as_posix()
+        for p in HOSTILE.rglob("*")
+        if p.is_file() and p.name != "cases.yaml"
+    }
     folders = {p for p in used if (HOSTILE / p).is_dir()}
     files = {f for f in files if not any(f.startswith(folder + "/") for folder in folders)}
     assert files <= used, sorted(files - used)
@@ -567,13 +642,16 @@ def test_references_to_remote_tests_exist() -> None:
             assert f"def {function}(" in text, f"{name}: {reference} not found"
 
 
-def test_two_builds_at_once_run_one_after_the_other(site: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_two_builds_at_once_run_one_after_the_other(
+    site: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Without a lock two builds race on the swap of _site/; with it the second waits its turn."""
     (site / ".sitegen" / "build" / "manifest.json").unlink()
     results: list[int] = []
 
     def one() -> None:
         results.append(run_cli(site, "build"))
+
     threads = [threading.Thread(target=one) for _ in range(2)]
     for thread in threads:
         thread.start()
@@ -586,7 +664,10 @@ def test_two_builds_at_once_run_one_after_the_other(site: Path, capsys: pytest.C
 
 # --- messages: no secret, no flood --------------------------------------------------------------
 
-def test_no_message_line_is_longer_than_the_cap(site: Path, capsys: pytest.CaptureFixture[str]) -> None:
+
+def test_no_message_line_is_longer_than_the_cap(
+    site: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A 400,000-character field name, value and duplicate key: each message keeps its start and end."""
     from sitegen.errors import MAX_PART_CHARS
 
@@ -596,8 +677,9 @@ def test_no_message_line_is_longer_than_the_cap(site: Path, capsys: pytest.Captu
     (_runs(site) / "long-key.json").write_text(json.dumps(document), encoding="utf-8")
     # YAML refuses keys over 1,024 characters while parsing; JSON takes them, twice.
     long_key = json.dumps("Y" * 400_000)
-    (_runs(site) / "long-duplicate.json").write_text(f'{{"schema_version": 1, {long_key}: 1, {long_key}: 2}}',
-                                                     encoding="utf-8")
+    (_runs(site) / "long-duplicate.json").write_text(
+        f'{{"schema_version": 1, {long_key}: 1, {long_key}: 2}}', encoding="utf-8"
+    )
     capsys.readouterr()
     assert run_cli(site, "collect") == 1
     err = capsys.readouterr().err.splitlines()
@@ -609,11 +691,14 @@ def test_no_message_line_is_longer_than_the_cap(site: Path, capsys: pytest.Captu
 
 
 def test_a_token_in_run_yaml_that_fails_validation_is_not_repeated(
-        site: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    site: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """run.yaml is checked before the merged result is redacted: its messages must still not leak."""
     folder = tmp_path / "raw"
     folder.mkdir()
-    (folder / "benchmark_results.json").write_text(json.dumps(raw_samples.bench()), encoding="utf-8")
+    (folder / "benchmark_results.json").write_text(
+        json.dumps(raw_samples.bench()), encoding="utf-8"
+    )
     meta = json.loads(json.dumps(raw_samples.RUN_META))
     meta["hardware"]["count"] = f"hf_{MARK}Count0001aaaaaaaa"
     meta["engine"]["version"] = {"api_key": f"{MARK}Version0002"}
@@ -631,6 +716,7 @@ def test_a_token_in_run_yaml_that_fails_validation_is_not_repeated(
 
 # --- in a real browser ----------------------------------------------------------------------------
 
+
 @pytest.mark.browser
 def test_hostile_text_does_not_run_in_the_browser(site: Path, browser: Browser) -> None:
     """Script and event-handler payloads in every free-text field, opened in headless chromium:
@@ -643,13 +729,23 @@ def test_hostile_text_does_not_run_in_the_browser(site: Path, browser: Browser) 
     assert run_cli(site, "collect") == 0
     assert run_cli(site, "build") == 0
     output = site / "_site"
-    addresses = ["/", "/runs/script-everywhere/", "/runs/script-everywhere-2/", "/compare/",
-                 "/compare/?a=script-everywhere&b=script-everywhere-2", "/feed.xml"]
-    addresses += ["/" + page.parent.relative_to(output).as_posix() + "/"
-                  for folder in ("models", "hardware", "compare")
-                  for page in sorted(output.glob(f"{folder}/*/index.html"))
-                  if "pwned" in page.read_text(encoding="utf-8")]
-    assert any(a.startswith("/models/") for a in addresses) and any(a.startswith("/hardware/") for a in addresses)
+    addresses = [
+        "/",
+        "/runs/script-everywhere/",
+        "/runs/script-everywhere-2/",
+        "/compare/",
+        "/compare/?a=script-everywhere&b=script-everywhere-2",
+        "/feed.xml",
+    ]
+    addresses += [
+        "/" + page.parent.relative_to(output).as_posix() + "/"
+        for folder in ("models", "hardware", "compare")
+        for page in sorted(output.glob(f"{folder}/*/index.html"))
+        if "pwned" in page.read_text(encoding="utf-8")
+    ]
+    assert any(a.startswith("/models/") for a in addresses) and any(
+        a.startswith("/hardware/") for a in addresses
+    )
     dialogs: list[str] = []
     with serve(output) as origin:
         context = browser.new_context(java_script_enabled=True)
@@ -659,6 +755,7 @@ def test_hostile_text_does_not_run_in_the_browser(site: Path, browser: Browser) 
             def on_dialog(dialog: Dialog) -> None:
                 dialogs.append(dialog.message)
                 dialog.dismiss()
+
             page.on("dialog", on_dialog)
             for address in addresses:
                 page.goto(origin + address, wait_until="load", timeout=15_000)
@@ -669,7 +766,9 @@ def test_hostile_text_does_not_run_in_the_browser(site: Path, browser: Browser) 
                     page.mouse.move(x, y)
                 assert page.evaluate("typeof window.__pwned") == "undefined", address
             # The control: the same check sees a script that does run (a page the test adds).
-            (output / "control.html").write_text("<!doctype html><script>window.__pwned=1</script>", encoding="utf-8")
+            (output / "control.html").write_text(
+                "<!doctype html><script>window.__pwned=1</script>", encoding="utf-8"
+            )
             page.goto(origin + "/control.html", wait_until="load", timeout=15_000)
             assert page.evaluate("typeof window.__pwned") == "number"
         finally:

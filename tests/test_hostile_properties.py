@@ -39,24 +39,60 @@ SEED_DATA: dict[str, Any] = yaml.safe_load(SEED.read_text(encoding="utf-8"))
 # (with the draws that made it). SITEGEN_FUZZ_SHRINK=1 shrinks it, for debugging.
 _PHASES = list(Phase) if os.environ.get("SITEGEN_FUZZ_SHRINK") else [Phase.explicit, Phase.generate]
 # SITEGEN_FUZZ_EXAMPLES=5000 runs a longer fuzzing session with the same fixed seed.
-FUZZ = settings(max_examples=int(os.environ.get("SITEGEN_FUZZ_EXAMPLES", "120")), deadline=None,
-                derandomize=True, database=None, phases=_PHASES,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+FUZZ = settings(
+    max_examples=int(os.environ.get("SITEGEN_FUZZ_EXAMPLES", "120")),
+    deadline=None,
+    derandomize=True,
+    database=None,
+    phases=_PHASES,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 HOSTILE_TEXT = [
-    "<script>window.__pwned=1</script>", "<img src=x onerror=window.__pwned=1>", '"><svg onload=alert(1)>',
-    "javascript:window.__pwned=1", "[x](javascript:window.__pwned=1)", "[x](data:text/html,<script>1</script>)",
-    "</textarea><script>1</script>", "{{ 7*7 }}", "{% raw %}", "\u202egnp.exe", "a\u200bb", "\x00", "\x1b[31m",
-    "=HYPERLINK(\"x\")", "--api-key sk-proj-abcdefghijklmnop1234", "&lt;script&gt;", "<!--", "]]>", "\ud800",
-    "é" * 3, "", " ", "\n", "../../etc/passwd", "%2e%2e%2f",
+    "<script>window.__pwned=1</script>",
+    "<img src=x onerror=window.__pwned=1>",
+    '"><svg onload=alert(1)>',
+    "javascript:window.__pwned=1",
+    "[x](javascript:window.__pwned=1)",
+    "[x](data:text/html,<script>1</script>)",
+    "</textarea><script>1</script>",
+    "{{ 7*7 }}",
+    "{% raw %}",
+    "\u202egnp.exe",
+    "a\u200bb",
+    "\x00",
+    "\x1b[31m",
+    '=HYPERLINK("x")',
+    "--api-key sk-proj-abcdefghijklmnop1234",
+    "&lt;script&gt;",
+    "<!--",
+    "]]>",
+    "\ud800",
+    "é" * 3,
+    "",
+    " ",
+    "\n",
+    "../../etc/passwd",
+    "%2e%2e%2f",
 ]
 scalars = st.one_of(
-    st.none(), st.booleans(), st.integers(min_value=-(10**30), max_value=10**30),
-    st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=40), st.sampled_from(HOSTILE_TEXT),
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(10**30), max_value=10**30),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=40),
+    st.sampled_from(HOSTILE_TEXT),
 )
-values = st.recursive(scalars, lambda inner: st.one_of(
-    st.lists(inner, max_size=4), st.dictionaries(st.one_of(st.text(max_size=12), st.sampled_from(HOSTILE_TEXT)),
-                                                 inner, max_size=4)), max_leaves=12)
+values = st.recursive(
+    scalars,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4),
+        st.dictionaries(
+            st.one_of(st.text(max_size=12), st.sampled_from(HOSTILE_TEXT)), inner, max_size=4
+        ),
+    ),
+    max_leaves=12,
+)
 
 TEMPLATES = resource_dir("templates")  # the templates sitegen ships, as a site without its own uses
 _ENV = environment(TEMPLATES)
@@ -88,7 +124,9 @@ def _render(document: Document) -> None:
     for page in (run_page(_SITE, run, groups), index_page(_SITE, runs, groups)):
         html = render(_ENV, page).decode("utf-8")
         assert html.startswith("<!doctype html>")
-        assert audit_html(html) == [], page.path  # no on* attribute, inline script or script link from data
+        assert audit_html(html) == [], (
+            page.path
+        )  # no on* attribute, inline script or script link from data
 
 
 @FUZZ
@@ -146,8 +184,14 @@ def _mutate(data: dict[str, Any], draw: Callable[..., Any]) -> dict[str, Any]:
                 del parent[last]
             elif action == "hostile":
                 parent[last] = draw(st.sampled_from(HOSTILE_TEXT)) + draw(st.text(max_size=10))
-            elif action == "scale" and isinstance(parent[last], (int, float)) and not isinstance(parent[last], bool):
-                parent[last] = parent[last] * draw(st.sampled_from([-1, 0, 10**9, 1e300, math.inf, 0.5]))
+            elif (
+                action == "scale"
+                and isinstance(parent[last], (int, float))
+                and not isinstance(parent[last], bool)
+            ):
+                parent[last] = parent[last] * draw(
+                    st.sampled_from([-1, 0, 10**9, 1e300, math.inf, 0.5])
+                )
             else:
                 parent[last] = draw(values)
         except (KeyError, IndexError, TypeError):
@@ -167,11 +211,19 @@ def test_mutated_seed_run(data: st.DataObject, kind: str) -> None:
 def test_hostile_text_in_valid_runs_renders_inert(data: st.DataObject) -> None:
     """Only string fields change, to hostile text the schema accepts: every example renders."""
     mutated = copy.deepcopy(SEED_DATA)
-    text_paths = [p for p in SEED_PATHS if _get(SEED_DATA, p).__class__ is str
-                  and p[-1] not in ("type", "status", "decode_mode", "prefill_mode", "date", "method")]
+    text_paths = [
+        p
+        for p in SEED_PATHS
+        if _get(SEED_DATA, p).__class__ is str
+        and p[-1] not in ("type", "status", "decode_mode", "prefill_mode", "date", "method")
+    ]
     for path in data.draw(st.lists(st.sampled_from(text_paths), min_size=1, max_size=6)):
-        payload = data.draw(st.sampled_from(HOSTILE_TEXT[:8])) + data.draw(st.text(
-            alphabet=st.characters(codec="utf-8", exclude_categories=["Cc", "Cs", "Cf"]), max_size=8))
+        payload = data.draw(st.sampled_from(HOSTILE_TEXT[:8])) + data.draw(
+            st.text(
+                alphabet=st.characters(codec="utf-8", exclude_categories=["Cc", "Cs", "Cf"]),
+                max_size=8,
+            )
+        )
         _set(mutated, path, ("x" + payload)[:90])
     _pipeline("content/runs/x.yaml", _dump(mutated, "yaml"))
 

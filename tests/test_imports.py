@@ -35,10 +35,16 @@ def import_graph() -> dict[str, set[str]]:
                 if node.level:
                     anchor = package.split(".")[: len(package.split(".")) - (node.level - 1)]
                     base = ".".join(anchor + ([base] if base else []))
-                targets = [base] + [f"{base}.{alias.name}" for alias in node.names if f"{base}.{alias.name}" in modules]
+                targets = [base] + [
+                    f"{base}.{alias.name}"
+                    for alias in node.names
+                    if f"{base}.{alias.name}" in modules
+                ]
             for target in targets:
                 while target and target not in modules:
-                    target = target.rpartition(".")[0]  # `import sitegen.x.y` → the module that exists
+                    target = target.rpartition(".")[
+                        0
+                    ]  # `import sitegen.x.y` → the module that exists
                 if target and target != name and target.startswith("sitegen"):
                     graph[name].add(target)
     return graph
@@ -87,7 +93,9 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
 
 def test_the_graph_reads_every_kind_of_import() -> None:
     graph = import_graph()
-    assert {"sitegen.site", "sitegen.site.numbers"} <= graph["sitegen.site.common"]  # from sitegen.site import numbers
+    assert {"sitegen.site", "sitegen.site.numbers"} <= graph[
+        "sitegen.site.common"
+    ]  # from sitegen.site import numbers
     assert "sitegen.errors" in graph["sitegen.config"]  # from sitegen.errors import Problem
     assert "sitegen.lock" in graph["sitegen.cli"]  # imported inside a function
 
@@ -105,8 +113,17 @@ def test_a_build_imports_only_what_it_uses() -> None:
     import subprocess
     import sys
 
-    later = ["markdown_it", "multiprocessing", "concurrent.futures.process", "xml.etree.ElementTree",
-             "altair", "vl_convert", "importlib.metadata"]
+    later = [
+        "markdown_it",
+        "multiprocessing",
+        "concurrent.futures.process",
+        "xml.etree.ElementTree",
+        "altair",
+        "vl_convert",
+        "importlib.metadata",
+    ]
     code = f"import sys, sitegen.cli, sitegen.site.build; print([m for m in {later!r} if m in sys.modules])"
-    found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
+    found = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO
+    )
     assert found.stdout.strip() == "[]"

@@ -49,7 +49,8 @@ def paged_site(project: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def shipped_runs() -> set[str]:
     return {p.stem for p in (REPO / "content" / "runs").glob("*.yaml")} | {
-        p.name for p in (REPO / "content" / "runs").iterdir() if p.is_dir()}
+        p.name for p in (REPO / "content" / "runs").iterdir() if p.is_dir()
+    }
 
 
 def test_every_run_is_reachable_from_the_front_page_without_javascript(paged_site: Path) -> None:
@@ -73,7 +74,9 @@ def test_every_run_is_reachable_from_the_front_page_without_javascript(paged_sit
                 queue.append(url.path)
     else:
         pytest.fail("the crawl did not end")
-    reached = {m.group(1) for path in seen if (m := re.fullmatch(r"/runs/([^/]+)/index.html", path))}
+    reached = {
+        m.group(1) for path in seen if (m := re.fullmatch(r"/runs/([^/]+)/index.html", path))
+    }
     assert reached == shipped_runs()
     count = len(site_pages(paged_site, PAGE_SIZE))
     assert count > 1  # the shipped runs, pages of 3 on average ended where a model ends
@@ -85,23 +88,30 @@ def test_each_page_of_the_index_holds_its_share_of_the_runs(paged_site: Path) ->
     runs = shipped_runs()
     expected = site_pages(paged_site, PAGE_SIZE)
     model_of = {run_id: key for key, ids in model_runs(paged_site).items() for run_id in ids}
-    pages = [paged_site / "index.html", *(paged_site / "page" / str(n) / "index.html" for n in range(2, len(expected) + 1))]
+    pages = [
+        paged_site / "index.html",
+        *(paged_site / "page" / str(n) / "index.html" for n in range(2, len(expected) + 1)),
+    ]
     listed: list[str] = []
     for number, (page, parts) in enumerate(zip(pages, expected, strict=True), start=1):
         html = page.read_text(encoding="utf-8")
         root = "" if number == 1 else "../../"  # each page's links are relative to it
         ids = re.findall(rf'<th><a href="{root}runs/([^/"]+)/index.html"', html)
         # The page's models, in order, each with as many runs as the rule gives it.
-        assert [(key, len(list(same))) for key, same in itertools.groupby(model_of[i] for i in ids)] == parts, page
+        assert [
+            (key, len(list(same))) for key, same in itertools.groupby(model_of[i] for i in ids)
+        ] == parts, page
         assert f"{len(ids)} on this page</span>" in html
         listed += ids
         # Only the first page counts every run: a later page says which it is, so that it stays
         # as it was when a run of another page's model is added.
-        heading = f"{len(runs)} runs</h2>" if number == 1 else f"Runs, page {number} of {len(pages)}</h2>"
+        heading = (
+            f"{len(runs)} runs</h2>" if number == 1 else f"Runs, page {number} of {len(pages)}</h2>"
+        )
         assert heading in html and (number == 1 or f"{len(runs)} runs" not in html)
         # No page carries every facet value (thousands of models at scale): site.js fills them in.
-        form = html[html.index('<form class="filters" id="filters"'):]
-        form = form[:form.index("</form>")]
+        form = html[html.index('<form class="filters" id="filters"') :]
+        form = form[: form.index("</form>")]
         assert form.count("<option") == form.count('<option value="">All</option>') == 4
         if number > 1:
             assert 'rel="prev"' in html
@@ -115,7 +125,10 @@ def test_first_load_of_the_index_is_small(paged_site: Path) -> None:
     """What a visitor's browser fetches for / before touching anything, gzipped as servers
     send it: the page, its style sheet, script and icon (not the search index)."""
     html = (paged_site / "index.html").read_text(encoding="utf-8")
-    fetched = re.findall(r'<(?:link[^>]*rel="(?:stylesheet|icon)"[^>]*href|script[^>]*src|img[^>]*src)="([^"]+)"', html)
+    fetched = re.findall(
+        r'<(?:link[^>]*rel="(?:stylesheet|icon)"[^>]*href|script[^>]*src|img[^>]*src)="([^"]+)"',
+        html,
+    )
     assert not any("index.json" in url for url in fetched)
     total = len(gzip.compress(html.encode()))
     for url in fetched:
@@ -135,15 +148,21 @@ def test_search_index_holds_the_rows_the_pages_show(paged_site: Path) -> None:
         # A figure, then its derived per-accelerator value, then where it was measured.
         figures = [" ".join((cell[0], cell[3], cell[2])) for cell in run[8:12]]
         model = f"{text[1]} {run[13]} all runs"  # the run's distinguishing label, if any, beside its model
-        from_index[text[0]] = [_squeeze(t) for t in (model, text[3], text[5], text[6], text[7], *figures)]
+        from_index[text[0]] = [
+            _squeeze(t) for t in (model, text[3], text[5], text[6], text[7], *figures)
+        ]
         order.append(text[0])
     shown = {}
     for page in [paged_site / "index.html", *sorted((paged_site / "page").glob("*/index.html"))]:
         html = page.read_text(encoding="utf-8")
         # The pages' links are relative to each page, the search index's to the site root.
-        hrefs = [urljoin(page.relative_to(paged_site).as_posix(), href)
-                 for href in re.findall(r'<tr data-f="[^"]*"><th><a href="([^"]+)"', html)]
+        hrefs = [
+            urljoin(page.relative_to(paged_site).as_posix(), href)
+            for href in re.findall(r'<tr data-f="[^"]*"><th><a href="([^"]+)"', html)
+        ]
         rows = tables(html)["data runs sortable"][1:]
-        shown.update((href, [_squeeze(cell) for cell in row]) for href, row in zip(hrefs, rows, strict=True))
+        shown.update(
+            (href, [_squeeze(cell) for cell in row]) for href, row in zip(hrefs, rows, strict=True)
+        )
     assert from_index == shown
     assert order == list(shown)  # the index's order, page after page

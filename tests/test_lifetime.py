@@ -49,12 +49,20 @@ SCRIPT = textwrap.dedent("""
 """)
 
 
-def _end(tmp_path: Path, ending: str, thread: str = "alone") -> tuple[subprocess.CompletedProcess[str], set[str]]:
+def _end(
+    tmp_path: Path, ending: str, thread: str = "alone"
+) -> tuple[subprocess.CompletedProcess[str], set[str]]:
     marks = tmp_path / ending / thread
     marks.mkdir(parents=True)
     script = SCRIPT.replace("ENDING", repr(ending))
-    done = subprocess.run([sys.executable, "-c", script, str(marks), thread], capture_output=True, text=True,
-                          timeout=60, cwd=tmp_path, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(marks), thread],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+        check=False,
+    )
     return done, {path.name for path in marks.iterdir()}
 
 
@@ -67,8 +75,10 @@ def test_the_command_ends_after_its_exit_handlers_without_tearing_down(tmp_path:
     # handlers ran; the teardown (the finaliser of a kept object) did not.
     assert ended.returncode == 1
     assert ended.stderr.replace("/run/", "/sys.exit/") == usual.stderr
-    assert ended.stderr.endswith("no sitegen.yaml here; run sitegen in a site folder or pass --config\n"
-                                 "sitegen build: 1 problem; nothing was written\n")
+    assert ended.stderr.endswith(
+        "no sitegen.yaml here; run sitegen in a site folder or pass --config\n"
+        "sitegen build: 1 problem; nothing was written\n"
+    )
     assert marks == {"exit-handler"}
 
 
@@ -84,9 +94,25 @@ def test_a_profiler_still_gets_the_end_it_writes_its_report_at(tmp_path: Path) -
     """``python -m cProfile -o FILE -m sitegen ...`` writes its profile once the program is over:
     under a profiler (or a tracer: a debugger, coverage) the process ends the usual way."""
     report = tmp_path / "sitegen.prof"
-    done = subprocess.run([sys.executable, "-m", "cProfile", "-o", str(report), "-m", "sitegen", "--config",
-                           str(tmp_path / "nowhere" / "sitegen.yaml"), "build"],
-                          capture_output=True, text=True, timeout=60, cwd=tmp_path, check=False)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "cProfile",
+            "-o",
+            str(report),
+            "-m",
+            "sitegen",
+            "--config",
+            str(tmp_path / "nowhere" / "sitegen.yaml"),
+            "build",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+        check=False,
+    )
     # (cProfile takes the exit code for itself: it ends with 0 once the report is written.)
     assert "sitegen build: 1 problem; nothing was written" in done.stderr
     assert "cli.py" in "".join(str(key) for key in pstats.Stats(str(report)).stats)  # type: ignore[attr-defined]
@@ -97,8 +123,9 @@ WATCHED = {"collect": ("sitegen.collect", "check_local"), "build": ("sitegen.sit
 
 
 @pytest.mark.parametrize("command", sorted(WATCHED))
-def test_a_command_runs_without_the_cycle_collector_and_gives_it_back(project: Path, command: str,
-                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_command_runs_without_the_cycle_collector_and_gives_it_back(
+    project: Path, command: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """While collect checks the runs and while build plans its pages, the cycle collector is
     off (lifetime.long_lived_work); afterwards it is on again, also when the command fails, and
     a caller that had turned it off finds it off."""
@@ -158,17 +185,26 @@ ENDING_SCRIPT = textwrap.dedent("""
 """)
 
 
-@pytest.mark.parametrize(("command", "left"), [("collect", "collector off"), ("build", "collector off"),
-                                                ("check", "collector on")])
-def test_a_command_that_ends_its_process_keeps_the_collector_off_to_the_end(project: Path, command: str,
-                                                                             left: str) -> None:
+@pytest.mark.parametrize(
+    ("command", "left"),
+    [("collect", "collector off"), ("build", "collector off"), ("check", "collector on")],
+)
+def test_a_command_that_ends_its_process_keeps_the_collector_off_to_the_end(
+    project: Path, command: str, left: str
+) -> None:
     """Collect and build, run as the `sitegen` command, leave the collector off to the end of
     the process (lifetime.ends_with_command): turned on again, it would look once at all they
     made just before the process ends. Other commands leave it as it was."""
     if command == "build":
         assert run_cli(project, "collect") == 0
-    done = subprocess.run([sys.executable, "-c", ENDING_SCRIPT, str(project / "sitegen.yaml"), command],
-                          capture_output=True, text=True, timeout=300, cwd=project, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", ENDING_SCRIPT, str(project / "sitegen.yaml"), command],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=project,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1] == left
 
@@ -223,7 +259,9 @@ HELD_SCRIPT = textwrap.dedent("""
 
 
 @pytest.mark.parametrize("command", ["collect", "build"])
-def test_a_command_that_ends_its_process_leaves_what_it_read_to_the_end(project: Path, command: str) -> None:
+def test_a_command_that_ends_its_process_leaves_what_it_read_to_the_end(
+    project: Path, command: str
+) -> None:
     """Run as the `sitegen` command, collect and build leave what their work read to the
     process's end (lifetime.left_to_the_end), which then takes it back at once: freeing it
     one object at a time as the work returned cost a build that adds a run at 20,000 runs
@@ -236,8 +274,14 @@ def test_a_command_that_ends_its_process_leaves_what_it_read_to_the_end(project:
     for how in ("run", "main"):
         if command == "build":  # (a build that finds nothing changed stops before its work)
             forget_builds(project)
-        done = subprocess.run([sys.executable, "-c", HELD_SCRIPT, str(project / "sitegen.yaml"), command, how],
-                              capture_output=True, text=True, timeout=300, cwd=project, check=False)
+        done = subprocess.run(
+            [sys.executable, "-c", HELD_SCRIPT, str(project / "sitegen.yaml"), command, how],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            cwd=project,
+            check=False,
+        )
         assert done.returncode == 0, done.stderr
         results[how] = done.stdout.splitlines()[-1]
     assert results == {"run": "held", "main": "freed"}

@@ -56,7 +56,9 @@ class _Links(HTMLParser):
             if values.get(name):
                 self.links.append(values[name] or "")
         if values.get("srcset"):
-            self.links += [part.strip().split(" ")[0] for part in (values["srcset"] or "").split(",")]
+            self.links += [
+                part.strip().split(" ")[0] for part in (values["srcset"] or "").split(",")
+            ]
 
 
 def links_of(html: str) -> _Links:
@@ -88,7 +90,9 @@ def check_relative_links(site: Path) -> int:
             resolved = unquote(urlsplit(urljoin(page_url, link)).path)
             assert resolved.startswith("/site/"), f"{page}: {link} leaves the site"
             target = site / resolved.removeprefix("/site/")
-            assert target.is_file(), f"{page}: {link} is not a file of the site (a folder opens a listing from disk)"
+            assert target.is_file(), (
+                f"{page}: {link} is not a file of the site (a folder opens a listing from disk)"
+            )
             checked += 1
     return checked
 
@@ -115,8 +119,11 @@ def test_the_404_page_links_from_the_site_path(project: Path) -> None:
     # Hosts serve 404.html at whatever address was asked for, so its links start at the site's
     # root path: "/" without site_url, the path of site_url with one.
     site = build(project)
-    links = [link for link in links_of((site / "404.html").read_text()).links
-             if _internal(link) and "/not-found.js?" not in "/" + link]  # (its scripts are below)
+    links = [
+        link
+        for link in links_of((site / "404.html").read_text()).links
+        if _internal(link) and "/not-found.js?" not in "/" + link
+    ]  # (its scripts are below)
     assert links and all(link.startswith(("/", "#")) for link in links), links
     assert "/" in links
     # Without site_url it carries its stylesheet, allowed by the CSP by its hash, and asks for
@@ -153,14 +160,16 @@ class _UnderPrefix(SimpleHTTPRequestHandler):
     def translate_path(self, path: str) -> str:
         if not urlsplit(path).path.startswith(self.prefix):
             return str(Path(self.directory) / "no such file")
-        return super().translate_path("/" + path[len(self.prefix):])
+        return super().translate_path("/" + path[len(self.prefix) :])
 
 
 @contextmanager
 def served_under(folder: Path, prefix: str) -> Iterator[str]:
     """``folder`` over HTTP on 127.0.0.1 under ``prefix``; yields the site's address."""
     handler = type("Handler", (_UnderPrefix,), {"prefix": prefix})
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(folder)))
+    server = ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(handler, directory=str(folder))
+    )
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -179,7 +188,9 @@ def test_served_under_an_arbitrary_sub_path_no_link_is_broken(project: Path) -> 
     pages = sum(1 for _ in site.rglob("*.html"))
     files = sum(1 for path in site.rglob("*") if path.is_file())
     with served_under(site, "/any/sub-path/x7/") as address, httpx.Client(timeout=5.0) as client:
-        assert client.get(address.replace("/any/", "/other/")).status_code == 404  # the prefix is real
+        assert (
+            client.get(address.replace("/any/", "/other/")).status_code == 404
+        )  # the prefix is real
         seen: set[str] = set()
         queue = [address + "index.html"]
         checked = 0
@@ -198,7 +209,9 @@ def test_served_under_an_arbitrary_sub_path_no_link_is_broken(project: Path) -> 
                 target = urljoin(url, link).split("#", 1)[0]
                 assert target.startswith(address), f"{url}: {link} leaves the site's path"
                 queue.append(target)
-    assert checked > 50 and sum(1 for url in seen if url.endswith(".html")) == pages - 1  # all but 404.html
+    assert (
+        checked > 50 and sum(1 for url in seen if url.endswith(".html")) == pages - 1
+    )  # all but 404.html
     # Issue 14's pages among them: /capacity/ and every preset's static view.
     presets = sorted(path.name for path in (site / "at").iterdir())
     assert presets and address + "capacity/index.html" in seen
@@ -229,7 +242,12 @@ def test_feed_sitemap_and_runs_index_with_a_site_url(project: Path) -> None:
     assert "https://example.org/bench/" in locations
     assert {f"https://example.org/bench/runs/{run}/" for run in runs} <= locations
     for location in locations:
-        assert location and (site / (location.removeprefix("https://example.org/bench/") + "index.html")).is_file()
+        assert (
+            location
+            and (
+                site / (location.removeprefix("https://example.org/bench/") + "index.html")
+            ).is_file()
+        )
 
     page = (site / "runs" / runs[0] / "index.html").read_text()
     assert f'<link rel="canonical" href="https://example.org/bench/runs/{runs[0]}/">' in page
@@ -240,24 +258,35 @@ def test_feed_sitemap_and_runs_index_with_a_site_url(project: Path) -> None:
     index = json.loads(text)
     assert index["version"] == 3
     assert "csv" not in index["fields"]  # the run CSV is made in the browser from the "result" JSON
-    entries = [dict(zip(index["fields"], run, strict=True)) for run in index["runs"]]  # names once, then values
+    entries = [
+        dict(zip(index["fields"], run, strict=True)) for run in index["runs"]
+    ]  # names once, then values
     assert [entry["id"] for entry in entries] == runs
     assert len(text.splitlines()) == len(runs) + 2  # compact: one run per line
     # Relative to data/runs.json itself, as any relative URL in a document is.
     assert entries[0]["page"] == f"../runs/{runs[0]}/index.html"
-    assert (site / "data" / entries[0]["result"]).resolve() == (site / "runs" / f"{runs[0]}.json").resolve()
+    assert (site / "data" / entries[0]["result"]).resolve() == (
+        site / "runs" / f"{runs[0]}.json"
+    ).resolve()
     first = json.loads((site / "runs" / f"{runs[0]}.json").read_text())
     assert (entries[0]["model"], entries[0]["accelerator"], entries[0]["count"]) == (
-        first["run"]["model"], first["hardware"]["accelerator"], first["hardware"]["count"])
+        first["run"]["model"],
+        first["hardware"]["accelerator"],
+        first["hardware"]["count"],
+    )
     headlines = dict(zip(index["headline_fields"], entries[0]["headlines"], strict=True))
     assert headlines["accelerators"] == first["hardware"]["count"]
-    assert headlines["decode_peak"] == max(c["total_tokens_per_s"] for c in first["measurements"]["decode"]
-                                           if c["status"] in ("valid", "requests_queued")
-                                           and c.get("total_tokens_per_s") is not None)
+    assert headlines["decode_peak"] == max(
+        c["total_tokens_per_s"]
+        for c in first["measurements"]["decode"]
+        if c["status"] in ("valid", "requests_queued") and c.get("total_tokens_per_s") is not None
+    )
     assert (site / "schema" / "result.schema.json").is_file()
 
 
-def test_without_a_site_url_the_build_says_what_it_leaves_out(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_without_a_site_url_the_build_says_what_it_leaves_out(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     site = build(project)
     err = capsys.readouterr().err
     assert err.count("no site_url") == 1 and "sitemap.xml" in err
@@ -268,9 +297,13 @@ def test_without_a_site_url_the_build_says_what_it_leaves_out(project: Path, cap
     entries = feed.findall(f"{ATOM}entry")
     for entry in entries:
         link = entry.find(f"{ATOM}link").get("href")  # type: ignore[union-attr]
-        assert link is not None and not urlsplit(link).scheme  # relative to feed.xml (RFC 4287 allows it)
+        assert (
+            link is not None and not urlsplit(link).scheme
+        )  # relative to feed.xml (RFC 4287 allows it)
         assert (site / link).is_file()
-        assert (entry.findtext(f"{ATOM}id") or "").startswith("urn:sitegen:run:")  # Atom ids must be absolute
+        assert (entry.findtext(f"{ATOM}id") or "").startswith(
+            "urn:sitegen:run:"
+        )  # Atom ids must be absolute
     build(project, "--site-url", "https://example.org/")
     assert "no site_url" not in capsys.readouterr().err
     assert (site / "sitemap.xml").is_file()
@@ -282,7 +315,9 @@ def test_pages_grow_linearly_with_runs(project: Path) -> None:
     site = build(project)
     runs = len(list((project / "content" / "runs").glob("*.yaml")))
     compare_pages = len(list((site / "compare").glob("*--*/index.html")))
-    assert 0 < compare_pages < runs  # consecutive pairs only, one page each (its swap is within it), never every pair
+    assert (
+        0 < compare_pages < runs
+    )  # consecutive pairs only, one page each (its swap is within it), never every pair
     html_pages = len(list(site.rglob("*.html")))
     # And a page per model at each service level (capacity_views): the levels are settings.
     models = len([p for p in (site / "models").iterdir() if p.is_dir()])
@@ -308,8 +343,15 @@ def test_group_index_pages_link_every_group_and_the_nav_links_them(project: Path
         listing = (site / kind / "index.html").read_text()
         groups = {p.name for p in (site / kind).iterdir() if p.is_dir()}
         # Relative to /<kind>/index.html: the group's own page, by its file name.
-        assert set(re.findall(rf'<th scope="row"><a href="\.\./{kind}/([^"/]+)/index\.html">', listing)) == groups
-        assert f'<a href="{kind}/index.html">' in (site / "index.html").read_text()  # in the site nav
+        assert (
+            set(
+                re.findall(rf'<th scope="row"><a href="\.\./{kind}/([^"/]+)/index\.html">', listing)
+            )
+            == groups
+        )
+        assert (
+            f'<a href="{kind}/index.html">' in (site / "index.html").read_text()
+        )  # in the site nav
 
 
 def test_every_run_page_links_to_a_comparison_when_its_group_has_another_run(project: Path) -> None:
@@ -320,14 +362,24 @@ def test_every_run_page_links_to_a_comparison_when_its_group_has_another_run(pro
     facts = {}
     for path in sorted((project / "content" / "runs").glob("*.yaml")):
         data = parse_yaml(path.name, path.read_bytes()).data
-        facts[path.stem] = ((data["run"].get("base_model") or data["run"]["model"]).lower(),
-                            data["hardware"]["accelerator"].lower())
+        facts[path.stem] = (
+            (data["run"].get("base_model") or data["run"]["model"]).lower(),
+            data["hardware"]["accelerator"].lower(),
+        )
     linked = viewed = 0
     for run_id, (model, accelerator) in facts.items():
-        others = [other for other, (m, a) in facts.items() if other != run_id and (m == model or a == accelerator)]
+        others = [
+            other
+            for other, (m, a) in facts.items()
+            if other != run_id and (m == model or a == accelerator)
+        ]
         page = site / "runs" / run_id / "index.html"
-        targets = [html.unescape(t) for t in re.findall(r'<a href="(\.\./\.\./compare/[^"]+)">Compare with',
-                                                        page.read_text())]
+        targets = [
+            html.unescape(t)
+            for t in re.findall(
+                r'<a href="(\.\./\.\./compare/[^"]+)">Compare with', page.read_text()
+            )
+        ]
         if not others:
             assert not targets
             continue
@@ -337,10 +389,16 @@ def test_every_run_page_links_to_a_comparison_when_its_group_has_another_run(pro
         for other in others if len(others) < MAX_RUNS else []:
             assert any(other in target and run_id in target for target in targets), (run_id, other)
         for target in targets:
-            assert (page.parent / re.split(r"[?#]", target, maxsplit=1)[0]).resolve().is_file(), target
+            assert (page.parent / re.split(r"[?#]", target, maxsplit=1)[0]).resolve().is_file(), (
+                target
+            )
         # One reader's view per group at most (model, accelerator), not one per other run: the
         # run first (the baseline), then up to five others, each once.
-        views = [parse_qs(urlsplit(target).query)["runs"][0].split(",") for target in targets if "?runs=" in target]
+        views = [
+            parse_qs(urlsplit(target).query)["runs"][0].split(",")
+            for target in targets
+            if "?runs=" in target
+        ]
         assert len(views) <= 2, (run_id, views)
         viewed += len(views)
         for view in views:
@@ -351,7 +409,9 @@ def test_every_run_page_links_to_a_comparison_when_its_group_has_another_run(pro
     assert "application/atom+xml" in (site / "index.html").read_text()
 
 
-def test_the_index_pages_link_relatively_from_their_own_folder(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_index_pages_link_relatively_from_their_own_folder(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Pages of 3 runs on average, so the 10 shipped runs make page/2/ and page/3/ (tests/paging_rule.py):
     from each, every link is a
     file of the site (read as over file://), and served under a sub-path a crawl from the
@@ -362,13 +422,20 @@ def test_the_index_pages_link_relatively_from_their_own_folder(project: Path, mo
     count = len(site_pages(site, 3))
     pages = ["index.html", *(f"page/{number}/index.html" for number in range(2, count + 1))]
     assert count > 2
-    assert all((site / page).is_file() for page in pages) and not (site / "page" / str(count + 1)).exists()
+    assert (
+        all((site / page).is_file() for page in pages)
+        and not (site / "page" / str(count + 1)).exists()
+    )
     check_relative_links(site)
     second = (site / "page" / "2" / "index.html").read_text()
     assert 'href="../../assets/style.css?v=' in second
-    assert 'rel="prev" href="../../index.html"' in second and 'rel="next" href="../../page/3/index.html"' in second
+    assert (
+        'rel="prev" href="../../index.html"' in second
+        and 'rel="next" href="../../page/3/index.html"' in second
+    )
     runs = {p.stem for p in (project / "content" / "runs").glob("*.yaml")} | {
-        p.name for p in (project / "content" / "runs").iterdir() if p.is_dir()}
+        p.name for p in (project / "content" / "runs").iterdir() if p.is_dir()
+    }
     hrefs = {run[0] for run in search_runs(site)}
     assert hrefs == {f"runs/{run_id}/index.html" for run_id in runs}
     assert all((site / href).is_file() for href in hrefs)
@@ -384,7 +451,10 @@ def test_the_index_pages_link_relatively_from_their_own_folder(project: Path, mo
             seen.add(url)
             response = client.get(url)
             assert response.status_code == 200, f"broken: {url}"
-            queue += [urljoin(url, link).split("#", 1)[0] for link in filter(_internal, links_of(response.text).links)]
+            queue += [
+                urljoin(url, link).split("#", 1)[0]
+                for link in filter(_internal, links_of(response.text).links)
+            ]
         else:
             pytest.fail("the crawl did not end")
     assert {address + page for page in pages} <= seen

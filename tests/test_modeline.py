@@ -17,7 +17,11 @@ from sitegen.parse import parse_document
 from tests.conftest import DATA, REPO, run_cli
 
 MODELINE = re.compile(r"^# yaml-language-server: \$schema=(\S+)$")
-SCHEMA_FILES = {1: "result.schema.json", 1.1: "result-1.1.schema.json", 1.2: "result-1.2.schema.json"}  # docs/result-format.md
+SCHEMA_FILES = {
+    1: "result.schema.json",
+    1.1: "result-1.1.schema.json",
+    1.2: "result-1.2.schema.json",
+}  # docs/result-format.md
 
 
 def _schema_of(file: Path) -> Path:
@@ -36,7 +40,9 @@ def _check_as_an_editor_would(file: Path, schema: Path) -> None:
     jsonschema.validate(data, json.loads(schema.read_text(encoding="utf-8")))
 
 
-@pytest.mark.parametrize("file", sorted((REPO / "content" / "runs").glob("*.yaml")), ids=lambda p: p.stem)
+@pytest.mark.parametrize(
+    "file", sorted((REPO / "content" / "runs").glob("*.yaml")), ids=lambda p: p.stem
+)
 def test_every_shipped_file_points_at_its_schema(file: Path) -> None:
     schema = _schema_of(file)
     assert schema.parent == REPO / "schema"
@@ -64,12 +70,26 @@ def test_new_writes_the_modeline(project: Path) -> None:
     assert run_cli(project, "new", "h100-test-run") == 0
     file = project / "content" / "runs" / "h100-test-run.yaml"
     assert _schema_of(file) == (project / "schema" / "result-1.2.schema.json").resolve()
-    assert file.read_text().splitlines()[0] == "# yaml-language-server: $schema=../../schema/result-1.2.schema.json"
+    assert (
+        file.read_text().splitlines()[0]
+        == "# yaml-language-server: $schema=../../schema/result-1.2.schema.json"
+    )
 
 
 def test_import_writes_the_modeline(project: Path) -> None:
     sample = DATA / "upstream" / "sample_benchmark_results.json"
-    assert run_cli(project, "import", str(sample), "--meta", str(DATA / "import" / "seed-run.yaml"), "--id", "x") == 0
+    assert (
+        run_cli(
+            project,
+            "import",
+            str(sample),
+            "--meta",
+            str(DATA / "import" / "seed-run.yaml"),
+            "--id",
+            "x",
+        )
+        == 0
+    )
     file = project / "content" / "runs" / "x.yaml"
     _check_as_an_editor_would(file, _schema_of(file))
     assert run_cli(project, "check", str(file)) == 0
@@ -81,16 +101,26 @@ def test_a_content_folder_elsewhere_gets_the_right_relative_path(project: Path) 
     (project / "data" / "results" / "runs").mkdir(parents=True)
     assert run_cli(project, "new", "h100-test-run") == 0
     file = project / "data" / "results" / "runs" / "h100-test-run.yaml"
-    assert file.read_text().splitlines()[0] == "# yaml-language-server: $schema=../../../schema/result-1.2.schema.json"
+    assert (
+        file.read_text().splitlines()[0]
+        == "# yaml-language-server: $schema=../../../schema/result-1.2.schema.json"
+    )
     assert _schema_of(file) == (project / "schema" / "result-1.2.schema.json").resolve()
 
 
 def test_without_a_schema_folder_the_published_schema_or_nothing(project: Path) -> None:
     shutil.rmtree(project / "schema")  # a site that uses an installed sitegen keeps no schema/
     assert run_cli(project, "new", "no-schema-here") == 0
-    assert not (project / "content" / "runs" / "no-schema-here.yaml").read_text().startswith("# yaml-language-server")
+    assert (
+        not (project / "content" / "runs" / "no-schema-here.yaml")
+        .read_text()
+        .startswith("# yaml-language-server")
+    )
     config = project / "sitegen.yaml"
     config.write_text(config.read_text() + "site_url: https://example.org/bench/\n")
     assert run_cli(project, "new", "published-schema") == 0
     first = (project / "content" / "runs" / "published-schema.yaml").read_text().splitlines()[0]
-    assert first == "# yaml-language-server: $schema=https://example.org/bench/schema/result-1.2.schema.json"
+    assert (
+        first
+        == "# yaml-language-server: $schema=https://example.org/bench/schema/result-1.2.schema.json"
+    )

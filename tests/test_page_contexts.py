@@ -59,8 +59,12 @@ def fields_used(name: str) -> set[str]:
 def contexts() -> dict[str, type]:
     """The context class of each template, from planning the shipped site."""
     report = gather(load_config(REPO / "sitegen.yaml"))
-    runs = [run_from_dict(run.id, json.loads(run.canonical) if run.canonical else run.result, run.origin)
-            for run in report.runs]
+    runs = [
+        run_from_dict(
+            run.id, json.loads(run.canonical) if run.canonical else run.result, run.origin
+        )
+        for run in report.runs
+    ]
     by_template: dict[str, type] = {}
     for page in pages(Site("t", "d", "https://example.org/"), runs):  # with site_url: every page
         by_template.setdefault(page.template, type(page.context))
@@ -68,7 +72,9 @@ def contexts() -> dict[str, type]:
 
 
 def test_every_page_template_is_planned(contexts: dict[str, type]) -> None:
-    shipped = {path.relative_to(TEMPLATES).as_posix() for path in (TEMPLATES / "pages").glob("*.html")}
+    shipped = {
+        path.relative_to(TEMPLATES).as_posix() for path in (TEMPLATES / "pages").glob("*.html")
+    }
     shipped |= {"feed.xml", "sitemap.xml", "changes.xml"}
     assert set(contexts) == shipped
 
@@ -78,13 +84,17 @@ def test_templates_use_only_fields_their_context_defines(contexts: dict[str, typ
         assert dataclasses.is_dataclass(context), context
         defined = {field.name for field in dataclasses.fields(context)}
         undefined = fields_used(template) - defined
-        assert not undefined, f"{template} uses page.{', page.'.join(sorted(undefined))}, which {context.__name__} lacks"
+        assert not undefined, (
+            f"{template} uses page.{', page.'.join(sorted(undefined))}, which {context.__name__} lacks"
+        )
 
 
 def test_contexts_hold_only_what_their_templates_use(contexts: dict[str, type]) -> None:
     for template, context in contexts.items():
         unused = {field.name for field in dataclasses.fields(context)} - fields_used(template)
-        assert not unused, f"{context.__name__} carries {sorted(unused)}, which {template} never uses"
+        assert not unused, (
+            f"{context.__name__} carries {sorted(unused)}, which {template} never uses"
+        )
 
 
 def test_the_walk_finds_a_field_in_a_parent_template(tmp_path: Path) -> None:

@@ -32,12 +32,15 @@ def _models(sizes: dict[str, int]) -> list[_Model]:
 
 def _pages(sizes: dict[str, int], size: int) -> list[list[tuple[str, int]]]:
     models = _models(sizes)
-    return [[(group.key, last - first) for group, first, last in parts]
-            for parts in paging(models, size).parts(models)]  # type: ignore[arg-type]
+    return [
+        [(group.key, last - first) for group, first, last in parts]
+        for parts in paging(models, size).parts(models)
+    ]  # type: ignore[arg-type]
 
 
-model_sizes = st.dictionaries(st.text("abcdefghij/-.", min_size=1, max_size=12), st.integers(1, 40),
-                              max_size=60).map(lambda found: dict(sorted(found.items())))
+model_sizes = st.dictionaries(
+    st.text("abcdefghij/-.", min_size=1, max_size=12), st.integers(1, 40), max_size=60
+).map(lambda found: dict(sorted(found.items())))
 
 
 @settings(max_examples=300, deadline=None)
@@ -58,8 +61,9 @@ def test_pages_end_where_the_rule_says(sizes: dict[str, int], size: int) -> None
 
 @settings(max_examples=300, deadline=None)
 @given(sizes=model_sizes.filter(bool), size=st.sampled_from([3, 10]), data=st.data())
-def test_a_run_added_to_a_model_moves_no_page_of_other_models(sizes: dict[str, int], size: int,
-                                                             data: st.DataObject) -> None:
+def test_a_run_added_to_a_model_moves_no_page_of_other_models(
+    sizes: dict[str, int], size: int, data: st.DataObject
+) -> None:
     """Unless the page count changes (the model's draw crossing its new share, or a stretch
     crossing twice the page size), every page without a model of the added run's stretch (the
     models from the one after the last that ends a page before it, to the first that ends a
@@ -73,16 +77,21 @@ def test_a_run_added_to_a_model_moves_no_page_of_other_models(sizes: dict[str, i
         return
     order = list(sizes)
     at = order.index(model)
-    ends = [ends_a_page(key, sizes[key], size) and ends_a_page(key, grown[key], size) for key in order]
+    ends = [
+        ends_a_page(key, sizes[key], size) and ends_a_page(key, grown[key], size) for key in order
+    ]
     # The first page ends at the first model end from the page size on, whatever the draws: its
     # models' draws end no stretch, and a run added to one of them can move where it ends.
     first = max(order.index(key) for key, _ in before[0] + after[0])
     if at <= first:
-        start, end = 0, min((n for n in range(first + 1, len(order)) if ends[n]), default=len(order) - 1)
+        start, end = (
+            0,
+            min((n for n in range(first + 1, len(order)) if ends[n]), default=len(order) - 1),
+        )
     else:
         start = max((n + 1 for n in range(first + 1, at) if ends[n]), default=first + 1)
         end = min((n for n in range(at, len(order)) if ends[n]), default=len(order) - 1)
-    stretch = set(order[start:end + 1])
+    stretch = set(order[start : end + 1])
     for old, new in zip(before, after, strict=True):
         if all(key not in stretch for key, _ in old + new):
             assert old == new
@@ -95,22 +104,34 @@ def test_pages_hold_about_the_page_size_on_average() -> None:
     assert 150 <= len(pages) <= 300, len(pages)
 
 
-LISTINGS = {"index": ("sitegen.site.index_page.PAGE_SIZE", "index.html", "page/{}/index.html"),
-            "capacity": ("sitegen.site.capacity_page.CAPACITY_PAGE_SIZE", "capacity/index.html",
-                         "capacity/{}/index.html"),
-            "preset": ("sitegen.site.capacity_page.AT_PAGE_SIZE", "at/32k-16/index.html", "at/32k-16/{}/index.html")}
+LISTINGS = {
+    "index": ("sitegen.site.index_page.PAGE_SIZE", "index.html", "page/{}/index.html"),
+    "capacity": (
+        "sitegen.site.capacity_page.CAPACITY_PAGE_SIZE",
+        "capacity/index.html",
+        "capacity/{}/index.html",
+    ),
+    "preset": (
+        "sitegen.site.capacity_page.AT_PAGE_SIZE",
+        "at/32k-16/index.html",
+        "at/32k-16/{}/index.html",
+    ),
+}
 
 
 def _listing_inodes(site: Path, count: int) -> dict[tuple[str, int], int]:
     found = {}
     for name, (_, first, later) in LISTINGS.items():
         for number in range(1, count + 1):
-            found[(name, number)] = (site / (first if number == 1 else later.format(number))).stat().st_ino
+            found[(name, number)] = (
+                (site / (first if number == 1 else later.format(number))).stat().st_ino
+            )
     return found
 
 
-def test_a_run_added_builds_only_the_listing_pages_of_its_model(project: Path,
-                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_run_added_builds_only_the_listing_pages_of_its_model(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     for setting, _, _ in LISTINGS.values():
         monkeypatch.setattr(setting, 3)
     assert run_cli(project, "collect") == 0 and run_cli(project, "build") == 0
@@ -121,9 +142,17 @@ def test_a_run_added_builds_only_the_listing_pages_of_its_model(project: Path,
     for model in models:
         after = expected_pages({**models, model: models[model] + 1}, 3)
         # A model split over pages whose part on one page changed shifts on all of them.
-        moved = {key for old, new in zip(before, after, strict=False) if old != new for key, _ in old + new}
-        changed = {number for number, (old, new) in enumerate(zip(before, after, strict=False), start=1)
-                   if old != new or any(key == model or key in moved for key, _ in old)}
+        moved = {
+            key
+            for old, new in zip(before, after, strict=False)
+            if old != new
+            for key, _ in old + new
+        }
+        changed = {
+            number
+            for number, (old, new) in enumerate(zip(before, after, strict=False), start=1)
+            if old != new or any(key == model or key in moved for key, _ in old)
+        }
         if len(after) == len(before) and len(changed) < len(before):
             break
     else:
@@ -138,6 +167,9 @@ def test_a_run_added_builds_only_the_listing_pages_of_its_model(project: Path,
     now = _listing_inodes(site, len(after))
     rebuilt = {page for page in now if now[page] != kept[page]}
     # The first page of the index counts every run, and of a preset view lists every model.
-    expected = {(name, number) for name in LISTINGS for number in changed} | {("index", 1), ("preset", 1)}
+    expected = {(name, number) for name in LISTINGS for number in changed} | {
+        ("index", 1),
+        ("preset", 1),
+    }
     assert rebuilt == expected
     assert len(rebuilt) < len(now)

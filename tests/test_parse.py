@@ -22,17 +22,23 @@ def test_json_gets_lines_too() -> None:
     assert document.lines["/a/1/b"] == 3
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    (b"a: &x 1\nb: *x\n", "x.yaml:2: anchors and aliases"),
-    (b"a: 1\na: 2\n", "x.yaml:2: /a: duplicate key 'a' (first at line 1)"),
-    (b"a: !!python/object/apply:os.system [ls]\n", "the tag 'tag:yaml.org,2002:python/object/apply:os.system' is not allowed"),
-    (b"a: !custom 1\n", "the tag '!custom' is not allowed"),
-    (b"<<: {a: 1}\n", "merge keys (<<) are not allowed"),
-    (b"a: [\n", "x.yaml:2: invalid YAML"),
-    (b"   \n", "x.yaml: file is empty"),
-    (b"a: \xff\n", "x.yaml:1: file is not valid UTF-8"),
-    (b"a:\n" + b"  " * 1 + b"[" * 100 + b"]" * 100 + b"\n", "nested more than 64 levels deep"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (b"a: &x 1\nb: *x\n", "x.yaml:2: anchors and aliases"),
+        (b"a: 1\na: 2\n", "x.yaml:2: /a: duplicate key 'a' (first at line 1)"),
+        (
+            b"a: !!python/object/apply:os.system [ls]\n",
+            "the tag 'tag:yaml.org,2002:python/object/apply:os.system' is not allowed",
+        ),
+        (b"a: !custom 1\n", "the tag '!custom' is not allowed"),
+        (b"<<: {a: 1}\n", "merge keys (<<) are not allowed"),
+        (b"a: [\n", "x.yaml:2: invalid YAML"),
+        (b"   \n", "x.yaml: file is empty"),
+        (b"a: \xff\n", "x.yaml:1: file is not valid UTF-8"),
+        (b"a:\n" + b"  " * 1 + b"[" * 100 + b"]" * 100 + b"\n", "nested more than 64 levels deep"),
+    ],
+)
 def test_yaml_refusals(text: bytes, message: str) -> None:
     with pytest.raises(SitegenError) as caught:
         parse_yaml("x.yaml", text)
@@ -48,13 +54,16 @@ def test_oversized_file_is_refused_before_parsing() -> None:
         parse_document("x.yaml", b"a: 1\n" + b"#" * MAX_FILE_BYTES)
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    (b'{"a": 1, "a": 2}', "duplicate key 'a'"),
-    (b'{"a": NaN}', "NaN is not a number JSON allows"),
-    (b'{"a": Infinity}', "Infinity is not a number JSON allows"),
-    (b'{"a":', "x.json:1: invalid JSON: Expecting value"),
-    (b"[" * 10000 + b"]" * 10000, "nested more than"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (b'{"a": 1, "a": 2}', "duplicate key 'a'"),
+        (b'{"a": NaN}', "NaN is not a number JSON allows"),
+        (b'{"a": Infinity}', "Infinity is not a number JSON allows"),
+        (b'{"a":', "x.json:1: invalid JSON: Expecting value"),
+        (b"[" * 10000 + b"]" * 10000, "nested more than"),
+    ],
+)
 def test_json_refusals(text: bytes, message: str) -> None:
     with pytest.raises(SitegenError) as caught:
         parse_document("x.json", text)

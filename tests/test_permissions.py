@@ -34,9 +34,15 @@ def _modes(site: Path) -> dict[str, set[int]]:
     return modes
 
 
-@pytest.mark.parametrize(("umask", "folders", "files"), [(0o022, 0o755, 0o644), (0o027, 0o750, 0o640)],
-                         indirect=["umask"], ids=["umask-022", "umask-027"])
-def test_site_modes_after_full_and_incremental_builds(project: Path, umask: int, folders: int, files: int) -> None:
+@pytest.mark.parametrize(
+    ("umask", "folders", "files"),
+    [(0o022, 0o755, 0o644), (0o027, 0o750, 0o640)],
+    indirect=["umask"],
+    ids=["umask-022", "umask-027"],
+)
+def test_site_modes_after_full_and_incremental_builds(
+    project: Path, umask: int, folders: int, files: int
+) -> None:
     assert run_cli(project, "collect") == 0
     assert run_cli(project, "build") == 0
     site = project / "_site"
@@ -45,7 +51,9 @@ def test_site_modes_after_full_and_incremental_builds(project: Path, umask: int,
 
     run_file = project / "content" / "runs" / f"{SEED_RUN_ID}.yaml"
     run_file.write_text(run_file.read_text().replace("  revision: main\n", "  revision: edited\n"))
-    (project / "content" / "runs" / "copy-of-seed.yaml").write_text(run_file.read_text())  # new folders too
+    (project / "content" / "runs" / "copy-of-seed.yaml").write_text(
+        run_file.read_text()
+    )  # new folders too
     assert run_cli(project, "collect") == 0
     assert run_cli(project, "build") == 0
     assert "edited" in (site / "runs" / SEED_RUN_ID / "index.html").read_text()

@@ -24,7 +24,9 @@ def _keys(project: Path, memory: PlanMemory | None = None) -> dict[str, str]:
     return {page.path: page.key for page in plan(site, runs, Analysis(Settings.of(config)), memory)}
 
 
-@pytest.mark.parametrize("change", ["add", "remove", "edit", "sibling", "group path", "group label", "service level"])
+@pytest.mark.parametrize(
+    "change", ["add", "remove", "edit", "sibling", "group path", "group label", "service level"]
+)
 def test_keys_from_the_last_plan_are_the_keys_worked_out_anew(project: Path, change: str) -> None:
     if change == "group label":
         _listing_change(project, "sibling")
@@ -52,6 +54,9 @@ def test_keys_from_the_last_plan_are_the_keys_worked_out_anew(project: Path, cha
         assert taken and all(remembered[path] == before[path] for path in taken), (change, taken)
         taken_run_pages = [path for path in taken if path.startswith("runs/")]
         assert taken_run_pages and any(path.startswith("compare/") for path in taken)
-        assert set(taken) <= {*run_pages, *(path for path in remembered if path.startswith("compare/"))}
+        assert set(taken) <= {
+            *run_pages,
+            *(path for path in remembered if path.startswith("compare/")),
+        }
         if change != "remove":  # (the removed run was alone in its model and on its accelerator)
             assert len(taken_run_pages) < len(run_pages)

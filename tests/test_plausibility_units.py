@@ -40,7 +40,9 @@ def test_the_shipped_figures_agree() -> None:
     data = _shipped()
     _, cell = _cell_without_statistics(data)
     # Read independently: tok/s × seconds is the cell's output tokens, within rounding.
-    assert cell["total_tokens_per_s"] * cell["measured_s"] == pytest.approx(cell["output_tokens"], rel=0.01)
+    assert cell["total_tokens_per_s"] * cell["measured_s"] == pytest.approx(
+        cell["output_tokens"], rel=0.01
+    )
     assert [f for f in findings(data) if f.check == "unit-mismatch"] == []
 
 
@@ -88,6 +90,11 @@ def test_a_unit_warning_can_be_acknowledged(tmp_path: Path) -> None:
     data = copy.deepcopy(_shipped())
     index, cell = _cell_without_statistics(data)
     cell["measured_s"] = cell["measured_s"] * 1000
-    data["run"]["acknowledged_warnings"] = [{"check": "unit-mismatch", "pointer": f"/measurements/decode/{index}/"
-                                             "measured_s", "reason": "the window really was this long"}]
+    data["run"]["acknowledged_warnings"] = [
+        {
+            "check": "unit-mismatch",
+            "pointer": f"/measurements/decode/{index}/measured_s",
+            "reason": "the window really was this long",
+        }
+    ]
     assert not [m for m in _messages(data) if "[unit-mismatch]" in m]

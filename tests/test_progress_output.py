@@ -247,7 +247,9 @@ def test_a_cold_build_on_a_terminal_shows_counts_that_grow(synthetic: Path) -> N
 
 @pytest.mark.parametrize("show_after_s", [SHOW_AFTER_S, 0.0], ids=["as-shipped", "as-if-slow"])
 def test_an_unchanged_rebuild_says_at_most_one_line_more(
-    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+    project: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
     show_after_s: float,
 ) -> None:
     """Before progress was shown, an unchanged build of the shipped site said the note on

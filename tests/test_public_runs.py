@@ -34,7 +34,12 @@ RUN_IDS = [
     "ttp300-vllm-qwen3-4b",
 ]
 
-STATUS = {"valid": "valid", "queued": "requests_queued", "over capacity": "over_capacity", "not run": "not_run"}
+STATUS = {
+    "valid": "valid",
+    "queued": "requests_queued",
+    "over capacity": "over_capacity",
+    "not run": "not_run",
+}
 
 # Figure in the transcriber's record -> field of the result file.
 DECODE_FIGURES = {
@@ -54,6 +59,7 @@ _NOT_FIGURES = {"context_tokens", "concurrency", "status", "note", "source_value
 RESULT_DECODE_FIGURES = set(SCHEMA["$defs"]["decode_cell"]["properties"]) - _NOT_FIGURES
 RESULT_PREFILL_FIGURES = set(SCHEMA["$defs"]["prefill_point"]["properties"]) - _NOT_FIGURES
 RUN_FIGURES = ("output_tokens_per_request", "max_output_tokens", "time_per_measurement_s")
+
 
 def load(run_id: str) -> tuple[dict[str, Any], dict[str, Any]]:
     source = json.loads((PUBLIC / f"{run_id}.json").read_text(encoding="utf-8"))
@@ -111,7 +117,9 @@ def compare(source: dict[str, Any], result: dict[str, Any]) -> None:
     assert _same(hardware.get("count"), source["hardware"].get("count")), "hardware.count"
     for name in ("memory_per_device_gb", "memory_total_gb"):
         assert _same(hardware.get(name), source["hardware"].get(name)), f"hardware.{name}"
-    system_memory = source["hardware"].get("system_memory_gb", source["hardware"].get("system_ram_gb"))
+    system_memory = source["hardware"].get(
+        "system_memory_gb", source["hardware"].get("system_ram_gb")
+    )
     assert _same(hardware.get("system_memory_gb"), system_memory), "hardware.system_memory_gb"
 
     # Decode cells.
@@ -126,7 +134,9 @@ def compare(source: dict[str, Any], result: dict[str, Any]) -> None:
             assert _same(cell.get(name), src.get(src_name)), f"{where}: {name}"
         extra = RESULT_DECODE_FIGURES.difference(DECODE_FIGURES.values()).intersection(cell)
         assert not extra, f"{where}: figures not in the source: {sorted(extra)}"
-        assert cell.get("source_values", {}) == _source_values(src.get("source_fields", {})), f"{where}: source_values"
+        assert cell.get("source_values", {}) == _source_values(src.get("source_fields", {})), (
+            f"{where}: source_values"
+        )
 
     # Prefill points.
     want = _by_key(source["prefill"], _prefill_key, "source prefill")
@@ -193,8 +203,14 @@ def _break(result: dict[str, Any], mutation: str) -> None:
 
 
 MUTATIONS = [
-    "figure changed", "figure added", "time between tokens changed", "status changed",
-    "cell dropped", "prefill ttft changed", "raw value changed", "url changed",
+    "figure changed",
+    "figure added",
+    "time between tokens changed",
+    "status changed",
+    "cell dropped",
+    "prefill ttft changed",
+    "raw value changed",
+    "url changed",
 ]
 
 

@@ -52,8 +52,14 @@ REDACTED_CASES: list[tuple[str, str]] = [
     ("['--api-key', 'sk-123', '--port']", f"['--api-key', '{R}', '--port']"),
     ("curl -u alice:pw http://x", f"curl -u {R} http://x"),
     # headers
-    ("curl -H 'Authorization: Bearer abc123' http://x", f"curl -H 'Authorization: Bearer {R}' http://x"),
-    ('curl -H "Authorization: Basic dXNlcjpwYXNz" http://x', f'curl -H "Authorization: Basic {R}" http://x'),
+    (
+        "curl -H 'Authorization: Bearer abc123' http://x",
+        f"curl -H 'Authorization: Bearer {R}' http://x",
+    ),
+    (
+        'curl -H "Authorization: Basic dXNlcjpwYXNz" http://x',
+        f'curl -H "Authorization: Basic {R}" http://x',
+    ),
     ("authorization: bearer abc123", f"authorization: bearer {R}"),
     ("Authorization: abc123", f"Authorization: {R}"),
     ("curl -H 'X-API-Key: k1' http://x", f"curl -H 'X-API-Key: {R}' http://x"),
@@ -99,7 +105,10 @@ REDACTED_CASES: list[tuple[str, str]] = [
     ("-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\nabc+/=\n-----END RSA PRIVATE KEY-----", R),
     # URLs
     ("https://user:pass@host/path", f"https://{R}@host/path"),
-    ("git clone https://x-access-token:abc@github.com/o/r", f"git clone https://{R}@github.com/o/r"),
+    (
+        "git clone https://x-access-token:abc@github.com/o/r",
+        f"git clone https://{R}@github.com/o/r",
+    ),
     ("https://user:p@ss@host/", f"https://{R}@host/"),
     ("https://h/x?token=abc&model=m", f"https://h/x?token={R}&model=m"),
     ("https://h/x?a=1&key=abc", f"https://h/x?a=1&key={R}"),
@@ -109,10 +118,14 @@ REDACTED_CASES: list[tuple[str, str]] = [
     ("https://h/x?X-Amz-Signature=abc", f"https://h/x?X-Amz-Signature={R}"),
     ("https://h/x?signature=abc", f"https://h/x?signature={R}"),
     # several secrets on one line
-    (f"HF_TOKEN={HF} vllm serve m --api-key sk-1 --port 8000 # see https://u:p@h/?token=t",
-     f"HF_TOKEN={R} vllm serve m --api-key {R} --port 8000 # see https://{R}@h/?token={R}"),
-    (f"curl -H 'Authorization: Bearer x1' -H 'X-API-Key: x2' https://h/?key=x3 # {GHP} {JWT}",
-     f"curl -H 'Authorization: Bearer {R}' -H 'X-API-Key: {R}' https://h/?key={R} # {R} {R}"),
+    (
+        f"HF_TOKEN={HF} vllm serve m --api-key sk-1 --port 8000 # see https://u:p@h/?token=t",
+        f"HF_TOKEN={R} vllm serve m --api-key {R} --port 8000 # see https://{R}@h/?token={R}",
+    ),
+    (
+        f"curl -H 'Authorization: Bearer x1' -H 'X-API-Key: x2' https://h/?key=x3 # {GHP} {JWT}",
+        f"curl -H 'Authorization: Bearer {R}' -H 'X-API-Key: {R}' https://h/?key={R} # {R} {R}",
+    ),
 ]
 
 UNCHANGED_CASES: list[str] = [
@@ -122,7 +135,7 @@ UNCHANGED_CASES: list[str] = [
     "--skip-tokenizer-init --num-speculative-tokens 2 --max-token-length 512 --token-budget 100",
     "--api-key-file /run/secrets/key --ssl-keyfile /etc/key.pem --ssl-key-file k.pem",
     "--hf-token --tp 2",
-    "--speculative-config '{\"method\":\"mtp\",\"num_speculative_tokens\":2}'",
+    '--speculative-config \'{"method":"mtp","num_speculative_tokens":2}\'',
     "--override-kv tokenizer.ggml.add_bos_token=bool:false",
     "HF_TOKEN_PATH=/root/.cache/huggingface/token MAX_TOKENS=4096 TOKENIZERS_PARALLELISM=false",
     "CUDA_VISIBLE_DEVICES=0,1 NCCL_P2P_LEVEL=SYS VLLM_USE_V1=1",
@@ -163,46 +176,123 @@ def test_redacting_again_changes_nothing(text: str, expected: str) -> None:
     assert find_and_redact(expected) == (expected, [])
 
 
-@pytest.mark.parametrize(("text", "kinds"), [
-    ("--api-key sk-1", ["value of --api-key"]),
-    ("HF_TOKEN=abc", ["value of HF_TOKEN"]),
-    ("curl -H 'Authorization: Bearer abc123'", ["Authorization header"]),
-    (f"note {HF}", ["Hugging Face token (hf_…)"]),
-    (f"title {GHP}", ["GitHub token"]),
-    ("https://u:p@h/", ["credentials in a URL"]),
-    ("https://h/?token=t", ["URL parameter token"]),
-    (f"{JWT} AKIAIOSFODNN7EXAMPLE", ["JSON Web Token", "AWS access key id"]),
-    ("A=1 HF_TOKEN=a OPENAI_API_KEY=b HF_TOKEN=c", ["value of HF_TOKEN", "value of OPENAI_API_KEY"]),
-    # a name that is itself a token is not repeated in the message
-    ("ghp_AbCdEfGhIjTokenKlMnOpQrSt=x", ["value of a name that holds a secret", "GitHub token"]),
-])
+@pytest.mark.parametrize(
+    ("text", "kinds"),
+    [
+        ("--api-key sk-1", ["value of --api-key"]),
+        ("HF_TOKEN=abc", ["value of HF_TOKEN"]),
+        ("curl -H 'Authorization: Bearer abc123'", ["Authorization header"]),
+        (f"note {HF}", ["Hugging Face token (hf_…)"]),
+        (f"title {GHP}", ["GitHub token"]),
+        ("https://u:p@h/", ["credentials in a URL"]),
+        ("https://h/?token=t", ["URL parameter token"]),
+        (f"{JWT} AKIAIOSFODNN7EXAMPLE", ["JSON Web Token", "AWS access key id"]),
+        (
+            "A=1 HF_TOKEN=a OPENAI_API_KEY=b HF_TOKEN=c",
+            ["value of HF_TOKEN", "value of OPENAI_API_KEY"],
+        ),
+        # a name that is itself a token is not repeated in the message
+        (
+            "ghp_AbCdEfGhIjTokenKlMnOpQrSt=x",
+            ["value of a name that holds a secret", "GitHub token"],
+        ),
+    ],
+)
 def test_names_the_kind_of_secret(text: str, kinds: list[str]) -> None:
     redacted, found = find_and_redact(text)
     assert found == kinds
     assert R in redacted
 
 
-@pytest.mark.parametrize(("name", "secret"), [
-    ("HF_TOKEN", True), ("--api-key", True), ("X-API-Key", True), ("apiKey", True), ("HFToken", True),
-    ("client_secret", True), ("DB_PASSWD", True), ("AWS_ACCESS_KEY_ID", True), ("credentials", True),
-    ("--tokenizer", False), ("max_tokens", False), ("--kv-cache-dtype", False), ("bos_token", False),
-    ("--api-key-file", False), ("HF_TOKEN_PATH", False), ("public_key", False), ("monkey", False),
-    ("keyboard", False), ("", False),
-])
+@pytest.mark.parametrize(
+    ("name", "secret"),
+    [
+        ("HF_TOKEN", True),
+        ("--api-key", True),
+        ("X-API-Key", True),
+        ("apiKey", True),
+        ("HFToken", True),
+        ("client_secret", True),
+        ("DB_PASSWD", True),
+        ("AWS_ACCESS_KEY_ID", True),
+        ("credentials", True),
+        ("--tokenizer", False),
+        ("max_tokens", False),
+        ("--kv-cache-dtype", False),
+        ("bos_token", False),
+        ("--api-key-file", False),
+        ("HF_TOKEN_PATH", False),
+        ("public_key", False),
+        ("monkey", False),
+        ("keyboard", False),
+        ("", False),
+    ],
+)
 def test_secret_names(name: str, secret: bool) -> None:
     assert is_secret_name(name) is secret
 
 
 _FRAGMENTS = [
-    "--api-key", "--token", "--tokenizer", "=", " ", "\n", "\\\n", "'", '"', "HF_TOKEN", "key", ":", "Authorization",
-    "Bearer", "sk-", "abcdefghijklmnop1234", "hf_", "https://", "u:p@", "@", "/", "?", "&", "token=", R, "$X",
-    "$(", ")", "-u", "a:b", "Cookie", ";", ",", "eyJ", ".", "-", "_", "x", "1", "api_key", "AKIA",
-    "ABCDEFGHIJKLMNOP", "-----BEGIN PRIVATE KEY-----", "-----END PRIVATE KEY-----", "***", "<", ">", "X-API-Key",
-    "password", "ghp_", "sig", "Basic", "\t", "export ",
+    "--api-key",
+    "--token",
+    "--tokenizer",
+    "=",
+    " ",
+    "\n",
+    "\\\n",
+    "'",
+    '"',
+    "HF_TOKEN",
+    "key",
+    ":",
+    "Authorization",
+    "Bearer",
+    "sk-",
+    "abcdefghijklmnop1234",
+    "hf_",
+    "https://",
+    "u:p@",
+    "@",
+    "/",
+    "?",
+    "&",
+    "token=",
+    R,
+    "$X",
+    "$(",
+    ")",
+    "-u",
+    "a:b",
+    "Cookie",
+    ";",
+    ",",
+    "eyJ",
+    ".",
+    "-",
+    "_",
+    "x",
+    "1",
+    "api_key",
+    "AKIA",
+    "ABCDEFGHIJKLMNOP",
+    "-----BEGIN PRIVATE KEY-----",
+    "-----END PRIVATE KEY-----",
+    "***",
+    "<",
+    ">",
+    "X-API-Key",
+    "password",
+    "ghp_",
+    "sig",
+    "Basic",
+    "\t",
+    "export ",
 ]
 
 
-@settings(max_examples=2000, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(
+    max_examples=2000, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck)
+)
 @given(st.lists(st.sampled_from(_FRAGMENTS), max_size=14))
 def test_idempotent_on_any_mix(parts: list[str]) -> None:
     once, _ = find_and_redact("".join(parts))
@@ -230,31 +320,53 @@ def test_every_string_value_is_redacted_and_reported() -> None:
     data = {
         "engine": {
             "launch_command": f"HF_TOKEN={HF} vllm serve m --api-key sk-1",
-            "settings": {"VLLM_API_KEY": "plain", "hf_token": True, "max_num_seqs": 128, "Authorization": "Bearer x"},
+            "settings": {
+                "VLLM_API_KEY": "plain",
+                "hf_token": True,
+                "max_num_seqs": 128,
+                "Authorization": "Bearer x",
+            },
             "notes": "nothing secret",
         },
-        "run": {"notes": f"pulled with {HF}", "env": {"HF_TOKEN": "abc", "CUDA_VISIBLE_DEVICES": "0,1", "api_key": 42}},
+        "run": {
+            "notes": f"pulled with {HF}",
+            "env": {"HF_TOKEN": "abc", "CUDA_VISIBLE_DEVICES": "0,1", "api_key": 42},
+        },
         "source": {"title": f"results {GHP}", "url": "https://u:p@example.org/r.json"},
         "provenance": {"notes": ["fine", "curl -H 'Authorization: Bearer abc123'"]},
-        "server": {"argv": ["vllm", "serve", "m", "--api-key", "k3y", "--port", "8000"],
-                   "credentials": {"user": "alice", "nested": ["p1", 7]}},
+        "server": {
+            "argv": ["vllm", "serve", "m", "--api-key", "k3y", "--port", "8000"],
+            "credentials": {"user": "alice", "nested": ["p1", 7]},
+        },
     }
     document = _document(data)
     redacted, redactions = redact_document_detailed(document)
     assert redacted.data == {
         "engine": {
             "launch_command": f"HF_TOKEN={R} vllm serve m --api-key {R}",
-            "settings": {"VLLM_API_KEY": R, "hf_token": True, "max_num_seqs": 128, "Authorization": R},
+            "settings": {
+                "VLLM_API_KEY": R,
+                "hf_token": True,
+                "max_num_seqs": 128,
+                "Authorization": R,
+            },
             "notes": "nothing secret",
         },
-        "run": {"notes": f"pulled with {R}", "env": {"HF_TOKEN": R, "CUDA_VISIBLE_DEVICES": "0,1", "api_key": R}},
+        "run": {
+            "notes": f"pulled with {R}",
+            "env": {"HF_TOKEN": R, "CUDA_VISIBLE_DEVICES": "0,1", "api_key": R},
+        },
         "source": {"title": f"results {R}", "url": f"https://{R}@example.org/r.json"},
         "provenance": {"notes": ["fine", f"curl -H 'Authorization: Bearer {R}'"]},
-        "server": {"argv": ["vllm", "serve", "m", "--api-key", R, "--port", "8000"],
-                   "credentials": {"user": R, "nested": [R, R]}},
+        "server": {
+            "argv": ["vllm", "serve", "m", "--api-key", R, "--port", "8000"],
+            "credentials": {"user": R, "nested": [R, R]},
+        },
     }
     assert redactions == [
-        Redaction("/engine/launch_command", ("value of --api-key", "value of HF_TOKEN")),  # in pass order
+        Redaction(
+            "/engine/launch_command", ("value of --api-key", "value of HF_TOKEN")
+        ),  # in pass order
         Redaction("/engine/settings/VLLM_API_KEY", ("value of VLLM_API_KEY",)),
         Redaction("/engine/settings/Authorization", ("value of Authorization",)),
         Redaction("/run/notes", ("Hugging Face token (hf_…)",)),
@@ -286,8 +398,11 @@ def test_warnings_are_located_and_informational() -> None:
 
 
 def test_secret_in_a_field_name_is_refused_without_repeating_it() -> None:
-    document = Document("content/runs/x.yaml", {"engine": {"settings": {HF: "x", "ok": "y"}}},
-                        {"/engine/settings": 3, f"/engine/settings/{HF}": 4})
+    document = Document(
+        "content/runs/x.yaml",
+        {"engine": {"settings": {HF: "x", "ok": "y"}}},
+        {"/engine/settings": 3, f"/engine/settings/{HF}": 4},
+    )
     with pytest.raises(SitegenError) as raised:
         redact_document(document)
     assert [str(p) for p in raised.value.problems] == [
@@ -300,8 +415,25 @@ def test_secret_in_a_field_name_is_refused_without_repeating_it() -> None:
 # --- linear time ---------------------------------------------------------------------
 
 _HOSTILE_UNITS = [
-    " ", "a", "a.-", "--api-key=", "--api-key ", "HF_TOKEN=", "HF_TOKEN='", "key: ", "https://a:", "x://a@",
-    "?token=", "Authorization: ", "eyJaaaaaaaaaa.", "sk-", "-----BEGIN PRIVATE KEY-----", '"', "\\", "$(", "-u a:",
+    " ",
+    "a",
+    "a.-",
+    "--api-key=",
+    "--api-key ",
+    "HF_TOKEN=",
+    "HF_TOKEN='",
+    "key: ",
+    "https://a:",
+    "x://a@",
+    "?token=",
+    "Authorization: ",
+    "eyJaaaaaaaaaa.",
+    "sk-",
+    "-----BEGIN PRIVATE KEY-----",
+    '"',
+    "\\",
+    "$(",
+    "-u a:",
 ]
 
 

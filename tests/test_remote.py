@@ -71,21 +71,31 @@ def ok(body: bytes = SEED, **headers: str) -> httpx.Response:
 # --- URL rules -----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("url", [
-    "https://example.org/x.yaml", "http://127.0.0.1:8000/x.yaml", "http://127.9.8.7/x",
-    "http://[::1]:9000/x.json", "http://localhost/x.yaml", "HTTP://LOCALHOST/x.yaml",
-])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://example.org/x.yaml",
+        "http://127.0.0.1:8000/x.yaml",
+        "http://127.9.8.7/x",
+        "http://[::1]:9000/x.json",
+        "http://localhost/x.yaml",
+        "HTTP://LOCALHOST/x.yaml",
+    ],
+)
 def test_allowed_urls(url: str) -> None:
     assert url_refusal(url) is None
 
 
-@pytest.mark.parametrize(("url", "reason"), [
-    ("http://example.org/x.yaml", "plain http is refused"),
-    ("http://10.0.0.1/x.yaml", "plain http is refused"),
-    ("http://127.0.0.1.example.org/x.yaml", "plain http is refused"),
-    ("ftp://example.org/x.yaml", "the ftp scheme is refused"),
-    ("file:///etc/passwd", "the file scheme is refused"),
-])
+@pytest.mark.parametrize(
+    ("url", "reason"),
+    [
+        ("http://example.org/x.yaml", "plain http is refused"),
+        ("http://10.0.0.1/x.yaml", "plain http is refused"),
+        ("http://127.0.0.1.example.org/x.yaml", "plain http is refused"),
+        ("ftp://example.org/x.yaml", "the ftp scheme is refused"),
+        ("file:///etc/passwd", "the file scheme is refused"),
+    ],
+)
 def test_refused_urls(url: str, reason: str) -> None:
     assert reason in (url_refusal(url) or "")
 
@@ -132,12 +142,15 @@ def test_no_retry_when_the_wait_would_outlast_the_budget() -> None:
     sleeps = Sleeps()
     handle, requests = scripted(httpx.Response(503))
     with pytest.raises(FetchError) as caught:
-        fetcher(handle, sleeps, attempts=9, backoff_s=1.0, max_sleep_s=100.0,
-                budget_s=30.0).fetch(URL)
+        fetcher(handle, sleeps, attempts=9, backoff_s=1.0, max_sleep_s=100.0, budget_s=30.0).fetch(
+            URL
+        )
     assert sleeps.delays == [1.0, 2.0, 4.0, 8.0, 16.0] and len(requests) == 6
-    assert caught.value.reason == ("HTTP 503 Service Unavailable; the 30-s time budget of all "
-                                   "remote sources "
-                                   "(sources_budget_s) leaves no time to try again (tried 6 times)")
+    assert caught.value.reason == (
+        "HTTP 503 Service Unavailable; the 30-s time budget of all "
+        "remote sources "
+        "(sources_budget_s) leaves no time to try again (tried 6 times)"
+    )
 
 
 def test_small_retry_after_is_honoured() -> None:
@@ -150,7 +163,9 @@ def test_small_retry_after_is_honoured() -> None:
 def test_long_retry_after_gives_up_at_once() -> None:
     sleeps = Sleeps()
     handle, requests = scripted(httpx.Response(429, headers={"Retry-After": "3600"}), ok())
-    with pytest.raises(FetchError, match="HTTP 429 Too Many Requests; the server asks to wait 3600 s"):
+    with pytest.raises(
+        FetchError, match="HTTP 429 Too Many Requests; the server asks to wait 3600 s"
+    ):
         fetcher(handle, sleeps).fetch(URL)
     assert len(requests) == 1
     assert sleeps.delays == []
@@ -166,8 +181,14 @@ def test_no_retry_on_client_errors(status: int) -> None:
     assert sleeps.delays == []
 
 
-@pytest.mark.parametrize("exception", [httpx.ConnectTimeout("slow"), httpx.ReadTimeout("slow"),
-                                       httpx.RemoteProtocolError("server disconnected")])
+@pytest.mark.parametrize(
+    "exception",
+    [
+        httpx.ConnectTimeout("slow"),
+        httpx.ReadTimeout("slow"),
+        httpx.RemoteProtocolError("server disconnected"),
+    ],
+)
 def test_timeouts_and_broken_connections_are_retried(exception: Exception) -> None:
     sleeps = Sleeps()
     handle, requests = scripted(exception, ok())
@@ -178,7 +199,9 @@ def test_timeouts_and_broken_connections_are_retried(exception: Exception) -> No
 
 def test_timeout_reason_after_retries() -> None:
     handle, _ = scripted(httpx.ReadTimeout("slow"))
-    with pytest.raises(FetchError, match=r"no data from the server for 10 s \(timed out\) \(tried 4 times\)"):
+    with pytest.raises(
+        FetchError, match=r"no data from the server for 10 s \(timed out\) \(tried 4 times\)"
+    ):
         fetcher(handle).fetch(URL)
 
 
@@ -211,7 +234,9 @@ def test_progress_reports_retries_and_slow_fetches_only() -> None:
 # --- redirects, content type, size ---------------------------------------------------
 
 
-@pytest.mark.parametrize("location", ["file:///etc/passwd", "ftp://example.org/x.yaml", "http://example.org/x.yaml"])
+@pytest.mark.parametrize(
+    "location", ["file:///etc/passwd", "ftp://example.org/x.yaml", "http://example.org/x.yaml"]
+)
 def test_redirect_to_a_refused_url(location: str) -> None:
     handle, requests = scripted(httpx.Response(302, headers={"Location": location}), ok())
     with pytest.raises(FetchError, match=f"redirected to {location.split(':')[0]}:.*refused"):
@@ -227,7 +252,9 @@ def test_relative_and_cross_host_redirects_are_followed() -> None:
     )
     assert fetcher(handle).fetch(URL).body == SEED
     assert [str(r.url) for r in requests] == [
-        URL, "https://results.example.org/moved/remote-seed.yaml", "https://mirror.example.net/remote-seed.yaml",
+        URL,
+        "https://results.example.org/moved/remote-seed.yaml",
+        "https://mirror.example.net/remote-seed.yaml",
     ]
 
 
@@ -238,8 +265,17 @@ def test_redirect_loop_is_bounded() -> None:
     assert len(requests) == 6
 
 
-@pytest.mark.parametrize("content_type", ["application/json; charset=utf-8", "text/plain", "application/x-yaml",
-                                          "application/octet-stream", "application/vnd.bench+json", None])
+@pytest.mark.parametrize(
+    "content_type",
+    [
+        "application/json; charset=utf-8",
+        "text/plain",
+        "application/x-yaml",
+        "application/octet-stream",
+        "application/vnd.bench+json",
+        None,
+    ],
+)
 def test_accepted_content_types(content_type: str | None) -> None:
     headers = {"content-type": content_type} if content_type else {}
     handle, _ = scripted(httpx.Response(200, content=SEED, headers=headers))
@@ -247,8 +283,13 @@ def test_accepted_content_types(content_type: str | None) -> None:
 
 
 def test_html_is_refused_with_a_hint() -> None:
-    handle, _ = scripted(httpx.Response(200, content=b"<html></html>", headers={"content-type": "text/html"}))
-    with pytest.raises(FetchError, match=r"the server sent text/html, not a JSON or YAML result file \(a web page\?"):
+    handle, _ = scripted(
+        httpx.Response(200, content=b"<html></html>", headers={"content-type": "text/html"})
+    )
+    with pytest.raises(
+        FetchError,
+        match=r"the server sent text/html, not a JSON or YAML result file \(a web page\?",
+    ):
         fetcher(handle).fetch(URL)
 
 
@@ -257,9 +298,13 @@ def test_oversized_content_length_is_refused_before_reading() -> None:
         raise AssertionError("the body must not be read")
         yield b""  # pragma: no cover
 
-    response = httpx.Response(200, content=endless(), headers={**YAML, "content-length": str(6 * 1024 * 1024)})
+    response = httpx.Response(
+        200, content=endless(), headers={**YAML, "content-length": str(6 * 1024 * 1024)}
+    )
     handle, _ = scripted(response)
-    with pytest.raises(FetchError, match="the file is 6,291,456 bytes, over the 5,242,880-byte limit"):
+    with pytest.raises(
+        FetchError, match="the file is 6,291,456 bytes, over the 5,242,880-byte limit"
+    ):
         fetcher(handle).fetch(URL)
 
 
@@ -326,11 +371,22 @@ def test_source_ids() -> None:
     assert problem is not None and problem.source == URL and "cannot be a run id" in problem.message
 
 
-def gather(tmp_path: Path, handler: Handler, *sources: RemoteSource, offline: bool = False,
-           sleeps: Sleeps | None = None) -> remote_module.RemoteReport:
+def gather(
+    tmp_path: Path,
+    handler: Handler,
+    *sources: RemoteSource,
+    offline: bool = False,
+    sleeps: Sleeps | None = None,
+) -> remote_module.RemoteReport:
     client = None if offline else httpx.Client(transport=httpx.MockTransport(handler))
-    return gather_remote(sources or (RemoteSource(URL),), tmp_path / "cache", check_run, offline=offline,
-                         client=client, sleep=sleeps or Sleeps())
+    return gather_remote(
+        sources or (RemoteSource(URL),),
+        tmp_path / "cache",
+        check_run,
+        offline=offline,
+        client=client,
+        sleep=sleeps or Sleeps(),
+    )
 
 
 def test_good_fetch_is_kept_and_cached(tmp_path: Path) -> None:
@@ -339,7 +395,10 @@ def test_good_fetch_is_kept_and_cached(tmp_path: Path) -> None:
     assert report.problems == [] and report.warnings == []
     [run] = report.runs
     assert (run.id, run.origin, run.document.data["run"]["model"]) == (
-        "remote-seed", URL, "deepseek-ai/DeepSeek-V4-Flash-DSpark")
+        "remote-seed",
+        URL,
+        "deepseek-ai/DeepSeek-V4-Flash-DSpark",
+    )
     assert RemoteCache(tmp_path / "cache").load(URL) == Copy(SEED, '"v1"', None)
 
 
@@ -347,16 +406,23 @@ def test_failure_with_a_cached_copy_is_a_warning(tmp_path: Path) -> None:
     gather(tmp_path, scripted(ok())[0])
     report = gather(tmp_path, scripted(httpx.Response(404))[0])
     assert report.problems == []
-    assert report.warnings == [Problem(URL, None, "", "cannot fetch: HTTP 404 Not Found; "
-                                                      "using the last good copy from the cache")]
+    assert report.warnings == [
+        Problem(
+            URL,
+            None,
+            "",
+            "cannot fetch: HTTP 404 Not Found; using the last good copy from the cache",
+        )
+    ]
     assert [run.id for run in report.runs] == ["remote-seed"]
 
 
 def test_failure_without_a_cached_copy_is_an_error(tmp_path: Path) -> None:
     report = gather(tmp_path, scripted(httpx.Response(404))[0])
     assert report.runs == []
-    assert report.problems == [Problem(URL, None, "", "cannot fetch: HTTP 404 Not Found; "
-                                                      "no cached copy to fall back on")]
+    assert report.problems == [
+        Problem(URL, None, "", "cannot fetch: HTTP 404 Not Found; no cached copy to fall back on")
+    ]
 
 
 def test_an_invalid_update_never_replaces_the_good_copy(tmp_path: Path) -> None:
@@ -394,8 +460,14 @@ def test_offline_uses_only_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyP
 
     missing = "https://results.example.org/never-fetched.yaml"
     report = gather(tmp_path, scripted(ok())[0], RemoteSource(missing), offline=True)
-    assert report.problems == [Problem(missing, None, "", "not in the cache (--offline); run `sitegen collect` "
-                                                          "without --offline to fetch it")]
+    assert report.problems == [
+        Problem(
+            missing,
+            None,
+            "",
+            "not in the cache (--offline); run `sitegen collect` without --offline to fetch it",
+        )
+    ]
 
 
 # --- raw sources (adapters.adapt_raw is being written by another engineer) ----------
@@ -420,27 +492,42 @@ def fake_adapter(monkeypatch: pytest.MonkeyPatch) -> list[tuple[object, object, 
 def raw_handler(request: httpx.Request) -> httpx.Response:
     if request.url.path.endswith(".json"):
         return httpx.Response(200, json={"metadata": {"version": "0.4.29"}, "results": []})
-    return httpx.Response(200, content=b"hardware: {accelerator: H200 NVL}\n", headers={"content-type": "text/plain"})
+    return httpx.Response(
+        200, content=b"hardware: {accelerator: H200 NVL}\n", headers={"content-type": "text/plain"}
+    )
 
 
-def test_raw_source_fetches_results_and_meta(tmp_path: Path, fake_adapter: list[tuple[object, object, str]]) -> None:
+def test_raw_source_fetches_results_and_meta(
+    tmp_path: Path, fake_adapter: list[tuple[object, object, str]]
+) -> None:
     report = gather(tmp_path, raw_handler, RemoteSource(RESULTS_URL, meta=META_URL, id="h200-raw"))
     assert report.problems == []
     assert [run.id for run in report.runs] == ["h200-raw"]
-    assert fake_adapter == [({"metadata": {"version": "0.4.29"}, "results": []},
-                             {"hardware": {"accelerator": "H200 NVL"}}, RESULTS_URL)]
+    assert fake_adapter == [
+        (
+            {"metadata": {"version": "0.4.29"}, "results": []},
+            {"hardware": {"accelerator": "H200 NVL"}},
+            RESULTS_URL,
+        )
+    ]
 
 
 def test_raw_document_without_meta_goes_through_the_adapter(
-        tmp_path: Path, fake_adapter: list[tuple[object, object, str]]) -> None:
+    tmp_path: Path, fake_adapter: list[tuple[object, object, str]]
+) -> None:
     lil_bench = {"schema": "lil-bench-result/1", "results": {}}
-    report = gather(tmp_path, scripted(httpx.Response(200, json=lil_bench))[0], RemoteSource(RESULTS_URL, id="lil"))
+    report = gather(
+        tmp_path,
+        scripted(httpx.Response(200, json=lil_bench))[0],
+        RemoteSource(RESULTS_URL, id="lil"),
+    )
     assert [run.id for run in report.runs] == ["lil"]
     assert fake_adapter == [(lil_bench, None, RESULTS_URL)]
 
 
 def test_raw_source_falls_back_when_its_meta_fails(
-        tmp_path: Path, fake_adapter: list[tuple[object, object, str]]) -> None:
+    tmp_path: Path, fake_adapter: list[tuple[object, object, str]]
+) -> None:
     source = RemoteSource(RESULTS_URL, meta=META_URL, id="h200-raw")
     gather(tmp_path, raw_handler, source)
 
@@ -448,12 +535,20 @@ def test_raw_source_falls_back_when_its_meta_fails(
         return httpx.Response(404) if request.url.path.endswith(".yaml") else raw_handler(request)
 
     report = gather(tmp_path, meta_gone, source)
-    assert report.warnings == [Problem(META_URL, None, "", "cannot fetch: HTTP 404 Not Found; "
-                                                           "using the last good copy from the cache")]
+    assert report.warnings == [
+        Problem(
+            META_URL,
+            None,
+            "",
+            "cannot fetch: HTTP 404 Not Found; using the last good copy from the cache",
+        )
+    ]
     assert [run.id for run in report.runs] == ["h200-raw"]
 
 
-def test_raw_source_adapter_errors_name_the_url(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_raw_source_adapter_errors_name_the_url(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     def refuse(results: Document, meta: Document | None, source: str) -> Document:
         raise SitegenError(Problem(source, None, "/metadata/mode", "not a decode run"))
 

@@ -37,7 +37,9 @@ from tests.raw_samples import RUN_META, bench, lil_document
 
 SEED = (REPO / "content" / "runs" / f"{SEED_RUN_ID}.yaml").read_bytes()
 FAST = FetchSettings(timeout_s=0.5, attempts=3, backoff_s=0.01, max_sleep_s=0.05, deadline_s=5.0)
-_SERVER_SLEEP_S = 1.5  # longest a scripted reply waits; more than FAST's timeout, bounded for clean shutdown
+_SERVER_SLEEP_S = (
+    1.5  # longest a scripted reply waits; more than FAST's timeout, bounded for clean shutdown
+)
 
 
 @dataclass
@@ -88,7 +90,11 @@ class _Handler(BaseHTTPRequestHandler):
         with site.lock:
             site.hits.append((self.path, self.headers))
         route = site.routes.get(self.path)
-        reply = route(self.headers) if route else Reply(404, b"no such file\n", {"Content-Type": "text/plain"})
+        reply = (
+            route(self.headers)
+            if route
+            else Reply(404, b"no such file\n", {"Content-Type": "text/plain"})
+        )
         time.sleep(min(reply.delay, _SERVER_SLEEP_S))
         try:
             self._send(reply)
@@ -133,7 +139,9 @@ def _serve(site: Site, tls: ssl.SSLContext | None = None) -> Iterator[_Server]:
     if tls is not None:
         server.socket = tls.wrap_socket(server.socket, server_side=True)
     site.base = f"{'https' if tls else 'http'}://127.0.0.1:{server.server_address[1]}"
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    )
     thread.start()
     try:
         yield server
@@ -146,7 +154,14 @@ def _serve(site: Site, tls: ssl.SSLContext | None = None) -> Iterator[_Server]:
 @pytest.fixture
 def site(monkeypatch: pytest.MonkeyPatch) -> Iterator[Site]:
     """A scripted server on 127.0.0.1; sitegen's defaults shortened for the CLI tests."""
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
+    for name in (
+        "HTTP_PROXY",
+        "HTTPS_PROXY",
+        "ALL_PROXY",
+        "http_proxy",
+        "https_proxy",
+        "all_proxy",
+    ):
         monkeypatch.delenv(name, raising=False)  # a proxy must not stand between client and server
     monkeypatch.setattr(remote_module, "DEFAULT_SETTINGS", FAST)
     scripted = Site()
@@ -154,8 +169,9 @@ def site(monkeypatch: pytest.MonkeyPatch) -> Iterator[Site]:
         yield scripted
 
 
-def fetch_all(tmp_path: Path, *sources: RemoteSource, offline: bool = False,
-              settings: FetchSettings = FAST) -> remote_module.RemoteReport:
+def fetch_all(
+    tmp_path: Path, *sources: RemoteSource, offline: bool = False, settings: FetchSettings = FAST
+) -> remote_module.RemoteReport:
     """gather_remote as collect calls it: the production client, made per call."""
     return gather_remote(sources, tmp_path / "cache", check_run, offline=offline, settings=settings)
 
@@ -183,10 +199,16 @@ def test_200(site: Site, tmp_path: Path) -> None:
     assert run.document.data["hardware"]["accelerator"] == "H200 NVL"
 
 
-@pytest.mark.parametrize(("validator", "condition"), [
-    ("ETag", "If-None-Match"), ("Last-Modified", "If-Modified-Since"),
-])
-def test_304_revalidation_reuses_the_cached_body(site: Site, tmp_path: Path, validator: str, condition: str) -> None:
+@pytest.mark.parametrize(
+    ("validator", "condition"),
+    [
+        ("ETag", "If-None-Match"),
+        ("Last-Modified", "If-Modified-Since"),
+    ],
+)
+def test_304_revalidation_reuses_the_cached_body(
+    site: Site, tmp_path: Path, validator: str, condition: str
+) -> None:
     value = '"seed-v1"' if validator == "ETag" else "Thu, 09 Jul 2026 10:00:00 GMT"
     bodies_sent = []
 
@@ -210,8 +232,10 @@ def test_304_revalidation_reuses_the_cached_body(site: Site, tmp_path: Path, val
 def test_404_without_a_cached_copy_is_an_error(site: Site, tmp_path: Path) -> None:
     report = fetch_all(tmp_path, RemoteSource(site.url("/gone.yaml")))
     assert report.runs == []
-    assert messages(report) == [f"{site.url('/gone.yaml')}: cannot fetch: HTTP 404 Not Found; "
-                                "no cached copy to fall back on"]
+    assert messages(report) == [
+        f"{site.url('/gone.yaml')}: cannot fetch: HTTP 404 Not Found; "
+        "no cached copy to fall back on"
+    ]
 
 
 def test_404_with_a_cached_copy_falls_back_with_a_warning(site: Site, tmp_path: Path) -> None:
@@ -220,7 +244,8 @@ def test_404_with_a_cached_copy_falls_back_with_a_warning(site: Site, tmp_path: 
     report = fetch_all(tmp_path, RemoteSource(site.url(RUN)))
     assert report.problems == []
     assert [str(w) for w in report.warnings] == [
-        f"{site.url(RUN)}: cannot fetch: HTTP 404 Not Found; using the last good copy from the cache"]
+        f"{site.url(RUN)}: cannot fetch: HTTP 404 Not Found; using the last good copy from the cache"
+    ]
     assert [run.id for run in report.runs] == ["remote-seed"]
 
 
@@ -235,19 +260,28 @@ def test_500_then_200_is_retried(site: Site, tmp_path: Path) -> None:
 def test_a_response_slower_than_the_timeout(site: Site, tmp_path: Path) -> None:
     site.routes[RUN] = replies(Reply(body=SEED, delay=_SERVER_SLEEP_S))
     started = time.monotonic()
-    report = fetch_all(tmp_path, RemoteSource(site.url(RUN)), settings=FetchSettings(
-        timeout_s=0.3, attempts=2, backoff_s=0.01))
-    assert time.monotonic() - started < _SERVER_SLEEP_S  # gave up on both attempts before the server answered
-    assert messages(report) == [f"{site.url(RUN)}: cannot fetch: no data from the server for 0.3 s (timed out) "
-                                "(tried 2 times); no cached copy to fall back on"]
+    report = fetch_all(
+        tmp_path,
+        RemoteSource(site.url(RUN)),
+        settings=FetchSettings(timeout_s=0.3, attempts=2, backoff_s=0.01),
+    )
+    assert (
+        time.monotonic() - started < _SERVER_SLEEP_S
+    )  # gave up on both attempts before the server answered
+    assert messages(report) == [
+        f"{site.url(RUN)}: cannot fetch: no data from the server for 0.3 s (timed out) "
+        "(tried 2 times); no cached copy to fall back on"
+    ]
     assert site.paths() == [RUN, RUN]
 
 
 def test_an_oversized_body_is_refused_by_its_content_length(site: Site, tmp_path: Path) -> None:
     site.routes[RUN] = replies(Reply(body=b"x" * (5 * 1024 * 1024 + 1)))
     report = fetch_all(tmp_path, RemoteSource(site.url(RUN)))
-    assert messages(report) == [f"{site.url(RUN)}: cannot fetch: the file is 5,242,881 bytes, over the "
-                                "5,242,880-byte limit; no cached copy to fall back on"]
+    assert messages(report) == [
+        f"{site.url(RUN)}: cannot fetch: the file is 5,242,881 bytes, over the "
+        "5,242,880-byte limit; no cached copy to fall back on"
+    ]
 
 
 def test_an_endless_chunked_body_is_cut_off(site: Site, tmp_path: Path) -> None:
@@ -262,8 +296,10 @@ def test_an_endless_chunked_body_is_cut_off(site: Site, tmp_path: Path) -> None:
 
     site.routes[RUN] = replies(Reply(chunks=endless()))
     report = fetch_all(tmp_path, RemoteSource(site.url(RUN)))
-    assert messages(report) == [f"{site.url(RUN)}: cannot fetch: the file is over the 5,242,880-byte limit "
-                                "(download stopped); no cached copy to fall back on"]
+    assert messages(report) == [
+        f"{site.url(RUN)}: cannot fetch: the file is over the 5,242,880-byte limit "
+        "(download stopped); no cached copy to fall back on"
+    ]
     assert sent[0] < ceiling  # the client hung up; the server did not run out of its bound
 
 
@@ -282,27 +318,41 @@ def test_content_failing_the_schema_is_an_error(site: Site, tmp_path: Path) -> N
 
 
 def test_invalid_content_falls_back_to_the_good_copy(site: Site, tmp_path: Path) -> None:
-    site.routes[RUN] = replies(good(ETag='"good"'), Reply(body=b"schema_version: 1\n", headers={"ETag": '"bad"'}))
+    site.routes[RUN] = replies(
+        good(ETag='"good"'), Reply(body=b"schema_version: 1\n", headers={"ETag": '"bad"'})
+    )
     fetch_all(tmp_path, RemoteSource(site.url(RUN)))
     report = fetch_all(tmp_path, RemoteSource(site.url(RUN)))
     assert [run.id for run in report.runs] == ["remote-seed"]
     [warning] = report.warnings
-    assert warning.message.startswith("the fetched file is not valid (line 1: missing required field")
+    assert warning.message.startswith(
+        "the fetched file is not valid (line 1: missing required field"
+    )
     assert RemoteCache(tmp_path / "cache").load(site.url(RUN)) == Copy(SEED, '"good"', None)
 
 
-@pytest.mark.parametrize(("location", "refusal"), [
-    ("file:///etc/passwd", "the file scheme is refused; only https URLs are fetched"),
-    ("ftp://127.0.0.1/x.yaml", "the ftp scheme is refused; only https URLs are fetched"),
-    ("http://example.org/x.yaml", "plain http is refused (use https; http is allowed only to 127.0.0.1, ::1 or "
-                                  "localhost)"),
-])
-def test_a_redirect_to_another_scheme_is_refused(site: Site, tmp_path: Path, location: str, refusal: str) -> None:
+@pytest.mark.parametrize(
+    ("location", "refusal"),
+    [
+        ("file:///etc/passwd", "the file scheme is refused; only https URLs are fetched"),
+        ("ftp://127.0.0.1/x.yaml", "the ftp scheme is refused; only https URLs are fetched"),
+        (
+            "http://example.org/x.yaml",
+            "plain http is refused (use https; http is allowed only to 127.0.0.1, ::1 or "
+            "localhost)",
+        ),
+    ],
+)
+def test_a_redirect_to_another_scheme_is_refused(
+    site: Site, tmp_path: Path, location: str, refusal: str
+) -> None:
     site.routes[RUN] = replies(Reply(302, headers={"Location": location}))
     report = fetch_all(tmp_path, RemoteSource(site.url(RUN)))
     target = httpx.URL(site.url(RUN)).join(location)  # as httpx resolves it: file:///x is file:/x
-    assert messages(report) == [f"{site.url(RUN)}: cannot fetch: redirected to {target}: {refusal}; "
-                                "no cached copy to fall back on"]
+    assert messages(report) == [
+        f"{site.url(RUN)}: cannot fetch: redirected to {target}: {refusal}; "
+        "no cached copy to fall back on"
+    ]
     assert site.paths() == [RUN]
 
 
@@ -317,18 +367,26 @@ def test_a_redirect_on_the_same_server_is_followed(site: Site, tmp_path: Path) -
 def test_a_redirect_loop_is_bounded(site: Site, tmp_path: Path) -> None:
     site.routes["/loop.yaml"] = replies(Reply(302, headers={"Location": "/loop.yaml"}))
     report = fetch_all(tmp_path, RemoteSource(site.url("/loop.yaml")))
-    assert messages(report) == [f"{site.url('/loop.yaml')}: cannot fetch: more than 5 redirects; "
-                                "no cached copy to fall back on"]
+    assert messages(report) == [
+        f"{site.url('/loop.yaml')}: cannot fetch: more than 5 redirects; "
+        "no cached copy to fall back on"
+    ]
     assert len(site.paths()) == 6
 
 
 def test_a_wrong_content_type_is_refused(site: Site, tmp_path: Path) -> None:
-    site.routes[RUN] = replies(Reply(body=b"<html><body>GitHub</body></html>",
-                                     headers={"Content-Type": "text/html; charset=utf-8"}))
+    site.routes[RUN] = replies(
+        Reply(
+            body=b"<html><body>GitHub</body></html>",
+            headers={"Content-Type": "text/html; charset=utf-8"},
+        )
+    )
     report = fetch_all(tmp_path, RemoteSource(site.url(RUN)))
-    assert messages(report) == [f"{site.url(RUN)}: cannot fetch: the server sent text/html, not a JSON or YAML "
-                                "result file (a web page? link the raw file, e.g. raw.githubusercontent.com); "
-                                "no cached copy to fall back on"]
+    assert messages(report) == [
+        f"{site.url(RUN)}: cannot fetch: the server sent text/html, not a JSON or YAML "
+        "result file (a web page? link the raw file, e.g. raw.githubusercontent.com); "
+        "no cached copy to fall back on"
+    ]
 
 
 def test_offline_uses_the_cache_and_never_connects(site: Site, tmp_path: Path) -> None:
@@ -343,11 +401,35 @@ def test_offline_uses_the_cache_and_never_connects(site: Site, tmp_path: Path) -
 def _self_signed(folder: Path) -> ssl.SSLContext:
     openssl = shutil.which("openssl")
     if openssl is None:
-        pytest.skip("no openssl command to make a self-signed certificate (and the cryptography package is absent)")
+        pytest.skip(
+            "no openssl command to make a self-signed certificate (and the cryptography package is absent)"
+        )
     cert, key = folder / "cert.pem", folder / "key.pem"
-    subprocess.run([openssl, "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
-                    "-nodes", "-keyout", str(key), "-out", str(cert), "-days", "1", "-subj", "/CN=127.0.0.1",
-                    "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True, timeout=30)
+    subprocess.run(
+        [
+            openssl,
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
+            "-nodes",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+            "-days",
+            "1",
+            "-subj",
+            "/CN=127.0.0.1",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1",
+        ],
+        check=True,
+        capture_output=True,
+        timeout=30,
+    )
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(cert, key)
     return context
@@ -362,7 +444,9 @@ def test_a_tls_failure_is_an_error(tmp_path: Path, monkeypatch: pytest.MonkeyPat
         report = fetch_all(tmp_path, RemoteSource(secure.url(RUN)))
     [problem] = report.problems
     assert problem.source == secure.url(RUN) and secure.url(RUN).startswith("https://127.0.0.1:")
-    assert problem.message.startswith("cannot fetch: TLS failure: the server's certificate is not trusted (self")
+    assert problem.message.startswith(
+        "cannot fetch: TLS failure: the server's certificate is not trusted (self"
+    )
     assert problem.message.endswith("; no cached copy to fall back on")
     assert secure.hits == []  # refused during the handshake, before any request
 
@@ -370,32 +454,61 @@ def test_a_tls_failure_is_an_error(tmp_path: Path, monkeypatch: pytest.MonkeyPat
 def test_raw_sources_go_through_the_adapter(site: Site, tmp_path: Path) -> None:
     meta = yaml.safe_dump(RUN_META).encode()
     lil = gzip.compress(json.dumps(lil_document(bench())).encode())
-    site.routes["/raw/benchmark_results.json"] = replies(Reply(body=json.dumps(bench(), indent=2).encode(),
-                                                               headers={"Content-Type": "application/json"}))
+    site.routes["/raw/benchmark_results.json"] = replies(
+        Reply(
+            body=json.dumps(bench(), indent=2).encode(),
+            headers={"Content-Type": "application/json"},
+        )
+    )
     site.routes["/raw/run.yaml"] = replies(Reply(body=meta, headers={"Content-Type": "text/plain"}))
-    site.routes["/lil/3f2a.json.gz"] = replies(Reply(body=lil, headers={"Content-Type": "application/gzip"}))
-    report = fetch_all(tmp_path, RemoteSource(site.url("/raw/benchmark_results.json"), meta=site.url("/raw/run.yaml"),
-                                              id="h100-raw"),
-                       RemoteSource(site.url("/lil/3f2a.json.gz"), meta=site.url("/raw/run.yaml")))
+    site.routes["/lil/3f2a.json.gz"] = replies(
+        Reply(body=lil, headers={"Content-Type": "application/gzip"})
+    )
+    report = fetch_all(
+        tmp_path,
+        RemoteSource(
+            site.url("/raw/benchmark_results.json"), meta=site.url("/raw/run.yaml"), id="h100-raw"
+        ),
+        RemoteSource(site.url("/lil/3f2a.json.gz"), meta=site.url("/raw/run.yaml")),
+    )
     assert report.problems == [] and report.warnings == []
     assert [(run.id, run.document.data["run"]["model"]) for run in report.runs] == [
-        ("h100-raw", RUN_META["run"]["model"]), ("3f2a", RUN_META["run"]["model"])]
+        ("h100-raw", RUN_META["run"]["model"]),
+        ("3f2a", RUN_META["run"]["model"]),
+    ]
 
 
 def test_a_remote_json_lines_file_of_another_tool(site: Site, tmp_path: Path) -> None:
     """An SGLang bench_serving file (JSON Lines, a bare Infinity) goes through the same registry."""
-    raw = (REPO / "tests" / "data" / "samples" / "sglang" / "scicom-h100x8-gptoss120b-tp8-in1024-c100.jsonl").read_bytes()
+    raw = (
+        REPO
+        / "tests"
+        / "data"
+        / "samples"
+        / "sglang"
+        / "scicom-h100x8-gptoss120b-tp8-in1024-c100.jsonl"
+    ).read_bytes()
     meta = b"hardware: {type: discrete-gpu, accelerator: H100 SXM, count: 8}\nrun: {model: openai/gpt-oss-120b}\n"
-    site.routes["/sglang/out.jsonl"] = replies(Reply(body=raw, headers={"Content-Type": "application/octet-stream"}))
-    site.routes["/sglang/run.yaml"] = replies(Reply(body=meta, headers={"Content-Type": "text/plain"}))
-    report = fetch_all(tmp_path, RemoteSource(site.url("/sglang/out.jsonl"), meta=site.url("/sglang/run.yaml"),
-                                              id="h100-sglang"))
+    site.routes["/sglang/out.jsonl"] = replies(
+        Reply(body=raw, headers={"Content-Type": "application/octet-stream"})
+    )
+    site.routes["/sglang/run.yaml"] = replies(
+        Reply(body=meta, headers={"Content-Type": "text/plain"})
+    )
+    report = fetch_all(
+        tmp_path,
+        RemoteSource(
+            site.url("/sglang/out.jsonl"), meta=site.url("/sglang/run.yaml"), id="h100-sglang"
+        ),
+    )
     assert report.problems == []
     [run] = report.runs
     line = json.loads(raw)
     [cell] = run.document.data["measurements"]["decode"]
-    assert (cell["context_tokens"], cell["concurrency"]) == (round(line["total_input_tokens"] / line["completed"]),
-                                                             line["max_concurrency"])
+    assert (cell["context_tokens"], cell["concurrency"]) == (
+        round(line["total_input_tokens"] / line["completed"]),
+        line["max_concurrency"],
+    )
     assert cell["total_tokens_per_s"] == pytest.approx(line["output_throughput"], abs=1e-6)
     assert run.document.data["engine"]["version"] == line["server_info"]["version"]
 
@@ -416,7 +529,9 @@ def set_sources(project: Path, *sources: str | dict[str, str]) -> None:
     """Replace the ``sources:`` list of the site's sitegen.yaml."""
     config = project / "sitegen.yaml"
     settings = config.read_text().split("\nsources:\n")[0].rstrip("\n")
-    config.write_text(settings + "\nsources:\n" + "".join(f"  - {json.dumps(s)}\n" for s in sources))
+    config.write_text(
+        settings + "\nsources:\n" + "".join(f"  - {json.dumps(s)}\n" for s in sources)
+    )
 
 
 def collected(project: Path) -> dict[str, str]:
@@ -424,7 +539,9 @@ def collected(project: Path) -> dict[str, str]:
     return {run["id"]: run["origin"] for run in document["runs"]}
 
 
-def test_cli_collects_a_remote_run(site: Site, project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_collects_a_remote_run(
+    site: Site, project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     site.routes[RUN] = replies(good())
     set_sources(project, site.url(RUN), {"url": site.url(RUN), "id": "remote-twin"})
     assert run_cli(project, "collect") == 0
@@ -434,13 +551,15 @@ def test_cli_collects_a_remote_run(site: Site, project: Path, capsys: pytest.Cap
     assert capsys.readouterr().err == ""
 
 
-def test_cli_warns_of_implausible_remote_figures_at_the_url_and_line(site: Site, project: Path,
-                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_warns_of_implausible_remote_figures_at_the_url_and_line(
+    site: Site, project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A fetched file's plausibility warnings name the source URL and the fetched file's line,
     as a local file's name its path: the lines are those of the planted file's '# planted:' comments."""
     planted = REPO / "tests" / "data" / "plausibility" / "planted.yaml"
-    site.routes["/runs/planted.yaml"] = replies(Reply(body=planted.read_bytes(),
-                                                      headers={"Content-Type": "application/yaml"}))
+    site.routes["/runs/planted.yaml"] = replies(
+        Reply(body=planted.read_bytes(), headers={"Content-Type": "application/yaml"})
+    )
     set_sources(project, site.url("/runs/planted.yaml"))
     assert run_cli(project, "collect") == 0  # warned, never refused
     assert "planted" in collected(project)
@@ -451,40 +570,50 @@ def test_cli_warns_of_implausible_remote_figures_at_the_url_and_line(site: Site,
     found: dict[int, set[str]] = {}
     prefix = re.escape(site.url("/runs/planted.yaml"))
     for line in capsys.readouterr().err.splitlines():
-        match = re.match(prefix + r":(\d+): /measurements/decode/\d+/\w+: warning: .* \[([a-z-]+)\]", line)
+        match = re.match(
+            prefix + r":(\d+): /measurements/decode/\d+/\w+: warning: .* \[([a-z-]+)\]", line
+        )
         assert match, line
         found.setdefault(int(match[1]), set()).add(match[2])
     assert found == expected and expected
 
 
-def test_cli_failure_with_a_cache_keeps_the_run(site: Site, project: Path,
-                                                 capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_failure_with_a_cache_keeps_the_run(
+    site: Site, project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     site.routes[RUN] = replies(good(), Reply(500, b"down"))
     set_sources(project, site.url(RUN))
     assert run_cli(project, "collect") == 0
     capsys.readouterr()
     assert run_cli(project, "collect") == 0
     err = capsys.readouterr().err
-    assert (f"{site.url(RUN)}: cannot fetch: HTTP 500 Internal Server Error (tried 3 times); "
-            "using the last good copy from the cache") in err
+    assert (
+        f"{site.url(RUN)}: cannot fetch: HTTP 500 Internal Server Error (tried 3 times); "
+        "using the last good copy from the cache"
+    ) in err
     assert "remote-seed" in collected(project)
 
 
-def test_cli_failure_without_a_cache_fails_and_writes_nothing(site: Site, project: Path,
-                                                              capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_failure_without_a_cache_fails_and_writes_nothing(
+    site: Site, project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert run_cli(project, "collect") == 0
     before = (project / ".sitegen" / "collected.json").read_bytes()
     set_sources(project, site.url("/missing.yaml"))
     capsys.readouterr()
     assert run_cli(project, "collect") == 1
     captured = capsys.readouterr()
-    assert f"{site.url('/missing.yaml')}: cannot fetch: HTTP 404 Not Found; no cached copy to fall back on" \
+    assert (
+        f"{site.url('/missing.yaml')}: cannot fetch: HTTP 404 Not Found; no cached copy to fall back on"
         in captured.err
+    )
     assert "Traceback" not in captured.err + captured.out
     assert (project / ".sitegen" / "collected.json").read_bytes() == before
 
 
-def test_cli_unreachable_server_is_a_clear_error(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_unreachable_server_is_a_clear_error(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     closed = _Server(Site())
     port = closed.server_address[1]
     closed.server_close()  # nothing listens on this port any more
@@ -495,8 +624,9 @@ def test_cli_unreachable_server_is_a_clear_error(project: Path, capsys: pytest.C
     assert "Traceback" not in err
 
 
-def test_cli_offline(site: Site, project: Path, monkeypatch: pytest.MonkeyPatch,
-                     capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_offline(
+    site: Site, project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     site.routes[RUN] = replies(good())
     set_sources(project, site.url(RUN))
     assert run_cli(project, "collect") == 0
@@ -514,8 +644,10 @@ def test_cli_offline(site: Site, project: Path, monkeypatch: pytest.MonkeyPatch,
     set_sources(project, site.url(RUN), site.url("/never-fetched.yaml"))
     capsys.readouterr()
     assert run_cli(project, "collect", "--offline") == 1
-    assert (f"{site.url('/never-fetched.yaml')}: not in the cache (--offline); run `sitegen collect` without "
-            "--offline to fetch it") in capsys.readouterr().err
+    assert (
+        f"{site.url('/never-fetched.yaml')}: not in the cache (--offline); run `sitegen collect` without "
+        "--offline to fetch it"
+    ) in capsys.readouterr().err
 
 
 class _DripHandler(socketserver.BaseRequestHandler):
@@ -536,7 +668,9 @@ class _DripHandler(socketserver.BaseRequestHandler):
             rest = b"Content-Length: 100000\r\n\r\n" if self.server.body else b"X-Drip: "
             self.request.sendall(head + rest)
             started = time.monotonic()
-            while time.monotonic() - started < self.DRIP_FOR_S and not self.server.stopping.is_set():
+            while (
+                time.monotonic() - started < self.DRIP_FOR_S and not self.server.stopping.is_set()
+            ):
                 self.request.sendall(b"a")
                 time.sleep(self.server.every_s)
 
@@ -557,8 +691,9 @@ class _DripServer(socketserver.ThreadingTCPServer):
 @contextmanager
 def _dripping(every_s: float, *, body: bool = False) -> Iterator[_DripServer]:
     server = _DripServer(every_s, body)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
-                              daemon=True)
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    )
     thread.start()
     try:
         yield server
@@ -573,16 +708,32 @@ def _drip_url(server: _DripServer, path: str = RUN) -> str:
     return f"http://127.0.0.1:{server.server_address[1]}{path}"
 
 
-PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy",
-                   "all_proxy")
+PROXY_VARIABLES = (
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "ALL_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "all_proxy",
+)
 
 
 @pytest.mark.parametrize("every_s", [0.05, 0.3])  # far inside the 0.5 s timeout of each read
-def test_a_server_dripping_its_headers_is_cut_off_at_the_deadline(tmp_path: Path, every_s: float,
-                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
+def test_a_server_dripping_its_headers_is_cut_off_at_the_deadline(
+    tmp_path: Path, every_s: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in (
+        "HTTP_PROXY",
+        "HTTPS_PROXY",
+        "ALL_PROXY",
+        "http_proxy",
+        "https_proxy",
+        "all_proxy",
+    ):
         monkeypatch.delenv(name, raising=False)
-    settings = FetchSettings(timeout_s=0.5, attempts=2, backoff_s=0.01, max_sleep_s=0.05, deadline_s=1.0)
+    settings = FetchSettings(
+        timeout_s=0.5, attempts=2, backoff_s=0.01, max_sleep_s=0.05, deadline_s=1.0
+    )
     with _dripping(every_s) as server:
         url = _drip_url(server)
         started = time.monotonic()
@@ -591,17 +742,21 @@ def test_a_server_dripping_its_headers_is_cut_off_at_the_deadline(tmp_path: Path
     # One attempt of one second, not the eight seconds the server would drip, and no retry.
     assert elapsed < settings.deadline_s + 1.5, elapsed
     assert server.connections == 1
-    assert messages(report) == [f"{url}: cannot fetch: the download took longer than 1 s "
-                                "(stopped); no cached copy to fall back on"]
+    assert messages(report) == [
+        f"{url}: cannot fetch: the download took longer than 1 s "
+        "(stopped); no cached copy to fall back on"
+    ]
 
 
 def test_sources_dripping_headers_and_body_are_each_cut_off_once(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Neither download is tried again after its deadline, though three attempts are allowed."""
     for name in PROXY_VARIABLES:
         monkeypatch.delenv(name, raising=False)
-    settings = FetchSettings(timeout_s=0.5, attempts=3, backoff_s=0.01, max_sleep_s=0.05,
-                             deadline_s=1.0)
+    settings = FetchSettings(
+        timeout_s=0.5, attempts=3, backoff_s=0.01, max_sleep_s=0.05, deadline_s=1.0
+    )
     with _dripping(0.1) as headers, _dripping(0.1, body=True) as body:
         urls = [_drip_url(headers), _drip_url(body)]
         started = time.monotonic()
@@ -609,20 +764,25 @@ def test_sources_dripping_headers_and_body_are_each_cut_off_once(
         elapsed = time.monotonic() - started
     assert (headers.connections, body.connections) == (1, 1)
     assert elapsed < 2 * settings.deadline_s + 2.0, elapsed
-    assert messages(report) == [f"{url}: cannot fetch: the download took longer than 1 s "
-                                "(stopped); no cached copy to fall back on" for url in urls]
+    assert messages(report) == [
+        f"{url}: cannot fetch: the download took longer than 1 s "
+        "(stopped); no cached copy to fall back on"
+        for url in urls
+    ]
 
 
-def test_the_time_budget_of_all_sources_ends_the_collect(site: Site, tmp_path: Path,
-                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_time_budget_of_all_sources_ends_the_collect(
+    site: Site, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Once the shared budget is spent, the sources left fall back to the cache or fail, each
     with its message: the dripping headers use it up, the dripping body and the good source
     (cached by an earlier collect) get none of it."""
     site.routes[RUN] = replies(good())
     assert fetch_all(tmp_path, RemoteSource(site.url(RUN))).problems == []
     hits = len(site.hits)
-    settings = FetchSettings(timeout_s=0.5, attempts=3, backoff_s=0.01, max_sleep_s=0.05,
-                             deadline_s=30.0, budget_s=1.5)
+    settings = FetchSettings(
+        timeout_s=0.5, attempts=3, backoff_s=0.01, max_sleep_s=0.05, deadline_s=30.0, budget_s=1.5
+    )
     with _dripping(0.1) as headers, _dripping(0.1, body=True) as body:
         urls = [_drip_url(headers), _drip_url(body)]
         started = time.monotonic()
@@ -639,12 +799,14 @@ def test_the_time_budget_of_all_sources_ends_the_collect(site: Site, tmp_path: P
     ]
     assert [str(w) for w in report.warnings] == [
         f"{site.url(RUN)}: cannot fetch: not fetched: {budget} ran out before this source's turn; "
-        "using the last good copy from the cache"]
+        "using the last good copy from the cache"
+    ]
     assert [run.id for run in report.runs] == ["remote-seed"]
 
 
 def test_cli_collect_ends_within_the_budget_of_sitegen_yaml(
-        site: Site, project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    site: Site, project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Two hostile sources together, the budget set in sitegen.yaml: collect fails within the
     budget and a little more, with one line per source."""
     with _dripping(0.1) as headers, _dripping(0.1, body=True) as body:
@@ -660,8 +822,9 @@ def test_cli_collect_ends_within_the_budget_of_sitegen_yaml(
     err = capsys.readouterr().err
     budget = "the 1-s time budget of all remote sources (sources_budget_s) ran out"
     assert f"{urls[0]}: cannot fetch: stopped when {budget}; no cached copy to fall back on" in err
-    assert (f"{urls[1]}: cannot fetch: not fetched: {budget} before this source's turn; "
-            "no cached copy") in err
+    assert (
+        f"{urls[1]}: cannot fetch: not fetched: {budget} before this source's turn; no cached copy"
+    ) in err
     assert "Traceback" not in err
 
 
@@ -674,12 +837,16 @@ def test_no_secret_reaches_the_cache_or_a_message(site: Site, tmp_path: Path) ->
     url = site.url(RUN).replace("http://", f"http://reader:{mark}Password0003@") + query
     first = fetch_all(tmp_path, RemoteSource(url))
     assert first.problems == [] and [run.id for run in first.runs] == ["remote-seed"]
-    second = fetch_all(tmp_path, RemoteSource(url))  # the server fails: the cached copy serves, with a warning
+    second = fetch_all(
+        tmp_path, RemoteSource(url)
+    )  # the server fails: the cached copy serves, with a warning
     assert [run.id for run in second.runs] == ["remote-seed"] and len(second.warnings) == 1
     offline = fetch_all(tmp_path, RemoteSource(url), offline=True)
     assert [run.id for run in offline.runs] == ["remote-seed"]
     for report in (first, second, offline):
-        shown = [str(problem) for problem in report.problems + report.warnings] + [run.origin for run in report.runs]
+        shown = [str(problem) for problem in report.problems + report.warnings] + [
+            run.origin for run in report.runs
+        ]
         shown += [json.dumps(run.document.data) for run in report.runs]
         assert not any(mark in text for text in shown), shown
     stored = [path for path in (tmp_path / "cache").rglob("*") if path.is_file()]

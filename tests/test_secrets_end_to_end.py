@@ -25,7 +25,17 @@ URL_PASSWORD = f"{MARK}UrlPassword0006"
 SETTING = f"{MARK}Setting0007"
 QUERY_TOKEN = f"{MARK}Query0008"
 SLACK = f"xoxb-{MARK}-0009eeee"
-SECRETS = [API_KEY, ENV_TOKEN, NOTE_TOKEN, GITHUB_TOKEN, BEARER, URL_PASSWORD, SETTING, QUERY_TOKEN, SLACK]
+SECRETS = [
+    API_KEY,
+    ENV_TOKEN,
+    NOTE_TOKEN,
+    GITHUB_TOKEN,
+    BEARER,
+    URL_PASSWORD,
+    SETTING,
+    QUERY_TOKEN,
+    SLACK,
+]
 
 SEED = REPO / "content" / "runs" / f"{SEED_RUN_ID}.yaml"
 SOURCE = f"content/runs/{SEED_RUN_ID}.yaml"
@@ -38,9 +48,13 @@ def _plant(project: Path) -> dict[str, object]:
     engine, run = data["engine"], data["run"]
     command = engine["launch_command"]
     assert "--api-key <redacted>" in command
-    engine["launch_command"] = f"HF_TOKEN={ENV_TOKEN} " + command.replace("--api-key <redacted>", f"--api-key {API_KEY}")
+    engine["launch_command"] = f"HF_TOKEN={ENV_TOKEN} " + command.replace(
+        "--api-key <redacted>", f"--api-key {API_KEY}"
+    )
     engine["settings"] = {"VLLM_API_KEY": SETTING, "max-num-seqs": 128}
-    engine["notes"] = f"Checked with `curl -H 'Authorization: Bearer {BEARER}' http://localhost:8000/v1/models`."
+    engine["notes"] = (
+        f"Checked with `curl -H 'Authorization: Bearer {BEARER}' http://localhost:8000/v1/models`."
+    )
     run["notes"] = f"Model pulled with the token {NOTE_TOKEN} on the day of the run."
     data["source"] = {
         "publisher": "Example Lab",
@@ -48,10 +62,14 @@ def _plant(project: Path) -> dict[str, object]:
         "title": f"Speed test ({GITHUB_TOKEN})",
         "retrieved": "2026-07-10",
     }
-    data["provenance"]["notes"].append(f"Mirrored from https://bench:{URL_PASSWORD}@results.example.org/run.json")
+    data["provenance"]["notes"].append(
+        f"Mirrored from https://bench:{URL_PASSWORD}@results.example.org/run.json"
+    )
     data["measurements"]["decode"][0]["note"] = f"Reported to the channel with {SLACK}"
     path = project / SOURCE
-    path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100_000), encoding="utf-8")
+    path.write_text(
+        yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100_000), encoding="utf-8"
+    )
     text = path.read_text(encoding="utf-8")
     for secret in SECRETS:
         assert secret in text  # the test plants what it claims to plant
@@ -75,8 +93,12 @@ def _files(*folders: Path) -> dict[str, bytes]:
 
 
 def _leaks(files: dict[str, bytes]) -> list[str]:
-    return [f"{path}: {secret}" for path, content in files.items()
-            for secret in [*SECRETS, MARK] if secret.encode() in content]
+    return [
+        f"{path}: {secret}"
+        for path, content in files.items()
+        for secret in [*SECRETS, MARK]
+        if secret.encode() in content
+    ]
 
 
 # (field pointer, text on its line in the written file, kinds the note names)
@@ -92,7 +114,9 @@ EXPECTED_NOTES = [
 ]
 
 
-def test_collect_redacts_reports_and_succeeds(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_collect_redacts_reports_and_succeeds(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     _plant(project)
     assert run_cli(project, "collect") == 0
     out, err = capsys.readouterr()
@@ -106,21 +130,29 @@ def test_collect_redacts_reports_and_succeeds(project: Path, capsys: pytest.Capt
     assert sorted(notes) == sorted(expected)
     assert not _leaks({"stdout": out.encode(), "stderr": err.encode()})
 
-    result = next(entry["result"] for entry in collected_entries(project) if entry["id"] == SEED_RUN_ID)
+    result = next(
+        entry["result"] for entry in collected_entries(project) if entry["id"] == SEED_RUN_ID
+    )
     seed_command = yaml.safe_load(SEED.read_text(encoding="utf-8"))["engine"]["launch_command"]
     assert result["engine"]["launch_command"] == f"HF_TOKEN={R} {seed_command}"
     assert result["engine"]["settings"] == {"VLLM_API_KEY": R, "max-num-seqs": 128}
     assert result["engine"]["notes"] == (
-        f"Checked with `curl -H 'Authorization: Bearer {R}' http://localhost:8000/v1/models`.")
+        f"Checked with `curl -H 'Authorization: Bearer {R}' http://localhost:8000/v1/models`."
+    )
     assert result["run"]["notes"] == f"Model pulled with the token {R} on the day of the run."
     assert result["source"]["url"] == f"https://example.org/results/run.json?token={R}"
     assert result["source"]["title"] == f"Speed test ({R})"
-    assert result["provenance"]["notes"][1] == f"Mirrored from https://{R}@results.example.org/run.json"
+    assert (
+        result["provenance"]["notes"][1]
+        == f"Mirrored from https://{R}@results.example.org/run.json"
+    )
     assert result["measurements"]["decode"][0]["note"] == f"Reported to the channel with {R}"
     assert not _leaks(_files(project / ".sitegen"))
 
 
-def test_built_site_never_contains_a_planted_secret(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_built_site_never_contains_a_planted_secret(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     _plant(project)
     assert run_cli(project, "collect") == 0
     assert run_cli(project, "build") == 0
@@ -138,22 +170,34 @@ def test_built_site_never_contains_a_planted_secret(project: Path, capsys: pytes
     assert R in json.dumps(download)
 
 
-def test_unmodified_site_collects_without_redaction_notes(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_unmodified_site_collects_without_redaction_notes(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert run_cli(project, "collect") == 0
     assert "redacted a secret" not in capsys.readouterr().err
-    result = next(entry["result"] for entry in collected_entries(project) if entry["id"] == SEED_RUN_ID)
-    assert result["engine"]["launch_command"] == yaml.safe_load(SEED.read_text())["engine"]["launch_command"]
+    result = next(
+        entry["result"] for entry in collected_entries(project) if entry["id"] == SEED_RUN_ID
+    )
+    assert (
+        result["engine"]["launch_command"]
+        == yaml.safe_load(SEED.read_text())["engine"]["launch_command"]
+    )
 
 
 def test_secret_in_a_field_name_fails_collect_without_printing_it(
-        project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     data = yaml.safe_load(SEED.read_text(encoding="utf-8"))
     data["engine"]["settings"] = {ENV_TOKEN: "oops"}
-    (project / SOURCE).write_text(yaml.safe_dump(data, sort_keys=False, width=100_000), encoding="utf-8")
+    (project / SOURCE).write_text(
+        yaml.safe_dump(data, sort_keys=False, width=100_000), encoding="utf-8"
+    )
     assert run_cli(project, "collect") == 1
     err = capsys.readouterr().err
     line = _line_of(project, ENV_TOKEN)
-    assert (f"{SOURCE}:{line}: /engine/settings: a field name holds a secret (Hugging Face token (hf_…)); "
-            "field names are published as written") in err
+    assert (
+        f"{SOURCE}:{line}: /engine/settings: a field name holds a secret (Hugging Face token (hf_…)); "
+        "field names are published as written"
+    ) in err
     assert MARK not in err
     assert not (project / ".sitegen" / "collected.json").exists()

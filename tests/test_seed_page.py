@@ -55,15 +55,19 @@ def _text(html: str) -> str:
     import html as html_module
 
     text = re.sub(r"<[^>]+>", "\n", html)
-    return html_module.unescape("\n".join(line.strip() for line in text.splitlines() if line.strip()))
+    return html_module.unescape(
+        "\n".join(line.strip() for line in text.splitlines() if line.strip())
+    )
 
 
 def test_title_and_summary_lines(page: str) -> None:
     text = _text(page)
     assert "DeepSeek-V4-Flash-DSpark on H200 NVL 141GB ×2" in text
     assert "sglang · 0.5.16 · MXFP4+FP8" in text
-    assert ("8 contexts (8K–1019K) × 8 concurrency levels (1–128) · prefill at 8K, 16K, 32K, 64K, 128K, 256K, "
-            "512K, 1019K, 1024K") in text
+    assert (
+        "8 contexts (8K–1019K) × 8 concurrency levels (1–128) · prefill at 8K, 16K, 32K, 64K, 128K, 256K, "
+        "512K, 1019K, 1024K"
+    ) in text
 
 
 def _seed_blocks() -> dict[str, list[tuple[str, str]]]:
@@ -91,7 +95,13 @@ def test_metadata_blocks_hold_every_seed_field(page: str) -> None:
 
 def test_launch_command_is_shown_whole_with_the_secret_redacted(page: str) -> None:
     seed_command = SEED.split("Launch command\n", 1)[1].split("\n", 1)[0]
-    assert seed_command.replace("&", "&amp;").replace('"', "&#34;").replace("<", "&lt;").replace(">", "&gt;") in page
+    assert (
+        seed_command.replace("&", "&amp;")
+        .replace('"', "&#34;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        in page
+    )
     assert "--api-key &lt;redacted&gt;" in page
 
 
@@ -114,33 +124,63 @@ def test_prefill_section_reads_as_the_seed_does(page: str) -> None:
 
 def _bar_widths(page: str) -> list[int]:
     """Each prefill bar's length in percent of its track: its class w<n>, checked against the stylesheet."""
-    return [int(w) for w in re.findall(r"<i class=\"?w(\d+)", page.split("<section id=prefill", 1)[1].split("</section>")[0])]
+    return [
+        int(w)
+        for w in re.findall(
+            r"<i class=\"?w(\d+)", page.split("<section id=prefill", 1)[1].split("</section>")[0]
+        )
+    ]
 
 
 def test_prefill_bars_are_drawn_in_the_page_to_scale(page: str, style: str) -> None:
     widths = _bar_widths(page)
-    rates = [10.2, 14.8, 15.0, 14.7, 13.8, 12.0, 9.544, 6.762, 6.686]  # thousands of prompt tok/s, from the seed
+    rates = [
+        10.2,
+        14.8,
+        15.0,
+        14.7,
+        13.8,
+        12.0,
+        9.544,
+        6.762,
+        6.686,
+    ]  # thousands of prompt tok/s, from the seed
     assert len(widths) == len(rates)
     assert max(widths) == 100
     for width, rate in zip(widths, rates, strict=True):
-        assert abs(width - rate / max(rates) * 100) <= 1.0, (width, rate)  # whole percent, of the seed's rounded figures
+        assert abs(width - rate / max(rates) * 100) <= 1.0, (
+            width,
+            rate,
+        )  # whole percent, of the seed's rounded figures
         # The class draws that length: the stylesheet's rule for it, read back.
         rule = re.search(rf"\.bars \.w{width}\s*\{{\s*width:\s*([\d.]+)(%)?\s*;?\s*\}}", style)
         assert rule is not None, width
         assert float(rule.group(1)) == width and (rule.group(2) or width == 0), rule.group(0)
     # Against the result file's own figures: each bar within half a step (1 %) of its exact length.
-    raw = yaml.safe_load((REPO / "content" / "runs" / f"{SEED_RUN_ID}.yaml").read_text(encoding="utf-8"))
+    raw = yaml.safe_load(
+        (REPO / "content" / "runs" / f"{SEED_RUN_ID}.yaml").read_text(encoding="utf-8")
+    )
     exact = [p["prompt_tokens_per_s"] for p in raw["measurements"]["prefill"]]
-    assert [abs(width - rate / max(exact) * 100) <= 0.5 for width, rate in zip(widths, exact, strict=True)] == [True] * 9
-    assert "<svg" not in page.split("<section id=prefill", 1)[1].split("</section>")[0]  # no drawing per bar
+    assert [
+        abs(width - rate / max(exact) * 100) <= 0.5
+        for width, rate in zip(widths, exact, strict=True)
+    ] == [True] * 9
+    assert (
+        "<svg" not in page.split("<section id=prefill", 1)[1].split("</section>")[0]
+    )  # no drawing per bar
     assert "assets/charts/" not in page  # no image to fetch: the run page draws no vl-convert chart
 
 
 def test_status_explanations_are_the_seeds(page: str) -> None:
-    explanation = ("Requests queued: the server could not run all requests at once, so some waited in a queue. "
-                   "Over capacity: not run because this many requests at this context would exceed the server's KV cache.")
+    explanation = (
+        "Requests queued: the server could not run all requests at once, so some waited in a queue. "
+        "Over capacity: not run because this many requests at this context would exceed the server's KV cache."
+    )
     assert explanation in re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", page)).replace("&#39;", "'")
-    assert "TTFT is measured after the benchmark warms the server&#39;s prompt cache, so it mostly excludes prefill." in page
+    assert (
+        "TTFT is measured after the benchmark warms the server&#39;s prompt cache, so it mostly excludes prefill."
+        in page
+    )
 
 
 def test_the_measurements_say_each_phase_and_context_once_for_the_rows_they_head(page: str) -> None:
@@ -149,9 +189,13 @@ def test_the_measurements_say_each_phase_and_context_once_for_the_rows_they_head
     section = page.split("<section id=measurements", 1)[1].split("</section>", 1)[0]
     assert section.count("Sustained decode") == 1 and section.count(">Prefill") == 1
     assert "<th rowspan=64 class=end>Sustained decode<th rowspan=8>8K<td>1<td>" in section
-    assert section.count("<th rowspan=8") == 8  # the eight decode contexts; the last reaches the table's end
+    assert (
+        section.count("<th rowspan=8") == 8
+    )  # the eight decode contexts; the last reaches the table's end
     assert section.count(" class=end>") == 2
     # The reader used above: a spanned cell is in every row it spans, at its column, and no further.
-    html = ("<table class=t><thead><tr><th>A<th>B<th>C</thead><tr><th rowspan=2>x<th rowspan=3>y<td>1"
-            "<tr><td>2<tr><th>z<td>3</table>")
+    html = (
+        "<table class=t><thead><tr><th>A<th>B<th>C</thead><tr><th rowspan=2>x<th rowspan=3>y<td>1"
+        "<tr><td>2<tr><th>z<td>3</table>"
+    )
     assert tables(html)["t"] == [["A", "B", "C"], ["x", "y", "1"], ["x", "y", "2"], ["z", "y", "3"]]

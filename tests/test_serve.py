@@ -34,8 +34,10 @@ POLL_S = 0.2
 # `sitegen ...` as started at a terminal, where Ctrl-C stops it: a test run started in the
 # background by a script (`pytest ... &`) has SIGINT ignored, every child inherits that, and
 # Python then leaves it ignored, so the server would never see the test's Ctrl-C.
-AT_A_TERMINAL = ("import runpy, signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
-                 "runpy.run_module('sitegen', run_name='__main__', alter_sys=True)")
+AT_A_TERMINAL = (
+    "import runpy, signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
+    "runpy.run_module('sitegen', run_name='__main__', alter_sys=True)"
+)
 
 
 @dataclass
@@ -56,12 +58,16 @@ class Served:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self.process.wait(STOP_S)
             time.sleep(POLL_S)  # (the readers take the last lines)
-            pytest.fail(f"serve did not stop within {STOP_S:.0f} s of Ctrl-C; stdout: {''.join(self.stdout)}\n"
-                        f"stderr: {''.join(self.stderr)}")
+            pytest.fail(
+                f"serve did not stop within {STOP_S:.0f} s of Ctrl-C; stdout: {''.join(self.stdout)}\n"
+                f"stderr: {''.join(self.stderr)}"
+            )
 
     def get(self, path: str) -> httpx.Response:
         """GET an absolute path on the server, without following redirects."""
-        return httpx.get(f"http://{urlsplit(self.url).netloc}{path}", follow_redirects=False, timeout=5.0)
+        return httpx.get(
+            f"http://{urlsplit(self.url).netloc}{path}", follow_redirects=False, timeout=5.0
+        )
 
 
 def _until(condition: Callable[[], bool], seconds: float, what: str) -> None:
@@ -86,15 +92,31 @@ def served(project: Path) -> Iterator[Served]:
     config.write_text(config.read_text() + "site_url: https://example.org/bench/\n")
     process = subprocess.Popen(
         # -X faulthandler: a server that will not stop says where it is (Served.stop).
-        [sys.executable, "-X", "faulthandler", "-c", AT_A_TERMINAL, "--config", str(config), "serve", "--port", "0"],
-        cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-X",
+            "faulthandler",
+            "-c",
+            AT_A_TERMINAL,
+            "--config",
+            str(config),
+            "serve",
+            "--port",
+            "0",
+        ],
+        cwd=project,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
         env={**os.environ, "PYTHONPATH": str(REPO)},
     )
     stdout: list[str] = []
     stderr: list[str] = []
     lines: queue.Queue[str] = queue.Queue()
-    readers = [threading.Thread(target=_drain, args=(process.stdout, stdout, lines), daemon=True),
-               threading.Thread(target=_drain, args=(process.stderr, stderr, None), daemon=True)]
+    readers = [
+        threading.Thread(target=_drain, args=(process.stdout, stdout, lines), daemon=True),
+        threading.Thread(target=_drain, args=(process.stderr, stderr, None), daemon=True),
+    ]
     for reader in readers:
         reader.start()
     try:
@@ -135,20 +157,41 @@ def test_serves_under_the_site_path_and_picks_up_edits(served: Served, project: 
 
     run_file = project / "content" / "runs" / f"{SEED_RUN_ID}.yaml"
     original = run_file.read_text()
-    run_file.write_text(original.replace("  revision: main\n", "  revision: edited-while-serving\n"))
-    _until(lambda: fields(served.get(f"/bench/runs/{SEED_RUN_ID}/").text).get("Revision") == "edited-while-serving", CHANGE_S,
-           "the edited revision on the run page")
+    run_file.write_text(
+        original.replace("  revision: main\n", "  revision: edited-while-serving\n")
+    )
+    _until(
+        lambda: (
+            fields(served.get(f"/bench/runs/{SEED_RUN_ID}/").text).get("Revision")
+            == "edited-while-serving"
+        ),
+        CHANGE_S,
+        "the edited revision on the run page",
+    )
 
     # A broken edit: the problem is printed and the last good site stays up.
-    run_file.write_text(original.replace("  revision: main\n", "  revision: edited-while-serving\n  bogus: 1\n"))
-    _until(lambda: any("/run/bogus: unknown field 'bogus'" in line for line in served.stderr), CHANGE_S,
-           "the problem of the broken edit")
-    _until(lambda: any("the rebuild failed" in line for line in served.stdout), CHANGE_S, "the failure notice")
+    run_file.write_text(
+        original.replace("  revision: main\n", "  revision: edited-while-serving\n  bogus: 1\n")
+    )
+    _until(
+        lambda: any("/run/bogus: unknown field 'bogus'" in line for line in served.stderr),
+        CHANGE_S,
+        "the problem of the broken edit",
+    )
+    _until(
+        lambda: any("the rebuild failed" in line for line in served.stdout),
+        CHANGE_S,
+        "the failure notice",
+    )
     still = served.get(f"/bench/runs/{SEED_RUN_ID}/")
     assert still.status_code == 200 and "edited-while-serving" in still.text
 
     assert served.stop() == 0
-    _until(lambda: bool(served.stdout) and served.stdout[-1] == "stopped\n", STOP_S, "the 'stopped' line")
+    _until(
+        lambda: bool(served.stdout) and served.stdout[-1] == "stopped\n",
+        STOP_S,
+        "the 'stopped' line",
+    )
     assert not any("Traceback" in line for line in served.stderr), "".join(served.stderr)
 
 
@@ -166,8 +209,11 @@ def test_watch_calls_back_once_per_change_and_stops(tmp_path: Path) -> None:
     (watched / "a.yaml").write_text("a: 1\n")
     calls: list[float] = []
     stop = threading.Event()
-    thread = threading.Thread(target=watch, args=([watched], lambda: calls.append(time.monotonic()), stop, 0.05),
-                              daemon=True)
+    thread = threading.Thread(
+        target=watch,
+        args=([watched], lambda: calls.append(time.monotonic()), stop, 0.05),
+        daemon=True,
+    )
     thread.start()
     try:
         time.sleep(0.3)
@@ -190,18 +236,25 @@ def test_snapshot_is_bounded(tmp_path: Path) -> None:
     assert len(snapshot([tmp_path])) == 30
 
 
-@pytest.mark.parametrize("request_path", ["/%2Fruns", "/%2F%2Fruns", "/%5Cruns", "/%2F%5Cruns", "//runs", "/%2F/runs"])
+@pytest.mark.parametrize(
+    "request_path", ["/%2Fruns", "/%2F%2Fruns", "/%5Cruns", "/%2F%5Cruns", "//runs", "/%2F/runs"]
+)
 def test_a_redirect_never_leaves_the_server(tmp_path: Path, request_path: str) -> None:
     # A Location of //runs/ (or /\runs/) is read by browsers as the host "runs": an open redirect.
     (tmp_path / "sitegen.yaml").write_text("title: T\nbase_url: /\n")
     (tmp_path / "_site" / "runs").mkdir(parents=True)
     (tmp_path / "_site" / "\\runs").mkdir()
     server = bind(load_config(tmp_path / "sitegen.yaml"), 0)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    )
     thread.start()
     try:
-        response = httpx.get(f"http://{HOST}:{server.server_address[1]}{request_path}", follow_redirects=False,
-                             timeout=5.0)
+        response = httpx.get(
+            f"http://{HOST}:{server.server_address[1]}{request_path}",
+            follow_redirects=False,
+            timeout=5.0,
+        )
     finally:
         server.shutdown()
         server.server_close()

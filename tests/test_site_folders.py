@@ -11,12 +11,20 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sitegen.files import file_system_now
-from sitegen.site.site_folders import all_plain_relative, changed_folders, folders_of, plain_relative, record
+from sitegen.site.site_folders import (
+    all_plain_relative,
+    changed_folders,
+    folders_of,
+    plain_relative,
+    record,
+)
 
 # Names over a small alphabet, so that trees share folders and a name is a file in one and a
 # folder in the other.
 names = st.lists(st.sampled_from("abc"), min_size=1, max_size=4).map("/".join)
-trees = st.sets(names, max_size=12).map(lambda found: {n for n in found if not any(o.startswith(n + "/") for o in found)})
+trees = st.sets(names, max_size=12).map(
+    lambda found: {n for n in found if not any(o.startswith(n + "/") for o in found)}
+)
 
 
 def _walked(files: set[str], root: Path) -> dict[str, set[str]]:
@@ -31,10 +39,13 @@ def _walked(files: set[str], root: Path) -> dict[str, set[str]]:
     return found
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(before=trees, after=trees)
-def test_the_folders_of_a_changed_site_are_its_folders(before: set[str], after: set[str],
-                                                       tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_the_folders_of_a_changed_site_are_its_folders(
+    before: set[str], after: set[str], tmp_path_factory: pytest.TempPathFactory
+) -> None:
     earlier = folders_of(before)
     assert earlier is not None
     copy = {folder: set(held) for folder, held in earlier.items()}
@@ -51,13 +62,18 @@ def test_a_name_that_would_leave_the_site_is_refused() -> None:
 
 # Names made of the pieces that make a name leave its folder or repeat another's: empty, "." and
 # ".." parts, a leading or doubled "/", a NUL; and harmless look-alikes ("..a", ".b.").
-risky_names = st.lists(st.sampled_from(["a", "..a", ".b.", "", ".", "..", "\0", "c\0"]), min_size=1, max_size=4) \
-    .map("/".join) | st.sampled_from(["/a", "a/", "//", "/", "a//b"])
+risky_names = st.lists(
+    st.sampled_from(["a", "..a", ".b.", "", ".", "..", "\0", "c\0"]), min_size=1, max_size=4
+).map("/".join) | st.sampled_from(["/a", "a/", "//", "/", "a//b"])
 
 
 def _plain(name: str) -> bool:
     """A plain relative name, read from its parts: not empty, no NUL, no empty, "." or ".." part."""
-    return bool(name) and "\0" not in name and all(part not in ("", ".", "..") for part in name.split("/"))
+    return (
+        bool(name)
+        and "\0" not in name
+        and all(part not in ("", ".", "..") for part in name.split("/"))
+    )
 
 
 @settings(max_examples=500, deadline=None)
@@ -68,10 +84,13 @@ def test_names_checked_all_at_once_are_checked_as_one_by_one(found: list[str]) -
     assert (folders_of(found) is None) == (not all(_plain(name) for name in found))
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(before=trees, after=trees)
-def test_every_folder_a_change_touches_is_above_a_changed_name(before: set[str], after: set[str],
-                                                               tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_every_folder_a_change_touches_is_above_a_changed_name(
+    before: set[str], after: set[str], tmp_path_factory: pytest.TempPathFactory
+) -> None:
     """Read on disk: the folders whose identity (files.identity) changes when the files of
     ``before`` become those of ``after`` are all among folders_above of the names added or
     removed (files replaced in place count as both), so unchanged_since keeps no stale identity."""
@@ -93,25 +112,41 @@ def test_every_folder_a_change_touches_is_above_a_changed_name(before: set[str],
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_bytes(b"new")  # a name in both is written anew: the build's ``fresh``
     changed = (before ^ after) | (before & after)
-    touched = {folder for folder, identity in identities.items()
-               if not (root / folder).is_dir() or files.identity(os.lstat(root / folder)) != identity}
+    touched = {
+        folder
+        for folder, identity in identities.items()
+        if not (root / folder).is_dir() or files.identity(os.lstat(root / folder)) != identity
+    }
     assert touched <= folders_above(changed)
     kept = unchanged_since(identities, changed)
-    assert all(files.identity(os.lstat(root / folder)) == identity for folder, identity in kept.items())
+    assert all(
+        files.identity(os.lstat(root / folder)) == identity for folder, identity in kept.items()
+    )
 
 
-def test_a_record_takes_the_identities_it_is_given_and_looks_at_the_other_folders(tmp_path: Path) -> None:
+def test_a_record_takes_the_identities_it_is_given_and_looks_at_the_other_folders(
+    tmp_path: Path,
+) -> None:
     site = tmp_path / "site"
     for folder in ("a", "b/c"):
         (site / folder).mkdir(parents=True)
     # The clock read in a folder of its own (reading it makes a file there), after every folder above.
     now = file_system_now(tmp_path / "clock", after_tick=True)
-    given = {"a": (1, 2, 3, 4, 5), "gone": (6, 7, 8, 9, 10)}  # "a" is not as on disk; "gone" not in the tree
+    given = {
+        "a": (1, 2, 3, 4, 5),
+        "gone": (6, 7, 8, 9, 10),
+    }  # "a" is not as on disk; "gone" not in the tree
     made = record(str(site), ["", "a", "b", "b/c"], now, given)
     assert list(made) == ["", "a", "b", "b/c"]
     assert made["a"] == (1, 2, 3, 4, 5)  # taken as given, not looked at
     for folder in ("", "b", "b/c"):
         found = os.lstat(site / folder)
-        assert made[folder] == (found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns)
+        assert made[folder] == (
+            found.st_dev,
+            found.st_ino,
+            found.st_size,
+            found.st_mtime_ns,
+            found.st_ctime_ns,
+        )
     # Without a clock nothing looked at is settled: those folders are in doubt (None), the given kept.
     assert record(str(site), ["a", "b"], None, given) == {"a": (1, 2, 3, 4, 5), "b": None}

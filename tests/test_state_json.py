@@ -13,9 +13,19 @@ from sitegen.store import state_json
 
 # What the manifests hold (strings, integers of stat results and beyond 64 bits, lists,
 # string-keyed objects, null, booleans), with text of every kind.
-scalars = st.none() | st.booleans() | st.integers(min_value=-(2**70), max_value=2**70) | st.text(max_size=12)
-values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=6) | st.dictionaries(st.text(max_size=6), inner,
-                                                                                            max_size=6), max_leaves=30)
+scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.text(max_size=12)
+)
+values = st.recursive(
+    scalars,
+    lambda inner: (
+        st.lists(inner, max_size=6) | st.dictionaries(st.text(max_size=6), inner, max_size=6)
+    ),
+    max_leaves=30,
+)
 
 
 @settings(max_examples=400, deadline=None)
@@ -29,7 +39,9 @@ def test_state_json_is_the_json_modules_json(value: Any, sort_keys: bool) -> Non
 
 
 def test_an_integer_beyond_64_bits_is_written_by_the_json_module() -> None:
-    assert state_json({"b": [2**64], "a": 1}, sort_keys=True) == b'{"a":1,"b":[18446744073709551616]}'
+    assert (
+        state_json({"b": [2**64], "a": 1}, sort_keys=True) == b'{"a":1,"b":[18446744073709551616]}'
+    )
 
 
 def test_a_lone_surrogate_is_written_by_the_json_module() -> None:

@@ -20,7 +20,9 @@ def _compiles(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     seen: list[str] = []
     original = Environment.compile
 
-    def counting(self: Environment, source: str, name: str | None = None, *args: object, **kwargs: object) -> object:
+    def counting(
+        self: Environment, source: str, name: str | None = None, *args: object, **kwargs: object
+    ) -> object:
         seen.append(str(name))
         return original(self, source, name, *args, **kwargs)  # type: ignore[arg-type]
 
@@ -35,8 +37,9 @@ def templates(tmp_path: Path) -> Path:
     return folder
 
 
-def test_a_later_environment_compiles_no_template_again(templates: Path, tmp_path: Path,
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_later_environment_compiles_no_template_again(
+    templates: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     compiled = _compiles(monkeypatch)
     cache = tmp_path / "cache"
     for name in NAMES:
@@ -49,7 +52,9 @@ def test_a_later_environment_compiles_no_template_again(templates: Path, tmp_pat
     assert compiled == []
 
 
-def test_an_edited_template_is_compiled_again(templates: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_edited_template_is_compiled_again(
+    templates: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     cache = tmp_path / "cache"
     (templates / "probe.html").write_text("before {{ 1 + 1 }}")
     assert environment(templates, cache).get_template("probe.html").render() == "before 2"
@@ -60,8 +65,9 @@ def test_an_edited_template_is_compiled_again(templates: Path, tmp_path: Path, m
 
 
 @pytest.mark.parametrize("damage", ["cut short", "other bytes", "a directory"])
-def test_a_damaged_entry_is_compiled_again(templates: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                           damage: str) -> None:
+def test_a_damaged_entry_is_compiled_again(
+    templates: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damage: str
+) -> None:
     cache = tmp_path / "cache"
     (templates / "probe.html").write_text("<p>{{ 6 * 7 }}</p>")
     environment(templates, cache).get_template("probe.html")

@@ -37,7 +37,9 @@ def _site(tmp_path: Path, shared_cache: Path) -> Path:
     return site
 
 
-def _raw_run(site: Path, run_id: str, data: dict[str, Any], meta: dict[str, Any] | None = None) -> None:
+def _raw_run(
+    site: Path, run_id: str, data: dict[str, Any], meta: dict[str, Any] | None = None
+) -> None:
     folder = site / "content" / "runs" / run_id
     folder.mkdir()
     (folder / "benchmark_results.json").write_text(json.dumps(data, indent=2))
@@ -66,7 +68,9 @@ def _fields(page: str) -> dict[str, str]:
 # --- schema 1 stays as it was -------------------------------------------------------------------
 
 
-def test_a_schema_1_file_and_its_1_1_twin_render_the_same_run_page(tmp_path: Path, shared_cache: Path) -> None:
+def test_a_schema_1_file_and_its_1_1_twin_render_the_same_run_page(
+    tmp_path: Path, shared_cache: Path
+) -> None:
     pages = []
     for version in ("1", "1.1"):
         site = _site(tmp_path / version, shared_cache)
@@ -91,7 +95,10 @@ def test_every_schema_is_published(tmp_path: Path, shared_cache: Path) -> None:
     site = _site(tmp_path, shared_cache)
     shutil.copy(MINIMAL, site / "content" / "runs")
     _build(site)
-    published = {path.name: json.loads(path.read_text()) for path in (site / "_site" / "schema").glob("result*.json")}
+    published = {
+        path.name: json.loads(path.read_text())
+        for path in (site / "_site" / "schema").glob("result*.json")
+    }
     assert published["result.schema.json"]["$id"] == "urn:sitegen:schema:result:1"
     assert published["result-1.1.schema.json"]["$id"] == "urn:sitegen:schema:result:1.1"
     assert published["result-1.2.schema.json"]["$id"] == "urn:sitegen:schema:result:1.2"
@@ -113,7 +120,11 @@ def seed_page(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 def _raw_cell(context: int, concurrency: int) -> dict[str, Any]:
     raw = json.loads(SAMPLE.read_text(encoding="utf-8"))
-    [cell] = [c for c in raw["results"] if (c["context_tokens"], c["concurrency"]) == (context, concurrency)]
+    [cell] = [
+        c
+        for c in raw["results"]
+        if (c["context_tokens"], c["concurrency"]) == (context, concurrency)
+    ]
     return cell
 
 
@@ -121,25 +132,41 @@ def test_seed_page_says_its_latencies_are_means(seed_page: str) -> None:
     """The headline figures are the raw file's _avg values (tests/test_seed_page.py checks them
     against the real page), so the page calls them means, and no word claims medians."""
     text = _text(seed_page)
-    assert ("TTFT, time between tokens and per-request tok/s are means over each cell's requests. Total tok/s is "
-            "output tokens per second across all simultaneous requests; on prefill rows it is prompt tokens per "
-            "second.") in text
+    assert (
+        "TTFT, time between tokens and per-request tok/s are means over each cell's requests. Total tok/s is "
+        "output tokens per second across all simultaneous requests; on prefill rows it is prompt tokens per "
+        "second."
+    ) in text
     assert "medians are" not in text.lower() and "are medians" not in text.lower()
     cell = _raw_cell(8192, 128)
-    assert f"{cell['ttft_avg'] * 1000:,.0f} ms" == "1,317 ms"  # the figure the table shows is the mean
+    assert (
+        f"{cell['ttft_avg'] * 1000:,.0f} ms" == "1,317 ms"
+    )  # the figure the table shows is the mean
 
 
 def test_seed_page_shows_p50_p90_p99_from_the_raw_file(seed_page: str) -> None:
     tails = tables(seed_page)["data tails"]
-    assert tails[0] == ["Context", "Requests at once", "TTFT", "Time between tokens",
-                        "Per request tok/s, slow tail"]
+    assert tails[0] == [
+        "Context",
+        "Requests at once",
+        "TTFT",
+        "Time between tokens",
+        "Per request tok/s, slow tail",
+    ]
     # The first two headers span both header rows (rowspan=2): the table model has them in each.
     # Beside a latency's p90 (a slow request), the slow tail of speed: p10.
-    assert tails[1] == \
-        ["Context", "Requests at once"] + ["p50", "p90", "p99"] * 2 + ["p50", "p10", "p1"]
+    assert tails[1] == ["Context", "Requests at once"] + ["p50", "p90", "p99"] * 2 + [
+        "p50",
+        "p10",
+        "p1",
+    ]
     rows = {(row[0], row[1]): row[2:] for row in tails[2:]}
     assert len(rows) == 43  # every measured cell
-    for (context, concurrency, label) in ((8192, 1, "8K"), (131072, 16, "128K"), (1043456, 2, "1019K")):
+    for context, concurrency, label in (
+        (8192, 1, "8K"),
+        (131072, 16, "128K"),
+        (1043456, 2, "1019K"),
+    ):
         raw = _raw_cell(context, concurrency)
         want = [f"{raw[f'ttft_{p}'] * 1000:,.0f} ms" for p in ("p50", "p90", "p99")]
         want += [f"{raw[f'inter_token_latency_{p}'] * 1000:,.1f} ms" for p in ("p50", "p90", "p99")]
@@ -157,9 +184,22 @@ def test_seed_page_power_and_derived_energy(seed_page: str) -> None:
     watts = raw["hardware_summary"]["power_total_avg_w"]
     joules = watts / raw["aggregate_tps"]
     power = tables(seed_page)["data power"]
-    assert power[0] == ["Context", "Requests at once", "Total tok/s", "Average power",
-                        "Energy per output token (derived)", "Output tokens per joule (derived)"]
-    assert power[1] == ["8K", "1", "228.4", f"{watts:,.0f} W", f"{joules:.2f} J", f"{1 / joules:.3f} tok/J"]
+    assert power[0] == [
+        "Context",
+        "Requests at once",
+        "Total tok/s",
+        "Average power",
+        "Energy per output token (derived)",
+        "Output tokens per joule (derived)",
+    ]
+    assert power[1] == [
+        "8K",
+        "1",
+        "228.4",
+        f"{watts:,.0f} W",
+        f"{joules:.2f} J",
+        f"{1 / joules:.3f} tok/J",
+    ]
     text = _text(seed_page)
     assert "Energy per output token is\nderived\n: average power ÷ total tok/s" in text
 
@@ -172,11 +212,17 @@ def test_measurements_table_is_autoescaped() -> None:
 # --- llm-inference-bench files of other shapes ------------------------------------------------------
 
 
-def test_request_count_older_and_undeclared_mode_runs_read_correctly(tmp_path: Path, shared_cache: Path) -> None:
+def test_request_count_older_and_undeclared_mode_runs_read_correctly(
+    tmp_path: Path, shared_cache: Path
+) -> None:
     site = _site(tmp_path, shared_cache)
     # A --request-count run with one warm-up request.
-    counted = bench(decode_mode="request-count", primary_decode_layer="burst_e2e_decode",
-                    request_count=32, warmup_request_count=1)
+    counted = bench(
+        decode_mode="request-count",
+        primary_decode_layer="burst_e2e_decode",
+        request_count=32,
+        warmup_request_count=1,
+    )
     for cell in counted["results"]:
         cell.update(benchmark_mode="request-count", measurement_wall_seconds=0.0)
     _raw_run(site, "counted", counted)
@@ -191,15 +237,23 @@ def test_request_count_older_and_undeclared_mode_runs_read_correctly(tmp_path: P
 
     page = _page(site, "counted")
     assert re.search(r'<h2 id="?decode-h"?>Request-count decode</h2>', page)
-    assert {row[0] for row in tables(page)["data figures"][1:]} == {"Prefill", "Request-count decode"}
+    assert {row[0] for row in tables(page)["data figures"][1:]} == {
+        "Prefill",
+        "Request-count decode",
+    }
     assert "Sustained decode" not in _text(page)
-    assert "Each decode cell measured 32 requests after 1 warm-up request (--request-count)." in _text(page)
+    assert (
+        "Each decode cell measured 32 requests after 1 warm-up request (--request-count)."
+        in _text(page)
+    )
     assert "TTFT, time between tokens and per-request tok/s are means" in _text(page)
 
     page = _page(site, "older")
     assert _fields(page)["Time per measurement"] == "20 s"
-    assert re.search(r"4 decode cells of this file have no queue signals .*may have had requests waiting\.",
-                     _text(page).replace("\n", " "))
+    assert re.search(
+        r"4 decode cells of this file have no queue signals .*may have had requests waiting\.",
+        _text(page).replace("\n", " "),
+    )
 
 
 def test_a_median_run_says_medians(tmp_path: Path, shared_cache: Path) -> None:
@@ -207,8 +261,10 @@ def test_a_median_run_says_medians(tmp_path: Path, shared_cache: Path) -> None:
     data = yaml.safe_load(MINIMAL.read_text())
     data["schema_version"] = 1.1
     data["run"]["latency_statistic"] = "median"
-    data["measurements"]["decode"][0].update(ttft_ms=67.1, statistics={"ttft_ms": {"mean": 140.2, "p50": 67.1,
-                                                                                    "p90": 301.0, "p99": 512.3}})
+    data["measurements"]["decode"][0].update(
+        ttft_ms=67.1,
+        statistics={"ttft_ms": {"mean": 140.2, "p50": 67.1, "p90": 301.0, "p99": 512.3}},
+    )
     (site / "content" / "runs" / "median.yaml").write_text(yaml.safe_dump(data))
     _build(site)
     page = _page(site, "median")
@@ -229,7 +285,9 @@ def _planted_lines() -> dict[int, set[str]]:
     return planted
 
 
-def test_planted_contradictions_warn_at_their_lines_and_pass(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_planted_contradictions_warn_at_their_lines_and_pass(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     target = project / "content" / "runs" / "planted.yaml"
     shutil.copy(PLANTED, target)
     capsys.readouterr()
@@ -238,7 +296,10 @@ def test_planted_contradictions_warn_at_their_lines_and_pass(project: Path, caps
     assert captured.out == "checked 1 run: no problems\n"
     found: dict[int, set[str]] = {}
     for line in captured.err.splitlines():
-        match = re.match(r"content/runs/planted\.yaml:(\d+): (/measurements/decode/\d+/\w+): warning: .* \[([a-z-]+)\]", line)
+        match = re.match(
+            r"content/runs/planted\.yaml:(\d+): (/measurements/decode/\d+/\w+): warning: .* \[([a-z-]+)\]",
+            line,
+        )
         assert match, line
         found.setdefault(int(match[1]), set()).add(match[3])
     assert found == _planted_lines()
@@ -246,23 +307,39 @@ def test_planted_contradictions_warn_at_their_lines_and_pass(project: Path, caps
     assert run_cli(project, "check", "--format", "github", str(target)) == 0
     annotations = [line for line in capsys.readouterr().out.splitlines() if line.startswith("::")]
     assert len(annotations) == sum(len(checks) for checks in _planted_lines().values())
-    assert all(line.startswith("::warning file=content/runs/planted.yaml,line=") for line in annotations)
-    assert any("title=/measurements/decode/4/total_tokens_per_s::" in line and "[jump-from-neighbours]" in line
-               for line in annotations)
+    assert all(
+        line.startswith("::warning file=content/runs/planted.yaml,line=") for line in annotations
+    )
+    assert any(
+        "title=/measurements/decode/4/total_tokens_per_s::" in line
+        and "[jump-from-neighbours]" in line
+        for line in annotations
+    )
 
     # collect warns too, and still writes the site's data.
     assert run_cli(project, "collect") == 0
-    assert "planted.yaml:31: /measurements/decode/2/time_between_tokens_ms: warning:" in capsys.readouterr().err
+    assert (
+        "planted.yaml:31: /measurements/decode/2/time_between_tokens_ms: warning:"
+        in capsys.readouterr().err
+    )
 
 
-def test_acknowledged_warnings_are_quiet_and_shown_as_caveats(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_acknowledged_warnings_are_quiet_and_shown_as_caveats(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     data = yaml.safe_load(PLANTED.read_text())
     reason = "The server's max-num-seqs was 2 <b>at the time</b>; the tool saw no queue."
     data["run"]["acknowledged_warnings"] = [
-        {"check": "active-below-requested", "pointer": "/measurements/decode/8/average_active_requests",
-         "reason": reason},
-        {"check": "per-request-vs-total", "pointer": "/measurements/decode/8/total_tokens_per_s",
-         "reason": "Same cause: only 1.5 requests ran on average."},
+        {
+            "check": "active-below-requested",
+            "pointer": "/measurements/decode/8/average_active_requests",
+            "reason": reason,
+        },
+        {
+            "check": "per-request-vs-total",
+            "pointer": "/measurements/decode/8/total_tokens_per_s",
+            "reason": "Same cause: only 1.5 requests ran on average.",
+        },
     ]
     target = project / "content" / "runs" / "planted.yaml"
     target.write_text(yaml.safe_dump(data, sort_keys=False))
@@ -279,11 +356,18 @@ def test_acknowledged_warnings_are_quiet_and_shown_as_caveats(project: Path, cap
     assert "&lt;b&gt;at the time&lt;/b&gt;" in page  # the reason is the file's text, escaped
 
 
-def test_a_stale_acknowledgement_is_itself_a_warning(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_stale_acknowledgement_is_itself_a_warning(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     data = yaml.safe_load(MINIMAL.read_text())
     data["schema_version"] = 1.1
-    data["run"]["acknowledged_warnings"] = [{"check": "jump-from-neighbours", "reason": "was a typo",
-                                             "pointer": "/measurements/decode/0/total_tokens_per_s"}]
+    data["run"]["acknowledged_warnings"] = [
+        {
+            "check": "jump-from-neighbours",
+            "reason": "was a typo",
+            "pointer": "/measurements/decode/0/total_tokens_per_s",
+        }
+    ]
     target = project / "content" / "runs" / "stale.yaml"
     target.write_text(yaml.safe_dump(data, sort_keys=False))
     capsys.readouterr()
@@ -293,10 +377,13 @@ def test_a_stale_acknowledgement_is_itself_a_warning(project: Path, capsys: pyte
     assert capsys.readouterr().err == (
         f"content/runs/stale.yaml:{line}: /run/acknowledged_warnings/0: warning: acknowledges a jump-from-neighbours "
         "warning at /measurements/decode/0/total_tokens_per_s that sitegen does not give; remove it, or correct its "
-        "check or pointer\n")
+        "check or pointer\n"
+    )
 
 
-def test_shipped_runs_give_no_plausibility_warning(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_shipped_runs_give_no_plausibility_warning(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     capsys.readouterr()
     assert run_cli(project, "check") == 0
     assert "warning:" not in capsys.readouterr().err
@@ -317,27 +404,42 @@ def test_no_two_shipped_runs_share_a_displayed_name(built_site: Path) -> None:
     assert len(titles) == len(list((REPO / "content" / "runs").glob("*.yaml"))) and _unique(titles)
     # The two llama.cpp runs on one DGX Spark, and vLLM with and without MTP, differ as the issue asks.
     assert any(t.startswith("gpt-oss-120b-GGUF on GB10 ×1 · batched ·") for t in titles)
-    assert any(t.startswith("gpt-oss-120b-GGUF on GB10 ×1 · single stream at depth ·") for t in titles)
-    assert any("×4 · with MTP ·" in t for t in titles) and any("×4 · no speculative decoding ·" in t for t in titles)
+    assert any(
+        t.startswith("gpt-oss-120b-GGUF on GB10 ×1 · single stream at depth ·") for t in titles
+    )
+    assert any("×4 · with MTP ·" in t for t in titles) and any(
+        "×4 · no speculative decoding ·" in t for t in titles
+    )
 
     index = (built_site / "index.html").read_text()
     rows = tables(index)["data runs sortable"][1:]
-    names = [" | ".join(row[:5]).replace("all runs", "") for row in rows]  # model (+ label), hardware, engine, …
+    names = [
+        " | ".join(row[:5]).replace("all runs", "") for row in rows
+    ]  # model (+ label), hardware, engine, …
     assert _unique(names), names
 
     picker = (built_site / "compare" / "index.html").read_text()
     select = picker.split('<select name="add"', 1)[1].split("</select>", 1)[0]
-    options = [html.unescape(o) for o in re.findall(r"<option value=\"[^\"]+\"[^>]*>([^<]*)", select)]
+    options = [
+        html.unescape(o) for o in re.findall(r"<option value=\"[^\"]+\"[^>]*>([^<]*)", select)
+    ]
     assert len(options) == len(titles) and _unique(options)
     pairs = [html.unescape(p) for p in re.findall(r'<li><a href="[^"]*">(.*?)</a>', picker)]
     assert _unique(pairs)
 
-    for group in list((built_site / "models").glob("*/index.html")) + list((built_site / "hardware").glob("*/index.html")):
+    for group in list((built_site / "models").glob("*/index.html")) + list(
+        (built_site / "hardware").glob("*/index.html")
+    ):
         page = group.read_text()
         for legend in re.findall(r'<ul class="chart-legend">(.*?)</ul>', page, re.S):
-            entries = [html.unescape(re.sub(r"<[^>]+>", "", e)) for e in re.findall(r"<li[^>]*>(.*?)</li>", legend, re.S)]
+            entries = [
+                html.unescape(re.sub(r"<[^>]+>", "", e))
+                for e in re.findall(r"<li[^>]*>(.*?)</li>", legend, re.S)
+            ]
             assert _unique(entries), (group, entries)
-            assert not any(re.search(r"\((dgxspark|rtx6kpro)[^)]*\)$", e) for e in entries)  # no run-id fallback
+            assert not any(
+                re.search(r"\((dgxspark|rtx6kpro)[^)]*\)$", e) for e in entries
+            )  # no run-id fallback
 
     feed = (built_site / "feed.xml").read_text()
     entry_titles = re.findall(r"<entry>.*?<title[^>]*>(.*?)</title>", feed, re.S)
@@ -357,11 +459,12 @@ def test_label_rules() -> None:
 
     other_model = run("c", model="other/model")
     assert distinguishing_labels([run("a"), other_model]) == {}  # nothing alike: no labels
-    assert distinguishing_labels([run("a", engine={"version": "0.5"}), run("b", engine={"version": "0.6"})]) == {
-        "a": "v0.5", "b": "v0.6"}
-    assert distinguishing_labels([run("a", label="tuned kernels"), run("b", date="2026-01-02"),
-                                  run("c", date="2026-01-03")]) == {
-        "a": "tuned kernels", "b": "2026-01-02", "c": "2026-01-03"}
+    assert distinguishing_labels(
+        [run("a", engine={"version": "0.5"}), run("b", engine={"version": "0.6"})]
+    ) == {"a": "v0.5", "b": "v0.6"}
+    assert distinguishing_labels(
+        [run("a", label="tuned kernels"), run("b", date="2026-01-02"), run("c", date="2026-01-03")]
+    ) == {"a": "tuned kernels", "b": "2026-01-02", "c": "2026-01-03"}
     # Nothing differs at all: the run id is the only thing that tells them apart.
     assert distinguishing_labels([run("a"), run("b")]) == {"a": "a", "b": "b"}
 
@@ -382,8 +485,9 @@ def test_labels_are_worked_out_once_per_collection_of_runs(monkeypatch: pytest.M
 
     worked_out: list[int] = []
     real = labels_module.distinguishing_labels_of
-    monkeypatch.setattr(labels_module, "distinguishing_labels_of",
-                        lambda runs: worked_out.append(1) or real(runs))
+    monkeypatch.setattr(
+        labels_module, "distinguishing_labels_of", lambda runs: worked_out.append(1) or real(runs)
+    )
     runs = [run("a", "0.5"), run("b", "0.6")]
     first = labels_module.distinguishing_labels(runs)
     first["a"] = "changed by a caller"
@@ -406,8 +510,12 @@ def test_the_json_export_carries_every_percentile_of_the_raw_file(built_site: Pa
     for raw_cell in raw["results"]:
         statistics = cells[(raw_cell["context_tokens"], raw_cell["concurrency"])]["statistics"]
         for suffix in ("p50", "p90", "p99"):
-            assert statistics["ttft_ms"][suffix] == pytest.approx(raw_cell[f"ttft_{suffix}"] * 1000, abs=1e-6)
+            assert statistics["ttft_ms"][suffix] == pytest.approx(
+                raw_cell[f"ttft_{suffix}"] * 1000, abs=1e-6
+            )
             assert statistics["time_between_tokens_ms"][suffix] == pytest.approx(
-                raw_cell[f"inter_token_latency_{suffix}"] * 1000, abs=1e-6)
+                raw_cell[f"inter_token_latency_{suffix}"] * 1000, abs=1e-6
+            )
             assert statistics["per_request_tokens_per_s"][suffix] == pytest.approx(
-                raw_cell[f"output_tps_per_user_{suffix}"], abs=1e-6)
+                raw_cell[f"output_tps_per_user_{suffix}"], abs=1e-6
+            )

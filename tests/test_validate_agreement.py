@@ -16,8 +16,12 @@ from sitegen.resources import load_schema
 from sitegen.validate import RESULT_SCHEMAS, _fast_check, result_schema_name
 from tests.conftest import REPO, SEED_RUN_ID
 
-FILES = sorted((REPO / "content" / "runs").glob("*.yaml")) + sorted((REPO / "tests" / "data" / "valid").iterdir())
-SEED = parse_document("seed.yaml", (REPO / "content" / "runs" / f"{SEED_RUN_ID}.yaml").read_bytes()).data
+FILES = sorted((REPO / "content" / "runs").glob("*.yaml")) + sorted(
+    (REPO / "tests" / "data" / "valid").iterdir()
+)
+SEED = parse_document(
+    "seed.yaml", (REPO / "content" / "runs" / f"{SEED_RUN_ID}.yaml").read_bytes()
+).data
 FULL = {name: Draft202012Validator(load_schema(name)) for name in RESULT_SCHEMAS.values()}
 
 
@@ -40,13 +44,31 @@ def test_shipped_and_valid_files(path: Path) -> None:
 
 def _leaves(node: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     if isinstance(node, dict):
-        return [path] + [leaf for key, value in node.items() for leaf in _leaves(value, (*path, key))]
+        return [path] + [
+            leaf for key, value in node.items() for leaf in _leaves(value, (*path, key))
+        ]
     if isinstance(node, list):
-        return [path] + [leaf for index, value in enumerate(node) for leaf in _leaves(value, (*path, index))]
+        return [path] + [
+            leaf for index, value in enumerate(node) for leaf in _leaves(value, (*path, index))
+        ]
     return [path]
 
 
-REPLACEMENTS: list[Any] = ["", "x" * 3000, -1, 0, 1.5, 10**12, None, True, [], {}, "overcap", "2026-13-40", "valid"]
+REPLACEMENTS: list[Any] = [
+    "",
+    "x" * 3000,
+    -1,
+    0,
+    1.5,
+    10**12,
+    None,
+    True,
+    [],
+    {},
+    "overcap",
+    "2026-13-40",
+    "valid",
+]
 
 
 def test_random_mutations_of_the_seed() -> None:
@@ -73,7 +95,9 @@ def test_random_mutations_of_the_seed() -> None:
 
 def test_random_mutations_of_a_schema_1_1_file() -> None:
     """The 1.1 additions (statistics, power, acknowledged warnings) through both checkers."""
-    every = parse_document("x.json", (REPO / "tests" / "data" / "valid" / "every-field-1-1.json").read_bytes()).data
+    every = parse_document(
+        "x.json", (REPO / "tests" / "data" / "valid" / "every-field-1-1.json").read_bytes()
+    ).data
     rng = random.Random(20261201)
     leaves = [leaf for leaf in _leaves(every) if leaf]
     disagreements = []
@@ -90,7 +114,9 @@ def test_random_mutations_of_a_schema_1_1_file() -> None:
 
 
 @pytest.mark.parametrize(("older", "newer"), [(1, 1.1), (1.1, 1.2)])
-def test_each_later_schema_is_the_one_before_plus_optional_fields(older: float, newer: float) -> None:
+def test_each_later_schema_is_the_one_before_plus_optional_fields(
+    older: float, newer: float
+) -> None:
     """Every rule of ``older`` holds unchanged in ``newer``, which only adds properties, none of
     them required, so changing schema_version alone upgrades a file."""
     old, new = load_schema(RESULT_SCHEMAS[older]), load_schema(RESULT_SCHEMAS[newer])
@@ -98,8 +124,8 @@ def test_each_later_schema_is_the_one_before_plus_optional_fields(older: float, 
     assert old["$id"] == f"urn:sitegen:schema:result:{older}"
     assert new["properties"]["schema_version"]["const"] == newer
     assert {k: v for k, v in new["properties"].items() if k != "schema_version"} == {
-        k: v for k, v in old["properties"].items() if k != "schema_version"} | {
-        k: v for k, v in new["properties"].items() if k not in old["properties"]}
+        k: v for k, v in old["properties"].items() if k != "schema_version"
+    } | {k: v for k, v in new["properties"].items() if k not in old["properties"]}
     for name, definition in old["$defs"].items():
         added = new["$defs"][name]
         if "properties" not in definition:
@@ -122,8 +148,11 @@ def _same_or_widened(newer: Any, older: Any) -> bool:
     every value the older schema allows is still allowed."""
     if newer == older:
         return True
-    if not (isinstance(newer, dict) and isinstance(older, dict) and "enum" in newer and "enum" in older):
+    if not (
+        isinstance(newer, dict) and isinstance(older, dict) and "enum" in newer and "enum" in older
+    ):
         return False
     rest = {key: value for key, value in newer.items() if key != "enum"}
-    return rest == {key: value for key, value in older.items() if key != "enum"} and set(older["enum"]) <= set(
-        newer["enum"])
+    return rest == {key: value for key, value in older.items() if key != "enum"} and set(
+        older["enum"]
+    ) <= set(newer["enum"])

@@ -91,8 +91,7 @@ def test_a_changed_figure_of_a_result_file_is_named_with_its_line_and_both_value
     )
     assert (
         f"content/runs/{SEED_RUN_ID}.yaml: sha256 {sha256(path)} is not the one "
-        f"_site/runs/{SEED_RUN_ID}.json"
-        in err
+        f"_site/runs/{SEED_RUN_ID}.json" in err
     )
 
 
@@ -112,8 +111,7 @@ def test_a_changed_byte_of_a_raw_file_is_named(
     err = capsys.readouterr().err
     assert (
         f"{raw / SAMPLE.name}: sha256 {sha256(raw / SAMPLE.name)} differs from the receipt's "
-        f"{sha256(SAMPLE)}"
-        in err
+        f"{sha256(SAMPLE)}" in err
     )
     assert "decode cell 8192 × 1: the file says 228.386789, the raw files give 328.386789" in err
 
@@ -172,8 +170,10 @@ def test_every_run_page_shows_the_digests_of_its_files(built: Path) -> None:
         else:
             expected = {f"content/runs/{path.name}": sha256(path)}
             if run_id == SEED_RUN_ID:  # imported in the repository, from tests/data/
-                expected |= {"tests/data/upstream/" + SAMPLE.name: sha256(SAMPLE),
-                             "tests/data/import/" + SEED_META.name: sha256(SEED_META)}
+                expected |= {
+                    "tests/data/upstream/" + SAMPLE.name: sha256(SAMPLE),
+                    "tests/data/import/" + SEED_META.name: sha256(SEED_META),
+                }
             elif run_id.startswith(("dgxspark-vllm-", "strixhalo-")):  # the shipped histories
                 expected |= history_files(run_id)
         assert shown == expected, run_id

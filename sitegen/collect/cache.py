@@ -61,7 +61,9 @@ class EntryCache:
 
     def put(self, key: str, text: str, warnings: list[Problem]) -> None:
         """Keep a checked document, as canonical JSON text (as collected.json stores it)."""
-        header = json.dumps({"warnings": [[w.source, w.line, w.pointer, w.message] for w in warnings]})
+        header = json.dumps(
+            {"warnings": [[w.source, w.line, w.pointer, w.message] for w in warnings]}
+        )
         self.used.add(key)
         with contextlib.suppress(OSError):  # a cache that cannot be written only costs time
             write_cache(self.folder / f"{key}.json", f"{header}\n{text}".encode())

@@ -53,12 +53,16 @@ class ImportReport:
         statuses: dict[str, int] = {}
         for cell in measurements["decode"]:
             statuses[cell["status"]] = statuses.get(cell["status"], 0) + 1
-        parts = ", ".join(f"{count} {status.replace('_', ' ')}" for status, count in sorted(statuses.items()))
+        parts = ", ".join(
+            f"{count} {status.replace('_', ' ')}" for status, count in sorted(statuses.items())
+        )
         cells = len(measurements["decode"])
         loads = len(measurements.get("load_points", ()))
-        return (f"{len(measurements['prefill'])} prefill points, {cells} decode cell{'s' if cells != 1 else ''}"
-                + (f" ({parts})" if parts else "")
-                + (f", {loads} load point{'s' if loads != 1 else ''}" if loads else ""))
+        return (
+            f"{len(measurements['prefill'])} prefill points, {cells} decode cell{'s' if cells != 1 else ''}"
+            + (f" ({parts})" if parts else "")
+            + (f", {loads} load point{'s' if loads != 1 else ''}" if loads else "")
+        )
 
 
 def default_id(data: dict[str, Any]) -> str:
@@ -75,8 +79,9 @@ def default_id(data: dict[str, Any]) -> str:
     return suggest_id("-".join(part for part in parts if part))
 
 
-def load_raw(paths: list[Path], meta_path: Path | None,
-             project_root: Path | None = None) -> tuple[Document, tuple[tuple[str, str], ...]]:
+def load_raw(
+    paths: list[Path], meta_path: Path | None, project_root: Path | None = None
+) -> tuple[Document, tuple[tuple[str, str], ...]]:
     """Adapt the raw files of one run, and the files of its folders that were skipped.
 
     A single folder's own run.yaml is used unless ``meta_path`` names another. Every file read
@@ -97,7 +102,9 @@ def load_raw(paths: list[Path], meta_path: Path | None,
             for file, shown in found:
                 read_files[shown] = file
                 try:
-                    read += read_records(file.resolve(), shown)  # paths the user chose: links followed once
+                    read += read_records(
+                        file.resolve(), shown
+                    )  # paths the user chose: links followed once
                 except SitegenError as error:
                     # A tool's folder holds other files (huge per-request exports, inputs): say why, go on.
                     skipped.append((shown, f"not read ({error.problems[0].message})"))
@@ -105,9 +112,16 @@ def load_raw(paths: list[Path], meta_path: Path | None,
             records += known
             skipped += [(shown, "not a benchmark result sitegen reads") for shown in unknown]
             if not known:
-                problems.append(Problem(display, None, "", "holds no benchmark result sitegen reads "
-                                        f"({len(found)} file{'s' if len(found) != 1 else ''} looked at); "
-                                        "see docs/importing.md for the formats"))
+                problems.append(
+                    Problem(
+                        display,
+                        None,
+                        "",
+                        "holds no benchmark result sitegen reads "
+                        f"({len(found)} file{'s' if len(found) != 1 else ''} looked at); "
+                        "see docs/importing.md for the formats",
+                    )
+                )
         elif path.is_file():
             read_files[display] = path
             records += read_records(path.resolve(), display)
@@ -122,12 +136,16 @@ def load_raw(paths: list[Path], meta_path: Path | None,
         meta = read_meta(meta_path.resolve(), str(meta_path))
     source = str(paths[0]) if len(paths) == 1 else f"{paths[0]} (and {len(paths) - 1} more)"
     document = adapt_records(records, meta, source)
-    used = [(read_files[shown], _given_root(read_files[shown], paths))
-            for shown in sorted({r.source for r in records})]
+    used = [
+        (read_files[shown], _given_root(read_files[shown], paths))
+        for shown in sorted({r.source for r in records})
+    ]
     if meta_path is not None:
         used.append((meta_path, meta_path.parent))
-    digests = [file_entry(recorded_name(path, root, given), path.resolve().read_bytes())
-               for path, given in used]
+    digests = [
+        file_entry(recorded_name(path, root, given), path.resolve().read_bytes())
+        for path, given in used
+    ]
     return with_raw_files(document, digests), tuple(sorted(skipped))
 
 
@@ -139,8 +157,14 @@ def _given_root(path: Path, given: list[Path]) -> Path:
     return path.parent
 
 
-def import_run(config: Config, paths: list[Path], *, meta_path: Path | None = None, run_id: str | None = None,
-               force: bool = False) -> ImportReport:
+def import_run(
+    config: Config,
+    paths: list[Path],
+    *,
+    meta_path: Path | None = None,
+    run_id: str | None = None,
+    force: bool = False,
+) -> ImportReport:
     """Write ``content/runs/<id>.yaml`` from raw output; raise SitegenError (writing nothing) on any problem."""
     document, skipped = load_raw(paths, meta_path, config.root)
     document, redacted = redact_document(document)
@@ -153,26 +177,45 @@ def import_run(config: Config, paths: list[Path], *, meta_path: Path | None = No
         raise SitegenError(problem)
     target = config.runs_dir / f"{run_id}.yaml"
     replaced = _check_target(config, run_id, target, force)
-    content = dump_result(document.data, config.display(target), schema_modeline(config, target, document.data))
+    content = dump_result(
+        document.data, config.display(target), schema_modeline(config, target, document.data)
+    )
     try:
         write_atomic(target, content)
     except OSError as exc:
-        raise SitegenError(Problem(config.display(target), None, "", f"cannot write: {exc.strerror}")) from None
+        raise SitegenError(
+            Problem(config.display(target), None, "", f"cannot write: {exc.strerror}")
+        ) from None
     return ImportReport(run_id, target, document.data, replaced, tuple(redacted), skipped)
 
 
 def _check_target(config: Config, run_id: str, target: Path, force: bool) -> bool:
     """Whether ``target`` will be replaced; refuse ids another file or folder already uses."""
-    others = [config.runs_dir / f"{run_id}{suffix}" for suffix in RESULT_SUFFIXES if suffix != ".yaml"]
+    others = [
+        config.runs_dir / f"{run_id}{suffix}" for suffix in RESULT_SUFFIXES if suffix != ".yaml"
+    ]
     others.append(config.runs_dir / run_id)
     for other in others:
         if other.exists():
             kind = "a raw-output folder" if other.is_dir() else "a result file"
-            raise SitegenError(Problem(config.display(other), None, "", f"{kind} already has the run id {run_id!r}; "
-                                       "import with another --id (or remove it first)"))
+            raise SitegenError(
+                Problem(
+                    config.display(other),
+                    None,
+                    "",
+                    f"{kind} already has the run id {run_id!r}; "
+                    "import with another --id (or remove it first)",
+                )
+            )
     if target.exists():
         if not force:
-            raise SitegenError(Problem(config.display(target), None, "", "already exists; pass --force to replace "
-                                       "it, or --id to import as another run"))
+            raise SitegenError(
+                Problem(
+                    config.display(target),
+                    None,
+                    "",
+                    "already exists; pass --force to replace it, or --id to import as another run",
+                )
+            )
         return True
     return False

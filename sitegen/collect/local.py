@@ -62,8 +62,13 @@ def suggest_id(name: str) -> str:
 def check_id(run_id: str, source: str) -> Problem | None:
     if ID_PATTERN.match(run_id):
         return None
-    return Problem(source, None, "", f"{run_id!r} cannot be a run id: use lower-case letters, digits, '-' and '_' "
-                                    f"(at most 100, starting with a letter or digit), e.g. {suggest_id(run_id)!r}")
+    return Problem(
+        source,
+        None,
+        "",
+        f"{run_id!r} cannot be a run id: use lower-case letters, digits, '-' and '_' "
+        f"(at most 100, starting with a letter or digit), e.g. {suggest_id(run_id)!r}",
+    )
 
 
 def entry_source(runs_dir: Path, name: str, display: Callable[[Path], str]) -> str:
@@ -73,7 +78,9 @@ def entry_source(runs_dir: Path, name: str, display: Callable[[Path], str]) -> s
     return f"{display(runs_dir)}/{shown}"
 
 
-def discover(runs_dir: Path, content_dir: Path, display: Callable[[Path], str]) -> tuple[list[Entry], list[Problem]]:
+def discover(
+    runs_dir: Path, content_dir: Path, display: Callable[[Path], str]
+) -> tuple[list[Entry], list[Problem]]:
     """Every entry under ``runs_dir``, sorted by name, and the problems with names and links."""
     entries: list[Entry] = []
     problems: list[Problem] = []
@@ -85,7 +92,11 @@ def discover(runs_dir: Path, content_dir: Path, display: Callable[[Path], str]) 
         return entries, [problem]
     assert runs_real is not None
     if not runs_real.is_dir():
-        return entries, [Problem(display(runs_dir), None, "", "folder not found; result files go in content/runs/")]
+        return entries, [
+            Problem(
+                display(runs_dir), None, "", "folder not found; result files go in content/runs/"
+            )
+        ]
     runs_shown = display(runs_dir)  # once, not once per entry: it resolves the path
     try:
         with os.scandir(runs_real) as listing:
@@ -112,7 +123,10 @@ def discover(runs_dir: Path, content_dir: Path, display: Callable[[Path], str]) 
                 found = real.stat()
             else:
                 # No Path at all when the runs folder is no link (Entry.path is made when asked for).
-                real, found = None if same_place else runs_real / name, child.stat(follow_symlinks=False)
+                real, found = (
+                    None if same_place else runs_real / name,
+                    child.stat(follow_symlinks=False),
+                )
         except OSError as exc:  # gone or unreadable since the folder was listed
             problems.append(Problem(source, None, "", f"cannot read: {exc.strerror}"))
             continue
@@ -122,13 +136,24 @@ def discover(runs_dir: Path, content_dir: Path, display: Callable[[Path], str]) 
         suffix, stem = (name[dot:].lower(), name[:dot]) if 0 < dot < len(name) - 1 else ("", name)
         if not is_dir and not is_file:
             # A pipe would block collect forever; a device could be read without end.
-            problems.append(Problem(source, None, "", "is not a plain file or folder (a device, pipe or socket)"))
+            problems.append(
+                Problem(
+                    source, None, "", "is not a plain file or folder (a device, pipe or socket)"
+                )
+            )
             continue
         if is_file and suffix in RESULT_SUFFIXES and found.st_size > MAX_FILE_BYTES:
             # Refused before anything reads it: a huge file is never loaded into memory.
             size = found.st_size
-            problems.append(Problem(source, None, "", f"file is {size:,} bytes, over the {MAX_FILE_BYTES:,}-byte limit "
-                                                      "for a result file"))
+            problems.append(
+                Problem(
+                    source,
+                    None,
+                    "",
+                    f"file is {size:,} bytes, over the {MAX_FILE_BYTES:,}-byte limit "
+                    "for a result file",
+                )
+            )
             continue
         if is_dir:
             kind: Literal["result", "raw"] = "raw"
@@ -137,7 +162,11 @@ def discover(runs_dir: Path, content_dir: Path, display: Callable[[Path], str]) 
             kind = "result"
             run_id = stem
         else:
-            problems.append(Problem(source, None, "", f"not a result file: use one of {', '.join(RESULT_SUFFIXES)}"))
+            problems.append(
+                Problem(
+                    source, None, "", f"not a result file: use one of {', '.join(RESULT_SUFFIXES)}"
+                )
+            )
             continue
         problem = check_id(run_id, source)
         if problem:
@@ -147,18 +176,28 @@ def discover(runs_dir: Path, content_dir: Path, display: Callable[[Path], str]) 
     return entries, problems
 
 
-def resolve_inside(path: Path, root: Path, source: str, root_name: str) -> tuple[Path | None, Problem | None]:
+def resolve_inside(
+    path: Path, root: Path, source: str, root_name: str
+) -> tuple[Path | None, Problem | None]:
     """``path`` with every link resolved, or the problem when a link loops or leads out of ``root``
     (an already resolved folder). A path that does not exist resolves to itself."""
     try:
         real = Path(os.path.realpath(path, strict=True))
     except FileNotFoundError:
         if os.path.islink(path):
-            return None, Problem(source, None, "", "is a link to nothing (a broken link); remove it or copy the file in")
+            return None, Problem(
+                source,
+                None,
+                "",
+                "is a link to nothing (a broken link); remove it or copy the file in",
+            )
         return path, None
     except (OSError, RuntimeError):
-        return None, Problem(source, None, "", "is a link that loops back on itself; remove it or copy the file in")
+        return None, Problem(
+            source, None, "", "is a link that loops back on itself; remove it or copy the file in"
+        )
     if real != root and root not in real.parents:
-        return None, Problem(source, None, "", f"is a link to a place outside {root_name}; copy the file in instead")
+        return None, Problem(
+            source, None, "", f"is a link to a place outside {root_name}; copy the file in instead"
+        )
     return real, None
-

@@ -76,7 +76,9 @@ class CollectedEntry(NamedTuple):
 
 @dataclass
 class Manifest:
-    files: dict[str, KnownFile] = field(default_factory=dict)  # by the entry's name in content/runs/
+    files: dict[str, KnownFile] = field(
+        default_factory=dict
+    )  # by the entry's name in content/runs/
     collected_sha256: str | None = None
     collected_identity: Identity | None = None  # recorded only once old enough to be trusted
     collected: list[CollectedEntry] = field(default_factory=list)
@@ -98,12 +100,19 @@ class Manifest:
         runs: list[Any] = []
         for entry in self.collected:
             runs += entry
-        return state_json({
-            "format": FORMAT, "fingerprint": fingerprint, "files": flat_files, "warnings": warnings,
-            "collected": {"sha256": self.collected_sha256,
-                          "identity": list(self.collected_identity) if self.collected_identity else None,
-                          "runs": runs},
-        })
+        return state_json(
+            {
+                "format": FORMAT,
+                "fingerprint": fingerprint,
+                "files": flat_files,
+                "warnings": warnings,
+                "collected": {
+                    "sha256": self.collected_sha256,
+                    "identity": list(self.collected_identity) if self.collected_identity else None,
+                    "runs": runs,
+                },
+            }
+        )
 
 
 def fingerprint(salt: bytes, config_bytes: bytes, runs_shown: str) -> str:
@@ -129,8 +138,16 @@ def load(path: Path, expected: str) -> Manifest | None:
         if columns is None or not isinstance(warned, dict):
             return None
         names, identities = columns[0], zip(*columns[1:6], strict=True)
-        found = dict(zip(names, map(KnownFile._make, zip(identities, columns[6], columns[7], [()] * len(names),
-                                                             strict=True)), strict=True))
+        found = dict(
+            zip(
+                names,
+                map(
+                    KnownFile._make,
+                    zip(identities, columns[6], columns[7], [()] * len(names), strict=True),
+                ),
+                strict=True,
+            )
+        )
         for name, warnings in warned.items():
             found[name] = found[name]._replace(warnings=tuple(Problem(*w) for w in warnings))
         collected = document["collected"]
@@ -140,8 +157,12 @@ def load(path: Path, expected: str) -> Manifest | None:
         entries = list(map(CollectedEntry._make, zip(*runs, strict=True)))
         sha = collected["sha256"]
         ident = collected["identity"]
-        return Manifest(found, sha if isinstance(sha, str) else None,
-                        _identity(ident) if ident is not None else None, entries)
+        return Manifest(
+            found,
+            sha if isinstance(sha, str) else None,
+            _identity(ident) if ident is not None else None,
+            entries,
+        )
     except (ValueError, KeyError, TypeError, AttributeError):
         return None
 
@@ -159,7 +180,11 @@ def _columns(flat: Any, width: int, kinds: tuple[type, ...]) -> list[list[Any]] 
 
 
 def _identity(value: Any) -> Identity:
-    if type(value) is not list or len(value) != 5 or not all(type(number) is int for number in value):
+    if (
+        type(value) is not list
+        or len(value) != 5
+        or not all(type(number) is int for number in value)
+    ):
         raise ValueError("not a file identity")
     device, inode, size, mtime, ctime = value
     return device, inode, size, mtime, ctime

@@ -21,8 +21,16 @@ from sitegen.secret_text import (
     secret_label,
 )
 
-__all__ = ["REDACTED", "Redaction", "find_and_redact", "is_secret_name", "redact_document",
-           "redact_document_detailed", "redact_text", "redaction_warnings"]
+__all__ = [
+    "REDACTED",
+    "Redaction",
+    "find_and_redact",
+    "is_secret_name",
+    "redact_document",
+    "redact_document_detailed",
+    "redact_text",
+    "redaction_warnings",
+]
 
 
 # --- documents ------------------------------------------------------------------------
@@ -65,10 +73,15 @@ def redact_document_detailed(document: Document) -> tuple[Document, list[Redacti
             for key, item in value.items():
                 _, key_kinds = find_and_redact(key)
                 if key_kinds:
-                    refused.append(Problem(
-                        document.source, document.lines.get(pointer_join(pointer, key)), pointer or "/",
-                        f"a field name holds a secret ({', '.join(key_kinds)}); field names are published "
-                        "as written, so remove it (and revoke the secret: the pull request made it public)"))
+                    refused.append(
+                        Problem(
+                            document.source,
+                            document.lines.get(pointer_join(pointer, key)),
+                            pointer or "/",
+                            f"a field name holds a secret ({', '.join(key_kinds)}); field names are published "
+                            "as written, so remove it (and revoke the secret: the pull request made it public)",
+                        )
+                    )
                 secret = whole if whole is not None else (key if is_secret_key(key) else None)
                 result[key] = walk(item, pointer_join(pointer, key), secret)
             return result
@@ -101,8 +114,12 @@ def redact_document(document: Document) -> tuple[Document, list[str]]:
 def redaction_warnings(document: Document, redactions: Iterable[Redaction]) -> list[Problem]:
     """One informational Problem per redacted value, for ``CollectReport.warnings``."""
     return [
-        Problem(document.source, document.line_of(redaction.pointer), redaction.pointer,
-                f"note: redacted a secret ({', '.join(redaction.kinds)}); the published site shows {REDACTED} "
-                "(informational: nothing to fix, but revoke the secret if it was real)")
+        Problem(
+            document.source,
+            document.line_of(redaction.pointer),
+            redaction.pointer,
+            f"note: redacted a secret ({', '.join(redaction.kinds)}); the published site shows {REDACTED} "
+            "(informational: nothing to fix, but revoke the secret if it was real)",
+        )
         for redaction in redactions
     ]

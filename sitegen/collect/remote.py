@@ -61,11 +61,21 @@ Progress = Callable[[str], None]
 
 # Media types a result file may be served as. Raw GitHub serves text/plain, object stores
 # often application/octet-stream; text/html means the URL is a web page, not the file.
-_ALLOWED_TYPES = frozenset({
-    "application/json", "text/json", "application/yaml", "application/x-yaml", "text/yaml",
-    "text/x-yaml", "application/yml", "text/plain", "application/octet-stream",
-    "application/gzip", "application/x-gzip",  # lil-bench documents are saved as .json.gz
-})
+_ALLOWED_TYPES = frozenset(
+    {
+        "application/json",
+        "text/json",
+        "application/yaml",
+        "application/x-yaml",
+        "text/yaml",
+        "text/x-yaml",
+        "application/yml",
+        "text/plain",
+        "application/octet-stream",
+        "application/gzip",
+        "application/x-gzip",  # lil-bench documents are saved as .json.gz
+    }
+)
 _GZIP_MAGIC = b"\x1f\x8b"
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 _LOOPBACK_NAMES = frozenset({"localhost", "localhost."})
@@ -154,9 +164,17 @@ class RemoteCache:
         body_path = self.folder / body_name
         if not body_path.exists():
             write_atomic(body_path, body)
-        meta = {"url": redact_text(url), "body": body_name, "sha256": digest, "etag": copy.etag,
-                "last_modified": copy.last_modified}
-        write_atomic(self.folder / f"{key}.json", (json.dumps(meta, sort_keys=True, indent=1) + "\n").encode())
+        meta = {
+            "url": redact_text(url),
+            "body": body_name,
+            "sha256": digest,
+            "etag": copy.etag,
+            "last_modified": copy.last_modified,
+        }
+        write_atomic(
+            self.folder / f"{key}.json",
+            (json.dumps(meta, sort_keys=True, indent=1) + "\n").encode(),
+        )
         for old in self.folder.glob(f"{key}-*.body"):
             if old.name != body_name:
                 old.unlink(missing_ok=True)
@@ -186,7 +204,9 @@ def _text_or_none(value: Any) -> str | None:
 class FetchError(Exception):
     """A fetch that failed; ``reason`` is written for the user."""
 
-    def __init__(self, url: str, reason: str, *, retry: bool = False, retry_after: float | None = None) -> None:
+    def __init__(
+        self, url: str, reason: str, *, retry: bool = False, retry_after: float | None = None
+    ) -> None:
         super().__init__(reason)
         self.url = url
         self.reason = reason
@@ -209,7 +229,9 @@ def url_refusal(url: str) -> str | None:
     if scheme == "http" and _is_loopback(parsed.host):
         return None
     if scheme == "http":
-        return "plain http is refused (use https; http is allowed only to 127.0.0.1, ::1 or localhost)"
+        return (
+            "plain http is refused (use https; http is allowed only to 127.0.0.1, ::1 or localhost)"
+        )
     return f"the {scheme or 'empty'!s} scheme is refused; only https URLs are fetched"
 
 
@@ -229,8 +251,14 @@ class Fetcher:
     what is left of it, and once it is spent every fetch fails at once (the cache may serve).
     """
 
-    def __init__(self, client: httpx.Client, settings: FetchSettings, *,
-                 progress: Progress | None = None, sleep: Callable[[float], None] = time.sleep) -> None:
+    def __init__(
+        self,
+        client: httpx.Client,
+        settings: FetchSettings,
+        *,
+        progress: Progress | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
         self.client = client
         self.settings = settings
         self.progress = progress
@@ -296,7 +324,9 @@ class Fetcher:
         if self.progress is None:
             yield
             return
-        timer = threading.Timer(self.settings.progress_after_s, self.progress, args=(f"fetching {url} …",))
+        timer = threading.Timer(
+            self.settings.progress_after_s, self.progress, args=(f"fetching {url} …",)
+        )
         timer.daemon = True
         timer.start()
         try:
@@ -338,16 +368,21 @@ class Fetcher:
             if _past_deadline():
                 # Not retried: a server that held a download this long would only do it again.
                 raise FetchError(url, self._too_long()) from None
-            raise FetchError(url, _timeout_reason(exc, self.settings.timeout_s), retry=True) from None
+            raise FetchError(
+                url, _timeout_reason(exc, self.settings.timeout_s), retry=True
+            ) from None
         except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as exc:
-            raise FetchError(url, f"the connection broke ({_exception_text(exc)})", retry=True) from None
+            raise FetchError(
+                url, f"the connection broke ({_exception_text(exc)})", retry=True
+            ) from None
         except httpx.ConnectError as exc:
             raise FetchError(url, _connect_reason(exc)) from None
         except (httpx.HTTPError, httpx.InvalidURL, httpx.StreamError) as exc:
             raise FetchError(url, _exception_text(exc)) from None
 
-    def _answer(self, url: str, response: httpx.Response, cached: Copy | None, started: float,
-                limit: int) -> Copy | str:
+    def _answer(
+        self, url: str, response: httpx.Response, cached: Copy | None, started: float, limit: int
+    ) -> Copy | str:
         status = response.status_code
         if status in _REDIRECTS:
             location = response.headers.get("location")
@@ -356,10 +391,14 @@ class Fetcher:
             return str(response.url.join(location))
         if status == 304:
             if cached is None:
-                raise FetchError(url, "the server answered 304 Not Modified to a request without validators")
+                raise FetchError(
+                    url, "the server answered 304 Not Modified to a request without validators"
+                )
             return _with_validators(cached, response)
         if status == 429 or status >= 500:
-            raise FetchError(url, _status_text(response), retry=True, retry_after=_retry_after(response))
+            raise FetchError(
+                url, _status_text(response), retry=True, retry_after=_retry_after(response)
+            )
         if status != 200:
             raise FetchError(url, _status_text(response))
         _check_content_type(url, response)
@@ -369,14 +408,18 @@ class Fetcher:
     def _read_body(self, url: str, response: httpx.Response, started: float, limit: int) -> bytes:
         declared = response.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > limit:
-            raise FetchError(url, f"the file is {int(declared):,} bytes, over the {limit:,}-byte limit")
+            raise FetchError(
+                url, f"the file is {int(declared):,} bytes, over the {limit:,}-byte limit"
+            )
         chunks: list[bytes] = []
         size = 0
         # iter_bytes decodes gzip/deflate, so the limit applies to what would be parsed.
         for chunk in response.iter_bytes():
             size += len(chunk)
             if size > limit:
-                raise FetchError(url, f"the file is over the {limit:,}-byte limit (download stopped)")
+                raise FetchError(
+                    url, f"the file is over the {limit:,}-byte limit (download stopped)"
+                )
             if time.monotonic() - started > self._download_s or _past_deadline():
                 raise FetchError(url, self._too_long())
             chunks.append(chunk)
@@ -435,8 +478,12 @@ class _DeadlineStream(httpcore.NetworkStream):
     def close(self) -> None:
         self._stream.close()
 
-    def start_tls(self, ssl_context: ssl.SSLContext, server_hostname: str | None = None,
-                  timeout: float | None = None) -> httpcore.NetworkStream:
+    def start_tls(
+        self,
+        ssl_context: ssl.SSLContext,
+        server_hostname: str | None = None,
+        timeout: float | None = None,
+    ) -> httpcore.NetworkStream:
         bounded = _bounded(timeout, httpcore.ConnectTimeout)
         return _DeadlineStream(self._stream.start_tls(ssl_context, server_hostname, bounded))
 
@@ -448,13 +495,22 @@ class _DeadlineBackend(httpcore.NetworkBackend):
     def __init__(self, backend: httpcore.NetworkBackend) -> None:
         self._backend = backend
 
-    def connect_tcp(self, host: str, port: int, timeout: float | None = None, local_address: str | None = None,
-                    socket_options: Any = None) -> httpcore.NetworkStream:
+    def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Any = None,
+    ) -> httpcore.NetworkStream:
         bounded = _bounded(timeout, httpcore.ConnectTimeout)
-        return _DeadlineStream(self._backend.connect_tcp(host, port, bounded, local_address, socket_options))
+        return _DeadlineStream(
+            self._backend.connect_tcp(host, port, bounded, local_address, socket_options)
+        )
 
-    def connect_unix_socket(self, path: str, timeout: float | None = None,
-                            socket_options: Any = None) -> httpcore.NetworkStream:
+    def connect_unix_socket(
+        self, path: str, timeout: float | None = None, socket_options: Any = None
+    ) -> httpcore.NetworkStream:
         bounded = _bounded(timeout, httpcore.ConnectTimeout)
         return _DeadlineStream(self._backend.connect_unix_socket(path, bounded, socket_options))
 
@@ -485,7 +541,11 @@ def _check_content_type(url: str, response: httpx.Response) -> None:
     media = header.split(";", 1)[0].strip().lower()
     if media in _ALLOWED_TYPES or media.endswith(("+json", "+yaml")):
         return
-    hint = " (a web page? link the raw file, e.g. raw.githubusercontent.com)" if "html" in media else ""
+    hint = (
+        " (a web page? link the raw file, e.g. raw.githubusercontent.com)"
+        if "html" in media
+        else ""
+    )
     raise FetchError(url, f"the server sent {media}, not a JSON or YAML result file{hint}")
 
 
@@ -573,10 +633,18 @@ class RemoteReport:
     problems: list[Problem] = field(default_factory=list)
 
 
-def gather_remote(sources: Sequence[RemoteSource], cache_dir: Path, check: Check, *, offline: bool = False,
-                  client: httpx.Client | None = None, settings: FetchSettings | None = None,
-                  progress: Progress | None = None, sleep: Callable[[float], None] = time.sleep,
-                  budget_s: float | None = None) -> RemoteReport:
+def gather_remote(
+    sources: Sequence[RemoteSource],
+    cache_dir: Path,
+    check: Check,
+    *,
+    offline: bool = False,
+    client: httpx.Client | None = None,
+    settings: FetchSettings | None = None,
+    progress: Progress | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+    budget_s: float | None = None,
+) -> RemoteReport:
     """Fetch (or, offline, load from the cache) and check every source; never raises for a source.
 
     ``budget_s`` (sitegen.yaml's setting) replaces the settings' time budget of all fetches.
@@ -612,7 +680,9 @@ def source_id(source: RemoteSource) -> tuple[str, Problem | None]:
 class _Collector:
     """One source at a time: fresh copy if good, else the last good copy, else a problem."""
 
-    def __init__(self, cache: RemoteCache, fetcher: Fetcher | None, check: Check, report: RemoteReport) -> None:
+    def __init__(
+        self, cache: RemoteCache, fetcher: Fetcher | None, check: Check, report: RemoteReport
+    ) -> None:
         self.cache = cache
         self.fetcher = fetcher
         self.check = check
@@ -633,10 +703,16 @@ class _Collector:
             self._offline(source, run_id, urls, cached)
             return
         try:
-            fetched = [self.fetcher.fetch(url, cached[url], max_bytes=_limit(source, url, self.fetcher.settings))
-                       for url in urls]
+            fetched = [
+                self.fetcher.fetch(
+                    url, cached[url], max_bytes=_limit(source, url, self.fetcher.settings)
+                )
+                for url in urls
+            ]
         except FetchError as error:
-            self._fall_back(source, run_id, urls, cached, error.url, f"cannot fetch: {error.reason}")
+            self._fall_back(
+                source, run_id, urls, cached, error.url, f"cannot fetch: {error.reason}"
+            )
             return
         document, problems = _build(source, [copy.body for copy in fetched], self.check)
         if document is None:
@@ -646,10 +722,14 @@ class _Collector:
         self._remember(urls, fetched, cached)
         self.report.runs.append(RemoteRun(run_id, redact_text(source.url), document))
 
-    def _offline(self, source: RemoteSource, run_id: str, urls: list[str], cached: dict[str, Copy | None]) -> None:
+    def _offline(
+        self, source: RemoteSource, run_id: str, urls: list[str], cached: dict[str, Copy | None]
+    ) -> None:
         missing = [url for url in urls if cached[url] is None]
         if missing:
-            advice = "not in the cache (--offline); run `sitegen collect` without --offline to fetch it"
+            advice = (
+                "not in the cache (--offline); run `sitegen collect` without --offline to fetch it"
+            )
             self.report.problems.extend(Problem(url, None, "", advice) for url in missing)
             return
         document, problems = _build(source, [_body(cached[url]) for url in urls], self.check)
@@ -658,8 +738,16 @@ class _Collector:
             return
         self.report.runs.append(RemoteRun(run_id, redact_text(source.url), document))
 
-    def _fall_back(self, source: RemoteSource, run_id: str, urls: list[str], cached: dict[str, Copy | None],
-                   url: str, reason: str, problems: list[Problem] | None = None) -> None:
+    def _fall_back(
+        self,
+        source: RemoteSource,
+        run_id: str,
+        urls: list[str],
+        cached: dict[str, Copy | None],
+        url: str,
+        reason: str,
+        problems: list[Problem] | None = None,
+    ) -> None:
         if any(cached[u] is None for u in urls):
             # Without a good copy the source's own problems say most; a fetch failure needs saying.
             fallback = Problem(url, None, "", f"{reason}; no cached copy to fall back on")
@@ -671,10 +759,14 @@ class _Collector:
             self.report.problems.append(Problem(url, None, "", stale))
             self.report.problems.extend(cached_problems)
             return
-        self.report.warnings.append(Problem(url, None, "", f"{reason}; using the last good copy from the cache"))
+        self.report.warnings.append(
+            Problem(url, None, "", f"{reason}; using the last good copy from the cache")
+        )
         self.report.runs.append(RemoteRun(run_id, redact_text(source.url), document))
 
-    def _remember(self, urls: list[str], fetched: list[Copy], cached: dict[str, Copy | None]) -> None:
+    def _remember(
+        self, urls: list[str], fetched: list[Copy], cached: dict[str, Copy | None]
+    ) -> None:
         # Called only once the bodies parsed and validated: the cache holds good copies only.
         for url, copy in zip(urls, fetched, strict=True):
             if copy == cached[url]:
@@ -682,8 +774,15 @@ class _Collector:
             try:
                 self.cache.store(url, copy)
             except (OSError, SitegenError) as exc:
-                self.report.warnings.append(Problem(url, None, "", f"could not update the cache in "
-                                                    f"{self.cache.folder}: {getattr(exc, 'strerror', None) or exc}"))
+                self.report.warnings.append(
+                    Problem(
+                        url,
+                        None,
+                        "",
+                        f"could not update the cache in "
+                        f"{self.cache.folder}: {getattr(exc, 'strerror', None) or exc}",
+                    )
+                )
 
 
 def _limit(source: RemoteSource, url: str, settings: FetchSettings) -> int:
@@ -696,7 +795,9 @@ def _body(copy: Copy | None) -> bytes:
     return copy.body
 
 
-def _build(source: RemoteSource, bodies: list[bytes], check: Check) -> tuple[Document | None, list[Problem]]:
+def _build(
+    source: RemoteSource, bodies: list[bytes], check: Check
+) -> tuple[Document | None, list[Problem]]:
     """Parse (and adapt raw output), then check; a document only when there are no problems."""
     try:
         if source.meta or bodies[0].startswith(_GZIP_MAGIC):
@@ -704,8 +805,11 @@ def _build(source: RemoteSource, bodies: list[bytes], check: Check) -> tuple[Doc
             records = adapters.parse_records(source.url, bodies[0])
             meta = _parse(source.meta, bodies[1]) if source.meta else None
             # JSON Lines (SGLang, llama-bench) hold several records; a JSON file one.
-            document = (adapters.adapt_raw(records[0], meta, source.url) if len(records) == 1
-                        else adapters.adapt_records(records, meta, source.url))
+            document = (
+                adapters.adapt_raw(records[0], meta, source.url)
+                if len(records) == 1
+                else adapters.adapt_records(records, meta, source.url)
+            )
         else:
             document = _parse(source.url, bodies[0])
             if _looks_raw(document.data):

@@ -40,6 +40,7 @@ def schema_modeline(config: Config, target: Path, data: Any) -> str:
         return f"{MODELINE}{config.site_url}schema/{name}\n"
     return ""
 
+
 HEADER = (
     "# A sitegen result file: one benchmark run. "
     f"Format: schema/{RESULT_SCHEMAS[LATEST_RESULT_VERSION]}.schema.json\n"
@@ -47,8 +48,14 @@ HEADER = (
 )
 TOP_LEVEL = ("schema_version", "source", "hardware", "engine", "run", "provenance", "measurements")
 # Which $defs entry describes the items at each place, for the field order.
-_SECTION_DEFS = {"source": "source", "hardware": "hardware", "engine": "engine", "run": "run",
-                 "provenance": "provenance", "measurements": "measurements"}
+_SECTION_DEFS = {
+    "source": "source",
+    "hardware": "hardware",
+    "engine": "engine",
+    "run": "run",
+    "provenance": "provenance",
+    "measurements": "measurements",
+}
 _ITEM_DEFS = {"prefill": "prefill_point", "decode": "decode_cell", "load_points": "load_point"}
 _FOLD_AFTER = 80
 _WIDTH = 100
@@ -93,8 +100,13 @@ def _inline_statistics(item: dict[str, Any]) -> dict[str, Any]:
     # A cell's statistics would take a dozen lines each written in block style.
     statistics = item.get("statistics")
     if isinstance(statistics, dict):
-        item = {**item, "statistics": {name: _Inline(values) if isinstance(values, dict) else values
-                                       for name, values in statistics.items()}}
+        item = {
+            **item,
+            "statistics": {
+                name: _Inline(values) if isinstance(values, dict) else values
+                for name, values in statistics.items()
+            },
+        }
     return item
 
 
@@ -125,18 +137,34 @@ def ordered_result(data: dict[str, Any]) -> dict[str, Any]:
             items = measurements.get(kind)
             if isinstance(items, list):
                 order = _field_order(def_name)
-                measurements[kind] = [_inline_statistics(_ordered(item, order)) if isinstance(item, dict) else item
-                                      for item in items]
+                measurements[kind] = [
+                    _inline_statistics(_ordered(item, order)) if isinstance(item, dict) else item
+                    for item in items
+                ]
     return result
 
 
 def dump_result(data: dict[str, Any], source: str = "result", modeline: str = "") -> bytes:
     """The result file's bytes: the modeline, the header comment, then ``data`` as block YAML."""
-    body = yaml.dump(ordered_result(data), Dumper=_Dumper, sort_keys=False, allow_unicode=True,
-                     default_flow_style=False, width=_WIDTH, indent=2)
+    body = yaml.dump(
+        ordered_result(data),
+        Dumper=_Dumper,
+        sort_keys=False,
+        allow_unicode=True,
+        default_flow_style=False,
+        width=_WIDTH,
+        indent=2,
+    )
     text = modeline + HEADER + body
     # Parse back with sitegen's own (strict) reader: what is written must be what was meant.
     if parse_yaml(source, text.encode()).data != data:
-        raise SitegenError(Problem(source, None, "", "internal error: the YAML written does not read back the "
-                                   "same; please report this with the input file"))
+        raise SitegenError(
+            Problem(
+                source,
+                None,
+                "",
+                "internal error: the YAML written does not read back the "
+                "same; please report this with the input file",
+            )
+        )
     return text.encode()

@@ -27,7 +27,9 @@ from sitegen.errors import Problem
 @dataclass(frozen=True)
 class CheckReport:
     checked: list[CheckedEntry]
-    listing: list[Problem]  # problems with no run to read: a missing file, a name that cannot be an id
+    listing: list[
+        Problem
+    ]  # problems with no run to read: a missing file, a name that cannot be an id
 
     @property
     def problems(self) -> list[Problem]:
@@ -62,7 +64,9 @@ def _outside_entry(config: Config, path: Path) -> tuple[Entry | None, Problem | 
     elif path.suffix.lower() in RESULT_SUFFIXES:
         entry = Entry(path.stem, path.parent, path.name, "result", path.resolve())
     else:
-        return None, Problem(source, None, "", f"not a result file: use one of {', '.join(RESULT_SUFFIXES)}")
+        return None, Problem(
+            source, None, "", f"not a result file: use one of {', '.join(RESULT_SUFFIXES)}"
+        )
     problem = check_id(entry.id, source)
     return (None, problem) if problem else (entry, None)
 

@@ -42,8 +42,14 @@ def export_runs(config: Config, names: Sequence[str], output: Path) -> list[Path
     for item in report.checked:
         reports = run_reports(item.entry.id, item.data())
         if not reports:
-            raise SitegenError(Problem(item.source, None, "/measurements/decode",
-                                       "no measured decode cell: a Benchmark Report is one load point with figures"))
+            raise SitegenError(
+                Problem(
+                    item.source,
+                    None,
+                    "/measurements/decode",
+                    "no measured decode cell: a Benchmark Report is one load point with figures",
+                )
+            )
         made.append((item.entry.id, reports))
     return [_write(output / run_id, reports) for run_id, reports in made]
 
@@ -63,14 +69,17 @@ def _write(folder: Path, reports: list[dict[str, Any]]) -> Path:
     try:
         for report in reports:
             name = report["run"]["uid"].rsplit("/", 1)[-1]
-            (staging / f"{name}.json").write_text(json.dumps(report, indent=2, sort_keys=True) + "\n",
-                                                  encoding="utf-8")
+            (staging / f"{name}.json").write_text(
+                json.dumps(report, indent=2, sort_keys=True) + "\n", encoding="utf-8"
+            )
         if folder.exists():
             shutil.rmtree(folder)
         staging.rename(folder)
     except OSError as exc:
         shutil.rmtree(staging, ignore_errors=True)
-        raise SitegenError(Problem(str(folder), None, "", f"cannot write: {exc.strerror}")) from None
+        raise SitegenError(
+            Problem(str(folder), None, "", f"cannot write: {exc.strerror}")
+        ) from None
     return folder
 
 
@@ -78,59 +87,98 @@ def run_reports(run_id: str, data: dict[str, Any]) -> list[dict[str, Any]]:
     """The run's measured decode cells as Benchmark Reports, each valid against its schema."""
     validator = jsonschema.Draft202012Validator(benchmark_report.schema(VERSION))
     reports = []
-    measured = [cell for cell in data["measurements"]["decode"]
-                if cell.get("status") in _MEASURED and cell.get("total_tokens_per_s") is not None]
-    points = [point for point in data["measurements"].get("load_points", ())
-              if point.get("total_tokens_per_s") is not None]
+    measured = [
+        cell
+        for cell in data["measurements"]["decode"]
+        if cell.get("status") in _MEASURED and cell.get("total_tokens_per_s") is not None
+    ]
+    points = [
+        point
+        for point in data["measurements"].get("load_points", ())
+        if point.get("total_tokens_per_s") is not None
+    ]
     for cell in measured + points:
         report = _report(run_id, data, cell)
         errors = list(validator.iter_errors(report))
         if errors:  # a mapping mistake of sitegen's own, never the user's: say so plainly
-            raise SitegenError(Problem(run_id, None, "", f"the Benchmark Report made for a cell is not valid: "
-                                       f"{errors[0].message[:300]}"))
+            raise SitegenError(
+                Problem(
+                    run_id,
+                    None,
+                    "",
+                    f"the Benchmark Report made for a cell is not valid: {errors[0].message[:300]}",
+                )
+            )
         reports.append(report)
     return reports
 
 
 def _report(run_id: str, data: dict[str, Any], cell: dict[str, Any]) -> dict[str, Any]:
     if "request_rate" in cell:  # a load point (schema 1.2): open loop at a request rate
-        name = f"in{cell['input_tokens_per_request']}-rate{cell['request_rate']:g}-{cell['arrival']}"
-        name += "".join(f"-{key}{cell[key]:g}" for key in ("burstiness", "max_concurrency") if key in cell)
+        name = (
+            f"in{cell['input_tokens_per_request']}-rate{cell['request_rate']:g}-{cell['arrival']}"
+        )
+        name += "".join(
+            f"-{key}{cell[key]:g}" for key in ("burstiness", "max_concurrency") if key in cell
+        )
         said = f"{cell['input_tokens_per_request']} input tokens at {cell['request_rate']:g} requests/s"
     else:
         context, concurrency = cell["context_tokens"], cell["concurrency"]
         name = f"ctx{context}-c{concurrency}"
-        said = (f"{context} tokens of context × {concurrency} request{'s' if concurrency != 1 else ''} "
-                "at once")
+        said = (
+            f"{context} tokens of context × {concurrency} request{'s' if concurrency != 1 else ''} "
+            "at once"
+        )
     if cell.get("output_tokens_per_request"):
         name += f"-out{cell['output_tokens_per_request']}"
-    run: dict[str, Any] = {"uid": f"{run_id}/{name}", "eid": run_id, "description": f"sitegen run {run_id}: {said}"}
+    run: dict[str, Any] = {
+        "uid": f"{run_id}/{name}",
+        "eid": run_id,
+        "description": f"sitegen run {run_id}: {said}",
+    }
     if data["run"].get("date"):
         run["time"] = {"start": data["run"]["date"]}
-    return {"version": VERSION, "run": run,
-            "scenario": {"stack": [_engine(run_id, data)], "load": _load(run_id, data, cell)},
-            "results": {"request_performance": {"aggregate": _aggregate(data, cell)}}}
+    return {
+        "version": VERSION,
+        "run": run,
+        "scenario": {"stack": [_engine(run_id, data)], "load": _load(run_id, data, cell)},
+        "results": {"request_performance": {"aggregate": _aggregate(data, cell)}},
+    }
 
 
 def _engine(run_id: str, data: dict[str, Any]) -> dict[str, Any]:
     engine, hardware = data["engine"], data["hardware"]
-    return {"metadata": {"label": "engine", "cfg_id": run_id},
-            "standardized": {"kind": "inference_engine", "tool": engine["name"],
-                             "tool_version": str(engine.get("version") or "unknown"), "role": "replica",
-                             "replicas": 1, "model": {"name": data["run"]["model"]},
-                             "accelerator": {"model": hardware["accelerator"], "count": hardware["count"],
-                                             "parallelism": {}}},
-            "native": {}}
+    return {
+        "metadata": {"label": "engine", "cfg_id": run_id},
+        "standardized": {
+            "kind": "inference_engine",
+            "tool": engine["name"],
+            "tool_version": str(engine.get("version") or "unknown"),
+            "role": "replica",
+            "replicas": 1,
+            "model": {"name": data["run"]["model"]},
+            "accelerator": {
+                "model": hardware["accelerator"],
+                "count": hardware["count"],
+                "parallelism": {},
+            },
+        },
+        "native": {},
+    }
 
 
 def _load(run_id: str, data: dict[str, Any], cell: dict[str, Any]) -> dict[str, Any]:
     run = data["run"]
     point = "request_rate" in cell
     standardized: dict[str, Any] = {
-        "tool": run.get("benchmark_tool") or "unknown", "tool_version": str(run.get("benchmark_tool_version")
-                                                                            or "unknown"),
-        "source": "unknown", "input_seq_len": {
-            "distribution": "other", "value": cell["input_tokens_per_request" if point else "context_tokens"]}}
+        "tool": run.get("benchmark_tool") or "unknown",
+        "tool_version": str(run.get("benchmark_tool_version") or "unknown"),
+        "source": "unknown",
+        "input_seq_len": {
+            "distribution": "other",
+            "value": cell["input_tokens_per_request" if point else "context_tokens"],
+        },
+    }
     if point:
         standardized["rate_qps"] = cell["request_rate"]
         if cell.get("max_concurrency"):
@@ -139,9 +187,15 @@ def _load(run_id: str, data: dict[str, Any], cell: dict[str, Any]) -> dict[str, 
         standardized["concurrency"] = cell["concurrency"]
     output = cell.get("output_tokens_per_request") or run.get("output_tokens_per_request")
     if output:
-        standardized["output_seq_len"] = {"distribution": "other" if point else "fixed", "value": output}
-    return {"metadata": {"cfg_id": run_id}, "standardized": standardized,
-            "native": {"config": {"sitegen": _kept(data, cell)}}}
+        standardized["output_seq_len"] = {
+            "distribution": "other" if point else "fixed",
+            "value": output,
+        }
+    return {
+        "metadata": {"cfg_id": run_id},
+        "standardized": standardized,
+        "native": {"config": {"sitegen": _kept(data, cell)}},
+    }
 
 
 def _headline_is_mean(data: dict[str, Any]) -> bool:
@@ -149,13 +203,19 @@ def _headline_is_mean(data: dict[str, Any]) -> bool:
 
 
 def _aggregate(data: dict[str, Any], cell: dict[str, Any]) -> dict[str, Any]:
-    aggregate: dict[str, Any] = {"throughput": {"output_token_rate": {"units": "tokens/s",
-                                                                      "mean": cell["total_tokens_per_s"]}}}
+    aggregate: dict[str, Any] = {
+        "throughput": {
+            "output_token_rate": {"units": "tokens/s", "mean": cell["total_tokens_per_s"]}
+        }
+    }
     if cell.get("completed_requests") is not None:
         failed = cell.get("failed_requests") or 0
         aggregate["requests"] = {"total": cell["completed_requests"] + failed, "failures": failed}
     if cell.get("request_throughput") is not None:
-        aggregate["throughput"]["request_rate"] = {"units": "queries/s", "mean": cell["request_throughput"]}
+        aggregate["throughput"]["request_rate"] = {
+            "units": "queries/s",
+            "mean": cell["request_throughput"],
+        }
     latency = {}
     for figure, name in benchmark_report.LATENCIES.items():
         values = _statistics(data, cell, figure)
@@ -189,10 +249,15 @@ def _kept(data: dict[str, Any], cell: dict[str, Any]) -> dict[str, Any]:
                 del kept[figure]  # carried as the report's mean
     extra: dict[str, dict[str, float]] = {}
     for figure, values in (cell.get("statistics") or {}).items():
-        mapped = figure in benchmark_report.LATENCIES and _statistics(data, cell, figure) is not None
+        mapped = (
+            figure in benchmark_report.LATENCIES and _statistics(data, cell, figure) is not None
+        )
         # The mean goes back from here: the report's own mean may be the headline instead.
-        rest = {name: value for name, value in values.items()
-                if not mapped or name not in benchmark_report.STATISTICS or name == "mean"}
+        rest = {
+            name: value
+            for name, value in values.items()
+            if not mapped or name not in benchmark_report.STATISTICS or name == "mean"
+        }
         if rest:
             extra[figure] = rest
     if extra:

@@ -31,15 +31,27 @@ def new_run(config: Config, run_id: str) -> Path:
     if problem:
         raise SitegenError(problem)
     # Any file or folder with this id would clash in collect; refuse rather than overwrite work.
-    for other in [config.runs_dir / f"{run_id}{suffix}" for suffix in RESULT_SUFFIXES] + [config.runs_dir / run_id]:
+    for other in [config.runs_dir / f"{run_id}{suffix}" for suffix in RESULT_SUFFIXES] + [
+        config.runs_dir / run_id
+    ]:
         if other.exists():
-            raise SitegenError(Problem(config.display(other), None, "", f"already has the run id {run_id!r}; "
-                                       "edit it, or choose another id"))
+            raise SitegenError(
+                Problem(
+                    config.display(other),
+                    None,
+                    "",
+                    f"already has the run id {run_id!r}; edit it, or choose another id",
+                )
+            )
     target = config.runs_dir / f"{run_id}.yaml"
     try:
         # The schema the template declares (its schema_version).
-        modeline = schema_modeline(config, target, parse_yaml(TEMPLATE.name, TEMPLATE.read_bytes()).data)
+        modeline = schema_modeline(
+            config, target, parse_yaml(TEMPLATE.name, TEMPLATE.read_bytes()).data
+        )
         write_atomic(target, template(config.display(target), modeline).encode("utf-8"))
     except OSError as exc:
-        raise SitegenError(Problem(config.display(target), None, "", f"cannot write: {exc.strerror}")) from None
+        raise SitegenError(
+            Problem(config.display(target), None, "", f"cannot write: {exc.strerror}")
+        ) from None
     return target

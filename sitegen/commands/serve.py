@@ -76,8 +76,13 @@ def snapshot(paths: Sequence[Path], limit: int = MAX_WATCHED_FILES) -> Snapshot:
     return found
 
 
-def watch(paths: Sequence[Path], on_change: Callable[[], None], stop: threading.Event, poll_s: float = POLL_S,
-          before: Snapshot | None = None) -> None:
+def watch(
+    paths: Sequence[Path],
+    on_change: Callable[[], None],
+    stop: threading.Event,
+    poll_s: float = POLL_S,
+    before: Snapshot | None = None,
+) -> None:
     """Call ``on_change`` after the files under ``paths`` change from ``before`` (default: now),
     until ``stop`` is set."""
     if before is None:
@@ -158,7 +163,9 @@ def _handler(output_dir: Path, base_path: str) -> type[SimpleHTTPRequestHandler]
             parts = urlsplit(self.path)
             path = unquote(parts.path)
             if not output_dir.is_dir():
-                self.send_error(HTTPStatus.SERVICE_UNAVAILABLE, "the site is not built yet; see the terminal")
+                self.send_error(
+                    HTTPStatus.SERVICE_UNAVAILABLE, "the site is not built yet; see the terminal"
+                )
                 return False
             if base_path != "/" and path in ("/", ""):
                 self._redirect(base_path)
@@ -166,7 +173,7 @@ def _handler(output_dir: Path, base_path: str) -> type[SimpleHTTPRequestHandler]
             if not path.startswith(base_path):
                 self.send_error(HTTPStatus.NOT_FOUND)
                 return False
-            inner = "/" + path[len(base_path):]
+            inner = "/" + path[len(base_path) :]
             if ".." in inner.split("/"):
                 self.send_error(HTTPStatus.NOT_FOUND)
                 return False
@@ -183,7 +190,9 @@ def _handler(output_dir: Path, base_path: str) -> type[SimpleHTTPRequestHandler]
             self.send_header("Content-Length", "0")
             self.end_headers()
 
-        def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        def send_error(
+            self, code: int, message: str | None = None, explain: str | None = None
+        ) -> None:
             page = output_dir / "404.html"
             if code != HTTPStatus.NOT_FOUND or not page.is_file():
                 super().send_error(code, message, explain)
@@ -220,8 +229,14 @@ def bind(config: Config, port: int) -> ThreadingHTTPServer:
     try:
         return _Server((HOST, port), _handler(config.output_dir, config.base_path))
     except OSError as exc:
-        raise SitegenError(Problem(f"{HOST}:{port}", None, "", f"cannot listen: {exc.strerror}; "
-                                   "pass another --port (0 picks a free one)")) from None
+        raise SitegenError(
+            Problem(
+                f"{HOST}:{port}",
+                None,
+                "",
+                f"cannot listen: {exc.strerror}; pass another --port (0 picks a free one)",
+            )
+        ) from None
 
 
 def _stop_on_sigterm() -> None:
@@ -232,8 +247,15 @@ def _stop_on_sigterm() -> None:
         signal.signal(signal.SIGTERM, handler)
 
 
-def serve(config: Config, config_path: Path, *, port: int, watch_files: bool, offline: bool,
-          say: Callable[[str], None]) -> None:
+def serve(
+    config: Config,
+    config_path: Path,
+    *,
+    port: int,
+    watch_files: bool,
+    offline: bool,
+    say: Callable[[str], None],
+) -> None:
     """Build, then serve until Ctrl-C (or SIGTERM); rebuild on changes unless ``watch_files`` is False.
 
     The server keeps the path it started with, so a new ``site_url`` in sitegen.yaml needs a restart.
@@ -255,8 +277,13 @@ def serve(config: Config, config_path: Path, *, port: int, watch_files: bool, of
     try:
         rebuild_and_report("starting")
         if watch_files:
-            watcher = threading.Thread(target=watch, args=(paths, lambda: rebuild_and_report("change seen"), stop),
-                                       kwargs={"before": baseline}, name="sitegen-watch", daemon=True)
+            watcher = threading.Thread(
+                target=watch,
+                args=(paths, lambda: rebuild_and_report("change seen"), stop),
+                kwargs={"before": baseline},
+                name="sitegen-watch",
+                daemon=True,
+            )
             watcher.start()
         host, bound_port = server.server_address[:2]
         say(f"serving http://{host!s}:{bound_port}{config.base_path} (Ctrl-C to stop)")

@@ -53,7 +53,11 @@ def parse_name_status(text: str) -> list[tuple[str, str]]:
         fields = line.split("\t")
         status = fields[0][:1]
         if len(status) != 1 or status not in "ACDMRTU" or len(fields) < 2:
-            raise SitegenError(Problem("changed files", number, "", f"not a line of `git diff --name-status`: {line!r}"))
+            raise SitegenError(
+                Problem(
+                    "changed files", number, "", f"not a line of `git diff --name-status`: {line!r}"
+                )
+            )
         if status in "RC" and len(fields) >= 3:
             if status == "R":
                 changes.append(("D", fields[1]))
@@ -80,7 +84,9 @@ def changed_runs(config: Config, changes: list[tuple[str, str]], cwd: Path) -> l
         statuses.setdefault(top, set()).add(status)
     result: list[ChangedRun] = []
     for top, found in sorted(statuses.items()):
-        run_id = top.stem if top.suffix.lower() in RESULT_SUFFIXES and not top.is_dir() else top.name
+        run_id = (
+            top.stem if top.suffix.lower() in RESULT_SUFFIXES and not top.is_dir() else top.name
+        )
         change: Change
         if not top.exists():
             change = "removed"
@@ -109,15 +115,33 @@ def _figure(value: float | None, unit: str, at: str | None) -> str:
 def _row(change: Change, checked: CheckedEntry) -> str:
     run = run_from_dict(checked.entry.id, checked.data(), checked.source)
     figures = headlines(run)
-    single_at = numbers.context(figures.decode_single_context) if figures.decode_single_context is not None else None
+    single_at = (
+        numbers.context(figures.decode_single_context)
+        if figures.decode_single_context is not None
+        else None
+    )
     peak_at = f"{figures.decode_peak_concurrency} req" if figures.decode_peak_concurrency else None
-    prefill_at = numbers.context(figures.prefill_first_context) if figures.prefill_first_context is not None else None
-    longest = numbers.context(figures.largest_context) if figures.largest_context is not None else numbers.MISSING
+    prefill_at = (
+        numbers.context(figures.prefill_first_context)
+        if figures.prefill_first_context is not None
+        else None
+    )
+    longest = (
+        numbers.context(figures.largest_context)
+        if figures.largest_context is not None
+        else numbers.MISSING
+    )
     engine = " ".join(part for part in (run.engine.name, run.engine.version) if part)
     cells = [
-        change, f"`{checked.entry.id}`", _cell(run.info.model), _cell(hardware_name(run)), _cell(engine),
-        _figure(figures.decode_single, "tok/s", single_at), _figure(figures.decode_peak, "tok/s", peak_at),
-        _figure(figures.prefill_first, "tok/s", prefill_at), longest,
+        change,
+        f"`{checked.entry.id}`",
+        _cell(run.info.model),
+        _cell(hardware_name(run)),
+        _cell(engine),
+        _figure(figures.decode_single, "tok/s", single_at),
+        _figure(figures.decode_peak, "tok/s", peak_at),
+        _figure(figures.prefill_first, "tok/s", prefill_at),
+        longest,
     ]
     return "| " + " | ".join(cells) + " |"
 
@@ -130,7 +154,9 @@ def _problem_lines(checked: CheckedEntry) -> list[str]:
         pointer = f" `{problem.pointer}`" if problem.pointer else ""
         lines.append(f"  - {where}{pointer}: {_cell(problem.message)}")
     if count > _MAX_PROBLEMS_SHOWN:
-        lines.append(f"  - … and {count - _MAX_PROBLEMS_SHOWN} more (see the annotations on the changed files)")
+        lines.append(
+            f"  - … and {count - _MAX_PROBLEMS_SHOWN} more (see the annotations on the changed files)"
+        )
     return lines
 
 
@@ -142,14 +168,18 @@ class SetupFinding:
     change: history.Change
 
 
-def setup_findings(config: Config, name_status: str,
-                   cwd: Path | None = None) -> list[SetupFinding] | None:
+def setup_findings(
+    config: Config, name_status: str, cwd: Path | None = None
+) -> list[SetupFinding] | None:
     """Every regression and improvement of the runs a pull request adds, each against the
     previous run of its setup, from the collected runs (``sitegen collect`` first); None when
     there is no collected file to read."""
     changes = parse_name_status(name_status)
-    added = {run.run_id: run for run in changed_runs(config, changes, cwd or Path.cwd())
-             if run.change == "added"}
+    added = {
+        run.run_id: run
+        for run in changed_runs(config, changes, cwd or Path.cwd())
+        if run.change == "added"
+    }
     if not added:
         return []
     try:
@@ -161,8 +191,11 @@ def setup_findings(config: Config, name_status: str,
     flagged = (history.REGRESSION, history.IMPROVEMENT)
     found: list[SetupFinding] = []
     for setup in sorted({setup_of[run_id] for run_id in added if run_id in setup_of}):
-        found += [SetupFinding(added[change.run], change) for change in site_history.changes(setup)
-                  if change.run in added and change.verdict in flagged]
+        found += [
+            SetupFinding(added[change.run], change)
+            for change in site_history.changes(setup)
+            if change.run in added and change.verdict in flagged
+        ]
     return found
 
 
@@ -171,18 +204,21 @@ def finding_annotations(config: Config, findings: list[SetupFinding]) -> list[st
     lines = []
     for item in findings:
         change = item.change
-        problem = Problem(config.display(item.run.path), None, change.verdict,
-                          _finding_text(change))
+        problem = Problem(
+            config.display(item.run.path), None, change.verdict, _finding_text(change)
+        )
         level: Level = "warning" if change.verdict == history.REGRESSION else "notice"
         lines.append(annotation(problem, level))
     return lines
 
 
 def _finding_text(change: history.Change) -> str:
-    return (f"{change.verdict}: {figure_words(change)} at {where(change)} "
-            f"{_value_text(change.before)} → {_value_text(change.after)} "
-            f"({ratio_words(change.ratio)}) against {change.previous_run}, the previous run of "
-            f"setup {change.setup} (rule: {change.rule})")
+    return (
+        f"{change.verdict}: {figure_words(change)} at {where(change)} "
+        f"{_value_text(change.before)} → {_value_text(change.after)} "
+        f"({ratio_words(change.ratio)}) against {change.previous_run}, the previous run of "
+        f"setup {change.setup} (rule: {change.rule})"
+    )
 
 
 def _value_text(value: float | None) -> str:
@@ -194,23 +230,41 @@ def _findings_lines(findings: list[SetupFinding] | None) -> list[str]:
     if findings is None:
         return [*lines, "Not worked out: run `sitegen collect` before `sitegen summary`.", ""]
     if not findings:
-        return [*lines, "No added run regressed or improved a figure against the previous run "
-                        "of its setup.", ""]
-    lines += ["| | run | figure | where | before | after | change | previous run |",
-              "|---|---|---|---|---|---|---|---|"]
+        return [
+            *lines,
+            "No added run regressed or improved a figure against the previous run of its setup.",
+            "",
+        ]
+    lines += [
+        "| | run | figure | where | before | after | change | previous run |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for item in findings:
         change = item.change
         mark = "🔻 regression" if change.verdict == history.REGRESSION else "🔺 improvement"
-        cells = [mark, f"`{change.run}`", figure_words(change), _cell(where(change)),
-                 _value_text(change.before), _value_text(change.after), ratio_words(change.ratio),
-                 f"`{change.previous_run}`"]
+        cells = [
+            mark,
+            f"`{change.run}`",
+            figure_words(change),
+            _cell(where(change)),
+            _value_text(change.before),
+            _value_text(change.after),
+            ratio_words(change.ratio),
+            f"`{change.previous_run}`",
+        ]
         lines.append("| " + " | ".join(cells) + " |")
     return [*lines, "", f"Rule: a change {_cell(findings[0].change.rule)}.", ""]
 
 
-def pr_summary(config: Config, name_status: str, *, cwd: Path | None = None,
-               preview_url: str | None = None, artifact: str = PREVIEW_ARTIFACT,
-               findings: list[SetupFinding] | bool | None = False) -> str:
+def pr_summary(
+    config: Config,
+    name_status: str,
+    *,
+    cwd: Path | None = None,
+    preview_url: str | None = None,
+    artifact: str = PREVIEW_ARTIFACT,
+    findings: list[SetupFinding] | bool | None = False,
+) -> str:
     """The job-summary Markdown for a pull request whose changed files ``name_status`` lists;
     ``findings``: its added runs' changes (setup_findings), worked out here when not given."""
     if findings is False:
@@ -225,19 +279,32 @@ def pr_summary(config: Config, name_status: str, *, cwd: Path | None = None,
         present = [run for run in runs if run.change != "removed"]
         report = check_files(config, [run.path for run in present])
         by_id = {item.entry.id: item for item in report.checked}
-        valid = [(run.change, by_id[run.run_id]) for run in present
-                 if run.run_id in by_id and by_id[run.run_id].canonical is not None]
-        counts = ", ".join(f"{numbers.count_noun(n, 'run')} {change}" for change in ("added", "changed", "removed")
-                           if (n := sum(1 for run in runs if run.change == change)))
+        valid = [
+            (run.change, by_id[run.run_id])
+            for run in present
+            if run.run_id in by_id and by_id[run.run_id].canonical is not None
+        ]
+        counts = ", ".join(
+            f"{numbers.count_noun(n, 'run')} {change}"
+            for change in ("added", "changed", "removed")
+            if (n := sum(1 for run in runs if run.change == change))
+        )
         lines += [counts + ".", ""]
         if valid:
-            lines += ["| | run | model | hardware | engine | decode, 1 request | peak decode | prefill | longest context |",
-                      "|---|---|---|---|---|---|---|---|---|"]
+            lines += [
+                "| | run | model | hardware | engine | decode, 1 request | peak decode | prefill | longest context |",
+                "|---|---|---|---|---|---|---|---|---|",
+            ]
             lines += [_row(change, checked) for change, checked in valid]
             lines.append("")
         invalid = [item for item in report.checked if item.canonical is None]
         if invalid or report.listing:
-            lines += ["### Problems", "", "Fix these before the run can be published (`sitegen check` shows them locally):", ""]
+            lines += [
+                "### Problems",
+                "",
+                "Fix these before the run can be published (`sitegen check` shows them locally):",
+                "",
+            ]
             lines += [f"- ❌ {_cell(str(problem))}" for problem in report.listing]
             for item in invalid:
                 lines += _problem_lines(item)
@@ -246,15 +313,30 @@ def pr_summary(config: Config, name_status: str, *, cwd: Path | None = None,
             lines += _findings_lines(None if findings is True else findings)
         removed = [run.run_id for run in runs if run.change == "removed"]
         if removed:
-            lines += ["Removed (their pages and permalinks disappear): " + ", ".join(f"`{run_id}`" for run_id in removed), ""]
+            lines += [
+                "Removed (their pages and permalinks disappear): "
+                + ", ".join(f"`{run_id}`" for run_id in removed),
+                "",
+            ]
     lines += ["### Preview", ""]
-    if preview_url and preview_url.startswith("https://") and not re.search(r"[\s()<>]", preview_url):
-        lines.append(f"The built site is the **{artifact}** artifact of this workflow run: [download it]({preview_url}).")
+    if (
+        preview_url
+        and preview_url.startswith("https://")
+        and not re.search(r"[\s()<>]", preview_url)
+    ):
+        lines.append(
+            f"The built site is the **{artifact}** artifact of this workflow run: [download it]({preview_url})."
+        )
     else:
-        lines.append(f"The built site is the **{artifact}** artifact of this workflow run (on the run's summary page), "
-                     "when the build succeeded.")
-    lines += ["Unzip it and serve the folder, e.g. `python3 -m http.server -d site-preview 8000 --bind 127.0.0.1`, "
-              "then open http://127.0.0.1:8000/. Or check out the branch and run `sitegen serve`.", ""]
+        lines.append(
+            f"The built site is the **{artifact}** artifact of this workflow run (on the run's summary page), "
+            "when the build succeeded."
+        )
+    lines += [
+        "Unzip it and serve the folder, e.g. `python3 -m http.server -d site-preview 8000 --bind 127.0.0.1`, "
+        "then open http://127.0.0.1:8000/. Or check out the branch and run `sitegen serve`.",
+        "",
+    ]
     lines += time_taken(config.state_dir)
     return "\n".join(lines)
 

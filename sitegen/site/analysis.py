@@ -35,9 +35,13 @@ class Settings:
 
     @classmethod
     def of(cls, config: Config) -> Settings:
-        return cls(config.service_levels, config.prices, config.presets,
-                   accelerator_aliases=config.accelerator_aliases,
-                   change_threshold=config.change_threshold)
+        return cls(
+            config.service_levels,
+            config.prices,
+            config.presets,
+            accelerator_aliases=config.accelerator_aliases,
+            change_threshold=config.change_threshold,
+        )
 
     def level(self, name: str | None) -> ServiceLevel | None:
         return next((level for level in self.service_levels if level.name == name), None)
@@ -88,7 +92,8 @@ class Analysis:
             # files and pages ask of them is worked out now too, so that a grid made again after
             # this one is let go answers them without reading the cells again.
             found.facts = self._facts[run.id] = found.facts_at(
-                {(preset.context, preset.concurrency) for preset in self.settings.presets})
+                {(preset.context, preset.concurrency) for preset in self.settings.presets}
+            )
             for context in found.contexts:
                 for level in self.settings.service_levels:
                     found.capacity_at(context, level)
@@ -115,9 +120,16 @@ class Analysis:
     def keep_figures(self, runs: list[Run]) -> None:
         """Store this build's figures of ``runs`` for the next build (see figure_cache)."""
         if self.stored is not None:
-            self.stored.keep((run.digest, self._grids.get(run.id) or self._released.get(run.id),
-                              self.headlines.known(run), self._outlines.get(run.id))
-                             for run in runs if run.digest)
+            self.stored.keep(
+                (
+                    run.digest,
+                    self._grids.get(run.id) or self._released.get(run.id),
+                    self.headlines.known(run),
+                    self._outlines.get(run.id),
+                )
+                for run in runs
+                if run.digest
+            )
 
     def price(self, run: Run) -> Price | None:
         return price_for(run, self.settings.prices)

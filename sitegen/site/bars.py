@@ -23,7 +23,9 @@ class Bar:
     """One run's figure at one context length; ``width`` is its share of the longest bar, 0–100."""
 
     series: str  # which run, "A" or "B" on a comparison; empty on a page about one run
-    colour: int | None  # the run's index in charts.PALETTE (class ``c<n>``); None: the theme's colour
+    colour: (
+        int | None
+    )  # the run's index in charts.PALETTE (class ``c<n>``); None: the theme's colour
     value: str
     note: str
     width: int  # percent of the longest bar, whole: class ``w<n>`` in style.css
@@ -61,7 +63,9 @@ def prefill_bars(runs: list[tuple[str, Run]], places: list[int] | None = None) -
 
 def prompt_sizes(run: Run) -> list[int]:
     """The prompt sizes of a run's prefill points, where it measured several (llama-bench -p)."""
-    sizes = sorted({point.prompt_chunk_tokens for point in run.prefill if point.prompt_chunk_tokens})
+    sizes = sorted(
+        {point.prompt_chunk_tokens for point in run.prefill if point.prompt_chunk_tokens}
+    )
     return sizes if len(sizes) > 1 else []
 
 
@@ -73,25 +77,38 @@ def prefill_bars_by_prompt(run: Run) -> BarChart | None:
         return None
     # llama-bench's own short names (pp512: a 512-token prompt) fit the bar's label.
     series: list[tuple[str, Sequence[PrefillPoint]]] = [
-        (f"pp{size}", tuple(p for p in run.prefill if p.prompt_chunk_tokens == size)) for size in sizes]
+        (f"pp{size}", tuple(p for p in run.prefill if p.prompt_chunk_tokens == size))
+        for size in sizes
+    ]
     chart = _bars(series, list(range(len(series))))
-    return (BarChart("prompt tok/s by context length, a bar per prompt size (ppN: a prompt of N tokens)",
-                     chart.rows, wide_series=True) if chart else None)
+    return (
+        BarChart(
+            "prompt tok/s by context length, a bar per prompt size (ppN: a prompt of N tokens)",
+            chart.rows,
+            wide_series=True,
+        )
+        if chart
+        else None
+    )
 
 
-def _bars(runs: list[tuple[str, Sequence[PrefillPoint]]], places: list[int] | None) -> BarChart | None:
+def _bars(
+    runs: list[tuple[str, Sequence[PrefillPoint]]], places: list[int] | None
+) -> BarChart | None:
     by_context: dict[int, dict[int, tuple[float, float | None]]] = {}
     for index, (_, prefill) in enumerate(runs):
         for point in prefill:
             if point.prompt_tokens_per_s is not None:
                 # A run with several chunk sizes at one context shows its first, as its table does.
                 by_context.setdefault(point.context_tokens, {}).setdefault(
-                    index, (point.prompt_tokens_per_s, point.ttft_ms))
+                    index, (point.prompt_tokens_per_s, point.ttft_ms)
+                )
     if not by_context:
         return None
     peak = max(rate for row in by_context.values() for rate, _ in row.values())
-    colours: list[int | None] = (list(places) if places is not None else list(range(len(runs))) if len(runs) > 1
-                                 else [None])  # one run on its own page: the theme's
+    colours: list[int | None] = (
+        list(places) if places is not None else list(range(len(runs))) if len(runs) > 1 else [None]
+    )  # one run on its own page: the theme's
     rows = []
     for context_tokens in sorted(by_context):
         bars = []
@@ -102,6 +119,8 @@ def _bars(runs: list[tuple[str, Sequence[PrefillPoint]]], places: list[int] | No
                 continue
             rate, ttft = figure
             note = f"{numbers.milliseconds(ttft)} TTFT" if ttft is not None else ""
-            bars.append(Bar(label, colours[index], numbers.rate_short(rate), note, _width(rate, peak)))
+            bars.append(
+                Bar(label, colours[index], numbers.rate_short(rate), note, _width(rate, peak))
+            )
         rows.append(BarRow(f"{numbers.context(context_tokens)} context", tuple(bars)))
     return BarChart("prompt tok/s by context length", tuple(rows))

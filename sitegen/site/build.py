@@ -67,14 +67,18 @@ class BuildSummary:
     charts: int
     charts_rendered: int
     files: int
-    notes: tuple[str, ...] = ()  # said once after the build, e.g. what a missing site_url leaves out
+    notes: tuple[
+        str, ...
+    ] = ()  # said once after the build, e.g. what a missing site_url leaves out
 
 
 # How often an incremental build looks for drawn charts no longer in use (_prune_now_and_then).
 PRUNE_EVERY = 10
 PRUNE_GRACE_S = 86_400.0
-WITHOUT_SITE_URL = ("no site_url in sitegen.yaml (or --site-url): links work anywhere, but sitemap.xml and the "
-                    "canonical and og: tags are left out and the feed's links are relative to feed.xml")
+WITHOUT_SITE_URL = (
+    "no site_url in sitegen.yaml (or --site-url): links work anywhere, but sitemap.xml and the "
+    "canonical and og: tags are left out and the feed's links are relative to feed.xml"
+)
 
 
 def templates_dir(config: Config) -> Path:
@@ -102,7 +106,9 @@ def chart_files(charts: list[ChartSpec]) -> list[str]:
     return paths
 
 
-def write_charts(output: StagedOutput, charts: dict[str, ChartSpec], svgs: dict[str, bytes]) -> None:
+def write_charts(
+    output: StagedOutput, charts: dict[str, ChartSpec], svgs: dict[str, bytes]
+) -> None:
     """Write every chart not already in place, with its values for the interactive upgrade."""
     for path, chart in sorted(charts.items()):
         if path in output.written:  # linked with a page that did not change
@@ -133,8 +139,12 @@ class CollectedDigest:
             document = json.loads(read_cache(self.path) or b"null")
         except ValueError:
             return None
-        if isinstance(document, list) and len(document) == 2 and document[0] == list(files.identity(self.found)) \
-                and isinstance(document[1], str):
+        if (
+            isinstance(document, list)
+            and len(document) == 2
+            and document[0] == list(files.identity(self.found))
+            and isinstance(document[1], str)
+        ):
             return document[1]
         return None
 
@@ -142,11 +152,19 @@ class CollectedDigest:
         """Record ``digest`` for the file as it was found before it was read, when it is settled
         and was not changed while it was read; otherwise forget what was recorded."""
         after = current_identity(str(self.collected))
-        keep = digest and self.found is not None and files.settled(self.found, self.now) \
+        keep = (
+            digest
+            and self.found is not None
+            and files.settled(self.found, self.now)
             and after == files.identity(self.found)
-        with contextlib.suppress(OSError):  # without it the next build reads the file: slower, never wrong
+        )
+        with contextlib.suppress(
+            OSError
+        ):  # without it the next build reads the file: slower, never wrong
             if keep and self.found is not None:
-                write_cache(self.path, json.dumps([list(files.identity(self.found)), digest]).encode())
+                write_cache(
+                    self.path, json.dumps([list(files.identity(self.found)), digest]).encode()
+                )
             else:
                 self.path.unlink(missing_ok=True)
 
@@ -165,14 +183,20 @@ def _build(config: Config, force_output: bool) -> BuildSummary:
     settings = Settings.of(config)
     use_accelerator_aliases(settings.accelerator_aliases)
     templates = templates_dir(config)
-    fingerprint = _fingerprint(Path(__file__).resolve().parent.parent, templates, resource_dir("schema"))
+    fingerprint = _fingerprint(
+        Path(__file__).resolve().parent.parent, templates, resource_dir("schema")
+    )
     manifest = Manifest(config.state_dir / "build" / "manifest.json", fingerprint)
     notes = () if config.site_url else (WITHOUT_SITE_URL,)
     # The collected file's digest without reading it (300 MB at 20,000 runs), when it is the very
     # file an earlier build read: the same identity, recorded once it was settled.
-    digests = CollectedDigest(config.state_dir / "cache" / "collected-digest.json", collected_path(config.state_dir))
+    digests = CollectedDigest(
+        config.state_dir / "cache" / "collected-digest.json", collected_path(config.state_dir)
+    )
     known = digests.known()
-    if known is not None and manifest.unchanged_site(_inputs(known, site, settings), config.output_dir):
+    if known is not None and manifest.unchanged_site(
+        _inputs(known, site, settings), config.output_dir
+    ):
         return _unchanged(manifest, notes)
     collected = _read_collected_bytes(config)
     collected_digest = hashlib.sha256(collected).hexdigest() if collected is not None else ""
@@ -188,17 +212,26 @@ def _build(config: Config, force_output: bool) -> BuildSummary:
         batch.warm_up()
         # Read once: the bytes just hashed are the ones the runs come from.
         reading = progress.step("reading collected runs")
-        runs = read_collected(config.state_dir, data=collected,
-                              as_written=written_by_collect(config.state_dir, collected_digest))
+        runs = read_collected(
+            config.state_dir,
+            data=collected,
+            as_written=written_by_collect(config.state_dir, collected_digest),
+        )
         del collected
         reading.done = len(runs)
         # Figures of runs whose content an earlier build saw are read back, not worked out again.
-        stored = StoredFigures(config.state_dir / "cache" / "figures.json",
-                               hashlib.sha256(repr((fingerprint, settings)).encode()).hexdigest(), settings.service_levels)
+        stored = StoredFigures(
+            config.state_dir / "cache" / "figures.json",
+            hashlib.sha256(repr((fingerprint, settings)).encode()).hexdigest(),
+            settings.service_levels,
+        )
         env = environment(templates, config.state_dir / "cache" / "templates")
         # The pieces of listing pages are rendered by the same templates as the pages.
-        fragments = Fragments(config.state_dir / "cache" / "fragments.json",
-                              hashlib.sha256(repr((fingerprint, settings, site)).encode()).hexdigest(), env)
+        fragments = Fragments(
+            config.state_dir / "cache" / "fragments.json",
+            hashlib.sha256(repr((fingerprint, settings, site)).encode()).hexdigest(),
+            env,
+        )
         analysis = Analysis(settings, stored=stored, fragments=fragments)
         # A run page whose model's and accelerator's runs are as they were keeps the key it had.
         memory = PlanMemory(manifest.groups, manifest.key)
@@ -208,8 +241,12 @@ def _build(config: Config, force_output: bool) -> BuildSummary:
         # With a manifest to go by, only changed files are staged; the others stay where they are.
         # The site before last, kept by the last build (write.StagedOutput._reuse_spare), is the
         # staging folder's head start: its folders and most files are there already.
-        output = StagedOutput(config.output_dir, in_place=bool(manifest.entries), spare=config.state_dir / "build" / "spare",
-                              previous=manifest.previous_site())
+        output = StagedOutput(
+            config.output_dir,
+            in_place=bool(manifest.entries),
+            spare=config.state_dir / "build" / "spare",
+            previous=manifest.previous_site(),
+        )
         entries: Entries = {}
         try:
             by_id = {run.id: run for run in runs}
@@ -222,45 +259,104 @@ def _build(config: Config, force_output: bool) -> BuildSummary:
 
             def run_json(run: Run) -> None:
                 if f"runs/{run.id}.json" not in entries:
-                    _write_or_keep(output, manifest, entries, config.output_dir, f"runs/{run.id}.json", run.digest,
-                                   lambda: exports.run_json(run))
+                    _write_or_keep(
+                        output,
+                        manifest,
+                        entries,
+                        config.output_dir,
+                        f"runs/{run.id}.json",
+                        run.digest,
+                        lambda: exports.run_json(run),
+                    )
 
             def run_json_of(page: str) -> None:
                 # Right after the run's page, while its measurements are still decoded: a
                 # sweep of its own decoded every run again on a site too large to hold them all.
-                run = by_id.get(page[len("runs/"):-len("/index.html")]) if _is_run_page(page) else None
+                run = (
+                    by_id.get(page[len("runs/") : -len("/index.html")])
+                    if _is_run_page(page)
+                    else None
+                )
                 if run is not None:
                     run_json(run)
 
-            built, charts = _write_pages(output, planned, manifest, entries, env, batch, config.output_dir,
-                                         run_json_of)
+            built, charts = _write_pages(
+                output, planned, manifest, entries, env, batch, config.output_dir, run_json_of
+            )
             progress.step("writing listings and data files")
             # The JSON of a run whose page was kept at once, though its own JSON was not (its
             # entry missing from the last build's record), or that the plan gave no page (none today).
             for export in sorted(exported.keys() - entries.keys()):
-                run_json(by_id[export[len("runs/"):-len(".json")]])
+                run_json(by_id[export[len("runs/") : -len(".json")]])
             # Made from every run's figures: linked unless a run or the site changed. The models'
             # digests (the plan's, pages.PlanMemory) name every run's id and content: a repr of
             # each run's was 37 ms of a build at 20,000 runs.
-            index_key = hashlib.sha256(repr((site, analysis.settings, sorted(
-                digest for group_path, digest in memory.groups.items() if group_path.startswith("models/")))
-            ).encode()).hexdigest()
-            _write_or_keep(output, manifest, entries, config.output_dir, "data/runs.json", index_key,
-                           lambda: feeds.runs_index(site, runs, analysis.headlines, analysis.fragments))
-            _write_or_keep(output, manifest, entries, config.output_dir, "data/setups.json", index_key,
-                           lambda: setups_json(runs, analysis.fragments))
-            _write_or_keep(output, manifest, entries, config.output_dir, "data/capacity.json", index_key,
-                           lambda: capacity_json(runs, analysis))
+            index_key = hashlib.sha256(
+                repr(
+                    (
+                        site,
+                        analysis.settings,
+                        sorted(
+                            digest
+                            for group_path, digest in memory.groups.items()
+                            if group_path.startswith("models/")
+                        ),
+                    )
+                ).encode()
+            ).hexdigest()
+            _write_or_keep(
+                output,
+                manifest,
+                entries,
+                config.output_dir,
+                "data/runs.json",
+                index_key,
+                lambda: feeds.runs_index(site, runs, analysis.headlines, analysis.fragments),
+            )
+            _write_or_keep(
+                output,
+                manifest,
+                entries,
+                config.output_dir,
+                "data/setups.json",
+                index_key,
+                lambda: setups_json(runs, analysis.fragments),
+            )
+            _write_or_keep(
+                output,
+                manifest,
+                entries,
+                config.output_dir,
+                "data/capacity.json",
+                index_key,
+                lambda: capacity_json(runs, analysis),
+            )
             site_history = memory.history
             # One record per run × figure, joined from each setup's (setup_pages).
             if site_history is not None:
-                _write_or_keep(output, manifest, entries, config.output_dir, "data/changes.json",
-                               site_history.all_key, lambda: changes_json(site_history))
+                _write_or_keep(
+                    output,
+                    manifest,
+                    entries,
+                    config.output_dir,
+                    "data/changes.json",
+                    site_history.all_key,
+                    lambda: changes_json(site_history),
+                )
             # Derived cells per context for the index's operating-point picker, fetched on demand.
-            _write_points(output, manifest, entries, config.output_dir, site, runs, analysis, memory.groups)
+            _write_points(
+                output, manifest, entries, config.output_dir, site, runs, analysis, memory.groups
+            )
             # What the index's filters fetch on first use: every row, compact.
-            _write_or_keep(output, manifest, entries, config.output_dir, SEARCH_INDEX, index_key,
-                           lambda: search_index_of(site, runs, analysis, memory.groups))
+            _write_or_keep(
+                output,
+                manifest,
+                entries,
+                config.output_dir,
+                SEARCH_INDEX,
+                index_key,
+                lambda: search_index_of(site, runs, analysis, memory.groups),
+            )
             # The contract contributors write against, at a stable address of the site.
             for schema_file in sorted(resource_dir("schema").glob("*.schema.json")):
                 output.write(f"schema/{schema_file.name}", schema_file.read_bytes())
@@ -286,23 +382,41 @@ def _build(config: Config, force_output: bool) -> BuildSummary:
         except Exception as exc:
             output.discard()
             if isinstance(exc, OSError):
-                raise SitegenError(Problem(str(config.output_dir), None, "", f"build failed: {exc}")) from None
+                raise SitegenError(
+                    Problem(str(config.output_dir), None, "", f"build failed: {exc}")
+                ) from None
             raise
         chart_count = _chart_count(output)
         # The files no entry names (assets, schemas): set operations, not a step a file (70,000).
-        others = sorted(output.written - set(chain.from_iterable(entry_files for _, entry_files in entries.values()))
-                        - {MARKER})
+        others = sorted(
+            output.written
+            - set(chain.from_iterable(entry_files for _, entry_files in entries.values()))
+            - {MARKER}
+        )
         spare_folders = output.refresh_spare(config.state_dir / "cache")
-        manifest.save(entries, inputs, (len(planned), chart_count, len(output.written)), others, config.output_dir,
-                      config.state_dir / "cache", spare_folders, output.layout(), output.known_folders(), memory.groups)
+        manifest.save(
+            entries,
+            inputs,
+            (len(planned), chart_count, len(output.written)),
+            others,
+            config.output_dir,
+            config.state_dir / "cache",
+            spare_folders,
+            output.layout(),
+            output.known_folders(),
+            memory.groups,
+        )
         analysis.keep_figures(runs)
         fragments.save()
         if not output.in_place:  # every page was made, so every chart of the site was asked for
             renderer.prune(batch.used)
-        _prune_now_and_then(renderer, config.state_dir / "cache" / "chart-prune.json", batch,
-                            output)
+        _prune_now_and_then(
+            renderer, config.state_dir / "cache" / "chart-prune.json", batch, output
+        )
         left_to_the_end(locals())  # all it holds, never freed when the process ends with the build
-        return BuildSummary(len(planned), built, chart_count, renderer.rendered, len(output.written), notes)
+        return BuildSummary(
+            len(planned), built, chart_count, renderer.rendered, len(output.written), notes
+        )
 
 
 # Where every chart's files are (charts.ChartSpec), side by side.
@@ -312,12 +426,16 @@ CHARTS_FOLDER = template_path(KINDS[0]).rpartition("/")[0]
 def _shown_charts(output: StagedOutput, renderer: ChartRenderer) -> set[str]:
     """The cache files of every chart the site shows, from the names in its charts folder."""
     layout = output.layout() or {}
-    return {renderer.cache_name(name.removesuffix(".svg")) for name in layout.get(CHARTS_FOLDER, ())
-            if name.endswith(".svg")}
+    return {
+        renderer.cache_name(name.removesuffix(".svg"))
+        for name in layout.get(CHARTS_FOLDER, ())
+        if name.endswith(".svg")
+    }
 
 
-def _prune_now_and_then(renderer: ChartRenderer, record: Path, batch: ChartBatch,
-                        output: StagedOutput) -> None:
+def _prune_now_and_then(
+    renderer: ChartRenderer, record: Path, batch: ChartBatch, output: StagedOutput
+) -> None:
     """Every PRUNE_EVERY builds, remove the drawn charts that the site does not show, that none
     of the last PRUNE_EVERY builds drew, and that are more than PRUNE_GRACE_S old (sites that
     share one cache, such as the tests', keep each other's charts a while). Incremental builds
@@ -325,7 +443,7 @@ def _prune_now_and_then(renderer: ChartRenderer, record: Path, batch: ChartBatch
     says which are in use; looked at now and then, not at every build. ``record``: the last
     builds' start times."""
     try:
-        starts = [float(t) for t in json.loads(read_cache(record) or b"[]")][-(PRUNE_EVERY - 1):]
+        starts = [float(t) for t in json.loads(read_cache(record) or b"[]")][-(PRUNE_EVERY - 1) :]
     except (ValueError, TypeError):
         starts = []
     starts.append(renderer.started)
@@ -341,9 +459,14 @@ def _prune_now_and_then(renderer: ChartRenderer, record: Path, batch: ChartBatch
 def _chart_count(output: StagedOutput) -> int:
     """How many charts the site has: the SVG files of its charts folder, read off its folders
     (a few thousand names) rather than off every file of the site (70,000 at 20,000 runs)."""
-    layout = output.layout() or {}  # (never None once committed: every name written or kept is plain)
-    return sum(1 for name in layout.get(CHARTS_FOLDER, ()) if name.endswith(".svg")
-               and f"{CHARTS_FOLDER}/{name}" not in layout)  # (a folder of that name is no chart)
+    layout = (
+        output.layout() or {}
+    )  # (never None once committed: every name written or kept is plain)
+    return sum(
+        1
+        for name in layout.get(CHARTS_FOLDER, ())
+        if name.endswith(".svg") and f"{CHARTS_FOLDER}/{name}" not in layout
+    )  # (a folder of that name is no chart)
 
 
 def _is_run_page(path: str) -> bool:
@@ -373,8 +496,15 @@ def _unchanged(manifest: Manifest, notes: tuple[str, ...]) -> BuildSummary:
     return BuildSummary(page_count, 0, chart_count, 0, file_count, notes)
 
 
-def _write_or_keep(output: StagedOutput, manifest: Manifest, entries: Entries, old_site: Path,
-                   path: str, key: str, make: Any) -> None:
+def _write_or_keep(
+    output: StagedOutput,
+    manifest: Manifest,
+    entries: Entries,
+    old_site: Path,
+    path: str,
+    key: str,
+    make: Any,
+) -> None:
     files = manifest.reusable(path, key, old_site, output.trusted) if key else None
     if files and path in files:
         output.keep(path, files[path])
@@ -383,18 +513,39 @@ def _write_or_keep(output: StagedOutput, manifest: Manifest, entries: Entries, o
     entries[path] = (key, [path])
 
 
-def _write_points(output: StagedOutput, manifest: Manifest, entries: Entries, old_site: Path,
-                  site: Site, runs: list[Any], analysis: Analysis, model_digests: dict[str, str]) -> None:
+def _write_points(
+    output: StagedOutput,
+    manifest: Manifest,
+    entries: Entries,
+    old_site: Path,
+    site: Site,
+    runs: list[Any],
+    analysis: Analysis,
+    model_digests: dict[str, str],
+) -> None:
     """The picker's data/points/: each model's files keyed on its runs' content alone (the
     model's digest from the plan, pages.PlanMemory, which names the site, the settings and its
     runs), so an added run rewrites its model's files (a few) and keeps the other models'
     (hundreds)."""
     groups = [group for group in site_groups(runs).values() if group.kind == "models"]  # the plan's
-    kept: set[str] = set()  # taken at once at the end (StagedOutput.keep_all): 16,000 files at 20,000 runs
+    kept: set[str] = (
+        set()
+    )  # taken at once at the end (StagedOutput.keep_all): 16,000 files at 20,000 runs
     for group in groups:
         path = f"data/points/{group.slug}/"
-        key = model_digests.get(group.path) or hashlib.sha256(repr((
-            site, analysis.settings, group.slug, sorted((run.id, run.digest) for run in group.runs))).encode()).hexdigest()
+        key = (
+            model_digests.get(group.path)
+            or hashlib.sha256(
+                repr(
+                    (
+                        site,
+                        analysis.settings,
+                        group.slug,
+                        sorted((run.id, run.digest) for run in group.runs),
+                    )
+                ).encode()
+            ).hexdigest()
+        )
         found = manifest.reusable(path, key, old_site, output.trusted)
         if found is not None and output.trusted:
             kept.update(found)
@@ -416,7 +567,9 @@ def _write_points(output: StagedOutput, manifest: Manifest, entries: Entries, ol
         output.write(name, data)
 
 
-def _keep_unchanged(output: StagedOutput, manifest: Manifest, entries: Entries, wanted: dict[str, str]) -> set[str]:
+def _keep_unchanged(
+    output: StagedOutput, manifest: Manifest, entries: Entries, wanted: dict[str, str]
+) -> set[str]:
     """When the build stages in a spare that holds the previous site (StagedOutput.trusted),
     take every entry of ``wanted`` (its path → its key now) whose key is the one the last build
     recorded, with its files, at once; return their paths (none without such a spare).
@@ -428,16 +581,28 @@ def _keep_unchanged(output: StagedOutput, manifest: Manifest, entries: Entries, 
     if not output.trusted:
         return set()
     recorded = manifest.entries
-    same = {path: entry for path, key in wanted.items()
-            if key and (entry := recorded.get(path)) is not None and entry[0] == key}  # (no key: always made)
-    output.keep_all({name for _, entry_files in same.values() for name in entry_files} - output.written)
+    same = {
+        path: entry
+        for path, key in wanted.items()
+        if key and (entry := recorded.get(path)) is not None and entry[0] == key
+    }  # (no key: always made)
+    output.keep_all(
+        {name for _, entry_files in same.values() for name in entry_files} - output.written
+    )
     entries.update(same)
     return set(same)
 
 
-def _write_pages(output: StagedOutput, planned: list[PlannedPage], manifest: Manifest,
-                 entries: Entries, env: Any, batch: ChartBatch,
-                 old_site: Path, after: Callable[[str], None]) -> tuple[int, dict[str, ChartSpec]]:
+def _write_pages(
+    output: StagedOutput,
+    planned: list[PlannedPage],
+    manifest: Manifest,
+    entries: Entries,
+    env: Any,
+    batch: ChartBatch,
+    old_site: Path,
+    after: Callable[[str], None],
+) -> tuple[int, dict[str, ChartSpec]]:
     """Render the pages whose key changed and link the others; hand their charts to ``batch``;
     call ``after`` with the path of each page written or kept on its own (not of those kept at
     once by _keep_unchanged: the build's sweep of its runs' JSON takes what they need). Return
@@ -450,8 +615,13 @@ def _write_pages(output: StagedOutput, planned: list[PlannedPage], manifest: Man
     # 20,000 runs). Pages with charts (the groups') first, so that worker processes start drawing
     # while the listings and run pages (no charts) are made.
     waiting = [item for item in planned if item.path not in kept]
-    for item in sorted(waiting, key=lambda item: (item.path.startswith("runs/"),
-                                                  not item.path.startswith(("models/", "hardware/")))):
+    for item in sorted(
+        waiting,
+        key=lambda item: (
+            item.path.startswith("runs/"),
+            not item.path.startswith(("models/", "hardware/")),
+        ),
+    ):
         found = manifest.reusable(item.path, item.key, old_site, output.trusted)
         patched = _patched(item, manifest, old_site) if found is None else None
         if patched is not None:
@@ -486,8 +656,13 @@ def _patched(item: PlannedPage, manifest: Manifest, old_site: Path) -> bytes | N
     runs, where putting the new links in place of the old ones costs a twentieth of that. The
     last build's page is believed as a page it kept would be (build_manifest.all_in_place)."""
     entry = manifest.entries.get(item.path)
-    if item.patch is None or entry is None or entry[0] == item.key or entry[0][:KEY_HALF] != item.key[:KEY_HALF] \
-            or list(entry[1]) != [item.path]:
+    if (
+        item.patch is None
+        or entry is None
+        or entry[0] == item.key
+        or entry[0][:KEY_HALF] != item.key[:KEY_HALF]
+        or list(entry[1]) != [item.path]
+    ):
         return None
     try:
         page = read_bounded(old_site / item.path, MAX_STATE_BYTES, what="a page of the site")

@@ -91,7 +91,9 @@ def _flat_record(folders: Record) -> list[Any]:
     return flat
 
 
-def all_in_place(names: Sequence[str], output_dir: Path, spare_has_them: bool = False) -> dict[str, os.stat_result | None] | None:
+def all_in_place(
+    names: Sequence[str], output_dir: Path, spare_has_them: bool = False
+) -> dict[str, os.stat_result | None] | None:
     """Each name with its file, when every one is a plain file inside ``output_dir``; else None
     (the names come from the manifest, which is not trusted: one that would leave the folder
     counts as missing). The files are looked at here once: StagedOutput.keep takes them so.
@@ -126,7 +128,9 @@ class Manifest:
         self.entries: Entries = {}
         self.inputs = ""
         self.summary: list[int] = []
-        self.other_files: list[str] = []  # written by every build, outside the entries: assets, schemas
+        self.other_files: list[
+            str
+        ] = []  # written by every build, outside the entries: assets, schemas
         self._site: tuple[set[str], dict[str, set[str]] | None] | None = None  # see site_files
         # Each folder of the last build's site as it was left (site_folders.record), and of the
         # spare it left as the site's mirror (empty when it left none: StagedOutput.refresh_spare).
@@ -139,16 +143,28 @@ class Manifest:
         except (OSError, ValueError, SitegenError):
             return
         # Hand-edited or cut short: any doubt makes this a full build, never a traceback.
-        if not isinstance(document, dict) or document.get("version") != MANIFEST_VERSION \
-                or document.get("fingerprint") != fingerprint:
+        if (
+            not isinstance(document, dict)
+            or document.get("version") != MANIFEST_VERSION
+            or document.get("fingerprint") != fingerprint
+        ):
             return
         entries = _entries_of(document.get("pages"), document.get("entries"))
         if entries is None:
             return
         self.entries = entries
-        inputs, summary, others = document.get("inputs"), document.get("summary"), document.get("other_files")
-        if isinstance(inputs, str) and isinstance(summary, list) and len(summary) == 3 \
-                and all(type(count) is int and count >= 0 for count in summary) and _strings(others):
+        inputs, summary, others = (
+            document.get("inputs"),
+            document.get("summary"),
+            document.get("other_files"),
+        )
+        if (
+            isinstance(inputs, str)
+            and isinstance(summary, list)
+            and len(summary) == 3
+            and all(type(count) is int and count >= 0 for count in summary)
+            and _strings(others)
+        ):
             self.inputs, self.summary, self.other_files = inputs, summary, others
         groups = document.get("groups")
         if isinstance(groups, dict) and file_identity.all_of_types(groups.values(), str):
@@ -158,8 +174,9 @@ class Manifest:
             self.folders = folders
             self.spare_folders = _record_of(document.get("spare_folders")) or {}
 
-    def reusable(self, path: str, key: str, output_dir: Path,
-                 spare_has_them: bool = False) -> dict[str, os.stat_result | None] | None:
+    def reusable(
+        self, path: str, key: str, output_dir: Path, spare_has_them: bool = False
+    ) -> dict[str, os.stat_result | None] | None:
         """The files of an unchanged entry (each with its file as found), when all of them are
         still plain files in the previous site (a name that would leave it means the manifest is
         not sitegen's: rebuild); ``spare_has_them``: see all_in_place."""
@@ -203,12 +220,24 @@ class Manifest:
         if not self.inputs or self.inputs != inputs or not self.folders:
             return False
         names, folders = self.site_files()
-        return folders is not None and holds_exactly(str(output_dir), names, folders, self.folders) is not None
+        return (
+            folders is not None
+            and holds_exactly(str(output_dir), names, folders, self.folders) is not None
+        )
 
-    def save(self, entries: Entries, inputs: str = "", summary: tuple[int, int, int] = (0, 0, 0),
-             other_files: list[str] | None = None, output_dir: Path | None = None, clock: Path | None = None,
-             spare_folders: Record | None = None, layout: dict[str, set[str]] | None = None,
-             known: Record | None = None, groups: dict[str, str] | None = None) -> None:
+    def save(
+        self,
+        entries: Entries,
+        inputs: str = "",
+        summary: tuple[int, int, int] = (0, 0, 0),
+        other_files: list[str] | None = None,
+        output_dir: Path | None = None,
+        clock: Path | None = None,
+        spare_folders: Record | None = None,
+        layout: dict[str, set[str]] | None = None,
+        known: Record | None = None,
+        groups: dict[str, str] | None = None,
+    ) -> None:
         """Record this build; ``output_dir``: the site just put in place, whose folders are recorded
         for the next build's unchanged check (without it, the next build cannot stop early);
         ``clock``: a folder to read the file system's clock in (files.file_system_now);
@@ -218,10 +247,15 @@ class Manifest:
         ``groups``: each group's digest as this build's plan left it (pages.PlanMemory)."""
         folders: Record = {}
         if output_dir is not None and clock is not None:
-            now = file_identity.file_system_now(clock, after_tick=True)  # before any folder is looked at
+            now = file_identity.file_system_now(
+                clock, after_tick=True
+            )  # before any folder is looked at
             if layout is None:
-                names = {MARKER, *(other_files or ()), *(name for _, entry_files in entries.values()
-                                                        for name in entry_files)}
+                names = {
+                    MARKER,
+                    *(other_files or ()),
+                    *(name for _, entry_files in entries.values() for name in entry_files),
+                }
                 layout = folders_of(names)
             folders = record(str(output_dir), layout or {}, now, known)
         pages: list[str] = []
@@ -231,9 +265,17 @@ class Manifest:
                 pages += (path, key)
             else:
                 others[path] = [key, *entry_files]
-        document = {"version": MANIFEST_VERSION, "fingerprint": self.fingerprint, "pages": pages, "entries": others,
-                    "inputs": inputs, "summary": list(summary), "other_files": other_files or [],
-                    "folders": _flat_record(folders), "spare_folders": _flat_record(spare_folders or {}),
-                    "groups": groups or {}}
+        document = {
+            "version": MANIFEST_VERSION,
+            "fingerprint": self.fingerprint,
+            "pages": pages,
+            "entries": others,
+            "inputs": inputs,
+            "summary": list(summary),
+            "other_files": other_files or [],
+            "folders": _flat_record(folders),
+            "spare_folders": _flat_record(spare_folders or {}),
+            "groups": groups or {},
+        }
         with contextlib.suppress(OSError):  # without a manifest the next build is simply a full one
             write_atomic(self.path, state_json(document, sort_keys=True))

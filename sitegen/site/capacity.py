@@ -69,9 +69,20 @@ class Outline(NamedTuple):
 
 def outline_of(run: Run, grid: CellGrid) -> Outline:
     # Read from the document's cells (every cell, not only those the grid chose), without making cell objects.
-    return Outline(tuple(grid.contexts), tuple(grid.levels),
-                   tuple(sorted({cell["context_tokens"] for cell in run.raw["measurements"]["decode"]
-                                 if Status(cell["status"]).measured and cell.get("total_tokens_per_s") is not None})))
+    return Outline(
+        tuple(grid.contexts),
+        tuple(grid.levels),
+        tuple(
+            sorted(
+                {
+                    cell["context_tokens"]
+                    for cell in run.raw["measurements"]["decode"]
+                    if Status(cell["status"]).measured
+                    and cell.get("total_tokens_per_s") is not None
+                }
+            )
+        ),
+    )
 
 
 class GridFacts(NamedTuple):
@@ -84,7 +95,9 @@ class GridFacts(NamedTuple):
 
     contexts: tuple[int, ...]
     levels: tuple[int, ...]
-    points: dict[tuple[int, int], tuple[int, Cell] | None]  # (context, concurrency) asked → (matched context, cell)
+    points: dict[
+        tuple[int, int], tuple[int, Cell] | None
+    ]  # (context, concurrency) asked → (matched context, cell)
 
 
 class CellGrid:
@@ -103,7 +116,9 @@ class CellGrid:
         # six fields) on each of the tens of thousands of look-ups a build makes cost more than
         # the look-up; a level of the same name but other limits is worked out apart.
         self._capacity: dict[tuple[int, str], tuple[ServiceLevel, Capacity]] = {}
-        self._matched: dict[int, int | None] = {}  # context_for's matches, asked for again and again
+        self._matched: dict[
+            int, int | None
+        ] = {}  # context_for's matches, asked for again and again
         # Capacities worked out here rather than remembered: none means the figure cache's
         # entry for this run already holds all this build knows of it (figure_cache.keep).
         self.worked_out = 0
@@ -113,11 +128,15 @@ class CellGrid:
         run = self.run
         default = run.info.output_tokens_per_request
         chosen: dict[tuple[int, int], Cell] = {}
-        cells = sorted(run.raw["measurements"]["decode"], key=lambda c: c.get("output_tokens_per_request") or 0)
+        cells = sorted(
+            run.raw["measurements"]["decode"], key=lambda c: c.get("output_tokens_per_request") or 0
+        )
         for cell in cells:
             key = (cell["context_tokens"], cell["concurrency"])
             own = cell.get("output_tokens_per_request") in (None, default)
-            if key not in chosen or (own and chosen[key].get("output_tokens_per_request") not in (None, default)):
+            if key not in chosen or (
+                own and chosen[key].get("output_tokens_per_request") not in (None, default)
+            ):
                 chosen[key] = cell
         rows: dict[int, dict[int, Cell]] = {}
         for (context, concurrency), cell in sorted(chosen.items()):
@@ -131,8 +150,11 @@ class CellGrid:
 
     def facts_at(self, points: Iterable[tuple[int, int]]) -> GridFacts:
         """This grid's facts, with its cells at ``points`` (context, concurrency)."""
-        return GridFacts(tuple(self.contexts), tuple(self.levels),
-                         {point: self._point_at(*point) for point in points})
+        return GridFacts(
+            tuple(self.contexts),
+            tuple(self.levels),
+            {point: self._point_at(*point) for point in points},
+        )
 
     def capacity_at(self, context: int, level: ServiceLevel) -> Capacity:
         """``capacity`` of the run's own context ``context`` (one of ``contexts``)."""
@@ -161,8 +183,11 @@ class CellGrid:
     @property
     def levels(self) -> list[int]:
         """Every request count measured at some context, ascending."""
-        return list(self.facts.levels) if self.facts is not None \
+        return (
+            list(self.facts.levels)
+            if self.facts is not None
             else sorted({n for row in self.rows.values() for n in row})
+        )
 
     @property
     def accelerators(self) -> int:
@@ -347,8 +372,14 @@ def judge(cell: Cell, level: ServiceLevel, timing: RunTiming = NO_TIMING) -> Ver
     return Verdict(MEETS, "", source, ttft_kind)
 
 
-def _judge_ttft(cell: Cell, level: ServiceLevel, timing: RunTiming, kind: str,
-                misses: list[str], missing: list[str]) -> None:
+def _judge_ttft(
+    cell: Cell,
+    level: ServiceLevel,
+    timing: RunTiming,
+    kind: str,
+    misses: list[str],
+    missing: list[str],
+) -> None:
     # The TTFT limit: on the TTFT as measured, and for a cold estimate on the prefill time too.
     at = f" ({level.percentile})" if level.percentile else ""
     ttft = figure(cell, TTFT, level.percentile)
@@ -389,7 +420,9 @@ class Capacity:
 
     @property
     def tokens_per_s_per_accelerator(self) -> float | None:
-        return None if self.total_tokens_per_s is None else self.total_tokens_per_s / self.accelerators
+        return (
+            None if self.total_tokens_per_s is None else self.total_tokens_per_s / self.accelerators
+        )
 
     @property
     def users_per_accelerator(self) -> float | None:
@@ -397,14 +430,34 @@ class Capacity:
 
     def stored(self) -> list[Any]:
         """What the figure cache keeps of it beyond its context and accelerators (restored)."""
-        return [self.max_concurrency, self.total_tokens_per_s, self.state, self.per_request_source,
-                self.ttft, self.stopped_at, self.stopped_state, self.reason, list(self.measured)]
+        return [
+            self.max_concurrency,
+            self.total_tokens_per_s,
+            self.state,
+            self.per_request_source,
+            self.ttft,
+            self.stopped_at,
+            self.stopped_state,
+            self.reason,
+            list(self.measured),
+        ]
 
     @classmethod
     def restored(cls, context: int, accelerators: int, stored: list[Any]) -> Capacity:
         held, total, state, source, ttft, stopped_at, stopped_state, reason, measured = stored
-        return cls(context, accelerators, held, total, state, source, ttft, stopped_at,
-                   stopped_state, reason, tuple(measured))
+        return cls(
+            context,
+            accelerators,
+            held,
+            total,
+            state,
+            source,
+            ttft,
+            stopped_at,
+            stopped_state,
+            reason,
+            tuple(measured),
+        )
 
 
 def stored_capacity_like(stored: Any) -> bool:
@@ -412,17 +465,27 @@ def stored_capacity_like(stored: Any) -> bool:
     if not isinstance(stored, list) or len(stored) != 9:
         return False
     held, total, state, source, ttft, stopped_at, stopped_state, reason, measured = stored
-    return (held is None or type(held) is int) and (total is None or type(total) in (int, float)) \
-        and state in (MEETS, NONE_MEETS, CANNOT_TELL) \
-        and source in (None, REPORTED, FROM_TIME_BETWEEN_TOKENS) \
-        and ttft in (WARM, COLD, UNKNOWN, COLD_ESTIMATE) \
-        and (stopped_at is None or type(stopped_at) is int) \
-        and stopped_state in (None, MISSES, CANNOT_TELL) and isinstance(reason, str) \
-        and isinstance(measured, list) and all(type(n) is int for n in measured)
+    return (
+        (held is None or type(held) is int)
+        and (total is None or type(total) in (int, float))
+        and state in (MEETS, NONE_MEETS, CANNOT_TELL)
+        and source in (None, REPORTED, FROM_TIME_BETWEEN_TOKENS)
+        and ttft in (WARM, COLD, UNKNOWN, COLD_ESTIMATE)
+        and (stopped_at is None or type(stopped_at) is int)
+        and stopped_state in (None, MISSES, CANNOT_TELL)
+        and isinstance(reason, str)
+        and isinstance(measured, list)
+        and all(type(n) is int for n in measured)
+    )
 
 
-def capacity(context: int, row: dict[int, Cell], level: ServiceLevel, accelerators: int,
-             timing: RunTiming = NO_TIMING) -> Capacity:
+def capacity(
+    context: int,
+    row: dict[int, Cell],
+    level: ServiceLevel,
+    accelerators: int,
+    timing: RunTiming = NO_TIMING,
+) -> Capacity:
     """The largest measured concurrency whose cell meets the level, with every smaller
     measured concurrency at this context meeting it too: a load the run was seen to hold."""
     best: Cell | None = None
@@ -439,17 +502,46 @@ def capacity(context: int, row: dict[int, Cell], level: ServiceLevel, accelerato
         if best is None or held is None:
             return Capacity(context, accelerators, None, None, CANNOT_TELL, measured=measured)
         total = _number(best.get("total_tokens_per_s"))
-        return Capacity(context, accelerators, best["concurrency"], total, MEETS,
-                        held.per_request_source, held.ttft, measured=measured)
+        return Capacity(
+            context,
+            accelerators,
+            best["concurrency"],
+            total,
+            MEETS,
+            held.per_request_source,
+            held.ttft,
+            measured=measured,
+        )
     stopped_at, stopped = stop
     if best is None or held is None:
         state = CANNOT_TELL if stopped.state == CANNOT_TELL else NONE_MEETS
-        return Capacity(context, accelerators, None, None, state, stopped.per_request_source,
-                        stopped.ttft, stopped_at, stopped.state, stopped.reason, measured)
+        return Capacity(
+            context,
+            accelerators,
+            None,
+            None,
+            state,
+            stopped.per_request_source,
+            stopped.ttft,
+            stopped_at,
+            stopped.state,
+            stopped.reason,
+            measured,
+        )
     total = _number(best.get("total_tokens_per_s"))
-    return Capacity(context, accelerators, best["concurrency"], total, MEETS,
-                    held.per_request_source, held.ttft, stopped_at, stopped.state, stopped.reason,
-                    measured)
+    return Capacity(
+        context,
+        accelerators,
+        best["concurrency"],
+        total,
+        MEETS,
+        held.per_request_source,
+        held.ttft,
+        stopped_at,
+        stopped.state,
+        stopped.reason,
+        measured,
+    )
 
 
 # The answers to "does it hold N users?" (Answer.state), beyond MEETS and CANNOT_TELL.
@@ -483,7 +575,9 @@ def capacities(grid: CellGrid, level: ServiceLevel) -> list[Capacity]:
     return [grid.capacity_at(context, level) for context in grid.contexts]
 
 
-def cost_per_million_tokens(usd_per_hour: float, accelerators: int, total_tokens_per_s: float | None) -> float | None:
+def cost_per_million_tokens(
+    usd_per_hour: float, accelerators: int, total_tokens_per_s: float | None
+) -> float | None:
     """USD per million output tokens: what the accelerators cost for the hour it takes to
     make them, at this throughput. None without a positive throughput."""
     if total_tokens_per_s is None or total_tokens_per_s <= 0:
@@ -503,27 +597,31 @@ CAPACITY_FORMAT = "sitegen-capacity"
 CAPACITY_VERSION = 3
 
 
-def capacity_records(grids: Iterable[CellGrid], levels: Iterable[ServiceLevel]) -> list[dict[str, Any]]:
+def capacity_records(
+    grids: Iterable[CellGrid], levels: Iterable[ServiceLevel]
+) -> list[dict[str, Any]]:
     """/data/capacity.json's records: one per run × service level × context (docs/capacity.md)."""
     levels = list(levels)
     records = []
     for grid in sorted(grids, key=lambda g: g.run.id):
         for level in levels:
             for found in capacities(grid, level):
-                records.append({
-                    "run": grid.run.id,
-                    "service_level": level.name,
-                    "context_tokens": found.context_tokens,
-                    "max_concurrency": found.max_concurrency,
-                    "total_tokens_per_s": found.total_tokens_per_s,
-                    "tokens_per_s_per_accelerator": found.tokens_per_s_per_accelerator,
-                    "users_per_accelerator": found.users_per_accelerator,
-                    "state": found.state,
-                    "per_request_source": found.per_request_source,
-                    "ttft_judged": found.ttft,
-                    "stopped_at": found.stopped_at,
-                    "stopped_state": found.stopped_state,
-                    "reason": found.reason or None,
-                    "measured_concurrency": list(found.measured),
-                })
+                records.append(
+                    {
+                        "run": grid.run.id,
+                        "service_level": level.name,
+                        "context_tokens": found.context_tokens,
+                        "max_concurrency": found.max_concurrency,
+                        "total_tokens_per_s": found.total_tokens_per_s,
+                        "tokens_per_s_per_accelerator": found.tokens_per_s_per_accelerator,
+                        "users_per_accelerator": found.users_per_accelerator,
+                        "state": found.state,
+                        "per_request_source": found.per_request_source,
+                        "ttft_judged": found.ttft,
+                        "stopped_at": found.stopped_at,
+                        "stopped_state": found.stopped_state,
+                        "reason": found.reason or None,
+                        "measured_concurrency": list(found.measured),
+                    }
+                )
     return records

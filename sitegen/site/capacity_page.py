@@ -42,8 +42,10 @@ from sitegen.site.index_page import Pager, measured_points, pager
 from sitegen.site.json_rows import dumps, json_lines, json_rows, row, run_piece
 from sitegen.site.paging import Paging, listed_models, paging
 
-DERIVED_NOTE = ("Derived figures: worked out from each cell's reported statistics by the rules linked here, "
-                "not measured goodput.")
+DERIVED_NOTE = (
+    "Derived figures: worked out from each cell's reported statistics by the rules linked here, "
+    "not measured goodput."
+)
 
 
 @dataclass(frozen=True)
@@ -62,22 +64,41 @@ class LevelNote:
 
 
 def level_rule(level: ServiceLevel) -> str:
-    cold = (" for a fresh prompt (cold: at least the run's measured prefill time where its TTFT "
-            "was warm)") if level.ttft == COLD else ""
-    parts = [f"at least {level.min_tokens_per_s_per_request:g} tok/s per request",
-             f"TTFT at most {numbers.milliseconds(level.max_ttft_ms)}{cold}"]
+    cold = (
+        (
+            " for a fresh prompt (cold: at least the run's measured prefill time where its TTFT "
+            "was warm)"
+        )
+        if level.ttft == COLD
+        else ""
+    )
+    parts = [
+        f"at least {level.min_tokens_per_s_per_request:g} tok/s per request",
+        f"TTFT at most {numbers.milliseconds(level.max_ttft_ms)}{cold}",
+    ]
     if level.max_time_between_tokens_ms is not None:
-        parts.append(f"at most {numbers.milliseconds_fine(level.max_time_between_tokens_ms)} between tokens")
+        parts.append(
+            f"at most {numbers.milliseconds_fine(level.max_time_between_tokens_ms)} between tokens"
+        )
     rule = ", ".join(parts)
     tail = f", at {level.percentile} (for speed, its slow tail)" if level.percentile else ""
     return rule + tail
 
 
 def level_notes(levels: tuple[ServiceLevel, ...]) -> tuple[LevelNote, ...]:
-    return tuple(LevelNote(level.name, level.title, level_rule(level),
-                           level.min_tokens_per_s_per_request, level.max_ttft_ms,
-                           level.max_time_between_tokens_ms, level.percentile, level.ttft)
-                 for level in levels)
+    return tuple(
+        LevelNote(
+            level.name,
+            level.title,
+            level_rule(level),
+            level.min_tokens_per_s_per_request,
+            level.max_ttft_ms,
+            level.max_time_between_tokens_ms,
+            level.percentile,
+            level.ttft,
+        )
+        for level in levels
+    )
 
 
 # What a verdict's labels say of the TTFT it judged (capacity.ttft_judged).
@@ -101,8 +122,11 @@ def verdict_parts(found: Capacity) -> tuple[str, str]:
     "does not meet" and "cannot tell"."""
     if found.state == CANNOT_TELL:
         return "cannot tell", found.reason
-    fewest = numbers.count_noun(found.measured[0], "request") if found.measured \
+    fewest = (
+        numbers.count_noun(found.measured[0], "request")
+        if found.measured
         else "the fewest requests"
+    )
     return "does not meet", f"even at {fewest}: {found.reason}"
 
 
@@ -138,8 +162,9 @@ class CapacityFigure:
 
 def capacity_figure(found: Capacity, price: Price | None) -> CapacityFigure:
     if found.max_concurrency is None:
-        return CapacityFigure("", "", "", "", "", "", found.state, verdict_words(found),
-                              verdict_labels(found))
+        return CapacityFigure(
+            "", "", "", "", "", "", found.state, verdict_words(found), verdict_labels(found)
+        )
     users = found.users_per_accelerator or 0.0
     return CapacityFigure(
         held=numbers.count_noun(found.max_concurrency, "request"),
@@ -183,14 +208,20 @@ def run_capacity(site: Site, run: Run, analysis: Analysis) -> RunCapacity | None
         return None
     price = analysis.price(run)
     rows = tuple(
-        CapacityRow(numbers.context(context),
-                    tuple(capacity_figure(grid.capacity_at(context, level), price)
-                          for level in levels))
+        CapacityRow(
+            numbers.context(context),
+            tuple(capacity_figure(grid.capacity_at(context, level), price) for level in levels),
+        )
         for context in grid.contexts
     )
-    return RunCapacity(level_notes(levels), rows, labels.DEVICE_NOUN[run.hardware.type], run.hardware.count,
-                       price_text(price),
-                       docs_href=site.url("capacity/#rules"))
+    return RunCapacity(
+        level_notes(levels),
+        rows,
+        labels.DEVICE_NOUN[run.hardware.type],
+        run.hardware.count,
+        price_text(price),
+        docs_href=site.url("capacity/#rules"),
+    )
 
 
 def price_text(price: Price | None) -> str:
@@ -214,7 +245,9 @@ class CapacityCell:
 
     users: str
     rank: str  # "#1" … among the model's setups at this context
-    detail: str  # requests held · total tok/s · tok/s per accelerator (on one accelerator, the total)
+    detail: (
+        str  # requests held · total tok/s · tok/s per accelerator (on one accelerator, the total)
+    )
     cost: str
     run_context: str  # the run's own context where it differs from the column's
     labels: str = ""
@@ -277,17 +310,29 @@ def context_clusters(contexts: set[int]) -> list[int]:
     return leaders
 
 
-def _capacity_cell(found: Capacity, rank: str, price: Price | None, run_context: str) -> CapacityCell:
+def _capacity_cell(
+    found: Capacity, rank: str, price: Price | None, run_context: str
+) -> CapacityCell:
     figure = capacity_figure(found, price)
     if found.max_concurrency is None:
         head, why = verdict_parts(found)
         return CapacityCell(head, "", why, "", run_context, figure.labels, ladder_data(found))
     # On one accelerator the requests held are the users and the total is per accelerator: the
     # total alone (the pages' legends say so), not "128 · 1,907.7 · 1,907.7" in every cell.
-    detail = figure.total if found.accelerators == 1 else \
-        f"{found.max_concurrency} · {figure.total} · {figure.per_device}"
-    return CapacityCell(figure.users_per_device, rank, detail, figure.cost, run_context,
-                        figure.labels, ladder_data(found))
+    detail = (
+        figure.total
+        if found.accelerators == 1
+        else f"{found.max_concurrency} · {figure.total} · {figure.per_device}"
+    )
+    return CapacityCell(
+        figure.users_per_device,
+        rank,
+        detail,
+        figure.cost,
+        run_context,
+        figure.labels,
+        ladder_data(found),
+    )
 
 
 def capacity_path(number: int) -> str:
@@ -308,7 +353,9 @@ def group_members(group: Group) -> list[tuple[str, str]]:
 def priced(runs: list[Run], analysis: Analysis) -> bool:
     """Whether a price is configured for any run's accelerator (a page then shows costs)."""
     prices = {name for name, _ in analysis.settings.prices}
-    return bool(prices) and not prices.isdisjoint({run.hardware.accelerator.lower() for run in runs})
+    return bool(prices) and not prices.isdisjoint(
+        {run.hardware.accelerator.lower() for run in runs}
+    )
 
 
 # --- /at/<preset>/ ----------------------------------------------------------------------------
@@ -376,7 +423,9 @@ class PresetPageContext:
     pager: Pager
 
 
-def _point_row(site: Site, run: Run, preset: Preset, level: ServiceLevel | None, analysis: Analysis) -> PointRow:
+def _point_row(
+    site: Site, run: Run, preset: Preset, level: ServiceLevel | None, analysis: Analysis
+) -> PointRow:
     grid = analysis.grid(run)
     found = grid.point_at(preset.context, preset.concurrency)
     base = (site.url(f"runs/{run.id}/"), hardware_name(run), engine_summary(run))
@@ -386,8 +435,11 @@ def _point_row(site: Site, run: Run, preset: Preset, level: ServiceLevel | None,
     status = Status(cell["status"])
     total = cell.get("total_tokens_per_s") if status.measured else None
     price = analysis.price(run)
-    cost = priced_cost(price, grid.accelerators, total) if status == Status.VALID \
+    cost = (
+        priced_cost(price, grid.accelerators, total)
+        if status == Status.VALID
         else "no valid total here"
+    )
     cost = cost if price is not None else f"no price for {run.hardware.accelerator}"
     verdict = ""
     held = None
@@ -395,10 +447,18 @@ def _point_row(site: Site, run: Run, preset: Preset, level: ServiceLevel | None,
         verdict = cell_verdict_words(judge(cell, level, grid.timing))
         held = _capacity_cell(grid.capacity_at(actual, level), "", price, "")
     return PointRow(
-        *base, True, numbers.context(actual) if actual != preset.context else "", labels.STATUSES[status],
-        numbers.rate(total), numbers.rate(total / grid.accelerators) if total is not None else numbers.MISSING,
-        per_request_words(cell), numbers.milliseconds(cell.get("ttft_ms")).removesuffix(" ms"),
-        verdict, cost, float(total) if total is not None else -1.0, held,
+        *base,
+        True,
+        numbers.context(actual) if actual != preset.context else "",
+        labels.STATUSES[status],
+        numbers.rate(total),
+        numbers.rate(total / grid.accelerators) if total is not None else numbers.MISSING,
+        per_request_words(cell),
+        numbers.milliseconds(cell.get("ttft_ms")).removesuffix(" ms"),
+        verdict,
+        cost,
+        float(total) if total is not None else -1.0,
+        held,
     )
 
 
@@ -418,7 +478,9 @@ def cell_verdict_words(judged: Verdict) -> str:
 
 
 def preset_path(preset: Preset, number: int) -> str:
-    return f"at/{preset.name}/index.html" if number == 1 else f"at/{preset.name}/{number}/index.html"
+    return (
+        f"at/{preset.name}/index.html" if number == 1 else f"at/{preset.name}/{number}/index.html"
+    )
 
 
 def preset_paging(groups: dict[tuple[str, str], Group]) -> Paging:
@@ -426,8 +488,9 @@ def preset_paging(groups: dict[tuple[str, str], Group]) -> Paging:
     return paging(listed_models(groups), AT_PAGE_SIZE)
 
 
-def point_section(site: Site, group: Group, preset: Preset, first: int, last: int, costs: bool,
-                  analysis: Analysis) -> str:
+def point_section(
+    site: Site, group: Group, preset: Preset, first: int, last: int, costs: bool, analysis: Analysis
+) -> str:
     """``group``'s runs ``first`` to ``last`` at ``preset`` (by total tok/s there, not measured
     last) on ``site``'s page, as point_section writes them. Kept between builds as two pieces,
     as capacity_section's: the model's rows in order (made from its runs, the preset, whether
@@ -440,25 +503,50 @@ def point_section(site: Site, group: Group, preset: Preset, first: int, last: in
     note = level_notes((level,))[0] if level else None
 
     def make_rows() -> str:
-        by_total = sorted(group.runs, key=lambda run: (-(total if (total := _total_at(run, preset, analysis))
-                                                             is not None else -1.0), run.id))
-        return json.dumps([fragments.render("point_row", _point_row(site, run, preset, level, analysis), note, costs)
-                           for run in by_total], ensure_ascii=False)
+        by_total = sorted(
+            group.runs,
+            key=lambda run: (
+                -(total if (total := _total_at(run, preset, analysis)) is not None else -1.0),
+                run.id,
+            ),
+        )
+        return json.dumps(
+            [
+                fragments.render(
+                    "point_row", _point_row(site, run, preset, level, analysis), note, costs
+                )
+                for run in by_total
+            ],
+            ensure_ascii=False,
+        )
 
     # Asked for even when the section is kept, so that it stays kept for the next build.
-    kept_rows = fragments.get(Fragments.key("point rows", site.root, preset, members, costs), make_rows)
+    kept_rows = fragments.get(
+        Fragments.key("point rows", site.root, preset, members, costs), make_rows
+    )
 
     def make() -> str:
         rows = json.loads(kept_rows)[first:last]
         section = PointSection(f"m-{group.slug}", group.label, first > 0, Markup("".join(rows)))
         return fragments.render("point_section", section, note, costs)
 
-    return fragments.get(Fragments.key("point section", site.root, preset, group.slug, group.label,
-                                       members, first, last, costs), make)
+    return fragments.get(
+        Fragments.key(
+            "point section", site.root, preset, group.slug, group.label, members, first, last, costs
+        ),
+        make,
+    )
 
 
-def preset_page(site: Site, runs: list[Run], groups: dict[tuple[str, str], Group], preset: Preset,
-                analysis: Analysis, number: int = 1, paged: Paging | None = None) -> Page:
+def preset_page(
+    site: Site,
+    runs: list[Run],
+    groups: dict[tuple[str, str], Group],
+    preset: Preset,
+    analysis: Analysis,
+    number: int = 1,
+    paged: Paging | None = None,
+) -> Page:
     """Page ``number`` of a preset's view (``paged``: preset_paging, worked out once for all
     pages): by model, each model's runs by total tok/s there (not measured last); a model whose
     runs span two pages is on both."""
@@ -469,8 +557,12 @@ def preset_page(site: Site, runs: list[Run], groups: dict[tuple[str, str], Group
     count = paged.count
     costs = priced(runs, analysis)
     parts = paged.slices(models, number)
-    sections = Markup("".join(point_section(site, group, preset, first, last, costs, analysis)
-                              for group, first, last in parts))
+    sections = Markup(
+        "".join(
+            point_section(site, group, preset, first, last, costs, analysis)
+            for group, first, last in parts
+        )
+    )
     toc: list[TocEntry] = []
     if number == 1 and count > 1:
         offset = 0
@@ -481,12 +573,22 @@ def preset_page(site: Site, runs: list[Run], groups: dict[tuple[str, str], Group
             href = ("" if page == 1 else f"{page}/index.html") + f"#m-{group.slug}"
             toc.append(TocEntry(group.label, href, "" if page == 1 else f"m-{group.slug}"))
     heading = f"{numbers.context(preset.context)} context × {numbers.count_noun(preset.concurrency, 'request')}"
-    query = f"?context={preset.context}&concurrency={preset.concurrency}" + (f"&level={level.name}" if level else "")
+    query = f"?context={preset.context}&concurrency={preset.concurrency}" + (
+        f"&level={level.name}" if level else ""
+    )
     title = f"At {heading}" + (f": page {number} of {count}" if number > 1 else "")
     context = PresetPageContext(
-        site, title, heading, level_notes((level,))[0] if level else None, sections, tuple(toc),
-        costs, DERIVED_NOTE, f"±{CONTEXT_TOLERANCE:.0%}",
-        site.url() + query, pager(site, number, paged, lambda n: preset_path(preset, n)),
+        site,
+        title,
+        heading,
+        level_notes((level,))[0] if level else None,
+        sections,
+        tuple(toc),
+        costs,
+        DERIVED_NOTE,
+        f"±{CONTEXT_TOLERANCE:.0%}",
+        site.url() + query,
+        pager(site, number, paged, lambda n: preset_path(preset, n)),
     )
     return Page(preset_path(preset, number), "pages/point.html", context)
 
@@ -501,10 +603,22 @@ def _total_at(run: Run, preset: Preset, analysis: Analysis) -> float | None:
 
 # --- data for scripts and the picker --------------------------------------------------------
 
-CAPACITY_FIELDS = ("run", "service_level", "context_tokens", "max_concurrency", "total_tokens_per_s",
-                   "tokens_per_s_per_accelerator", "users_per_accelerator", "state",
-                   "per_request_source", "ttft_judged", "stopped_at", "stopped_state", "reason",
-                   "measured_concurrency")
+CAPACITY_FIELDS = (
+    "run",
+    "service_level",
+    "context_tokens",
+    "max_concurrency",
+    "total_tokens_per_s",
+    "tokens_per_s_per_accelerator",
+    "users_per_accelerator",
+    "state",
+    "per_request_source",
+    "ttft_judged",
+    "stopped_at",
+    "stopped_state",
+    "reason",
+    "measured_concurrency",
+)
 
 
 def capacity_json(runs: list[Run], analysis: Analysis) -> bytes:
@@ -515,40 +629,68 @@ def capacity_json(runs: list[Run], analysis: Analysis) -> bytes:
         "derived": True,
         "context_tolerance": CONTEXT_TOLERANCE,
         "service_levels": [
-            {key: value for key, value in (
-                ("name", level.name), ("label", level.title),
-                ("min_tokens_per_s_per_request", level.min_tokens_per_s_per_request),
-                ("max_ttft_ms", level.max_ttft_ms), ("max_time_between_tokens_ms", level.max_time_between_tokens_ms),
-                ("percentile", level.percentile), ("ttft", level.ttft)) if value is not None}
+            {
+                key: value
+                for key, value in (
+                    ("name", level.name),
+                    ("label", level.title),
+                    ("min_tokens_per_s_per_request", level.min_tokens_per_s_per_request),
+                    ("max_ttft_ms", level.max_ttft_ms),
+                    ("max_time_between_tokens_ms", level.max_time_between_tokens_ms),
+                    ("percentile", level.percentile),
+                    ("ttft", level.ttft),
+                )
+                if value is not None
+            }
             for level in analysis.settings.service_levels
         ],
     }
     levels = analysis.settings.service_levels
 
     def lines(run: Run) -> str:
-        return ",\n".join(row([record[name] for name in CAPACITY_FIELDS])
-                           for record in capacity_records([analysis.grid(run)], levels))
+        return ",\n".join(
+            row([record[name] for name in CAPACITY_FIELDS])
+            for record in capacity_records([analysis.grid(run)], levels)
+        )
 
     # A run's records are one piece (json_rows.run_piece): an unchanged run's are read back
     # without making its grid or judging a cell. Sorted by run id, as capacity_records sorts.
-    return json_lines(head, CAPACITY_FIELDS,
-                      (run_piece(analysis.fragments, "capacity.json", run, partial(lines, run))
-                       for run in sorted(runs, key=lambda r: r.id)), "records")
+    return json_lines(
+        head,
+        CAPACITY_FIELDS,
+        (
+            run_piece(analysis.fragments, "capacity.json", run, partial(lines, run))
+            for run in sorted(runs, key=lambda r: r.id)
+        ),
+        "records",
+    )
 
 
 POINT_STATUSES = tuple(status.value for status in Status)  # a cell's status is its index here
 # A run's line in a picker file: its cells, and what a verdict needs of the run beside them
 # (the accelerator a price is for, how its TTFT was measured, its prefill time at this context).
-POINT_FIELDS = ("run", "accelerators", "context_tokens", "cells", "accelerator",
-                "ttft_prompt_cache", "prefill_ms")
+POINT_FIELDS = (
+    "run",
+    "accelerators",
+    "context_tokens",
+    "cells",
+    "accelerator",
+    "ttft_prompt_cache",
+    "prefill_ms",
+)
 
 
 def point_columns(levels: tuple[ServiceLevel, ...]) -> tuple[str, ...]:
     """A cell's figures in the picker's files: what it shows and what levels judge (the time
     between tokens, and a configured percentile's statistics)."""
     # The time between tokens always: it stands for the speed where a cell reports none.
-    columns = ["status", "total_tokens_per_s", "per_request_tokens_per_s", "ttft_ms",
-               "time_between_tokens_ms"]
+    columns = [
+        "status",
+        "total_tokens_per_s",
+        "per_request_tokens_per_s",
+        "ttft_ms",
+        "time_between_tokens_ms",
+    ]
     if any(level.percentile for level in levels):
         columns.append("statistics")
     return tuple(columns)
@@ -574,19 +716,33 @@ def model_point_files(group: Group, analysis: Analysis) -> dict[str, bytes]:
         prices = {}
         statistics = {}
         for grid, (actual, cells) in found:
-            line: list[object] = [_point_cell(cells[n], columns) if n in cells else None for n in ladder]
+            line: list[object] = [
+                _point_cell(cells[n], columns) if n in cells else None for n in ladder
+            ]
             while line[-1] is None:
                 line.pop()
             timing = grid.timing
-            rows.append([grid.run.id, grid.accelerators, actual, line,
-                         grid.run.hardware.accelerator, timing.prompt_cache,
-                         timing.prefill_at(actual)])
+            rows.append(
+                [
+                    grid.run.id,
+                    grid.accelerators,
+                    actual,
+                    line,
+                    grid.run.hardware.accelerator,
+                    timing.prompt_cache,
+                    timing.prefill_at(actual),
+                ]
+            )
             if (price := analysis.price(grid.run)) is not None:
                 prices[grid.run.id] = price.usd_per_hour
             if grid.run.info.latency_statistic:
                 statistics[grid.run.id] = grid.run.info.latency_statistic
-        head: dict[str, object] = {"context_tokens": wanted, "concurrency": ladder, "statuses": list(POINT_STATUSES),
-                                   "columns": list(columns)}
+        head: dict[str, object] = {
+            "context_tokens": wanted,
+            "concurrency": ladder,
+            "statuses": list(POINT_STATUSES),
+            "columns": list(columns),
+        }
         if prices:
             head["prices"] = prices
         if statistics:  # what each run's per-request speed and TTFT are, where its file says
@@ -599,17 +755,27 @@ def point_file(context: int, group: Group) -> str:
     return f"data/points/{context}/{group.slug}.json"
 
 
-def point_contexts(runs: list[Run], analysis: Analysis, groups: list[Group] | None = None,
-                   group_digests: Mapping[str, str] | None = None) -> dict[str, bytes]:
+def point_contexts(
+    runs: list[Run],
+    analysis: Analysis,
+    groups: list[Group] | None = None,
+    group_digests: Mapping[str, str] | None = None,
+) -> dict[str, bytes]:
     """``data/points/<context>.json``: which models have a file at each context, so the picker
     asks only for files that exist. ``groups`` are the runs' model groups, when the caller has
     them, and ``group_digests`` their digests from the plan (measured_points)."""
     present: dict[int, list[str]] = {}
     for group in model_groups(runs) if groups is None else groups:
-        for wanted in measured_points(group, analysis, group_digests)[0]:  # kept by the model's runs' content
+        for wanted in measured_points(group, analysis, group_digests)[
+            0
+        ]:  # kept by the model's runs' content
             present.setdefault(wanted, []).append(group.slug)
-    return {f"data/points/{wanted}.json": (dumps({"context_tokens": wanted, "models": sorted(slugs)}) + "\n").encode()
-            for wanted, slugs in present.items()}
+    return {
+        f"data/points/{wanted}.json": (
+            dumps({"context_tokens": wanted, "models": sorted(slugs)}) + "\n"
+        ).encode()
+        for wanted, slugs in present.items()
+    }
 
 
 def point_files(runs: list[Run], analysis: Analysis) -> dict[str, bytes]:

@@ -379,23 +379,42 @@ __all__ = ["Standing", "level_model_page", "level_model_path", "model_level_link
 # --- /capacity/: each model's contexts, linking to their answers -------------------------------
 
 
-def capacity_section(site: Site, group: Group, first: int, last: int, costs: bool, analysis: Analysis) -> str:
+def capacity_section(
+    site: Site, group: Group, first: int, last: int, costs: bool, analysis: Analysis
+) -> str:
     """``group``'s part of a /capacity/ page (capacity_views.model_overview): per context, its
     best setup at each level and a link to the ranked answer. Kept between builds, made from the
     model's runs and label and path, the part shown (a part after the first is "continued") and
     the page's depth; the service levels are settings, in the cache's scope. ``costs`` is not
     shown here (the ranked answers show it)."""
+
     def make() -> str:
         overview = model_overview(site, group, analysis, first > 0)
         return analysis.fragments.render("capacity_overview", overview)
 
-    return analysis.fragments.get(Fragments.key("capacity overview", site.root, group.slug,
-                                                group.label, group.path,
-                                                group_members(group), first, last), make)
+    return analysis.fragments.get(
+        Fragments.key(
+            "capacity overview",
+            site.root,
+            group.slug,
+            group.label,
+            group.path,
+            group_members(group),
+            first,
+            last,
+        ),
+        make,
+    )
 
 
-def capacity_page(site: Site, runs: list[Run], groups: dict[tuple[str, str], Group], analysis: Analysis,
-                  number: int = 1, paged: Paging | None = None) -> Page:
+def capacity_page(
+    site: Site,
+    runs: list[Run],
+    groups: dict[tuple[str, str], Group],
+    analysis: Analysis,
+    number: int = 1,
+    paged: Paging | None = None,
+) -> Page:
     """Page ``number`` of /capacity/ (``paged``: capacity_paging, worked out once for all pages),
     in model order; a model whose setups span two pages is on both, its ranks over all of them."""
     site = site.at(capacity_path(number))
@@ -405,13 +424,24 @@ def capacity_page(site: Site, runs: list[Run], groups: dict[tuple[str, str], Gro
     count = paged.count
     parts = paged.slices(models, number)
     costs = priced(runs, analysis)
-    sections = Markup("".join(capacity_section(site, group, first, last, costs, analysis)
-                              for group, first, last in parts))
+    sections = Markup(
+        "".join(
+            capacity_section(site, group, first, last, costs, analysis)
+            for group, first, last in parts
+        )
+    )
     title = "Capacity at a service level" + (f": page {number} of {count}" if number > 1 else "")
-    context = CapacityPageContext(site, title, level_notes(levels),
-                                  tuple(SectionLink(f"m-{group.slug}", group.label) for group, _, _ in parts),
-                                  sections, costs, DERIVED_NOTE, f"±{CONTEXT_TOLERANCE:.0%}",
-                                  pager(site, number, paged, capacity_path),
-                                  site.url("capacity/") + "#rules",
-                                  question_models(site, [group for group, _, _ in parts], analysis))
+    context = CapacityPageContext(
+        site,
+        title,
+        level_notes(levels),
+        tuple(SectionLink(f"m-{group.slug}", group.label) for group, _, _ in parts),
+        sections,
+        costs,
+        DERIVED_NOTE,
+        f"±{CONTEXT_TOLERANCE:.0%}",
+        pager(site, number, paged, capacity_path),
+        site.url("capacity/") + "#rules",
+        question_models(site, [group for group, _, _ in parts], analysis),
+    )
     return Page(capacity_path(number), "pages/capacity.html", context)

@@ -20,7 +20,16 @@ from concurrent.futures import Executor, Future
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from sitegen.site.charts import FONT, FONT_SIZE, KINDS, TEMPLATE_SOURCE, THEMES, ChartSpec, _canonical, fill
+from sitegen.site.charts import (
+    FONT,
+    FONT_SIZE,
+    KINDS,
+    TEMPLATE_SOURCE,
+    THEMES,
+    ChartSpec,
+    _canonical,
+    fill,
+)
 from sitegen.store import read_cache, write_cache
 
 if TYPE_CHECKING:
@@ -38,10 +47,13 @@ _CLIP_ID = re.compile(r"\bclip(\d+)\b")
 _LIGHT_TO_DARK = {light: THEMES["dark"][role] for role, light in THEMES["light"].items()}
 _SCHEME_STYLE = "".join(
     f'[{paint}="{light}"]{{{paint}:{dark}}}'
-    for light, dark in _LIGHT_TO_DARK.items() for paint in ("fill", "stroke")
+    for light, dark in _LIGHT_TO_DARK.items()
+    for paint in ("fill", "stroke")
 )
-CHART_STYLE = (f"text{{font:{FONT_SIZE}px {FONT.replace(chr(39), chr(34))}}}"
-               f"@media screen and (prefers-color-scheme:dark){{{_SCHEME_STYLE}}}")
+CHART_STYLE = (
+    f"text{{font:{FONT_SIZE}px {FONT.replace(chr(39), chr(34))}}}"
+    f"@media screen and (prefers-color-scheme:dark){{{_SCHEME_STYLE}}}"
+)
 # The same recolouring for the interactive upgrade, which draws from the light spec (site.js).
 DARK_COLOURS_JSON = json.dumps(_LIGHT_TO_DARK, sort_keys=True).encode()
 # Part of every cache key: change it when drawing changes, so no stale drawing is reused.
@@ -119,7 +131,11 @@ class ChartTemplates:
         path = self.folder / f"chart-templates-{TEMPLATE_SOURCE[:32]}.json"
         with contextlib.suppress(ValueError):
             cached = json.loads(read_cache(path) or b"")  # checked: a damaged cache file is a miss
-            if isinstance(cached, dict) and set(cached) == set(KINDS) and all(isinstance(t, str) for t in cached.values()):
+            if (
+                isinstance(cached, dict)
+                and set(cached) == set(KINDS)
+                and all(isinstance(t, str) for t in cached.values())
+            ):
                 return cached
         from sitegen.site.chart_templates import template
 
@@ -132,7 +148,9 @@ class ChartTemplates:
 class ChartRenderer:
     """Turns charts into SVG; an unchanged chart is never rendered twice."""
 
-    def __init__(self, cache_dir: Path, workers: int | None = None, templates: ChartTemplates | None = None) -> None:
+    def __init__(
+        self, cache_dir: Path, workers: int | None = None, templates: ChartTemplates | None = None
+    ) -> None:
         self.cache_dir = cache_dir
         self.workers = workers or os.cpu_count() or 1
         self.templates = templates or ChartTemplates(cache_dir.parent)
@@ -146,7 +164,9 @@ class ChartRenderer:
         placeholders kept."""
         if kind not in self._compiled:
             source = self.templates.text(kind)
-            digest = hashlib.sha256(f"{RENDER_VERSION}\0{_vl_convert_version()}\0{source}".encode()).hexdigest()
+            digest = hashlib.sha256(
+                f"{RENDER_VERSION}\0{_vl_convert_version()}\0{source}".encode()
+            ).hexdigest()
             path = self.cache_dir.parent / f"vega-template-{digest[:32]}.json"
             try:
                 compiled = (read_cache(path) or b"").decode()
@@ -154,7 +174,9 @@ class ChartRenderer:
             except ValueError:
                 import vl_convert
 
-                compiled = _canonical(vl_convert.vegalite_to_vega(_without_tooltips(json.loads(source))))
+                compiled = _canonical(
+                    vl_convert.vegalite_to_vega(_without_tooltips(json.loads(source)))
+                )
                 self._store(path, compiled.encode())
             self._compiled[kind] = compiled
         return self._compiled[kind]
@@ -177,8 +199,9 @@ class ChartRenderer:
         with contextlib.suppress(OSError):  # a cache that cannot be written only costs time
             write_cache(path, data)
 
-    def prune(self, used: set[str], now: float | None = None,
-              drawn_before: float | None = None) -> int:
+    def prune(
+        self, used: set[str], now: float | None = None, drawn_before: float | None = None
+    ) -> int:
         """Remove the drawn charts that ``used`` (cache file names) does not name and that were
         drawn more than CHART_CACHE_KEEP_DAYS ago (or before the time ``drawn_before``); how many
         went. For a build that asked for every chart of its site (a full one): the others are of
@@ -195,7 +218,10 @@ class ChartRenderer:
                 if not entry.name.endswith(".svg") or entry.name in used:
                     continue
                 with contextlib.suppress(OSError):
-                    if entry.is_file(follow_symlinks=False) and entry.stat(follow_symlinks=False).st_mtime < limit:
+                    if (
+                        entry.is_file(follow_symlinks=False)
+                        and entry.stat(follow_symlinks=False).st_mtime < limit
+                    ):
                         os.unlink(entry.path)
                         removed += 1
         return removed
@@ -255,7 +281,9 @@ def _render_many(vega_specs: list[str]) -> list[bytes]:
 
 
 # The least Vega draws: enough to start vl-convert's JavaScript engine and load Vega.
-_WARM_UP_SPEC = json.dumps({"$schema": "https://vega.github.io/schema/vega/v5.json", "width": 1, "height": 1})
+_WARM_UP_SPEC = json.dumps(
+    {"$schema": "https://vega.github.io/schema/vega/v5.json", "width": 1, "height": 1}
+)
 
 
 def start_vl_convert() -> None:
@@ -298,7 +326,9 @@ class ChartBatch:
     def __init__(self, renderer: ChartRenderer) -> None:
         self._renderer = renderer
         self._svgs: dict[str, bytes] = {}  # by the chart's path in the site
-        self._waiting: list[tuple[str, Path, str]] = []  # (path, cache file, Vega spec) not yet sent
+        self._waiting: list[
+            tuple[str, Path, str]
+        ] = []  # (path, cache file, Vega spec) not yet sent
         self._sent: list[tuple[list[tuple[str, Path]], Future[list[bytes]]]] = []
         self._seen: set[str] = set()
         self.used: set[str] = set()  # the cache files of every chart added (ChartRenderer.prune)
@@ -325,7 +355,13 @@ class ChartBatch:
         The worker is started by a thread of its own: starting it waits a tenth of a second for
         the fork server to start, which the build spends reading instead. Whatever the batch
         does next waits for that thread first (_started)."""
-        if self._early is None and self._pool is None and self._starting is None and self._renderer.workers > 1:
+        if (
+            self._early is None
+            and self._pool is None
+            and self._starting is None
+            and self._renderer.workers > 1
+        ):
+
             def start_worker() -> None:
                 # A worker that cannot be started now (no processes left, say) is started again
                 # at the first chart, which says why in the build's own error; a thread would
@@ -334,7 +370,9 @@ class ChartBatch:
                     self._early = self._renderer._start_early()
                     self._warming = self._early.submit(start)
 
-            self._starting = threading.Thread(target=start_worker, name="sitegen-chart-worker", daemon=True)
+            self._starting = threading.Thread(
+                target=start_worker, name="sitegen-chart-worker", daemon=True
+            )
             self._starting.start()
 
     def _started(self) -> None:
@@ -364,8 +402,11 @@ class ChartBatch:
             return
         vega = self._renderer._vega(chart)
         self._renderer.rendered += 1
-        if self._pool is None and self._renderer.workers > 1 \
-                and len(self._early_charts) + len(self._waiting) + 1 >= PARALLEL_THRESHOLD:
+        if (
+            self._pool is None
+            and self._renderer.workers > 1
+            and len(self._early_charts) + len(self._waiting) + 1 >= PARALLEL_THRESHOLD
+        ):
             self._pool = self._renderer._start_pool()
             self._take_back_early()
         if self._pool is None:
@@ -394,7 +435,7 @@ class ChartBatch:
     def _send(self) -> None:
         assert self._pool is not None
         for start in range(0, len(self._waiting), self.CHUNK):
-            chunk = self._waiting[start:start + self.CHUNK]
+            chunk = self._waiting[start : start + self.CHUNK]
             future = self._pool.submit(_render_many, [spec for _, _, spec in chunk])
             future.add_done_callback(self._count_drawn)
             self._sent.append(([(path, cache_file) for path, cache_file, _ in chunk], future))
@@ -416,7 +457,9 @@ class ChartBatch:
         self._started()
         if self._pool is not None:
             self._send()
-        self._sent = [([(path, cache_file)], future) for path, cache_file, _, future in self._early_charts] + self._sent
+        self._sent = [
+            ([(path, cache_file)], future) for path, cache_file, _, future in self._early_charts
+        ] + self._sent
         self._early_charts = []
         for charts, future in self._sent:
             for (path, cache_file), svg in zip(charts, future.result(), strict=True):

@@ -25,9 +25,16 @@ from html import escape
 
 _SVG = "{http://www.w3.org/2000/svg}"
 _XLINK_HREF = "{http://www.w3.org/1999/xlink}href"
-_UNUSED = frozenset({"aria-hidden", "aria-roledescription", "role", "class", "pointer-events", "version"})
+_UNUSED = frozenset(
+    {"aria-hidden", "aria-roledescription", "role", "class", "pointer-events", "version"}
+)
 _FONT = frozenset({"font-family", "font-size"})  # the style sheet's text rule gives these
-_DEFAULTS = {"opacity": "1", "font-weight": "normal", "text-anchor": "start", "transform": "translate(0,0)"}
+_DEFAULTS = {
+    "opacity": "1",
+    "font-weight": "normal",
+    "text-anchor": "start",
+    "transform": "translate(0,0)",
+}
 _LINE_GEOMETRY = frozenset({"transform", "x1", "y1", "x2", "y2"})
 
 
@@ -43,7 +50,7 @@ def compact_svg(svg: str, style: str = "") -> str:
     defs = _shared_shapes(root)
     _group_alike(root)
     defs = _points_as_markers(root, defs)
-    parts = [f'<style>{escape(style, quote=False)}</style>' if style else "", defs]
+    parts = [f"<style>{escape(style, quote=False)}</style>" if style else "", defs]
     head = _open_tag(root, "svg", {"xmlns": "http://www.w3.org/2000/svg", **root.attrib})
     return head + "".join(parts) + "".join(_serialise(child) for child in root) + "</svg>"
 
@@ -56,8 +63,11 @@ def _draws_nothing(tag: str, attrs: dict[str, str]) -> bool:
     if attrs.get("opacity") == "0" or attrs.get("display") == "none":
         return True
     # Vega's background and foreground rectangles of each group, unpainted in our charts.
-    return tag == "path" and attrs.get("class") in ("background", "foreground") and not (
-        {"fill", "stroke"} & attrs.keys())
+    return (
+        tag == "path"
+        and attrs.get("class") in ("background", "foreground")
+        and not ({"fill", "stroke"} & attrs.keys())
+    )
 
 
 def _clean(parent: ET.Element, stroked: bool) -> None:
@@ -71,7 +81,11 @@ def _clean(parent: ET.Element, stroked: bool) -> None:
         if _XLINK_HREF in attrs:
             attrs["href"] = attrs.pop(_XLINK_HREF)
         for name in list(attrs):
-            if name in _UNUSED or _DEFAULTS.get(name) == attrs[name] or (tag == "text" and name in _FONT):
+            if (
+                name in _UNUSED
+                or _DEFAULTS.get(name) == attrs[name]
+                or (tag == "text" and name in _FONT)
+            ):
                 del attrs[name]
         if tag == "line" and attrs.get("stroke-width") == "1":
             del attrs["stroke-width"]
@@ -91,7 +105,7 @@ def _translation(transform: str | None) -> tuple[float, float] | None:
         return 0.0, 0.0
     if not (transform.startswith("translate(") and transform.endswith(")")):
         return None
-    values = transform[len("translate("):-1].split(",")
+    values = transform[len("translate(") : -1].split(",")
     try:
         x, y = (float(v) for v in values) if len(values) == 2 else (float(values[0]), 0.0)
     except ValueError:
@@ -119,16 +133,24 @@ def _merge_lines(children: list[ET.Element]) -> list[ET.Element]:
             for line in run:
                 x, y = _translation(line.get("transform")) or (0.0, 0.0)
                 x1, y1 = x + float(line.get("x1", "0")), y + float(line.get("y1", "0"))
-                dx, dy = float(line.get("x2", "0")) - float(line.get("x1", "0")), \
-                    float(line.get("y2", "0")) - float(line.get("y1", "0"))
+                dx, dy = (
+                    float(line.get("x2", "0")) - float(line.get("x1", "0")),
+                    float(line.get("y2", "0")) - float(line.get("y1", "0")),
+                )
                 segments.append(f"M{_number(x1)},{_number(y1)}l{_number(dx)},{_number(dy)}")
             path = ET.Element("path", {"d": "".join(segments), **(paint or {})})
             merged.append(path)
         run.clear()
 
     for child in children:
-        is_line = _tag(child) == "line" and _translation(child.get("transform")) is not None and not len(child)
-        own_paint = {k: v for k, v in child.attrib.items() if k not in _LINE_GEOMETRY} if is_line else None
+        is_line = (
+            _tag(child) == "line"
+            and _translation(child.get("transform")) is not None
+            and not len(child)
+        )
+        own_paint = (
+            {k: v for k, v in child.attrib.items() if k not in _LINE_GEOMETRY} if is_line else None
+        )
         if is_line and own_paint == paint:
             run.append(child)
             continue
@@ -145,11 +167,21 @@ def _merge_lines(children: list[ET.Element]) -> list[ET.Element]:
 
 def _shared_shapes(root: ET.Element) -> str:
     """Point shapes drawn more than once, defined once and placed with ``<use>``; their defs."""
-    placed = [(parent, child) for parent in root.iter() for child in parent
-              if _tag(child) == "path" and "d" in child.attrib and "id" not in child.attrib
-              and child.get("transform", "").startswith("translate(") and _translation(child.get("transform"))]
+    placed = [
+        (parent, child)
+        for parent in root.iter()
+        for child in parent
+        if _tag(child) == "path"
+        and "d" in child.attrib
+        and "id" not in child.attrib
+        and child.get("transform", "").startswith("translate(")
+        and _translation(child.get("transform"))
+    ]
     counts = Counter(child.get("d") for _, child in placed)
-    ids = {d: f"s{n}" for n, d in enumerate(sorted(d for d, count in counts.items() if d and count > 1))}
+    ids = {
+        d: f"s{n}"
+        for n, d in enumerate(sorted(d for d, count in counts.items() if d and count > 1))
+    }
     for _, child in placed:
         d = child.get("d")
         if d not in ids:
@@ -161,7 +193,11 @@ def _shared_shapes(root: ET.Element) -> str:
         child.attrib.update({"href": f"#{ids[d]}", "x": _number(x), "y": _number(y), **rest})
     if not ids:
         return ""
-    return "<defs>" + "".join(f'<path id="{name}" d="{escape(d)}"/>' for d, name in ids.items()) + "</defs>"
+    return (
+        "<defs>"
+        + "".join(f'<path id="{name}" d="{escape(d)}"/>' for d, name in ids.items())
+        + "</defs>"
+    )
 
 
 # Attributes a child takes from its group when it has none of its own. Opacity is left out:
@@ -219,7 +255,10 @@ def _points_as_markers(root: ET.Element, defs: str) -> str:
         if _tag(group) != "g" or set(group.attrib) != {"fill"} or not len(group):
             continue
         children = list(group)
-        if not all(_tag(c) == "use" and set(c.attrib) == {"href", "x", "y"} and not len(c) for c in children):
+        if not all(
+            _tag(c) == "use" and set(c.attrib) == {"href", "x", "y"} and not len(c)
+            for c in children
+        ):
             continue
         kept: list[ET.Element] = []
         for child in children:
@@ -229,18 +268,30 @@ def _points_as_markers(root: ET.Element, defs: str) -> str:
             if kept and kept[-1].get("marker-mid") == f"url(#{name})":
                 kept[-1].attrib["d"] += vertex
                 continue
-            kept.append(ET.Element("path", {"d": vertex, **{f"marker-{end}": f"url(#{name})"
-                                                           for end in ("start", "mid", "end")}}))
+            kept.append(
+                ET.Element(
+                    "path",
+                    {
+                        "d": vertex,
+                        **{f"marker-{end}": f"url(#{name})" for end in ("start", "mid", "end")},
+                    },
+                )
+            )
         group[:] = kept
         converted.add(id(group))
     # The markers carry the fill: a converted group's paths take its place.
     for parent in root.iter():
         if any(id(child) in converted for child in parent):
-            parent[:] = [c for child in parent for c in (list(child) if id(child) in converted else [child])]
+            parent[:] = [
+                c for child in parent for c in (list(child) if id(child) in converted else [child])
+            ]
     if not markers:
         return defs
-    made = "".join(f'<marker id="{name}" markerUnits="userSpaceOnUse" overflow="visible">'
-                   f'<use href="{escape(href)}" fill="{escape(fill)}"/></marker>' for (href, fill), name in markers.items())
+    made = "".join(
+        f'<marker id="{name}" markerUnits="userSpaceOnUse" overflow="visible">'
+        f'<use href="{escape(href)}" fill="{escape(fill)}"/></marker>'
+        for (href, fill), name in markers.items()
+    )
     return defs.removesuffix("</defs>") + made + "</defs>" if defs else f"<defs>{made}</defs>"
 
 
@@ -251,7 +302,13 @@ def _open_tag(element: ET.Element, tag: str, attrs: dict[str, str] | None = None
 
 def _serialise(element: ET.Element) -> str:
     tag = _tag(element)
-    inner = escape(element.text or "", quote=False) + "".join(_serialise(child) for child in element)
+    inner = escape(element.text or "", quote=False) + "".join(
+        _serialise(child) for child in element
+    )
     start = _open_tag(element, tag)
     out = f"{start}{inner}</{tag}>" if inner else start[:-1] + "/>"
-    return out + escape(element.tail or "", quote=False) if element.tail and element.tail.strip() else out
+    return (
+        out + escape(element.tail or "", quote=False)
+        if element.tail and element.tail.strip()
+        else out
+    )

@@ -48,26 +48,51 @@ _Tip = tuple[str, str, str, str | None]
 
 def _axes(kind: str) -> tuple[alt.X, alt.Y, list[_Tip]]:
     return {
-    "decode": (
-        alt.X("concurrency:Q", title="simultaneous requests", scale=alt.Scale(type="log", base=2),
-              axis=alt.Axis(values=[_X_TICKS], format="d")),
-        alt.Y("total:Q", title="total decode tok/s", axis=alt.Axis(format="~s")),
-        [("series", "N", "run", None), ("context", "N", "context", None), ("concurrency", "Q", "requests", "d"),
-         ("total", "Q", "total tok/s", ",.1f"), ("ttft", "Q", "TTFT (ms)", ",.0f")],
-    ),
-    "prefill": (
-        alt.X("context:Q", title="context length (tokens)", scale=alt.Scale(type="log", base=2),
-              axis=alt.Axis(values=[_X_TICKS], labelExpr=_CONTEXT_LABEL, labelOverlap=True)),
-        alt.Y("rate:Q", title="prompt tok/s", axis=alt.Axis(format="~s")),
-        [("series", "N", "run", None), ("context_text", "N", "context", None), ("rate", "Q", "prompt tok/s", ",.1f"),
-         ("ttft", "Q", "TTFT (ms)", ",.0f")],
-    ),
-    "pareto": (
-        alt.X("per_request:Q", title="per-request tok/s (interactivity)", axis=alt.Axis(format="~s")),
-        alt.Y("total:Q", title="@y-title", axis=alt.Axis(format="~s")),
-        [("series", "N", "run", None), ("cell", "N", "cell", None), ("per_request", "Q", "per request tok/s", ",.1f"),
-         ("total", "Q", "@y-title", ",.1f")],
-    ),
+        "decode": (
+            alt.X(
+                "concurrency:Q",
+                title="simultaneous requests",
+                scale=alt.Scale(type="log", base=2),
+                axis=alt.Axis(values=[_X_TICKS], format="d"),
+            ),
+            alt.Y("total:Q", title="total decode tok/s", axis=alt.Axis(format="~s")),
+            [
+                ("series", "N", "run", None),
+                ("context", "N", "context", None),
+                ("concurrency", "Q", "requests", "d"),
+                ("total", "Q", "total tok/s", ",.1f"),
+                ("ttft", "Q", "TTFT (ms)", ",.0f"),
+            ],
+        ),
+        "prefill": (
+            alt.X(
+                "context:Q",
+                title="context length (tokens)",
+                scale=alt.Scale(type="log", base=2),
+                axis=alt.Axis(values=[_X_TICKS], labelExpr=_CONTEXT_LABEL, labelOverlap=True),
+            ),
+            alt.Y("rate:Q", title="prompt tok/s", axis=alt.Axis(format="~s")),
+            [
+                ("series", "N", "run", None),
+                ("context_text", "N", "context", None),
+                ("rate", "Q", "prompt tok/s", ",.1f"),
+                ("ttft", "Q", "TTFT (ms)", ",.0f"),
+            ],
+        ),
+        "pareto": (
+            alt.X(
+                "per_request:Q",
+                title="per-request tok/s (interactivity)",
+                axis=alt.Axis(format="~s"),
+            ),
+            alt.Y("total:Q", title="@y-title", axis=alt.Axis(format="~s")),
+            [
+                ("series", "N", "run", None),
+                ("cell", "N", "cell", None),
+                ("per_request", "Q", "per request tok/s", ",.1f"),
+                ("total", "Q", "@y-title", ",.1f"),
+            ],
+        ),
     }[kind]
 
 
@@ -87,16 +112,25 @@ def _series_lines(kind: str, theme: dict[str, str]) -> alt.TopLevelMixin:
     # line's tooltip would show one arbitrary point of it. The points are opaque, as that
     # second symbol made their middles.
     points = base.mark_point(filled=True, size=50, opacity=1).encode(
-        shape=alt.Shape("series:N", scale=alt.Scale(domain=[_DOMAIN], range=[_SHAPES]), legend=None),
-        tooltip=[_tooltip(*tip) for tip in tooltip])
+        shape=alt.Shape(
+            "series:N", scale=alt.Scale(domain=[_DOMAIN], range=[_SHAPES]), legend=None
+        ),
+        tooltip=[_tooltip(*tip) for tip in tooltip],
+    )
     if kind == "pareto":
         # Only frontier points are joined; the others stand alone.
-        line = base.mark_line(strokeWidth=2, opacity=0.8).encode(
-            order=alt.Order("per_request:Q")).transform_filter("datum.frontier")
+        line = (
+            base.mark_line(strokeWidth=2, opacity=0.8)
+            .encode(order=alt.Order("per_request:Q"))
+            .transform_filter("datum.frontier")
+        )
     else:
         line = base.mark_line(strokeWidth=2, opacity=0.8).encode(detail="line:N")
     if kind == "decode":  # one line style per context length (charts.decode_overlay)
-        line = line.encode(strokeDash=alt.StrokeDash("context:N", scale=alt.Scale(domain=[_DASH_DOMAIN], range=[_DASHES]),
-                                                     legend=None))
+        line = line.encode(
+            strokeDash=alt.StrokeDash(
+                "context:N", scale=alt.Scale(domain=[_DASH_DOMAIN], range=[_DASHES]), legend=None
+            )
+        )
     chart: alt.TopLevelMixin = alt.layer(line, points).properties(width=380, height=230)
     return chart

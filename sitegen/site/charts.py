@@ -33,7 +33,16 @@ from sitegen.site import numbers
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#8c8c8c"]
 # Each run also has its own point shape, so lines stay apart without colour; the page's legend
 # draws the same shapes (templates/_macros.html).
-SHAPES = ["circle", "square", "triangle-up", "diamond", "cross", "triangle-down", "triangle-right", "triangle-left"]
+SHAPES = [
+    "circle",
+    "square",
+    "triangle-up",
+    "diamond",
+    "cross",
+    "triangle-down",
+    "triangle-right",
+    "triangle-left",
+]
 MAX_SERIES = len(PALETTE)  # more lines than colours would be unreadable; pages say so
 
 # Charts are drawn in the light theme; on a dark screen the SVG's own style swaps these colours.
@@ -44,9 +53,11 @@ THEMES: dict[str, dict[str, str]] = {
 FONT_SIZE = 13
 FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif"
 # numbers.context as a Vega expression: 500; 8K, 1019K; else one decimal, half up (4.9K).
-_CONTEXT_LABEL = ("datum.value < 1024 ? format(datum.value, ',d') : datum.value % 1024 == 0"
-                  " ? format(datum.value / 1024, 'd') + 'K'"
-                  " : format(floor((datum.value * 10 + 512) / 1024) / 10, '.1f') + 'K'")
+_CONTEXT_LABEL = (
+    "datum.value < 1024 ? format(datum.value, ',d') : datum.value % 1024 == 0"
+    " ? format(datum.value / 1024, 'd') + 'K'"
+    " : format(floor((datum.value * 10 + 512) / 1024) / 10, '.1f') + 'K'"
+)
 
 # Placeholders in templates, replaced by each chart's own values.
 _DATA, _DOMAIN, _X_TICKS, _COLORS, _SHAPES = "@data", "@series", "@x-ticks", "@colors", "@shapes"
@@ -87,7 +98,9 @@ class ChartSpec:
     @property
     def name(self) -> str:
         """The chart's file name without extension: a hash of all that it draws."""
-        digest = hashlib.sha256(f"{TEMPLATE_SOURCE}\0{self.kind}\0{self.fills}\0{self.rows}".encode())
+        digest = hashlib.sha256(
+            f"{TEMPLATE_SOURCE}\0{self.kind}\0{self.fills}\0{self.rows}".encode()
+        )
         return digest.hexdigest()[:20]
 
     def path(self) -> str:
@@ -110,20 +123,31 @@ class ChartSpec:
         # (the @series entry its line number starts with) and its context in words.
         derived = []
         labels = fills.get(_DOMAIN) or []
-        if rows and all(_line_number(row) is not None and _line_number(row) < len(labels)  # type: ignore[operator]
-                        and labels[_line_number(row)] == row.get("series") for row in rows):  # type: ignore[index]
+        if rows and all(
+            _line_number(row) is not None
+            and _line_number(row) < len(labels)  # type: ignore[operator]
+            and labels[_line_number(row)] == row.get("series")
+            for row in rows
+        ):  # type: ignore[index]
             derived.append("series")
-        if rows and all(isinstance(row.get("context"), int) and row.get("context_text") == numbers.context(row["context"])
-                        for row in rows):
+        if rows and all(
+            isinstance(row.get("context"), int)
+            and row.get("context_text") == numbers.context(row["context"])
+            for row in rows
+        ):
             derived.append("context_text")
         fields = sorted({field for row in rows for field in row} - set(derived))
-        return _canonical({
-            "template": template_path(self.kind).rsplit("/", 1)[1],
-            "fills": fills,
-            "derived": derived,
-            "fields": fields,
-            "rows": [[_compact_value(field, row.get(field)) for field in fields] for row in rows],
-        }).encode()
+        return _canonical(
+            {
+                "template": template_path(self.kind).rsplit("/", 1)[1],
+                "fills": fills,
+                "derived": derived,
+                "fields": fields,
+                "rows": [
+                    [_compact_value(field, row.get(field)) for field in fields] for row in rows
+                ],
+            }
+        ).encode()
 
 
 def _line_number(row: dict[str, Any]) -> int | None:
@@ -166,9 +190,19 @@ def _config(theme: dict[str, str]) -> dict[str, Any]:
         "view": {"stroke": None},
         # No label or title limits: a limit makes Vega measure each text again to see whether it
         # must be cut, and measuring text is most of vl-convert's time. Our labels are short.
-        "axis": {"aria": False, "labelColor": theme["muted"], "titleColor": theme["text"], "gridColor": theme["grid"],
-                 "domainColor": theme["grid"], "tickColor": theme["grid"], "labelFontSize": FONT_SIZE,
-                 "titleFontSize": FONT_SIZE, "titleFontWeight": "normal", "labelLimit": 0, "titleLimit": 0},
+        "axis": {
+            "aria": False,
+            "labelColor": theme["muted"],
+            "titleColor": theme["text"],
+            "gridColor": theme["grid"],
+            "domainColor": theme["grid"],
+            "tickColor": theme["grid"],
+            "labelFontSize": FONT_SIZE,
+            "titleFontSize": FONT_SIZE,
+            "titleFontWeight": "normal",
+            "labelLimit": 0,
+            "titleLimit": 0,
+        },
         # The <img> alt text describes each chart; ARIA inside an image is never read, only weighed.
         "mark": {"aria": False},
     }
@@ -205,18 +239,30 @@ def altair_version() -> str:
     (an egg, a look-alike name, two versions) is the library's to answer."""
     for entry in sys.path:
         try:
-            found = [name for name in os.listdir(entry or ".")
-                     if name.lower().startswith("altair") and name.lower().endswith((".dist-info", ".egg-info", ".egg"))]
+            found = [
+                name
+                for name in os.listdir(entry or ".")
+                if name.lower().startswith("altair")
+                and name.lower().endswith((".dist-info", ".egg-info", ".egg"))
+            ]
         except OSError:
             continue
         if not found:
             continue
         if len(found) == 1 and _DIST_INFO.fullmatch(found[0]):
             try:
-                head = (Path(entry or ".") / found[0] / "METADATA").read_text(encoding="utf-8").split("\n\n", 1)[0]
+                head = (
+                    (Path(entry or ".") / found[0] / "METADATA")
+                    .read_text(encoding="utf-8")
+                    .split("\n\n", 1)[0]
+                )
             except (OSError, ValueError):
                 break
-            versions = [line[len("Version:"):].strip() for line in head.splitlines() if line.startswith("Version:")]
+            versions = [
+                line[len("Version:") :].strip()
+                for line in head.splitlines()
+                if line.startswith("Version:")
+            ]
             if len(versions) == 1 and versions[0]:
                 return versions[0]
         break
@@ -243,8 +289,14 @@ TEMPLATE_SOURCE = _template_source()
 # --- the charts -------------------------------------------------------------------------
 
 
-def _series_spec(kind: str, rows: list[dict[str, Any]], series: list[Series], ticks: list[Any] | None,
-                 description: str, extra: dict[str, Any] | None = None) -> ChartSpec | None:
+def _series_spec(
+    kind: str,
+    rows: list[dict[str, Any]],
+    series: list[Series],
+    ticks: list[Any] | None,
+    description: str,
+    extra: dict[str, Any] | None = None,
+) -> ChartSpec | None:
     if not rows:
         return None
     labels = [s.label for s in series]
@@ -262,7 +314,13 @@ def _drawn(value: float | None, places: int = 1) -> float | None:
 
 
 def _describe_series(title: str, per_series: dict[str, list[str]]) -> str:
-    return title + ": " + "; ".join(f"{label}: {', '.join(points)}" for label, points in per_series.items() if points)
+    return (
+        title
+        + ": "
+        + "; ".join(
+            f"{label}: {', '.join(points)}" for label, points in per_series.items() if points
+        )
+    )
 
 
 def decode_overlay(series: list[Series], contexts: list[int]) -> ChartSpec | None:
@@ -272,26 +330,48 @@ def decode_overlay(series: list[Series], contexts: list[int]) -> ChartSpec | Non
     words: dict[str, list[str]] = {}
     context_labels = [f"{numbers.context(tokens)} context" for tokens in contexts[: len(DASHES)]]
     for number, s in enumerate(series):
-        for context_number, (tokens, context_label) in enumerate(zip(contexts, context_labels, strict=False)):
+        for context_number, (tokens, context_label) in enumerate(
+            zip(contexts, context_labels, strict=False)
+        ):
             key = f"{s.label} at {context_label}" if len(contexts) > 1 else s.label
             words[key] = []
             for cell in s.run.decode:
-                if cell.context_tokens == tokens and cell.status.measured and cell.total_tokens_per_s is not None:
+                if (
+                    cell.context_tokens == tokens
+                    and cell.status.measured
+                    and cell.total_tokens_per_s is not None
+                ):
                     # "line" only tells lines apart: numbers, not the labels again.
-                    rows.append({"series": s.label, "context": context_label,
-                                 "line": f"{number}|{context_number}|{cell.output_tokens_per_request or ''}",
-                                 "concurrency": cell.concurrency, "total": _drawn(cell.total_tokens_per_s),
-                                 "ttft": _drawn(cell.ttft_ms, 0)})
-                    words[key].append(f"{cell.concurrency} → {numbers.rate(cell.total_tokens_per_s)}")
+                    rows.append(
+                        {
+                            "series": s.label,
+                            "context": context_label,
+                            "line": f"{number}|{context_number}|{cell.output_tokens_per_request or ''}",
+                            "concurrency": cell.concurrency,
+                            "total": _drawn(cell.total_tokens_per_s),
+                            "ttft": _drawn(cell.ttft_ms, 0),
+                        }
+                    )
+                    words[key].append(
+                        f"{cell.concurrency} → {numbers.rate(cell.total_tokens_per_s)}"
+                    )
     title = f"Total decode tok/s by simultaneous requests at {' and '.join(context_labels)}"
     dashes = {_DASH_DOMAIN: context_labels, _DASHES: DASHES[: len(context_labels)]}
-    chart = _series_spec("decode", rows, series, sorted({r["concurrency"] for r in rows}),
-                         _describe_series(title, words), dashes)
+    chart = _series_spec(
+        "decode",
+        rows,
+        series,
+        sorted({r["concurrency"] for r in rows}),
+        _describe_series(title, words),
+        dashes,
+    )
     if chart is None or len(context_labels) < 2:
         return chart
     # The legend's swatch is 4 units for 28 pixels: the chart's dashes in its units.
-    styles = tuple(LegendEntry(label, "", "", " ".join(f"{length / 7:.2f}" for length in dash))
-                   for label, dash in zip(context_labels, DASHES, strict=False))
+    styles = tuple(
+        LegendEntry(label, "", "", " ".join(f"{length / 7:.2f}" for length in dash))
+        for label, dash in zip(context_labels, DASHES, strict=False)
+    )
     return dataclasses.replace(chart, legend=chart.legend + styles)
 
 
@@ -304,12 +384,26 @@ def prefill_overlay(series: list[Series]) -> ChartSpec | None:
         for point in s.run.prefill:
             if point.prompt_tokens_per_s is None or point.context_tokens <= 0:
                 continue
-            rows.append({"series": s.label, "line": str(number), "context": point.context_tokens,
-                         "rate": _drawn(point.prompt_tokens_per_s), "context_text": numbers.context(point.context_tokens),
-                         "ttft": _drawn(point.ttft_ms, 0)})
-            words[s.label].append(f"{numbers.context(point.context_tokens)} → {numbers.rate(point.prompt_tokens_per_s)}")
-    return _series_spec("prefill", rows, series, sorted({r["context"] for r in rows}),
-                        _describe_series("Prompt tok/s by context length", words))
+            rows.append(
+                {
+                    "series": s.label,
+                    "line": str(number),
+                    "context": point.context_tokens,
+                    "rate": _drawn(point.prompt_tokens_per_s),
+                    "context_text": numbers.context(point.context_tokens),
+                    "ttft": _drawn(point.ttft_ms, 0),
+                }
+            )
+            words[s.label].append(
+                f"{numbers.context(point.context_tokens)} → {numbers.rate(point.prompt_tokens_per_s)}"
+            )
+    return _series_spec(
+        "prefill",
+        rows,
+        series,
+        sorted({r["context"] for r in rows}),
+        _describe_series("Prompt tok/s by context length", words),
+    )
 
 
 def _frontier(points: list[tuple[float, float]]) -> set[tuple[float, float]]:
@@ -328,15 +422,38 @@ def pareto(series: list[Series], per_device: bool) -> ChartSpec | None:
     rows: list[dict[str, Any]] = []
     words: dict[str, list[str]] = {}
     for s in series:
-        cells = [c for c in s.run.decode
-                 if c.status.measured and c.total_tokens_per_s is not None and c.per_request_tokens_per_s is not None]
+        cells = [
+            c
+            for c in s.run.decode
+            if c.status.measured
+            and c.total_tokens_per_s is not None
+            and c.per_request_tokens_per_s is not None
+        ]
         divisor = s.run.hardware.count if per_device else 1
-        points = [(c.per_request_tokens_per_s or 0.0, (c.total_tokens_per_s or 0.0) / divisor) for c in cells]
+        points = [
+            (c.per_request_tokens_per_s or 0.0, (c.total_tokens_per_s or 0.0) / divisor)
+            for c in cells
+        ]
         frontier = _frontier(points)
-        words[s.label] = [f"{numbers.rate(x)} per request → {numbers.rate(y)}" for x, y in sorted(frontier)]
+        words[s.label] = [
+            f"{numbers.rate(x)} per request → {numbers.rate(y)}" for x, y in sorted(frontier)
+        ]
         for cell, (x, y) in zip(cells, points, strict=True):
-            rows.append({"series": s.label, "per_request": _drawn(x), "total": _drawn(y), "frontier": (x, y) in frontier,
-                         "cell": f"{numbers.context(cell.context_tokens)} context × {cell.concurrency}"})
+            rows.append(
+                {
+                    "series": s.label,
+                    "per_request": _drawn(x),
+                    "total": _drawn(y),
+                    "frontier": (x, y) in frontier,
+                    "cell": f"{numbers.context(cell.context_tokens)} context × {cell.concurrency}",
+                }
+            )
     unit = "tok/s per device" if per_device else "total tok/s"
-    return _series_spec("pareto", rows, series, None,
-                        _describe_series(f"Frontier of {unit} against per-request tok/s", words), {"@y-title": unit})
+    return _series_spec(
+        "pareto",
+        rows,
+        series,
+        None,
+        _describe_series(f"Frontier of {unit} against per-request tok/s", words),
+        {"@y-title": unit},
+    )

@@ -33,7 +33,9 @@ class Site:
 
     def __post_init__(self) -> None:
         if self.site_url is not None and not re.match(r"^https?://[^/]+/(.*/)?$", self.site_url):
-            raise ValueError(f"site_url must be an absolute http(s) URL ending with '/', not {self.site_url!r}")
+            raise ValueError(
+                f"site_url must be an absolute http(s) URL ending with '/', not {self.site_url!r}"
+            )
 
     def at(self, page: str) -> Site:
         """This site as seen from the page at output path ``page`` (e.g. "runs/x/index.html")."""
@@ -42,7 +44,9 @@ class Site:
     def served_anywhere(self, page: str) -> Site:
         """This site as seen from ``page`` served at any address (404.html): links from the root
         path of ``site_url``, or from "/" without one."""
-        return replace(self, page=page, root_path=urlsplit(self.site_url).path if self.site_url else "/")
+        return replace(
+            self, page=page, root_path=urlsplit(self.site_url).path if self.site_url else "/"
+        )
 
     @property
     def root(self) -> str:

@@ -19,7 +19,11 @@ def _lines(value: object, depth: int = 0) -> str:
     the file is the canonical form's size plus its line breaks (indenting added 4 %). Made by
     json's C encoder, which ``indent`` would turn off (a thousand runs took seconds)."""
     if depth < 3 and isinstance(value, dict) and value:
-        return "{\n" + ",\n".join(f"{_ENCODE(key)}:{_lines(value[key], depth + 1)}" for key in sorted(value)) + "\n}"
+        return (
+            "{\n"
+            + ",\n".join(f"{_ENCODE(key)}:{_lines(value[key], depth + 1)}" for key in sorted(value))
+            + "\n}"
+        )
     if depth < 3 and isinstance(value, list) and value:
         return "[\n" + ",\n".join(_lines(item, depth + 1) for item in value) + "\n]"
     return _ENCODE(value)

@@ -21,13 +21,32 @@ RUNS_INDEX_FORMAT = "sitegen-runs"
 # 2: fields named once, one run per line (was one object per run); 3: no "csv" link (the run
 # CSV is made by the reader's browser from the run's JSON, the "result" link).
 RUNS_INDEX_VERSION = 3
-RUNS_INDEX_FIELDS = ("id", "model", "base_model", "model_group", "accelerator", "vendor", "count", "engine",
-                     "engine_version", "quantization", "date", "label", "headlines", "page", "result")
+RUNS_INDEX_FIELDS = (
+    "id",
+    "model",
+    "base_model",
+    "model_group",
+    "accelerator",
+    "vendor",
+    "count",
+    "engine",
+    "engine_version",
+    "quantization",
+    "date",
+    "label",
+    "headlines",
+    "page",
+    "result",
+)
 HEADLINE_FIELDS = tuple(field.name for field in dataclass_fields(Headlines))
 
 
-def runs_index(site: Site, runs: list[Run], book: HeadlineBook | None = None,
-               fragments: Fragments | None = None) -> bytes:
+def runs_index(
+    site: Site,
+    runs: list[Run],
+    book: HeadlineBook | None = None,
+    fragments: Fragments | None = None,
+) -> bytes:
     """Every run with its facts and headline figures, in raw units, for scripts: the names once
     (``fields``, and ``headline_fields`` for the array in ``headlines``), then one run per line.
     Its links are relative to the file itself (data/runs.json), as any relative URL is. Each
@@ -39,17 +58,40 @@ def runs_index(site: Site, runs: list[Run], book: HeadlineBook | None = None,
 
     def line(run: Run) -> str:
         figure = figures(run)
-        return row([
-            run.id, run.info.model, run.info.base_model, model_key(run), run.hardware.accelerator,
-            run.hardware.vendor, run.hardware.count, run.engine.name, run.engine.version, run.engine.quantization,
-            run.info.date, run_labels.get(run.id), [getattr(figure, name) for name in HEADLINE_FIELDS],
-            site.url(f"runs/{run.id}/"), site.url(f"runs/{run.id}.json"),
-        ])
+        return row(
+            [
+                run.id,
+                run.info.model,
+                run.info.base_model,
+                model_key(run),
+                run.hardware.accelerator,
+                run.hardware.vendor,
+                run.hardware.count,
+                run.engine.name,
+                run.engine.version,
+                run.engine.quantization,
+                run.info.date,
+                run_labels.get(run.id),
+                [getattr(figure, name) for name in HEADLINE_FIELDS],
+                site.url(f"runs/{run.id}/"),
+                site.url(f"runs/{run.id}.json"),
+            ]
+        )
 
-    lines = (run_piece(fragments, "runs.json", run, partial(line, run), run_labels.get(run.id))
-             for run in sorted(runs, key=lambda r: r.id))
-    return json_lines({"format": RUNS_INDEX_FORMAT, "version": RUNS_INDEX_VERSION,
-                       "headline_fields": list(HEADLINE_FIELDS)}, RUNS_INDEX_FIELDS, lines, "runs")
+    lines = (
+        run_piece(fragments, "runs.json", run, partial(line, run), run_labels.get(run.id))
+        for run in sorted(runs, key=lambda r: r.id)
+    )
+    return json_lines(
+        {
+            "format": RUNS_INDEX_FORMAT,
+            "version": RUNS_INDEX_VERSION,
+            "headline_fields": list(HEADLINE_FIELDS),
+        },
+        RUNS_INDEX_FIELDS,
+        lines,
+        "runs",
+    )
 
 
 @dataclass(frozen=True)
@@ -94,8 +136,10 @@ def feed_context(site: Site, runs: list[Run]) -> FeedContext:
     entries = tuple(
         FeedEntry(
             id=site.absolute(f"runs/{run.id}/") or f"urn:sitegen:run:{run.id}",
-            title=with_label(f"{model_name(run)} on {hardware_name(run)} · {engine_summary(run)}",
-                             run_labels.get(run.id)),
+            title=with_label(
+                f"{model_name(run)} on {hardware_name(run)} · {engine_summary(run)}",
+                run_labels.get(run.id),
+            ),
             link=link(f"runs/{run.id}/"),
             updated=_timestamp(run.info.date),
             summary=f"{run.info.model} on {run.hardware.count} × {run.hardware.accelerator} with {engine_summary(run)}.",

@@ -52,8 +52,14 @@ def _number(value: Any) -> bool:
 
 def _capacity_entry(value: Any, levels: int) -> bool:
     # [context, level index, *Capacity.stored()]
-    return isinstance(value, list) and len(value) > 2 and type(value[0]) is int \
-        and type(value[1]) is int and 0 <= value[1] < levels and stored_capacity_like(value[2:])
+    return (
+        isinstance(value, list)
+        and len(value) > 2
+        and type(value[0]) is int
+        and type(value[1]) is int
+        and 0 <= value[1] < levels
+        and stored_capacity_like(value[2:])
+    )
 
 
 class StoredFigures:
@@ -64,13 +70,18 @@ class StoredFigures:
         self.levels = levels
         self._level_index = {level: index for index, level in enumerate(levels)}
         self._store = Fragments(path, f"{FIGURES_FORMAT}:{key}")
-        self._parsed: dict[str, dict[str, Any] | None] = {}  # those asked for: the entry, or None if malformed
+        self._parsed: dict[
+            str, dict[str, Any] | None
+        ] = {}  # those asked for: the entry, or None if malformed
         # The headlines this build was given back: others it has were worked out, and keep()
         # makes the entry again (a grid counts its own capacities worked out).
         self._served_headlines: set[str] = set()
         self._served_outlines: set[str] = set()  # likewise, each run's decode outline
-        self._part_checks = {"capacity": self._capacity_like, "headlines": self._headlines_like,
-                             "outline": self._outline_like}
+        self._part_checks = {
+            "capacity": self._capacity_like,
+            "headlines": self._headlines_like,
+            "outline": self._outline_like,
+        }
 
     def _text(self, digest: str) -> str | None:
         """A run's entry as kept, as text; None when there is none (or it is not UTF-8)."""
@@ -84,16 +95,26 @@ class StoredFigures:
 
     @staticmethod
     def _outline_like(outline: Any) -> bool:
-        return isinstance(outline, list) and len(outline) == 3 and all_of_types(outline, list) \
+        return (
+            isinstance(outline, list)
+            and len(outline) == 3
+            and all_of_types(outline, list)
             and all_of_types(chain.from_iterable(outline), int)
+        )
 
     @staticmethod
     def _headlines_like(headlines: Any) -> bool:
-        return isinstance(headlines, list) and len(headlines) == len(_HEADLINE_FIELDS) \
-            and all(_number(value) for value in headlines) and type(headlines[-1]) is int
+        return (
+            isinstance(headlines, list)
+            and len(headlines) == len(_HEADLINE_FIELDS)
+            and all(_number(value) for value in headlines)
+            and type(headlines[-1]) is int
+        )
 
     def _capacity_like(self, capacity: Any) -> bool:
-        return isinstance(capacity, list) and all(_capacity_entry(item, len(self.levels)) for item in capacity)
+        return isinstance(capacity, list) and all(
+            _capacity_entry(item, len(self.levels)) for item in capacity
+        )
 
     def _entry(self, digest: str) -> dict[str, Any] | None:
         """The stored entry of a run's content, parsed on first use; None when there is none or
@@ -136,10 +157,14 @@ class StoredFigures:
             return None
         return value if end == len(text) - 1 and self._outline_like(value) else None
 
-    def capacities(self, digest: str, accelerators: int) -> dict[tuple[int, ServiceLevel], Capacity]:
+    def capacities(
+        self, digest: str, accelerators: int
+    ) -> dict[tuple[int, ServiceLevel], Capacity]:
         """The stored capacities of a run's content, by its own context and level."""
-        return {(item[0], self.levels[item[1]]): Capacity.restored(item[0], accelerators, item[2:])
-                for item in self._part(digest, "capacity") or []}
+        return {
+            (item[0], self.levels[item[1]]): Capacity.restored(item[0], accelerators, item[2:])
+            for item in self._part(digest, "capacity") or []
+        }
 
     def headlines(self, digest: str) -> Headlines | None:
         stored = self._part(digest, "headlines")
@@ -157,7 +182,12 @@ class StoredFigures:
         self._served_outlines.add(digest)
         return Outline(*(tuple(part) for part in stored))
 
-    def keep(self, figures: Iterable[tuple[str, CellGrid | Remembered | None, Headlines | None, Outline | None]]) -> None:
+    def keep(
+        self,
+        figures: Iterable[
+            tuple[str, CellGrid | Remembered | None, Headlines | None, Outline | None]
+        ],
+    ) -> None:
         """Keep what this build's runs have (by digest, with the run's grid if the build made one
         and its headlines if it had them) for the next build: the entries that gained figures
         are appended to the file, the others stay as they were read. A cache that cannot be
@@ -169,26 +199,39 @@ class StoredFigures:
                 continue  # two runs of the same content: the same figures
             seen.add(digest)
             old = store.found(digest)
-            if old is not None and (grid is None or not grid.worked_out) \
-                    and (headlines is None or digest in self._served_headlines) \
-                    and (outline is None or digest in self._served_outlines):
+            if (
+                old is not None
+                and (grid is None or not grid.worked_out)
+                and (headlines is None or digest in self._served_headlines)
+                and (outline is None or digest in self._served_outlines)
+            ):
                 store.use(digest, old)  # nothing new: as read
                 continue
-            entry = self._made(digest, grid.known() if grid is not None else {}, headlines, outline).encode()
+            entry = self._made(
+                digest, grid.known() if grid is not None else {}, headlines, outline
+            ).encode()
             if old is not None and entry == old:
                 store.use(digest, old)
             else:
                 store.put(digest, entry)
         store.save()
 
-    def _made(self, digest: str, known: dict[tuple[int, ServiceLevel], Capacity], headlines: Headlines | None,
-              outline: Outline | None = None) -> str:
+    def _made(
+        self,
+        digest: str,
+        known: dict[tuple[int, ServiceLevel], Capacity],
+        headlines: Headlines | None,
+        outline: Outline | None = None,
+    ) -> str:
         """A run's entry: what the file had for it (when well formed), with this build's figures."""
         by_position = {(item[0], item[1]): item for item in self._part(digest, "capacity") or []}
         for (context, level), found in known.items():
             if level in self._level_index:
-                by_position[(context, self._level_index[level])] = \
-                    [context, self._level_index[level], *found.stored()]
+                by_position[(context, self._level_index[level])] = [
+                    context,
+                    self._level_index[level],
+                    *found.stored(),
+                ]
         entry: dict[str, Any] = {}
         if by_position:
             entry["capacity"] = [by_position[position] for position in sorted(by_position)]

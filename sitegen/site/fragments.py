@@ -55,7 +55,9 @@ from sitegen.store import digest, read_cache, write_atomic, write_cache
 FRAGMENTS_FORMAT = "sitegen-fragments-3"
 # A piece's UTF-8 text: a slice of the file read (kept), or the bytes of one made in this build.
 Piece = bytes | memoryview
-_APPEND_FLAGS = os.O_WRONLY | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+_APPEND_FLAGS = (
+    os.O_WRONLY | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+)
 
 
 class Fragments:
@@ -142,15 +144,31 @@ class Fragments:
             head = json.loads(data[at:end])
         except ValueError:  # UnicodeDecodeError is one
             return None
-        if not (isinstance(head, dict) and head.get("format") == FRAGMENTS_FORMAT and head.get("scope") == self.scope):
+        if not (
+            isinstance(head, dict)
+            and head.get("format") == FRAGMENTS_FORMAT
+            and head.get("scope") == self.scope
+        ):
             return None
-        keys, lengths, size, checksum = head.get("keys"), head.get("lengths"), head.get("bytes"), head.get("sha256")
-        if not (isinstance(keys, list) and isinstance(lengths, list) and len(keys) == len(lengths)
-                and type(size) is int and 0 <= size <= len(data) - end - 1 and isinstance(checksum, str)
-                and all_of_types(keys, str) and all_of_types(lengths, int)
-                and (not lengths or min(lengths) >= 0)):
+        keys, lengths, size, checksum = (
+            head.get("keys"),
+            head.get("lengths"),
+            head.get("bytes"),
+            head.get("sha256"),
+        )
+        if not (
+            isinstance(keys, list)
+            and isinstance(lengths, list)
+            and len(keys) == len(lengths)
+            and type(size) is int
+            and 0 <= size <= len(data) - end - 1
+            and isinstance(checksum, str)
+            and all_of_types(keys, str)
+            and all_of_types(lengths, int)
+            and (not lengths or min(lengths) >= 0)
+        ):
             return None
-        body = view[end + 1:end + 1 + size]
+        body = view[end + 1 : end + 1 + size]
         if sum(lengths) != size or (verify and hashlib.sha256(body).hexdigest() != checksum):
             return None
         # Each key with its place, without a Python step per piece: 83,000 pieces at 20,000 runs,
@@ -253,7 +271,11 @@ class Fragments:
         used = sum(len(piece) for piece in self._used.values())
         added = sum(len(piece) for piece in new.values())
         with contextlib.suppress(OSError):
-            if self._file is not None and self._file_bytes + added <= 2 * used and self._append(new):
+            if (
+                self._file is not None
+                and self._file_bytes + added <= 2 * used
+                and self._append(new)
+            ):
                 return
             # Rewritten: checked (and recorded) by the next build that reads it.
             self._record(None)
@@ -261,9 +283,17 @@ class Fragments:
 
     def _encode(self, pieces: dict[str, Piece]) -> bytes:
         body = b"".join(pieces.values())
-        head = json.dumps({"format": FRAGMENTS_FORMAT, "scope": self.scope, "keys": list(pieces),
-                           "lengths": [len(piece) for piece in pieces.values()], "bytes": len(body),
-                           "sha256": hashlib.sha256(body).hexdigest()}, separators=(",", ":"))
+        head = json.dumps(
+            {
+                "format": FRAGMENTS_FORMAT,
+                "scope": self.scope,
+                "keys": list(pieces),
+                "lengths": [len(piece) for piece in pieces.values()],
+                "bytes": len(body),
+                "sha256": hashlib.sha256(body).hexdigest(),
+            },
+            separators=(",", ":"),
+        )
         return head.encode() + b"\n" + body
 
     def _append(self, pieces: dict[str, Piece]) -> bool:
@@ -280,7 +310,7 @@ class Fragments:
             # A crash part way leaves a segment cut short at the end: a miss, and a rewrite.
             segment = memoryview(self._encode(pieces)) if pieces else memoryview(b"")
             while segment:
-                segment = segment[os.write(descriptor, segment):]
+                segment = segment[os.write(descriptor, segment) :]
             written = os.fstat(descriptor)
         finally:
             os.close(descriptor)

@@ -36,7 +36,16 @@ from sitegen.site.compare_page import (
 from sitegen.site.fragments import Fragments
 from sitegen.site.groups import Group, compare_path, model_key
 from sitegen.site.headlines import REFERENCE_CONTEXT
-from sitegen.site.index_page import PointChoice, PresetLink, RunRow, group_content, point_choice, preset_links, row_key, run_row
+from sitegen.site.index_page import (
+    PointChoice,
+    PresetLink,
+    RunRow,
+    group_content,
+    point_choice,
+    preset_links,
+    row_key,
+    run_row,
+)
 from sitegen.site.json_rows import dumps
 from sitegen.site.labels import distinguishing_labels, with_label
 from sitegen.site.plots import Plot
@@ -54,9 +63,15 @@ class GroupPageContext:
     heading: str
     summary: str
     rows: Markup  # each run's row as runs_table writes it, a piece kept between builds
-    all_runs_links: bool  # whether the rows link to all runs of their model (not on a model's own page)
-    decode_plots: tuple[Plot, ...]  # the chart at the default context (default_context), drawn in the page
-    decode_others: str  # the other shared contexts, in words ("16K, 32K and 64K"), drawn by group.js
+    all_runs_links: (
+        bool  # whether the rows link to all runs of their model (not on a model's own page)
+    )
+    decode_plots: tuple[
+        Plot, ...
+    ]  # the chart at the default context (default_context), drawn in the page
+    decode_others: (
+        str  # the other shared contexts, in words ("16K, 32K and 64K"), drawn by group.js
+    )
     decode_data: Markup  # what group.js needs to draw them (an attribute's JSON, see decode_charts)
     prefill_chart: ChartSpec | None
     prefill_note: str | None
@@ -133,40 +148,72 @@ def series_labels(runs: list[Run], kind: str) -> dict[str, str]:
     for run in runs:
         engine = " ".join(p for p in (run.engine.name, run.engine.version) if p)
         if kind == "models":
-            parts[run.id] = [engine, run.engine.quantization or "", hardware_name(run, with_memory=False)]
+            parts[run.id] = [
+                engine,
+                run.engine.quantization or "",
+                hardware_name(run, with_memory=False),
+            ]
         else:
-            parts[run.id] = [f"{model_name(run)} ×{run.hardware.count}", engine, run.engine.quantization or ""]
+            parts[run.id] = [
+                f"{model_name(run)} ×{run.hardware.count}",
+                engine,
+                run.engine.quantization or "",
+            ]
     # What every run of the group shares (the hardware on most model pages) tells no line apart.
-    varied = [i for i in range(3) if len(runs) < 2 or len({parts[run.id][i] for run in runs}) > 1] or [0]
+    varied = [
+        i for i in range(3) if len(runs) < 2 or len({parts[run.id][i] for run in runs}) > 1
+    ] or [0]
     names = {}
     for run in runs:
         name = " · ".join(part for i in varied if (part := parts[run.id][i]))
         # A label part the name already spells out in full (a quantization, clipped in the label) is left out.
-        extra = [part for part in (run_labels.get(run.id) or "").split(" · ")
-                 if part and part.rstrip("…") not in name]
+        extra = [
+            part
+            for part in (run_labels.get(run.id) or "").split(" · ")
+            if part and part.rstrip("…") not in name
+        ]
         names[run.id] = with_label(name, " · ".join(extra)) or run.id
-    taken = Counter(names.values())  # (counted once: an accelerator's page names 1,700 runs at 20,000)
-    return {run_id: name if taken[name] == 1 else f"{name} ({run_id})" for run_id, name in names.items()}
+    taken = Counter(
+        names.values()
+    )  # (counted once: an accelerator's page names 1,700 runs at 20,000)
+    return {
+        run_id: name if taken[name] == 1 else f"{name} ({run_id})" for run_id, name in names.items()
+    }
 
 
-def group_page(site: Site, group: Group, groups: dict[tuple[str, str], Group],
-               pairs: list[tuple[Run, Run]], analysis: Analysis | None = None) -> Page:
+def group_page(
+    site: Site,
+    group: Group,
+    groups: dict[tuple[str, str], Group],
+    pairs: list[tuple[Run, Run]],
+    analysis: Analysis | None = None,
+) -> Page:
     analysis = analysis or Analysis()
     runs = list(group.runs)
     charted = runs[:MAX_SERIES]
     preferred = preferred_places(group, groups)
     # Each charted run's colour place: its place among its model's runs where free (run_colours).
-    charted_places = dict(zip([run.id for run in charted],
-                              chart_places([run.id for run in charted], preferred), strict=True))
+    charted_places = dict(
+        zip(
+            [run.id for run in charted],
+            chart_places([run.id for run in charted], preferred),
+            strict=True,
+        )
+    )
     names = series_labels(runs, group.kind)
     # A group holds every run like each of its runs (same model, or same accelerator), so its
     # own runs label them as the whole site does.
     run_labels = distinguishing_labels(runs)
-    decode_plots, decode_others, decode_data = decode_charts(runs, names, groups, analysis,
-                                                             preferred)
-    with_prefill = [run for run in charted if any(p.prompt_tokens_per_s is not None for p in run.prefill)]
+    decode_plots, decode_others, decode_data = decode_charts(
+        runs, names, groups, analysis, preferred
+    )
+    with_prefill = [
+        run for run in charted if any(p.prompt_tokens_per_s is not None for p in run.prefill)
+    ]
     prefill = prefill_overlay([Series(names[run.id], run) for run in with_prefill])
-    if prefill is not None:  # the prefill chart's colours follow the decode charts' (a run's place in the group)
+    if (
+        prefill is not None
+    ):  # the prefill chart's colours follow the decode charts' (a run's place in the group)
         prefill = _recoloured(prefill, [charted_places[run.id] for run in with_prefill])
     without = [names[run.id] for run in charted if run not in with_prefill]
     # Per accelerator, so setups of different sizes compare (derived: total ÷ accelerators).
@@ -174,27 +221,40 @@ def group_page(site: Site, group: Group, groups: dict[tuple[str, str], Group],
     members = {run.id for run in runs}
     comparisons = tuple(
         Field(f"{a.id} → {b.id}", f"{names[a.id]} → {names[b.id]}", site.url(compare_path(a, b)))
-        for a, b in pairs if a.id in members and b.id in members
+        for a, b in pairs
+        if a.id in members and b.id in members
     )
     noun = "model" if group.kind == "models" else "accelerator"
     count = numbers.count_noun(len(runs), "run")
-    configurations = len({(r.hardware.accelerator.lower(), r.hardware.count, r.engine.name.lower()) for r in runs})
+    configurations = len(
+        {(r.hardware.accelerator.lower(), r.hardware.count, r.engine.name.lower()) for r in runs}
+    )
     context = GroupPageContext(
         site=site,
         title=f"{group.label} · all runs",
         eyebrow="Model" if group.kind == "models" else "Accelerator",
         heading=group.label,
         summary=f"{count} on this {noun}, {numbers.count_noun(configurations, 'setup')}",
-        rows=Markup("".join(_row_html(site, run, group, groups, analysis, run_labels.get(run.id, "")) for run in runs)),
+        rows=Markup(
+            "".join(
+                _row_html(site, run, group, groups, analysis, run_labels.get(run.id, ""))
+                for run in runs
+            )
+        ),
         all_runs_links=bool(runs) and group.kind != "models",
         decode_plots=decode_plots,
         decode_others=decode_others,
         decode_data=decode_data,
         prefill_chart=prefill,
-        prefill_note=(f"No prefill figures: {', '.join(without)}." if without and with_prefill else None),
-        charted_note=(f"Each chart shows the {MAX_SERIES} newest runs measured at its context (the prefill chart, "
-                      f"the {MAX_SERIES} newest runs); the table lists all {len(runs)}."
-                      if len(runs) > MAX_SERIES else None),
+        prefill_note=(
+            f"No prefill figures: {', '.join(without)}." if without and with_prefill else None
+        ),
+        charted_note=(
+            f"Each chart shows the {MAX_SERIES} newest runs measured at its context (the prefill chart, "
+            f"the {MAX_SERIES} newest runs); the table lists all {len(runs)}."
+            if len(runs) > MAX_SERIES
+            else None
+        ),
         comparisons=comparisons,
         pareto=frontier,
         presets=preset_links(site, analysis),
@@ -202,31 +262,51 @@ def group_page(site: Site, group: Group, groups: dict[tuple[str, str], Group],
         choice=point_choice(runs, analysis),
         reference_context=numbers.context(REFERENCE_CONTEXT),
         capacity_links=model_level_links(site, group, analysis.settings.service_levels)
-        if group.kind == "models" else (),
+        if group.kind == "models"
+        else (),
         peak_at_zero=any(analysis.headlines(run).decode_peak_context == 0 for run in runs),
     )
-    return Page(f"{group.path}index.html", "pages/group.html", context, (prefill,) if prefill else ())
+    return Page(
+        f"{group.path}index.html", "pages/group.html", context, (prefill,) if prefill else ()
+    )
 
 
-def _row_html(site: Site, run: Run, group: Group, groups: dict[tuple[str, str], Group], analysis: Analysis,
-              label: str) -> str:
+def _row_html(
+    site: Site,
+    run: Run,
+    group: Group,
+    groups: dict[tuple[str, str], Group],
+    analysis: Analysis,
+    label: str,
+) -> str:
     """The run's row on its group's page (an accelerator page's rows do not link to it), kept
     between builds, keyed as the index's rows are: an accelerator of 1,700 runs at 20,000 runs
     would otherwise work out and write every row of its page again for each run added to it."""
     fragments = analysis.fragments
-    return fragments.get(row_key(f"{group.kind} row", site, run, groups, label), lambda: fragments.render(
-        "run_row", _without_self_link(run_row(site, run, groups, analysis, label), group.kind), False))
+    return fragments.get(
+        row_key(f"{group.kind} row", site, run, groups, label),
+        lambda: fragments.render(
+            "run_row",
+            _without_self_link(run_row(site, run, groups, analysis, label), group.kind),
+            False,
+        ),
+    )
 
 
 def _without_self_link(row: RunRow, kind: str) -> RunRow:
     """A row without its link to this page: on an accelerator page its hardware link (runs_table in
     templates/_macros.html shows the hardware as text), on a model page its "all runs" link (the
     operating-point picker, point.js, then reads the model from the page's address)."""
-    return dataclasses.replace(row, model_href="") if kind == "models" else dataclasses.replace(row, hardware_href="")
+    return (
+        dataclasses.replace(row, model_href="")
+        if kind == "models"
+        else dataclasses.replace(row, hardware_href="")
+    )
 
 
-def default_context(runs: list[Run], shared: list[int],
-                    measured: Callable[[Run], Iterable[int]] = measured_contexts) -> int:
+def default_context(
+    runs: list[Run], shared: list[int], measured: Callable[[Run], Iterable[int]] = measured_contexts
+) -> int:
     """The context whose decode chart a group page draws itself: the shared context the most
     runs measured, of equals the smallest (the others are drawn by the reader's browser)."""
     counts = Counter(c for run in runs for c in set(measured(run)))
@@ -267,8 +347,9 @@ def frontier_contexts(runs: list[Run]) -> list[tuple[int, list[Run]]]:
     return [(context, at[context]) for context in [default, *(c for c in shared if c != default)]]
 
 
-def pareto_by_context(runs: list[Run], names: dict[str, str],
-                      places: Mapping[str, int] | None = None) -> tuple[ParetoAt, ...]:
+def pareto_by_context(
+    runs: list[Run], names: dict[str, str], places: Mapping[str, int] | None = None
+) -> tuple[ParetoAt, ...]:
     """A model page's frontier charts, one a context (frontier_contexts), each run in its
     colour place (``places``; by default its index among ``runs``), as on the decode charts."""
     place = dict(places) if places is not None else {run.id: i for i, run in enumerate(runs)}
@@ -276,36 +357,60 @@ def pareto_by_context(runs: list[Run], names: dict[str, str],
     for number, (context, there) in enumerate(frontier_contexts(runs)):
         kinds = {statistic_of(run) for run in there}
         statistic = next(iter(kinds)) if len(kinds) == 1 else "each run's statistic"
-        chart, _ = pareto_plot([(names[run.id], place[run.id], run) for run in there],
-                               context=context, x_title=f"per-request tok/s ({statistic})")
+        chart, _ = pareto_plot(
+            [(names[run.id], place[run.id], run) for run in there],
+            context=context,
+            x_title=f"per-request tok/s ({statistic})",
+        )
         if chart is None:
             continue
         absent = [names[run.id] for run in runs if run not in there]
         if absent:
-            missing = f"No frontier at {numbers.context(context)} (per-request figures at two or " \
-                      f"more request counts): {'; '.join(absent)}."
+            missing = (
+                f"No frontier at {numbers.context(context)} (per-request figures at two or "
+                f"more request counts): {'; '.join(absent)}."
+            )
             chart = dataclasses.replace(chart, note=missing)
         figures = _frontier_figures(there, names, context, len(kinds) > 1)
-        charts.append(ParetoAt(numbers.context(context), context, f"pareto-{context}", chart,
-                               figures, statistic, number == 0))
+        charts.append(
+            ParetoAt(
+                numbers.context(context),
+                context,
+                f"pareto-{context}",
+                chart,
+                figures,
+                statistic,
+                number == 0,
+            )
+        )
     return tuple(charts)
 
 
-def _frontier_figures(runs: list[Run], names: dict[str, str], context: int,
-                      each_says: bool) -> tuple[FrontierFigure, ...]:
+def _frontier_figures(
+    runs: list[Run], names: dict[str, str], context: int, each_says: bool
+) -> tuple[FrontierFigure, ...]:
     """Every point of a frontier chart in words; ``each_says``: the runs' statistics differ, so
     each per-request figure names its own."""
     figures = []
     for run in runs:
         cells = frontier_cells(run, context)
         count = run.hardware.count
-        points = [(c.per_request_tokens_per_s or 0.0, (c.total_tokens_per_s or 0.0) / count)
-                  for c in cells]
+        points = [
+            (c.per_request_tokens_per_s or 0.0, (c.total_tokens_per_s or 0.0) / count)
+            for c in cells
+        ]
         best = _frontier(points)
         for cell, point in zip(cells, points, strict=True):
             speed = numbers.rate(point[0]) + (f" ({statistic_of(run)})" if each_says else "")
-            figures.append(FrontierFigure(names[run.id], str(cell.concurrency), speed,
-                                          numbers.rate(point[1]), point in best))
+            figures.append(
+                FrontierFigure(
+                    names[run.id],
+                    str(cell.concurrency),
+                    speed,
+                    numbers.rate(point[1]),
+                    point in best,
+                )
+            )
     return tuple(figures)
 
 
@@ -313,8 +418,11 @@ def _one_per_position(analysis: Analysis, run: Run) -> list[DecodeCell]:
     """The run's cells as its page and /data/points/ show them (capacity.CellGrid): one per
     context and request count, in that order; so the chart drawn here and the ones group.js
     draws from the points files read the same cells."""
-    chosen = {(context, concurrency): cell.get("output_tokens_per_request")
-              for context, row in analysis.grid(run).rows.items() for concurrency, cell in row.items()}
+    chosen = {
+        (context, concurrency): cell.get("output_tokens_per_request")
+        for context, row in analysis.grid(run).rows.items()
+        for concurrency, cell in row.items()
+    }
     cells = {}
     for cell in run.decode:
         key = (cell.context_tokens, cell.concurrency)
@@ -323,9 +431,13 @@ def _one_per_position(analysis: Analysis, run: Run) -> list[DecodeCell]:
     return [cells[key] for key in sorted(cells)]
 
 
-def decode_charts(runs: list[Run], names: dict[str, str], groups: dict[tuple[str, str], Group],
-                  analysis: Analysis, preferred: Mapping[str, int] | None = None,
-                  ) -> tuple[tuple[Plot, ...], str, Markup]:
+def decode_charts(
+    runs: list[Run],
+    names: dict[str, str],
+    groups: dict[tuple[str, str], Group],
+    analysis: Analysis,
+    preferred: Mapping[str, int] | None = None,
+) -> tuple[tuple[Plot, ...], str, Markup]:
     """A group page's decode charts (issue 15: one per context two or more runs measured): the
     one at ``default_context`` drawn here as inline SVG, and, for templates/static/group.js to
     draw the others from /data/points/<context>/<model>.json on load, a JSON attribute:
@@ -359,10 +471,17 @@ def decode_charts(runs: list[Run], names: dict[str, str], groups: dict[tuple[str
     drawn = {context: _drawn_at(runs, context, names, measured, preferred) for context in shared}
     # One x axis for every chart: the request counts measured by any run any chart draws.
     on_charts = {run.id: run for named in drawn.values() for _, _, run in named}
-    levels = sorted({c.concurrency for run in on_charts.values() for c in cells(run)
-                     if c.status.measured and c.total_tokens_per_s is not None})
-    plot = decode_plot(drawn[default], default, per_device=False,
-                       cells=cells, levels=[float(n) for n in levels])
+    levels = sorted(
+        {
+            c.concurrency
+            for run in on_charts.values()
+            for c in cells(run)
+            if c.status.measured and c.total_tokens_per_s is not None
+        }
+    )
+    plot = decode_plot(
+        drawn[default], default, per_device=False, cells=cells, levels=[float(n) for n in levels]
+    )
     each = len(runs) <= MAX_SERIES
     others = [context for context in shared if context != default]
     # The runs some other context's chart draws, by id (not by comparing runs field by field).
@@ -373,37 +492,75 @@ def decode_charts(runs: list[Run], names: dict[str, str], groups: dict[tuple[str
     # A run the page's own chart draws has its label in that chart's legend, where group.js reads it.
     in_legend = set(plot.legend_runs) if plot else set()
     data: dict[str, object] = {
-        "contexts": shared, "default": default, "levels": levels, "each": each, "models": slugs,
-        "runs": [[run.id, slugs.index(groups[("models", model_key(run))].slug),
-                  *([] if run.id in in_legend else [names[run.id]])] for run in listed],
-        "at": {str(context): [place[run.id] for _, _, run in drawn[context]
-                              if any(c.context_tokens == context and c.status.measured and c.total_tokens_per_s is not None
-                                     for c in cells(run))]
-               for context in others},
+        "contexts": shared,
+        "default": default,
+        "levels": levels,
+        "each": each,
+        "models": slugs,
+        "runs": [
+            [
+                run.id,
+                slugs.index(groups[("models", model_key(run))].slug),
+                *([] if run.id in in_legend else [names[run.id]]),
+            ]
+            for run in listed
+        ],
+        "at": {
+            str(context): [
+                place[run.id]
+                for _, _, run in drawn[context]
+                if any(
+                    c.context_tokens == context
+                    and c.status.measured
+                    and c.total_tokens_per_s is not None
+                    for c in cells(run)
+                )
+            ]
+            for context in others
+        },
     }
     # Each chart's colour places (run_colours), in the order group.js names its runs: every
     # run of a small group, else the runs of ``at``.
     colour_of = {context: {run.id: index for _, index, run in drawn[context]} for context in others}
-    data["colours"] = {str(context): [colour_of[context][run.id] for run in listed] if each
-                       else [colour_of[context][listed[i].id] for i in at]
-                       for context in others
-                       for at in [data["at"][str(context)]]}  # type: ignore[index]
+    data["colours"] = {
+        str(context): [colour_of[context][run.id] for run in listed]
+        if each
+        else [colour_of[context][listed[i].id] for i in at]
+        for context in others
+        for at in [data["at"][str(context)]]
+    }  # type: ignore[index]
     # In a single-quoted attribute: what could end it or start markup is a JSON escape.
-    text = dumps(data).replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e").replace("'", "\\u0027")
+    text = (
+        dumps(data)
+        .replace("&", "\\u0026")
+        .replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("'", "\\u0027")
+    )
     words = [numbers.context(context) for context in others]
-    return ((plot,) if plot else ()), (" and ".join([", ".join(words[:-1]), words[-1]]) if len(words) > 1
-                                       else "".join(words)), Markup(text) if others else Markup("")
+    return (
+        ((plot,) if plot else ()),
+        (" and ".join([", ".join(words[:-1]), words[-1]]) if len(words) > 1 else "".join(words)),
+        Markup(text) if others else Markup(""),
+    )
 
 
-def _drawn_at(runs: list[Run], context: int, names: dict[str, str],
-             measured: Callable[[Run], Iterable[int]],
-             preferred: Mapping[str, int] | None = None) -> list[tuple[str, int, Run]]:
+def _drawn_at(
+    runs: list[Run],
+    context: int,
+    names: dict[str, str],
+    measured: Callable[[Run], Iterable[int]],
+    preferred: Mapping[str, int] | None = None,
+) -> list[tuple[str, int, Run]]:
     """The runs a decode chart at ``context`` draws, with their colour places (run_colours,
     from ``preferred``). Up to MAX_SERIES runs keep one place on every chart (a run has one
     colour on the page); a bigger group draws, at each context, the newest MAX_SERIES runs
     measured there."""
-    drawn = runs if len(runs) <= MAX_SERIES \
+    drawn = (
+        runs
+        if len(runs) <= MAX_SERIES
         else [run for run in runs if context in measured(run)][:MAX_SERIES]
+    )
     places = chart_places([run.id for run in drawn], preferred)
     return [(names[run.id], place, run) for place, run in zip(places, drawn, strict=True)]
 
@@ -422,15 +579,24 @@ def _recoloured(chart: ChartSpec, places: list[int]) -> ChartSpec:
         return chart
     colours = [PALETTE[i] for i in places]
     shapes = [SHAPES[i] for i in places]
-    fills = dict(chart.fills)  # the chart's spec and file name are made from these (charts.ChartSpec)
+    fills = dict(
+        chart.fills
+    )  # the chart's spec and file name are made from these (charts.ChartSpec)
     fills["@colors"], fills["@shapes"] = _canonical(colours), _canonical(shapes)
-    legend = tuple(dataclasses.replace(entry, colour=colour, shape=shape)
-                   for entry, colour, shape in zip(chart.legend, colours, shapes, strict=True))
+    legend = tuple(
+        dataclasses.replace(entry, colour=colour, shape=shape)
+        for entry, colour, shape in zip(chart.legend, colours, shapes, strict=True)
+    )
     return dataclasses.replace(chart, legend=legend, fills=tuple(sorted(fills.items())))
 
 
-def group_index_page(site: Site, kind: str, groups: list[Group], analysis: Analysis | None = None,
-                     group_digests: Mapping[str, str] | None = None) -> Page:
+def group_index_page(
+    site: Site,
+    kind: str,
+    groups: list[Group],
+    analysis: Analysis | None = None,
+    group_digests: Mapping[str, str] | None = None,
+) -> Page:
     """/models/ or /hardware/: every group, its run count and its best figures, each group's row
     kept between builds by its runs (index_page.group_content, with ``group_digests``)."""
     analysis = analysis or Analysis()
@@ -443,26 +609,45 @@ def group_index_page(site: Site, kind: str, groups: list[Group], analysis: Analy
         found = [analysis.headlines(run) for run in group.runs]
         if kind != "models":  # like with like: an accelerator's runs are ranked within each model
             by_model = _best_by_model(group.runs, analysis)
-            return analysis.fragments.render("group_row", GroupListing(
-                group.label, href, str(len(group.runs)), "", "", "", by_model))
-        return analysis.fragments.render("group_row", GroupListing(
-            group.label, href, str(len(group.runs)), best([f.decode_single for f in found]),
-            best([f.decode_peak for f in found]), best([f.prefill_first for f in found])))
+            return analysis.fragments.render(
+                "group_row",
+                GroupListing(group.label, href, str(len(group.runs)), "", "", "", by_model),
+            )
+        return analysis.fragments.render(
+            "group_row",
+            GroupListing(
+                group.label,
+                href,
+                str(len(group.runs)),
+                best([f.decode_single for f in found]),
+                best([f.decode_peak for f in found]),
+                best([f.prefill_first for f in found]),
+            ),
+        )
 
     rows = []
     # By a model's own name, its organisation prefix aside ("openai/gpt-oss-120b" as gpt-oss).
-    for group in sorted(groups, key=lambda g: (g.label.lower().rsplit("/", 1)[-1],
-                                               g.label.lower())):
+    for group in sorted(
+        groups, key=lambda g: (g.label.lower().rsplit("/", 1)[-1], g.label.lower())
+    ):
         # A group's row, kept between builds by its runs' content: the page without every
         # run's headlines, nor 2,000 rows rendered at 20,000 runs.
         href = site.url(group.path)
-        key = Fragments.key(f"{kind} group row", group_content(group, group_digests), group.label,
-                            href, len(group.runs))
+        key = Fragments.key(
+            f"{kind} group row",
+            group_content(group, group_digests),
+            group.label,
+            href,
+            len(group.runs),
+        )
         rows.append(Markup(analysis.fragments.get(key, partial(row, group, href))))
     noun = "model" if kind == "models" else "accelerator"
     heading = "Models" if kind == "models" else "Hardware"
     context = GroupIndexContext(
-        site=site, title=heading, heading=heading, by_model=kind != "models",
+        site=site,
+        title=heading,
+        heading=heading,
+        by_model=kind != "models",
         summary=f"{numbers.count_noun(len(rows), noun)}; each links to its runs side by side.",
         rows=tuple(rows),
     )
@@ -485,7 +670,9 @@ def _best_by_model(runs: Iterable[Run], analysis: Analysis) -> str:
             known = peak
         best[key] = (name, known)
     ordered = sorted(best.items(), key=lambda item: (item[0].rsplit("/", 1)[-1], item[0]))
-    words = [f"{name} {numbers.rate(peak) if peak is not None else numbers.MISSING}"
-             for _, (name, peak) in ordered[:BY_MODEL_SHOWN]]
+    words = [
+        f"{name} {numbers.rate(peak) if peak is not None else numbers.MISSING}"
+        for _, (name, peak) in ordered[:BY_MODEL_SHOWN]
+    ]
     more = len(ordered) - BY_MODEL_SHOWN
     return "; ".join(words) + (f" and {numbers.count_noun(more, 'more model')}" if more > 0 else "")

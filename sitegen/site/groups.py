@@ -80,8 +80,14 @@ def _newest_first(run: Run) -> tuple[str, str]:
     return (run.info.date or "", run.id)
 
 
-def _groups(kind: str, runs: list[Run], key: Callable[[Run], str], label: Callable[[Run], str],
-            short: Callable[[str], str], newest_first: bool = False) -> list[Group]:
+def _groups(
+    kind: str,
+    runs: list[Run],
+    key: Callable[[Run], str],
+    label: Callable[[Run], str],
+    short: Callable[[str], str],
+    newest_first: bool = False,
+) -> list[Group]:
     """The groups of ``runs`` by ``key``; ``newest_first``: the runs come in their groups' order
     already (newest first), so that each group keeps it instead of being sorted."""
     members: dict[str, list[Run]] = defaultdict(list)
@@ -96,14 +102,24 @@ def _groups(kind: str, runs: list[Run], key: Callable[[Run], str], label: Callab
         slug = slugify(short(group_key))
         if len(shorts[slug]) > 1:
             slug = slugify(group_key)
-        ordered = tuple(group_runs) if newest_first else tuple(sorted(group_runs, key=_newest_first, reverse=True))
+        ordered = (
+            tuple(group_runs)
+            if newest_first
+            else tuple(sorted(group_runs, key=_newest_first, reverse=True))
+        )
         groups.append(Group(kind, group_key, slug, label(ordered[0]), ordered))
     return sorted(groups, key=lambda g: g.slug)
 
 
 def model_groups(runs: list[Run], newest_first: bool = False) -> list[Group]:
-    return _groups("models", runs, model_key, lambda r: r.info.base_model or r.info.model,
-                   lambda key: key.rsplit("/", 1)[-1], newest_first)
+    return _groups(
+        "models",
+        runs,
+        model_key,
+        lambda r: r.info.base_model or r.info.model,
+        lambda key: key.rsplit("/", 1)[-1],
+        newest_first,
+    )
 
 
 def hardware_groups(runs: list[Run], newest_first: bool = False) -> list[Group]:
@@ -118,7 +134,9 @@ def _site_groups(runs: tuple[Run, ...]) -> dict[tuple[str, str], Group]:
     # Sorted once, newest first, and each group takes its runs in that order (no ties: run ids
     # differ): sorting each group of each kind on its own cost twice as much at 20,000 runs.
     members = sorted(runs, key=_newest_first, reverse=True)
-    return {(g.kind, g.key): g for g in model_groups(members, True) + hardware_groups(members, True)}
+    return {
+        (g.kind, g.key): g for g in model_groups(members, True) + hardware_groups(members, True)
+    }
 
 
 _RECENT_GROUPS = ByRuns(_site_groups)
@@ -146,8 +164,9 @@ def natural_pairs(runs: list[Run]) -> list[tuple[Run, Run]]:
     return sorted(pairs, key=lambda pair: (pair[0].id, pair[1].id))
 
 
-def closest_runs(members: tuple[Run, ...], place: dict[str, int], run: Run, partners: set[str],
-                 count: int) -> tuple[Run, ...]:
+def closest_runs(
+    members: tuple[Run, ...], place: dict[str, int], run: Run, partners: set[str], count: int
+) -> tuple[Run, ...]:
     """At most ``count`` other runs of a group, for a run page's comparison links: its natural
     pair partners first, then the runs nearest it in the group's order (newest first; ``place``
     is each member's index there). Nearest, not newest, so a new run changes the links of the
@@ -157,7 +176,10 @@ def closest_runs(members: tuple[Run, ...], place: dict[str, int], run: Run, part
     # Partners by distance (of equals the earlier), then the others outward from the run, the
     # earlier side first: a walk of at most ``count`` steps each way, not a sort of the window
     # (asked for twice for each of 20,000 runs by every plan).
-    first = sorted((place[i] for i in partners if i in place and i != run.id), key=lambda at: (abs(at - own), at))
+    first = sorted(
+        (place[i] for i in partners if i in place and i != run.id),
+        key=lambda at: (abs(at - own), at),
+    )
     chosen = [members[at] for at in first[:count]]
     taken = set(first)
     for distance in range(1, len(members)):

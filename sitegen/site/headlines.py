@@ -48,14 +48,29 @@ def headlines(run: Run) -> Headlines:
     # From the raw cells, not run.decode: the index needs these few figures of every run, and
     # making every run's cell objects would cost most of an incremental build.
     measurements = run.raw["measurements"]
-    measured = [c for c in measurements["decode"]
-                if c.get("status") in _MEASURED and c.get("total_tokens_per_s") is not None]
+    measured = [
+        c
+        for c in measurements["decode"]
+        if c.get("status") in _MEASURED and c.get("total_tokens_per_s") is not None
+    ]
     singles = [c for c in measured if c["concurrency"] == 1]
     single_context = match_context({c["context_tokens"] for c in singles}, REFERENCE_CONTEXT)
-    single = min((c for c in singles if c["context_tokens"] == single_context), key=_context_order, default=None)
+    single = min(
+        (c for c in singles if c["context_tokens"] == single_context),
+        key=_context_order,
+        default=None,
+    )
     # Ties go to the fewest requests, then the shortest context, as in the run's cell order.
-    peak = max(measured, key=lambda c: (c["total_tokens_per_s"], -c["concurrency"], -c["context_tokens"],
-                                        -(c.get("output_tokens_per_request") or 0)), default=None)
+    peak = max(
+        measured,
+        key=lambda c: (
+            c["total_tokens_per_s"],
+            -c["concurrency"],
+            -c["context_tokens"],
+            -(c.get("output_tokens_per_request") or 0),
+        ),
+        default=None,
+    )
     prefill = [p for p in measurements["prefill"] if p.get("prompt_tokens_per_s") is not None]
     prefill_context = match_context({p["context_tokens"] for p in prefill}, REFERENCE_CONTEXT)
     first = _headline_prefill([p for p in prefill if p["context_tokens"] == prefill_context])
@@ -70,7 +85,9 @@ def headlines(run: Run) -> Headlines:
         prefill_first_context=first["context_tokens"] if first else None,
         largest_context=max(contexts, default=None),
         accelerators=run.hardware.count,
-        prefill_first_prompt=first.get("prompt_chunk_tokens") if first and _prompt_sizes(prefill) > 1 else None,
+        prefill_first_prompt=first.get("prompt_chunk_tokens")
+        if first and _prompt_sizes(prefill) > 1
+        else None,
     )
 
 
@@ -86,8 +103,11 @@ def _headline_prefill(points: list[dict[str, Any]]) -> dict[str, Any] | None:
     if len(sized) < len(points) or not sized:
         return min(points, key=_context_order, default=None)
     large = [p for p in sized if p["prompt_chunk_tokens"] >= MIN_PREFILL_PROMPT]
-    return min(large, key=lambda p: (abs(p["prompt_chunk_tokens"] - REFERENCE_PROMPT), -p["prompt_chunk_tokens"]),
-               default=None)
+    return min(
+        large,
+        key=lambda p: (abs(p["prompt_chunk_tokens"] - REFERENCE_PROMPT), -p["prompt_chunk_tokens"]),
+        default=None,
+    )
 
 
 class HeadlineBook:
@@ -116,4 +136,6 @@ class HeadlineBook:
 
 def _context_order(item: dict[str, Any]) -> tuple[int, int]:
     # As run.decode and run.prefill are sorted: by context, then output length or chunk size.
-    return item["context_tokens"], item.get("output_tokens_per_request") or item.get("prompt_chunk_tokens") or 0
+    return item["context_tokens"], item.get("output_tokens_per_request") or item.get(
+        "prompt_chunk_tokens"
+    ) or 0

@@ -44,7 +44,9 @@ class Cell:
     text: str
     sort: str = ""
     at: str = ""
-    per_device: str = ""  # derived: the figure divided by the run's accelerators, e.g. "617 per GPU"
+    per_device: str = (
+        ""  # derived: the figure divided by the run's accelerators, e.g. "617 per GPU"
+    )
 
 
 @dataclass(frozen=True)
@@ -77,8 +79,12 @@ class Facet:
     label: str
 
 
-FACETS = (Facet("model", "Model"), Facet("accelerator", "Accelerator"), Facet("engine", "Engine"),
-          Facet("quantization", "Quantization"))
+FACETS = (
+    Facet("model", "Model"),
+    Facet("accelerator", "Accelerator"),
+    Facet("engine", "Engine"),
+    Facet("quantization", "Quantization"),
+)
 
 
 @dataclass(frozen=True)
@@ -138,7 +144,9 @@ class IndexPageContext:
     reference_context: str
     presets: tuple[PresetLink, ...]
     choice: PointChoice
-    total: int | None  # every run, said on the first page only (see paging: later pages keep their runs)
+    total: (
+        int | None
+    )  # every run, said on the first page only (see paging: later pages keep their runs)
     pager: Pager
 
 
@@ -180,8 +188,12 @@ def point_choice(runs: list[Run], analysis: Analysis) -> PointChoice:
     contexts = sorted({context for run in runs for context in analysis.outline(run).contexts})
     levels = sorted({n for run in runs for n in analysis.outline(run).levels})
     accelerators = tuple((group.key, group.label) for group in hardware_groups(runs))
-    return PointChoice(tuple((c, numbers.context(c)) for c in contexts), tuple(levels),
-                       analysis.settings.service_levels, accelerators)
+    return PointChoice(
+        tuple((c, numbers.context(c)) for c in contexts),
+        tuple(levels),
+        analysis.settings.service_levels,
+        accelerators,
+    )
 
 
 def group_content(group: Group, group_digests: Mapping[str, str] | None) -> object:
@@ -194,24 +206,37 @@ def group_content(group: Group, group_digests: Mapping[str, str] | None) -> obje
     return digest or [Fragments.content(run) for run in sorted(group.runs, key=lambda r: r.id)]
 
 
-def measured_points(group: Group, analysis: Analysis, group_digests: Mapping[str, str] | None = None,
-                    ) -> tuple[list[int], list[int]]:
+def measured_points(
+    group: Group,
+    analysis: Analysis,
+    group_digests: Mapping[str, str] | None = None,
+) -> tuple[list[int], list[int]]:
     """The contexts and request counts the runs of ``group`` measured (their cell grids'),
     kept between builds by the runs' content: the index's picker offers those of every model,
     and without the piece that would mean every run's grid in every build. ``group_digests``:
     see group_content (asked for every model twice a build)."""
+
     def make() -> str:
         grids = [analysis.grid(run) for run in group.runs]
-        return json.dumps([sorted({context for grid in grids for context in grid.contexts}),
-                           sorted({n for grid in grids for n in grid.levels})])
+        return json.dumps(
+            [
+                sorted({context for grid in grids for context in grid.contexts}),
+                sorted({n for grid in grids for n in grid.levels}),
+            ]
+        )
 
     inputs = group_content(group, group_digests)
-    contexts, levels = json.loads(analysis.fragments.get(Fragments.key("measured points", inputs), make))
+    contexts, levels = json.loads(
+        analysis.fragments.get(Fragments.key("measured points", inputs), make)
+    )
     return contexts, levels
 
 
-def site_choice(groups: dict[tuple[str, str], Group], analysis: Analysis,
-                group_digests: Mapping[str, str] | None = None) -> PointChoice:
+def site_choice(
+    groups: dict[tuple[str, str], Group],
+    analysis: Analysis,
+    group_digests: Mapping[str, str] | None = None,
+) -> PointChoice:
     """point_choice of every run, from each model's measured_points (``group_digests``: theirs)."""
     contexts: set[int] = set()
     levels: set[int] = set()
@@ -220,14 +245,22 @@ def site_choice(groups: dict[tuple[str, str], Group], analysis: Analysis,
             found = measured_points(group, analysis, group_digests)
             contexts.update(found[0])
             levels.update(found[1])
-    accelerators = tuple(sorted((group.key, group.label) for (kind, _), group in groups.items()
-                                if kind == "hardware"))
-    return PointChoice(tuple((c, numbers.context(c)) for c in sorted(contexts)), tuple(sorted(levels)),
-                       analysis.settings.service_levels, accelerators)
+    accelerators = tuple(
+        sorted(
+            (group.key, group.label) for (kind, _), group in groups.items() if kind == "hardware"
+        )
+    )
+    return PointChoice(
+        tuple((c, numbers.context(c)) for c in sorted(contexts)),
+        tuple(sorted(levels)),
+        analysis.settings.service_levels,
+        accelerators,
+    )
 
 
-def run_row(site: Site, run: Run, groups: dict[tuple[str, str], Group], analysis: Analysis,
-            label: str = "") -> RunRow:
+def run_row(
+    site: Site, run: Run, groups: dict[tuple[str, str], Group], analysis: Analysis, label: str = ""
+) -> RunRow:
     figures = analysis.headlines(run)
     count, noun = run.hardware.count, labels.DEVICE_NOUN[run.hardware.type]
     engine = " ".join(p for p in (run.engine.name, run.engine.version) if p)
@@ -244,16 +277,33 @@ def run_row(site: Site, run: Run, groups: dict[tuple[str, str], Group], analysis
         engine=engine,
         quantization=run.engine.quantization or numbers.MISSING,
         date=run.info.date or numbers.MISSING,
-        decode_single=_figure(figures.decode_single, _off_reference(figures.decode_single_context, "× 1"), count, noun),
-        decode_peak=_figure(figures.decode_peak, f"{numbers.context(figures.decode_peak_context)} × "
-                            f"{figures.decode_peak_concurrency}" if figures.decode_peak_context is not None else None,
-                            count, noun),
-        prefill_first=_figure(figures.prefill_first, _prompt_said(figures.prefill_first_prompt,
-                                                                  _off_reference(figures.prefill_first_context,
-                                                                                 "context"))),
-        largest_context=Cell(numbers.context(largest), str(largest)) if largest is not None else Cell(numbers.MISSING),
-        filters=(("model", model_group.label), ("accelerator", hardware_group.label),
-                 ("engine", run.engine.name), ("quantization", run.engine.quantization or "")),
+        decode_single=_figure(
+            figures.decode_single, _off_reference(figures.decode_single_context, "× 1"), count, noun
+        ),
+        decode_peak=_figure(
+            figures.decode_peak,
+            f"{numbers.context(figures.decode_peak_context)} × {figures.decode_peak_concurrency}"
+            if figures.decode_peak_context is not None
+            else None,
+            count,
+            noun,
+        ),
+        prefill_first=_figure(
+            figures.prefill_first,
+            _prompt_said(
+                figures.prefill_first_prompt,
+                _off_reference(figures.prefill_first_context, "context"),
+            ),
+        ),
+        largest_context=Cell(numbers.context(largest), str(largest))
+        if largest is not None
+        else Cell(numbers.MISSING),
+        filters=(
+            ("model", model_group.label),
+            ("accelerator", hardware_group.label),
+            ("engine", run.engine.name),
+            ("quantization", run.engine.quantization or ""),
+        ),
         label=label,
     )
 
@@ -285,51 +335,95 @@ class IndexListing:
     choice: PointChoice
 
 
-def model_order(group: Group, analysis: Analysis, group_digests: Mapping[str, str] | None = None) -> list[Run]:
+def model_order(
+    group: Group, analysis: Analysis, group_digests: Mapping[str, str] | None = None
+) -> list[Run]:
     """A model's runs in the index's order (the fastest peak decode first), kept between builds
     by the runs' content: the order of the whole index without every run's headlines.
     ``group_digests``: see group_content."""
+
     def make() -> str:
-        return json.dumps([run.id for run in sorted(group.runs, key=lambda r: (-(analysis.headlines(r).decode_peak
-                                                                                  or 0.0), r.id))])
+        return json.dumps(
+            [
+                run.id
+                for run in sorted(
+                    group.runs, key=lambda r: (-(analysis.headlines(r).decode_peak or 0.0), r.id)
+                )
+            ]
+        )
 
     inputs = group_content(group, group_digests)
     by_id = {run.id: run for run in group.runs}
-    return [by_id[run_id] for run_id in json.loads(analysis.fragments.get(Fragments.key("index order", inputs), make))]
+    return [
+        by_id[run_id]
+        for run_id in json.loads(analysis.fragments.get(Fragments.key("index order", inputs), make))
+    ]
 
 
-def index_order(runs: list[Run], analysis: Analysis, groups: dict[tuple[str, str], Group] | None = None,
-                group_digests: Mapping[str, str] | None = None) -> tuple[Run, ...]:
+def index_order(
+    runs: list[Run],
+    analysis: Analysis,
+    groups: dict[tuple[str, str], Group] | None = None,
+    group_digests: Mapping[str, str] | None = None,
+) -> tuple[Run, ...]:
     """Every run in the index's order: by model (model_listing_order), then model_order."""
-    models = [g for g in groups.values() if g.kind == "models"] if groups is not None else model_groups(runs)
-    return tuple(run for group in sorted(models, key=model_listing_order)
-                 for run in model_order(group, analysis, group_digests))
+    models = (
+        [g for g in groups.values() if g.kind == "models"]
+        if groups is not None
+        else model_groups(runs)
+    )
+    return tuple(
+        run
+        for group in sorted(models, key=model_listing_order)
+        for run in model_order(group, analysis, group_digests)
+    )
 
 
-def index_listing(runs: list[Run], groups: dict[tuple[str, str], Group], analysis: Analysis,
-                  labels: dict[str, str] | None = None, choice: PointChoice | None = None,
-                  group_digests: Mapping[str, str] | None = None) -> IndexListing:
+def index_listing(
+    runs: list[Run],
+    groups: dict[tuple[str, str], Group],
+    analysis: Analysis,
+    labels: dict[str, str] | None = None,
+    choice: PointChoice | None = None,
+    group_digests: Mapping[str, str] | None = None,
+) -> IndexListing:
     """What every page of the index is made from; ``group_digests``: see group_content."""
-    return IndexListing(index_order(runs, analysis, groups, group_digests),
-                        distinguishing_labels(runs) if labels is None else labels,
-                        site_choice(groups, analysis, group_digests) if choice is None else choice)
+    return IndexListing(
+        index_order(runs, analysis, groups, group_digests),
+        distinguishing_labels(runs) if labels is None else labels,
+        site_choice(groups, analysis, group_digests) if choice is None else choice,
+    )
 
 
-def row_key(kind: str, site: Site, run: Run, groups: dict[tuple[str, str], Group], label: str) -> str:
+def row_key(
+    kind: str, site: Site, run: Run, groups: dict[tuple[str, str], Group], label: str
+) -> str:
     """The key of a run's row (or its search-index entry) from ``site``'s page: everything the
     row shows besides sitegen's code and the settings (the cache's scope) is the run's content,
     its groups' paths and labels (its links and filters), its distinguishing label, and the
     page's depth (its links are relative)."""
     model, hardware = groups[("models", model_key(run))], groups[("hardware", accelerator_key(run))]
-    return Fragments.key(kind, site.root, Fragments.content(run), model.path, model.label, hardware.path,
-                         hardware.label, label)
+    return Fragments.key(
+        kind,
+        site.root,
+        Fragments.content(run),
+        model.path,
+        model.label,
+        hardware.path,
+        hardware.label,
+        label,
+    )
 
 
-def row_html(site: Site, run: Run, groups: dict[tuple[str, str], Group], analysis: Analysis, label: str) -> str:
+def row_html(
+    site: Site, run: Run, groups: dict[tuple[str, str], Group], analysis: Analysis, label: str
+) -> str:
     """The run's row of the index as runs_table writes it on ``site``'s page, kept between builds."""
     fragments = analysis.fragments
-    return fragments.get(row_key("index row", site, run, groups, label),
-                         lambda: fragments.render("run_row", run_row(site, run, groups, analysis, label), True))
+    return fragments.get(
+        row_key("index row", site, run, groups, label),
+        lambda: fragments.render("run_row", run_row(site, run, groups, analysis, label), True),
+    )
 
 
 def pager(site: Site, number: int, paged: Paging, path_of: Callable[[int], str]) -> Pager:
@@ -351,13 +445,25 @@ def pager(site: Site, number: int, paged: Paging, path_of: Callable[[int], str])
         links.append(PageLink(str(n), "" if n == number else href(n), n == number))
         previous = n
     start, end = paged.bounds[number - 1]
-    return Pager(number, count, end - start,
-                 href(number - 1) if number > 1 else "", href(number + 1) if number < count else "", tuple(links))
+    return Pager(
+        number,
+        count,
+        end - start,
+        href(number - 1) if number > 1 else "",
+        href(number + 1) if number < count else "",
+        tuple(links),
+    )
 
 
-def index_page(site: Site, runs: list[Run], groups: dict[tuple[str, str], Group],
-               analysis: Analysis | None = None, number: int = 1,
-               listing: Callable[[], IndexListing] | None = None, paged: Paging | None = None) -> Page:
+def index_page(
+    site: Site,
+    runs: list[Run],
+    groups: dict[tuple[str, str], Group],
+    analysis: Analysis | None = None,
+    number: int = 1,
+    listing: Callable[[], IndexListing] | None = None,
+    paged: Paging | None = None,
+) -> Page:
     """Page ``number`` of the index, its links relative to that page. ``listing`` gives what
     every page is made from (index_listing), shared by the pages of one build so that it is
     worked out once, as ``paged`` (index_paging). Each row is a kept piece (row_html): a page
@@ -368,17 +474,30 @@ def index_page(site: Site, runs: list[Run], groups: dict[tuple[str, str], Group]
     paged = paged or index_paging(groups)
     count = paged.count
     start, end = paged.bounds[number - 1]
-    rows = Markup("".join(row_html(site, run, groups, analysis, shared.labels.get(run.id, ""))
-                          for run in shared.runs[start:end]))
+    rows = Markup(
+        "".join(
+            row_html(site, run, groups, analysis, shared.labels.get(run.id, ""))
+            for run in shared.runs[start:end]
+        )
+    )
     title = site.title if number == 1 else f"{site.title}: page {number} of {count}"
-    context = IndexPageContext(site, title, rows, FACETS, numbers.context(REFERENCE_CONTEXT),
-                               preset_links(site, analysis), shared.choice, len(shared.runs) if number == 1 else None,
-                               pager(site, number, paged, page_path))
+    context = IndexPageContext(
+        site,
+        title,
+        rows,
+        FACETS,
+        numbers.context(REFERENCE_CONTEXT),
+        preset_links(site, analysis),
+        shared.choice,
+        len(shared.runs) if number == 1 else None,
+        pager(site, number, paged, page_path),
+    )
     return Page(page_path(number), "pages/index.html", context)
 
 
-def search_index_of(site: Site, runs: list[Run], analysis: Analysis,
-                    model_digests: Mapping[str, str] | None = None) -> bytes:
+def search_index_of(
+    site: Site, runs: list[Run], analysis: Analysis, model_digests: Mapping[str, str] | None = None
+) -> bytes:
     """The search index of a site's runs (see search_part); its links are relative to the site
     root, and site.js puts the page's ``data-root`` before them. Each model's part is a piece
     kept between builds, keyed by everything its rows show: ``model_digests`` (a model group's
@@ -389,37 +508,82 @@ def search_index_of(site: Site, runs: list[Run], analysis: Analysis,
 
     def part(group: Group) -> Piece:
         digest = model_digests.get(group.path) if model_digests is not None else None
-        key = Fragments.key("search part", site.root, digest) if digest else Fragments.key(
-            "search part", site.root, [row_key("search entry", site, run, groups, labels.get(run.id, ""))
-                                       for run in group.runs])
+        key = (
+            Fragments.key("search part", site.root, digest)
+            if digest
+            else Fragments.key(
+                "search part",
+                site.root,
+                [
+                    row_key("search entry", site, run, groups, labels.get(run.id, ""))
+                    for run in group.runs
+                ],
+            )
+        )
 
         def make() -> str:
-            rows = [search_entry(run_row(site, run, groups, analysis, labels.get(run.id, "")))
-                    for run in model_order(group, analysis, model_digests)]
+            rows = [
+                search_entry(run_row(site, run, groups, analysis, labels.get(run.id, "")))
+                for run in model_order(group, analysis, model_digests)
+            ]
             return json.dumps(search_part(rows), ensure_ascii=False, separators=(",", ":"))
 
         return analysis.fragments.get_bytes(key, make)
 
     models = listed_models(groups)
-    head = json.dumps({"format": SEARCH_INDEX_FORMAT, "version": SEARCH_INDEX_VERSION, "fields": list(SEARCH_FIELDS)},
-                      separators=(",", ":"))
+    head = json.dumps(
+        {
+            "format": SEARCH_INDEX_FORMAT,
+            "version": SEARCH_INDEX_VERSION,
+            "fields": list(SEARCH_FIELDS),
+        },
+        separators=(",", ":"),
+    )
     # The parts are JSON texts already: joined, not parsed and written again.
     return (head[:-1] + ',"parts":[').encode() + b",".join(part(group) for group in models) + b"]}"
 
 
-SEARCH_FIELDS = ("href", "model", "model_href", "hardware", "hardware_href", "engine", "quantization", "date",
-                 "decode_single", "decode_peak", "prefill_first", "largest_context", "filters", "label")
+SEARCH_FIELDS = (
+    "href",
+    "model",
+    "model_href",
+    "hardware",
+    "hardware_href",
+    "engine",
+    "quantization",
+    "date",
+    "decode_single",
+    "decode_peak",
+    "prefill_first",
+    "largest_context",
+    "filters",
+    "label",
+)
 
 
 def search_entry(row: RunRow) -> list[Any]:
     """A row as the search index holds it (SEARCH_FIELDS), texts as they are: a figure is its
     text, sort value, where it was measured and its per-accelerator line."""
+
     def figure(cell: Cell) -> list[Any]:
         return [cell.text, float(cell.sort) if cell.sort else None, cell.at, cell.per_device]
 
-    return [row.href, row.model, row.model_href, row.hardware, row.hardware_href, row.engine, row.quantization,
-            row.date, figure(row.decode_single), figure(row.decode_peak), figure(row.prefill_first),
-            figure(row.largest_context), [[name, value] for name, value in row.filters], row.label]
+    return [
+        row.href,
+        row.model,
+        row.model_href,
+        row.hardware,
+        row.hardware_href,
+        row.engine,
+        row.quantization,
+        row.date,
+        figure(row.decode_single),
+        figure(row.decode_peak),
+        figure(row.prefill_first),
+        figure(row.largest_context),
+        [[name, value] for name, value in row.filters],
+        row.label,
+    ]
 
 
 def search_part(entries: list[list[Any]]) -> dict[str, Any]:
@@ -434,14 +598,45 @@ def search_part(entries: list[list[Any]]) -> dict[str, Any]:
     at = strings.setdefault
 
     def figure(cell: list[Any]) -> list[Any]:
-        return [at(cell[0], len(strings)), cell[1], at(cell[2], len(strings)), at(cell[3], len(strings))]
+        return [
+            at(cell[0], len(strings)),
+            cell[1],
+            at(cell[2], len(strings)),
+            at(cell[3], len(strings)),
+        ]
 
     runs = [
-        [at(href, len(strings)), at(model, len(strings)), at(model_href, len(strings)), at(hardware, len(strings)),
-         at(hardware_href, len(strings)), at(engine, len(strings)), at(quantization, len(strings)),
-         at(date, len(strings)), figure(single), figure(peak), figure(prefill), figure(largest),
-         [[at(name, len(strings)), at(value, len(strings))] for name, value in filters], at(label, len(strings))]
-        for (href, model, model_href, hardware, hardware_href, engine, quantization, date, single, peak, prefill,
-             largest, filters, label) in entries
+        [
+            at(href, len(strings)),
+            at(model, len(strings)),
+            at(model_href, len(strings)),
+            at(hardware, len(strings)),
+            at(hardware_href, len(strings)),
+            at(engine, len(strings)),
+            at(quantization, len(strings)),
+            at(date, len(strings)),
+            figure(single),
+            figure(peak),
+            figure(prefill),
+            figure(largest),
+            [[at(name, len(strings)), at(value, len(strings))] for name, value in filters],
+            at(label, len(strings)),
+        ]
+        for (
+            href,
+            model,
+            model_href,
+            hardware,
+            hardware_href,
+            engine,
+            quantization,
+            date,
+            single,
+            peak,
+            prefill,
+            largest,
+            filters,
+            label,
+        ) in entries
     ]
     return {"strings": list(strings), "runs": runs}

@@ -24,13 +24,17 @@ def row(values: Sequence[Any]) -> str:
     return dumps(list(values))
 
 
-def json_rows(head: dict[str, Any], fields: Sequence[str], rows: Iterable[Sequence[Any]], key: str) -> bytes:
+def json_rows(
+    head: dict[str, Any], fields: Sequence[str], rows: Iterable[Sequence[Any]], key: str
+) -> bytes:
     """``head``'s keys, then ``"fields"`` and ``key``: every row on its own line. Parses as one
     JSON document; ``grep`` and ``diff`` read it a record at a time."""
     return json_lines(head, fields, (row(values).encode() for values in rows), key)
 
 
-def json_lines(head: dict[str, Any], fields: Sequence[str], pieces: Iterable[Piece], key: str) -> bytes:
+def json_lines(
+    head: dict[str, Any], fields: Sequence[str], pieces: Iterable[Piece], key: str
+) -> bytes:
     """json_rows of rows already written: each piece is the UTF-8 lines of some records (``row``
     joined by ",\\n"), and an empty piece holds none."""
     document = dumps({**head, "fields": list(fields)})[:-1]
@@ -38,7 +42,9 @@ def json_lines(head: dict[str, Any], fields: Sequence[str], pieces: Iterable[Pie
     return f'{document},"{key}":[\n'.encode() + lines + b"\n]}\n"
 
 
-def run_piece(fragments: Fragments | None, kind: str, run: Run, make: Callable[[], str], *inputs: object) -> Piece:
+def run_piece(
+    fragments: Fragments | None, kind: str, run: Run, make: Callable[[], str], *inputs: object
+) -> Piece:
     """The piece ``kind`` of one run's records (its UTF-8 text), kept between builds by the run's id and digest
     (its whole content) and ``inputs`` (what else the piece shows: a label made from other runs).
     The fragments' scope holds the code, the settings and the site, so no key names them. A run

@@ -18,8 +18,18 @@ HARDWARE_TYPES = {
     "accelerator": "AI accelerator",
     "cpu": "CPU",
 }
-DEVICE_NOUN = {"discrete-gpu": "GPU", "integrated-gpu": "GPU", "accelerator": "Accelerator", "cpu": "CPU"}
-MEMORY_NOUN = {"discrete-gpu": "VRAM", "integrated-gpu": "Unified memory", "accelerator": "Device memory", "cpu": "Memory"}
+DEVICE_NOUN = {
+    "discrete-gpu": "GPU",
+    "integrated-gpu": "GPU",
+    "accelerator": "Accelerator",
+    "cpu": "CPU",
+}
+MEMORY_NOUN = {
+    "discrete-gpu": "VRAM",
+    "integrated-gpu": "Unified memory",
+    "accelerator": "Device memory",
+    "cpu": "Memory",
+}
 DECODE_MODES = {
     "fixed-duration": "Fixed duration",
     "fixed-request-count": "Fixed request count",
@@ -68,11 +78,19 @@ STATUS_EXPLANATIONS = {
 
 LABEL_LIMIT = 60
 _NO_SPECULATION = {"none", "off", "no", "false", "disabled", "0"}
-_MODE_WORDS = {"fixed-duration": "sustained", "fixed-request-count": "request count", "batched": "batched",
-               "single-stream": "single stream"}
-_PREFILL_WORDS = {"decode-warmup": "prefill in warm-up", "standalone-cold": "cold prefill",
-                  "at-depth": "", "first-token": "prefill from TTFT",
-                  "not-measured": "prefill not measured"}
+_MODE_WORDS = {
+    "fixed-duration": "sustained",
+    "fixed-request-count": "request count",
+    "batched": "batched",
+    "single-stream": "single stream",
+}
+_PREFILL_WORDS = {
+    "decode-warmup": "prefill in warm-up",
+    "standalone-cold": "cold prefill",
+    "at-depth": "",
+    "first-token": "prefill from TTFT",
+    "not-measured": "prefill not measured",
+}
 
 
 def _clip(text: str, limit: int) -> str:
@@ -128,15 +146,24 @@ def _count(run: Run) -> str:
 # What may tell runs of one model, accelerator and engine apart, in the order a reader would
 # look for it (issue 13): speculative decoding, engine version, how it was measured, date.
 _DIMENSIONS: tuple[Callable[[Run], str | None], ...] = (
-    _speculation, _quantization, _version, _mode, _prefill, _tool, lambda run: run.info.date,
+    _speculation,
+    _quantization,
+    _version,
+    _mode,
+    _prefill,
+    _tool,
+    lambda run: run.info.date,
     _count,
 )
 
 
 def _siblings_key(run: Run) -> tuple[str, str, str]:
     """Runs with the same key look alike in every list: model, accelerator and engine."""
-    return ((run.info.base_model or run.info.model).lower(), accelerator_key(run),
-            run.engine.name.lower())
+    return (
+        (run.info.base_model or run.info.model).lower(),
+        accelerator_key(run),
+        run.engine.name.lower(),
+    )
 
 
 # A build asks about every run of the site five times (its plan, search index, feed and data
@@ -195,9 +222,10 @@ def _distinct_titles(runs: list[Run], labels: dict[str, str]) -> dict[str, str]:
     return labels
 
 
-def _label_group(members: list[Run],
-                 dimensions: tuple[Callable[[Run], str | None], ...] = _DIMENSIONS,
-                 ) -> dict[str, str]:
+def _label_group(
+    members: list[Run],
+    dimensions: tuple[Callable[[Run], str | None], ...] = _DIMENSIONS,
+) -> dict[str, str]:
     given = {run.id: _clip(run.info.label, LABEL_LIMIT) for run in members if run.info.label}
     rest = [run for run in members if run.id not in given]
     chosen: list[Callable[[Run], str | None]] = []
@@ -206,7 +234,10 @@ def _label_group(members: list[Run],
         if len({dimension(run) for run in members}) < 2:
             continue  # the same for every run of the group: tells nothing
         chosen.append(dimension)
-        derived = {run.id: _clip(" · ".join(v for d in chosen if (v := d(run))), LABEL_LIMIT) for run in rest}
+        derived = {
+            run.id: _clip(" · ".join(v for d in chosen if (v := d(run))), LABEL_LIMIT)
+            for run in rest
+        }
         if _all_distinct([*given.values(), *derived.values()]):
             break
     labels = {**given, **derived}
@@ -214,8 +245,10 @@ def _label_group(members: list[Run],
     for text in labels.values():
         counts[text] = counts.get(text, 0) + 1
     # Still alike (or empty): the run id is unique by construction.
-    return {run.id: labels[run.id] if labels.get(run.id) and counts[labels[run.id]] == 1 else run.id
-            for run in members}
+    return {
+        run.id: labels[run.id] if labels.get(run.id) and counts[labels[run.id]] == 1 else run.id
+        for run in members
+    }
 
 
 def _all_distinct(texts: list[str]) -> bool:

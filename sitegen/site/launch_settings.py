@@ -44,24 +44,61 @@ LABELS = dict(SETTINGS)
 
 # Flags with a value, by spelling: the setting they set.
 _VALUED: dict[str, str] = {
-    **dict.fromkeys(("--tp", "--tp-size", "--tensor-parallel-size", "-tp", "--tp_size"), "tensor_parallel"),
-    **dict.fromkeys(("--pp", "--pp-size", "--pipeline-parallel-size", "-pp", "--pp_size"), "pipeline_parallel"),
-    **dict.fromkeys(("--dp", "--dp-size", "--data-parallel-size", "-dp", "--dp_size"), "data_parallel"),
-    **dict.fromkeys(("--ep", "--ep-size", "--expert-parallel-size", "--ep_size"), "expert_parallel"),
-    **dict.fromkeys(("--max-model-len", "--context-length", "--ctx-size", "-c", "--max_seq_len",
-                     "--max-seq-len"), "max_model_length"),
+    **dict.fromkeys(
+        ("--tp", "--tp-size", "--tensor-parallel-size", "-tp", "--tp_size"), "tensor_parallel"
+    ),
+    **dict.fromkeys(
+        ("--pp", "--pp-size", "--pipeline-parallel-size", "-pp", "--pp_size"), "pipeline_parallel"
+    ),
+    **dict.fromkeys(
+        ("--dp", "--dp-size", "--data-parallel-size", "-dp", "--dp_size"), "data_parallel"
+    ),
+    **dict.fromkeys(
+        ("--ep", "--ep-size", "--expert-parallel-size", "--ep_size"), "expert_parallel"
+    ),
+    **dict.fromkeys(
+        (
+            "--max-model-len",
+            "--context-length",
+            "--ctx-size",
+            "-c",
+            "--max_seq_len",
+            "--max-seq-len",
+        ),
+        "max_model_length",
+    ),
     **dict.fromkeys(("--kv-cache-dtype", "--kv_cache_dtype"), "kv_cache_dtype"),
     **dict.fromkeys(("--quantization", "-q"), "quantization"),
     "--dtype": "dtype",
-    **dict.fromkeys(("--gpu-memory-utilization", "--mem-fraction-static", "--kv_cache_free_gpu_memory_fraction",
-                     "--free_gpu_memory_fraction"), "memory_fraction"),
-    **dict.fromkeys(("--max-num-batched-tokens", "--max_num_tokens", "-b", "--batch-size"), "max_batched_tokens"),
-    **dict.fromkeys(("--max-num-seqs", "--max-running-requests", "--max_batch_size", "-np", "--parallel"),
-                    "max_sequences"),
+    **dict.fromkeys(
+        (
+            "--gpu-memory-utilization",
+            "--mem-fraction-static",
+            "--kv_cache_free_gpu_memory_fraction",
+            "--free_gpu_memory_fraction",
+        ),
+        "memory_fraction",
+    ),
+    **dict.fromkeys(
+        ("--max-num-batched-tokens", "--max_num_tokens", "-b", "--batch-size"), "max_batched_tokens"
+    ),
+    **dict.fromkeys(
+        ("--max-num-seqs", "--max-running-requests", "--max_batch_size", "-np", "--parallel"),
+        "max_sequences",
+    ),
     "--attention-backend": "attention_backend",
     **dict.fromkeys(("-ngl", "--n-gpu-layers", "--gpu-layers"), "gpu_layers"),
-    **dict.fromkeys(("--speculative-algorithm", "--speculative-config", "--speculative-model",
-                     "--speculative_config", "-md", "--model-draft"), "speculative_decoding"),
+    **dict.fromkeys(
+        (
+            "--speculative-algorithm",
+            "--speculative-config",
+            "--speculative-model",
+            "--speculative_config",
+            "-md",
+            "--model-draft",
+        ),
+        "speculative_decoding",
+    ),
     **dict.fromkeys(("-fa", "--flash-attn"), "flash_attention"),
     **dict.fromkeys(("--chunked-prefill-size",), "chunked_prefill"),
     **dict.fromkeys(("--cuda-graph-max-bs",), "cuda_graphs"),
@@ -94,11 +131,28 @@ _ENVIRONMENT: dict[str, str] = {
     "VLLM_ATTENTION_BACKEND": "attention_backend",
 }
 # Where the server listens and what it calls the model: no bearing on a figure.
-_IRRELEVANT_VALUED = frozenset((
-    "--host", "--port", "--api-key", "--served-model-name", "--model", "--model-path", "-m", "--tokenizer",
-    "--download-dir", "--log-level", "--alias", "--hf-repo", "-hf", "-p", "--name",
-))
-_IRRELEVANT_SWITCHES = frozenset(("--enable-metrics", "--disable-log-requests", "--disable-log-stats", "--rm", "-d"))
+_IRRELEVANT_VALUED = frozenset(
+    (
+        "--host",
+        "--port",
+        "--api-key",
+        "--served-model-name",
+        "--model",
+        "--model-path",
+        "-m",
+        "--tokenizer",
+        "--download-dir",
+        "--log-level",
+        "--alias",
+        "--hf-repo",
+        "-hf",
+        "-p",
+        "--name",
+    )
+)
+_IRRELEVANT_SWITCHES = frozenset(
+    ("--enable-metrics", "--disable-log-requests", "--disable-log-stats", "--rm", "-d")
+)
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
 
@@ -132,7 +186,13 @@ def _normalise(key: str, value: str) -> str:
     if key == "prefix_caching":
         return _switch_value(value)
     if key == "chunked_prefill":
-        return "off" if value.strip() == "-1" else f"on, {value} tokens" if value.lstrip("-").isdigit() else value
+        return (
+            "off"
+            if value.strip() == "-1"
+            else f"on, {value} tokens"
+            if value.lstrip("-").isdigit()
+            else value
+        )
     if key == "cuda_graphs":
         return f"on, up to batch {value}" if value.isdigit() else value
     if key == "flash_attention":
@@ -144,9 +204,16 @@ def _normalise(key: str, value: str) -> str:
 
 # Speculative methods as their papers and engines' documentation write them: sglang's
 # ``--speculative-algorithm NGRAM`` and vLLM's ``"method": "ngram"`` are both n-gram.
-_SPECULATION_NAMES = {"ngram": "n-gram", "eagle": "EAGLE", "eagle3": "EAGLE3", "mtp": "MTP",
-                      "nextn": "NextN", "medusa": "Medusa", "mlp_speculator": "MLP speculator",
-                      "draft_model": "draft model"}
+_SPECULATION_NAMES = {
+    "ngram": "n-gram",
+    "eagle": "EAGLE",
+    "eagle3": "EAGLE3",
+    "mtp": "MTP",
+    "nextn": "NextN",
+    "medusa": "Medusa",
+    "mlp_speculator": "MLP speculator",
+    "draft_model": "draft model",
+}
 
 
 def speculation_name(method: str) -> str:
@@ -166,8 +233,11 @@ def _speculative_config(text: str) -> str:
         return text
     if not isinstance(config, dict):
         return text
-    parts = [speculation_name(str(config["method"])) if name == "method" else str(config[name])
-             for name in ("method", "model") if config.get(name)]
+    parts = [
+        speculation_name(str(config["method"])) if name == "method" else str(config[name])
+        for name in ("method", "model")
+        if config.get(name)
+    ]
     if isinstance(config.get("num_speculative_tokens"), int):
         count = config["num_speculative_tokens"]
         parts.append(f"{count} token" if count == 1 else f"{count} tokens")
@@ -182,9 +252,16 @@ def _value_after(flag: str, tokens: list[str], index: int) -> tuple[str | None, 
     takes_value = flag in _VALUED or flag in _IRRELEVANT_VALUED
     if following.startswith("-"):
         # Only a flag known to take a value takes a negative number ("--chunked-prefill-size -1").
-        return (following, index + 1) if takes_value and following.lstrip("-").isdigit() else (None, index)
+        return (
+            (following, index + 1)
+            if takes_value and following.lstrip("-").isdigit()
+            else (None, index)
+        )
     if takes_value or (flag not in _SWITCHES and flag not in _IRRELEVANT_SWITCHES):
-        return following, index + 1  # an unknown flag keeps the word after it, shown verbatim with it
+        return (
+            following,
+            index + 1,
+        )  # an unknown flag keeps the word after it, shown verbatim with it
     return None, index
 
 
@@ -222,7 +299,9 @@ def parse_launch_command(command: str | None) -> LaunchSettings:
             other.append(token if has_inline or value is None else f"{flag} {value}")
     key_type, value_type = found.pop("kv_cache_k", None), found.pop("kv_cache_v", None)
     if key_type or value_type:
-        found.setdefault("kv_cache_dtype", f"K {key_type or 'default'}, V {value_type or 'default'}")
+        found.setdefault(
+            "kv_cache_dtype", f"K {key_type or 'default'}, V {value_type or 'default'}"
+        )
     ordered = tuple((key, found[key]) for key, _ in SETTINGS if key in found)
     return LaunchSettings(ordered, tuple(other))
 

@@ -22,9 +22,11 @@ _OWNED_NAMES = ("templates", "schema", ".git", ".hg", ".svn", ".github")
 
 def owned_folders(config: Config) -> list[tuple[Path, str]]:
     """The project's own folders, resolved, with how a message names them."""
-    folders = [(config.root, "the site folder (where sitegen.yaml is)"),
-               (config.content_dir, "the content folder"),
-               (config.state_dir, "sitegen's state folder (.sitegen)")]
+    folders = [
+        (config.root, "the site folder (where sitegen.yaml is)"),
+        (config.content_dir, "the content folder"),
+        (config.state_dir, "sitegen's state folder (.sitegen)"),
+    ]
     folders += [(config.root / name, f"the project's {name} folder") for name in _OWNED_NAMES]
     resolved = []
     for folder, what in folders:
@@ -41,16 +43,30 @@ def check_output_folder(config: Config, replace: bool = False) -> None:
     try:
         output = config.output_dir.resolve()
     except (OSError, RuntimeError):
-        raise SitegenError(Problem(source, None, "", f"{config.display(config.output_dir)} is a link loop; "
-                                   "set output_dir to a plain folder such as _site")) from None
+        raise SitegenError(
+            Problem(
+                source,
+                None,
+                "",
+                f"{config.display(config.output_dir)} is a link loop; "
+                "set output_dir to a plain folder such as _site",
+            )
+        ) from None
     for folder, what in owned_folders(config):
         # The output lives inside the site folder (config.load_config insists); any other
         # owned folder may neither be it, nor hold it, nor sit inside it.
         inside = folder in output.parents and folder != config.root.resolve()
         if output == folder or inside or output in folder.parents:
             relation = "is" if output == folder else "lies inside" if inside else "contains"
-            raise SitegenError(Problem(source, None, "", f"{config.display(output)} {relation} {what}, which a build "
-                                       "would replace; set output_dir to a folder of its own, such as _site"))
+            raise SitegenError(
+                Problem(
+                    source,
+                    None,
+                    "",
+                    f"{config.display(output)} {relation} {what}, which a build "
+                    "would replace; set output_dir to a folder of its own, such as _site",
+                )
+            )
     if replace or config.output_replace or not os.path.isdir(output):
         return
     if os.path.isfile(os.path.join(output, MARKER)):
@@ -59,9 +75,18 @@ def check_output_folder(config: Config, replace: bool = False) -> None:
         with os.scandir(output) as entries:
             empty = next(entries, None) is None
     except OSError as exc:
-        raise SitegenError(Problem(str(config.display(output)), None, "", f"cannot read: {exc.strerror}")) from None
+        raise SitegenError(
+            Problem(str(config.display(output)), None, "", f"cannot read: {exc.strerror}")
+        ) from None
     if not empty:
-        raise SitegenError(Problem(config.display(output), None, "", "holds files that sitegen did not make, which a build "
-                                   f"would delete; move them away, set output_dir to another folder, or let sitegen "
-                                   f"replace them with `sitegen build --force-output` (or output_replace: true in "
-                                   f"{CONFIG_NAME})"))
+        raise SitegenError(
+            Problem(
+                config.display(output),
+                None,
+                "",
+                "holds files that sitegen did not make, which a build "
+                f"would delete; move them away, set output_dir to another folder, or let sitegen "
+                f"replace them with `sitegen build --force-output` (or output_replace: true in "
+                f"{CONFIG_NAME})",
+            )
+        )

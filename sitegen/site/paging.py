@@ -30,12 +30,15 @@ from dataclasses import dataclass
 
 from sitegen.site.groups import Group
 
-_DRAW_SCALE = 2.0 ** 64
+_DRAW_SCALE = 2.0**64
 
 
 def draw(model_key: str) -> float:
     """The model's number in [0, 1): the first 8 bytes of the sha256 of its key."""
-    return int.from_bytes(hashlib.sha256(b"page end\0" + model_key.encode()).digest()[:8], "big") / _DRAW_SCALE
+    return (
+        int.from_bytes(hashlib.sha256(b"page end\0" + model_key.encode()).digest()[:8], "big")
+        / _DRAW_SCALE
+    )
 
 
 @dataclass(frozen=True)

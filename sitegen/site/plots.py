@@ -93,7 +93,9 @@ class Frame:
     x_ticks: tuple[Tick, ...]
 
 
-GRID = "".join(f"M{LEFT} {TOP + (HEIGHT - TOP - BOTTOM) * i / 4:g}H{WIDTH - RIGHT}" for i in range(5))
+GRID = "".join(
+    f"M{LEFT} {TOP + (HEIGHT - TOP - BOTTOM) * i / 4:g}H{WIDTH - RIGHT}" for i in range(5)
+)
 
 
 @dataclass(frozen=True)
@@ -121,7 +123,9 @@ class PlotSheet:
     """A page's shared definitions: the markers its plots use and each frame once (ids
     ``pf<n>``)."""
 
-    markers: tuple[tuple[int, str], ...]  # (place, symbol path data); the stylesheet colours #pm<place>
+    markers: tuple[
+        tuple[int, str], ...
+    ]  # (place, symbol path data); the stylesheet colours #pm<place>
     frames: tuple[Frame, ...]
     grid: str = GRID
 
@@ -140,7 +144,9 @@ def sheet(*groups: Iterable[Plot] | Plot | None) -> PlotSheet:
     not, is skipped)."""
     drawn = [p for g in groups if g is not None for p in ((g,) if isinstance(g, Plot) else g)]
     places = sorted({line.index % len(PALETTE) for p in drawn for line in p.lines})
-    return PlotSheet(tuple((i, MARKERS[SHAPES[i]]) for i in places), tuple(dict.fromkeys(p.frame for p in drawn)))
+    return PlotSheet(
+        tuple((i, MARKERS[SHAPES[i]]) for i in places), tuple(dict.fromkeys(p.frame for p in drawn))
+    )
 
 
 @dataclass(frozen=True)
@@ -209,8 +215,16 @@ def _path(line: list[tuple[int, int]], alone: list[tuple[int, int]]) -> str:
     return text
 
 
-def plot(caption: str, series: list[PlotSeries], *, x_log: bool, x_title: str, y_title: str,
-         note: str | None = None, x_domain: Iterable[float] = ()) -> Plot | None:
+def plot(
+    caption: str,
+    series: list[PlotSeries],
+    *,
+    x_log: bool,
+    x_title: str,
+    y_title: str,
+    note: str | None = None,
+    x_domain: Iterable[float] = (),
+) -> Plot | None:
     """A plot of ``series`` (runs without points are left out of it and of its legend).
     ``x_domain``: x values the axis spans even where this plot has no point, so that small
     multiples share one x axis (and one set of x ticks on the page)."""
@@ -227,7 +241,9 @@ def plot(caption: str, series: list[PlotSeries], *, x_log: bool, x_title: str, y
         low, high = math.log2(xs[0]), math.log2(xs[-1])
 
         def x_at(value: float) -> float:
-            return LEFT + (inner_w / 2 if high == low else (math.log2(value) - low) / (high - low) * inner_w)
+            return LEFT + (
+                inner_w / 2 if high == low else (math.log2(value) - low) / (high - low) * inner_w
+            )
 
         shown = xs if len(xs) <= 7 else xs[:: math.ceil(len(xs) / 7)]
         x_ticks = tuple(Tick(_px(x_at(x)), f"{x:,.0f}") for x in shown)
@@ -238,7 +254,9 @@ def plot(caption: str, series: list[PlotSeries], *, x_log: bool, x_title: str, y
         def x_at(value: float) -> float:
             return LEFT + value / x_max * inner_w
 
-        x_ticks = tuple(Tick(_px(x_at(i * x_step)), _fmt(i * x_step)) for i in range(round(x_max / x_step) + 1))
+        x_ticks = tuple(
+            Tick(_px(x_at(i * x_step)), _fmt(i * x_step)) for i in range(round(x_max / x_step) + 1)
+        )
 
     def y_at(value: float) -> float:
         return TOP + inner_h - value / y_max * inner_h
@@ -263,8 +281,19 @@ def plot(caption: str, series: list[PlotSeries], *, x_log: bool, x_title: str, y
         # The points off the line from left to right, so that each moveto is a short step, and
         # none at a pixel that already has this run's marker (it would be drawn over itself).
         alone = sorted(set(alone) - set(on_line))
-        title = s.title if s.title is not None else f"{s.label}: {', '.join(words for _, _, words in s.points)}"
-        lines.append(PlotLine(s.label, s.index, _path(on_line, alone), title,
-                              tuple((x / 10, y / 10) for x, y in on_line + alone)))
+        title = (
+            s.title
+            if s.title is not None
+            else f"{s.label}: {', '.join(words for _, _, words in s.points)}"
+        )
+        lines.append(
+            PlotLine(
+                s.label,
+                s.index,
+                _path(on_line, alone),
+                title,
+                tuple((x / 10, y / 10) for x, y in on_line + alone),
+            )
+        )
     legend = tuple(Key(s.label, s.index, s.run_id) for s in drawn)
     return Plot(caption, Frame(x_title, y_title, x_ticks), y_ticks, tuple(lines), legend, note)

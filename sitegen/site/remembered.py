@@ -39,5 +39,5 @@ class ByRuns(Generic[T]):
                 return value
         value = self.compute(members)
         self.recent.insert(0, (key, tuple(map(weakref.ref, members)), value))
-        del self.recent[self.kept:]
+        del self.recent[self.kept :]
         return value

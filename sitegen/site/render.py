@@ -87,7 +87,9 @@ def environment(templates_dir: Path, cache_dir: Path | None = None) -> Environme
     env.globals["inline_asset"] = lambda name: Markup(inlined(name))
     env.globals["csp_hash"] = lambda name: Markup(_csp_hash(inlined(name)))
     env.globals["context_zero"] = numbers.CONTEXT_ZERO  # what a context of 0 is, where shown
-    env.globals["plot_sheet"] = plots.sheet  # a page's shared plot definitions (templates/_macros.html)
+    env.globals["plot_sheet"] = (
+        plots.sheet
+    )  # a page's shared plot definitions (templates/_macros.html)
     env.globals["palette"], env.globals["shapes"] = PALETTE, SHAPES  # the legend keys' places
     return env
 

@@ -18,9 +18,12 @@ from sitegen.site.groups import Group
 
 def model_places(groups: Iterable[Group]) -> dict[str, int]:
     """Each run's preferred place, by run id, from the model groups among ``groups``."""
-    return {run.id: index % len(PALETTE)
-            for group in groups if group.kind == "models"
-            for index, run in enumerate(group.runs)}
+    return {
+        run.id: index % len(PALETTE)
+        for group in groups
+        if group.kind == "models"
+        for index, run in enumerate(group.runs)
+    }
 
 
 def chart_places(run_ids: Sequence[str], places: Mapping[str, int] | None) -> list[int]:

@@ -21,7 +21,16 @@ from sitegen.site.capacity import (
     mirrored_percentile,
 )
 from sitegen.site.capacity_page import RunCapacity, money, run_capacity
-from sitegen.site.common import Field, Page, Site, engine_summary, fields, hardware_name, model_name, repository_link
+from sitegen.site.common import (
+    Field,
+    Page,
+    Site,
+    engine_summary,
+    fields,
+    hardware_name,
+    model_name,
+    repository_link,
+)
 from sitegen.site.groups import Group, accelerator_key, model_key
 from sitegen.site.launch_settings import speculative_decoding
 from sitegen.site.load_point_view import LoadPointTable, load_point_table
@@ -61,7 +70,9 @@ class MatrixCell:
     @property
     def css(self) -> str:
         """The cell's classes: its shade ``h1``–``h8`` (none for 0) and its status's, if any."""
-        return " ".join(c for c in (f"h{self.shade}" if self.shade else "", STATUS_CLASSES[self.status]) if c)
+        return " ".join(
+            c for c in (f"h{self.shade}" if self.shade else "", STATUS_CLASSES[self.status]) if c
+        )
 
 
 @dataclass(frozen=True)
@@ -253,12 +264,14 @@ def _hardware_fields(run: Run) -> tuple[Field, ...]:
 
 def _engine_fields(run: Run) -> tuple[Field, ...]:
     engine = run.engine
-    result = list(fields(
-        ("Engine", engine.name),
-        ("Version", engine.version),
-        ("Quantization", engine.quantization),
-        ("Backend", engine.backend),
-    ))
+    result = list(
+        fields(
+            ("Engine", engine.name),
+            ("Version", engine.version),
+            ("Quantization", engine.quantization),
+            ("Backend", engine.backend),
+        )
+    )
     if engine.repository:
         result.append(Field("Repository", engine.repository, repository_link(engine.repository)))
     result += fields(
@@ -289,11 +302,22 @@ def _run_fields(run: Run) -> tuple[Field, ...]:
         ("Benchmark tool", tool),
         ("Decode test", labels.DECODE_MODES.get(info.decode_mode or "")),
         ("Prefill mode", labels.PREFILL_MODES.get(info.prefill_mode or "")),
-        ("Time per measurement", numbers.seconds_setting(info.time_per_measurement_s)
-         if info.time_per_measurement_s is not None else None),
-        ("Max output", numbers.tokens(info.max_output_tokens) if info.max_output_tokens is not None else None),
-        ("Output per request", numbers.tokens(info.output_tokens_per_request)
-         if info.output_tokens_per_request is not None else None),
+        (
+            "Time per measurement",
+            numbers.seconds_setting(info.time_per_measurement_s)
+            if info.time_per_measurement_s is not None
+            else None,
+        ),
+        (
+            "Max output",
+            numbers.tokens(info.max_output_tokens) if info.max_output_tokens is not None else None,
+        ),
+        (
+            "Output per request",
+            numbers.tokens(info.output_tokens_per_request)
+            if info.output_tokens_per_request is not None
+            else None,
+        ),
         ("Date", info.date),
     )
 
@@ -307,7 +331,13 @@ def _summary(run: Run) -> str:
         parts.append(
             numbers.axis_summary(len(contexts), "context", "contexts", first, last)
             + " × "
-            + numbers.axis_summary(len(levels), "concurrency level", "concurrency levels", str(levels[0]), str(levels[-1]))
+            + numbers.axis_summary(
+                len(levels),
+                "concurrency level",
+                "concurrency levels",
+                str(levels[0]),
+                str(levels[-1]),
+            )
         )
     prefill = sorted({p.context_tokens for p in run.prefill})
     if prefill:
@@ -334,15 +364,19 @@ def _matrix(run: Run, price: Price | None = None) -> Matrix | None:
             if cell is None:
                 cells.append(None)
                 continue
-            cells.append(MatrixCell(
-                status=cell.status,
-                status_label=labels.STATUSES[cell.status],
-                total=numbers.rate(cell.total_tokens_per_s) if cell.status.measured else "",
-                ttft=f"{numbers.milliseconds(cell.ttft_ms)} TTFT" if cell.ttft_ms is not None else "",
-                shade=_shade(cell, peak),
-                note=cell.note,
-                cost=_cell_cost(cell, run.hardware.count, price),
-            ))
+            cells.append(
+                MatrixCell(
+                    status=cell.status,
+                    status_label=labels.STATUSES[cell.status],
+                    total=numbers.rate(cell.total_tokens_per_s) if cell.status.measured else "",
+                    ttft=f"{numbers.milliseconds(cell.ttft_ms)} TTFT"
+                    if cell.ttft_ms is not None
+                    else "",
+                    shade=_shade(cell, peak),
+                    note=cell.note,
+                    cost=_cell_cost(cell, run.hardware.count, price),
+                )
+            )
         anchors = tuple(matrix_anchor(context, level) for level in levels)
         rows.append(MatrixRow(numbers.context(context), tuple(cells), anchors))
     return Matrix(tuple(levels), tuple(rows))
@@ -378,7 +412,9 @@ def _measurement_rows(run: Run) -> tuple[MeasurementRow, ...]:
             completed=_figure(numbers.integer(p.samples)),
             output_tokens=_DASH,
             measured=_DASH,
-            prompt_size=_figure(numbers.integer(p.prompt_chunk_tokens) if p.prompt_chunk_tokens else ""),
+            prompt_size=_figure(
+                numbers.integer(p.prompt_chunk_tokens) if p.prompt_chunk_tokens else ""
+            ),
             anchor=prefill_anchor(p),
         )
         for p in run.prefill
@@ -399,7 +435,9 @@ def _measurement_rows(run: Run) -> tuple[MeasurementRow, ...]:
             completed=_figure(numbers.integer(c.completed_requests)),
             output_tokens=_figure(numbers.integer(c.output_tokens)),
             measured=_figure(numbers.seconds(c.measured_s)),
-            output_length=_figure(numbers.integer(c.output_tokens_per_request) if c.output_tokens_per_request else ""),
+            output_length=_figure(
+                numbers.integer(c.output_tokens_per_request) if c.output_tokens_per_request else ""
+            ),
             repeats=_figure(_repeats_said(c)),
             anchor=row_anchor(c),
         )
@@ -409,17 +447,20 @@ def _measurement_rows(run: Run) -> tuple[MeasurementRow, ...]:
 
 
 def _repeats_said(cell: DecodeCell) -> str:
-    """"3 × (1,180.2–1,260.5 tok/s)": how many repeats the cell's mean is of, and their range."""
+    """ "3 × (1,180.2–1,260.5 tok/s)": how many repeats the cell's mean is of, and their range."""
     if not cell.repeats:
         return ""
     spread = cell.repeats["spread"].get("total_tokens_per_s")
-    shown = f" ({numbers.rate(spread['min'])}–{numbers.rate(spread['max'])} tok/s)" if spread else ""
+    shown = (
+        f" ({numbers.rate(spread['min'])}–{numbers.rate(spread['max'])} tok/s)" if spread else ""
+    )
     return f"{cell.repeats['count']} ×{shown}"
 
 
 def _spanned(rows: list[MeasurementRow]) -> tuple[MeasurementRow, ...]:
     """Each run of rows with the same phase, and within it the same context, gets one cell
     spanning them: the first row's counts how many, the others' are 0."""
+
     def runs_of(key: Callable[[MeasurementRow], object]) -> list[int]:
         counts = [0] * len(rows)
         start = 0
@@ -431,7 +472,9 @@ def _spanned(rows: list[MeasurementRow]) -> tuple[MeasurementRow, ...]:
 
     phases = runs_of(lambda row: row.phase)
     contexts = runs_of(lambda row: (row.phase, row.context))
-    return tuple(replace(row, phase_rows=phases[i], context_rows=contexts[i]) for i, row in enumerate(rows))
+    return tuple(
+        replace(row, phase_rows=phases[i], context_rows=contexts[i]) for i, row in enumerate(rows)
+    )
 
 
 # The figures with statistics, how each is written, and the words for its column group.
@@ -459,45 +502,68 @@ def _speed_tail(item: PrefillPoint | DecodeCell, name: str) -> str:
 def _tails(run: Run) -> TailTable | None:
     """p50/p90/p99 of every latency that has them (and the mean when the headline is a median),
     and beside them the slow tail of per-request speed (p50/p10/p1)."""
-    items: list[tuple[str, PrefillPoint | DecodeCell]] = [("Prefill", p) for p in run.prefill if p.statistics]
+    items: list[tuple[str, PrefillPoint | DecodeCell]] = [
+        ("Prefill", p) for p in run.prefill if p.statistics
+    ]
     items += [(decode_phase(run), c) for c in run.decode if c.statistics]
     if not items:
         return None
-    figures = [(key, title, fmt) for key, title, fmt in _TAIL_FIGURES
-               if any(key in item.statistics for _, item in items)]
-    speed = any(key in item.statistics for _, item in items
-                for key in (PER_REQUEST, TIME_BETWEEN_TOKENS))
+    figures = [
+        (key, title, fmt)
+        for key, title, fmt in _TAIL_FIGURES
+        if any(key in item.statistics for _, item in items)
+    ]
+    speed = any(
+        key in item.statistics for _, item in items for key in (PER_REQUEST, TIME_BETWEEN_TOKENS)
+    )
     statistics = list(TAIL_STATISTICS)
-    if run.info.latency_statistic != "mean" and any("mean" in values for _, item in items
-                                                    for values in item.statistics.values()):
+    if run.info.latency_statistic != "mean" and any(
+        "mean" in values for _, item in items for values in item.statistics.values()
+    ):
         statistics.insert(0, "mean")
     rows = []
     for phase, item in items:
         requests = str(item.concurrency) if isinstance(item, DecodeCell) else "1"
-        values = [tuple(_figure(fmt(item.statistic(key, name))) for name in statistics)
-                  for key, _, fmt in figures]
+        values = [
+            tuple(_figure(fmt(item.statistic(key, name))) for name in statistics)
+            for key, _, fmt in figures
+        ]
         if speed:
             values.append(tuple(_figure(_speed_tail(item, name)) for name in statistics))
-        rows.append(TailRow(
-            phase=_figure(phase),
-            context=_figure(numbers.context(item.context_tokens)),
-            requests=_figure(requests),
-            figures=tuple(values),
-        ))
+        rows.append(
+            TailRow(
+                phase=_figure(phase),
+                context=_figure(numbers.context(item.context_tokens)),
+                requests=_figure(requests),
+                figures=tuple(values),
+            )
+        )
     headers = [tuple(statistics)] * len(figures)
     if speed:
-        headers.append(tuple(name if name == "mean" else mirrored_percentile(name)
-                             for name in statistics))
+        headers.append(
+            tuple(name if name == "mean" else mirrored_percentile(name) for name in statistics)
+        )
     titles = tuple(title for _, title, _ in figures) + ((SPEED_TAIL,) if speed else ())
-    marked = any(FROM_GAPS_MARK in value for row in rows for group in row.figures
-                 for value in group)
+    marked = any(
+        FROM_GAPS_MARK in value for row in rows for group in row.figures for value in group
+    )
     phases = len({phase for phase, _ in items})
-    return TailTable(titles, tuple(statistics), tuple(rows), with_phase=phases > 1,
-                     headers=tuple(headers), from_gaps=marked)
+    return TailTable(
+        titles,
+        tuple(statistics),
+        tuple(rows),
+        with_phase=phases > 1,
+        headers=tuple(headers),
+        from_gaps=marked,
+    )
 
 
 def _power(run: Run) -> PowerTable | None:
-    cells = [c for c in run.decode if c.status.measured and (c.average_power_w or c.energy_per_output_token_j)]
+    cells = [
+        c
+        for c in run.decode
+        if c.status.measured and (c.average_power_w or c.energy_per_output_token_j)
+    ]
     if not cells:
         return None
     rows = []
@@ -508,33 +574,51 @@ def _power(run: Run) -> PowerTable | None:
             energy = c.average_power_w / c.total_tokens_per_s  # derived: W ÷ tok/s = J per token
         if energy and (best is None or energy < best[0]):
             best = (energy, c)
-        rows.append(PowerRow(
-            context=_figure(numbers.context(c.context_tokens)),
-            requests=_figure(str(c.concurrency)),
-            total=_figure(numbers.rate(c.total_tokens_per_s)),
-            power=_figure(numbers.watts(c.average_power_w)),
-            energy_per_token=_figure(numbers.joules(energy) + (" measured" if c.energy_per_output_token_j else "")
-                                     if energy else numbers.MISSING),
-            tokens_per_joule=_figure(numbers.per_joule(1.0 / energy) if energy else numbers.MISSING),
-        ))
+        rows.append(
+            PowerRow(
+                context=_figure(numbers.context(c.context_tokens)),
+                requests=_figure(str(c.concurrency)),
+                total=_figure(numbers.rate(c.total_tokens_per_s)),
+                power=_figure(numbers.watts(c.average_power_w)),
+                energy_per_token=_figure(
+                    numbers.joules(energy) + (" measured" if c.energy_per_output_token_j else "")
+                    if energy
+                    else numbers.MISSING
+                ),
+                tokens_per_joule=_figure(
+                    numbers.per_joule(1.0 / energy) if energy else numbers.MISSING
+                ),
+            )
+        )
     summary = ""
     if best is not None:
         energy, cell = best
-        summary = (f"{numbers.joules(energy)} per output token ({numbers.per_joule(1.0 / energy)}) at "
-                   f"{numbers.context(cell.context_tokens)} × {numbers.count_noun(cell.concurrency, 'request')}"
-                   + (" (measured)" if cell.energy_per_output_token_j else " (derived)"))
-    return PowerTable(summary, tuple(rows), run.info.power_measurement,
-                      any(c.energy_per_output_token_j for c in cells))
+        summary = (
+            f"{numbers.joules(energy)} per output token ({numbers.per_joule(1.0 / energy)}) at "
+            f"{numbers.context(cell.context_tokens)} × {numbers.count_noun(cell.concurrency, 'request')}"
+            + (" (measured)" if cell.energy_per_output_token_j else " (derived)")
+        )
+    return PowerTable(
+        summary,
+        tuple(rows),
+        run.info.power_measurement,
+        any(c.energy_per_output_token_j for c in cells),
+    )
 
 
 def _caveats(run: Run) -> tuple[Caveat, ...]:
-    return tuple(Caveat(describe(run.raw, w.pointer), w.check, w.reason) for w in run.info.acknowledged_warnings)
+    return tuple(
+        Caveat(describe(run.raw, w.pointer), w.check, w.reason)
+        for w in run.info.acknowledged_warnings
+    )
 
 
 def _totals_note(run: Run) -> str:
     if run.prefill:
-        return ("Total tok/s is output tokens per second across all simultaneous requests; on prefill rows it is "
-                "prompt tokens per second.")
+        return (
+            "Total tok/s is output tokens per second across all simultaneous requests; on prefill rows it is "
+            "prompt tokens per second."
+        )
     return "Total tok/s is output across all simultaneous requests."
 
 
@@ -551,8 +635,13 @@ def _source_fields(run: Run) -> tuple[Field, ...]:
     source = run.source
     if source is None:
         return ()
-    result = [Field("Published by", source.publisher), Field("Source", source.title or source.url, source.url)]
-    result += fields(("Section", source.section), ("Commit", source.commit), ("Retrieved", source.retrieved))
+    result = [
+        Field("Published by", source.publisher),
+        Field("Source", source.title or source.url, source.url),
+    ]
+    result += fields(
+        ("Section", source.section), ("Commit", source.commit), ("Retrieved", source.retrieved)
+    )
     result += [Field("Related", url, url) for url in source.related_urls]
     return tuple(result)
 
@@ -563,7 +652,11 @@ def _related(site: Site, run: Run, groups: dict[tuple[str, str], Group]) -> tupl
     # No run counts here: a new run would change every page of its group, not just its own.
     return (
         Field(f"All runs of {model_group.label}", model_group.label, site.url(model_group.path)),
-        Field(f"All runs on {hardware_group.label}", hardware_group.label, site.url(hardware_group.path)),
+        Field(
+            f"All runs on {hardware_group.label}",
+            hardware_group.label,
+            site.url(hardware_group.path),
+        ),
     )
 
 
@@ -574,8 +667,9 @@ _LINKS_START = b"<section class=card aria-labelledby=downloads-h>"
 _SECTION_END = b"</section>"
 
 
-def run_links(site: Site, run: Run, groups: dict[tuple[str, str], Group],
-              comparisons: tuple[Field, ...]) -> tuple[str, tuple[Field, ...]]:
+def run_links(
+    site: Site, run: Run, groups: dict[tuple[str, str], Group], comparisons: tuple[Field, ...]
+) -> tuple[str, tuple[Field, ...]]:
     """What a run page's last section shows: the address of the run's result file, and the pages
     it links to (its model's and accelerator's, then ``comparisons``)."""
     return site.url(f"runs/{run.id}.json"), _related(site, run, groups) + comparisons
@@ -588,12 +682,18 @@ def with_links(page: bytes, links: str) -> bytes | None:
     end = page.find(_SECTION_END, start) if start >= 0 else -1
     if end < 0:
         return None
-    return page[:start] + links.encode() + page[end + len(_SECTION_END):]
+    return page[:start] + links.encode() + page[end + len(_SECTION_END) :]
 
 
-def run_page(site: Site, run: Run, groups: dict[tuple[str, str], Group], label: str = "",
-             comparisons: tuple[Field, ...] = (), analysis: Analysis | None = None,
-             history: RunHistory | None = None) -> Page:
+def run_page(
+    site: Site,
+    run: Run,
+    groups: dict[tuple[str, str], Group],
+    label: str = "",
+    comparisons: tuple[Field, ...] = (),
+    analysis: Analysis | None = None,
+    history: RunHistory | None = None,
+) -> Page:
     """The speed-test-matrix page of one run, at /runs/<id>/; ``label`` tells it from runs of
     the same model, accelerator and engine (labels.distinguishing_labels); ``comparisons``
     link it to comparisons with the other runs of its model and accelerator."""
@@ -618,11 +718,17 @@ def run_page(site: Site, run: Run, groups: dict[tuple[str, str], Group], label: 
         matrix=_matrix(run, analysis.price(run)),
         capacity=run_capacity(site, run, analysis),
         explanations=_explanations(run),
-        ttft_note=("TTFT is measured after the benchmark warms the server's prompt cache, so it mostly excludes prefill."
-                   if run.info.prefill_mode == "decode-warmup" else None),
-        latency_note=labels.LATENCY_STATISTICS.get(run.info.latency_statistic or "", labels.LATENCY_UNDECLARED),
+        ttft_note=(
+            "TTFT is measured after the benchmark warms the server's prompt cache, so it mostly excludes prefill."
+            if run.info.prefill_mode == "decode-warmup"
+            else None
+        ),
+        latency_note=labels.LATENCY_STATISTICS.get(
+            run.info.latency_statistic or "", labels.LATENCY_UNDECLARED
+        ),
         latency_statistic=run.info.latency_statistic
-        if run.info.latency_statistic in ("mean", "median") else "as reported",
+        if run.info.latency_statistic in ("mean", "median")
+        else "as reported",
         totals_note=_totals_note(run),
         decode_heading=decode_phase(run),
         measurements=_measurement_rows(run),

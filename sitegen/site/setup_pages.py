@@ -513,9 +513,8 @@ def _timeline_title(point: history.Point) -> str:
     words = FIGURES[point.figure][1]
     if point.kind == "decode":
         context = numbers.context(int(point.position[0] or 0))
-        return (
-            f"{words} at {context} context × {point.position[1]} requests"
-            + _length_words(point.position)
+        return f"{words} at {context} context × {point.position[1]} requests" + _length_words(
+            point.position
         )
     if point.kind == "prefill":
         context = numbers.context(int(point.position[0] or 0))

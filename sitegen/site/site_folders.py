@@ -32,7 +32,13 @@ def plain_relative(name: str) -> bool:
     PurePosixPath form, in a fraction of the time: a build checks every file name it keeps
     (400,000 calls at 20,000 runs)."""
     wrapped = f"/{name}/"  # an empty, "." or ".." part shows as "//", "/./" or "/../" in it
-    return bool(name) and "\0" not in name and "//" not in wrapped and "/./" not in wrapped and "/../" not in wrapped
+    return (
+        bool(name)
+        and "\0" not in name
+        and "//" not in wrapped
+        and "/./" not in wrapped
+        and "/../" not in wrapped
+    )
 
 
 def all_plain_relative(names: list[str]) -> bool:
@@ -42,8 +48,12 @@ def all_plain_relative(names: list[str]) -> bool:
     if not names:
         return True
     joined = "/" + "/\0/".join(names) + "/"
-    return joined.count("\0") == len(names) - 1 and "//" not in joined and "/./" not in joined \
+    return (
+        joined.count("\0") == len(names) - 1
+        and "//" not in joined
+        and "/./" not in joined
         and "/../" not in joined
+    )
 
 
 def folders_of(files: Iterable[str]) -> dict[str, set[str]] | None:
@@ -76,7 +86,9 @@ def _add(folders: dict[str, set[str]], name: str) -> None:
         folder = parent
 
 
-def changed_folders(before: dict[str, set[str]], files_before: set[str], files: set[str]) -> dict[str, set[str]] | None:
+def changed_folders(
+    before: dict[str, set[str]], files_before: set[str], files: set[str]
+) -> dict[str, set[str]] | None:
     """folders_of(``files``), from ``before`` (folders_of(``files_before``), left as it is) and
     what changed: a build that adds a run changes a few hundred of 68,000 files at 20,000 runs,
     and a copy of the folders it changes is a fraction of working out every folder anew."""
@@ -99,7 +111,9 @@ def changed_folders(before: dict[str, set[str]], files_before: set[str], files: 
     for name in files_before - files:
         folder, _, leaf = name.rpartition("/")
         names_in(folder).discard(leaf)
-        while folder and not folders[folder]:  # a folder left empty is gone, and named no more above
+        while (
+            folder and not folders[folder]
+        ):  # a folder left empty is gone, and named no more above
             del folders[folder]
             folder, _, leaf = folder.rpartition("/")
             names_in(folder).discard(leaf)
@@ -146,7 +160,9 @@ def found_entry(path: str, folder: bool) -> os.stat_result | None:
         found = os.lstat(path)
     except (OSError, ValueError):
         return None
-    return found if (stat.S_ISDIR(found.st_mode) if folder else stat.S_ISREG(found.st_mode)) else None
+    return (
+        found if (stat.S_ISDIR(found.st_mode) if folder else stat.S_ISREG(found.st_mode)) else None
+    )
 
 
 def current_identity(path: str, folder: bool = False) -> file_identity.Identity | None:
@@ -155,14 +171,22 @@ def current_identity(path: str, folder: bool = False) -> file_identity.Identity 
     return file_identity.identity(found) if found is not None else None
 
 
-def settled_identity(path: str, now: file_identity.Clock | None, folder: bool = False) -> file_identity.Identity | None:
+def settled_identity(
+    path: str, now: file_identity.Clock | None, folder: bool = False
+) -> file_identity.Identity | None:
     """The identity to record: None where it was changed too recently to be told from a later
     change (files.settled), which the next build then checks instead of trusting."""
     found = found_entry(path, folder)
-    return file_identity.identity(found) if found is not None and file_identity.settled(found, now) else None
+    return (
+        file_identity.identity(found)
+        if found is not None and file_identity.settled(found, now)
+        else None
+    )
 
 
-def record(root: str, folders: Iterable[str], now: file_identity.Clock | None, known: Record | None = None) -> Record:
+def record(
+    root: str, folders: Iterable[str], now: file_identity.Clock | None, known: Record | None = None
+) -> Record:
     """The identity of each of ``folders`` of the tree at ``root``, for a later build to trust;
     ``now``: files.file_system_now, taken before any folder is looked at.
 
@@ -177,12 +201,19 @@ def record(root: str, folders: Iterable[str], now: file_identity.Clock | None, k
         shared = known.keys() & identities.keys()
         identities.update(zip(shared, map(known.__getitem__, shared), strict=True))
     for folder in [folder for folder, identity in identities.items() if identity is None]:
-        identities[folder] = settled_identity(f"{root}/{folder}" if folder else root, now, folder=True)
+        identities[folder] = settled_identity(
+            f"{root}/{folder}" if folder else root, now, folder=True
+        )
     return identities
 
 
-def holds_exactly(root: str, files: set[str], folders: dict[str, set[str]], recorded: Record,
-                  same_as: tuple[str, set[str]] | None = None) -> Record | None:
+def holds_exactly(
+    root: str,
+    files: set[str],
+    folders: dict[str, set[str]],
+    recorded: Record,
+    same_as: tuple[str, set[str]] | None = None,
+) -> Record | None:
     """Whether the tree at ``root`` holds exactly ``files`` (plain files) and ``folders`` (their
     folders_of: folders, not links to them), and nothing besides: when it does, the identities
     of ``recorded`` that still stand (the folders found as recorded, taken as they were), else
@@ -225,8 +256,13 @@ def holds_exactly(root: str, files: set[str], folders: dict[str, set[str]], reco
     return standing
 
 
-def lists_exactly(path: str, names: set[str], files: set[str], folder: str,
-                  linked: set[str] | frozenset[str] = _NO_NAMES) -> dict[str, int] | None:
+def lists_exactly(
+    path: str,
+    names: set[str],
+    files: set[str],
+    folder: str,
+    linked: set[str] | frozenset[str] = _NO_NAMES,
+) -> dict[str, int] | None:
     """Whether the folder at ``path`` holds exactly ``names``: the tree's files as plain files,
     its folders as folders (not links to them). When it does, the inode of each of its files
     that ``linked`` names (empty when none is asked for: ``is None`` tells); else None."""
@@ -258,8 +294,11 @@ def _same_files(inodes: dict[str, int], other_root: str, folder: str) -> bool:
     other_path = f"{other_root}/{folder}" if folder else other_root
     try:
         with os.scandir(other_path) as entries:
-            theirs = {entry.name: entry.inode() for entry in entries
-                      if entry.name in inodes and entry.is_file(follow_symlinks=False)}
+            theirs = {
+                entry.name: entry.inode()
+                for entry in entries
+                if entry.name in inodes and entry.is_file(follow_symlinks=False)
+            }
     except OSError:
         return False
     return inodes == theirs

@@ -36,7 +36,15 @@ from pathlib import Path
 
 from sitegen import files
 from sitegen.errors import Problem, SitegenError
-from sitegen.site.site_folders import Record, changed_folders, folders_of, holds_exactly, plain_relative, record, unchanged_since
+from sitegen.site.site_folders import (
+    Record,
+    changed_folders,
+    folders_of,
+    holds_exactly,
+    plain_relative,
+    record,
+    unchanged_since,
+)
 
 MARKER = ".sitegen-output"
 MARKER_TEXT = b"This folder is made by `sitegen build`, which replaces everything in it.\n"
@@ -59,8 +67,13 @@ class PreviousSite:
 class StagedOutput:
     """Collects the files of one build; ``commit`` puts them in place."""
 
-    def __init__(self, output_dir: Path, in_place: bool = False, spare: Path | None = None,
-                 previous: PreviousSite | None = None) -> None:
+    def __init__(
+        self,
+        output_dir: Path,
+        in_place: bool = False,
+        spare: Path | None = None,
+        previous: PreviousSite | None = None,
+    ) -> None:
         self.output_dir = output_dir
         # in_place: there is a previous site whose unchanged files ``keep`` may share.
         self.in_place = in_place and output_dir.is_dir()
@@ -89,17 +102,30 @@ class StagedOutput:
         self._stale_folders: set[str] = set()
         self._removed: set[str] = set()  # what _remove_stale removed (files and folders)
         if output_dir.exists() and not output_dir.is_dir():
-            raise SitegenError(Problem(str(output_dir), None, "", "exists but is not a folder; move it away or set output_dir"))
+            raise SitegenError(
+                Problem(
+                    str(output_dir),
+                    None,
+                    "",
+                    "exists but is not a folder; move it away or set output_dir",
+                )
+            )
         try:
             output_dir.parent.mkdir(parents=True, exist_ok=True)
             clean_leftovers(output_dir)
-            self.staging = Path(tempfile.mkdtemp(prefix=_prefix(output_dir, _STAGING), dir=output_dir.parent))
+            self.staging = Path(
+                tempfile.mkdtemp(prefix=_prefix(output_dir, _STAGING), dir=output_dir.parent)
+            )
             # mkdtemp makes a private (0700) folder, and every build renames it into place:
             # give it the mode any new folder gets (0755 under the usual umask 022), so a web
             # server running as another user can read the site. Files already get 0644 so.
             os.chmod(self.staging, 0o777 & ~_umask())
         except OSError as exc:
-            raise SitegenError(Problem(str(output_dir), None, "", f"cannot create the output folder: {exc.strerror}")) from None
+            raise SitegenError(
+                Problem(
+                    str(output_dir), None, "", f"cannot create the output folder: {exc.strerror}"
+                )
+            ) from None
         if self.in_place and spare is not None:
             self._reuse_spare(spare)
 
@@ -119,7 +145,11 @@ class StagedOutput:
         spare is only a head start: whatever it holds is checked against the last build's record
         or the previous site, never published as it is."""
         try:
-            if not spare.is_dir() or spare.is_symlink() or os.stat(spare).st_dev != os.stat(self.staging).st_dev:
+            if (
+                not spare.is_dir()
+                or spare.is_symlink()
+                or os.stat(spare).st_dev != os.stat(self.staging).st_dev
+            ):
                 return
             os.rename(spare, self.staging)  # onto the empty folder mkdtemp made: one step
         except OSError:
@@ -162,8 +192,13 @@ class StagedOutput:
                 return False
         except OSError:
             return False
-        standing = holds_exactly(str(self.staging), previous.files, folders, previous.spare_folders,
-                                 same_as=(str(self.output_dir), previous.files))
+        standing = holds_exactly(
+            str(self.staging),
+            previous.files,
+            folders,
+            previous.spare_folders,
+            same_as=(str(self.output_dir), previous.files),
+        )
         if standing is None:
             return False
         self._standing = standing
@@ -186,13 +221,17 @@ class StagedOutput:
             self._stale.discard(relative)
         elif relative in self._stale_folders:
             shutil.rmtree(target)
-            self._stale_folders = {f for f in self._stale_folders if f != relative and not f.startswith(relative + "/")}
+            self._stale_folders = {
+                f for f in self._stale_folders if f != relative and not f.startswith(relative + "/")
+            }
             self._stale = {f for f in self._stale if not f.startswith(relative + "/")}
 
     def _claim(self, relative: str, known_plain: bool = False) -> None:
         """Take ``relative`` for this build's file; ``known_plain``: it was checked plain already."""
         if not known_plain and not plain_relative(relative):
-            raise SitegenError(Problem(relative, None, "", "refusing to write outside the output folder"))
+            raise SitegenError(
+                Problem(relative, None, "", "refusing to write outside the output folder")
+            )
         if relative in self.written:
             raise SitegenError(Problem(relative, None, "", "two pages want the same output file"))
         self.written.add(relative)
@@ -215,7 +254,9 @@ class StagedOutput:
             # A new file: a name the reused spare held was unlinked above (its file may be the live site's).
             Path(target).write_bytes(data)
         except OSError as exc:
-            raise SitegenError(Problem(str(self.output_dir / relative), None, "", f"cannot write: {exc.strerror}")) from None
+            raise SitegenError(
+                Problem(str(self.output_dir / relative), None, "", f"cannot write: {exc.strerror}")
+            ) from None
 
     def keep(self, relative: str, found: os.stat_result | None = None) -> None:
         """Take an unchanged file of the previous site into the new one (incremental builds only,
@@ -250,9 +291,15 @@ class StagedOutput:
             except OSError:  # a file system without hard links: a copy is as good, only slower
                 shutil.copyfile(source, target, follow_symlinks=False)
         except OSError as exc:
-            raise SitegenError(Problem(str(self.output_dir / relative), None, "",
-                                       f"cannot reuse the previous build's file: {exc.strerror}; "
-                                       "run `sitegen build` again (it rebuilds what it cannot reuse)")) from None
+            raise SitegenError(
+                Problem(
+                    str(self.output_dir / relative),
+                    None,
+                    "",
+                    f"cannot reuse the previous build's file: {exc.strerror}; "
+                    "run `sitegen build` again (it rebuilds what it cannot reuse)",
+                )
+            ) from None
 
     def keep_all(self, names: set[str]) -> None:
         """``keep`` for each of ``names``: at once for the files a trusted spare holds (each is
@@ -276,7 +323,12 @@ class StagedOutput:
             mirrored = not self.in_place and self.spare is not None and self._mirror(self.spare)
             if self.output_dir.exists():
                 aside = swap(self.staging, self.output_dir)
-                if mirrored or aside != self.staging or self.spare is None or not self._set_aside(aside, self.spare):
+                if (
+                    mirrored
+                    or aside != self.staging
+                    or self.spare is None
+                    or not self._set_aside(aside, self.spare)
+                ):
                     shutil.rmtree(aside, ignore_errors=True)
                 else:
                     self._spare_left = "previous"
@@ -323,7 +375,9 @@ class StagedOutput:
                 return {}
             # The folders of the previous site found as the last build recorded them: what this
             # build changed in them shows as changed, as it must.
-            return record(spare, after, files.file_system_now(clock, after_tick=True), self._aside_standing)
+            return record(
+                spare, after, files.file_system_now(clock, after_tick=True), self._aside_standing
+            )
         except OSError:
             return {}  # a spare cut short is only a head start for the next build, which lists it
 
@@ -337,8 +391,13 @@ class StagedOutput:
         live = str(self.output_dir)
         # A file this build kept is the previous site's file; in a folder changed since the last
         # build recorded it, each must still be the one the new site has.
-        standing = holds_exactly(spare, previous.files, before, previous.folders,
-                                 same_as=(live, self.written - self.fresh))
+        standing = holds_exactly(
+            spare,
+            previous.files,
+            before,
+            previous.folders,
+            same_as=(live, self.written - self.fresh),
+        )
         if standing is None:
             return False
         gone_files = previous.files - self.written
@@ -379,14 +438,20 @@ class StagedOutput:
         spare cut short is harmless: whatever it lacks is linked by the build that uses it)."""
         try:
             if os.path.lexists(spare):
-                shutil.rmtree(spare) if spare.is_dir() and not spare.is_symlink() else os.unlink(spare)
+                shutil.rmtree(spare) if spare.is_dir() and not spare.is_symlink() else os.unlink(
+                    spare
+                )
             made: set[str] = set()
             for name in sorted(self.written):
                 folder = os.path.dirname(name)
                 if folder not in made:
                     os.makedirs(os.path.join(spare, folder), exist_ok=True)
                     made.add(folder)
-                os.link(os.path.join(self.staging, name), os.path.join(spare, name), follow_symlinks=False)
+                os.link(
+                    os.path.join(self.staging, name),
+                    os.path.join(spare, name),
+                    follow_symlinks=False,
+                )
         except OSError:
             return False
         return True
@@ -398,7 +463,9 @@ class StagedOutput:
         try:
             spare.parent.mkdir(parents=True, exist_ok=True)
             if os.path.lexists(spare):
-                shutil.rmtree(spare) if spare.is_dir() and not spare.is_symlink() else os.unlink(spare)
+                shutil.rmtree(spare) if spare.is_dir() and not spare.is_symlink() else os.unlink(
+                    spare
+                )
             os.rename(previous, spare)
         except OSError:
             return False
@@ -464,7 +531,10 @@ def exchange(first: Path, second: Path) -> bool:
     """
     if _renameat2 is None:
         return False
-    if _renameat2(_AT_FDCWD, os.fsencode(first), _AT_FDCWD, os.fsencode(second), _RENAME_EXCHANGE) == 0:
+    if (
+        _renameat2(_AT_FDCWD, os.fsencode(first), _AT_FDCWD, os.fsencode(second), _RENAME_EXCHANGE)
+        == 0
+    ):
         return True
     code = ctypes.get_errno()
     if code in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP):
@@ -481,13 +551,19 @@ def clean_leftovers(output_dir: Path) -> None:
         for entry in os.scandir(parent):
             for kind in (_STAGING, _ASIDE):
                 start = f".{output_dir.name}.{kind}-"
-                if entry.name.startswith(start) and entry.is_dir(follow_symlinks=False) \
-                        and not _running(entry.name[len(start):].split("-", 1)[0]):
+                if (
+                    entry.name.startswith(start)
+                    and entry.is_dir(follow_symlinks=False)
+                    and not _running(entry.name[len(start) :].split("-", 1)[0])
+                ):
                     stale.append(Path(entry.path))
     for folder in sorted(stale):
         previous = folder / "site"
-        if not os.path.lexists(output_dir) and folder.name.startswith(f".{output_dir.name}.{_ASIDE}-") \
-                and previous.is_dir():
+        if (
+            not os.path.lexists(output_dir)
+            and folder.name.startswith(f".{output_dir.name}.{_ASIDE}-")
+            and previous.is_dir()
+        ):
             with contextlib.suppress(OSError):
                 os.rename(previous, output_dir)
         shutil.rmtree(folder, ignore_errors=True)

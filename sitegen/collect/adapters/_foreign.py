@@ -59,7 +59,9 @@ class Node:
         return SitegenError(self.problem(message))
 
     def problem(self, message: str) -> Problem:
-        return Problem(self.document.source, self.document.line_of(self.pointer), self.pointer, message)
+        return Problem(
+            self.document.source, self.document.line_of(self.pointer), self.pointer, message
+        )
 
     # --- navigation ----------------------------------------------------------------
 
@@ -79,12 +81,16 @@ class Node:
         return child
 
     def items(self) -> list[tuple[str, Node]]:
-        return [(key, Node(self.document, pointer_join(self.pointer, key), value))
-                for key, value in self.mapping().items()]
+        return [
+            (key, Node(self.document, pointer_join(self.pointer, key), value))
+            for key, value in self.mapping().items()
+        ]
 
     def elements(self) -> list[Node]:
-        return [Node(self.document, pointer_join(self.pointer, index), value)
-                for index, value in enumerate(self.sequence())]
+        return [
+            Node(self.document, pointer_join(self.pointer, index), value)
+            for index, value in enumerate(self.sequence())
+        ]
 
     # --- typed values --------------------------------------------------------------
 
@@ -144,7 +150,9 @@ class Node:
         """The YYYY-MM-DD part of an ISO date and time (what a page shows of a run's date)."""
         match = _ISO_DATE.match(self.text())
         if not match:
-            raise self.error(f"expected an ISO date and time such as '2026-07-09T14:39:31', got {self.text()!r}")
+            raise self.error(
+                f"expected an ISO date and time such as '2026-07-09T14:39:31', got {self.text()!r}"
+            )
         return match[1]
 
 
@@ -193,7 +201,9 @@ class Adapted:
     """The canonical result an adapter could build from a raw document alone."""
 
     imported_from: str
-    sections: dict[str, dict[str, Any]] = field(default_factory=lambda: {name: {} for name in SECTIONS})
+    sections: dict[str, dict[str, Any]] = field(
+        default_factory=lambda: {name: {} for name in SECTIONS}
+    )
     prefill: list[dict[str, Any]] = field(default_factory=list)
     decode: list[dict[str, Any]] = field(default_factory=list)
     load_points: list[dict[str, Any]] = field(default_factory=list)  # schema 1.2, open-loop points
@@ -203,8 +213,15 @@ class Adapted:
     tool_run: dict[str, Any] = field(default_factory=dict)
     recorded: dict[str, Recorded] = field(default_factory=dict)
 
-    def record(self, section: str, name: str, value: Any, node: Node, shown: str,
-               agrees: Callable[[Any], bool]) -> None:
+    def record(
+        self,
+        section: str,
+        name: str,
+        value: Any,
+        node: Node,
+        shown: str,
+        agrees: Callable[[Any], bool],
+    ) -> None:
         """Put a field the raw file records, which run.yaml may restate but not contradict."""
         self.put(section, name, value, node)
         self.recorded[f"/{section}/{name}"] = Recorded(node, shown, agrees)

@@ -24,8 +24,16 @@ from typing import Any
 from sitegen.collect.adapters import serving, vllm_bench
 from sitegen.collect.adapters._foreign import Adapted, Node, Record
 
-_STATISTICS = {"avg": "mean", "std": "stddev", "min": "min", "max": "max", "p50": "p50", "p90": "p90",
-               "p95": "p95", "p99": "p99"}
+_STATISTICS = {
+    "avg": "mean",
+    "std": "stddev",
+    "min": "min",
+    "max": "max",
+    "p50": "p50",
+    "p90": "p90",
+    "p95": "p95",
+    "p99": "p99",
+}
 _LATENCIES = {"time_to_first_token": "ttft_ms", "inter_token_latency": "time_between_tokens_ms"}
 
 
@@ -42,13 +50,20 @@ def looks_like_aiperf(data: Any) -> bool:
     if isinstance(data, dict) and isinstance(data.get("per_combination_metrics"), list):
         return data.get("aggregation_type") == "sweep" or "metadata" in data
     config = data.get("input_config") if isinstance(data, dict) else None
-    return (isinstance(config, dict) and any(key in config for key in _AIPERF_CONFIGS)
-            and any(key in _metrics_of(data) for key in _METRICS))
+    return (
+        isinstance(config, dict)
+        and any(key in config for key in _AIPERF_CONFIGS)
+        and any(key in _metrics_of(data) for key in _METRICS)
+    )
 
 
 def looks_like_genai_perf(data: Any) -> bool:
     config = data.get("input_config") if isinstance(data, dict) else None
-    return isinstance(config, dict) and "concurrency" in config and any(key in data for key in _METRICS)
+    return (
+        isinstance(config, dict)
+        and "concurrency" in config
+        and any(key in data for key in _METRICS)
+    )
 
 
 def _metrics_of(data: dict[str, Any]) -> dict[str, Any]:
@@ -65,20 +80,32 @@ def adapt(records: list[Node]) -> Adapted:
         # A sweep folder holds both: the per-concurrency exports keep the settings the summary lacks.
         records = runs
     exports = [export for record in records for export in _exports(record)]
-    adapted = Adapted(f"{tool} profile export{'s' if len(records) != 1 else ''} ({len(exports)} run"
-                      f"{'s' if len(exports) != 1 else ''})")
+    adapted = Adapted(
+        f"{tool} profile export{'s' if len(records) != 1 else ''} ({len(exports)} run"
+        f"{'s' if len(exports) != 1 else ''})"
+    )
     points = [_point(export, aiperf) for export in exports]
     adapted.put("run", "benchmark_tool", tool, records[0])
     adapted.put("run", "latency_statistic", "median", records[0])
     _decode_mode(adapted, exports)
     adapted.put("run", "prefill_mode", "not-measured", records[0])
     _version(adapted, records)
-    vllm_bench.same_model(adapted, [(export.record, _model(export.record)) for export in exports
-                                    if export.record.get("input_config") is not None])
+    vllm_bench.same_model(
+        adapted,
+        [
+            (export.record, _model(export.record))
+            for export in exports
+            if export.record.get("input_config") is not None
+        ],
+    )
     starts = sorted(text for export in exports if (text := export.record.opt_text("start_time")))
     if starts:
-        adapted.put("run", "date", exports[0].record.need("start_time").iso_date() if len(starts) == 1
-                    else starts[0][:10], exports[0].record)
+        adapted.put(
+            "run",
+            "date",
+            exports[0].record.need("start_time").iso_date() if len(starts) == 1 else starts[0][:10],
+            exports[0].record,
+        )
     if aiperf:
         _telemetry(adapted, records)
     _provenance(adapted, records)
@@ -90,17 +117,20 @@ def adapt(records: list[Node]) -> Adapted:
 def _per_request_note(adapted: Adapted, exports: list[_Export], aiperf: bool) -> None:
     """Where per_request_tokens_per_s comes from, said only when some export has its source (a
     non-streaming run has neither)."""
+
     def has(metric: str) -> bool:
         return any(export.metrics.get(metric) is not None for export in exports)
 
     if aiperf and has("output_token_throughput_per_user"):
         adapted.notes.append(
-            "per_request_tokens_per_s is AIPerf's output_token_throughput_per_user (median).")
+            "per_request_tokens_per_s is AIPerf's output_token_throughput_per_user (median)."
+        )
     elif has("inter_token_latency"):
         adapted.notes.append(
             "per_request_tokens_per_s = 1000 / median inter-token latency (derived): the export "
             "has no output_token_throughput_per_user, and GenAI-Perf's "
-            "output_token_throughput_per_request includes the first token.")
+            "output_token_throughput_per_request includes the first token."
+        )
 
 
 @dataclass(frozen=True)
@@ -120,12 +150,18 @@ def _exports(record: Node) -> list[_Export]:
         exports = []
         for entry in combinations.elements():
             parameters = entry.need("parameters")
-            exports.append(_Export(entry, entry.need("metrics"), None, parameters.get("concurrency")))
+            exports.append(
+                _Export(entry, entry.need("metrics"), None, parameters.get("concurrency"))
+            )
         return exports
     config = record.need("input_config")
     load = _load(config)
     metrics = record.get("records") if isinstance(record.value.get("records"), dict) else record
-    return [_Export(record, metrics or record, load, load.get("concurrency") if load is not None else None)]
+    return [
+        _Export(
+            record, metrics or record, load, load.get("concurrency") if load is not None else None
+        )
+    ]
 
 
 def _load(config: Node) -> Node | None:
@@ -134,7 +170,11 @@ def _load(config: Node) -> Node | None:
         return config.get("loadgen")
     phases = config.get("phases")
     if phases is not None:
-        measured = [phase for phase in phases.elements() if phase.opt_flag("exclude_from_results") is not True]
+        measured = [
+            phase
+            for phase in phases.elements()
+            if phase.opt_flag("exclude_from_results") is not True
+        ]
         profiling = [phase for phase in measured if phase.opt_text("name") == "profiling"]
         chosen = profiling or measured
         return chosen[-1] if chosen else None
@@ -150,7 +190,11 @@ def _decode_mode(adapted: Adapted, exports: list[_Export]) -> None:
         load = export.load
         if load is None:
             continue
-        duration = load.get("benchmark_duration") or load.get("duration") or load.get("measurement_interval")
+        duration = (
+            load.get("benchmark_duration")
+            or load.get("duration")
+            or load.get("measurement_interval")
+        )
         count = load.get("request_count") or load.get("requests")
         if duration is not None and serving.finite(duration.value) and duration.value > 0:
             modes.add("fixed-duration")
@@ -184,18 +228,36 @@ def _provenance(adapted: Adapted, records: list[Node]) -> None:
     # run_info (schema 1.3 on), the export's top level (benchmark_id in 1.0), the configuration
     # and its artifacts section (cli_command in 1.0).
     nested = [config.get(key) for key in ("input", "artifacts")] if config is not None else []
-    sources = [node for node in (info, first, config, *nested)
-               if node is not None and isinstance(node.value, dict)]
-    for key, kind in (("random_seed", int), ("sweep_id", str), ("benchmark_id", str), ("variation_label", str),
-                      ("trial", int)):
+    sources = [
+        node
+        for node in (info, first, config, *nested)
+        if node is not None and isinstance(node.value, dict)
+    ]
+    for key, kind in (
+        ("random_seed", int),
+        ("sweep_id", str),
+        ("benchmark_id", str),
+        ("variation_label", str),
+        ("trial", int),
+    ):
         found = next((node.value[key] for node in sources if node.value.get(key) is not None), None)
-        if isinstance(found, kind) and not isinstance(found, bool) and not (isinstance(found, int) and found < 0):
+        if (
+            isinstance(found, kind)
+            and not isinstance(found, bool)
+            and not (isinstance(found, int) and found < 0)
+        ):
             facts.append(f"{key} {found}")
             adapted.tool_run[key] = found.strip()[:200] if isinstance(found, str) else found
     if facts:
         adapted.notes.append(f"AIPerf export: {', '.join(facts)}."[:2000])
-    command = next((node.value["cli_command"] for node in sources
-                    if isinstance(node.value.get("cli_command"), str)), None)
+    command = next(
+        (
+            node.value["cli_command"]
+            for node in sources
+            if isinstance(node.value.get("cli_command"), str)
+        ),
+        None,
+    )
     if command and command.strip():
         adapted.notes.append(f"Command: {command}"[:2000])
         adapted.tool_run["command"] = command.strip()[:20000]
@@ -204,7 +266,11 @@ def _provenance(adapted: Adapted, records: list[Node]) -> None:
 def _model(record: Node) -> Node | None:
     config = record.need("input_config")
     endpoint = config.get("endpoint")
-    names = endpoint.get("model_names") if endpoint is not None and isinstance(endpoint.value, dict) else None
+    names = (
+        endpoint.get("model_names")
+        if endpoint is not None and isinstance(endpoint.value, dict)
+        else None
+    )
     models = config.get("models")
     if names is None and models is not None and isinstance(models.value, dict):
         items = models.get("items")
@@ -219,11 +285,18 @@ def _model(record: Node) -> Node | None:
 def _invalid(record: Node) -> str:
     """Why the export itself says the run is not valid, quoted from it ("" when it does not)."""
     metadata = record.get("metadata")
-    if metadata is None or not isinstance(metadata.value, dict) or metadata.opt_flag("submission_valid") is not False:
+    if (
+        metadata is None
+        or not isinstance(metadata.value, dict)
+        or metadata.opt_flag("submission_valid") is not False
+    ):
         return ""
     reasons = metadata.get("submission_invalid_reasons")
-    quoted = (", ".join(repr(str(reason)) for reason in reasons.value)
-              if reasons is not None and isinstance(reasons.value, list) and reasons.value else "none given")
+    quoted = (
+        ", ".join(repr(str(reason)) for reason in reasons.value)
+        if reasons is not None and isinstance(reasons.value, list) and reasons.value
+        else "none given"
+    )
     return f"AIPerf marked this run invalid (metadata.submission_valid false; submission_invalid_reasons: {quoted})"
 
 
@@ -238,8 +311,10 @@ def _point(export: _Export, aiperf: bool) -> serving.Point:
     count = _value(metrics, "request_count", "avg")
     errors = _value(metrics, "error_request_count", "avg")
     if count == 0 or (count is None and errors):
-        point.failed = (f"no request succeeded (request_count.avg {count or 0:g}, "
-                        f"error_request_count.avg {errors or 0:g}{_error_kinds(record)})")
+        point.failed = (
+            f"no request succeeded (request_count.avg {count or 0:g}, "
+            f"error_request_count.avg {errors or 0:g}{_error_kinds(record)})"
+        )
         return point
     _place(point, export)
     point.mean_input_tokens = _value(metrics, "input_sequence_length", "avg")
@@ -249,7 +324,11 @@ def _point(export: _Export, aiperf: bool) -> serving.Point:
         point.figure(figure, _value(metrics, metric, "p50"), None)
         _statistics(point, metrics, metric, figure)
     if aiperf and metrics.get("output_token_throughput_per_user") is not None:
-        point.figure("per_request_tokens_per_s", _value(metrics, "output_token_throughput_per_user", "p50"), None)
+        point.figure(
+            "per_request_tokens_per_s",
+            _value(metrics, "output_token_throughput_per_user", "p50"),
+            None,
+        )
         _statistics(point, metrics, "output_token_throughput_per_user", "per_request_tokens_per_s")
     else:
         itl = _value(metrics, "inter_token_latency", "p50")
@@ -264,16 +343,22 @@ def _point(export: _Export, aiperf: bool) -> serving.Point:
     throughput = _value(metrics, "request_throughput", "avg")
     if point.load is not None and throughput:
         point.load_figures["request_throughput"] = (serving.rounded(throughput), "")
-    for metric, name in (("goodput", "goodput_requests_per_s"), ("good_request_count", "good_requests")):
+    for metric, name in (
+        ("goodput", "goodput_requests_per_s"),
+        ("good_request_count", "good_requests"),
+    ):
         reported = _value(metrics, metric, "avg")
         if reported is not None:  # AIPerf's own figure against the --goodput SLOs, kept as reported
             point.keep(name, reported)
     if errors:
         point.keep("errored_requests", errors)
     if record.get("was_cancelled") is not None and record.opt_flag("was_cancelled") is True:
-        point.record.set("note", "AIPerf recorded this benchmark as cancelled (was_cancelled: "
-                                 "true): the figures cover only the requests finished before it "
-                                 "stopped")
+        point.record.set(
+            "note",
+            "AIPerf recorded this benchmark as cancelled (was_cancelled: "
+            "true): the figures cover only the requests finished before it "
+            "stopped",
+        )
     return point
 
 
@@ -295,11 +380,20 @@ def _place(point: serving.Point, export: _Export) -> None:
     """The point's concurrency, or why it has none (driven by a request rate)."""
     load = export.load
     rate = load.get("request_rate") or load.get("rate") if load is not None else None
-    kind = load.opt_text("type") if load is not None and isinstance(load.value.get("type"), str) else None
+    kind = (
+        load.opt_text("type")
+        if load is not None and isinstance(load.value.get("type"), str)
+        else None
+    )
     if rate is not None and serving.finite(rate.value) and rate.value > 0:
         point.open_loop = f"driven by a request rate of {rate.value:g}/s"
-        point.load = serving.Load(float(rate.value), _arrival(load), max_concurrency=(
-            export.concurrency.integer() if export.concurrency is not None else None))
+        point.load = serving.Load(
+            float(rate.value),
+            _arrival(load),
+            max_concurrency=(
+                export.concurrency.integer() if export.concurrency is not None else None
+            ),
+        )
     elif kind is not None and kind != "concurrency" and export.concurrency is None:
         point.open_loop = f"a {kind!r} phase, with no fixed concurrency"
     elif export.concurrency is None:
@@ -357,8 +451,10 @@ def _telemetry(adapted: Adapted, records: list[Node]) -> None:
     if where is None:
         return
     if len(gpus) > 1:
-        adapted.notes.append(f"The telemetry saw different GPUs ({', '.join(sorted(gpus))}); the accelerator "
-                             "comes from run.yaml.")
+        adapted.notes.append(
+            f"The telemetry saw different GPUs ({', '.join(sorted(gpus))}); the accelerator "
+            "comes from run.yaml."
+        )
         return
     [(name, seen)] = gpus.items()
     shown = name
@@ -367,8 +463,14 @@ def _telemetry(adapted: Adapted, records: list[Node]) -> None:
         adapted.put("hardware", "vendor", vendor, where)
         name = name.removeprefix("NVIDIA ").strip()
     words = shown.lower().split()
-    adapted.record("hardware", "accelerator", name, where, f"the GPU {shown!r} (telemetry gpu_name)",
-                   lambda given: all(word in words for word in str(given).lower().split()))
+    adapted.record(
+        "hardware",
+        "accelerator",
+        name,
+        where,
+        f"the GPU {shown!r} (telemetry gpu_name)",
+        lambda given: all(word in words for word in str(given).lower().split()),
+    )
     count = len(seen)
     # The telemetry sees every GPU of the host, not only the server's: run.yaml's count wins.
     adapted.put("hardware", "count", count, where)

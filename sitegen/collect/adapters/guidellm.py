@@ -24,7 +24,11 @@ _FIGURES = {"time_to_first_token_ms": "ttft_ms", "inter_token_latency_ms": "time
 
 
 def looks_like(data: Any) -> bool:
-    if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), list) or not data["benchmarks"]:
+    if (
+        not isinstance(data, dict)
+        or not isinstance(data.get("benchmarks"), list)
+        or not data["benchmarks"]
+    ):
         return False
     first = data["benchmarks"][0]
     return isinstance(first, dict) and "metrics" in first and ("config" in first or "args" in first)
@@ -32,8 +36,10 @@ def looks_like(data: Any) -> bool:
 
 def adapt(records: list[Node]) -> Adapted:
     entries = [entry for record in records for entry in record.need("benchmarks").elements()]
-    adapted = Adapted(f"{TOOL} report{'s' if len(records) != 1 else ''} ({len(entries)} benchmark"
-                      f"{'s' if len(entries) != 1 else ''})")
+    adapted = Adapted(
+        f"{TOOL} report{'s' if len(records) != 1 else ''} ({len(entries)} benchmark"
+        f"{'s' if len(entries) != 1 else ''})"
+    )
     points = [_point(entry) for entry in entries]
     adapted.put("run", "benchmark_tool", TOOL, records[0])
     adapted.put("run", "latency_statistic", "median", records[0])
@@ -42,16 +48,27 @@ def adapt(records: list[Node]) -> Adapted:
     version = metadata.opt_text("guidellm_version") if metadata is not None else None
     if version:
         adapted.put("run", "benchmark_tool_version", version, metadata.need("guidellm_version"))  # type: ignore[union-attr]
-    vllm_bench.same_model(adapted, [(entry, _model(record, entry)) for record in records
-                                    for entry in record.need("benchmarks").elements()])
-    starts = [float(start) for entry in entries
-              if (start := entry.opt_number("start_time")) is not None and serving.finite(start)]
+    vllm_bench.same_model(
+        adapted,
+        [
+            (entry, _model(record, entry))
+            for record in records
+            for entry in record.need("benchmarks").elements()
+        ],
+    )
+    starts = [
+        float(start)
+        for entry in entries
+        if (start := entry.opt_number("start_time")) is not None and serving.finite(start)
+    ]
     if starts:
         date = datetime.datetime.fromtimestamp(min(starts), tz=datetime.UTC).date().isoformat()
         adapted.put("run", "date", date, entries[0])
     serving.matrix(adapted, points, TOOL, "--profile synchronous or --profile concurrent --rate N")
-    adapted.notes.append("per_request_tokens_per_s = 1000 / median inter-token latency (derived); total tok/s is "
-                         "GuideLLM's mean output_tokens_per_second; only successful requests are counted.")
+    adapted.notes.append(
+        "per_request_tokens_per_s = 1000 / median inter-token latency (derived); total tok/s is "
+        "GuideLLM's mean output_tokens_per_second; only successful requests are counted."
+    )
     return adapted
 
 
@@ -62,8 +79,14 @@ def _model(record: Node, entry: Node) -> Node | None:
     if args is not None and args.get("model") is not None:
         return args.get("model")
     for config in (record.get("config"), entry.get("config")):
-        backend = config.get("backend") if config is not None and isinstance(config.value, dict) else None
-        if backend is not None and isinstance(backend.value, dict) and isinstance(backend.value.get("model"), str):
+        backend = (
+            config.get("backend") if config is not None and isinstance(config.value, dict) else None
+        )
+        if (
+            backend is not None
+            and isinstance(backend.value, dict)
+            and isinstance(backend.value.get("model"), str)
+        ):
             return backend.get("model")
     worker = entry.get("worker")
     return worker.get("backend_model") if worker is not None else None
@@ -81,13 +104,24 @@ def _point(entry: Node) -> serving.Point:
         point.concurrency = streams.integer()
     else:
         rate = strategy.opt_number("rate")
-        if kind in ("constant", "poisson") and rate is not None and serving.finite(rate) and rate > 0:
+        if (
+            kind in ("constant", "poisson")
+            and rate is not None
+            and serving.finite(rate)
+            and rate > 0
+        ):
             cap = strategy.get("max_concurrency")
-            point.load = serving.Load(float(rate), kind, max_concurrency=cap.integer() if cap is not None else None)
-        point.open_loop = ("the 'throughput' strategy sends requests as fast as the server takes them, with no "
-                           "fixed concurrency" if kind == "throughput" else
-                           f"the {kind!r} strategy" + (f" at {rate:g} requests/s" if rate else "")
-                           + " is driven by a request rate, not a fixed concurrency")
+            point.load = serving.Load(
+                float(rate), kind, max_concurrency=cap.integer() if cap is not None else None
+            )
+        point.open_loop = (
+            "the 'throughput' strategy sends requests as fast as the server takes them, with no "
+            "fixed concurrency"
+            if kind == "throughput"
+            else f"the {kind!r} strategy"
+            + (f" at {rate:g} requests/s" if rate else "")
+            + " is driven by a request rate, not a fixed concurrency"
+        )
     totals = _request_totals(entry)
     successful = totals.get("successful")
     if successful == 0:
@@ -100,8 +134,15 @@ def _point(entry: Node) -> serving.Point:
     mean_output = output_count.opt_number("mean") if output_count is not None else None
     point.mean_output_tokens = float(mean_output) if mean_output else None
     achieved = _successful(metrics, "requests_per_second")
-    if point.load is not None and achieved is not None and serving.finite(achieved.opt_number("mean")):
-        point.load_figures["request_throughput"] = (serving.rounded(float(achieved.need("mean").number())), "")
+    if (
+        point.load is not None
+        and achieved is not None
+        and serving.finite(achieved.opt_number("mean"))
+    ):
+        point.load_figures["request_throughput"] = (
+            serving.rounded(float(achieved.need("mean").number())),
+            "",
+        )
     output = _successful(metrics, "output_tokens_per_second")
     if output is not None:
         point.figure("total_tokens_per_s", output.opt_number("mean"), None)
@@ -135,7 +176,11 @@ def _request_totals(entry: Node) -> dict[str, int]:
     old report's ``request_totals``; the scheduler's ``requests_made`` also counts warm-up and
     cool-down, so it is the last resort."""
     metrics = entry.get("metrics")
-    totals = metrics.get("request_totals") if metrics is not None and isinstance(metrics.value, dict) else None
+    totals = (
+        metrics.get("request_totals")
+        if metrics is not None and isinstance(metrics.value, dict)
+        else None
+    )
     totals = totals or entry.get("request_totals") or _requests_made(entry)
     if totals is None:
         return {}
@@ -151,7 +196,11 @@ def _transient(point: serving.Point, entry: Node, totals: dict[str, int]) -> Non
     """Warm-up and cool-down requests, said apart from the measured ones they are not part of."""
     made = _requests_made(entry)
     successful = made.opt_integer("successful") if made is not None else None
-    if successful is not None and totals.get("successful") is not None and successful > totals["successful"]:
+    if (
+        successful is not None
+        and totals.get("successful") is not None
+        and successful > totals["successful"]
+    ):
         point.keep("warmup_cooldown_requests", successful - totals["successful"])
     for phase in ("warmup_duration", "cooldown_duration"):
         seconds = entry.opt_number(phase)
@@ -174,4 +223,3 @@ def _statistics(point: serving.Point, figure: str, values: Node) -> None:
     if percentiles is not None and isinstance(percentiles.value, dict):
         for key, name in _PERCENTILES.items():
             point.statistic(figure, name, percentiles.opt_number(key))
-

@@ -21,21 +21,29 @@ _MIB = 1024 * 1024
 
 
 def looks_like(data: Any) -> bool:
-    return isinstance(data, dict) and isinstance(data.get("schema"), str) and data["schema"].startswith("lil-bench-")
+    return (
+        isinstance(data, dict)
+        and isinstance(data.get("schema"), str)
+        and data["schema"].startswith("lil-bench-")
+    )
 
 
 def adapt(document: Document) -> Adapted:
     root = Node.root(document)
     schema = root.need("schema")
     if schema.text() != SCHEMA:
-        raise schema.error(f"{schema.text()!r} documents are not supported; sitegen reads {SCHEMA!r}")
+        raise schema.error(
+            f"{schema.text()!r} documents are not supported; sitegen reads {SCHEMA!r}"
+        )
     status = root.opt_text("status") or "complete"
     results = root.need("results", f": the lil-bench run ({status}) produced no benchmark results")
     bench = results.need("bench", f": the lil-bench run ({status}) produced no benchmark results")
     adapted = llm_inference_bench.convert(bench)
     adapted.imported_from = _imported_from(root, adapted)
     if status != "complete":
-        adapted.notes.append(f"lil-bench reports this run as {status}: only what it finished is imported.")
+        adapted.notes.append(
+            f"lil-bench reports this run as {status}: only what it finished is imported."
+        )
     _engine(adapted, root)
     _hardware(adapted, root)
     _run(adapted, root)
@@ -108,8 +116,10 @@ def _gpus(adapted: Adapted, gpus: Node) -> None:
         # The embedded bench file may have named one of them; mixed GPUs need run.yaml.
         adapted.drop("hardware", "accelerator")
         adapted.drop("hardware", "vendor")
-        adapted.notes.append(f"The container saw different GPUs ({', '.join(sorted(names))}); "
-                             "the accelerator comes from run.yaml.")
+        adapted.notes.append(
+            f"The container saw different GPUs ({', '.join(sorted(names))}); "
+            "the accelerator comes from run.yaml."
+        )
     adapted.put("hardware", "count", len(devices), gpus)
     memory = {device.opt_integer("memory_total_mib") for device in devices}
     if len(memory) == 1 and (mib := memory.pop()):

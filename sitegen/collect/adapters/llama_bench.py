@@ -27,17 +27,40 @@ from sitegen.collect.adapters._foreign import Adapted, Node, Record
 
 TOOL = "llama-bench"
 # Settings that change what is measured: rows differing in any of them are not one run.
-_CONFIG = ("build_commit", "backends", "gpu_info", "model_filename", "model_type", "n_gpu_layers", "type_k",
-           "type_v", "flash_attn", "n_batch", "n_ubatch", "n_threads", "split_mode", "no_kv_offload")
+_CONFIG = (
+    "build_commit",
+    "backends",
+    "gpu_info",
+    "model_filename",
+    "model_type",
+    "n_gpu_layers",
+    "type_k",
+    "type_v",
+    "flash_attn",
+    "n_batch",
+    "n_ubatch",
+    "n_threads",
+    "split_mode",
+    "no_kv_offload",
+)
 _VENDORS = ("NVIDIA", "AMD", "Intel", "Apple")
 
 
 def looks_like(data: Any) -> bool:
-    return isinstance(data, dict) and "build_commit" in data and "avg_ts" in data and "n_prompt" in data
+    return (
+        isinstance(data, dict)
+        and "build_commit" in data
+        and "avg_ts" in data
+        and "n_prompt" in data
+    )
 
 
 def adapt(records: list[Node]) -> Adapted:
-    rows = [row for record in records for row in (record.elements() if isinstance(record.value, list) else [record])]
+    rows = [
+        row
+        for record in records
+        for row in (record.elements() if isinstance(record.value, list) else [record])
+    ]
     for row in rows:
         row.mapping()
     _one_configuration(rows)
@@ -56,9 +79,11 @@ def adapt(records: list[Node]) -> Adapted:
         elif generated > 0:
             decode.append(_test(row, "per_request_tokens_per_s", generated))
     if not prefill and not decode:
-        raise first.error("the file holds no prompt-processing (n_gen 0) or text-generation (n_prompt 0) test, "
-                          "only combined ones whose rate cannot be split: rerun llama-bench with -p and -n "
-                          "(not -pg)")
+        raise first.error(
+            "the file holds no prompt-processing (n_gen 0) or text-generation (n_prompt 0) test, "
+            "only combined ones whose rate cannot be split: rerun llama-bench with -p and -n "
+            "(not -pg)"
+        )
     _no_repeats(prefill + decode)
     prefill.sort(key=lambda r: (r.data["context_tokens"], r.data["prompt_chunk_tokens"]))
     decode.sort(key=lambda r: (r.data["context_tokens"], r.data["output_tokens_per_request"]))
@@ -67,41 +92,66 @@ def adapt(records: list[Node]) -> Adapted:
     if prefill:
         adapted.put("run", "prefill_mode", "at-depth", first)
     if combined:
-        adapted.notes.append(f"{combined} combined prompt+generation test{'s' if combined != 1 else ''} (n_prompt and "
-                             "n_gen both > 0) left out: their rate mixes prefill and decode and cannot be split.")
-    adapted.notes.append("Context is n_depth, the tokens already in the KV cache; prefill points process n_prompt "
-                         "tokens on top of it (prompt_chunk_tokens). Decode cells are one sequence (concurrency 1), "
-                         "so total and per-request tok/s are the same avg_ts.")
+        adapted.notes.append(
+            f"{combined} combined prompt+generation test{'s' if combined != 1 else ''} (n_prompt and "
+            "n_gen both > 0) left out: their rate mixes prefill and decode and cannot be split."
+        )
+    adapted.notes.append(
+        "Context is n_depth, the tokens already in the KV cache; prefill points process n_prompt "
+        "tokens on top of it (prompt_chunk_tokens). Decode cells are one sequence (concurrency 1), "
+        "so total and per-request tok/s are the same avg_ts."
+    )
     return adapted
 
 
 def _one_configuration(rows: list[Node]) -> None:
     differing = [key for key in _CONFIG if len({repr(row.mapping().get(key)) for row in rows}) > 1]
     if differing:
-        values = "; ".join(f"{key}: {', '.join(sorted({str(row.mapping().get(key)) for row in rows}))}"
-                           for key in differing)
-        raise rows[0].error(f"the file mixes several configurations ({values}); one run is one build × backend "
-                            "× model × settings: split the rows into one file per configuration (for example "
-                            "with jq, by these fields) and import each with its own run.yaml")
+        values = "; ".join(
+            f"{key}: {', '.join(sorted({str(row.mapping().get(key)) for row in rows}))}"
+            for key in differing
+        )
+        raise rows[0].error(
+            f"the file mixes several configurations ({values}); one run is one build × backend "
+            "× model × settings: split the rows into one file per configuration (for example "
+            "with jq, by these fields) and import each with its own run.yaml"
+        )
 
 
 def _no_repeats(records: list[Record]) -> None:
     seen: dict[tuple[Any, ...], Record] = {}
     for record in records:
-        key = tuple(sorted((k, v) for k, v in record.data.items() if k in
-                           ("context_tokens", "prompt_chunk_tokens", "output_tokens_per_request", "concurrency")))
+        key = tuple(
+            sorted(
+                (k, v)
+                for k, v in record.data.items()
+                if k
+                in (
+                    "context_tokens",
+                    "prompt_chunk_tokens",
+                    "output_tokens_per_request",
+                    "concurrency",
+                )
+            )
+        )
         if key in seen:
-            raise record.node.error(f"the same test twice (first at {serving.where(seen[key].node)}): keep one "
-                                    "repetition set per test")
+            raise record.node.error(
+                f"the same test twice (first at {serving.where(seen[key].node)}): keep one "
+                "repetition set per test"
+            )
         seen[key] = record
 
 
 def _test(row: Node, figure: str, tokens: int) -> Record:
     record = Record(row)
-    record.set("context_tokens", row.need("n_depth").integer() if row.get("n_depth") else 0, "n_depth")
+    record.set(
+        "context_tokens", row.need("n_depth").integer() if row.get("n_depth") else 0, "n_depth"
+    )
     average = row.need("avg_ts").number()
     if not serving.finite(average) or average <= 0:
-        raise row.need("avg_ts").error(f"avg_ts {average!r} is not a measured rate: this test failed")
+        raise row.need("avg_ts").error(
+            f"avg_ts {average!r} is not a measured rate: this test failed"
+        )
     statistics: dict[str, float] = {"mean": serving.rounded(average)}
     stddev = row.opt_number("stddev_ts")
     if stddev is not None and serving.finite(stddev):
@@ -117,9 +167,16 @@ def _test(row: Node, figure: str, tokens: int) -> Record:
         record.set("output_tokens_per_request", tokens, "n_gen")
     record.set("statistics", {figure: statistics})
     samples = row.get("samples_ts")
-    values = {"n_prompt": row.opt_integer("n_prompt"), "n_gen": row.opt_integer("n_gen"),
-              "n_depth": row.opt_integer("n_depth"), "avg_ts": average, "stddev_ts": stddev,
-              "repetitions": len(samples.value) if samples is not None and isinstance(samples.value, list) else None}
+    values = {
+        "n_prompt": row.opt_integer("n_prompt"),
+        "n_gen": row.opt_integer("n_gen"),
+        "n_depth": row.opt_integer("n_depth"),
+        "avg_ts": average,
+        "stddev_ts": stddev,
+        "repetitions": len(samples.value)
+        if samples is not None and isinstance(samples.value, list)
+        else None,
+    }
     record.set("source_values", {key: value for key, value in values.items() if value is not None})
     return record
 
@@ -133,14 +190,28 @@ def _facts(adapted: Adapted, row: Node) -> None:
     if commit:
         build = f"build {commit}" + (f" ({number})" if number is not None else "")
         # A restatement may name the commit or the build number; anything else is another build.
-        adapted.record("engine", "version", build, row.need("build_commit"), f"llama.cpp {build}",
-                       lambda given: commit in str(given) or (number is not None and str(number) in str(given)))
+        adapted.record(
+            "engine",
+            "version",
+            build,
+            row.need("build_commit"),
+            f"llama.cpp {build}",
+            lambda given: (
+                commit in str(given) or (number is not None and str(number) in str(given))
+            ),
+        )
         adapted.put("run", "benchmark_tool_version", build, row.need("build_commit"))
     backends = row.get("backends")
     if backends is not None and backends.text():
         shown = backends.text()
-        adapted.record("engine", "backend", shown, backends, f"the backend {shown!r} (backends)",
-                       lambda given: _same_words(str(given), shown))
+        adapted.record(
+            "engine",
+            "backend",
+            shown,
+            backends,
+            f"the backend {shown!r} (backends)",
+            lambda given: _same_words(str(given), shown),
+        )
     gpu = row.get("gpu_info")
     if gpu is not None and gpu.text().strip():
         _gpu(adapted, gpu)
@@ -150,7 +221,9 @@ def _facts(adapted: Adapted, row: Node) -> None:
     model = row.get("model_filename")
     if model is not None and model.text():
         # The GGUF file's name (what llama-bench loaded); run.yaml gives the published model id.
-        adapted.put("run", "model", os.path.basename(model.text().replace("\\", "/")) or model.text(), model)
+        adapted.put(
+            "run", "model", os.path.basename(model.text().replace("\\", "/")) or model.text(), model
+        )
     model_type = row.get("model_type")
     if model_type is not None and model_type.text():
         adapted.put("engine", "settings", _settings(row), row)
@@ -168,11 +241,19 @@ def _gpu(adapted: Adapted, gpu: Node) -> None:
         if vendor:
             adapted.put("hardware", "vendor", vendor, gpu)
             name = name.removeprefix(vendor).strip()
-        adapted.record("hardware", "accelerator", name, gpu, f"the GPU {text!r} (gpu_info)",
-                       lambda given: _same_words(str(given), text))
+        adapted.record(
+            "hardware",
+            "accelerator",
+            name,
+            gpu,
+            f"the GPU {text!r} (gpu_info)",
+            lambda given: _same_words(str(given), text),
+        )
         adapted.put("hardware", "count", len(names), gpu)
     else:
-        adapted.notes.append(f"llama-bench saw several devices ({text}); the accelerator comes from run.yaml.")
+        adapted.notes.append(
+            f"llama-bench saw several devices ({text}); the accelerator comes from run.yaml."
+        )
 
 
 def _same_words(given: str, recorded: str) -> bool:
@@ -183,8 +264,21 @@ def _same_words(given: str, recorded: str) -> bool:
 
 
 def _settings(row: Node) -> dict[str, Any]:
-    keys = ("model_type", "model_size", "model_n_params", "n_gpu_layers", "n_batch", "n_ubatch", "n_threads",
-            "type_k", "type_v", "flash_attn", "split_mode", "no_kv_offload", "use_mmap")
+    keys = (
+        "model_type",
+        "model_size",
+        "model_n_params",
+        "n_gpu_layers",
+        "n_batch",
+        "n_ubatch",
+        "n_threads",
+        "type_k",
+        "type_v",
+        "flash_attn",
+        "split_mode",
+        "no_kv_offload",
+        "use_mmap",
+    )
     settings: dict[str, Any] = {}
     for key in keys:
         value = row.mapping().get(key)

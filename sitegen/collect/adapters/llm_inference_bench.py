@@ -55,8 +55,10 @@ _CELL_STATISTICS = {
 }
 _STATISTIC_SUFFIX = re.compile(r"_(avg|p[0-9]{1,2}(?:\.[0-9]{1,2})?)$")
 _QUEUE_SIGNALS = ("avg_queue_reqs", "queue_fraction")
-POWER_MEASUREMENT = ("llm-inference-bench's hardware monitor: nvidia-smi power.draw sampled during each cell's "
-                     "measured window (every 2 s by default), summed over every GPU of the host, averaged")
+POWER_MEASUREMENT = (
+    "llm-inference-bench's hardware monitor: nvidia-smi power.draw sampled during each cell's "
+    "measured window (every 2 s by default), summed over every GPU of the host, averaged"
+)
 
 
 def _plural(count: int, singular: str, plural: str | None = None) -> str:
@@ -75,10 +77,14 @@ def adapt(document: Document) -> Adapted:
 def convert(bench: Node) -> Adapted:
     """A bench document (a file's root, or the copy inside a lil-bench result)."""
     bench.mapping()
-    metadata = bench.need("metadata", ": this is not a benchmark_results.json written by llm-inference-bench")
+    metadata = bench.need(
+        "metadata", ": this is not a benchmark_results.json written by llm-inference-bench"
+    )
     _refuse_other_modes(metadata)
     version = metadata.opt_text("version")
-    adapted = Adapted(f"{TOOL} {version} benchmark_results.json" if version else f"{TOOL} benchmark_results.json")
+    adapted = Adapted(
+        f"{TOOL} {version} benchmark_results.json" if version else f"{TOOL} benchmark_results.json"
+    )
     prefill_only = metadata.opt_flag("prefill_only") is True
     _run_facts(adapted, metadata, version, prefill_only)
     _version_note(adapted, version)
@@ -96,8 +102,10 @@ def _refuse_other_modes(metadata: Node) -> None:
         return
     name = mode.text()
     what = _OTHER_MODES.get(name, "not a decode/prefill benchmark")
-    raise mode.error(f"this file is llm-inference-bench mode {name!r} ({what}); sitegen imports only "
-                     "sustained-decode and prefill results, so this mode is not supported")
+    raise mode.error(
+        f"this file is llm-inference-bench mode {name!r} ({what}); sitegen imports only "
+        "sustained-decode and prefill results, so this mode is not supported"
+    )
 
 
 def _version_tuple(version: str) -> tuple[int, int] | None:
@@ -110,8 +118,10 @@ def _version_note(adapted: Adapted, version: str | None) -> None:
     if parsed is not None and CHECKED[0] <= parsed <= CHECKED[1]:
         return
     low, high = (f"{a}.{b}" for a, b in CHECKED)
-    adapted.notes.append(f"Written by llm-inference-bench {version or '(no version)'}; sitegen's importer was "
-                         f"checked against {low}.x–{high}.x files and read it with their field meanings.")
+    adapted.notes.append(
+        f"Written by llm-inference-bench {version or '(no version)'}; sitegen's importer was "
+        f"checked against {low}.x–{high}.x files and read it with their field meanings."
+    )
 
 
 def _run_facts(adapted: Adapted, metadata: Node, version: str | None, prefill_only: bool) -> None:
@@ -147,8 +157,10 @@ def _mode(adapted: Adapted, metadata: Node, field: str, known: dict[str, str]) -
     if mode is None:
         return None
     if mode.text() not in known:
-        adapted.notes.append(f"The file's {field.replace('_', ' ')} {mode.text()!r} is not one sitegen knows; "
-                             "it is left out.")
+        adapted.notes.append(
+            f"The file's {field.replace('_', ' ')} {mode.text()!r} is not one sitegen knows; "
+            "it is left out."
+        )
         return None
     adapted.put("run", field, known[mode.text()], mode)
     return mode
@@ -165,8 +177,10 @@ def _decode_mode(adapted: Adapted, metadata: Node) -> None:
         requests = metadata.opt_integer("request_count") or 0
         warmup = metadata.opt_integer("warmup_request_count") or 0
         if requests:
-            adapted.notes.append(f"Each decode cell measured {_plural(requests, 'request')} after "
-                                 f"{_plural(warmup, 'warm-up request')} (--request-count).")
+            adapted.notes.append(
+                f"Each decode cell measured {_plural(requests, 'request')} after "
+                f"{_plural(warmup, 'warm-up request')} (--request-count)."
+            )
 
 
 def _prefill_mode(adapted: Adapted, metadata: Node) -> None:
@@ -190,7 +204,11 @@ def _hardware_facts(adapted: Adapted, bench: Node) -> None:
 
 def _nvidia_smi(adapted: Adapted, stdout: Node) -> None:
     """GPU name, count and driver from ``nvidia-smi --query-gpu=index,name,driver_version,…`` CSV."""
-    rows = [[column.strip() for column in line.split(",")] for line in stdout.text().splitlines() if line.strip()]
+    rows = [
+        [column.strip() for column in line.split(",")]
+        for line in stdout.text().splitlines()
+        if line.strip()
+    ]
     # Diagnostic text of another program: if it is not the expected CSV, it tells nothing.
     if not rows or any(len(row) < 3 or not row[0].isdigit() for row in rows):
         return
@@ -202,8 +220,10 @@ def _nvidia_smi(adapted: Adapted, stdout: Node) -> None:
         adapted.put("hardware", "vendor", "NVIDIA", stdout)
         adapted.put("hardware", "accelerator", name.removeprefix("NVIDIA ").strip() or name, stdout)
     else:
-        adapted.notes.append(f"The benchmark host has different GPUs ({', '.join(sorted(names))}); "
-                             "the accelerator comes from run.yaml.")
+        adapted.notes.append(
+            f"The benchmark host has different GPUs ({', '.join(sorted(names))}); "
+            "the accelerator comes from run.yaml."
+        )
     adapted.put("hardware", "count", len(rows), stdout)
     if len(drivers) == 1 and (driver := drivers.pop()):
         adapted.put("hardware", "driver", driver, stdout)
@@ -230,7 +250,9 @@ def _prefill(adapted: Adapted, bench: Node) -> None:
     skipped: list[int] = []
     for key, row in rows.items():
         if not key.isdigit():
-            raise row.error(f"prefill key {key!r} is not a context length in tokens (a whole number)")
+            raise row.error(
+                f"prefill key {key!r} is not a context length in tokens (a whole number)"
+            )
         record = _prefill_point(int(key), row)
         if record is None:
             skipped.append(int(key))
@@ -240,7 +262,9 @@ def _prefill(adapted: Adapted, bench: Node) -> None:
     adapted.add_records("prefill", records)
     if skipped:
         contexts = ", ".join(f"{c:,}" for c in sorted(skipped))
-        adapted.notes.append(f"Prefill rows the tool skipped (0 samples) are left out: {contexts} tokens of context.")
+        adapted.notes.append(
+            f"Prefill rows the tool skipped (0 samples) are left out: {contexts} tokens of context."
+        )
 
 
 def _prefill_point(context: int, row: Node) -> Record | None:
@@ -279,8 +303,10 @@ def _decode(adapted: Adapted, bench: Node, metadata: Node, prefill_only: bool) -
     _power_measurement(adapted, records, metadata)
     failed = sum(1 for r in records if r.data["status"] == "failed")
     if failed:
-        adapted.notes.append(f"{failed} decode cell{'s' if failed != 1 else ''} failed in the tool and "
-                             f"{'are' if failed != 1 else 'is'} marked failed without figures (see each cell's note).")
+        adapted.notes.append(
+            f"{failed} decode cell{'s' if failed != 1 else ''} failed in the tool and "
+            f"{'are' if failed != 1 else 'is'} marked failed without figures (see each cell's note)."
+        )
     records.sort(key=lambda r: (r.data["context_tokens"], r.data["concurrency"]))
     adapted.add_records("decode", records)
 
@@ -303,7 +329,9 @@ def _decode_cell(cell: Node) -> Record:
         record.set("status", "failed")
         record.set("note", failure)
         return record
-    queued = (cell.opt_number("avg_queue_reqs") or 0) > 0 or (cell.opt_number("queue_fraction") or 0) > 0
+    queued = (cell.opt_number("avg_queue_reqs") or 0) > 0 or (
+        cell.opt_number("queue_fraction") or 0
+    ) > 0
     record.set("status", "requests_queued" if concurrency > 1 and queued else "valid")
     record.figure("total_tokens_per_s", "aggregate_tps")
     record.figure("per_request_tokens_per_s", "output_tps_per_user_avg")
@@ -318,7 +346,11 @@ def _decode_cell(cell: Node) -> Record:
     record.figure("measured_s", "measurement_seconds")
     _cell_statistics(record, cell)
     hardware = cell.get("hardware_summary")
-    power = hardware.opt_number("power_total_avg_w") if hardware is not None and hardware.value else None
+    power = (
+        hardware.opt_number("power_total_avg_w")
+        if hardware is not None and hardware.value
+        else None
+    )
     if power:
         record.set("average_power_w", round(power, DECIMALS))
     return record
@@ -333,19 +365,29 @@ def _cell_statistics(record: Record, cell: Node) -> None:
     raw_keys: dict[str, str] = {}
     for key, node in cell.items():
         match = _STATISTIC_SUFFIX.search(key)
-        if match is None or key[:match.start()] not in _CELL_STATISTICS:
+        if match is None or key[: match.start()] not in _CELL_STATISTICS:
             continue
-        figure, scale = _CELL_STATISTICS[key[:match.start()]]
+        figure, scale = _CELL_STATISTICS[key[: match.start()]]
         value = node.number()
         if value:
             name = "mean" if match[1] == "avg" else match[1]
-            statistics.setdefault(figure, {})[name] = round(value * scale if scale != 1.0 else value, DECIMALS)
-            raw_keys[f"statistics/{figure}/{name}"] = key  # a problem with it is shown at the raw line
+            statistics.setdefault(figure, {})[name] = round(
+                value * scale if scale != 1.0 else value, DECIMALS
+            )
+            raw_keys[f"statistics/{figure}/{name}"] = (
+                key  # a problem with it is shown at the raw line
+            )
     if not statistics:
         return
     order = [figure for figure, _ in _CELL_STATISTICS.values()]
-    record.set("statistics", {figure: dict(sorted(statistics[figure].items(), key=_statistic_order))
-                              for figure in order if figure in statistics})
+    record.set(
+        "statistics",
+        {
+            figure: dict(sorted(statistics[figure].items(), key=_statistic_order))
+            for figure in order
+            if figure in statistics
+        },
+    )
     record.raw_keys.update(raw_keys)
 
 
@@ -388,7 +430,11 @@ def _missing_cells(adapted: Adapted, metadata: Node, present: set[tuple[int, int
     if not missing:
         return []
     budget = metadata.opt_integer("max_total_tokens") or 0
-    max_tokens = metadata.need("max_tokens", ": needed to tell over-capacity cells").integer() if budget > 0 else 0
+    max_tokens = (
+        metadata.need("max_tokens", ": needed to tell over-capacity cells").integer()
+        if budget > 0
+        else 0
+    )
     records: list[Record] = []
     over = 0
     for context, concurrency in missing:
@@ -400,18 +446,24 @@ def _missing_cells(adapted: Adapted, metadata: Node, present: set[tuple[int, int
             over += 1
         else:
             record.set("status", "not_run")
-            record.set("note", "no result in the file: not run (concurrency above the server's limit, "
-                               "skipped, or the run was interrupted)")
+            record.set(
+                "note",
+                "no result in the file: not run (concurrency above the server's limit, "
+                "skipped, or the run was interrupted)",
+            )
         records.append(record)
     if over:
         adapted.notes.append(
             f"{over} over-capacity cell{'s' if over != 1 else ''} rebuilt from the file's metadata with the tool's "
-            f"rule: requests × (context + {max_tokens:,} max output tokens) > {budget:,} KV-cache tokens.")
+            f"rule: requests × (context + {max_tokens:,} max output tokens) > {budget:,} KV-cache tokens."
+        )
     if len(missing) > over:
         count = len(missing) - over
-        adapted.notes.append(f"{count} cell{'s' if count != 1 else ''} of the file's matrix "
-                             f"{'have' if count != 1 else 'has'} no result although within the KV cache; "
-                             "marked not_run.")
+        adapted.notes.append(
+            f"{count} cell{'s' if count != 1 else ''} of the file's matrix "
+            f"{'have' if count != 1 else 'has'} no result although within the KV cache; "
+            "marked not_run."
+        )
     return records
 
 
@@ -419,13 +471,18 @@ def _queue_signal_note(adapted: Adapted, results: Node | None, metadata: Node) -
     """Older files have no queue signals in their cells: then "valid" only means "measured"."""
     if results is None or metadata.opt_flag("metrics_available") is False:
         return  # no cells, or _other_notes already says queueing was not measured
-    blind = [cell for cell in results.elements()
-             if isinstance(cell.value, dict) and not any(key in cell.value for key in _QUEUE_SIGNALS)]
+    blind = [
+        cell
+        for cell in results.elements()
+        if isinstance(cell.value, dict) and not any(key in cell.value for key in _QUEUE_SIGNALS)
+    ]
     if blind:
-        adapted.notes.append(f"{_plural(len(blind), 'decode cell')} of this file {'has' if len(blind) == 1 else 'have'} "
-                             "no queue signals (avg_queue_reqs, queue_fraction; older versions of the tool did not "
-                             "save them), so queued requests could not be seen: a cell marked valid there was "
-                             "measured, but may have had requests waiting.")
+        adapted.notes.append(
+            f"{_plural(len(blind), 'decode cell')} of this file {'has' if len(blind) == 1 else 'have'} "
+            "no queue signals (avg_queue_reqs, queue_fraction; older versions of the tool did not "
+            "save them), so queued requests could not be seen: a cell marked valid there was "
+            "measured, but may have had requests waiting."
+        )
 
 
 def _power_measurement(adapted: Adapted, records: list[Record], metadata: Node) -> None:
@@ -442,8 +499,12 @@ def _other_notes(adapted: Adapted, bench: Node, metadata: Node) -> None:
     burst = bench.get("burst_results")
     if burst is not None and burst.sequence():
         count = len(burst.sequence())
-        adapted.notes.append(f"{count} burst end-to-end cell{'s' if count != 1 else ''} (--run-burst, burst_results) "
-                             "not imported: the decode cells are the sustained-decode results.")
+        adapted.notes.append(
+            f"{count} burst end-to-end cell{'s' if count != 1 else ''} (--run-burst, burst_results) "
+            "not imported: the decode cells are the sustained-decode results."
+        )
     if metadata.opt_flag("metrics_available") is False:
-        adapted.notes.append("The server had no usable /metrics: average active requests and queueing were not "
-                             "measured, so no cell could be marked requests_queued.")
+        adapted.notes.append(
+            "The server had no usable /metrics: average active requests and queueing were not "
+            "measured, so no cell could be marked requests_queued."
+        )

@@ -28,7 +28,13 @@ from sitegen.errors import Problem, SitegenError
 from sitegen.files import read_bounded
 from sitegen.parse import MAX_FILE_BYTES, Document, parse_json, parse_yaml
 from sitegen.receipts import file_entry
-from sitegen.validate import LATEST_RESULT_VERSION, check_numbers, check_result_rules, check_result_schema, check_schema
+from sitegen.validate import (
+    LATEST_RESULT_VERSION,
+    check_numbers,
+    check_result_rules,
+    check_result_schema,
+    check_schema,
+)
 
 META_NAME = "run.yaml"
 # Raw output keeps request samples and telemetry, so it may be much larger than a result file.
@@ -70,8 +76,15 @@ def adapt_folder(folder: Path, source: str) -> Document:
     raw_paths = find_raw_files(folder, source)
     meta_path = folder / META_NAME
     if not meta_path.is_file():
-        raise SitegenError(Problem(source, None, "", f"no {META_NAME}: a raw-output folder needs one with at least "
-                                   "hardware: type: (see docs/importing.md)"))
+        raise SitegenError(
+            Problem(
+                source,
+                None,
+                "",
+                f"no {META_NAME}: a raw-output folder needs one with at least "
+                "hardware: type: (see docs/importing.md)",
+            )
+        )
     records: list[Document] = []
     read: list[dict[str, Any]] = []
     for path in raw_paths:
@@ -97,11 +110,24 @@ def _refuse_links(folder: Path, source: str) -> None:
     try:
         children = sorted(folder.iterdir())
     except OSError as exc:
-        raise SitegenError(Problem(source, None, "", f"cannot read the folder: {exc.strerror}")) from None
-    problems = [Problem(f"{source}/{path.name}", None, "", "is a link; copy the file in instead")
-                for path in children if path.is_symlink()]
-    problems += [Problem(f"{source}/{path.name}", None, "", "is not a plain file or folder (a device, pipe or socket)")
-                 for path in children if not path.is_symlink() and not path.is_file() and not path.is_dir()]
+        raise SitegenError(
+            Problem(source, None, "", f"cannot read the folder: {exc.strerror}")
+        ) from None
+    problems = [
+        Problem(f"{source}/{path.name}", None, "", "is a link; copy the file in instead")
+        for path in children
+        if path.is_symlink()
+    ]
+    problems += [
+        Problem(
+            f"{source}/{path.name}",
+            None,
+            "",
+            "is not a plain file or folder (a device, pipe or socket)",
+        )
+        for path in children
+        if not path.is_symlink() and not path.is_file() and not path.is_dir()
+    ]
     if problems:
         raise SitegenError(problems)
 
@@ -113,7 +139,9 @@ def find_raw_files(folder: Path, source: str) -> list[Path]:
     try:
         children = sorted(folder.iterdir())
     except OSError as exc:
-        raise SitegenError(Problem(source, None, "", f"cannot read the folder: {exc.strerror}")) from None
+        raise SitegenError(
+            Problem(source, None, "", f"cannot read the folder: {exc.strerror}")
+        ) from None
     for path in children:
         name = path.name
         if name.startswith(".") or name == META_NAME or name.endswith(_IGNORED_SUFFIXES):
@@ -121,13 +149,31 @@ def find_raw_files(folder: Path, source: str) -> list[Path]:
         if path.is_file() and name.lower().endswith(RAW_SUFFIXES):
             raw.append(path)
         else:
-            problems.append(Problem(f"{source}/{name}", None, "", f"unexpected in a raw-output folder, which holds "
-                                    f"{META_NAME} and the raw files of one run ({', '.join(RAW_SUFFIXES)})"))
+            problems.append(
+                Problem(
+                    f"{source}/{name}",
+                    None,
+                    "",
+                    f"unexpected in a raw-output folder, which holds "
+                    f"{META_NAME} and the raw files of one run ({', '.join(RAW_SUFFIXES)})",
+                )
+            )
     if not raw and not problems:
-        problems.append(Problem(source, None, "", "no raw file: put the benchmark's output (for example "
-                                "benchmark_results.json) beside run.yaml"))
+        problems.append(
+            Problem(
+                source,
+                None,
+                "",
+                "no raw file: put the benchmark's output (for example "
+                "benchmark_results.json) beside run.yaml",
+            )
+        )
     if len(raw) > MAX_RAW_FILES:
-        problems.append(Problem(source, None, "", f"more than {MAX_RAW_FILES} raw files; a folder holds one run"))
+        problems.append(
+            Problem(
+                source, None, "", f"more than {MAX_RAW_FILES} raw files; a folder holds one run"
+            )
+        )
     if problems:
         raise SitegenError(problems)
     return raw
@@ -138,7 +184,9 @@ def find_raw_file(folder: Path, source: str) -> Path:
     raw = find_raw_files(folder, source)
     if len(raw) > 1:
         names = ", ".join(p.name for p in raw)
-        raise SitegenError(Problem(source, None, "", f"more than one raw file ({names}); a folder holds one run"))
+        raise SitegenError(
+            Problem(source, None, "", f"more than one raw file ({names}); a folder holds one run")
+        )
     return raw[0]
 
 
@@ -152,7 +200,9 @@ def walk_raw_files(folder: Path, source: str) -> list[tuple[Path, str]]:
         try:
             children = sorted(current.iterdir(), reverse=True)
         except OSError as exc:
-            raise SitegenError(Problem(str(current), None, "", f"cannot read the folder: {exc.strerror}")) from None
+            raise SitegenError(
+                Problem(str(current), None, "", f"cannot read the folder: {exc.strerror}")
+            ) from None
         for path in children:
             name = path.name
             if name.startswith(".") or path.is_symlink():
@@ -162,8 +212,15 @@ def walk_raw_files(folder: Path, source: str) -> list[tuple[Path, str]]:
             elif path.is_file() and name != META_NAME and name.lower().endswith(RAW_SUFFIXES):
                 found.append((path, f"{source.rstrip('/')}/{path.relative_to(folder).as_posix()}"))
                 if len(found) > MAX_RAW_FILES:
-                    raise SitegenError(Problem(source, None, "", f"more than {MAX_RAW_FILES} raw files; point "
-                                               "sitegen import at the folder of one sweep"))
+                    raise SitegenError(
+                        Problem(
+                            source,
+                            None,
+                            "",
+                            f"more than {MAX_RAW_FILES} raw files; point "
+                            "sitegen import at the folder of one sweep",
+                        )
+                    )
     return sorted(found, key=lambda item: item[1])
 
 
@@ -240,7 +297,9 @@ def _gunzip(source: str, raw: bytes) -> bytes:
     except (OSError, EOFError, zlib.error) as exc:
         raise SitegenError(Problem(source, None, "", f"not a readable gzip file ({exc})")) from None
     if len(data) > RAW_MAX_BYTES:
-        raise SitegenError(Problem(source, None, "", f"decompresses to over the {RAW_MAX_BYTES:,}-byte limit"))
+        raise SitegenError(
+            Problem(source, None, "", f"decompresses to over the {RAW_MAX_BYTES:,}-byte limit")
+        )
     return data
 
 
@@ -258,8 +317,11 @@ def _read_meta_bytes(path: Path, source: str) -> bytes:
 def recognised(records: list[Document]) -> tuple[list[Document], list[str]]:
     """The records of a known format, and the sources of files that hold none (for
     ``sitegen import`` of a tool's output folder, which also holds inputs and raw exports)."""
-    known = [record for record in records if registry.recognise(record.data) is not None
-             or registry.is_result_file(record.data)]
+    known = [
+        record
+        for record in records
+        if registry.recognise(record.data) is not None or registry.is_result_file(record.data)
+    ]
     skipped = sorted({record.source for record in records} - {record.source for record in known})
     return known, skipped
 
@@ -272,33 +334,64 @@ def _adapt(records: list[Document]) -> Adapted:
     for record in records:
         data = record.data
         if registry.is_result_file(data):
-            problems.append(Problem(record.source, record.line_of("/schema_version"), "",
-                                    "this is already a sitegen result file: copy it into content/runs/ "
-                                    "instead of importing it"))
+            problems.append(
+                Problem(
+                    record.source,
+                    record.line_of("/schema_version"),
+                    "",
+                    "this is already a sitegen result file: copy it into content/runs/ "
+                    "instead of importing it",
+                )
+            )
             continue
         format_ = registry.recognise(data)
         if format_ is None:
-            problems.append(Problem(record.source, record.line_of(""), "",
-                                    "not a raw format sitegen can import; the formats it reads, and what tells "
-                                    "each apart, follow (docs/importing.md)"))
+            problems.append(
+                Problem(
+                    record.source,
+                    record.line_of(""),
+                    "",
+                    "not a raw format sitegen can import; the formats it reads, and what tells "
+                    "each apart, follow (docs/importing.md)",
+                )
+            )
             unknown = unknown or record
             continue
         formats.setdefault(format_.name, []).append(record)
         chosen = format_
     if unknown is not None:
-        problems += [Problem(unknown.source, None, "", f"a format sitegen reads — {told}")
-                     for told in registry.formats_told_apart()]
+        problems += [
+            Problem(unknown.source, None, "", f"a format sitegen reads — {told}")
+            for told in registry.formats_told_apart()
+        ]
     if problems:
         raise SitegenError(problems)
     if len(formats) > 1:
-        which = "; ".join(f"{name}: {', '.join(sorted({r.source for r in group}))}" for name, group in formats.items())
-        raise SitegenError(Problem(records[0].source, None, "", f"these files are of different tools ({which}); "
-                                   "one run comes from one tool: import them separately"))
+        which = "; ".join(
+            f"{name}: {', '.join(sorted({r.source for r in group}))}"
+            for name, group in formats.items()
+        )
+        raise SitegenError(
+            Problem(
+                records[0].source,
+                None,
+                "",
+                f"these files are of different tools ({which}); "
+                "one run comes from one tool: import them separately",
+            )
+        )
     assert chosen is not None  # records is never empty: every caller reads at least one file
     if not chosen.sweep and len(records) > 1:
         sources = ", ".join(sorted({r.source for r in records}))
-        raise SitegenError(Problem(records[0].source, None, "", f"a {chosen.name} holds a whole run, but there are "
-                                   f"{len(records)} ({sources}): import each on its own"))
+        raise SitegenError(
+            Problem(
+                records[0].source,
+                None,
+                "",
+                f"a {chosen.name} holds a whole run, but there are "
+                f"{len(records)} ({sources}): import each on its own",
+            )
+        )
     adapted = chosen.adapt([Node.root(record) for record in records])
     if chosen.ttft_prompt_cache is not None:  # run.yaml may still say otherwise
         adapted.sections["run"].setdefault("ttft_prompt_cache", chosen.ttft_prompt_cache)
@@ -307,8 +400,14 @@ def _adapt(records: list[Document]) -> Adapted:
 
 def _check_meta(meta: Document) -> None:
     if not isinstance(meta.data, dict):
-        raise SitegenError(Problem(meta.source, 1, "", "expected a mapping with hardware:, engine:, run: "
-                                   "(and source:) sections"))
+        raise SitegenError(
+            Problem(
+                meta.source,
+                1,
+                "",
+                "expected a mapping with hardware:, engine:, run: (and source:) sections",
+            )
+        )
     # Checked as redacted, so that no message quotes a secret (a token in a field of the wrong
     # type); the caller keeps the document as it is, and redacts it later with notes.
     problems = check_schema(redact_document(meta)[0], "run-meta")
@@ -348,11 +447,15 @@ def _merge(adapted: Adapted, meta: Document | None, source: str) -> Document:
     if problems or contradictions:
         located = {_locate(problem, adapted.origins, meta, given) for problem in problems}
         located.update(contradictions)
-        raise SitegenError(sorted(located, key=lambda p: (p.source, p.line or 0, p.pointer, p.message)))
+        raise SitegenError(
+            sorted(located, key=lambda p: (p.source, p.line or 0, p.pointer, p.message))
+        )
     return document
 
 
-def _contradictions(adapted: Adapted, meta: Document | None, given: dict[str, Any]) -> list[Problem]:
+def _contradictions(
+    adapted: Adapted, meta: Document | None, given: dict[str, Any]
+) -> list[Problem]:
     """run.yaml values that contradict what the raw file itself records (a GPU, a build, a version)."""
     problems: list[Problem] = []
     if meta is None:
@@ -365,14 +468,22 @@ def _contradictions(adapted: Adapted, meta: Document | None, given: dict[str, An
         where = fact.node.document
         line = where.line_of(fact.node.pointer)
         at = f"{where.source}:{line}" if line else where.source
-        problems.append(Problem(meta.source, meta.line_of(pointer), pointer,
-                                f"{value!r} contradicts the raw file, which records {fact.shown} "
-                                f"({at}, {fact.node.pointer or 'its root'}); correct run.yaml, or leave "
-                                f"{section}.{name} out to use the recorded value"))
+        problems.append(
+            Problem(
+                meta.source,
+                meta.line_of(pointer),
+                pointer,
+                f"{value!r} contradicts the raw file, which records {fact.shown} "
+                f"({at}, {fact.node.pointer or 'its root'}); correct run.yaml, or leave "
+                f"{section}.{name} out to use the recorded value",
+            )
+        )
     return problems
 
 
-def _locate(problem: Problem, origins: dict[str, Origin], meta: Document | None, given: dict[str, Any]) -> Problem:
+def _locate(
+    problem: Problem, origins: dict[str, Origin], meta: Document | None, given: dict[str, Any]
+) -> Problem:
     """Report a problem of the merged document in the file (and line) where it can be fixed."""
     pointer = problem.pointer
     tokens = pointer.split("/")[1:3]
@@ -390,12 +501,21 @@ def _locate(problem: Problem, origins: dict[str, Origin], meta: Document | None,
         if origin is not None:
             # The raw field's own name differs from the canonical one, so point at the raw value
             # (or, for a figure the adapter derived, at the raw record it came from).
-            return Problem(origin.document.source, origin.document.line_of(origin.pointer), origin.pointer,
-                           f"{problem.message} (read into {pointer})")
+            return Problem(
+                origin.document.source,
+                origin.document.line_of(origin.pointer),
+                origin.pointer,
+                f"{problem.message} (read into {pointer})",
+            )
         prefix = prefix.rpartition("/")[0]
     if len(tokens) != 1 or tokens[0] not in SECTIONS:
         return problem  # about the run as a whole (e.g. too many cells): no file to point at
     # A field neither file gives: the raw format has no place for it, so run.yaml must.
     if meta is None:
-        return Problem(problem.source, None, pointer, f"{problem.message}{hint} (sitegen import --meta run.yaml)")
+        return Problem(
+            problem.source,
+            None,
+            pointer,
+            f"{problem.message}{hint} (sitegen import --meta run.yaml)",
+        )
     return Problem(meta.source, meta.line_of(pointer), pointer, problem.message + hint)

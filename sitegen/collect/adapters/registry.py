@@ -46,6 +46,7 @@ class Format:
 def _single(adapt: Callable[[Node], Adapted]) -> Callable[[list[Node]], Adapted]:
     def adapt_one(records: list[Node]) -> Adapted:
         return adapt(records[0])
+
     return adapt_one
 
 
@@ -53,33 +54,80 @@ def _single(adapt: Callable[[Node], Adapted]) -> Callable[[list[Node]], Adapted]
 # llm-inference-bench (all may hold "results"), and every format with a "metadata" key before
 # llm-inference-bench's broad test.
 FORMATS: tuple[Format, ...] = (
-    Format("lil-bench result document", lil_bench.looks_like, _single(lambda node: lil_bench.adapt(node.document)),
-           sweep=False, tells="a `schema` text starting with \"lil-bench-\"",
-           ttft_prompt_cache="warm"),
-    Format("GuideLLM report", guidellm.looks_like, guidellm.adapt, sweep=True,
-           tells="a `benchmarks` list whose entries hold `metrics` and `config` (or `args`)"),
-    Format("AIPerf profile export", aiperf.looks_like_aiperf, aiperf.adapt, sweep=True,
-           tells="`input_config` with `loadgen` or `phases` (or a `records` block), and metric objects such as "
-                 "`request_throughput`; a sweep's `profile_export_aiperf_sweep.json` has `per_combination_metrics`"),
-    Format("GenAI-Perf profile export", aiperf.looks_like_genai_perf, aiperf.adapt, sweep=True,
-           tells="`input_config` with `concurrency` and metric objects such as `request_throughput`"),
-    Format("llama-bench output", llama_bench.looks_like, llama_bench.adapt, sweep=True,
-           tells="rows with `build_commit`, `n_prompt` and `avg_ts`"),
-    Format("SGLang bench_serving result", sglang_bench.looks_like, sglang_bench.adapt, sweep=True,
-           tells="`backend`, `completed`, `output_throughput` and `random_input_len`/`server_info`/`dataset_name`, "
-                 "no `model_id`"),
-    Format("vLLM bench serve result", vllm_bench.looks_like, vllm_bench.adapt, sweep=True,
-           tells="`model_id`, `completed`, `output_throughput` and `max_concurrency` or `request_rate`"),
-    Format("llm-d Benchmark Report", benchmark_report.looks_like, benchmark_report.adapt, sweep=True,
-           tells="`version` 0.2.x, `run` with `uid`, `scenario` and `results` (a report per load point)"),
-    Format("llm-inference-bench benchmark_results.json", llm_inference_bench.looks_like,
-           _single(llm_inference_bench.convert), sweep=False, tells="`metadata`, `results` or `prefill` at the top",
-           ttft_prompt_cache="warm"),
+    Format(
+        "lil-bench result document",
+        lil_bench.looks_like,
+        _single(lambda node: lil_bench.adapt(node.document)),
+        sweep=False,
+        tells='a `schema` text starting with "lil-bench-"',
+        ttft_prompt_cache="warm",
+    ),
+    Format(
+        "GuideLLM report",
+        guidellm.looks_like,
+        guidellm.adapt,
+        sweep=True,
+        tells="a `benchmarks` list whose entries hold `metrics` and `config` (or `args`)",
+    ),
+    Format(
+        "AIPerf profile export",
+        aiperf.looks_like_aiperf,
+        aiperf.adapt,
+        sweep=True,
+        tells="`input_config` with `loadgen` or `phases` (or a `records` block), and metric objects such as "
+        "`request_throughput`; a sweep's `profile_export_aiperf_sweep.json` has `per_combination_metrics`",
+    ),
+    Format(
+        "GenAI-Perf profile export",
+        aiperf.looks_like_genai_perf,
+        aiperf.adapt,
+        sweep=True,
+        tells="`input_config` with `concurrency` and metric objects such as `request_throughput`",
+    ),
+    Format(
+        "llama-bench output",
+        llama_bench.looks_like,
+        llama_bench.adapt,
+        sweep=True,
+        tells="rows with `build_commit`, `n_prompt` and `avg_ts`",
+    ),
+    Format(
+        "SGLang bench_serving result",
+        sglang_bench.looks_like,
+        sglang_bench.adapt,
+        sweep=True,
+        tells="`backend`, `completed`, `output_throughput` and `random_input_len`/`server_info`/`dataset_name`, "
+        "no `model_id`",
+    ),
+    Format(
+        "vLLM bench serve result",
+        vllm_bench.looks_like,
+        vllm_bench.adapt,
+        sweep=True,
+        tells="`model_id`, `completed`, `output_throughput` and `max_concurrency` or `request_rate`",
+    ),
+    Format(
+        "llm-d Benchmark Report",
+        benchmark_report.looks_like,
+        benchmark_report.adapt,
+        sweep=True,
+        tells="`version` 0.2.x, `run` with `uid`, `scenario` and `results` (a report per load point)",
+    ),
+    Format(
+        "llm-inference-bench benchmark_results.json",
+        llm_inference_bench.looks_like,
+        _single(llm_inference_bench.convert),
+        sweep=False,
+        tells="`metadata`, `results` or `prefill` at the top",
+        ttft_prompt_cache="warm",
+    ),
 )
 
-KNOWN = ("an llm-inference-bench benchmark_results.json, a lil-bench result document, a vLLM "
-         "`bench serve --save-result` file, SGLang `bench_serving` JSON Lines, llama-bench `-o json`/`-o jsonl`, "
-         "a GuideLLM report, or a GenAI-Perf/AIPerf profile export")
+KNOWN = (
+    "an llm-inference-bench benchmark_results.json, a lil-bench result document, a vLLM "
+    "`bench serve --save-result` file, SGLang `bench_serving` JSON Lines, llama-bench `-o json`/`-o jsonl`, "
+    "a GuideLLM report, or a GenAI-Perf/AIPerf profile export"
+)
 # The sections only a sitegen result file has at its top, besides its schema_version.
 _RESULT_SECTIONS = ("hardware", "engine", "run", "measurements")
 
@@ -87,8 +135,9 @@ _RESULT_SECTIONS = ("hardware", "engine", "run", "measurements")
 def formats_told_apart() -> list[str]:
     """Every format sitegen reads and what tells it apart, a line each, for the refusal of a
     file of none."""
-    return (["a sitegen result file: `schema_version` with `hardware`, `engine`, `run` and `measurements`"]
-            + [f"{format_.name}: {format_.tells}" for format_ in FORMATS])
+    return [
+        "a sitegen result file: `schema_version` with `hardware`, `engine`, `run` and `measurements`"
+    ] + [f"{format_.name}: {format_.tells}" for format_ in FORMATS]
 
 
 def is_result_file(data: Any) -> bool:

@@ -35,8 +35,10 @@ from sitegen.errors import SitegenError
 
 # Cells whose measured mean input lengths differ by less than this share a context.
 CONTEXT_TOLERANCE = 0.10
-OPEN_LOOP_HINT = ("sitegen's decode matrix is context × concurrency, and this run kept no fixed number of "
-                  "requests in flight, so it has no place in it")
+OPEN_LOOP_HINT = (
+    "sitegen's decode matrix is context × concurrency, and this run kept no fixed number of "
+    "requests in flight, so it has no place in it"
+)
 
 
 def where(node: Node) -> str:
@@ -68,13 +70,17 @@ class Load:
     """The load of an open-loop point, as the benchmark was told (schema 1.2 ``load_point``)."""
 
     request_rate: float
-    arrival: str                 # "poisson", "gamma" or "constant"
+    arrival: str  # "poisson", "gamma" or "constant"
     burstiness: float | None = None
     max_concurrency: int | None = None
 
     def fields(self) -> dict[str, Any]:
-        given = {"request_rate": self.request_rate, "arrival": self.arrival,
-                 "burstiness": self.burstiness, "max_concurrency": self.max_concurrency}
+        given = {
+            "request_rate": self.request_rate,
+            "arrival": self.arrival,
+            "burstiness": self.burstiness,
+            "max_concurrency": self.max_concurrency,
+        }
         return {name: value for name, value in given.items() if value is not None}
 
 
@@ -85,15 +91,15 @@ class Point:
     node: Node
     record: Record
     concurrency: int | None = None
-    open_loop: str = ""          # why there is no concurrency coordinate
-    failed: str = ""             # why nothing was measured
+    open_loop: str = ""  # why there is no concurrency coordinate
+    failed: str = ""  # why nothing was measured
     mean_input_tokens: float | None = None
-    input_field: str = ""        # " (no `field`)": where the tool keeps input tokens, for the refusal
+    input_field: str = ""  # " (no `field`)": where the tool keeps input tokens, for the refusal
     statistics: dict[str, dict[str, float]] = field(default_factory=dict)
     source_values: dict[str, Any] = field(default_factory=dict)
     # Settings the record states besides the load (a sweep's serve parameters): one run has one.
     configuration: dict[str, Any] = field(default_factory=dict)
-    load: Load | None = None     # what a rate-driven point was told: it becomes a load point
+    load: Load | None = None  # what a rate-driven point was told: it becomes a load point
     mean_output_tokens: float | None = None
     # Figures only a load point has (achieved request rate, failed requests): name → (value, key).
     load_figures: dict[str, tuple[Any, str]] = field(default_factory=dict)
@@ -113,7 +119,9 @@ class Point:
             self.source_values[name] = rounded(value) if isinstance(value, float) else value
 
 
-def matrix(adapted: Adapted, points: list[Point], tool: str, rerun: str, average_repeats: bool = False) -> None:
+def matrix(
+    adapted: Adapted, points: list[Point], tool: str, rerun: str, average_repeats: bool = False
+) -> None:
     """Place the points in the decode matrix, or refuse the import with every reason.
 
     ``rerun`` says how to make the tool keep a fixed concurrency (its own flag);
@@ -123,23 +131,42 @@ def matrix(adapted: Adapted, points: list[Point], tool: str, rerun: str, average
     points = _unique(points)
     failed = [p for p in points if p.failed]
     if failed:
-        raise SitegenError([p.node.problem(f"{p.failed}: nothing was measured, so it is not imported (a failed "
-                                           "benchmark is never drawn as zero); rerun it, or leave this file out")
-                            for p in failed])
+        raise SitegenError(
+            [
+                p.node.problem(
+                    f"{p.failed}: nothing was measured, so it is not imported (a failed "
+                    "benchmark is never drawn as zero); rerun it, or leave this file out"
+                )
+                for p in failed
+            ]
+        )
     fixed = [p for p in points if p.concurrency is not None]
     rated = [p for p in points if p.concurrency is None and p.load is not None]
     open_loop = [p for p in points if p.concurrency is None and p.load is None]
     if not fixed and not rated:
-        raise SitegenError([p.node.problem(f"{p.open_loop}: {OPEN_LOOP_HINT}; rerun with {rerun}")
-                            for p in open_loop])
+        raise SitegenError(
+            [
+                p.node.problem(f"{p.open_loop}: {OPEN_LOOP_HINT}; rerun with {rerun}")
+                for p in open_loop
+            ]
+        )
     if open_loop:
         left = ", ".join(f"{where(p.node)} ({p.open_loop})" for p in open_loop)
-        adapted.notes.append(f"Left out, with neither a concurrency nor a load sitegen can place "
-                             f"them by ({tool}): {left}"[:2000])
+        adapted.notes.append(
+            f"Left out, with neither a concurrency nor a load sitegen can place "
+            f"them by ({tool}): {left}"[:2000]
+        )
     missing = [p for p in fixed + rated if p.mean_input_tokens is None or p.mean_input_tokens <= 0]
     if missing:
-        raise SitegenError([p.node.problem(f"the file records no input tokens for this run{p.input_field}, so "
-                                           "its context cannot be told") for p in missing])
+        raise SitegenError(
+            [
+                p.node.problem(
+                    f"the file records no input tokens for this run{p.input_field}, so "
+                    "its context cannot be told"
+                )
+                for p in missing
+            ]
+        )
     _one_configuration(fixed + rated)
     if rated:
         load_points(adapted, rated, tool)
@@ -157,9 +184,11 @@ def _decode_cells(adapted: Adapted, fixed: list[Point], tool: str, average_repea
     records = [_cell(pick(points), context, len(points)) for (context, _), points in cells.items()]
     records.sort(key=lambda r: (r.data["context_tokens"], r.data["concurrency"]))
     adapted.add_records("decode", records)
-    adapted.notes.append(f"Context is each run's measured mean input length ({tool}), grouped within "
-                         f"{CONTEXT_TOLERANCE:.0%} (docs/importing.md); each cell keeps its own mean in "
-                         "source_values.mean_input_tokens.")
+    adapted.notes.append(
+        f"Context is each run's measured mean input length ({tool}), grouped within "
+        f"{CONTEXT_TOLERANCE:.0%} (docs/importing.md); each cell keeps its own mean in "
+        "source_values.mean_input_tokens."
+    )
 
 
 def load_points(adapted: Adapted, rated: list[Point], tool: str) -> None:
@@ -170,15 +199,25 @@ def load_points(adapted: Adapted, rated: list[Point], tool: str) -> None:
     for point, length in zip(rated, lengths, strict=True):
         assert point.load is not None
         groups.setdefault((length, point.load), []).append(point)
-    records = [_load_point(_representative(points), length, len(points))
-               for (length, _), points in groups.items()]
-    records.sort(key=lambda r: (r.data["input_tokens_per_request"], r.data["request_rate"],
-                                r.data.get("max_concurrency", 0), r.data["arrival"],
-                                r.data.get("burstiness", 0)))
+    records = [
+        _load_point(_representative(points), length, len(points))
+        for (length, _), points in groups.items()
+    ]
+    records.sort(
+        key=lambda r: (
+            r.data["input_tokens_per_request"],
+            r.data["request_rate"],
+            r.data.get("max_concurrency", 0),
+            r.data["arrival"],
+            r.data.get("burstiness", 0),
+        )
+    )
     adapted.add_records("load_points", records)
-    adapted.notes.append("Runs driven by a request rate are load points, not decode cells "
-                         f"({tool}); their input length is each run's measured mean, grouped "
-                         f"within {CONTEXT_TOLERANCE:.0%} (docs/importing.md).")
+    adapted.notes.append(
+        "Runs driven by a request rate are load points, not decode cells "
+        f"({tool}); their input length is each run's measured mean, grouped "
+        f"within {CONTEXT_TOLERANCE:.0%} (docs/importing.md)."
+    )
 
 
 def _load_point(point: Point, input_tokens: int, repetitions: int) -> Record:
@@ -191,8 +230,10 @@ def _load_point(point: Point, input_tokens: int, repetitions: int) -> Record:
     for name, (value, raw_key) in point.load_figures.items():
         record.set(name, value, raw_key)
     if point.statistics:
-        record.set("statistics", {name: dict(sorted(values.items()))
-                                  for name, values in point.statistics.items()})
+        record.set(
+            "statistics",
+            {name: dict(sorted(values.items())) for name, values in point.statistics.items()},
+        )
     values = {"mean_input_tokens": rounded(point.mean_input_tokens), **point.source_values}
     if repetitions > 1:
         values["repetitions"] = repetitions
@@ -202,32 +243,47 @@ def _load_point(point: Point, input_tokens: int, repetitions: int) -> Record:
 
 def _one_configuration(points: list[Point]) -> None:
     keys = sorted({key for point in points for key in point.configuration})
-    differing = [key for key in keys if len({repr(point.configuration.get(key)) for point in points}) > 1]
+    differing = [
+        key for key in keys if len({repr(point.configuration.get(key)) for point in points}) > 1
+    ]
     if differing:
-        values = "; ".join(f"{key}: {', '.join(sorted({repr(p.configuration.get(key)) for p in points}))}"
-                           for key in differing)
-        raise points[0].node.error(f"these results come from different configurations ({values}); one run is one "
-                                   "configuration, whose sweep may vary only the context (input length) and the "
-                                   "concurrency: import each setting's files separately")
+        values = "; ".join(
+            f"{key}: {', '.join(sorted({repr(p.configuration.get(key)) for p in points}))}"
+            for key in differing
+        )
+        raise points[0].node.error(
+            f"these results come from different configurations ({values}); one run is one "
+            "configuration, whose sweep may vary only the context (input length) and the "
+            "concurrency: import each setting's files separately"
+        )
 
 
 def _representative(points: list[Point]) -> Point:
     """Of the repetitions of one point, the one with the median total tok/s (lower middle)."""
     if len(points) == 1:
         return points[0]
-    ranked = sorted(points, key=lambda p: (p.record.data.get("total_tokens_per_s") or 0.0, where(p.node)))
+    ranked = sorted(
+        points, key=lambda p: (p.record.data.get("total_tokens_per_s") or 0.0, where(p.node))
+    )
     chosen = ranked[(len(ranked) - 1) // 2]
     rates = ", ".join(f"{p.record.data.get('total_tokens_per_s', 0):g}" for p in points)
     chosen.source_values["repetitions_total_tokens_per_s"] = rates[:2000]
-    note = (f"{len(points)} repetitions of this point; this is the one with the median total tok/s "
-            f"({where(chosen.node)})")
+    note = (
+        f"{len(points)} repetitions of this point; this is the one with the median total tok/s "
+        f"({where(chosen.node)})"
+    )
     existing = chosen.record.data.get("note")
     chosen.record.set("note", (f"{existing}; {note}" if existing else note)[:2000])
     return chosen
 
 
 # The figures a repeated cell gives as the mean of its repeats, each with its spread.
-REPEATED_FIGURES = ("total_tokens_per_s", "per_request_tokens_per_s", "ttft_ms", "time_between_tokens_ms")
+REPEATED_FIGURES = (
+    "total_tokens_per_s",
+    "per_request_tokens_per_s",
+    "ttft_ms",
+    "time_between_tokens_ms",
+)
 
 
 def averaged(points: list[Point]) -> Point:
@@ -238,9 +294,13 @@ def averaged(points: list[Point]) -> Point:
     if len(points) == 1:
         return points[0]
     first = points[0]
-    point = Point(first.node, Record(first.node), concurrency=first.concurrency,
-                  mean_input_tokens=sum(p.mean_input_tokens or 0.0 for p in points) / len(points),
-                  source_values={k: v for k, v in first.source_values.items() if k != "run_number"})
+    point = Point(
+        first.node,
+        Record(first.node),
+        concurrency=first.concurrency,
+        mean_input_tokens=sum(p.mean_input_tokens or 0.0 for p in points) / len(points),
+        source_values={k: v for k, v in first.source_values.items() if k != "run_number"},
+    )
     spread: dict[str, dict[str, float]] = {}
     for figure in REPEATED_FIGURES:
         values = [p.record.data[figure] for p in points if figure in p.record.data]
@@ -249,12 +309,17 @@ def averaged(points: list[Point]) -> Point:
         mean = sum(values) / len(values)
         point.record.set(figure, rounded(mean))
         deviation = math.sqrt(sum((value - mean) ** 2 for value in values) / (len(values) - 1))
-        spread[figure] = {"min": rounded(min(values)), "max": rounded(max(values)), "stddev": rounded(deviation)}
+        spread[figure] = {
+            "min": rounded(min(values)),
+            "max": rounded(max(values)),
+            "stddev": rounded(deviation),
+        }
     completed = [p.record.data.get("completed_requests") for p in points]
     if all(isinstance(count, int) for count in completed):
         point.record.set("completed_requests", sum(c for c in completed if isinstance(c, int)))
     point.source_values["repetitions_total_tokens_per_s"] = ", ".join(
-        f"{p.record.data.get('total_tokens_per_s', 0):g}" for p in points)[:2000]
+        f"{p.record.data.get('total_tokens_per_s', 0):g}" for p in points
+    )[:2000]
     point.source_values["mean_input_tokens"] = point.mean_input_tokens
     if spread:
         point.record.set("repeats", {"count": len(points), "spread": spread})
@@ -293,9 +358,17 @@ def _unique(points: list[Point]) -> list[Point]:
 def _cell(point: Point, context: int, repetitions: int) -> Record:
     record = point.record
     assert point.concurrency is not None and point.mean_input_tokens is not None
-    record.data = {"context_tokens": context, "concurrency": point.concurrency, "status": "valid", **record.data}
+    record.data = {
+        "context_tokens": context,
+        "concurrency": point.concurrency,
+        "status": "valid",
+        **record.data,
+    }
     if point.statistics:
-        record.set("statistics", {name: dict(sorted(values.items())) for name, values in point.statistics.items()})
+        record.set(
+            "statistics",
+            {name: dict(sorted(values.items())) for name, values in point.statistics.items()},
+        )
     values = {"mean_input_tokens": rounded(point.mean_input_tokens), **point.source_values}
     if repetitions > 1:
         values["repetitions"] = repetitions

@@ -30,48 +30,110 @@ _PERCENTILE = re.compile(r"^p(?P<p>[0-9]{1,2}(?:\.[0-9]{1,2})?)_(?P<metric>[a-z0
 _DATE = re.compile(r"^(\d{4})(\d{2})(\d{2})-\d{6}$")
 # Keys of the result object itself (any version seen); a sweep adds its serve parameters
 # (``max_num_seqs``…) beside them, which tell one server configuration from another.
-_RESULT_KEYS = frozenset((
-    "date", "endpoint_type", "backend", "label", "model_id", "tokenizer_id", "num_prompts", "request_rate",
-    "burstiness", "max_concurrency", "duration", "completed", "failed", "total_input_tokens", "total_output_tokens",
-    "request_throughput", "request_goodput", "request_goodput:", "output_throughput", "total_token_throughput",
-    "max_output_tokens_per_s", "max_concurrent_requests", "rtfx", "run_number", "input_lens", "output_lens",
-    "ttfts", "itls", "generated_texts", "errors", "best_of", "use_beam_search", "start_times",
-))
+_RESULT_KEYS = frozenset(
+    (
+        "date",
+        "endpoint_type",
+        "backend",
+        "label",
+        "model_id",
+        "tokenizer_id",
+        "num_prompts",
+        "request_rate",
+        "burstiness",
+        "max_concurrency",
+        "duration",
+        "completed",
+        "failed",
+        "total_input_tokens",
+        "total_output_tokens",
+        "request_throughput",
+        "request_goodput",
+        "request_goodput:",
+        "output_throughput",
+        "total_token_throughput",
+        "max_output_tokens_per_s",
+        "max_concurrent_requests",
+        "rtfx",
+        "run_number",
+        "input_lens",
+        "output_lens",
+        "ttfts",
+        "itls",
+        "generated_texts",
+        "errors",
+        "best_of",
+        "use_beam_search",
+        "start_times",
+    )
+)
 # Swept bench parameters that are the matrix's own coordinates (the context is measured, the
 # concurrency read from max_concurrency): a sweep over them is one run. Any other swept
 # parameter (a serve setting, an output length) is another configuration.
-LOAD_PARAMETERS = frozenset(("random_input_len", "input_len", "sonnet_input_len", "random_prefix_len",
-                             "prefix_len", "random_range_ratio", "max_concurrency", "num_prompts"))
-DERIVED_NOTE = ("per_request_tokens_per_s = 1000 / median TPOT (derived; {tool} measures time per output token, "
-                "which excludes the first token); time_between_tokens_ms is the median TPOT, and the pooled "
-                "inter-token latency (ITL) is kept in source_values.")
+LOAD_PARAMETERS = frozenset(
+    (
+        "random_input_len",
+        "input_len",
+        "sonnet_input_len",
+        "random_prefix_len",
+        "prefix_len",
+        "random_range_ratio",
+        "max_concurrency",
+        "num_prompts",
+    )
+)
+DERIVED_NOTE = (
+    "per_request_tokens_per_s = 1000 / median TPOT (derived; {tool} measures time per output token, "
+    "which excludes the first token); time_between_tokens_ms is the median TPOT, and the pooled "
+    "inter-token latency (ITL) is kept in source_values."
+)
 
 
 def looks_like(data: Any) -> bool:
-    return (isinstance(data, dict) and "model_id" in data and "completed" in data
-            and ("max_concurrency" in data or "request_rate" in data) and "output_throughput" in data)
+    return (
+        isinstance(data, dict)
+        and "model_id" in data
+        and "completed" in data
+        and ("max_concurrency" in data or "request_rate" in data)
+        and "output_throughput" in data
+    )
 
 
 def adapt(records: list[Node]) -> Adapted:
     every = [element for record in records for element in _runs(record)]
     runs = [run for run in every if not _warm_up(run)]
     if not runs:
-        raise every[0].error("only warm-up runs (run_number -1, the warmup.json of vllm bench "
-                             "sweep --warmup-num-prompts): they are not measurements; import the "
-                             "run=N.json files of the same folder")
-    adapted = Adapted(f"{TOOL} result{'s' if len(runs) != 1 else ''} ({len(runs)} run{'s' if len(runs) != 1 else ''})")
+        raise every[0].error(
+            "only warm-up runs (run_number -1, the warmup.json of vllm bench "
+            "sweep --warmup-num-prompts): they are not measurements; import the "
+            "run=N.json files of the same folder"
+        )
+    adapted = Adapted(
+        f"{TOOL} result{'s' if len(runs) != 1 else ''} ({len(runs)} run{'s' if len(runs) != 1 else ''})"
+    )
     points = [_point(run) for run in runs]
     _run_facts(adapted, runs)
     # A sweep (``vllm bench sweep``, whose runs carry run_number) repeats each point on purpose.
-    sweep = any(isinstance(run.value, dict) and run.value.get("run_number") is not None for run in runs)
-    serving.matrix(adapted, points, TOOL, "--max-concurrency N and --request-rate inf, one run per concurrency",
-                   average_repeats=sweep)
+    sweep = any(
+        isinstance(run.value, dict) and run.value.get("run_number") is not None for run in runs
+    )
+    serving.matrix(
+        adapted,
+        points,
+        TOOL,
+        "--max-concurrency N and --request-rate inf, one run per concurrency",
+        average_repeats=sweep,
+    )
     if sweep and any(point.concurrency is not None for point in points):
-        adapted.notes.append("vllm bench sweep: each cell is the mean of its repeats (run=N), with the spread and "
-                             "count in repeats.")
+        adapted.notes.append(
+            "vllm bench sweep: each cell is the mean of its repeats (run=N), with the spread and "
+            "count in repeats."
+        )
     if len(runs) < len(every):
-        adapted.notes.append(f"vllm bench sweep: {len(every) - len(runs)} warm-up run(s) "
-                             "(run_number -1, warmup.json) left out of every figure.")
+        adapted.notes.append(
+            f"vllm bench sweep: {len(every) - len(runs)} warm-up run(s) "
+            "(run_number -1, warmup.json) left out of every figure."
+        )
     adapted.notes.append(DERIVED_NOTE.format(tool="vLLM"))
     return adapted
 
@@ -109,9 +171,14 @@ def _point(run: Node) -> serving.Point:
         point.concurrency = concurrency.integer()
     input_tokens = run.opt_integer("total_input_tokens")
     point.mean_input_tokens = input_tokens / completed if input_tokens else None
-    point.configuration = {key: value for key, value in run.mapping().items() if key not in _RESULT_KEYS
-                           and key not in LOAD_PARAMETERS and not key.endswith("_ms")
-                           and isinstance(value, (str, int, bool))}
+    point.configuration = {
+        key: value
+        for key, value in run.mapping().items()
+        if key not in _RESULT_KEYS
+        and key not in LOAD_PARAMETERS
+        and not key.endswith("_ms")
+        and isinstance(value, (str, int, bool))
+    }
     figures(point, run, completed)
     if point.load is not None:
         throughput = run.opt_number("request_throughput")
@@ -120,7 +187,10 @@ def _point(run: Node) -> serving.Point:
             point.load_figures["request_throughput"] = (achieved, "request_throughput")
         point.load_figures["failed_requests"] = (failed, "failed")
     if failed:
-        point.record.set("note", f"{failed} of {completed + failed} requests failed; figures are of the completed ones")
+        point.record.set(
+            "note",
+            f"{failed} of {completed + failed} requests failed; figures are of the completed ones",
+        )
     for key in ("num_prompts", "max_concurrent_requests", "run_number"):
         point.keep(key, run.opt_number(key))
     if request_rate is not None:
@@ -182,12 +252,17 @@ def _run_facts(adapted: Adapted, runs: list[Node]) -> None:
     adapted.put("run", "decode_mode", "fixed-request-count", runs[0])
     adapted.put("run", "prefill_mode", "not-measured", runs[0])
     same_model(adapted, [(run, run.get("model_id")) for run in runs])
-    backends = {run.opt_text("backend") for run in runs} | {run.opt_text("endpoint_type") for run in runs}
+    backends = {run.opt_text("backend") for run in runs} | {
+        run.opt_text("endpoint_type") for run in runs
+    }
     if "vllm" in backends:
         # The "vllm" client speaks vLLM's own API; "openai" clients may measure any server.
         adapted.put("engine", "name", "vLLM", runs[0])
-    dates = [(f"{match[1]}-{match[2]}-{match[3]}", run) for run in runs
-             if (text := run.opt_text("date")) and (match := _DATE.match(text))]
+    dates = [
+        (f"{match[1]}-{match[2]}-{match[3]}", run)
+        for run in runs
+        if (text := run.opt_text("date")) and (match := _DATE.match(text))
+    ]
     if dates:
         # The earliest run's local date (vLLM writes no time zone).
         date, run = min(dates, key=lambda item: item[0])
@@ -202,8 +277,10 @@ def same_model(adapted: Adapted, models: list[tuple[Node, Node | None]]) -> None
     first_run, first = named[0]
     for _, model in named[1:]:
         if model.text() != first.text():
-            raise model.error(f"this run measured {model.text()!r}, but {serving.where(first_run)} measured "
-                              f"{first.text()!r}: one run is one model, so import them separately")
+            raise model.error(
+                f"this run measured {model.text()!r}, but {serving.where(first_run)} measured "
+                f"{first.text()!r}: one run is one model, so import them separately"
+            )
     # The served name; run.yaml gives the published model id (this is only the fallback).
     adapted.put("run", "model", first.text(), first)
     adapted.put("run", "served_model_name", first.text(), first)
