@@ -357,13 +357,15 @@ def hugo_cold(folder: Path, pages: int) -> Measure:
             'baseURL = "/"\ntitle = "baseline"\ndisableKinds = ["taxonomy", "term"]\n'
         )
         (site / "layouts" / "_default" / "baseof.html").write_text(
-            '<!doctype html><html><head><title>{{ .Title }}</title></head><body>{{ block "main" . }}{{ end }}</body></html>'
+            '<!doctype html><html><head><title>{{ .Title }}</title></head><body>{{ block "main" . '
+            "}}{{ end }}</body></html>"
         )
         (site / "layouts" / "_default" / "single.html").write_text(
             '{{ define "main" }}<h1>{{ .Title }}</h1>{{ .Content }}{{ end }}'
         )
         (site / "layouts" / "_default" / "list.html").write_text(
-            '{{ define "main" }}<ul>{{ range .Paginator.Pages }}<li><a href="{{ .RelPermalink }}">{{ .Title }}</a></li>'
+            '{{ define "main" }}<ul>{{ range .Paginator.Pages }}<li><a href="{{ .RelPermalink '
+            '}}">{{ .Title }}</a></li>'
             "{{ end }}</ul>{{ end }}"
         )
         rng = random.Random(7)
@@ -410,7 +412,8 @@ def added_only(folder: Path, runs: int, repeat: int) -> None:
         both(folder)
         print(
             f"one run added: collect {first.seconds:.2f} s + build {second.seconds:.2f} s = "
-            f"{first.seconds + second.seconds:.2f} s, peak {max(first.peak_mb, second.peak_mb):.0f} MB",
+            f"{first.seconds + second.seconds:.2f} s, peak "
+            f"{max(first.peak_mb, second.peak_mb):.0f} MB",
             flush=True,
         )
 
@@ -422,7 +425,8 @@ def bench(runs: int, repeat: int, hugo: bool = False) -> dict[str, object]:
         results: dict[str, object] = {}
         results["collect cold"] = median([cold_run(folder, "collect") for _ in range(repeat)])
         results["collect unchanged"] = median([sitegen(folder, "collect") for _ in range(repeat)])
-        # With --hugo, Hugo's cold build is timed just before each cold build of sitegen: on a shared
+        # With --hugo, Hugo's cold build is timed just before each cold build of sitegen: on a
+        # shared
         # machine the load moves from one minute to the next, and a pair sees the same minute.
         hugo_builds: list[Measure] = []
         builds = []
@@ -476,7 +480,8 @@ def bench(runs: int, repeat: int, hugo: bool = False) -> dict[str, object]:
         page = (site / "runs" / "run-00000" / "index.html").read_bytes()
         results["run page"] = (
             f"{len(page) / 1000:,.1f} KB HTML, {len(gzip.compress(page)) / 1000:,.1f} KB gzip; "
-            f"with what it loads {first_load(site, 'runs/run-00000/index.html') / 1000:,.1f} KB gzip"
+            f"with what it loads {first_load(site, 'runs/run-00000/index.html') / 1000:,.1f} KB "
+            f"gzip"
         )
         if hugo:
             results["hugo cold (as many pages)"] = median(hugo_builds)
@@ -569,7 +574,8 @@ def main() -> int:
                 print(f"{name:{width}}  N = {size:,}: {cell}  {TARGETS.get(name, '')}")
     if args.hugo:
         print(
-            "\nAgainst Hugo's cold build of as many pages (same run, same machine; medians of each, the cold"
+            "\nAgainst Hugo's cold build of as many pages (same run, same machine; medians of "
+            "each, the cold"
             " build's pairs above):"
         )
         for name, target in RATIO_TARGETS.items():
@@ -580,7 +586,8 @@ def main() -> int:
                 ratios.append(f"N = {size:,}: {ours.seconds / hugo.seconds:5.2f} ×")
             print(f"  {name:{width}}  " + "   ".join(ratios) + f"   target {target}")
     print(
-        f"\n{os.cpu_count()} cores; peak memory is the largest resident set of a sitegen command's whole process tree."
+        f"\n{os.cpu_count()} cores; peak memory is the largest resident set of a sitegen command's "
+        f"whole process tree."
     )
     return 0
 

@@ -37,7 +37,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench import _INSTALLED, compile_sitegen, sitegen, synthetic_run
 
-# The steps of _build, each (module, attribute, name); a step called inside another is counted there.
+# The steps of _build, each (module, attribute, name); a step called inside another is counted
+# there.
 STAGES = [
     ("sitegen.site.build", "_fingerprint", "code fingerprint"),
     ("sitegen.site.build", "Manifest", "manifest: load"),
@@ -207,7 +208,8 @@ def main() -> int:
     width = max(map(len, figures))
     for name, value in sorted(figures.items(), key=lambda item: -item[1]):
         print(
-            f"{name:{width}}  {value * scale:10.{0 if args.instructions else 3}f} {unit}  {value / total:6.1%}"
+            f"{name:{width}}  {value * scale:10.{0 if args.instructions else 3}f} {unit}  "
+            f"{value / total:6.1%}"
         )
     print(f"{'whole build':{width}}  {total * scale:10.{0 if args.instructions else 3}f} {unit}")
     return 0

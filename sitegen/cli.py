@@ -57,7 +57,8 @@ def _parser() -> argparse.ArgumentParser:
         help="the site's absolute address for the feed, sitemap and canonical links, instead of "
         "sitegen.yaml's site_url, e.g. https://<owner>.github.io/<repo>/",
     )
-    # The option of sitegen 0.x before links became relative; kept so old workflows get a clear message.
+    # The option of sitegen 0.x before links became relative; kept so old workflows get a clear
+    # message.
     build.add_argument("--base-url", help=argparse.SUPPRESS)
     build.add_argument(
         "--force-output",
@@ -311,7 +312,8 @@ def _collect(config: Config, args: argparse.Namespace) -> int:
     progress.done()
     _print_problems(report.warnings, args.format, "warning")
     print(
-        f"collected {len(report.runs)} run{'s' if len(report.runs) != 1 else ''} into .sitegen/collected.json"
+        f"collected {len(report.runs)} run{'s' if len(report.runs) != 1 else ''} into "
+        f".sitegen/collected.json"
     )
     return 0
 
@@ -337,12 +339,14 @@ def _build(config: Config, args: argparse.Namespace) -> int:
     if args.base_url is not None:
         if args.site_url is not None or not args.base_url.startswith(("http://", "https://")):
             _progress(
-                "--base-url: deprecated and ignored: links are relative now; pass --site-url URL for absolute "
+                "--base-url: deprecated and ignored: links are relative now; pass --site-url URL "
+                "for absolute "
                 "feed, sitemap and canonical addresses"
             )
         else:
             _progress(
-                f"--base-url: deprecated: pass --site-url {args.base_url} instead (read as --site-url for now)"
+                f"--base-url: deprecated: pass --site-url {args.base_url} instead (read as "
+                f"--site-url for now)"
             )
             config = with_site_url(config, args.base_url, "--base-url")
     if args.site_url is not None:
@@ -352,7 +356,8 @@ def _build(config: Config, args: argparse.Namespace) -> int:
     for note in summary.notes:
         _progress(f"note: {note}")
     print(
-        f"built {summary.pages} pages ({summary.pages_built} rendered, {summary.charts_rendered} new charts) "
+        f"built {summary.pages} pages ({summary.pages_built} rendered, {summary.charts_rendered} "
+        f"new charts) "
         f"into {config.display(config.output_dir)}/"
     )
     return 0
@@ -441,7 +446,8 @@ def _new(config: Config, args: argparse.Namespace) -> int:
     path = config.display(new_run(config, args.run_id))
     print(f"wrote {path}: replace every <fill in: …> value, then run `sitegen check {path}`")
     print(
-        "have raw benchmark output (llm-inference-bench, vLLM, SGLang, llama-bench, GuideLLM, AIPerf)? "
+        "have raw benchmark output (llm-inference-bench, vLLM, SGLang, llama-bench, GuideLLM, "
+        "AIPerf)? "
         "`sitegen import` fills most of it in for you (docs/importing.md)"
     )
     return 0

@@ -103,7 +103,8 @@ class Config:
     service_levels: tuple[ServiceLevel, ...] = DEFAULT_SERVICE_LEVELS
     prices: tuple[tuple[str, Price], ...] = ()  # accelerator name, lower-cased → price
     presets: tuple[Preset, ...] = DEFAULT_PRESETS
-    # Replace an output folder that has files but no sitegen marker (output_replace / --force-output).
+    # Replace an output folder that has files but no sitegen marker (output_replace /
+    # --force-output).
     output_replace: bool = False
     sources_budget_s: float = DEFAULT_BUDGET_S
     # More names of one accelerator, grouped as one: (alias in lower case, name), sorted.
@@ -303,8 +304,10 @@ def _site_url(document: Document) -> tuple[str | None, tuple[Problem, ...]]:
         )
     else:
         message = (
-            "base_url is deprecated and ignored: links are relative now, so the site works under any path; "
-            "remove it, and set 'site_url: https://…/' for absolute feed, sitemap and canonical addresses"
+            "base_url is deprecated and ignored: links are relative now, so the site works under "
+            "any path; "
+            "remove it, and set 'site_url: https://…/' for absolute feed, sitemap and canonical "
+            "addresses"
         )
     return _normalised(site_url), (Problem(document.source, line, "/base_url", message),)
 

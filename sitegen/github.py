@@ -24,7 +24,8 @@ def escape_property(text: str) -> str:
 
 
 def _in_repository(source: str) -> bool:
-    # A URL (remote source) or an absolute path is no file of the pull request: GitHub could not place it.
+    # A URL (remote source) or an absolute path is no file of the pull request: GitHub could not
+    # place it.
     return "://" not in source and not source.startswith("/") and source != "sitegen"
 
 

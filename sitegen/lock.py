@@ -61,7 +61,8 @@ def project_lock(state_dir: Path, command: str, wait_s: float | None = None) -> 
                             None,
                             "",
                             (
-                                f"another sitegen (collect or build) is running in this project; {command} waited "
+                                f"another sitegen (collect or build) is running in this project; "
+                                f"{command} waited "
                                 f"{wait:g} s for it. Run again when it has finished"
                             ),
                         )

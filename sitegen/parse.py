@@ -158,7 +158,8 @@ def _construct(
         except yaml.YAMLError as exc:
             raise SitegenError(Problem(source, line, pointer, f"invalid value: {exc}")) from None
         except ValueError:
-            # Python refuses to convert integers of more than 4,300 digits (a denial-of-service guard).
+            # Python refuses to convert integers of more than 4,300 digits (a denial-of-service
+            # guard).
             raise SitegenError(Problem(source, line, pointer, _HUGE_NUMBER)) from None
     if isinstance(node, SequenceNode):
         if node.tag != "tag:yaml.org,2002:seq":
@@ -259,7 +260,8 @@ def parse_json(
             Problem(source, _line_of_text(text, exc.message), "", exc.message)
         ) from None
     except ValueError:
-        # Integers of more than 4,300 digits: Python refuses to convert them (a denial-of-service guard).
+        # Integers of more than 4,300 digits: Python refuses to convert them (a denial-of-service
+        # guard).
         raise SitegenError(Problem(source, None, "", _HUGE_NUMBER)) from None
     lines = _json_lines(source, raw, data)
     _check_plain(source, data, lines)

@@ -156,8 +156,10 @@ def _cell_findings(pointer: str, cell: dict[str, Any]) -> Iterator[Finding]:
         yield Finding(
             "active-below-requested",
             f"{pointer}/average_active_requests",
-            f"on average {active:g} of the {concurrency:g} requests sent at once were running, yet the cell "
-            "is valid, not requests_queued: a queue the tool did not see, or a server limit on requests",
+            f"on average {active:g} of the {concurrency:g} requests sent at once were running, yet "
+            f"the cell "
+            "is valid, not requests_queued: a queue the tool did not see, or a server limit on "
+            "requests",
         )
     if per_request and tbt:
         product = per_request * tbt / 1000.0
@@ -165,7 +167,8 @@ def _cell_findings(pointer: str, cell: dict[str, Any]) -> Iterator[Finding]:
             yield Finding(
                 "tbt-vs-per-request",
                 f"{pointer}/time_between_tokens_ms",
-                f"time between tokens {tbt:,.1f} ms means {1000.0 / tbt:,.1f} tok/s for one request, but "
+                f"time between tokens {tbt:,.1f} ms means {1000.0 / tbt:,.1f} tok/s for one "
+                f"request, but "
                 f"per-request tok/s is {per_request:,.1f} ({product:.2f}×); check the units",
             )
 
@@ -204,21 +207,25 @@ def _unit_findings(pointer: str, cell: dict[str, Any]) -> Iterator[Finding]:
             yield Finding(
                 "unit-mismatch",
                 f"{pointer}/measured_s",
-                f"total tok/s {total:,.1f} × measured_s {measured:g} gives {total * measured:,.0f} output "
+                f"total tok/s {total:,.1f} × measured_s {measured:g} gives {total * measured:,.0f} "
+                f"output "
                 f"tokens, but the cell says {output:,.0f} ({ratio:.3g}×){unit}",
             )
     if ttft and tbt and ttft < TTFT_TBT_FLOOR * tbt:
         yield Finding(
             "unit-mismatch",
             f"{pointer}/ttft_ms",
-            f"ttft_ms {ttft:g} is under a tenth of the time between tokens ({tbt:.3g} ms), but the first "
-            f"token cannot come faster than a decode step: it looks like seconds ({ttft * 1000:g} ms)",
+            f"ttft_ms {ttft:g} is under a tenth of the time between tokens ({tbt:.3g} ms), but the "
+            f"first "
+            f"token cannot come faster than a decode step: it looks like seconds ({ttft * 1000:g} "
+            f"ms)",
         )
     if ttft and measured and ttft > 1000.0 * measured:
         yield Finding(
             "unit-mismatch",
             f"{pointer}/ttft_ms",
-            f"ttft_ms {ttft:g} is longer than the whole measured time ({measured:g} s): it looks like "
+            f"ttft_ms {ttft:g} is longer than the whole measured time ({measured:g} s): it looks "
+            f"like "
             f"microseconds ({ttft / 1000:g} ms), or measured_s is in other units",
         )
 
@@ -272,7 +279,8 @@ def _statistics_findings(
             yield Finding(
                 "statistics-order",
                 f"{pointer}/{figure}",
-                f"the run says its figures are {headline_statistic}s, but {figure} {headline:g} is not the "
+                f"the run says its figures are {headline_statistic}s, but {figure} {headline:g} is "
+                f"not the "
                 f"{name} {declared:g} of its statistics",
             )
 
@@ -317,8 +325,10 @@ def _jumps(cells: list[Any]) -> Iterator[Finding]:
                 yield Finding(
                     "jump-from-neighbours",
                     f"/measurements/decode/{index}/{figure}",
-                    f"{_FIGURE_NAMES[figure]} {value:,.1f} is {JUMP_FACTOR:g}× or more {direction} every "
-                    f"neighbouring cell ({', '.join(f'{v:,.1f}' for v in values)}); a unit or column slip?",
+                    f"{_FIGURE_NAMES[figure]} {value:,.1f} is {JUMP_FACTOR:g}× or more {direction} "
+                    f"every "
+                    f"neighbouring cell ({', '.join(f'{v:,.1f}' for v in values)}); a unit or "
+                    f"column slip?",
                 )
 
 
@@ -343,7 +353,8 @@ def plausibility_warnings(document: Document) -> list[Problem]:
             document.source,
             document.line_of(f.pointer),
             f.pointer,
-            f"warning: {describe(document.data, f.pointer)}: {f.message} [{f.check}]; if the figure is right, "
+            f"warning: {describe(document.data, f.pointer)}: {f.message} [{f.check}]; if the "
+            f"figure is right, "
             "acknowledge it in run.acknowledged_warnings with a reason",
         )
         for f in found
@@ -363,7 +374,8 @@ def plausibility_warnings(document: Document) -> list[Problem]:
                     document.source,
                     document.line_of(pointer),
                     pointer,
-                    f"warning: acknowledges a {item.get('check')} warning at {item.get('pointer')} that sitegen "
+                    f"warning: acknowledges a {item.get('check')} warning at {item.get('pointer')} "
+                    f"that sitegen "
                     "does not give; remove it, or correct its check or pointer",
                 )
             )

@@ -419,7 +419,8 @@ def _options(text: str) -> Iterator[_Edit]:
 
 
 _ASSIGNMENT = re.compile(
-    r"(?<![\w.$/{-])(?P<name>[A-Za-z_][\w.-]*)(?P<quote>[\"'])?[ \t]*(?:(?P<colon>:)(?![:/])|=(?![=~>]))[ \t]*"
+    r"(?<![\w.$/{-])(?P<name>[A-Za-z_][\w.-]*)(?P<quote>[\"'])?[ "
+    r"\t]*(?:(?P<colon>:)(?![:/])|=(?![=~>]))[ \t]*"
 )
 
 

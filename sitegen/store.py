@@ -268,7 +268,8 @@ def written_by_collect(state_dir: Path, sha256: str) -> bool:
 
 
 # Up to this many new measurements files are flushed to disk one by one; more (a first
-# collect: 20,000 of them) with one os.sync(), which costs a second where 20,000 fsyncs cost minutes.
+# collect: 20,000 of them) with one os.sync(), which costs a second where 20,000 fsyncs cost
+# minutes.
 _FLUSHED_ONE_BY_ONE = 64
 _MEASUREMENTS_NAME = re.compile(r"^([0-9a-f]{64})\.json\Z")
 
@@ -350,7 +351,8 @@ def read_collected(
 
     path = collected_path(state_dir)
     try:
-        # ``data``: the file's bytes when the caller has read them already (build hashes them first).
+        # ``data``: the file's bytes when the caller has read them already (build hashes them
+        # first).
         if data is None:
             data = read_bounded(path, MAX_STATE_BYTES, display, "the collected file")
         document = json.loads(data)
@@ -373,7 +375,8 @@ def read_collected(
                 display,
                 None,
                 "",
-                f"was written by an older sitegen (format {version}); run `sitegen collect` to upgrade it",
+                f"was written by an older sitegen (format {version}); run `sitegen collect` to "
+                f"upgrade it",
             )
         )
     if version > FORMAT_VERSION:

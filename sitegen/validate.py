@@ -398,7 +398,8 @@ def check_placeholders(document: Document) -> list[Problem]:
                     document.source,
                     document.line_of(pointer),
                     pointer,
-                    f"fill in {wanted or 'this value'} (replace the placeholder from `sitegen new`)",
+                    f"fill in {wanted or 'this value'} (replace the placeholder from `sitegen "
+                    f"new`)",
                 )
             )
     return problems
@@ -534,7 +535,8 @@ def check_result_rules(document: Document) -> list[Problem]:
                             source,
                             document.line_of(pointer),
                             pointer,
-                            f"duplicate decode cell for context {position[0]} × {position[1]} requests "
+                            f"duplicate decode cell for context {position[0]} × {position[1]} "
+                            f"requests "
                             f"(first at /measurements/decode/{cells[position]})",
                         )
                     )
@@ -616,7 +618,8 @@ def _check_status(document: Document, cell: dict[str, Any], pointer: str) -> Ite
                 document.source,
                 document.line_of(f"{pointer}/status"),
                 f"{pointer}/status",
-                f"status {status!r} needs total_tokens_per_s: a measured cell must give its throughput",
+                f"status {status!r} needs total_tokens_per_s: a measured cell must give its "
+                f"throughput",
             )
         concurrency = cell.get("concurrency")
         active = cell.get("average_active_requests")
@@ -640,7 +643,8 @@ def _check_status(document: Document, cell: dict[str, Any], pointer: str) -> Ite
                 document.source,
                 document.line_of(child),
                 child,
-                f"a cell with status {status!r} has no measurements ({label}), but {name} is given; "
+                f"a cell with status {status!r} has no measurements ({label}), but {name} is "
+                f"given; "
                 "remove the figure or correct the status",
             )
 
@@ -715,7 +719,8 @@ def check_text(document: Document) -> list[Problem]:
                     document.source,
                     document.line_of(pointer),
                     pointer,
-                    f"contains U+{ord(char):04X}, which is not a character (XML forbids it); remove it",
+                    f"contains U+{ord(char):04X}, which is not a character (XML forbids it); "
+                    f"remove it",
                 )
             )
         else:
@@ -762,7 +767,8 @@ def check_matrix_size(document: Document) -> list[Problem]:
             document.source,
             document.line_of(pointer),
             pointer,
-            f"the decode matrix would be {len(contexts):,} contexts × {len(levels):,} concurrency levels "
+            f"the decode matrix would be {len(contexts):,} contexts × {len(levels):,} concurrency "
+            f"levels "
             f"= {len(contexts) * len(levels):,} cells; the limit is {MAX_MATRIX_CELLS:,}",
         )
     ]

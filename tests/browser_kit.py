@@ -226,7 +226,8 @@ class Browsing:
             # The app fetches both runs' JSON after load, then draws the matrix.
             visit.page.locator("#compare-result table.rt").wait_for()
         if kind in ("model", "hardware") and options.get("javascript", True):
-            # group.js draws the decode charts at the other contexts after load, then drops its note.
+            # group.js draws the decode charts at the other contexts after load, then drops its
+            # note.
             visit.page.wait_for_function("() => !document.getElementById('decode-more')")
         return visit
 
@@ -344,7 +345,8 @@ def chart_problems(charts: list[dict[str, Any]]) -> list[str]:
             problems.append(f"{name}: the SVG did not load (naturalWidth 0)")
         elif chart["src"] != chart["expected"] or chart["sources"]:
             problems.append(
-                f"{name}: shows {chart['src']} of {chart['sources']} <picture>/<source>, not its one file"
+                f"{name}: shows {chart['src']} of {chart['sources']} <picture>/<source>, not its "
+                f"one file"
             )
         elif not chart["folded"] and not (
             chart["visible"] and chart["width"] > 0 and chart["height"] > 0

@@ -64,7 +64,8 @@ def test_lil_bench_facts_fill_engine_hardware_and_run() -> None:
     assert result["run"]["ttft_prompt_cache"] == "warm"  # the bench file's tool warms each prompt
     assert result["run"]["benchmark_tool_version"] == "0.7.3"
     assert result["provenance"]["imported_from"] == (
-        "lil-bench 1.4 result document 0f7c2d1e-1111-4222-8333-944455556666 (llm-inference-bench 0.7.3)"
+        "lil-bench 1.4 result document 0f7c2d1e-1111-4222-8333-944455556666 (llm-inference-bench "
+        "0.7.3)"
     )
 
 

@@ -145,7 +145,8 @@ def test_sample_run_facts_come_from_the_file_and_run_yaml(seed_import: Document)
         "method": "imported",
         "imported_from": "llm-inference-bench 0.4.29 benchmark_results.json",
         "notes": [
-            "21 over-capacity cells rebuilt from the file's metadata with the tool's rule: requests × "
+            "21 over-capacity cells rebuilt from the file's metadata with the tool's rule: "
+            "requests × "
             "(context + 4,096 max output tokens) > 3,000,000 KV-cache tokens."
         ],
     }
@@ -289,7 +290,8 @@ def test_a_cell_whose_request_loop_failed_is_failed_without_figures() -> None:
         "note": "the tool's request loop failed for this cell: it recorded no statistics",
     }
     assert result["provenance"]["notes"] == [
-        "1 decode cell failed in the tool and is marked failed without figures (see each cell's note)."
+        "1 decode cell failed in the tool and is marked failed without figures (see each cell's "
+        "note)."
     ]
 
 
@@ -364,7 +366,8 @@ def test_engine_name_missing_from_a_proxy_run_must_come_from_run_yaml() -> None:
     ]
 
 
-# --- versions and modes ----------------------------------------------------------------------------
+# --- versions and modes
+# ----------------------------------------------------------------------------
 
 
 def test_0_4_18_without_run_summary_or_temperature() -> None:
@@ -398,7 +401,8 @@ def test_newer_versions_import_with_a_note() -> None:
     result = adapt(bench(version="0.7.3"))
     assert result["run"]["benchmark_tool_version"] == "0.7.3"
     assert result["provenance"]["notes"] == [
-        "Written by llm-inference-bench 0.7.3; sitegen's importer was checked against 0.4.x–0.6.x files and "
+        "Written by llm-inference-bench 0.7.3; sitegen's importer was checked against 0.4.x–0.6.x "
+        "files and "
         "read it with their field meanings."
     ]
 
@@ -587,7 +591,8 @@ def test_other_modes_are_refused(mode: str, what: str) -> None:
         "p2pmark": {"status": "ok"},
     }
     assert refusal(data) == [
-        f"benchmark_results.json:4: /metadata/mode: this file is llm-inference-bench mode {mode!r} ({what}); "
+        f"benchmark_results.json:4: /metadata/mode: this file is llm-inference-bench mode {mode!r} "
+        f"({what}); "
         "sitegen imports only sustained-decode and prefill results, so this mode is not supported"
     ]
 
@@ -596,7 +601,8 @@ def test_not_json_is_refused_with_its_line() -> None:
     with pytest.raises(SitegenError) as caught:
         parse_raw("benchmark_results.json", b'{\n  "metadata": {,\n}')
     assert [str(p) for p in caught.value.problems] == [
-        "benchmark_results.json:2: invalid JSON: Expecting property name enclosed in double quotes (column 16)"
+        "benchmark_results.json:2: invalid JSON: Expecting property name enclosed in double quotes "
+        "(column 16)"
     ]
 
 
@@ -636,7 +642,8 @@ def test_missing_metadata_is_refused() -> None:
         ),
         (
             lambda d: d["metadata"].update(timestamp="yesterday"),
-            "/metadata/timestamp: expected an ISO date and time such as '2026-07-09T14:39:31', got 'yesterday'",
+            "/metadata/timestamp: expected an ISO date and time such as '2026-07-09T14:39:31', got "
+            "'yesterday'",
         ),
         (lambda d: d.update(metadata=[]), "/metadata: expected a mapping of fields, got a list"),
     ],
@@ -664,7 +671,8 @@ def test_a_bad_figure_is_reported_at_the_raw_line() -> None:
         ("benchmark_results.json", "/results/2/ttft_avg", line)
     }
     assert sorted(p.message for p in problems) == [
-        "-500.0 is out of range: must be at least 0 (read into /measurements/decode/2/statistics/ttft_ms/mean)",
+        "-500.0 is out of range: must be at least 0 (read into "
+        "/measurements/decode/2/statistics/ttft_ms/mean)",
         "-500.0 is out of range: must be at least 0 (read into /measurements/decode/2/ttft_ms)",
     ]
 
@@ -676,7 +684,8 @@ def test_run_yaml_problems_are_reported_at_its_lines() -> None:
     with pytest.raises(SitegenError) as caught:
         adapt_raw(as_document(bench()), meta, "x")
     assert [str(p) for p in caught.value.problems] == [
-        "run.yaml:2: /hardware/type: 'gpu' is not one of 'discrete-gpu', 'integrated-gpu', 'accelerator', 'cpu'; "
+        "run.yaml:2: /hardware/type: 'gpu' is not one of 'discrete-gpu', 'integrated-gpu', "
+        "'accelerator', 'cpu'; "
         "did you mean 'cpu'?",
         "run.yaml:3: /hardware/acelerator: unknown field 'acelerator'; did you mean 'accelerator'?",
         "run.yaml:5: /engine/version: expected text, got a number",
@@ -688,7 +697,8 @@ def test_run_yaml_sections_are_the_only_top_level_keys() -> None:
     with pytest.raises(SitegenError) as caught:
         adapt_raw(as_document(bench()), meta, "x")
     assert [str(p) for p in caught.value.problems] == [
-        "run.yaml:3: /measurements: unknown field 'measurements'; allowed: engine, hardware, run, source",
+        "run.yaml:3: /measurements: unknown field 'measurements'; allowed: engine, hardware, run, "
+        "source",
         "run.yaml:4: /engine: expected a mapping of fields, got text 'vllm'",
     ]
 
@@ -697,7 +707,8 @@ def test_without_run_yaml_the_hardware_type_is_asked_for() -> None:
     with pytest.raises(SitegenError) as caught:
         adapt_raw(as_document(bench()), None, "https://example.org/benchmark_results.json")
     assert [str(p) for p in caught.value.problems] == [
-        "https://example.org/benchmark_results.json: /hardware: missing required field 'type'; the raw file does "
+        "https://example.org/benchmark_results.json: /hardware: missing required field 'type'; the "
+        "raw file does "
         "not tell it, so give it in run.yaml (sitegen import --meta run.yaml)"
     ]
 

@@ -230,7 +230,8 @@ def test_each_cold_build_is_paired_with_hugos_just_before() -> None:
     )
     assert result.returncode == 0, result.stderr
     paired = re.search(
-        r"^build cold ÷ Hugo's just before\s+N = 3: ([\d.]+) × \(median of 2 pairs: ([\d.]+), ([\d.]+)\)",
+        r"^build cold ÷ Hugo's just before\s+N = 3: ([\d.]+) × \(median of 2 pairs: ([\d.]+), "
+        r"([\d.]+)\)",
         result.stdout,
         re.M,
     )

@@ -75,7 +75,8 @@ def test_page_loads_cleanly_and_draws_its_charts(
         ), plots
         assert all(width > 100 for width, _, waiting in plots if not waiting), plots
     if kind in BARRED:
-        # Each bar is drawn at its class's share (w<n>: n %) of the longest bar's length, which is the whole track.
+        # Each bar is drawn at its class's share (w<n>: n %) of the longest bar's length, which is
+        # the whole track.
         # A page's bar line is a <p> of the grid; a comparison's, a row of its prefill table.
         bars = visit.js("""() => Array.from(document.querySelectorAll("figure.bars .bar-row > p > i, figure.bars .pf td > i"))
             .map((bar) => [Number(/\\bw(\\d+)\\b/.exec(bar.className)[1]), bar.getBoundingClientRect().width,
@@ -286,7 +287,8 @@ def test_wide_matrix_scrolls_inside_with_its_context_column_in_view(
     )
     assert geometry["scrolled"] > 0 and geometry["right"] <= PHONE
     assert abs(geometry["header"] - geometry["inner"]) <= 1, (
-        f"the context column ({geometry['text']!r}) scrolled away: its left edge is at {geometry['header']}px, "
+        f"the context column ({geometry['text']!r}) scrolled away: its left edge is at "
+        f"{geometry['header']}px, "
         f"the container's at {geometry['inner']}px"
     )
     visit.assert_clean()
@@ -401,7 +403,8 @@ def test_screenshots(
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=SCREENSHOTS / f"{name}.png", full_page=True)
     # The README's two pictures (copied by hand to docs/screenshots/ when the pages change):
-    # the top of the page on a desktop; on a phone, what phones make hard, a chart and a wide matrix.
+    # the top of the page on a desktop; on a phone, what phones make hard, a chart and a wide
+    # matrix.
     if name == "run-desktop-light":
         page.screenshot(
             path=SCREENSHOTS / "readme" / "run-desktop.png",

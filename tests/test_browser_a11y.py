@@ -31,7 +31,8 @@ def axe_script() -> Path:
 def test_axe_finds_no_serious_violation(
     browse: Browsing, site_pages: dict[str, str], axe_script: Path, kind: str, scheme: str
 ) -> None:
-    # The site's CSP admits only its own scripts, so injecting axe needs the CSP off, in this context only.
+    # The site's CSP admits only its own scripts, so injecting axe needs the CSP off, in this
+    # context only.
     # Besides the kinds every browser test visits: /capacity/, a model's ranked answers at a level
     # and a preset's view.
     site_pages = {

@@ -146,7 +146,8 @@ def test_the_group_plots_write_figures_as_python_does(browse: Browsing, built_si
     )
     visit = browse.open("/" + model_page)
     shown = visit.js(
-        "(values) => values.map((v) => [window.sitegenPlots.rate(v), window.sitegenPlots.rateShort(v)])",
+        "(values) => values.map((v) => [window.sitegenPlots.rate(v), "
+        "window.sitegenPlots.rateShort(v)])",
         AWKWARD,
     )
     short = [_python_rate(v) if v >= 10_000 else f"{v:,.0f}" for v in AWKWARD]

@@ -120,7 +120,8 @@ def test_three_unlike_runs_in_the_readers_view(browse: Browsing) -> None:
 
 def test_readers_view_of_equal_counts_shows_per_accelerator_beside_totals(browse: Browsing) -> None:
     """Two runs on 4 accelerators each: totals are compared, each cell has its per-accelerator
-    figures (recomputed from the result files), and the section reads word for word as the static page."""
+    figures (recomputed from the result files), and the section reads word for word as the static
+    page."""
     a, b = "rtx6kpro4x-vllm-qwen35-397b-awq-mtp", "rtx6kpro4x-vllm-qwen35-397b-nvfp4-nomtp"
     expected = expected_per_accelerator(shipped_run(a), shipped_run(b))
     decode = shipped_run(a)["measurements"]["decode"] + shipped_run(b)["measurements"]["decode"]
@@ -169,7 +170,8 @@ def test_static_comparison_without_javascript_is_complete_and_swaps(
             for run_id in name.split("--")
         ]
         if not all(result["measurements"]["decode"] for result in results):
-            continue  # runs of load points only: no matrix to compare (the setup's page follows them)
+            # runs of load points only: no matrix to compare (the setup's page follows them)
+            continue
         visit = browse.open(f"/compare/{name}/", javascript=False)
         page = visit.page
         for selector in ("table.facts", "table.rt", "#curves-h", "#pareto-h"):
@@ -209,7 +211,8 @@ def test_the_swap_link_turns_every_ratio_without_javascript(browse: Browsing) ->
     visit = browse.open(f"/compare/{a}--{b}/", javascript=False)
     page = visit.page
     table = page.locator("table.rt")
-    # Each cell's shown change, its arrow (the ::before of the change) and whether its background is blue or orange.
+    # Each cell's shown change, its arrow (the ::before of the change) and whether its background is
+    # blue or orange.
     shown_js = """(table) => Array.from(table.tBodies[0].rows).map((row) => Array.from(row.cells).slice(1).flatMap((td) => {
         const b = Array.from(td.querySelectorAll("b")).find((el) => el.checkVisibility());
         const bg = getComputedStyle(td).backgroundColor.match(/[0-9.]+/g).map(Number);

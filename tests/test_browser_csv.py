@@ -141,7 +141,8 @@ def test_the_csv_control_downloads_each_runs_csv_made_from_its_json(browse: Brow
         for number, (got, expected) in enumerate(zip(rows[1:], want[1:], strict=True), start=1):
             assert got == expected, (run_id, number)
         dropped |= set(ALL_COLUMNS) - set(rows[0])
-        # The download is a blob the page made: nothing refused by the CSP, nothing but the JSON fetched.
+        # The download is a blob the page made: nothing refused by the CSP, nothing but the JSON
+        # fetched.
         visit.assert_clean()
         assert visit.requested(f"/runs/{run_id}.json")
         assert not visit.requested(".csv")
@@ -237,7 +238,8 @@ def test_without_javascript_the_page_says_how_the_csv_is_made(browse: Browsing) 
 
 
 def test_from_disk_the_page_says_how_the_csv_is_made(browse: Browsing, built_site: Path) -> None:
-    # Browsers refuse fetch() on file://: there the page keeps its words instead of a button that would fail.
+    # Browsers refuse fetch() on file://: there the page keeps its words instead of a button that
+    # would fail.
     page = browse.context().new_page()
     page.goto(
         (built_site / "runs" / SEED_RUN_ID / "index.html").as_uri(), wait_until="load"

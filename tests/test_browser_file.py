@@ -114,7 +114,8 @@ def test_the_index_pages_from_disk_are_styled_and_every_link_is_a_file(
 
 def _styled_and_every_link_a_file(disk: Disk, built_site: Path, relative: str) -> None:
     page = disk.open(built_site / relative)
-    # style.css sets the header's surface and the page's layout; unstyled, the header is transparent.
+    # style.css sets the header's surface and the page's layout; unstyled, the header is
+    # transparent.
     header = page.evaluate(
         "() => getComputedStyle(document.querySelector('.site-header')).backgroundColor"
     )
@@ -267,7 +268,8 @@ def test_the_point_picker_from_disk_says_it_needs_a_server(disk: Disk, built_sit
 def test_a_model_page_from_disk_keeps_its_one_decode_chart_and_says_where_the_others_are(
     disk: Disk, built_site: Path
 ) -> None:
-    # group.js cannot fetch /data/points/ from disk: the page shows what it shows without JavaScript.
+    # group.js cannot fetch /data/points/ from disk: the page shows what it shows without
+    # JavaScript.
     page = next(
         p
         for p in sorted((built_site / "models").glob("*/index.html"))

@@ -110,7 +110,8 @@ def test_with_javascript_every_shared_context_has_its_chart_with_the_result_file
                 here = [
                     run_id for run_id in members if context in measured_contexts(results[run_id])
                 ]
-                # The legend lists only the runs drawn (a group of up to eight runs: all that measured here).
+                # The legend lists only the runs drawn (a group of up to eight runs: all that
+                # measured here).
                 assert sorted(run_id for run_id, _ in chart["legend"]) == sorted(here), (
                     heading,
                     context,

@@ -23,7 +23,8 @@ POSITIONS = """() => Array.from(document.querySelectorAll("figure.plot > svg")).
     d: p.getAttribute("d"), cls: p.getAttribute("class"), a: m.a, d2: m.d, e: m.e, f: m.f }));
 })"""
 
-# Pixel colours of a PNG, decoded by the browser itself (no imaging library needed), in a blank page.
+# Pixel colours of a PNG, decoded by the browser itself (no imaging library needed), in a blank
+# page.
 PIXELS = """async ([png, points]) => {
   const img = new Image();
   img.src = "data:image/png;base64," + png;

@@ -65,7 +65,8 @@ def test_site_layout(project: Path) -> None:
         "assets/site.js",
     ):
         assert (site / path).is_file(), path
-    # The run CSV is made by the reader's browser from the JSON (tests/test_browser_csv.py), not shipped.
+    # The run CSV is made by the reader's browser from the JSON (tests/test_browser_csv.py), not
+    # shipped.
     assert not list(site.rglob("*.csv"))
     index = (site / "index.html").read_text()
     run_ids = sorted(p.stem for p in (project / "content" / "runs").glob("*.yaml"))
@@ -117,7 +118,8 @@ def test_hostile_text_is_escaped(project: Path) -> None:
     text = text.replace("accelerator: RTX 4090", "accelerator: '<img src=x onerror=alert(1)>'")
     text = text.replace(
         "model: Qwen/Qwen3-8B",
-        "model: '\"><script>alert(1)</script>'\n  notes: '<script>alert(2)</script> [x](javascript:alert(3))'",
+        "model: '\"><script>alert(1)</script>'\n  notes: '<script>alert(2)</script> "
+        "[x](javascript:alert(3))'",
     )
     text = text.replace(
         "name: llama.cpp",
@@ -639,7 +641,8 @@ def test_force_output_never_replaces_the_projects_own_folders(
 
 
 def test_characters_xml_forbids_never_reach_an_xml_file(project: Path) -> None:
-    # sitegen.yaml is not a result file, so its text is not checked like one; the feed must still parse.
+    # sitegen.yaml is not a result file, so its text is not checked like one; the feed must still
+    # parse.
     from xml.etree import ElementTree
 
     config = project / "sitegen.yaml"
@@ -708,7 +711,8 @@ def test_a_kept_or_written_name_is_a_plain_path_inside_the_site(name: str) -> No
 def test_an_added_run_works_out_only_its_own_figures(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Capacities and headlines of runs an earlier build saw are read from .sitegen/cache/figures.json.
+    # Capacities and headlines of runs an earlier build saw are read from
+    # .sitegen/cache/figures.json.
     from sitegen.config import load_config
     from sitegen.site import capacity, headlines
 

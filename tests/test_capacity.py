@@ -331,7 +331,8 @@ def test_level_pages_rank_every_setup_and_say_they_are_derived(built: Path) -> N
                 rate(total),
                 rate(total / count),
             ], (record, row)
-            # Ranked: each setup above it in its section serves as many users per accelerator, or more
+            # Ranked: each setup above it in its section serves as many users per accelerator, or
+            # more
             # (the same model, the same context).
             above = [
                 r
@@ -447,7 +448,8 @@ def test_a_configured_price_gives_cost_by_the_formula(project: Path) -> None:
     config.write_text(
         config.read_text()
         + (
-            "prices:\n  H200 NVL: {usd_per_hour: 3.5, source: 'a test price, not a real one', date: '2026-01-01'}\n"
+            "prices:\n  H200 NVL: {usd_per_hour: 3.5, source: 'a test price, not a real one', "
+            "date: '2026-01-01'}\n"
         )
     )
     assert run_cli(project, "collect") == 0 and run_cli(project, "build") == 0
@@ -539,7 +541,8 @@ def test_headlines_compare_like_with_like(built: Path) -> None:
             and abs(c["context_tokens"] - 8192) <= 0.03 * 8192
         ]
         row = index[index.index(f'href="runs/{path.stem}/index.html"') :].split("<tr", 1)[0]
-        # The fifth cell after the run's name is the one-request decode at 8K; no figure: no sort value, "—".
+        # The fifth cell after the run's name is the one-request decode at 8K; no figure: no sort
+        # value, "—".
         cell = re.match(r"(?: data-sort=([^ >]+))?>([^<]*)", row.split("<td")[5])
         assert cell, row
         if singles:

@@ -17,7 +17,8 @@ from tests.conftest import REPO, SEED_RUN_ID, run_cli
 DATA = REPO / "tests" / "data"
 SEED = REPO / "content" / "runs" / f"{SEED_RUN_ID}.yaml"
 BAD_STATUS = (
-    "content/runs/bad-status.yaml:10: /measurements/decode/0/status: 'overcap' is not one of 'valid', "
+    "content/runs/bad-status.yaml:10: /measurements/decode/0/status: 'overcap' is not one of "
+    "'valid', "
     "'requests_queued', 'over_capacity', 'not_run', 'failed'; did you mean 'over_capacity'?"
 )
 
@@ -72,7 +73,8 @@ def test_github_format_prints_annotations_on_stdout(
     out, err = capsys.readouterr()
     assert out.splitlines() == [
         "::error file=content/runs/bad-status.yaml,line=10,title=/measurements/decode/0/status::'overcap' is not one "
-        "of 'valid', 'requests_queued', 'over_capacity', 'not_run', 'failed'; did you mean 'over_capacity'?",
+        "of 'valid', 'requests_queued', 'over_capacity', 'not_run', 'failed'; did you mean "
+        "'over_capacity'?",
     ]
     assert err == "sitegen check: 1 problem\n"
 
@@ -119,7 +121,8 @@ def test_an_id_clash_with_a_file_beside_it(
     shutil.copy(SEED, json_twin)
     assert run_cli(project, "check", str(json_twin)) == 1
     assert capsys.readouterr().err.splitlines()[0] == (
-        f"content/runs/{SEED_RUN_ID}.yml: run id '{SEED_RUN_ID}' is already used by content/runs/{SEED_RUN_ID}.yaml; "
+        f"content/runs/{SEED_RUN_ID}.yml: run id '{SEED_RUN_ID}' is already used by "
+        f"content/runs/{SEED_RUN_ID}.yaml; "
         "rename one of them"
     )
 

@@ -121,8 +121,8 @@ def test_breaking_a_shipped_file_names_file_and_line_and_keeps_previous_output(
     assert run_cli(project, "collect") == 1
     err = capsys.readouterr().err
     assert (
-        f"content/runs/{SEED_RUN_ID}.yaml:{number + 1}: /measurements/decode/0/status: 'overcap' is not one of"
-        in err
+        f"content/runs/{SEED_RUN_ID}.yaml:{number + 1}: /measurements/decode/0/status: 'overcap' "
+        f"is not one of" in err
     )
     assert "Traceback" not in err
     assert (project / ".sitegen" / "collected.json").read_bytes() == collected

@@ -124,5 +124,6 @@ def test_the_parallel_path_gives_what_the_files_hold(
         assert checked.pop("receipt") == {"result_file": named}
         assert checked == yaml.safe_load(path.read_text(encoding="utf-8")), item.source
     assert parallel == serial
-    # What the workers checked is remembered by the main process, so the next collect reads the cache.
+    # What the workers checked is remembered by the main process, so the next collect reads the
+    # cache.
     assert len(list((project / "parallel-cache").glob("*.json"))) == len(parallel) - 1

@@ -66,7 +66,8 @@ def test_ratio_matrix_reads_b_against_a() -> None:
     # 50.0 → 50.1 is +0.2 %: rounds to zero, written without a sign.
     assert (second.cells[0].change, second.cells[0].arrow, second.cells[0].step) == ("0%", "=", 0)
     assert not second.cells[1].comparable and second.cells[1].detail == "A Over capacity · B 90.0"
-    # Changes +12 %, −25 %, +0.2 %: only +12 % is faster (within half a percent is not); the median is +0.2 %.
+    # Changes +12 %, −25 %, +0.2 %: only +12 % is faster (within half a percent is not); the median
+    # is +0.2 %.
     assert (
         matrix.summary
         == "B is faster in 1 of 3 cells both runs measured as valid; median change 0%."
@@ -215,8 +216,8 @@ def test_one_static_page_per_natural_pair_whose_swap_is_a_link_within_it(project
     # Every section is in the HTML itself: no script needed.
     assert 'class="data facts"' in html and '<table class="rt"' in html
     assert (
-        '<span class="fwd">B against A, total tok/s</span><span class="rev">A against B, total tok/s</span>'
-        in html
+        '<span class="fwd">B against A, total tok/s</span><span class="rev">A against B, total '
+        "tok/s</span>" in html
     )
     # One decode chart per context both runs measured (read from the result files).
     measured = [
@@ -239,7 +240,8 @@ def test_one_static_page_per_natural_pair_whose_swap_is_a_link_within_it(project
     # Each run's lines and keys in its colour on its model's page (a pair of one model: two).
     assert places[a] != places[b]
     assert set(re.findall(r'<path class="s(\d)"', html)) == {str(places[a]), str(places[b])}
-    # The launch commands differ only in --speculative-config: that row, and no other launch row, is marked.
+    # The launch commands differ only in --speculative-config: that row, and no other launch row, is
+    # marked.
     marked = re.findall(r'<tr class="df"><th>Launch: ([^<]*)<', html)
     assert marked == ["Speculative decoding"]
     assert "Launch settings differ: Speculative decoding." in html
@@ -352,8 +354,8 @@ def test_both_runs_of_a_pair_link_to_its_one_page(project: Path) -> None:
         for run_id, other, fragment in ((older, newer, ""), (newer, older, "#a-against-b")):
             page = (project / "_site" / "runs" / run_id / "index.html").read_text()
             assert (
-                f'<a href="../../compare/{older}--{newer}/index.html{fragment}">Compare with {other}</a>'
-                in page
+                f'<a href="../../compare/{older}--{newer}/index.html{fragment}">Compare with '
+                f"{other}</a>" in page
             ), (run_id, other)
             assert f"compare/{newer}--{older}/" not in page
 
@@ -366,8 +368,10 @@ def _throughput(value: float) -> str:
 
 
 def expected_per_accelerator(a: dict[str, Any], b: dict[str, Any]) -> dict[tuple[int, int], str]:
-    """(context, requests) → the per-accelerator line a ratio cell of B against A must show, worked out
-    from the two result files: total tok/s ÷ accelerators for both valid cells, else each measured one."""
+    """(context, requests) → the per-accelerator line a ratio cell of B against A must show, worked
+    out
+    from the two result files: total tok/s ÷ accelerators for both valid cells, else each measured
+    one."""
     count = a["hardware"]["count"]
     assert count == b["hardware"]["count"] > 1
     cells = [
@@ -494,7 +498,8 @@ def test_compare_page_of_runs_on_different_device_counts_is_per_device() -> None
     html = render(environment(REPO / "templates"), mixed_page).decode()
     assert "Different numbers of accelerators" in html and "(A 2; B 4)" in html
     assert not same.per_device and mixed.per_device
-    # The frontier is per accelerator either way: 800 tok/s at 2 requests on 2 devices is 400 per device.
+    # The frontier is per accelerator either way: 800 tok/s at 2 requests on 2 devices is 400 per
+    # device.
     assert (
         same.pareto_plot.frame.y_title == mixed.pareto_plot.frame.y_title == "tok/s per accelerator"
     )
@@ -616,7 +621,8 @@ def test_a_run_page_links_to_its_pair_partners_then_its_nearest_runs() -> None:
         "r0" not in [r.id for r in closest_runs(members, place, members[i], set(), 4)]
         for i in range(5, 12)
     )
-    # Against the rule done by hand on every member: partners first, then by distance, the newer first.
+    # Against the rule done by hand on every member: partners first, then by distance, the newer
+    # first.
     rng = random.Random(5)
     for _ in range(200):
         size = rng.randrange(1, 12)

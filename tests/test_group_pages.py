@@ -158,7 +158,8 @@ def test_no_legend_label_is_cut_and_prefill_legends_list_only_runs_with_prefill(
         prefill = re.search(r'<section id="?prefill\b.*?</section>', html, re.S)
         if prefill and '<figure class="chart"' in prefill.group(0):
             drawn = re.findall(r'<li><i class="k\d"></i>([^<]*)</li>', prefill.group(0), re.S)
-            # As many entries as runs of the page with prefill figures (the page's table links each run).
+            # As many entries as runs of the page with prefill figures (the page's table links each
+            # run).
             listed = set(re.findall(r'<a href="\.\./\.\./runs/([^/"]+)/index\.html">', html))
             assert drawn and len(drawn) == len(listed & with_prefill), page
 

@@ -521,7 +521,8 @@ def audit_site(output: Path) -> list[str]:
 def test_audit_finds_live_markup() -> None:
     """The audit itself: it must see each kind of live markup the cases try to plant."""
     page = (
-        '<a href="javascript:x">a</a><img src=x onerror="window.__pwned=1"><script>window.__pwned=1</script>'
+        '<a href="javascript:x">a</a><img src=x '
+        'onerror="window.__pwned=1"><script>window.__pwned=1</script>'
         '<iframe src="/"></iframe><a href=" DATA:text/html,x">d</a>'
     )
     assert len(audit_html(page)) == 6

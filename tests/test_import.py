@@ -125,7 +125,8 @@ def test_import_refuses_to_overwrite_without_force(
     before = target.read_bytes()
     assert run_cli(project, "import", str(SAMPLE), "--meta", str(SEED_META)) == 1
     assert capsys.readouterr().err.splitlines() == [
-        f"content/runs/{SEED_RUN_ID}.yaml: already exists; pass --force to replace it, or --id to import as "
+        f"content/runs/{SEED_RUN_ID}.yaml: already exists; pass --force to replace it, or --id to "
+        f"import as "
         "another run",
         "sitegen import: 1 problem; nothing was written",
     ]
@@ -154,7 +155,8 @@ def test_import_refuses_an_id_another_run_uses(
         == 1
     )
     assert capsys.readouterr().err.splitlines()[0] == (
-        "content/runs/taken: a raw-output folder already has the run id 'taken'; import with another --id "
+        "content/runs/taken: a raw-output folder already has the run id 'taken'; import with "
+        "another --id "
         "(or remove it first)"
     )
     assert not (runs_dir(empty_project) / "taken.yaml").exists()
@@ -179,7 +181,8 @@ def test_import_lists_every_problem_and_writes_nothing(
     assert run_cli(empty_project, "import", str(SAMPLE), "--meta", str(meta)) == 1
     err = capsys.readouterr().err.splitlines()
     assert err == [
-        f"{meta}:2: /hardware/type: 'gpu' is not one of 'discrete-gpu', 'integrated-gpu', 'accelerator', 'cpu'; "
+        f"{meta}:2: /hardware/type: 'gpu' is not one of 'discrete-gpu', 'integrated-gpu', "
+        f"'accelerator', 'cpu'; "
         "did you mean 'cpu'?",
         f"{meta}:3: /hardware/count: 0 is out of range: must be at least 1",
         f"{meta}:5: /engine/buid: unknown field 'buid'; did you mean 'build'?",
@@ -194,7 +197,8 @@ def test_import_without_run_yaml_asks_for_it(
 ) -> None:
     assert run_cli(empty_project, "import", str(SAMPLE)) == 1
     assert capsys.readouterr().err.splitlines()[0] == (
-        f"{SAMPLE}: /hardware: missing required field 'type'; the raw file does not tell it, so give it in "
+        f"{SAMPLE}: /hardware: missing required field 'type'; the raw file does not tell it, so "
+        f"give it in "
         "run.yaml (sitegen import --meta run.yaml)"
     )
 

@@ -299,7 +299,8 @@ def test_several_prompt_sizes_are_series_and_the_headline_is_never_a_tiny_prompt
     assert re.search(rf"{figure}\D+at 512-token prompt", re.sub("<[^>]+>", " ", row)), row[:800]
 
 
-# --- vLLM bench sweep -------------------------------------------------------------------------------
+# --- vLLM bench sweep
+# -------------------------------------------------------------------------------
 
 VLLM_SUMMARY = SAMPLES / "vllm" / "er0080-sweep-v0.25.1-opt125m-mns4-c2-summary.json"
 CPU_META = "hardware:\n  type: cpu\n  accelerator: EPYC\n  count: 1\nengine:\n  name: vLLM\n"
@@ -439,7 +440,8 @@ def test_the_run_page_shows_the_repeats_and_their_spread(project: Path) -> None:
     assert f"{sum(totals) / 2:,.1f}" in page  # the cell's figure: the repeats' mean
 
 
-# --- request-rate runs as load points (schema 1.2, issue 44's shape) --------------------------------
+# --- request-rate runs as load points (schema 1.2, issue 44's shape)
+# --------------------------------
 
 GUIDELLM_JSON = SAMPLES / "guidellm" / "danielkorat-intel-xpu-gpt-oss-20b-tp4-synchronous.json"
 

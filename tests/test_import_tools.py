@@ -158,8 +158,8 @@ def test_vllm_sweep_folder_with_repetitions(
     )
     assert run_import(project, [tmp_path / "sweep"], meta) == 0
     assert (
-        f"{tmp_path / 'sweep'}/broken.json: note: not read (invalid JSON: Expecting value (column 9)); skipped"
-        in capsys.readouterr().err
+        f"{tmp_path / 'sweep'}/broken.json: note: not read (invalid JSON: Expecting value (column "
+        f"9)); skipped" in capsys.readouterr().err
     )
     summary = load_json(point / "summary.json")
     assert [run["run_number"] for run in summary] == [0, 1]
@@ -262,7 +262,8 @@ def test_sglang_version_contradicting_run_yaml_is_an_error(
     assert run_import(project, [path], meta) == 1
     err = refused(project, capsys)
     assert (
-        f"{meta}:8: /engine/version: '0.5.9' contradicts the raw file, which records SGLang 0.5.8.post1 "
+        f"{meta}:8: /engine/version: '0.5.9' contradicts the raw file, which records SGLang "
+        f"0.5.8.post1 "
         f"(server_info.version) ({path}:1, /server_info/version); correct run.yaml"
     ) in err
 
@@ -283,8 +284,8 @@ def test_sglang_request_rate_sweeps_are_refused(
     for number, line in enumerate(load_lines(path), start=1):
         assert line["max_concurrency"] is None
         assert (
-            f"{path}:{number}: driven by a request rate of {line['request_rate']:g}/s (no max_concurrency)"
-            in err
+            f"{path}:{number}: driven by a request rate of {line['request_rate']:g}/s (no "
+            f"max_concurrency)" in err
         )
     assert "rerun with --max-concurrency N" in err
 
@@ -434,7 +435,8 @@ def test_llama_bench_build_contradicting_run_yaml(
     assert run_import(project, [path], meta) == 1
     err = refused(project, capsys)
     assert (
-        f"{meta}:7: /engine/version: 'b6000' contradicts the raw file, which records llama.cpp build "
+        f"{meta}:7: /engine/version: 'b6000' contradicts the raw file, which records llama.cpp "
+        f"build "
         f"{row['build_commit']} ({row['build_number']})"
     ) in err
     # The same build in other words is no contradiction.
@@ -457,8 +459,8 @@ def test_llama_bench_file_mixing_builds_is_refused(
     assert run_import(project, [mixed], meta) == 1
     err = refused(project, capsys)
     assert (
-        f"{mixed}:1: the file mixes several configurations (build_commit: 1c1409e1, 247e5c6e; backends: "
-        in err
+        f"{mixed}:1: the file mixes several configurations (build_commit: 1c1409e1, 247e5c6e; "
+        f"backends: " in err
     )
     assert "split the rows into one file per configuration" in err
 
@@ -636,8 +638,8 @@ def test_a_file_of_no_known_format_is_refused(
     assert run_import(project, [path], write_meta(tmp_path, B200_META)) == 1
     err = refused(project, capsys)
     assert (
-        f"{path}:1: not a raw format sitegen can import; the formats it reads, and what tells each apart"
-        in err
+        f"{path}:1: not a raw format sitegen can import; the formats it reads, and what tells each "
+        f"apart" in err
     )
     for told in (
         "a sitegen result file: `schema_version` with `hardware`",

@@ -147,7 +147,8 @@ def test_search_index_holds_the_rows_the_pages_show(paged_site: Path) -> None:
         text = run[:8]
         # A figure, then its derived per-accelerator value, then where it was measured.
         figures = [" ".join((cell[0], cell[3], cell[2])) for cell in run[8:12]]
-        model = f"{text[1]} {run[13]} all runs"  # the run's distinguishing label, if any, beside its model
+        # the run's distinguishing label, if any, beside its model
+        model = f"{text[1]} {run[13]} all runs"
         from_index[text[0]] = [
             _squeeze(t) for t in (model, text[3], text[5], text[6], text[7], *figures)
         ]

@@ -63,8 +63,10 @@ def test_vllm_command_without_speculation() -> None:
     ("command", "expected", "other"),
     [
         (
-            "python -m sglang.launch_server --model-path m --tp-size 8 --dp-size 2 --enable-dp-attention "
-            "--kv-cache-dtype fp8_e5m2 --disable-radix-cache --chunked-prefill-size -1 --disable-cuda-graph",
+            "python -m sglang.launch_server --model-path m --tp-size 8 --dp-size 2 "
+            "--enable-dp-attention "
+            "--kv-cache-dtype fp8_e5m2 --disable-radix-cache --chunked-prefill-size -1 "
+            "--disable-cuda-graph",
             {
                 "tensor_parallel": "8",
                 "data_parallel": "attention only",
@@ -76,7 +78,8 @@ def test_vllm_command_without_speculation() -> None:
             (),
         ),
         (
-            "vllm serve m -tp 2 --max-model-len=32768 --enforce-eager --no-enable-prefix-caching --quantization fp8 "
+            "vllm serve m -tp 2 --max-model-len=32768 --enforce-eager --no-enable-prefix-caching "
+            "--quantization fp8 "
             "--enable-expert-parallel --kv-cache-dtype fp8",
             {
                 "tensor_parallel": "2",
@@ -101,12 +104,14 @@ def test_vllm_command_without_speculation() -> None:
             ("--jinja",),
         ),
         (
-            "trtllm-serve meta/Llama --tp_size 4 --ep_size 2 --max_batch_size 64 --extra_llm_api_options cfg.yaml",
+            "trtllm-serve meta/Llama --tp_size 4 --ep_size 2 --max_batch_size 64 "
+            "--extra_llm_api_options cfg.yaml",
             {"tensor_parallel": "4", "expert_parallel": "2", "max_sequences": "64"},
             ("--extra_llm_api_options cfg.yaml",),
         ),
         (
-            "docker run --gpus all -e NIM_TENSOR_PARALLEL_SIZE=2 -e NIM_MAX_MODEL_LEN=8192 -e NIM_ENABLE_KV_CACHE_REUSE=1 "
+            "docker run --gpus all -e NIM_TENSOR_PARALLEL_SIZE=2 -e NIM_MAX_MODEL_LEN=8192 -e "
+            "NIM_ENABLE_KV_CACHE_REUSE=1 "
             "-e NIM_DISABLE_CUDA_GRAPH=true nvcr.io/nim/meta/llama-3.3-70b-instruct:latest",
             {
                 "tensor_parallel": "2",
@@ -144,7 +149,8 @@ def test_unbalanced_quotes_and_no_command() -> None:
         ("python -m sglang.launch_server --model-path m --speculative-algorithm NGRAM", "n-gram"),
         ("python -m sglang.launch_server --model-path m --speculative-algorithm NEXTN", "NextN"),
         (
-            'vllm serve m --speculative-config \'{"method": "ngram", "num_speculative_tokens": 4}\'',
+            'vllm serve m --speculative-config \'{"method": "ngram", "num_speculative_tokens": '
+            "4}'",
             "n-gram, 4 tokens",
         ),
         (

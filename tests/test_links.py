@@ -216,7 +216,8 @@ def test_served_under_an_arbitrary_sub_path_no_link_is_broken(project: Path) -> 
     presets = sorted(path.name for path in (site / "at").iterdir())
     assert presets and address + "capacity/index.html" in seen
     assert all(f"{address}at/{name}/index.html" in seen for name in presets)
-    # What point.js fetches from the index (data-root "" + data/points/<context>/<n>.json) is served there too.
+    # What point.js fetches from the index (data-root "" + data/points/<context>/<n>.json) is served
+    # there too.
     points = sorted((site / "data" / "points").rglob("*.json"))
     assert points
     with served_under(site, "/any/sub-path/x7/") as address, httpx.Client(timeout=5.0) as client:
@@ -412,7 +413,8 @@ def test_every_run_page_links_to_a_comparison_when_its_group_has_another_run(pro
 def test_the_index_pages_link_relatively_from_their_own_folder(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Pages of 3 runs on average, so the 10 shipped runs make page/2/ and page/3/ (tests/paging_rule.py):
+    """Pages of 3 runs on average, so the 10 shipped runs make page/2/ and page/3/
+    (tests/paging_rule.py):
     from each, every link is a
     file of the site (read as over file://), and served under a sub-path a crawl from the
     front page reaches every page of the index and every run. The search index's links,

@@ -74,8 +74,8 @@ def test_the_unfilled_template_says_what_to_fill_in_at_each_line(
             message,
         ), message
     assert (
-        "content/runs/my-run.yaml:17: /hardware/type: fill in discrete-gpu, integrated-gpu, accelerator or cpu"
-        in err[0]
+        "content/runs/my-run.yaml:17: /hardware/type: fill in discrete-gpu, integrated-gpu, "
+        "accelerator or cpu" in err[0]
     )
     assert err[-1] == "sitegen check: 10 problems"
 

@@ -85,7 +85,8 @@ def test_templates_use_only_fields_their_context_defines(contexts: dict[str, typ
         defined = {field.name for field in dataclasses.fields(context)}
         undefined = fields_used(template) - defined
         assert not undefined, (
-            f"{template} uses page.{', page.'.join(sorted(undefined))}, which {context.__name__} lacks"
+            f"{template} uses page.{', page.'.join(sorted(undefined))}, which {context.__name__} "
+            f"lacks"
         )
 
 

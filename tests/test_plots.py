@@ -131,7 +131,8 @@ def _axis(ticks: list[tuple[float, str]]) -> list[tuple[float, float]]:
 
 def y_label_heights() -> list[float]:
     """Where the stylesheet puts the y tick labels, from 0 up, as the height of the grid line
-    each stands for: the frame's 0 (its 4th child), then a plot's labels in order (.yl :nth-child(n)),
+    each stands for: the frame's 0 (its 4th child), then a plot's labels in order (.yl
+    :nth-child(n)),
     less the 4 units .yl moves them down to centre them on their line."""
     css = (REPO / "templates" / "static" / "style.css").read_text()
     shift = float(re.search(r"\.yl \{ transform: translate\(46px, ([\d.]+)px\); \}", css)[1])  # type: ignore[index]
@@ -177,7 +178,8 @@ def test_every_figure_of_a_comparison_is_at_its_pixel_and_in_its_runs_title(proj
     # its place: the 0 at the lowest grid line), then its x ticks.
     for id, head, _ in frames:
         assert re.fullmatch(
-            rf'<path d="[^"]+"/><text id="{id}x">[^<]+</text><text id="{id}y">[^<]+</text><text>0</text>',
+            rf'<path d="[^"]+"/><text id="{id}x">[^<]+</text><text '
+            rf'id="{id}y">[^<]+</text><text>0</text>',
             head,
         ), head
     heights = y_label_heights()
@@ -252,7 +254,8 @@ def test_markers_and_frames_are_defined_once_and_every_reference_resolves(projec
         # Each plot uses one frame; no plot repeats its titles as an aria-label; no point has a
         # title of its own.
         plots = re.findall(
-            r'<figure class="plot"><figcaption id="[^"]+">[^<]*</figcaption>(<svg[^>]*>)(.*?)</svg>',
+            r'<figure class="plot"><figcaption '
+            r'id="[^"]+">[^<]*</figcaption>(<svg[^>]*>)(.*?)</svg>',
             html,
         )
         assert plots and len(plots) == html.count('<figure class="plot">'), page
@@ -270,7 +273,8 @@ def test_the_stylesheet_draws_each_place_in_its_palette_colour_and_marker() -> N
     for place, colour in enumerate(PALETTE):
         assert re.search(rf"\.s{place}, #pm{place}, \.k{place} {{ --c: {colour};", css), place
         assert f".s{place} {{ marker: url(#pm{place}); }}" in css
-    # The markers' shapes are the legend's: plots.js (compare.js, group.js) draws the same symbols as plots.py.
+    # The markers' shapes are the legend's: plots.js (compare.js, group.js) draws the same symbols
+    # as plots.py.
     from sitegen.site.plots import MARKERS
 
     js = (REPO / "templates" / "static" / "plots.js").read_text()

@@ -23,7 +23,8 @@ SEED = REPO / "content" / "runs" / f"{SEED_RUN_ID}.yaml"
 PREVIEW = "https://github.com/owner/site/actions/runs/1/artifacts/2"
 # The seed page's own figures: 1 request at 8K, 128 requests at 8K, prefill at 8K, longest context.
 SEED_ROW = (
-    "| deepseek-ai/DeepSeek-V4-Flash-DSpark | H200 NVL 141GB ×2 | sglang 0.5.16 | 228.4 tok/s @ 8K | "
+    "| deepseek-ai/DeepSeek-V4-Flash-DSpark | H200 NVL 141GB ×2 | sglang 0.5.16 | 228.4 tok/s @ 8K "
+    "| "
     "4,695.4 tok/s @ 128 req | 10.2K tok/s @ 8K | 1024K |"
 )
 
@@ -53,7 +54,8 @@ def test_a_broken_file_is_annotated_at_its_file_and_line(
     out, err = capsys.readouterr()
     assert out.splitlines() == [
         "::error file=content/runs/h100-broken.yaml,line=10,title=/measurements/decode/0/status::'overcap' is not "
-        "one of 'valid', 'requests_queued', 'over_capacity', 'not_run', 'failed'; did you mean 'over_capacity'?",
+        "one of 'valid', 'requests_queued', 'over_capacity', 'not_run', 'failed'; did you mean "
+        "'over_capacity'?",
     ]
     assert err.splitlines()[-1] == "sitegen collect: 1 problem; nothing was written"
     assert not (project / ".sitegen" / "collected.json").exists()
@@ -88,7 +90,8 @@ def test_summary_lists_an_added_run_with_its_headline_figures(
     assert lines[0] == "## Benchmark runs in this pull request"
     assert "1 run added." in lines
     header = lines.index(
-        "| | run | model | hardware | engine | decode, 1 request | peak decode | prefill | longest context |"
+        "| | run | model | hardware | engine | decode, 1 request | peak decode | prefill | longest "
+        "context |"
     )
     assert lines[header + 2] == f"| added | `h200nvl2-new` {SEED_ROW}"
     assert (

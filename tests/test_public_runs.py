@@ -1,7 +1,8 @@
 """The shipped transcriptions of public runs carry exactly the figures of their sources.
 
 Each ``tests/data/public-runs/<id>.json`` (a copy; see tests/data/README.md) is a transcriber's
-record of a published benchmark; ``content/runs/<id>.yaml`` is the canonical result file made from it. Cell by cell, every
+record of a published benchmark; ``content/runs/<id>.yaml`` is the canonical result file made from
+it. Cell by cell, every
 figure in the record must be in the result file unchanged, and the result file must hold no
 figure that the record does not have.
 """

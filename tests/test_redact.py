@@ -392,8 +392,10 @@ def test_warnings_are_located_and_informational() -> None:
     redacted, redactions = redact_document_detailed(document)
     warnings = redaction_warnings(redacted, redactions)
     assert [str(w) for w in warnings] == [
-        "content/runs/x.yaml:7: /engine/launch_command: note: redacted a secret (value of --api-key); "
-        "the published site shows <redacted> (informational: nothing to fix, but revoke the secret if it was real)"
+        "content/runs/x.yaml:7: /engine/launch_command: note: redacted a secret (value of "
+        "--api-key); "
+        "the published site shows <redacted> (informational: nothing to fix, but revoke the secret "
+        "if it was real)"
     ]
 
 
@@ -406,8 +408,10 @@ def test_secret_in_a_field_name_is_refused_without_repeating_it() -> None:
     with pytest.raises(SitegenError) as raised:
         redact_document(document)
     assert [str(p) for p in raised.value.problems] == [
-        "content/runs/x.yaml:4: /engine/settings: a field name holds a secret (Hugging Face token (hf_…)); "
-        "field names are published as written, so remove it (and revoke the secret: the pull request made it public)"
+        "content/runs/x.yaml:4: /engine/settings: a field name holds a secret (Hugging Face token "
+        "(hf_…)); "
+        "field names are published as written, so remove it (and revoke the secret: the pull "
+        "request made it public)"
     ]
     assert HF not in str(raised.value)
 

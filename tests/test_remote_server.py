@@ -244,7 +244,8 @@ def test_404_with_a_cached_copy_falls_back_with_a_warning(site: Site, tmp_path: 
     report = fetch_all(tmp_path, RemoteSource(site.url(RUN)))
     assert report.problems == []
     assert [str(w) for w in report.warnings] == [
-        f"{site.url(RUN)}: cannot fetch: HTTP 404 Not Found; using the last good copy from the cache"
+        f"{site.url(RUN)}: cannot fetch: HTTP 404 Not Found; using the last good copy from the "
+        f"cache"
     ]
     assert [run.id for run in report.runs] == ["remote-seed"]
 
@@ -402,7 +403,8 @@ def _self_signed(folder: Path) -> ssl.SSLContext:
     openssl = shutil.which("openssl")
     if openssl is None:
         pytest.skip(
-            "no openssl command to make a self-signed certificate (and the cryptography package is absent)"
+            "no openssl command to make a self-signed certificate (and the cryptography package is "
+            "absent)"
         )
     cert, key = folder / "cert.pem", folder / "key.pem"
     subprocess.run(
@@ -555,7 +557,8 @@ def test_cli_warns_of_implausible_remote_figures_at_the_url_and_line(
     site: Site, project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A fetched file's plausibility warnings name the source URL and the fetched file's line,
-    as a local file's name its path: the lines are those of the planted file's '# planted:' comments."""
+    as a local file's name its path: the lines are those of the planted file's '# planted:'
+    comments."""
     planted = REPO / "tests" / "data" / "plausibility" / "planted.yaml"
     site.routes["/runs/planted.yaml"] = replies(
         Reply(body=planted.read_bytes(), headers={"Content-Type": "application/yaml"})
@@ -604,8 +607,8 @@ def test_cli_failure_without_a_cache_fails_and_writes_nothing(
     assert run_cli(project, "collect") == 1
     captured = capsys.readouterr()
     assert (
-        f"{site.url('/missing.yaml')}: cannot fetch: HTTP 404 Not Found; no cached copy to fall back on"
-        in captured.err
+        f"{site.url('/missing.yaml')}: cannot fetch: HTTP 404 Not Found; no cached copy to fall "
+        f"back on" in captured.err
     )
     assert "Traceback" not in captured.err + captured.out
     assert (project / ".sitegen" / "collected.json").read_bytes() == before
@@ -645,7 +648,8 @@ def test_cli_offline(
     capsys.readouterr()
     assert run_cli(project, "collect", "--offline") == 1
     assert (
-        f"{site.url('/never-fetched.yaml')}: not in the cache (--offline); run `sitegen collect` without "
+        f"{site.url('/never-fetched.yaml')}: not in the cache (--offline); run `sitegen collect` "
+        f"without "
         "--offline to fetch it"
     ) in capsys.readouterr().err
 

@@ -60,7 +60,8 @@ def _section(html: str, name: str) -> str:
 def test_matrix_cells_carry_their_status_and_shade(built: Path) -> None:
     statuses_seen = set()
     for document, html in _runs(built):
-        # Where a source varied the output length, the matrix shows the run's own (run.output_tokens_per_request).
+        # Where a source varied the output length, the matrix shows the run's own
+        # (run.output_tokens_per_request).
         own = document["run"].get("output_tokens_per_request")
         at: dict[tuple[int, int], list[dict[str, Any]]] = {}
         for c in sorted(
@@ -151,7 +152,8 @@ def test_capacity_cells_name_per_accelerator_figures_only_where_they_differ(buil
         assert figures
         for label, row in figures:
             for users, held, total, per in re.findall(
-                r"<td><b>([\d.]+)</b> <small>(\d+) requests? · ([\d,.K]+) tok/s(?: · ([\d,.K]+) per accelerator)?</small>",
+                r"<td><b>([\d.]+)</b> <small>(\d+) requests? · ([\d,.K]+) tok/s(?: · ([\d,.K]+) "
+                r"per accelerator)?</small>",
                 row,
             ):
                 cell = cells[(labels[label], int(held))]

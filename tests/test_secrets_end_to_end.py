@@ -123,7 +123,8 @@ def test_collect_redacts_reports_and_succeeds(
     assert out.startswith("collected ")
     notes = [line for line in err.splitlines() if "redacted a secret" in line]
     expected = [
-        f"{SOURCE}:{_line_of(project, needle)}: {pointer}: note: redacted a secret ({kinds}); the published site "
+        f"{SOURCE}:{_line_of(project, needle)}: {pointer}: note: redacted a secret ({kinds}); the "
+        f"published site "
         "shows <redacted> (informational: nothing to fix, but revoke the secret if it was real)"
         for pointer, needle, kinds in EXPECTED_NOTES
     ]
@@ -196,7 +197,8 @@ def test_secret_in_a_field_name_fails_collect_without_printing_it(
     err = capsys.readouterr().err
     line = _line_of(project, ENV_TOKEN)
     assert (
-        f"{SOURCE}:{line}: /engine/settings: a field name holds a secret (Hugging Face token (hf_…)); "
+        f"{SOURCE}:{line}: /engine/settings: a field name holds a secret (Hugging Face token "
+        f"(hf_…)); "
         "field names are published as written"
     ) in err
     assert MARK not in err

@@ -65,7 +65,8 @@ def test_title_and_summary_lines(page: str) -> None:
     assert "DeepSeek-V4-Flash-DSpark on H200 NVL 141GB ×2" in text
     assert "sglang · 0.5.16 · MXFP4+FP8" in text
     assert (
-        "8 contexts (8K–1019K) × 8 concurrency levels (1–128) · prefill at 8K, 16K, 32K, 64K, 128K, 256K, "
+        "8 contexts (8K–1019K) × 8 concurrency levels (1–128) · prefill at 8K, 16K, 32K, 64K, "
+        "128K, 256K, "
         "512K, 1019K, 1024K"
     ) in text
 
@@ -115,7 +116,8 @@ def _prefill_lines(page: str) -> list[str]:
 
 
 def test_prefill_section_reads_as_the_seed_does(page: str) -> None:
-    # The seed shows "prompt tok/s by context length8K context10.2K803 ms TTFT", then a row per context.
+    # The seed shows "prompt tok/s by context length8K context10.2K803 ms TTFT", then a row per
+    # context.
     seed = SEED.split("\nPrefill\n", 1)[1].split("\nSustained decode\n", 1)[0].splitlines()
     assert len(seed) == 9
     lines = _prefill_lines(page)
@@ -173,13 +175,15 @@ def test_prefill_bars_are_drawn_in_the_page_to_scale(page: str, style: str) -> N
 
 def test_status_explanations_are_the_seeds(page: str) -> None:
     explanation = (
-        "Requests queued: the server could not run all requests at once, so some waited in a queue. "
-        "Over capacity: not run because this many requests at this context would exceed the server's KV cache."
+        "Requests queued: the server could not run all requests at once, so some waited in a "
+        "queue. "
+        "Over capacity: not run because this many requests at this context would exceed the "
+        "server's KV cache."
     )
     assert explanation in re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", page)).replace("&#39;", "'")
     assert (
-        "TTFT is measured after the benchmark warms the server&#39;s prompt cache, so it mostly excludes prefill."
-        in page
+        "TTFT is measured after the benchmark warms the server&#39;s prompt cache, so it mostly "
+        "excludes prefill." in page
     )
 
 

@@ -59,7 +59,8 @@ class Served:
                 self.process.wait(STOP_S)
             time.sleep(POLL_S)  # (the readers take the last lines)
             pytest.fail(
-                f"serve did not stop within {STOP_S:.0f} s of Ctrl-C; stdout: {''.join(self.stdout)}\n"
+                f"serve did not stop within {STOP_S:.0f} s of Ctrl-C; stdout: "
+                f"{''.join(self.stdout)}\n"
                 f"stderr: {''.join(self.stderr)}"
             )
 

@@ -130,7 +130,8 @@ def test_a_record_takes_the_identities_it_is_given_and_looks_at_the_other_folder
     site = tmp_path / "site"
     for folder in ("a", "b/c"):
         (site / folder).mkdir(parents=True)
-    # The clock read in a folder of its own (reading it makes a file there), after every folder above.
+    # The clock read in a folder of its own (reading it makes a file there), after every folder
+    # above.
     now = file_system_now(tmp_path / "clock", after_tick=True)
     given = {
         "a": (1, 2, 3, 4, 5),
@@ -148,5 +149,6 @@ def test_a_record_takes_the_identities_it_is_given_and_looks_at_the_other_folder
             found.st_mtime_ns,
             found.st_ctime_ns,
         )
-    # Without a clock nothing looked at is settled: those folders are in doubt (None), the given kept.
+    # Without a clock nothing looked at is settled: those folders are in doubt (None), the given
+    # kept.
     assert record(str(site), ["a", "b"], None, given) == {"a": (1, 2, 3, 4, 5), "b": None}

@@ -72,7 +72,8 @@ def test_an_old_full_base_url_is_read_as_site_url_and_named(
     assert run_cli(project, "build") == 0
     err = capsys.readouterr().err
     expected = (
-        f"sitegen.yaml:{line}: /base_url: base_url is deprecated: write 'site_url: https://example.org/old/' "
+        f"sitegen.yaml:{line}: /base_url: base_url is deprecated: write 'site_url: "
+        f"https://example.org/old/' "
         "instead (read as site_url for now)"
     )
     assert err.count(expected) == 2  # once per command
@@ -88,8 +89,8 @@ def test_an_old_base_path_is_ignored_and_named(
     assert run_cli(project, "build") == 0
     err = capsys.readouterr().err
     assert (
-        f"sitegen.yaml:{line}: /base_url: base_url is deprecated and ignored: links are relative now"
-        in err
+        f"sitegen.yaml:{line}: /base_url: base_url is deprecated and ignored: links are relative "
+        f"now" in err
     )
     assert 'href="runs/' in (project / "_site" / "index.html").read_text()
 

@@ -1,4 +1,5 @@
-"""Compiled templates are kept in .sitegen/cache/templates/ between builds (render.CompiledTemplates):
+"""Compiled templates are kept in .sitegen/cache/templates/ between builds
+(render.CompiledTemplates):
 a later build compiles none of them again, an edited template is compiled again, and a damaged
 entry is compiled again, never used."""
 

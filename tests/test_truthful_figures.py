@@ -104,7 +104,8 @@ def test_every_schema_is_published(tmp_path: Path, shared_cache: Path) -> None:
     assert published["result-1.2.schema.json"]["$id"] == "urn:sitegen:schema:result:1.2"
 
 
-# --- the seed run: means, tails, power -------------------------------------------------------------
+# --- the seed run: means, tails, power
+# -------------------------------------------------------------
 
 
 @pytest.fixture(scope="module")
@@ -133,8 +134,10 @@ def test_seed_page_says_its_latencies_are_means(seed_page: str) -> None:
     against the real page), so the page calls them means, and no word claims medians."""
     text = _text(seed_page)
     assert (
-        "TTFT, time between tokens and per-request tok/s are means over each cell's requests. Total tok/s is "
-        "output tokens per second across all simultaneous requests; on prefill rows it is prompt tokens per "
+        "TTFT, time between tokens and per-request tok/s are means over each cell's requests. "
+        "Total tok/s is "
+        "output tokens per second across all simultaneous requests; on prefill rows it is prompt "
+        "tokens per "
         "second."
     ) in text
     assert "medians are" not in text.lower() and "are medians" not in text.lower()
@@ -209,7 +212,8 @@ def test_measurements_table_is_autoescaped() -> None:
     assert "autoescape false" not in template and "|safe" not in template.replace(" ", "")
 
 
-# --- llm-inference-bench files of other shapes ------------------------------------------------------
+# --- llm-inference-bench files of other shapes
+# ------------------------------------------------------
 
 
 def test_request_count_older_and_undeclared_mode_runs_read_correctly(
@@ -273,7 +277,8 @@ def test_a_median_run_says_medians(tmp_path: Path, shared_cache: Path) -> None:
     assert tables(page)["data tails"][2] == ["0", "1", "140 ms", "67 ms", "301 ms", "512 ms"]
 
 
-# --- plausibility warnings ------------------------------------------------------------------------------
+# --- plausibility warnings
+# ------------------------------------------------------------------------------
 
 
 def _planted_lines() -> dict[int, set[str]]:
@@ -297,7 +302,8 @@ def test_planted_contradictions_warn_at_their_lines_and_pass(
     found: dict[int, set[str]] = {}
     for line in captured.err.splitlines():
         match = re.match(
-            r"content/runs/planted\.yaml:(\d+): (/measurements/decode/\d+/\w+): warning: .* \[([a-z-]+)\]",
+            r"content/runs/planted\.yaml:(\d+): (/measurements/decode/\d+/\w+): warning: .* "
+            r"\[([a-z-]+)\]",
             line,
         )
         assert match, line
@@ -375,8 +381,10 @@ def test_a_stale_acknowledgement_is_itself_a_warning(
     lines = target.read_text().splitlines()
     line = next(n for n, text in enumerate(lines, start=1) if "acknowledged_warnings" in text) + 1
     assert capsys.readouterr().err == (
-        f"content/runs/stale.yaml:{line}: /run/acknowledged_warnings/0: warning: acknowledges a jump-from-neighbours "
-        "warning at /measurements/decode/0/total_tokens_per_s that sitegen does not give; remove it, or correct its "
+        f"content/runs/stale.yaml:{line}: /run/acknowledged_warnings/0: warning: acknowledges a "
+        f"jump-from-neighbours "
+        "warning at /measurements/decode/0/total_tokens_per_s that sitegen does not give; remove "
+        "it, or correct its "
         "check or pointer\n"
     )
 
@@ -389,7 +397,8 @@ def test_shipped_runs_give_no_plausibility_warning(
     assert "warning:" not in capsys.readouterr().err
 
 
-# --- distinguishing labels -----------------------------------------------------------------------------
+# --- distinguishing labels
+# -----------------------------------------------------------------------------
 
 
 def _unique(texts: list[str]) -> bool:
@@ -402,7 +411,8 @@ def test_no_two_shipped_runs_share_a_displayed_name(built_site: Path) -> None:
     run_pages = sorted((built_site / "runs").glob("*/index.html"))
     titles = [re.search(r"<title>(.*?)</title>", p.read_text())[1] for p in run_pages]  # type: ignore[index]
     assert len(titles) == len(list((REPO / "content" / "runs").glob("*.yaml"))) and _unique(titles)
-    # The two llama.cpp runs on one DGX Spark, and vLLM with and without MTP, differ as the issue asks.
+    # The two llama.cpp runs on one DGX Spark, and vLLM with and without MTP, differ as the issue
+    # asks.
     assert any(t.startswith("gpt-oss-120b-GGUF on GB10 ×1 · batched ·") for t in titles)
     assert any(
         t.startswith("gpt-oss-120b-GGUF on GB10 ×1 · single stream at depth ·") for t in titles

@@ -59,7 +59,8 @@ class ImportReport:
         cells = len(measurements["decode"])
         loads = len(measurements.get("load_points", ()))
         return (
-            f"{len(measurements['prefill'])} prefill points, {cells} decode cell{'s' if cells != 1 else ''}"
+            f"{len(measurements['prefill'])} prefill points, {cells} decode "
+            f"cell{'s' if cells != 1 else ''}"
             + (f" ({parts})" if parts else "")
             + (f", {loads} load point{'s' if loads != 1 else ''}" if loads else "")
         )
@@ -73,7 +74,8 @@ def default_id(data: dict[str, Any]) -> str:
     if count > 1:
         # "b200x2", but "h200nvl2": an x keeps a trailing model number apart from the count.
         accelerator += f"x{count}" if accelerator[-1:].isdigit() else str(count)
-    # The model's own name, without the publisher: "deepseek-ai/DeepSeek-V4-Flash" → "deepseek-v4-flash".
+    # The model's own name, without the publisher: "deepseek-ai/DeepSeek-V4-Flash" →
+    # "deepseek-v4-flash".
     model = str(run["model"]).rstrip("/").rsplit("/", 1)[-1]
     parts = (accelerator, suggest_id(str(engine["name"])), suggest_id(model))
     return suggest_id("-".join(part for part in parts if part))
@@ -106,7 +108,8 @@ def load_raw(
                         file.resolve(), shown
                     )  # paths the user chose: links followed once
                 except SitegenError as error:
-                    # A tool's folder holds other files (huge per-request exports, inputs): say why, go on.
+                    # A tool's folder holds other files (huge per-request exports, inputs): say why,
+                    # go on.
                     skipped.append((shown, f"not read ({error.problems[0].message})"))
             known, unknown = recognised(read)
             records += known

@@ -122,7 +122,8 @@ def discover(
                 assert real is not None
                 found = real.stat()
             else:
-                # No Path at all when the runs folder is no link (Entry.path is made when asked for).
+                # No Path at all when the runs folder is no link (Entry.path is made when asked
+                # for).
                 real, found = (
                     None if same_place else runs_real / name,
                     child.stat(follow_symlinks=False),

@@ -78,8 +78,10 @@ def redact_document_detailed(document: Document) -> tuple[Document, list[Redacti
                             document.source,
                             document.lines.get(pointer_join(pointer, key)),
                             pointer or "/",
-                            f"a field name holds a secret ({', '.join(key_kinds)}); field names are published "
-                            "as written, so remove it (and revoke the secret: the pull request made it public)",
+                            f"a field name holds a secret ({', '.join(key_kinds)}); field names "
+                            f"are published "
+                            "as written, so remove it (and revoke the secret: the pull request "
+                            "made it public)",
                         )
                     )
                 secret = whole if whole is not None else (key if is_secret_key(key) else None)
@@ -118,7 +120,8 @@ def redaction_warnings(document: Document, redactions: Iterable[Redaction]) -> l
             document.source,
             document.line_of(redaction.pointer),
             redaction.pointer,
-            f"note: redacted a secret ({', '.join(redaction.kinds)}); the published site shows {REDACTED} "
+            f"note: redacted a secret ({', '.join(redaction.kinds)}); the published site shows "
+            f"{REDACTED} "
             "(informational: nothing to fix, but revoke the secret if it was real)",
         )
         for redaction in redactions

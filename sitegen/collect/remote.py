@@ -602,7 +602,8 @@ def make_client(settings: FetchSettings) -> httpx.Client:
     transport = httpx.HTTPTransport()
     pool = getattr(transport, "_pool", None)
     backend = getattr(pool, "_network_backend", None)
-    # httpx offers no public way to choose the network backend; a test fails if this ever stops working.
+    # httpx offers no public way to choose the network backend; a test fails if this ever stops
+    # working.
     if isinstance(backend, httpcore.NetworkBackend):
         pool._network_backend = _DeadlineBackend(backend)  # type: ignore[union-attr]
     return httpx.Client(
@@ -786,7 +787,8 @@ class _Collector:
 
 
 def _limit(source: RemoteSource, url: str, settings: FetchSettings) -> int:
-    # The results file of a {url, meta} source is raw tool output; the rest are result files or run.yaml.
+    # The results file of a {url, meta} source is raw tool output; the rest are result files or
+    # run.yaml.
     return settings.raw_max_bytes if source.meta and url == source.url else settings.max_bytes
 
 

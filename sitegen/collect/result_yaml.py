@@ -44,7 +44,8 @@ def schema_modeline(config: Config, target: Path, data: Any) -> str:
 HEADER = (
     "# A sitegen result file: one benchmark run. "
     f"Format: schema/{RESULT_SCHEMAS[LATEST_RESULT_VERSION]}.schema.json\n"
-    "# (fields and units are documented in docs/result-format.md). Check it with `sitegen collect`.\n"
+    "# (fields and units are documented in docs/result-format.md). Check it with `sitegen "
+    "collect`.\n"
 )
 TOP_LEVEL = ("schema_version", "source", "hardware", "engine", "run", "provenance", "measurements")
 # Which $defs entry describes the items at each place, for the field order.

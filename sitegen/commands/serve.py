@@ -256,9 +256,11 @@ def serve(
     offline: bool,
     say: Callable[[str], None],
 ) -> None:
-    """Build, then serve until Ctrl-C (or SIGTERM); rebuild on changes unless ``watch_files`` is False.
+    """Build, then serve until Ctrl-C (or SIGTERM); rebuild on changes unless ``watch_files`` is
+    False.
 
-    The server keeps the path it started with, so a new ``site_url`` in sitegen.yaml needs a restart.
+    The server keeps the path it started with, so a new ``site_url`` in sitegen.yaml needs a
+    restart.
     """
     commands = rebuild_commands(config_path, offline=offline)
 

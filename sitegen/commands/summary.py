@@ -155,7 +155,8 @@ def _problem_lines(checked: CheckedEntry) -> list[str]:
         lines.append(f"  - {where}{pointer}: {_cell(problem.message)}")
     if count > _MAX_PROBLEMS_SHOWN:
         lines.append(
-            f"  - … and {count - _MAX_PROBLEMS_SHOWN} more (see the annotations on the changed files)"
+            f"  - … and {count - _MAX_PROBLEMS_SHOWN} more (see the annotations on the changed "
+            f"files)"
         )
     return lines
 
@@ -292,7 +293,8 @@ def pr_summary(
         lines += [counts + ".", ""]
         if valid:
             lines += [
-                "| | run | model | hardware | engine | decode, 1 request | peak decode | prefill | longest context |",
+                "| | run | model | hardware | engine | decode, 1 request | peak decode | prefill | "
+                "longest context |",
                 "|---|---|---|---|---|---|---|---|---|",
             ]
             lines += [_row(change, checked) for change, checked in valid]
@@ -325,15 +327,18 @@ def pr_summary(
         and not re.search(r"[\s()<>]", preview_url)
     ):
         lines.append(
-            f"The built site is the **{artifact}** artifact of this workflow run: [download it]({preview_url})."
+            f"The built site is the **{artifact}** artifact of this workflow run: [download "
+            f"it]({preview_url})."
         )
     else:
         lines.append(
-            f"The built site is the **{artifact}** artifact of this workflow run (on the run's summary page), "
+            f"The built site is the **{artifact}** artifact of this workflow run (on the run's "
+            f"summary page), "
             "when the build succeeded."
         )
     lines += [
-        "Unzip it and serve the folder, e.g. `python3 -m http.server -d site-preview 8000 --bind 127.0.0.1`, "
+        "Unzip it and serve the folder, e.g. `python3 -m http.server -d site-preview 8000 --bind "
+        "127.0.0.1`, "
         "then open http://127.0.0.1:8000/. Or check out the branch and run `sitegen serve`.",
         "",
     ]

@@ -285,7 +285,8 @@ def _build(config: Config, force_output: bool) -> BuildSummary:
             )
             progress.step("writing listings and data files")
             # The JSON of a run whose page was kept at once, though its own JSON was not (its
-            # entry missing from the last build's record), or that the plan gave no page (none today).
+            # entry missing from the last build's record), or that the plan gave no page (none
+            # today).
             for export in sorted(exported.keys() - entries.keys()):
                 run_json(by_id[export[len("runs/") : -len(".json")]])
             # Made from every run's figures: linked unless a run or the site changed. The models'

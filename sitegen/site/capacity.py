@@ -68,7 +68,8 @@ class Outline(NamedTuple):
 
 
 def outline_of(run: Run, grid: CellGrid) -> Outline:
-    # Read from the document's cells (every cell, not only those the grid chose), without making cell objects.
+    # Read from the document's cells (every cell, not only those the grid chose), without making
+    # cell objects.
     return Outline(
         tuple(grid.contexts),
         tuple(grid.levels),

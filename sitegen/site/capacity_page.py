@@ -360,7 +360,9 @@ def priced(runs: list[Run], analysis: Analysis) -> bool:
 
 # --- /at/<preset>/ ----------------------------------------------------------------------------
 
-AT_PAGE_SIZE = 1000  # runs on a page of a preset's view on average, at most twice as many: about 200 KB of HTML (25 KB gzipped)
+# runs on a page of a preset's view on average, at most twice as many: about 200 KB of HTML (25 KB
+# gzipped)
+AT_PAGE_SIZE = 1000
 
 
 @dataclass(frozen=True)

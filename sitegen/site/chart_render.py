@@ -334,7 +334,8 @@ class ChartBatch:
         self.used: set[str] = set()  # the cache files of every chart added (ChartRenderer.prune)
         self._pool: ProcessPoolExecutor | None = None
         self._early: Executor | None = None
-        # Charts given to the early worker, each with its future: (path, cache file, Vega spec, future).
+        # Charts given to the early worker, each with its future: (path, cache file, Vega spec,
+        # future).
         self._early_charts: list[tuple[str, Path, str, Future[list[bytes]]]] = []
         self._warming: Future[None] | None = None  # warm_up's start of vl-convert
         self._starting: threading.Thread | None = None  # warm_up's start of the early worker

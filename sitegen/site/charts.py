@@ -395,7 +395,8 @@ def prefill_overlay(series: list[Series]) -> ChartSpec | None:
                 }
             )
             words[s.label].append(
-                f"{numbers.context(point.context_tokens)} → {numbers.rate(point.prompt_tokens_per_s)}"
+                f"{numbers.context(point.context_tokens)} → "
+                f"{numbers.rate(point.prompt_tokens_per_s)}"
             )
     return _series_spec(
         "prefill",

@@ -46,7 +46,8 @@ NOT_SET = "not set"
 
 @dataclass(frozen=True)
 class RatioCell:
-    """A run against the baseline in one cell: the change, both figures, a colour step from -3 to +3.
+    """A run against the baseline in one cell: the change, both figures, a colour step from -3 to
+    +3.
     ``back_*``: the baseline against the run in the same cell (the static page's swapped view)."""
 
     change: str
@@ -54,7 +55,8 @@ class RatioCell:
     detail: str  # both runs' figures, each after its letter: "A 105.5 · B 23.0"
     step: int
     comparable: bool
-    per_device: str = ""  # derived, beside the totals: "A 617 · B 728" (total ÷ the runs' shared accelerator count)
+    # derived, beside the totals: "A 617 · B 728" (total ÷ the runs' shared accelerator count)
+    per_device: str = ""
     back_change: str = ""
     back_arrow: str = ""
     back_step: int = 0
@@ -379,7 +381,8 @@ _CAVEAT_FACTS: tuple[tuple[str, str], ...] = (
     ("Quantization", "Different quantizations: the figures include the quantization's effect."),
     (
         "Accelerators",
-        "Different numbers of accelerators: figures are per accelerator (total tok/s ÷ accelerators, "
+        "Different numbers of accelerators: figures are per accelerator (total tok/s ÷ "
+        "accelerators, "
         "a derived figure) unless a section says otherwise.",
     ),
     ("Benchmark tool", "Different benchmark tools: they load the server differently."),
@@ -488,7 +491,8 @@ def decode_plot(
     )
     note = " ".join(notes) or None
     unit = "tok/s per accelerator" if per_device else "total tok/s"
-    # Every context's plot spans the request counts the runs measured at any context: one x axis for the grid.
+    # Every context's plot spans the request counts the runs measured at any context: one x axis for
+    # the grid.
     if levels is None:
         levels = {
             float(c.concurrency)
@@ -560,7 +564,8 @@ def pareto_plot(
             for x, y, c in points
         }
         title = (
-            f"{(point_names or {}).get(label, label)}, frontier: {'; '.join(words[p] for p in sorted(frontier))}"
+            f"{(point_names or {}).get(label, label)}, frontier: "
+            f"{'; '.join(words[p] for p in sorted(frontier))}"
             f" ({numbers.count_noun(len(points), 'cell')} in all: see the run's page)"
         )
         series.append(
@@ -574,7 +579,8 @@ def pareto_plot(
             )
         )
     note = (
-        f"Left out, for lack of per-request figures at two or more request counts: {'; '.join(left_out)}."
+        f"Left out, for lack of per-request figures at two or more request counts: "
+        f"{'; '.join(left_out)}."
         if left_out
         else None
     )
@@ -694,7 +700,8 @@ def compare_context(
     )
 
 
-SWAPPED = "a-against-b"  # the fragment that turns a static page to A against B (the newer run as baseline)
+# the fragment that turns a static page to A against B (the newer run as baseline)
+SWAPPED = "a-against-b"
 UNSWAPPED = "b-against-a"  # the default view's own fragment, for the link back
 
 MAX_LINKED = 5  # other runs a run page offers per group, in one side-by-side view (MAX_RUNS in all)

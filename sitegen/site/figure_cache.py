@@ -1,4 +1,5 @@
-"""Each run's derived figures kept between builds, by the run's digest (.sitegen/cache/figures.json):
+"""Each run's derived figures kept between builds, by the run's digest
+(.sitegen/cache/figures.json):
 its capacities, its headlines and its decode outline (where its matrix has figures, which group
 pages read instead of decoding every run's cells; capacity.Outline).
 

@@ -166,7 +166,8 @@ def series_labels(runs: list[Run], kind: str) -> dict[str, str]:
     names = {}
     for run in runs:
         name = " · ".join(part for i in varied if (part := parts[run.id][i]))
-        # A label part the name already spells out in full (a quantization, clipped in the label) is left out.
+        # A label part the name already spells out in full (a quantization, clipped in the label) is
+        # left out.
         extra = [
             part
             for part in (run_labels.get(run.id) or "").split(" · ")
@@ -250,7 +251,8 @@ def group_page(
             f"No prefill figures: {', '.join(without)}." if without and with_prefill else None
         ),
         charted_note=(
-            f"Each chart shows the {MAX_SERIES} newest runs measured at its context (the prefill chart, "
+            f"Each chart shows the {MAX_SERIES} newest runs measured at its context (the prefill "
+            f"chart, "
             f"the {MAX_SERIES} newest runs); the table lists all {len(runs)}."
             if len(runs) > MAX_SERIES
             else None
@@ -489,7 +491,8 @@ def decode_charts(
     listed = runs if each else [run for run in runs if run.id in on_others]
     place = {run.id: i for i, run in enumerate(listed)}
     slugs = list(dict.fromkeys(groups[("models", model_key(run))].slug for run in listed))
-    # A run the page's own chart draws has its label in that chart's legend, where group.js reads it.
+    # A run the page's own chart draws has its label in that chart's legend, where group.js reads
+    # it.
     in_legend = set(plot.legend_runs) if plot else set()
     data: dict[str, object] = {
         "contexts": shared,

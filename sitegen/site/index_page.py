@@ -124,7 +124,8 @@ class Pager:
 
     number: int  # from 1
     count: int
-    runs: int  # on this page (not where they stand among all: that moves whenever a run is added before them)
+    # on this page (not where they stand among all: that moves whenever a run is added before them)
+    runs: int
     previous_href: str
     next_href: str
     links: tuple[PageLink, ...]
@@ -308,7 +309,9 @@ def run_row(
     )
 
 
-PAGE_SIZE = 100  # runs on a page of the index on average, at most twice as many (paging): about 100 KB of HTML, 10 KB gzipped
+# runs on a page of the index on average, at most twice as many (paging): about 100 KB of HTML, 10
+# KB gzipped
+PAGE_SIZE = 100
 SEARCH_INDEX = "data/index.json"
 SEARCH_INDEX_FORMAT = "sitegen-index"
 SEARCH_INDEX_VERSION = 2  # 1: one table of texts for every run; 2: a part per model

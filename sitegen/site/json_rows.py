@@ -45,7 +45,8 @@ def json_lines(
 def run_piece(
     fragments: Fragments | None, kind: str, run: Run, make: Callable[[], str], *inputs: object
 ) -> Piece:
-    """The piece ``kind`` of one run's records (its UTF-8 text), kept between builds by the run's id and digest
+    """The piece ``kind`` of one run's records (its UTF-8 text), kept between builds by the run's
+    id and digest
     (its whole content) and ``inputs`` (what else the piece shows: a label made from other runs).
     The fragments' scope holds the code, the settings and the site, so no key names them. A run
     without a digest (made by hand, not collected) has nothing to be known by: made each time."""

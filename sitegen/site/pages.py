@@ -442,7 +442,8 @@ def plan(
     colour_places = model_places(groups.values())
     for a, b in pairs:
         path = f"{compare_path(a, b)}index.html"
-        # A pair's runs share their model: its group as before holds them, and their labels, as before.
+        # A pair's runs share their model: its group as before holds them, and their labels, as
+        # before.
         page_key = memory.last_key(path) if in_groups[a.id][0] in as_before else None
         if page_key is None:
             page_key = _key(

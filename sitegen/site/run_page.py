@@ -595,7 +595,8 @@ def _power(run: Run) -> PowerTable | None:
         energy, cell = best
         summary = (
             f"{numbers.joules(energy)} per output token ({numbers.per_joule(1.0 / energy)}) at "
-            f"{numbers.context(cell.context_tokens)} × {numbers.count_noun(cell.concurrency, 'request')}"
+            f"{numbers.context(cell.context_tokens)} × "
+            f"{numbers.count_noun(cell.concurrency, 'request')}"
             + (" (measured)" if cell.energy_per_output_token_j else " (derived)")
         )
     return PowerTable(
@@ -616,7 +617,8 @@ def _caveats(run: Run) -> tuple[Caveat, ...]:
 def _totals_note(run: Run) -> str:
     if run.prefill:
         return (
-            "Total tok/s is output tokens per second across all simultaneous requests; on prefill rows it is "
+            "Total tok/s is output tokens per second across all simultaneous requests; on prefill "
+            "rows it is "
             "prompt tokens per second."
         )
     return "Total tok/s is output across all simultaneous requests."
@@ -719,7 +721,8 @@ def run_page(
         capacity=run_capacity(site, run, analysis),
         explanations=_explanations(run),
         ttft_note=(
-            "TTFT is measured after the benchmark warms the server's prompt cache, so it mostly excludes prefill."
+            "TTFT is measured after the benchmark warms the server's prompt cache, so it mostly "
+            "excludes prefill."
             if run.info.prefill_mode == "decode-warmup"
             else None
         ),

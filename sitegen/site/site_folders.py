@@ -9,7 +9,8 @@ any folder whose identity differs, is listed and its entries checked one by one.
 
 Why: at 20,000 runs a site is 28,000 folders and 69,000 files. Looking at each folder once is
 a fraction of listing each one and looking at every file. Two trees are recorded so: the live
-site (build_manifest.Manifest.unchanged_site: may a build stop early?) and the spare staging folder kept
+site (build_manifest.Manifest.unchanged_site: may a build stop early?) and the spare staging folder
+kept
 as its mirror (write.StagedOutput: may a build keep the spare's files without looking at each?).
 """
 

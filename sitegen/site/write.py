@@ -172,14 +172,16 @@ class StagedOutput:
                         else:  # a file, or a link (to a file or a folder: never followed)
                             self._stale.add(prefix + entry.name)
             except OSError:
-                continue  # as os.walk does: a folder that cannot be listed is only removed (_remove_stale)
+                # as os.walk does: a folder that cannot be listed is only removed (_remove_stale)
+                continue
 
     def _spare_is_the_mirror(self) -> bool:
         """Whether the reused spare is the mirror the last build left of its site (refresh_spare):
         exactly the site's files, each the site's very file (inode). Then every name in it is
         known without listing it, and ``keep`` takes each file as it is.
 
-        Told as build_manifest.Manifest.unchanged_site tells the live site's state (site_folders): each
+        Told as build_manifest.Manifest.unchanged_site tells the live site's state (site_folders):
+        each
         folder with the identity the last build recorded holds what it held then; any other is
         listed, and the inodes of its files are compared with the live site's (a listing gives
         them without a system call per file). Any difference, and the spare is listed instead."""
@@ -251,7 +253,8 @@ class StagedOutput:
             if self._stale or self._stale_folders:
                 self._clear(relative, target)
             self._make_folder(target.rpartition("/")[0])
-            # A new file: a name the reused spare held was unlinked above (its file may be the live site's).
+            # A new file: a name the reused spare held was unlinked above (its file may be the live
+            # site's).
             Path(target).write_bytes(data)
         except OSError as exc:
             raise SitegenError(
@@ -265,7 +268,8 @@ class StagedOutput:
         assert self.in_place, "only an incremental build keeps files of the previous site"
         if self.trusted and relative in self._stale:
             # The spare mirrors the previous site: this is its file, and its name one of the
-            # previous site's, all of them plain (_spare_is_the_mirror). 70,000 calls at 20,000 runs.
+            # previous site's, all of them plain (_spare_is_the_mirror). 70,000 calls at 20,000
+            # runs.
             self._claim(relative, known_plain=True)
             self._stale.discard(relative)
             return

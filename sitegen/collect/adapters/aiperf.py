@@ -1,4 +1,5 @@
-"""NVIDIA GenAI-Perf (``profile_export_genai_perf.json``) and AIPerf (``profile_export_aiperf.json``)
+"""NVIDIA GenAI-Perf (``profile_export_genai_perf.json``) and AIPerf
+(``profile_export_aiperf.json``)
 profile exports: one file per load point, a sweep being a folder of them.
 
 Every metric is an object with its unit and statistics (``avg``, ``p50``, ``p99``, ``std``…):
@@ -77,7 +78,8 @@ def adapt(records: list[Node]) -> Adapted:
     tool = "AIPerf" if aiperf else "GenAI-Perf"
     runs = [record for record in records if record.get("per_combination_metrics") is None]
     if runs and len(runs) < len(records):
-        # A sweep folder holds both: the per-concurrency exports keep the settings the summary lacks.
+        # A sweep folder holds both: the per-concurrency exports keep the settings the summary
+        # lacks.
         records = runs
     exports = [export for record in records for export in _exports(record)]
     adapted = Adapted(

@@ -48,7 +48,8 @@ STATISTICS = {
 LATENCIES = {"ttft_ms": "time_to_first_token", "time_between_tokens_ms": "inter_token_latency"}
 _TO_MS = {"ms": 1.0, "s": 1000.0, "ms/token": 1.0, "s/token": 1000.0}
 # The cell's fields the report carries in its own fields; every other field of a cell is kept
-# in scenario.load.native.config.sitegen, with ``statistics_extra`` for statistics it has no name for.
+# in scenario.load.native.config.sitegen, with ``statistics_extra`` for statistics it has no name
+# for.
 MAPPED = (
     "context_tokens",
     "concurrency",

@@ -93,7 +93,8 @@ def adapt(records: list[Node]) -> Adapted:
         adapted.put("run", "prefill_mode", "at-depth", first)
     if combined:
         adapted.notes.append(
-            f"{combined} combined prompt+generation test{'s' if combined != 1 else ''} (n_prompt and "
+            f"{combined} combined prompt+generation test{'s' if combined != 1 else ''} (n_prompt "
+            f"and "
             "n_gen both > 0) left out: their rate mixes prefill and decode and cannot be split."
         )
     adapted.notes.append(

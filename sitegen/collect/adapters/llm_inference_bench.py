@@ -305,7 +305,8 @@ def _decode(adapted: Adapted, bench: Node, metadata: Node, prefill_only: bool) -
     if failed:
         adapted.notes.append(
             f"{failed} decode cell{'s' if failed != 1 else ''} failed in the tool and "
-            f"{'are' if failed != 1 else 'is'} marked failed without figures (see each cell's note)."
+            f"{'are' if failed != 1 else 'is'} marked failed without figures (see each cell's "
+            f"note)."
         )
     records.sort(key=lambda r: (r.data["context_tokens"], r.data["concurrency"]))
     adapted.add_records("decode", records)
@@ -454,8 +455,10 @@ def _missing_cells(adapted: Adapted, metadata: Node, present: set[tuple[int, int
         records.append(record)
     if over:
         adapted.notes.append(
-            f"{over} over-capacity cell{'s' if over != 1 else ''} rebuilt from the file's metadata with the tool's "
-            f"rule: requests × (context + {max_tokens:,} max output tokens) > {budget:,} KV-cache tokens."
+            f"{over} over-capacity cell{'s' if over != 1 else ''} rebuilt from the file's metadata "
+            f"with the tool's "
+            f"rule: requests × (context + {max_tokens:,} max output tokens) > {budget:,} KV-cache "
+            f"tokens."
         )
     if len(missing) > over:
         count = len(missing) - over
@@ -478,7 +481,8 @@ def _queue_signal_note(adapted: Adapted, results: Node | None, metadata: Node) -
     ]
     if blind:
         adapted.notes.append(
-            f"{_plural(len(blind), 'decode cell')} of this file {'has' if len(blind) == 1 else 'have'} "
+            f"{_plural(len(blind), 'decode cell')} of this file "
+            f"{'has' if len(blind) == 1 else 'have'} "
             "no queue signals (avg_queue_reqs, queue_fraction; older versions of the tool did not "
             "save them), so queued requests could not be seen: a cell marked valid there was "
             "measured, but may have had requests waiting."
@@ -500,7 +504,8 @@ def _other_notes(adapted: Adapted, bench: Node, metadata: Node) -> None:
     if burst is not None and burst.sequence():
         count = len(burst.sequence())
         adapted.notes.append(
-            f"{count} burst end-to-end cell{'s' if count != 1 else ''} (--run-burst, burst_results) "
+            f"{count} burst end-to-end cell{'s' if count != 1 else ''} (--run-burst, "
+            f"burst_results) "
             "not imported: the decode cells are the sustained-decode results."
         )
     if metadata.opt_flag("metrics_available") is False:

@@ -292,7 +292,8 @@ def parse_raw_bytes(source: str, raw: bytes) -> bytes:
 def _gunzip(source: str, raw: bytes) -> bytes:
     try:
         with gzip.GzipFile(fileobj=io.BytesIO(raw)) as stream:
-            # Read one byte past the limit instead of trusting the header: a small file may inflate to gigabytes.
+            # Read one byte past the limit instead of trusting the header: a small file may inflate
+            # to gigabytes.
             data = stream.read(RAW_MAX_BYTES + 1)
     except (OSError, EOFError, zlib.error) as exc:
         raise SitegenError(Problem(source, None, "", f"not a readable gzip file ({exc})")) from None
@@ -493,7 +494,8 @@ def _locate(
         if len(tokens) > 1 and tokens[1] in given[tokens[0]]:
             return Problem(meta.source, meta.line_of(pointer), pointer, problem.message)
         if len(tokens) == 1:
-            # A problem of a whole section is a field missing from it (see _check_meta for the rest).
+            # A problem of a whole section is a field missing from it (see _check_meta for the
+            # rest).
             return Problem(meta.source, meta.line_of(pointer), pointer, problem.message + hint)
     prefix = pointer
     while prefix:

@@ -75,7 +75,8 @@ FORMATS: tuple[Format, ...] = (
         aiperf.adapt,
         sweep=True,
         tells="`input_config` with `loadgen` or `phases` (or a `records` block), and metric objects such as "
-        "`request_throughput`; a sweep's `profile_export_aiperf_sweep.json` has `per_combination_metrics`",
+        "`request_throughput`; a sweep's `profile_export_aiperf_sweep.json` has "
+        "`per_combination_metrics`",
     ),
     Format(
         "GenAI-Perf profile export",
@@ -125,7 +126,8 @@ FORMATS: tuple[Format, ...] = (
 
 KNOWN = (
     "an llm-inference-bench benchmark_results.json, a lil-bench result document, a vLLM "
-    "`bench serve --save-result` file, SGLang `bench_serving` JSON Lines, llama-bench `-o json`/`-o jsonl`, "
+    "`bench serve --save-result` file, SGLang `bench_serving` JSON Lines, llama-bench `-o "
+    "json`/`-o jsonl`, "
     "a GuideLLM report, or a GenAI-Perf/AIPerf profile export"
 )
 # The sections only a sitegen result file has at its top, besides its schema_version.
@@ -136,7 +138,8 @@ def formats_told_apart() -> list[str]:
     """Every format sitegen reads and what tells it apart, a line each, for the refusal of a
     file of none."""
     return [
-        "a sitegen result file: `schema_version` with `hardware`, `engine`, `run` and `measurements`"
+        "a sitegen result file: `schema_version` with `hardware`, `engine`, `run` and "
+        "`measurements`"
     ] + [f"{format_.name}: {format_.tells}" for format_ in FORMATS]
 
 

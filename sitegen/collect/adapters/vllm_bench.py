@@ -83,7 +83,8 @@ LOAD_PARAMETERS = frozenset(
     )
 )
 DERIVED_NOTE = (
-    "per_request_tokens_per_s = 1000 / median TPOT (derived; {tool} measures time per output token, "
+    "per_request_tokens_per_s = 1000 / median TPOT (derived; {tool} measures time per output "
+    "token, "
     "which excludes the first token); time_between_tokens_ms is the median TPOT, and the pooled "
     "inter-token latency (ITL) is kept in source_values."
 )
@@ -109,7 +110,8 @@ def adapt(records: list[Node]) -> Adapted:
             "run=N.json files of the same folder"
         )
     adapted = Adapted(
-        f"{TOOL} result{'s' if len(runs) != 1 else ''} ({len(runs)} run{'s' if len(runs) != 1 else ''})"
+        f"{TOOL} result{'s' if len(runs) != 1 else ''} ({len(runs)} "
+        f"run{'s' if len(runs) != 1 else ''})"
     )
     points = [_point(run) for run in runs]
     _run_facts(adapted, runs)
