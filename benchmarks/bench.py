@@ -538,7 +538,9 @@ def main() -> int:
     parser.add_argument(
         "--added-only",
         action="store_true",
-        help="time only collect + build with one run added (--repeat times), on the site in --folder",
+        help=(
+            "time only collect + build with one run added (--repeat times), on the site in --folder"
+        ),
     )
     args = parser.parse_args()
     if args.added_only:

@@ -199,8 +199,8 @@ def _unit_findings(pointer: str, cell: dict[str, Any]) -> Iterator[Finding]:
             unit = (
                 f"; measured_s {measured:g} looks like milliseconds ({measured / 1000:g} s)"
                 if slip == "1000× too large"
-                else "; one of them is 1000× off: a unit slip (tok/s per millisecond, or output tokens in "
-                "thousands?)"
+                else "; one of them is 1000× off: a unit slip (tok/s per millisecond, or "
+                "output tokens in thousands?)"
                 if slip
                 else ""
             )
@@ -258,11 +258,12 @@ def _statistics_findings(
             (low_bound is not None and mean < low_bound)
             or (high_bound is not None and mean > high_bound)
         ):
+            low_text = "…" if low_bound is None else f"{low_bound}"
+            high_text = "…" if high_bound is None else f"{high_bound}"
             yield Finding(
                 "statistics-order",
                 here,
-                f"the mean {mean:g} is outside min–max "
-                f"{low_bound if low_bound is not None else '…'}–{high_bound if high_bound is not None else '…'}",
+                f"the mean {mean:g} is outside min–max {low_text}–{high_text}",
             )
         headline = _number(item.get(figure))
         name = (

@@ -342,7 +342,8 @@ def _query_parameters(text: str) -> Iterator[_Edit]:
 
 
 _HEADER = re.compile(
-    r"(?P<name>a(?<![\w-]a)uthorization|p(?<![\w-]p)roxy-authorization|c(?<![\w-]c)ookie|s(?<![\w-]s)et-cookie)"
+    r"(?P<name>a(?<![\w-]a)uthorization|p(?<![\w-]p)roxy-authorization"
+    r"|c(?<![\w-]c)ookie|s(?<![\w-]s)et-cookie)"
     r"[\"']?[ \t]*[:=][ \t]*"
     r"(?P<scheme>(?:bearer|basic|token|digest|negotiate|ntlm|oauth|apikey|api-key|key|jwt|hawk|"
     r"aws4-hmac-sha256|ssws|splunk|geniekey)[ \t]+)?",

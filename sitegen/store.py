@@ -113,7 +113,8 @@ def encode(runs: list[CollectedRun]) -> tuple[bytes, dict[str, bytes]]:
 
 
 def run_entry(run: CollectedRun) -> tuple[bytes, StoredResult]:
-    """One run's entry in the collected file (what ``_canonical`` gives for it), and its result as stored."""
+    """One run's entry in the collected file (what ``_canonical`` gives for it), and its result as
+    stored."""
     stored = stored_result(
         run.result if run.result is not None else json.loads(run.canonical or "null")
     )

@@ -102,7 +102,8 @@ class _SiteServer(ThreadingHTTPServer):
 
 @contextmanager
 def serve(folder: Path) -> Iterator[str]:
-    """Serve ``folder`` on 127.0.0.1 at a free port; yields the origin, e.g. http://127.0.0.1:41234."""
+    """Serve ``folder`` on 127.0.0.1 at a free port; yields the origin, e.g.
+    http://127.0.0.1:41234."""
     server = _SiteServer(("127.0.0.1", 0), functools.partial(_SiteHandler, directory=str(folder)))
     thread = threading.Thread(target=server.serve_forever, name="site-server", daemon=True)
     thread.start()
@@ -166,7 +167,8 @@ class Visit:
         return violations
 
     def assert_clean(self) -> None:
-        """No console error, no failed or refused request, no request to another host, no CSP violation."""
+        """No console error, no failed or refused request, no request to another host, no CSP
+        violation."""
         problems = self.problems + [f"CSP violation: {v}" for v in self.csp_violations()]
         assert not problems, f"{self.page.url}:\n  " + "\n  ".join(problems)
 

@@ -139,7 +139,8 @@ class _Fields(HTMLParser):
 
 
 def fields(html: str) -> dict[str, str]:
-    """Every label and value of a page's definition lists (the run page's metadata blocks), as text."""
+    """Every label and value of a page's definition lists (the run page's metadata blocks), as
+    text."""
     parser = _Fields()
     parser.feed(html)
     return dict(parser.pairs)

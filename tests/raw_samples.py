@@ -203,7 +203,8 @@ def bench(version: str = "0.4.29", **metadata: Any) -> dict[str, Any]:
 
 
 def v0418(data: dict[str, Any]) -> dict[str, Any]:
-    """The same run as 0.4.18 wrote it: no temperature, no hardware_run_summary, short validation."""
+    """The same run as 0.4.18 wrote it: no temperature, no hardware_run_summary, short
+    validation."""
     data = copy.deepcopy(data)
     data["metadata"]["version"] = "0.4.18"
     del data["metadata"]["temperature"]

@@ -112,7 +112,8 @@ def expected_csv(document: dict[str, Any]) -> list[list[str]]:
 
 
 def _download(visit: Visit) -> tuple[str, list[list[str]]]:
-    """Click the page's CSV control; the file's suggested name and its rows as a CSV reader reads them."""
+    """Click the page's CSV control; the file's suggested name and its rows as a CSV reader reads
+    them."""
     button = visit.page.locator("#csv button")
     assert button.inner_text() == "All measurements (CSV)"
     with visit.page.expect_download() as info:

@@ -41,7 +41,8 @@ _REFERENCES = """() => {
 
 
 class Disk:
-    """Pages opened from disk in one browser context, with every failed request and console error."""
+    """Pages opened from disk in one browser context, with every failed request and console
+    error."""
 
     def __init__(self, context: BrowserContext) -> None:
         self.context = context

@@ -25,7 +25,8 @@ PAGE_SIZE = 3
 def paged_origin(
     built_site: Path, shared_cache: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[tuple[str, list[list[tuple[str, int]]]]]:
-    """The paged site served, with its pages as the paging rule gives them (tests/paging_rule.py)."""
+    """The paged site served, with its pages as the paging rule gives them
+    (tests/paging_rule.py)."""
     # After built_site: its charts are in the shared cache, so this build forks no workers
     # once the browser's threads run.
     site = copy_site(tmp_path_factory.mktemp("paged") / "site", shared_cache)

@@ -762,7 +762,10 @@ def _cold_build(project: Path) -> dict[str, bytes]:
     return site_files(project / "_site")
 
 
-_PRICE = '\nprices:\n  H200 NVL: {usd_per_hour: 3.5, source: "https://example.com/pricing", date: 2026-01-15}\n'
+_PRICE = (
+    '\nprices:\n  H200 NVL: {usd_per_hour: 3.5, source: "https://example.com/pricing", date: '
+    "2026-01-15}\n"
+)
 
 
 # Each change, and a data file that shows it: the data files are joins of pieces kept by a key

@@ -237,7 +237,8 @@ def test_a_damaged_collected_file_is_written_again(site: Path, damage: str) -> N
 
 
 def test_an_added_run_after_the_collected_file_was_edited_is_still_right(site: Path) -> None:
-    """The unchanged runs' entries are copied from the collected file only when it is the one recorded."""
+    """The unchanged runs' entries are copied from the collected file only when it is the one
+    recorded."""
     _collect(site)
     path = site / ".sitegen" / "collected.json"
     data = path.read_bytes()

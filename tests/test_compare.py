@@ -361,7 +361,8 @@ def test_both_runs_of_a_pair_link_to_its_one_page(project: Path) -> None:
 
 
 def _throughput(value: float) -> str:
-    """The site's table format for a throughput, written out here: 9,544.0 below 10,000, else 10.2K."""
+    """The site's table format for a throughput, written out here: 9,544.0 below 10,000, else
+    10.2K."""
     if value >= 10_000:
         return f"{value / 1000:.1f}".removesuffix(".0") + "K"
     return f"{value:,.1f}"
@@ -639,7 +640,8 @@ def test_a_run_page_links_to_its_pair_partners_then_its_nearest_runs() -> None:
 
 
 def test_a_run_keeps_its_colour_in_prefill_when_the_other_has_no_prefill_figures() -> None:
-    """B's bars are B's colour (place 1, as its line and key), even when A has no prefill to show."""
+    """B's bars are B's colour (place 1, as its line and key), even when A has no prefill to
+    show."""
     from sitegen.site.common import Site
     from sitegen.site.compare_page import compare_context
 

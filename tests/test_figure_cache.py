@@ -67,7 +67,8 @@ def segments(path: Path) -> list[tuple[dict[str, object], bytes]]:
 
 
 def entries(path: Path) -> dict[str, str]:
-    """Each run's entry as the file holds it last (a later segment's in place of an earlier one's)."""
+    """Each run's entry as the file holds it last (a later segment's in place of an earlier
+    one's)."""
     found: dict[str, str] = {}
     for head, body in segments(path):
         start = 0

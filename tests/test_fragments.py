@@ -1,4 +1,5 @@
-"""The fragment cache (sitegen/site/fragments.py): pieces kept by key between builds, any doubt a miss."""
+"""The fragment cache (sitegen/site/fragments.py): pieces kept by key between builds, any doubt a
+miss."""
 
 from __future__ import annotations
 
@@ -240,9 +241,9 @@ def test_a_piece_of_a_page_is_rendered_by_the_builds_own_templates(tmp_path: Pat
     )  # escaped as in a page
     shipped = Fragments(None, "")
     section = PointSection("m-x", "M", True, Markup("<tr><th>kept"))
-    assert (
-        shipped.render("point_section", section, None, False)
-        == '    <tbody id="m-x"><tr class=mh><th scope=rowgroup colspan=7>M (continued)<tr><th>kept    </tbody>'
+    assert shipped.render("point_section", section, None, False) == (
+        '    <tbody id="m-x"><tr class=mh><th scope=rowgroup colspan=7>M '
+        "(continued)<tr><th>kept    </tbody>"
     )
 
 

@@ -55,7 +55,8 @@ def measured_contexts(data: dict[str, Any]) -> set[int]:
 
 
 def group_members(runs: dict[str, dict[str, Any]]) -> dict[str, dict[str, list[str]]]:
-    """Run ids by model (its <h1>, the base model's name) and by accelerator, from the result files."""
+    """Run ids by model (its <h1>, the base model's name) and by accelerator, from the result
+    files."""
     members: dict[str, dict[str, list[str]]] = {
         "models": defaultdict(list),
         "hardware": defaultdict(list),

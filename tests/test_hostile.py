@@ -270,7 +270,8 @@ def _bidi_name(site: Path, outside: Path, monkeypatch: pytest.MonkeyPatch) -> No
 
 @builder("secrets-in-raw-folder")
 def _secrets_raw(site: Path, outside: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Secrets in every place a raw-output folder holds text: run.yaml and the lil-bench document."""
+    """Secrets in every place a raw-output folder holds text: run.yaml and the lil-bench
+    document."""
     folder = _runs(site) / "raw-secrets"
     folder.mkdir()
     bench = raw_samples.bench()
@@ -451,7 +452,8 @@ def _release_locks() -> Iterator[None]:
 
 
 class _Audit(HTMLParser):
-    """Finds markup that could run script: on* attributes, script-ish URLs, script bodies with data."""
+    """Finds markup that could run script: on* attributes, script-ish URLs, script bodies with
+    data."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
@@ -669,7 +671,8 @@ def test_two_builds_at_once_run_one_after_the_other(
 def test_no_message_line_is_longer_than_the_cap(
     site: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A 400,000-character field name, value and duplicate key: each message keeps its start and end."""
+    """A 400,000-character field name, value and duplicate key: each message keeps its start and
+    end."""
     from sitegen.errors import MAX_PART_CHARS
 
     document = yaml.safe_load(MINIMAL)
@@ -694,7 +697,8 @@ def test_no_message_line_is_longer_than_the_cap(
 def test_a_token_in_run_yaml_that_fails_validation_is_not_repeated(
     site: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """run.yaml is checked before the merged result is redacted: its messages must still not leak."""
+    """run.yaml is checked before the merged result is redacted: its messages must still not
+    leak."""
     folder = tmp_path / "raw"
     folder.mkdir()
     (folder / "benchmark_results.json").write_text(

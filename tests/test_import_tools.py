@@ -467,7 +467,10 @@ def test_llama_bench_file_mixing_builds_is_refused(
 
 # --- GuideLLM ---------------------------------------------------------------------------------
 
-GUIDELLM_META = "hardware:\n  type: discrete-gpu\n  accelerator: Arc Pro B60\n  count: 4\nengine:\n  name: vLLM\n"
+GUIDELLM_META = (
+    "hardware:\n  type: discrete-gpu\n  accelerator: Arc Pro B60\n  count: 4\nengine:\n  name: "
+    "vLLM\n"
+)
 
 
 @pytest.mark.parametrize(

@@ -122,7 +122,10 @@ def test_a_build_imports_only_what_it_uses() -> None:
         "vl_convert",
         "importlib.metadata",
     ]
-    code = f"import sys, sitegen.cli, sitegen.site.build; print([m for m in {later!r} if m in sys.modules])"
+    code = (
+        f"import sys, sitegen.cli, sitegen.site.build; print([m for m in {later!r} if m in "
+        f"sys.modules])"
+    )
     found = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO
     )

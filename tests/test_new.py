@@ -27,7 +27,8 @@ PLACEHOLDER_LINE = re.compile(r'^(\s*(?:- )?)([a-z_]+): "<fill in: [^"]+>"$')
 
 
 def _fill(text: str, *, optional: bool) -> str:
-    """The template with every placeholder replaced and, when ``optional``, every commented field uncommented."""
+    """The template with every placeholder replaced and, when ``optional``, every commented field
+    uncommented."""
     lines = []
     for line in text.splitlines():
         commented = re.match(r"^(\s*)# (\s*[a-z_]+:(?: .*)?)$", line)

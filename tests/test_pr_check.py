@@ -36,7 +36,8 @@ def _summary(
     capsys: pytest.CaptureFixture[str],
     *extra: str,
 ) -> str:
-    """What the workflow's summary step appends to $GITHUB_STEP_SUMMARY, run from the repository root."""
+    """What the workflow's summary step appends to $GITHUB_STEP_SUMMARY, run from the repository
+    root."""
     monkeypatch.chdir(project)
     listing = project.parent / "changed.txt"
     listing.write_text(changed)

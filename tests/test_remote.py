@@ -46,7 +46,8 @@ class Sleeps:
 
 
 def scripted(*responses: httpx.Response | Exception) -> tuple[Handler, list[httpx.Request]]:
-    """A handler answering with ``responses`` in order (the last one repeats), and its request log."""
+    """A handler answering with ``responses`` in order (the last one repeats), and its request
+    log."""
     requests: list[httpx.Request] = []
 
     def handle(request: httpx.Request) -> httpx.Response:

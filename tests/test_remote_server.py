@@ -490,7 +490,10 @@ def test_a_remote_json_lines_file_of_another_tool(site: Site, tmp_path: Path) ->
         / "sglang"
         / "scicom-h100x8-gptoss120b-tp8-in1024-c100.jsonl"
     ).read_bytes()
-    meta = b"hardware: {type: discrete-gpu, accelerator: H100 SXM, count: 8}\nrun: {model: openai/gpt-oss-120b}\n"
+    meta = (
+        b"hardware: {type: discrete-gpu, accelerator: H100 SXM, count: 8}\nrun: {model: "
+        b"openai/gpt-oss-120b}\n"
+    )
     site.routes["/sglang/out.jsonl"] = replies(
         Reply(body=raw, headers={"Content-Type": "application/octet-stream"})
     )

@@ -125,7 +125,8 @@ def test_prefill_section_reads_as_the_seed_does(page: str) -> None:
 
 
 def _bar_widths(page: str) -> list[int]:
-    """Each prefill bar's length in percent of its track: its class w<n>, checked against the stylesheet."""
+    """Each prefill bar's length in percent of its track: its class w<n>, checked against the
+    stylesheet."""
     return [
         int(w)
         for w in re.findall(

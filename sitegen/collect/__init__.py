@@ -94,7 +94,8 @@ def check_run(document: Document) -> tuple[Document, list[Problem]]:
 
 
 def load_entry(entry: Entry, source: str, raw: bytes | None = None) -> Document:
-    """Parse a result file (from ``raw``, its bytes, when already read) or adapt a raw-output folder."""
+    """Parse a result file (from ``raw``, its bytes, when already read) or adapt a raw-output
+    folder."""
     if entry.kind == "raw":
         from sitegen.collect.adapters.raw import (
             adapt_folder,
@@ -200,7 +201,8 @@ def _known(
 
 
 def _check(work: _Work) -> CheckedEntry:
-    """Check one entry from its bytes: no disk access for a result file. Runs in worker processes too."""
+    """Check one entry from its bytes: no disk access for a result file. Runs in worker processes
+    too."""
     entry, source = work.entry, work.source
     try:
         document = load_entry(entry, source, work.raw)
@@ -317,7 +319,10 @@ def check_local(
         selected = only is None or entry.path in only
         if entry.id in first_origin:
             if selected:
-                clash = f"run id {entry.id!r} is already used by {first_origin[entry.id]}; rename one of them"
+                clash = (
+                    f"run id {entry.id!r} is already used by {first_origin[entry.id]}; rename one "
+                    f"of them"
+                )
                 checked.append(
                     CheckedEntry(
                         entry, source, None, [Problem(source, None, "", clash)], [], clash=True

@@ -67,7 +67,8 @@ class ImportReport:
 
 
 def default_id(data: dict[str, Any]) -> str:
-    """``<accelerator><count>-<engine>-<model>``, e.g. ``h200nvl2-sglang-deepseek-v4-flash-dspark``."""
+    """``<accelerator><count>-<engine>-<model>``, e.g.
+    ``h200nvl2-sglang-deepseek-v4-flash-dspark``."""
     hardware, engine, run = data["hardware"], data["engine"], data["run"]
     accelerator = re.sub(r"[^a-z0-9]+", "", str(hardware["accelerator"]).lower())
     count = int(hardware["count"])
@@ -168,7 +169,8 @@ def import_run(
     run_id: str | None = None,
     force: bool = False,
 ) -> ImportReport:
-    """Write ``content/runs/<id>.yaml`` from raw output; raise SitegenError (writing nothing) on any problem."""
+    """Write ``content/runs/<id>.yaml`` from raw output; raise SitegenError (writing nothing) on
+    any problem."""
     document, skipped = load_raw(paths, meta_path, config.root)
     document, redacted = redact_document(document)
     problems = validate_result(document)

@@ -125,7 +125,8 @@ def fingerprint(salt: bytes, config_bytes: bytes, runs_shown: str) -> str:
 
 
 def load(path: Path, expected: str) -> Manifest | None:
-    """The manifest at ``path``, or None when missing, damaged or made for other code or settings."""
+    """The manifest at ``path``, or None when missing, damaged or made for other code or
+    settings."""
     data = read_cache(path)
     if data is None:
         return None

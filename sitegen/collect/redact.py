@@ -108,7 +108,8 @@ def redact_document_detailed(document: Document) -> tuple[Document, list[Redacti
 
 
 def redact_document(document: Document) -> tuple[Document, list[str]]:
-    """Return the document with secrets replaced by ``<redacted>``, and the JSON pointers changed."""
+    """Return the document with secrets replaced by ``<redacted>``, and the JSON pointers
+    changed."""
     redacted, redactions = redact_document_detailed(document)
     return redacted, [redaction.pointer for redaction in redactions]
 

@@ -268,7 +268,8 @@ class Fetcher:
         self._cut_by_budget = False
 
     def fetch(self, url: str, cached: Copy | None = None, *, max_bytes: int | None = None) -> Copy:
-        """The body of ``url`` (revalidating ``cached``), retried when worth it; raises FetchError."""
+        """The body of ``url`` (revalidating ``cached``), retried when worth it; raises
+        FetchError."""
         limit = max_bytes or self.settings.max_bytes
         with self._announce(url):
             attempts = max(1, self.settings.attempts)
@@ -455,7 +456,8 @@ def _past_deadline() -> bool:
 
 
 def _bounded(timeout: float | None, error: type[Exception]) -> float | None:
-    """``timeout`` shortened to what is left of the download's deadline; raise ``error`` when none is."""
+    """``timeout`` shortened to what is left of the download's deadline; raise ``error`` when none
+    is."""
     at = getattr(_deadline, "at", None)
     if at is None:
         return timeout

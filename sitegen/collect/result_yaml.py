@@ -63,7 +63,8 @@ _WIDTH = 100
 
 
 class _Dumper(yaml.SafeDumper):
-    """Indents lists under their key (``prefill:`` / ``    - context_tokens: …``), as the seed file does."""
+    """Indents lists under their key (``prefill:`` / ``    - context_tokens: …``), as the seed file
+    does."""
 
     def increase_indent(self, flow: bool = False, indentless: bool = False) -> None:
         super().increase_indent(flow, False)

@@ -72,7 +72,8 @@ def _outside_entry(config: Config, path: Path) -> tuple[Entry | None, Problem | 
 
 
 def check_files(config: Config, paths: Sequence[Path]) -> CheckReport:
-    """Check the runs ``paths`` name (all of content/runs/ when empty); never raises for bad input."""
+    """Check the runs ``paths`` name (all of content/runs/ when empty); never raises for bad
+    input."""
     runs_dir = config.runs_dir
     given = [_absolute(path) for path in paths]
     if not given or runs_dir in given:

@@ -121,7 +121,10 @@ def _report(run_id: str, data: dict[str, Any], cell: dict[str, Any]) -> dict[str
         name += "".join(
             f"-{key}{cell[key]:g}" for key in ("burstiness", "max_concurrency") if key in cell
         )
-        said = f"{cell['input_tokens_per_request']} input tokens at {cell['request_rate']:g} requests/s"
+        said = (
+            f"{cell['input_tokens_per_request']} input tokens at {cell['request_rate']:g} "
+            f"requests/s"
+        )
     else:
         context, concurrency = cell["context_tokens"], cell["concurrency"]
         name = f"ctx{context}-c{concurrency}"

@@ -45,7 +45,8 @@ class ChangedRun:
 
 
 def parse_name_status(text: str) -> list[tuple[str, str]]:
-    """``git diff --name-status`` lines as (status letter, path); a rename is a removal plus an addition."""
+    """``git diff --name-status`` lines as (status letter, path); a rename is a removal plus an
+    addition."""
     changes: list[tuple[str, str]] = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():

@@ -367,7 +367,8 @@ AT_PAGE_SIZE = 1000
 
 @dataclass(frozen=True)
 class PointRow:
-    """One run at an operating point, formatted; ``measured`` is False where it has no cell there."""
+    """One run at an operating point, formatted; ``measured`` is False where it has no cell
+    there."""
 
     href: str
     hardware: str
@@ -574,7 +575,10 @@ def preset_page(
             # From the first page (at/<name>/index.html) to page N: "N/index.html".
             href = ("" if page == 1 else f"{page}/index.html") + f"#m-{group.slug}"
             toc.append(TocEntry(group.label, href, "" if page == 1 else f"m-{group.slug}"))
-    heading = f"{numbers.context(preset.context)} context × {numbers.count_noun(preset.concurrency, 'request')}"
+    heading = (
+        f"{numbers.context(preset.context)} context × "
+        f"{numbers.count_noun(preset.concurrency, 'request')}"
+    )
     query = f"?context={preset.context}&concurrency={preset.concurrency}" + (
         f"&level={level.name}" if level else ""
     )

@@ -182,7 +182,8 @@ class ChartRenderer:
         return self._compiled[kind]
 
     def _vega(self, chart: ChartSpec) -> str:
-        """What vl-convert draws for a chart: its kind's compiled template with its values and rows."""
+        """What vl-convert draws for a chart: its kind's compiled template with its values and
+        rows."""
         data = f'{{"name":"@data","values":{chart.rows}}}'
         return fill(self._compiled_template(chart.kind), dict(chart.fills), data)
 

@@ -37,7 +37,8 @@ def _finish(chart: alt.TopLevelMixin, theme: dict[str, str]) -> str:
 
 @cache
 def template(kind: str) -> str:
-    """The Vega-Lite spec of one kind of chart, in the light theme, with placeholders for its data."""
+    """The Vega-Lite spec of one kind of chart, in the light theme, with placeholders for its
+    data."""
     theme = THEMES["light"]
     return _finish(_series_lines(kind, theme), theme)
 
@@ -106,7 +107,8 @@ def _series_lines(kind: str, theme: dict[str, str]) -> alt.TopLevelMixin:
     x, y, tooltip = _axes(kind)
     # The legend is HTML beside the chart (see charts.ChartSpec).
     color = alt.Color("series:N", scale=alt.Scale(domain=[_DOMAIN], range=[_COLORS]), legend=None)
-    base = alt.Chart(alt.Data(name=_DATA)).encode(x=x, y=y, color=color)  # type: ignore[no-untyped-call]
+    named_data = alt.Chart(alt.Data(name=_DATA))  # type: ignore[no-untyped-call]
+    base = named_data.encode(x=x, y=y, color=color)
     # The shape and the tooltips are the points' only: a line with a shape channel gets a second
     # symbol at every point from Vega-Lite (drawn under the point, and a second file size), and a
     # line's tooltip would show one arbitrary point of it. The points are opaque, as that

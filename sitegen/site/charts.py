@@ -123,12 +123,11 @@ class ChartSpec:
         # (the @series entry its line number starts with) and its context in words.
         derived = []
         labels = fills.get(_DOMAIN) or []
+        line_numbers = [_line_number(row) for row in rows]
         if rows and all(
-            _line_number(row) is not None
-            and _line_number(row) < len(labels)  # type: ignore[operator]
-            and labels[_line_number(row)] == row.get("series")
-            for row in rows
-        ):  # type: ignore[index]
+            number is not None and number < len(labels) and labels[number] == row.get("series")
+            for number, row in zip(line_numbers, rows, strict=True)
+        ):
             derived.append("series")
         if rows and all(
             isinstance(row.get("context"), int)
@@ -342,11 +341,12 @@ def decode_overlay(series: list[Series], contexts: list[int]) -> ChartSpec | Non
                     and cell.total_tokens_per_s is not None
                 ):
                     # "line" only tells lines apart: numbers, not the labels again.
+                    output_tokens = cell.output_tokens_per_request
                     rows.append(
                         {
                             "series": s.label,
                             "context": context_label,
-                            "line": f"{number}|{context_number}|{cell.output_tokens_per_request or ''}",
+                            "line": f"{number}|{context_number}|{output_tokens or ''}",
                             "concurrency": cell.concurrency,
                             "total": _drawn(cell.total_tokens_per_s),
                             "ttft": _drawn(cell.ttft_ms, 0),
@@ -419,7 +419,8 @@ def _frontier(points: list[tuple[float, float]]) -> set[tuple[float, float]]:
 
 
 def pareto(series: list[Series], per_device: bool) -> ChartSpec | None:
-    """Total throughput against per-request speed for every measured cell, each run's frontier joined."""
+    """Total throughput against per-request speed for every measured cell, each run's frontier
+    joined."""
     rows: list[dict[str, Any]] = []
     words: dict[str, list[str]] = {}
     for s in series:

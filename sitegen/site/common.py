@@ -75,7 +75,8 @@ class Site:
 
     @property
     def canonical(self) -> str | None:
-        """This page's absolute address for the canonical and og:url tags, when site_url is known."""
+        """This page's absolute address for the canonical and og:url tags, when site_url is
+        known."""
         if self.root_path is not None or not self.page.endswith(".html"):
             return None
         return self.absolute(self.page.removesuffix("index.html"))

@@ -559,8 +559,8 @@ def pareto_plot(
             (
                 x,
                 y,
-            ): f"{numbers.context(c.context_tokens)} × {c.concurrency} → {numbers.rate(x)} per request, "
-            f"{numbers.rate(y)}"
+            ): f"{numbers.context(c.context_tokens)} × {c.concurrency} → "
+            f"{numbers.rate(x)} per request, {numbers.rate(y)}"
             for x, y, c in points
         }
         title = (

@@ -142,7 +142,10 @@ def feed_context(site: Site, runs: list[Run]) -> FeedContext:
             ),
             link=link(f"runs/{run.id}/"),
             updated=_timestamp(run.info.date),
-            summary=f"{run.info.model} on {run.hardware.count} × {run.hardware.accelerator} with {engine_summary(run)}.",
+            summary=(
+                f"{run.info.model} on {run.hardware.count} × {run.hardware.accelerator} with "
+                f"{engine_summary(run)}."
+            ),
         )
         for run in newest
     )

@@ -530,8 +530,8 @@ def decode_charts(
         if each
         else [colour_of[context][listed[i].id] for i in at]
         for context in others
-        for at in [data["at"][str(context)]]
-    }  # type: ignore[index]
+        for at in [data["at"][str(context)]]  # type: ignore[index]
+    }
     # In a single-quoted attribute: what could end it or start markup is a JSON escape.
     text = (
         dumps(data)

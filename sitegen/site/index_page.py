@@ -176,7 +176,10 @@ def _prompt_said(prompt: int | None, where: str | None) -> str | None:
 def preset_links(site: Site, analysis: Analysis) -> tuple[PresetLink, ...]:
     links = []
     for preset in analysis.settings.presets:
-        label = f"{numbers.context(preset.context)} context × {numbers.count_noun(preset.concurrency, 'request')}"
+        label = (
+            f"{numbers.context(preset.context)} context × "
+            f"{numbers.count_noun(preset.concurrency, 'request')}"
+        )
         query = f"context={preset.context}&concurrency={preset.concurrency}"
         if preset.service_level and (level := analysis.settings.level(preset.service_level)):
             label += f", {level.name}"
@@ -421,7 +424,8 @@ def row_key(
 def row_html(
     site: Site, run: Run, groups: dict[tuple[str, str], Group], analysis: Analysis, label: str
 ) -> str:
-    """The run's row of the index as runs_table writes it on ``site``'s page, kept between builds."""
+    """The run's row of the index as runs_table writes it on ``site``'s page, kept between
+    builds."""
     fragments = analysis.fragments
     return fragments.get(
         row_key("index row", site, run, groups, label),

@@ -48,7 +48,9 @@ DEFAULT_DECODE_PHASE = "Sustained decode"
 # The sentence under "All measurements" that says what the latency columns are.
 LATENCY_STATISTICS = {
     "mean": "TTFT, time between tokens and per-request tok/s are means over each cell's requests.",
-    "median": "TTFT, time between tokens and per-request tok/s are medians over each cell's requests.",
+    "median": (
+        "TTFT, time between tokens and per-request tok/s are medians over each cell's requests."
+    ),
 }
 LATENCY_UNDECLARED = "Latencies as the source reports them."
 PREFILL_MODES = {
@@ -67,8 +69,12 @@ STATUSES = {
 }
 # Shown under the matrix for every status that appears in it (valid needs no words).
 STATUS_EXPLANATIONS = {
-    Status.REQUESTS_QUEUED: "the server could not run all requests at once, so some waited in a queue.",
-    Status.OVER_CAPACITY: "not run because this many requests at this context would exceed the server's KV cache.",
+    Status.REQUESTS_QUEUED: (
+        "the server could not run all requests at once, so some waited in a queue."
+    ),
+    Status.OVER_CAPACITY: (
+        "not run because this many requests at this context would exceed the server's KV cache."
+    ),
     Status.NOT_RUN: "not run for another reason; the cell's note says why.",
     Status.FAILED: "the measurement failed, so there is no figure.",
 }

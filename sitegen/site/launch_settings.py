@@ -245,7 +245,8 @@ def _speculative_config(text: str) -> str:
 
 
 def _value_after(flag: str, tokens: list[str], index: int) -> tuple[str | None, int]:
-    """The value ``flag`` takes from the token at ``index``, if it takes one, and the index after it."""
+    """The value ``flag`` takes from the token at ``index``, if it takes one, and the index after
+    it."""
     if index >= len(tokens):
         return None, index
     following = tokens[index]

@@ -360,9 +360,9 @@ def plan(
                 path,
                 page_key,
                 lambda run=run, path=path: make_run_page(run, path),  # type: ignore[misc]
-                lambda page, run=run, path=path: patch_run_page(run, path, page),
+                lambda page, run=run, path=path: patch_run_page(run, path, page),  # type: ignore[misc]
             )
-        )  # type: ignore[misc]
+        )
     costs = priced(runs, analysis)
     capacity_paged = capacity_paging(groups)
     for number, path, page_key in listing_keys(capacity_paged, capacity_path, costs):

@@ -383,7 +383,8 @@ def _matrix(run: Run, price: Price | None = None) -> Matrix | None:
 
 
 def decode_phase(run: Run) -> str:
-    """What the run page calls its decode measurements: 'Sustained decode', 'Request-count decode'."""
+    """What the run page calls its decode measurements: 'Sustained decode', 'Request-count
+    decode'."""
     return labels.DECODE_PHASES.get(run.info.decode_mode or "", labels.DEFAULT_DECODE_PHASE)
 
 

@@ -229,7 +229,8 @@ class StagedOutput:
             self._stale = {f for f in self._stale if not f.startswith(relative + "/")}
 
     def _claim(self, relative: str, known_plain: bool = False) -> None:
-        """Take ``relative`` for this build's file; ``known_plain``: it was checked plain already."""
+        """Take ``relative`` for this build's file; ``known_plain``: it was checked plain
+        already."""
         if not known_plain and not plain_relative(relative):
             raise SitegenError(
                 Problem(relative, None, "", "refusing to write outside the output folder")

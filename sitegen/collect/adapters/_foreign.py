@@ -178,7 +178,8 @@ class Record:
             self.raw_keys[name] = raw_key
 
     def figure(self, name: str, raw_key: str, scale: float = 1.0) -> None:
-        """A statistic of the tool: 0 means "no data" there, so it is left out, never stored as 0."""
+        """A statistic of the tool: 0 means "no data" there, so it is left out, never stored as
+        0."""
         value = self.node.opt_number(raw_key)
         if value is None or value == 0:
             return

@@ -299,7 +299,10 @@ def _invalid(record: Node) -> str:
         if reasons is not None and isinstance(reasons.value, list) and reasons.value
         else "none given"
     )
-    return f"AIPerf marked this run invalid (metadata.submission_valid false; submission_invalid_reasons: {quoted})"
+    return (
+        f"AIPerf marked this run invalid (metadata.submission_valid false; "
+        f"submission_invalid_reasons: {quoted})"
+    )
 
 
 def _point(export: _Export, aiperf: bool) -> serving.Point:

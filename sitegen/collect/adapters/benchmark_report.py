@@ -265,7 +265,10 @@ def _point(report: Node) -> serving.Point:
         and requests.need("total").integer() == 0
         and (rate is None or not rate.need("mean").number())
     ):
-        point.failed = "requests.total is 0 and no output token rate: nothing was measured, so it is not imported"
+        point.failed = (
+            "requests.total is 0 and no output token rate: nothing was measured, so it is not "
+            "imported"
+        )
         return point
     measured = requests.get("input_length") if requests is not None else None
     point.mean_input_tokens = (

@@ -47,7 +47,8 @@ def adapt(records: list[Node]) -> Adapted:
     metadata = records[0].get("metadata")
     version = metadata.opt_text("guidellm_version") if metadata is not None else None
     if version:
-        adapted.put("run", "benchmark_tool_version", version, metadata.need("guidellm_version"))  # type: ignore[union-attr]
+        source = metadata.need("guidellm_version")  # type: ignore[union-attr]
+        adapted.put("run", "benchmark_tool_version", version, source)
     vllm_bench.same_model(
         adapted,
         [
@@ -125,7 +126,10 @@ def _point(entry: Node) -> serving.Point:
     totals = _request_totals(entry)
     successful = totals.get("successful")
     if successful == 0:
-        point.failed = f"no request succeeded ({totals.get('errored', 0)} errored, {totals.get('incomplete', 0)} incomplete)"
+        point.failed = (
+            f"no request succeeded ({totals.get('errored', 0)} errored, "
+            f"{totals.get('incomplete', 0)} incomplete)"
+        )
         return point
     metrics = entry.need("metrics")
     prompt = _successful(metrics, "prompt_token_count")

@@ -152,7 +152,8 @@ def _run_facts(adapted: Adapted, metadata: Node, version: str | None, prefill_on
 
 
 def _mode(adapted: Adapted, metadata: Node, field: str, known: dict[str, str]) -> Node | None:
-    """Put the file's decode or prefill mode in sitegen's words; None when it is absent or unknown."""
+    """Put the file's decode or prefill mode in sitegen's words; None when it is absent or
+    unknown."""
     mode = metadata.get(field)
     if mode is None:
         return None
@@ -203,7 +204,8 @@ def _hardware_facts(adapted: Adapted, bench: Node) -> None:
 
 
 def _nvidia_smi(adapted: Adapted, stdout: Node) -> None:
-    """GPU name, count and driver from ``nvidia-smi --query-gpu=index,name,driver_version,…`` CSV."""
+    """GPU name, count and driver from ``nvidia-smi --query-gpu=index,name,driver_version,…``
+    CSV."""
     rows = [
         [column.strip() for column in line.split(",")]
         for line in stdout.text().splitlines()

@@ -133,7 +133,8 @@ def _refuse_links(folder: Path, source: str) -> None:
 
 
 def find_raw_files(folder: Path, source: str) -> list[Path]:
-    """The raw files of a raw-output folder (beside run.yaml); anything unexpected there is a problem."""
+    """The raw files of a raw-output folder (beside run.yaml); anything unexpected there is a
+    problem."""
     raw: list[Path] = []
     problems: list[Problem] = []
     try:
@@ -271,7 +272,8 @@ def parse_records(source: str, raw: bytes) -> list[Document]:
 
 
 def _json_lines(source: str, raw: bytes) -> list[Document] | None:
-    """The records of a JSON Lines file, each with the file's line numbers; None if it is not one."""
+    """The records of a JSON Lines file, each with the file's line numbers; None if it is not
+    one."""
     rows = [(number, line) for number, line in enumerate(raw.split(b"\n"), start=1) if line.strip()]
     if len(rows) < 2 or not rows[0][1].lstrip().startswith(b"{"):
         return None
@@ -457,7 +459,8 @@ def _merge(adapted: Adapted, meta: Document | None, source: str) -> Document:
 def _contradictions(
     adapted: Adapted, meta: Document | None, given: dict[str, Any]
 ) -> list[Problem]:
-    """run.yaml values that contradict what the raw file itself records (a GPU, a build, a version)."""
+    """run.yaml values that contradict what the raw file itself records (a GPU, a build, a
+    version)."""
     problems: list[Problem] = []
     if meta is None:
         return problems

@@ -74,8 +74,8 @@ FORMATS: tuple[Format, ...] = (
         aiperf.looks_like_aiperf,
         aiperf.adapt,
         sweep=True,
-        tells="`input_config` with `loadgen` or `phases` (or a `records` block), and metric objects such as "
-        "`request_throughput`; a sweep's `profile_export_aiperf_sweep.json` has "
+        tells="`input_config` with `loadgen` or `phases` (or a `records` block), and metric "
+        "objects such as `request_throughput`; a sweep's `profile_export_aiperf_sweep.json` has "
         "`per_combination_metrics`",
     ),
     Format(
@@ -97,22 +97,24 @@ FORMATS: tuple[Format, ...] = (
         sglang_bench.looks_like,
         sglang_bench.adapt,
         sweep=True,
-        tells="`backend`, `completed`, `output_throughput` and `random_input_len`/`server_info`/`dataset_name`, "
-        "no `model_id`",
+        tells="`backend`, `completed`, `output_throughput` and "
+        "`random_input_len`/`server_info`/`dataset_name`, no `model_id`",
     ),
     Format(
         "vLLM bench serve result",
         vllm_bench.looks_like,
         vllm_bench.adapt,
         sweep=True,
-        tells="`model_id`, `completed`, `output_throughput` and `max_concurrency` or `request_rate`",
+        tells="`model_id`, `completed`, `output_throughput` and `max_concurrency` or "
+        "`request_rate`",
     ),
     Format(
         "llm-d Benchmark Report",
         benchmark_report.looks_like,
         benchmark_report.adapt,
         sweep=True,
-        tells="`version` 0.2.x, `run` with `uid`, `scenario` and `results` (a report per load point)",
+        tells="`version` 0.2.x, `run` with `uid`, `scenario` and `results` (a report per load "
+        "point)",
     ),
     Format(
         "llm-inference-bench benchmark_results.json",
