@@ -49,7 +49,7 @@ STAGES = [
     ("sitegen.site.build", "Fragments", "kept pieces: load"),
     ("sitegen.site.build", "plan", "plan"),
     (
-        "sitegen.site.build_manifest",
+        "sitegen.site.incremental.manifest",
         "Manifest.previous_site",
         "previous site: its files and folders",
     ),
@@ -58,14 +58,14 @@ STAGES = [
     ("sitegen.site.build", "_write_pages", "pages: made and written"),
     ("sitegen.site.build", "_write_or_keep", "data files"),
     ("sitegen.site.build", "_write_points", "data files"),
-    ("sitegen.site.chart_render", "ChartBatch.result", "charts: drawing waited for"),
+    ("sitegen.site.draw.chart_render", "ChartBatch.result", "charts: drawing waited for"),
     ("sitegen.site.build", "write_charts", "charts: written"),
-    ("sitegen.site.write", "StagedOutput.commit", "swap"),
-    ("sitegen.site.write", "StagedOutput.refresh_spare", "spare: brought up to date"),
-    ("sitegen.site.build_manifest", "Manifest.save", "manifest: save"),
-    ("sitegen.site.analysis", "Analysis.keep_figures", "kept figures: save"),
-    ("sitegen.site.fragments", "Fragments.save", "kept pieces: save"),
-    ("sitegen.site.chart_render", "ChartBatch.close", "chart workers: ended"),
+    ("sitegen.site.output.staging", "StagedOutput.commit", "swap"),
+    ("sitegen.site.output.staging", "StagedOutput.refresh_spare", "spare: brought up to date"),
+    ("sitegen.site.incremental.manifest", "Manifest.save", "manifest: save"),
+    ("sitegen.site.figures.build_figures", "Analysis.keep_figures", "kept figures: save"),
+    ("sitegen.site.incremental.fragments", "Fragments.save", "kept pieces: save"),
+    ("sitegen.site.draw.chart_render", "ChartBatch.close", "chart workers: ended"),
 ]
 BETWEEN = "between the steps"
 START = "start-up and imports"

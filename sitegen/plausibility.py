@@ -22,7 +22,7 @@ from typing import Any
 
 from sitegen.errors import Problem
 from sitegen.parse import Document, pointer_join
-from sitegen.site.numbers import context as context_label
+from sitegen.site.figures.numbers import context as context_label
 
 # per-request tok/s × requests running at once should be total tok/s; the tool's own files
 # differ by −14 % to +19 % (requests start and end inside the window), so warn outside ½–2×.

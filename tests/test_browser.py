@@ -313,7 +313,7 @@ def test_colour_scheme_styles_page_and_charts(
     visit.assert_clean()
 
 
-# The axis labels' colours of the light and the dark theme (sitegen/site/charts.py THEMES "muted"),
+# The axis labels' colours of the light and the dark theme (sitegen/site/draw/chart_specs.py THEMES "muted"),
 # as sRGB triples: the same SVG file must be drawn with one or the other.
 LIGHT_LABELS, DARK_LABELS = (0x5B, 0x64, 0x72), (0xA3, 0xAB, 0xB8)
 

@@ -12,15 +12,15 @@ import pytest
 
 from sitegen.model import run_from_dict
 from sitegen.parse import parse_yaml
-from sitegen.site.chart_render import (
+from sitegen.site.draw.chart_render import (
     CHART_STYLE,
     ChartRenderer,
     ChartTemplates,
     _short_numbers,
     _stable_ids,
 )
-from sitegen.site.chart_svg import compact_svg
-from sitegen.site.charts import Series, decode_overlay, pareto, prefill_overlay
+from sitegen.site.draw.chart_specs import Series, decode_overlay, pareto, prefill_overlay
+from sitegen.site.draw.svg import compact_svg
 from tests.conftest import REPO, SEED_RUN_ID
 
 if TYPE_CHECKING:

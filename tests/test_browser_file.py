@@ -83,7 +83,7 @@ def paged_site(tmp_path_factory: pytest.TempPathFactory, shared_cache: Path) -> 
     (tests/paging_rule.py: 3, 6 and 1 runs)."""
     site = copy_site(tmp_path_factory.mktemp("paged") / "site", shared_cache)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("sitegen.site.index_page.PAGE_SIZE", 3)
+        patch.setattr("sitegen.site.pages.index.PAGE_SIZE", 3)
         assert run_cli(site, "collect") == 0
         assert run_cli(site, "build") == 0
     return site / "_site"

@@ -31,7 +31,7 @@ def paged_origin(
     # once the browser's threads run.
     site = copy_site(tmp_path_factory.mktemp("paged") / "site", shared_cache)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("sitegen.site.index_page.PAGE_SIZE", PAGE_SIZE)
+        patch.setattr("sitegen.site.pages.index.PAGE_SIZE", PAGE_SIZE)
         assert run_cli(site, "collect") == 0
         assert run_cli(site, "build") == 0
     with serve(site / "_site") as origin:

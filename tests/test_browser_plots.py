@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from sitegen.site.charts import PALETTE
+from sitegen.site.draw.chart_specs import PALETTE
 from tests.browser_kit import Browsing
 from tests.test_plots import PAIR, vertices
 

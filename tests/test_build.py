@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from sitegen.site import site_folders
+from sitegen.site.incremental import folder_records as site_folders
 from tests.conftest import REPO, SEED_RUN_ID, forget_builds, run_cli, site_files
 from tests.search_index import search_strings
 
@@ -442,7 +442,7 @@ def test_incremental_build_that_fails_while_swapping_in_keeps_the_old_site(
     import errno
     import os
 
-    from sitegen.site import write
+    from sitegen.site.output import staging as write
 
     assert run_cli(project, "collect") == 0
     assert run_cli(project, "build") == 0
@@ -484,7 +484,7 @@ def test_measurement_rows_hold_only_formatted_figures(project: Path) -> None:
     # templates/pages/run.html prints these rows without escaping: only sitegen's formatters and
     # label tables may fill them, never a result file's text, whatever the file says.
     from sitegen.config import load_config
-    from sitegen.site.run_page import _measurement_rows
+    from sitegen.site.pages.run import _measurement_rows
     from sitegen.store import read_collected
 
     assert run_cli(project, "collect") == 0
@@ -505,7 +505,7 @@ def test_measurement_rows_hold_only_formatted_figures(project: Path) -> None:
 # cleanup, no finally) at the Nth file-system step that moves, links or removes files.
 _CRASHING_BUILD = """
 import os, shutil, sys
-from sitegen.site import write
+from sitegen.site.output import staging as write
 if sys.argv[3] == "no-exchange":
     write.exchange = lambda first, second: False
 crash_at, calls = int(sys.argv[1]), [0]
@@ -540,7 +540,7 @@ def _crashing_build(project: Path, crash_at: int, mode: str) -> subprocess.Compl
 def test_a_build_killed_at_any_step_leaves_the_old_site_or_the_new(
     project: Path, tmp_path: Path, mode: str
 ) -> None:
-    from sitegen.site.write import clean_leftovers
+    from sitegen.site.output.staging import clean_leftovers
 
     assert run_cli(project, "collect") == 0
     assert run_cli(project, "build") == 0
@@ -695,7 +695,7 @@ def test_a_kept_or_written_name_is_a_plain_path_inside_the_site(name: str) -> No
     # The fast test must agree with the path library's reading: relative, normalised, no "..".
     from pathlib import PurePosixPath
 
-    from sitegen.site.site_folders import plain_relative
+    from sitegen.site.incremental.folder_records import plain_relative
 
     path = PurePosixPath(name)
     expected = (
@@ -714,7 +714,7 @@ def test_an_added_run_works_out_only_its_own_figures(
     # Capacities and headlines of runs an earlier build saw are read from
     # .sitegen/cache/figures.json.
     from sitegen.config import load_config
-    from sitegen.site import capacity, headlines
+    from sitegen.site.figures import capacity, headlines
 
     # The session's builds share one cache folder: without this project's first build, the
     # figures of runs of other projects (the added run's among them) would be kept there.
@@ -844,13 +844,13 @@ def test_an_added_run_makes_only_its_own_pieces_of_the_data_files(
     # their grids or headlines, and the files are the ones made from nothing.
     from sitegen.config import load_config
     from sitegen.model import Run
-    from sitegen.site import capacity
-    from sitegen.site.analysis import Analysis, Settings
-    from sitegen.site.capacity_page import capacity_json, point_contexts
-    from sitegen.site.common import Site
-    from sitegen.site.compare_page import setups_json
-    from sitegen.site.feeds import runs_index
-    from sitegen.site.fragments import Fragments
+    from sitegen.site.figures import capacity
+    from sitegen.site.figures.build_figures import Analysis, Settings
+    from sitegen.site.incremental.fragments import Fragments
+    from sitegen.site.page import Site
+    from sitegen.site.pages.capacity_tables import capacity_json, point_contexts
+    from sitegen.site.pages.compare import setups_json
+    from sitegen.site.pages.feeds import runs_index
     from sitegen.store import read_collected
 
     shutil.copy(MINIMAL, project / "content" / "runs" / "added-run.yaml")  # a model of its own
@@ -874,7 +874,7 @@ def test_an_added_run_makes_only_its_own_pieces_of_the_data_files(
     earlier.save()
     grids: list[str] = []
     headlines: list[str] = []
-    from sitegen.site import headlines as headlines_module
+    from sitegen.site.figures import headlines as headlines_module
 
     original_grid, original_headlines = capacity.CellGrid, headlines_module.headlines
 
@@ -887,7 +887,7 @@ def test_an_added_run_makes_only_its_own_pieces_of_the_data_files(
         return original_headlines(run)  # type: ignore[arg-type]
 
     monkeypatch.setattr(
-        "sitegen.site.analysis.CellGrid", counted_grid
+        "sitegen.site.figures.build_figures.CellGrid", counted_grid
     )  # as the analysis makes them
     monkeypatch.setattr(
         headlines_module, "headlines", counted_headlines
@@ -1214,13 +1214,13 @@ def test_listing_pages_built_from_kept_pieces_equal_a_cold_build(
     project: Path, monkeypatch: pytest.MonkeyPatch, change: str
 ) -> None:
     """The index, /capacity/ and the preset views are joins of pieces kept between builds
-    (sitegen/site/fragments.py), each keyed by what it shows. Pages of three runs, so that the
+    (sitegen/site/incremental/fragments.py), each keyed by what it shows. Pages of three runs, so that the
     pieces move between pages and a model's part on a page is "continued"; each change is one
     whose pieces a key that missed an input would leave stale."""
     for name in (
-        "sitegen.site.index_page.PAGE_SIZE",
-        "sitegen.site.capacity_page.CAPACITY_PAGE_SIZE",
-        "sitegen.site.capacity_page.AT_PAGE_SIZE",
+        "sitegen.site.pages.index.PAGE_SIZE",
+        "sitegen.site.pages.capacity_tables.CAPACITY_PAGE_SIZE",
+        "sitegen.site.pages.capacity_tables.AT_PAGE_SIZE",
     ):
         monkeypatch.setattr(name, 3)
     if change == "group label":
@@ -1300,7 +1300,7 @@ def test_what_a_feed_drops_is_exactly_what_xml_does_not_allow() -> None:
 
 def _run_pages_made(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The run pages the next builds make from their run (pages.run_page), by path."""
-    from sitegen.site import pages
+    from sitegen.site import plan as pages
 
     made: list[str] = []
     real = pages.run_page

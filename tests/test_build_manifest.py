@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from sitegen.site.build_manifest import _flat_record, _record_of
+from sitegen.site.incremental.manifest import _flat_record, _record_of
 
 FLAT = ["", 1, 2, 3, 4, 5, "runs", None, None, None, None, None, "runs/a", 6, 7, 8, 9, 10]
 RECORD = {"": (1, 2, 3, 4, 5), "runs": None, "runs/a": (6, 7, 8, 9, 10)}

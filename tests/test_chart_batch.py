@@ -17,9 +17,14 @@ import pytest
 
 from sitegen.model import run_from_dict
 from sitegen.parse import parse_yaml
-from sitegen.site import chart_render
-from sitegen.site.chart_render import PARALLEL_THRESHOLD, ChartRenderer, ChartTemplates, render_svg
-from sitegen.site.charts import ChartSpec, Series, decode_overlay
+from sitegen.site.draw import chart_render
+from sitegen.site.draw.chart_render import (
+    PARALLEL_THRESHOLD,
+    ChartRenderer,
+    ChartTemplates,
+    render_svg,
+)
+from sitegen.site.draw.chart_specs import ChartSpec, Series, decode_overlay
 from tests.conftest import REPO, SEED_RUN_ID, forget_builds, run_cli
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from sitegen.site import build as build_module
-from sitegen.site.chart_render import RENDER_VERSION
+from sitegen.site.draw.chart_render import RENDER_VERSION
 from tests.conftest import SEED_RUN_ID, run_cli, site_files
 
 

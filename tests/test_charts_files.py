@@ -98,18 +98,39 @@ def test_chart_values_and_template_make_the_spec(project: Path) -> None:
 
 def test_the_chart_templates_digest_names_altairs_version_as_importlib_metadata_reads_it() -> None:
     """charts.altair_version reads the version without importlib.metadata; the digest every chart's
-    name carries is the one made from the library's answer (so no chart is drawn again for it)."""
-    import hashlib
+    name carries is made from the library's answer (so no chart is drawn again for it)."""
     from importlib.metadata import version
 
-    from sitegen.site import charts
+    from sitegen.site.draw import chart_specs as charts
 
     assert charts.altair_version() == version("altair")
+    assert charts.TEMPLATE_SOURCE == charts.template_source()
+
+
+def test_the_chart_templates_digest_follows_the_code_not_its_comments_or_layout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reformatted line, a comment or a docstring renames no chart; a changed figure does, and
+    so does another Altair version."""
+    from sitegen.site.draw import chart_specs as charts
+
     here = Path(charts.__file__).resolve().parent
-    expected = hashlib.sha256(version("altair").encode())
-    for name in ("charts.py", "chart_templates.py"):
-        expected.update((here / name).read_bytes())
-    assert expected.hexdigest() == charts.TEMPLATE_SOURCE
+    for name in charts.TEMPLATE_MODULES:
+        (tmp_path / name).write_bytes((here / name).read_bytes())
+    before = charts.template_source(tmp_path)
+    spec = tmp_path / "vega_templates.py"
+    source = spec.read_text(encoding="utf-8")
+    docstring_end = source.index('"""', 3) + 3
+    spec.write_text(
+        '"""Another docstring."""\n# a comment\n'
+        + source[docstring_end:].replace(",\n", ",  # why\n", 3)
+    )
+    assert charts.template_source(tmp_path) == before
+    spec.write_text(source + "\nEXTRA_WIDTH = 1\n")
+    assert charts.template_source(tmp_path) != before
+    spec.write_text(source)
+    monkeypatch.setattr(charts, "altair_version", lambda: "0.0.0")
+    assert charts.template_source(tmp_path) != before
 
 
 @pytest.mark.parametrize(
@@ -122,7 +143,7 @@ def test_altairs_version_is_the_one_importlib_metadata_finds_first_on_the_path(
     either way (read the same way, or left to the library)."""
     from importlib.metadata import version
 
-    from sitegen.site import charts
+    from sitegen.site.draw import chart_specs as charts
 
     folder = tmp_path / first
     folder.mkdir()

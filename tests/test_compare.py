@@ -10,9 +10,9 @@ from typing import Any
 
 from sitegen.model import Run, run_from_dict
 from sitegen.parse import parse_yaml
-from sitegen.site.charts import Series, _frontier, pareto
-from sitegen.site.compare_page import ratio_matrix
-from sitegen.site.groups import hardware_groups, model_groups, natural_pairs
+from sitegen.site.draw.chart_specs import Series, _frontier, pareto
+from sitegen.site.figures.grouping import hardware_groups, model_groups, natural_pairs
+from sitegen.site.pages.compare import ratio_matrix
 from tests.conftest import REPO, run_cli
 from tests.context_rule import context_label
 from tests.html_tables import quoted, tables
@@ -444,8 +444,8 @@ def test_ratio_cells_never_divide_queued_or_over_capacity_cells() -> None:
 
 
 def test_a_run_with_per_request_figures_at_one_request_is_left_off_the_frontier() -> None:
-    from sitegen.site.common import Site
-    from sitegen.site.compare_page import compare_context
+    from sitegen.site.page import Site
+    from sitegen.site.pages.compare import compare_context
 
     def run(run_id: str, levels: tuple[int, ...]) -> Run:
         data = copy.deepcopy(MINIMAL)
@@ -473,8 +473,8 @@ def test_a_run_with_per_request_figures_at_one_request_is_left_off_the_frontier(
 
 
 def test_compare_page_of_runs_on_different_device_counts_is_per_device() -> None:
-    from sitegen.site.common import Site
-    from sitegen.site.compare_page import compare_page
+    from sitegen.site.page import Site
+    from sitegen.site.pages.compare import compare_page
     from sitegen.site.render import environment, render
 
     def run(run_id: str, count: int) -> Run:
@@ -555,7 +555,7 @@ def test_inline_plots_cost_little_beyond_their_figures(project: Path) -> None:
 
 
 def test_two_way_cells_carry_both_directions_and_like_neighbours_share_one_cell() -> None:
-    from sitegen.site.compare_page import two_way_matrix
+    from sitegen.site.pages.compare import two_way_matrix
 
     a = _run(
         "a",
@@ -606,7 +606,7 @@ def test_two_way_cells_carry_both_directions_and_like_neighbours_share_one_cell(
 def test_a_run_page_links_to_its_pair_partners_then_its_nearest_runs() -> None:
     """A run page's comparison links: its natural pair partners first, then the runs beside it in
     its group's order, so adding the newest run changes the links of the runs beside it only."""
-    from sitegen.site.groups import closest_runs
+    from sitegen.site.figures.grouping import closest_runs
 
     members = tuple(_run(f"r{i}", []) for i in range(12))  # newest first, as a group orders them
     place = {run.id: index for index, run in enumerate(members)}
@@ -642,8 +642,8 @@ def test_a_run_page_links_to_its_pair_partners_then_its_nearest_runs() -> None:
 def test_a_run_keeps_its_colour_in_prefill_when_the_other_has_no_prefill_figures() -> None:
     """B's bars are B's colour (place 1, as its line and key), even when A has no prefill to
     show."""
-    from sitegen.site.common import Site
-    from sitegen.site.compare_page import compare_context
+    from sitegen.site.page import Site
+    from sitegen.site.pages.compare import compare_context
 
     without = copy.deepcopy(MINIMAL)
     without["measurements"]["prefill"] = []

@@ -13,9 +13,9 @@ import pytest
 from sitegen import store
 from sitegen.errors import SitegenError
 from sitegen.model import DecodedRuns
-from sitegen.site import analysis
-from sitegen.site.analysis import Analysis
-from sitegen.site.charts import MAX_SERIES
+from sitegen.site.draw.chart_specs import MAX_SERIES
+from sitegen.site.figures import build_figures as analysis
+from sitegen.site.figures.build_figures import Analysis
 from sitegen.store import collected_path, read_collected
 from tests.conftest import collected_entries, forget_builds, run_cli, site_files
 

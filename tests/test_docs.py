@@ -6,7 +6,10 @@ import dataclasses
 import json
 import re
 
-from sitegen.site import common, index_page, pages, run_page
+from sitegen.site import page as common
+from sitegen.site import plan as pages
+from sitegen.site.pages import index as index_page
+from sitegen.site.pages import run as run_page
 from tests.conftest import REPO
 
 

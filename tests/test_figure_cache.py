@@ -1,4 +1,4 @@
-"""The figures cache (sitegen/site/figure_cache.py): a run's entry a piece of a store of kept
+"""The figures cache (sitegen/site/incremental/figure_cache.py): a run's entry a piece of a store of kept
 pieces (fragments.Fragments), read back without parsing what a build does not ask for, appended
 to rather than rewritten, any doubt a miss.
 
@@ -16,9 +16,9 @@ import pytest
 
 from sitegen.config import DEFAULT_SERVICE_LEVELS
 from sitegen.model import Run
-from sitegen.site.capacity import CellGrid
-from sitegen.site.figure_cache import FIGURES_FORMAT, StoredFigures
-from sitegen.site.headlines import headlines
+from sitegen.site.figures.capacity import CellGrid
+from sitegen.site.figures.headlines import headlines
+from sitegen.site.incremental.figure_cache import FIGURES_FORMAT, StoredFigures
 from sitegen.store import read_collected, write_cache
 from tests.conftest import run_cli
 

@@ -1,4 +1,4 @@
-"""The fragment cache (sitegen/site/fragments.py): pieces kept by key between builds, any doubt a
+"""The fragment cache (sitegen/site/incremental/fragments.py): pieces kept by key between builds, any doubt a
 miss."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from sitegen.site.fragments import Fragments
+from sitegen.site.incremental.fragments import Fragments
 
 
 def made_by(log: list[str], text: str):  # type: ignore[no-untyped-def]
@@ -229,7 +229,7 @@ def test_a_piece_of_a_page_is_rendered_by_the_builds_own_templates(tmp_path: Pat
     or without them the ones sitegen ships."""
     from markupsafe import Markup
 
-    from sitegen.site.capacity_page import PointSection, SectionLink
+    from sitegen.site.pages.capacity_tables import PointSection, SectionLink
     from sitegen.site.render import environment
 
     (tmp_path / "_macros.html").write_text(
@@ -271,7 +271,7 @@ def _checksums_checked(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     hashes slices of the file read; keys and segments written are hashed from bytes)."""
     import hashlib
 
-    from sitegen.site import fragments as module
+    from sitegen.site.incremental import fragments as module
 
     sizes: list[int] = []
     real = hashlib.sha256

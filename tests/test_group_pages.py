@@ -169,7 +169,7 @@ def test_legend_names_are_whole_and_tell_alike_runs_apart() -> None:
     import copy
 
     from sitegen.model import run_from_dict
-    from sitegen.site.group_pages import series_labels
+    from sitegen.site.pages.group import series_labels
     from tests.conftest import REPO
 
     minimal = parse_yaml(
@@ -200,9 +200,9 @@ def test_a_context_shared_only_by_the_oldest_runs_of_a_big_group_is_charted() ->
     import copy
 
     from sitegen.model import run_from_dict
-    from sitegen.site.common import Site
-    from sitegen.site.group_pages import group_page
-    from sitegen.site.groups import hardware_groups, model_groups
+    from sitegen.site.figures.grouping import hardware_groups, model_groups
+    from sitegen.site.page import Site
+    from sitegen.site.pages.group import group_page
     from tests.conftest import REPO
 
     minimal = parse_yaml(
@@ -289,7 +289,7 @@ def test_the_groups_of_the_same_runs_are_worked_out_once(project: Path, monkeypa
     worked out once, each caller its own dict, and every run in its model's and accelerator's
     group as its result file says."""
     from sitegen import store
-    from sitegen.site import groups as groups_module
+    from sitegen.site.figures import grouping as groups_module
 
     assert run_cli(project, "collect") == 0
     runs = store.read_collected(project / ".sitegen")
@@ -379,7 +379,7 @@ def test_a_group_index_makes_again_only_the_rows_of_changed_groups(
 ) -> None:
     # Each row of /models/ and /hardware/ is a piece kept by its group's runs: a run changed
     # makes its model's row and its accelerator's again, and each page joins the others as kept.
-    from sitegen.site.fragments import Fragments
+    from sitegen.site.incremental.fragments import Fragments
     from tests.conftest import SEED_RUN_ID
 
     # (The session's builds share one cache folder, where another test made these rows already.)

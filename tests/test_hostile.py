@@ -401,7 +401,7 @@ def _failing_write_bytes(count: int, error: int, name: str = "") -> Callable[...
 
 @builder("disk-full-swapping-in")
 def _disk_full_commit(site: Path, outside: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from sitegen.site import write
+    from sitegen.site.output import staging as write
 
     original = os.rename
 

@@ -25,11 +25,11 @@ from sitegen.errors import SitegenError
 from sitegen.model import run_from_dict
 from sitegen.parse import Document, parse_document
 from sitegen.resources import resource_dir
-from sitegen.site.common import Site
-from sitegen.site.groups import hardware_groups, model_groups
-from sitegen.site.index_page import index_page
+from sitegen.site.figures.grouping import hardware_groups, model_groups
+from sitegen.site.page import Site
+from sitegen.site.pages.index import index_page
+from sitegen.site.pages.run import run_page
 from sitegen.site.render import environment, render
-from sitegen.site.run_page import run_page
 from tests.conftest import REPO, SEED_RUN_ID
 from tests.test_hostile import audit_html
 

@@ -41,7 +41,7 @@ def links(html: str) -> list[str]:
 
 @pytest.fixture
 def paged_site(project: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setattr("sitegen.site.index_page.PAGE_SIZE", PAGE_SIZE)
+    monkeypatch.setattr("sitegen.site.pages.index.PAGE_SIZE", PAGE_SIZE)
     assert run_cli(project, "collect") == 0
     assert run_cli(project, "build") == 0
     return project / "_site"

@@ -11,7 +11,7 @@ import pytest
 
 from sitegen.model import Engine
 from sitegen.parse import parse_yaml
-from sitegen.site.launch_settings import parse_launch_command, speculative_decoding
+from sitegen.site.figures.launch_settings import parse_launch_command, speculative_decoding
 
 RUNS = Path(__file__).resolve().parent.parent / "content" / "runs"
 

@@ -24,7 +24,7 @@ from urllib.parse import parse_qs, unquote, urljoin, urlsplit
 import httpx
 import pytest
 
-from sitegen.site.compare_page import MAX_RUNS
+from sitegen.site.pages.compare import MAX_RUNS
 from tests.conftest import REPO, run_cli
 from tests.paging_rule import site_pages
 from tests.search_index import search_runs
@@ -419,7 +419,7 @@ def test_the_index_pages_link_relatively_from_their_own_folder(
     file of the site (read as over file://), and served under a sub-path a crawl from the
     front page reaches every page of the index and every run. The search index's links,
     relative to the site root, name the run pages' files."""
-    monkeypatch.setattr("sitegen.site.index_page.PAGE_SIZE", 3)
+    monkeypatch.setattr("sitegen.site.pages.index.PAGE_SIZE", 3)
     site = build(project)
     count = len(site_pages(site, 3))
     pages = ["index.html", *(f"page/{number}/index.html" for number in range(2, count + 1))]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sitegen.site import numbers
+from sitegen.site.figures import numbers
 
 
 @pytest.mark.parametrize(

@@ -18,8 +18,8 @@ from jinja2 import Environment, FileSystemLoader, meta, nodes
 from sitegen.collect import gather
 from sitegen.config import load_config
 from sitegen.model import run_from_dict
-from sitegen.site.common import Site
-from sitegen.site.pages import pages
+from sitegen.site.page import Site
+from sitegen.site.plan import pages
 from tests.conftest import REPO
 
 TEMPLATES = REPO / "templates"

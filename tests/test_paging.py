@@ -1,4 +1,4 @@
-"""The listings' pages end where the paging rule says (sitegen/site/paging.py against the rule
+"""The listings' pages end where the paging rule says (sitegen/site/figures/paging.py against the rule
 worked out in tests/paging_rule.py), and a run added to one model builds again only the pages
 that show that model (and the first page of the index, which counts every run, and of each preset
 view, which lists every model with its page): the other listing pages keep their files."""
@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sitegen.site.paging import paging
+from sitegen.site.figures.paging import paging
 from tests.conftest import run_cli
 from tests.paging_rule import ends_a_page, expected_pages, model_runs, site_pages
 
@@ -105,14 +105,14 @@ def test_pages_hold_about_the_page_size_on_average() -> None:
 
 
 LISTINGS = {
-    "index": ("sitegen.site.index_page.PAGE_SIZE", "index.html", "page/{}/index.html"),
+    "index": ("sitegen.site.pages.index.PAGE_SIZE", "index.html", "page/{}/index.html"),
     "capacity": (
-        "sitegen.site.capacity_page.CAPACITY_PAGE_SIZE",
+        "sitegen.site.pages.capacity_tables.CAPACITY_PAGE_SIZE",
         "capacity/index.html",
         "capacity/{}/index.html",
     ),
     "preset": (
-        "sitegen.site.capacity_page.AT_PAGE_SIZE",
+        "sitegen.site.pages.capacity_tables.AT_PAGE_SIZE",
         "at/32k-16/index.html",
         "at/32k-16/{}/index.html",
     ),

@@ -3,9 +3,9 @@ must give the same key, or every page of every site would be built again once.""
 
 from __future__ import annotations
 
-from sitegen.site.analysis import Settings
-from sitegen.site.common import Site
-from sitegen.site.pages import _key, _Verbatim
+from sitegen.site.figures.build_figures import Settings
+from sitegen.site.page import Site
+from sitegen.site.plan import _key, _Verbatim
 
 
 def test_a_repr_worked_out_once_gives_the_same_key() -> None:

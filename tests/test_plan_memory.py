@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from sitegen.config import load_config
-from sitegen.site.analysis import Analysis, Settings
-from sitegen.site.common import Site
-from sitegen.site.pages import PlanMemory, plan
+from sitegen.site.figures.build_figures import Analysis, Settings
+from sitegen.site.page import Site
+from sitegen.site.plan import PlanMemory, plan
 from sitegen.store import read_collected
 from tests.conftest import run_cli
 from tests.test_build import _listing_change

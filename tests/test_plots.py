@@ -1,4 +1,4 @@
-"""The inline plots (sitegen/site/plots.py, templates/_macros.html, compare.js): each point at
+"""The inline plots (sitegen/site/draw/plots.py, templates/_macros.html, compare.js): each point at
 the pixel its value gives on the plot's own axes, each figure in its run's title, the page's
 markers and frames defined once, and the stylesheet's keys in each run's colour. Positions are
 worked out here from the axis labels and the result files."""
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from sitegen.site.charts import PALETTE
+from sitegen.site.draw.chart_specs import PALETTE
 from tests.conftest import REPO, run_cli
 from tests.html_tables import quoted
 from tests.test_compare import _throughput, model_colour_places, shipped_run
@@ -39,7 +39,7 @@ def flat(points: list[tuple[float, float]]) -> list[float]:
 
 
 def test_a_plot_puts_each_point_where_its_axes_say() -> None:
-    from sitegen.site.plots import PlotSeries, plot
+    from sitegen.site.draw.plots import PlotSeries, plot
 
     series = [
         PlotSeries("A", 0, ((1, 100.0, "1 → 100"), (2, 150.0, "2 → 150"), (4, 300.0, "4 → 300"))),
@@ -69,7 +69,7 @@ def test_a_plot_puts_each_point_where_its_axes_say() -> None:
 
 
 def test_points_off_the_line_are_movetos_of_the_same_path() -> None:
-    from sitegen.site.plots import PlotSeries, plot
+    from sitegen.site.draw.plots import PlotSeries, plot
 
     cells = ((10.0, 100.0, "a"), (20.0, 80.0, "b"), (5.0, 40.0, "c"), (15.0, 90.0, "d"))
     p = plot(
@@ -93,7 +93,7 @@ def test_points_off_the_line_are_movetos_of_the_same_path() -> None:
 
 
 def test_points_off_the_line_go_left_to_right_and_each_pixel_once() -> None:
-    from sitegen.site.plots import PlotSeries, plot
+    from sitegen.site.draw.plots import PlotSeries, plot
 
     # Off the frontier, in no order: one at the same pixel as a frontier point (20, 80) and two
     # at the same value (a marker drawn twice over itself shows nothing more).
@@ -149,7 +149,7 @@ def y_label_heights() -> list[float]:
 
 
 def test_the_stylesheet_puts_each_y_label_at_its_grid_line() -> None:
-    from sitegen.site.plots import GRID
+    from sitegen.site.draw.plots import GRID
 
     lines = sorted((float(y) for y in re.findall(r"M52 ([\d.]+)H346", GRID)), reverse=True)
     assert lines == [172, 131.5, 91, 50.5, 10]  # the plot area, 162 high from 10, in four steps
@@ -275,7 +275,7 @@ def test_the_stylesheet_draws_each_place_in_its_palette_colour_and_marker() -> N
         assert f".s{place} {{ marker: url(#pm{place}); }}" in css
     # The markers' shapes are the legend's: plots.js (compare.js, group.js) draws the same symbols
     # as plots.py.
-    from sitegen.site.plots import MARKERS
+    from sitegen.site.draw.plots import MARKERS
 
     js = (REPO / "templates" / "static" / "plots.js").read_text()
     for shape, symbol in MARKERS.items():

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from sitegen.site.numbers import context as context_label
-from sitegen.site.numbers import rate
+from sitegen.site.figures.numbers import context as context_label
+from sitegen.site.figures.numbers import rate
 from tests import verdict_rule as rule
 from tests.conftest import SEED_RUN_ID, copy_site, run_cli
 
@@ -182,12 +182,12 @@ def test_a_pages_links_put_in_place_of_its_old_ones_give_the_page_made_with_them
     # made with one set of links, its last section replaced by another set, is the page made
     # with the other set.
     from sitegen.config import load_config
-    from sitegen.site.analysis import Analysis, Settings
-    from sitegen.site.common import Field, Site
-    from sitegen.site.fragments import Fragments
-    from sitegen.site.groups import site_groups
+    from sitegen.site.figures.build_figures import Analysis, Settings
+    from sitegen.site.figures.grouping import site_groups
+    from sitegen.site.incremental.fragments import Fragments
+    from sitegen.site.page import Field, Site
+    from sitegen.site.pages.run import run_links, run_page, with_links
     from sitegen.site.render import environment, render
-    from sitegen.site.run_page import run_links, run_page, with_links
     from sitegen.store import read_collected
     from tests.conftest import REPO
 

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sitegen.files import file_system_now
-from sitegen.site.site_folders import (
+from sitegen.site.incremental.folder_records import (
     all_plain_relative,
     changed_folders,
     folders_of,
@@ -95,7 +95,7 @@ def test_every_folder_a_change_touches_is_above_a_changed_name(
     ``before`` become those of ``after`` are all among folders_above of the names added or
     removed (files replaced in place count as both), so unchanged_since keeps no stale identity."""
     from sitegen import files
-    from sitegen.site.site_folders import folders_above, unchanged_since
+    from sitegen.site.incremental.folder_records import folders_above, unchanged_since
 
     root = tmp_path_factory.mktemp("tree")
     _walked(before, root)

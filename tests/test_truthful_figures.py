@@ -458,7 +458,7 @@ def test_no_two_shipped_runs_share_a_displayed_name(built_site: Path) -> None:
 
 def test_label_rules() -> None:
     from sitegen.model import run_from_dict
-    from sitegen.site.labels import distinguishing_labels
+    from sitegen.site.figures.labels import distinguishing_labels
 
     def run(run_id: str, **run_fields: Any) -> Any:
         data = yaml.safe_load(MINIMAL.read_text())
@@ -486,7 +486,7 @@ def test_labels_are_worked_out_once_per_collection_of_runs(monkeypatch: pytest.M
     import weakref
 
     from sitegen.model import run_from_dict
-    from sitegen.site import labels as labels_module
+    from sitegen.site.figures import labels as labels_module
 
     def run(run_id: str, version: str) -> Any:
         data = yaml.safe_load(MINIMAL.read_text())

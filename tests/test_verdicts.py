@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from sitegen.config import ServiceLevel
-from sitegen.site import capacity as cap
+from sitegen.site.figures import capacity as cap
 from tests import verdict_rule as rule
 from tests.conftest import DATA, SEED_RUN_ID, run_cli
 

@@ -25,10 +25,10 @@ from sitegen.errors import Problem, SitegenError
 from sitegen.github import Level, annotation
 from sitegen.model import run_from_dict
 from sitegen.progress import ALONGSIDE, read_timings
-from sitegen.site import history, numbers
-from sitegen.site.common import hardware_name
-from sitegen.site.headlines import headlines
-from sitegen.site.setup_pages import SiteHistory, figure_words, ratio_words, where
+from sitegen.site.figures import history, numbers
+from sitegen.site.figures.headlines import headlines
+from sitegen.site.page import hardware_name
+from sitegen.site.pages.setups import SiteHistory, figure_words, ratio_words, where
 from sitegen.store import read_collected
 
 Change = Literal["added", "changed", "removed"]

@@ -33,24 +33,30 @@ from sitegen.files import MAX_STATE_BYTES, read_bounded
 from sitegen.lifetime import left_to_the_end, long_lived_work
 from sitegen.model import Run
 from sitegen.resources import resource_dir
-from sitegen.site import exports, feeds
-from sitegen.site.analysis import Analysis, Settings
-from sitegen.site.build_manifest import Entries, Manifest
-from sitegen.site.capacity_page import capacity_json, model_point_files, point_contexts
-from sitegen.site.chart_render import DARK_COLOURS_JSON, ChartBatch, ChartRenderer, ChartTemplates
-from sitegen.site.charts import KINDS, ChartSpec, template_path
-from sitegen.site.common import Site
-from sitegen.site.compare_page import setups_json
-from sitegen.site.figure_cache import StoredFigures
-from sitegen.site.fragments import Fragments
-from sitegen.site.groups import site_groups, use_accelerator_aliases
-from sitegen.site.index_page import SEARCH_INDEX, search_index_of
-from sitegen.site.output_folder import check_output_folder
-from sitegen.site.pages import KEY_HALF, PlanMemory, PlannedPage, plan
+from sitegen.site.draw.chart_render import (
+    DARK_COLOURS_JSON,
+    ChartBatch,
+    ChartRenderer,
+    ChartTemplates,
+)
+from sitegen.site.draw.chart_specs import KINDS, ChartSpec, template_path
+from sitegen.site.figures.build_figures import Analysis, Settings
+from sitegen.site.figures.grouping import site_groups, use_accelerator_aliases
+from sitegen.site.incremental.figure_cache import StoredFigures
+from sitegen.site.incremental.folder_records import current_identity
+from sitegen.site.incremental.fragments import Fragments
+from sitegen.site.incremental.manifest import Entries, Manifest
+from sitegen.site.output.folder_guard import check_output_folder
+from sitegen.site.output.staging import MARKER, StagedOutput
+from sitegen.site.page import Site
+from sitegen.site.pages import feeds
+from sitegen.site.pages import run_json as exports
+from sitegen.site.pages.capacity_tables import capacity_json, model_point_files, point_contexts
+from sitegen.site.pages.compare import setups_json
+from sitegen.site.pages.index import SEARCH_INDEX, search_index_of
+from sitegen.site.pages.setups import changes_json
+from sitegen.site.plan import KEY_HALF, PlanMemory, PlannedPage, plan
 from sitegen.site.render import environment, render
-from sitegen.site.setup_pages import changes_json
-from sitegen.site.site_folders import current_identity
-from sitegen.site.write import MARKER, StagedOutput
 from sitegen.store import (
     collected_path,
     read_cache,

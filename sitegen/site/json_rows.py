@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from sitegen.model import Run
-from sitegen.site.fragments import Fragments, Piece
+from sitegen.site.incremental.fragments import Fragments, Piece
 
 
 def dumps(value: Any) -> str:

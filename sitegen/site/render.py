@@ -14,9 +14,10 @@ from jinja2.bccache import Bucket
 from jinja2.runtime import Context
 from markupsafe import Markup
 
-from sitegen.site import numbers, plots
-from sitegen.site.charts import PALETTE, SHAPES
-from sitegen.site.common import Page, Site
+from sitegen.site.draw import plots
+from sitegen.site.draw.chart_specs import PALETTE, SHAPES
+from sitegen.site.figures import numbers
+from sitegen.site.page import Page, Site
 from sitegen.store import read_cache, write_cache
 
 

@@ -1,0 +1,1 @@
+"""Staging the site beside the output folder and swapping it in at once."""

@@ -1,0 +1,1 @@
+"""Page builders: one module per kind of page; no page builder imports another."""

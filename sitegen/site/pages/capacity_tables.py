@@ -1,0 +1,801 @@
+"""Pages and data made of derived figures (rules in docs/capacity.md): the capacity table of a
+run page, /capacity/, the static operating-point views /at/<preset>/, /data/capacity.json and
+the per-context files /data/points/<context>.json that the index's picker fetches on demand."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import partial
+
+from markupsafe import Markup
+
+from sitegen.config import Preset, Price, ServiceLevel
+from sitegen.model import Run, Status
+from sitegen.site.figures import labels, numbers
+from sitegen.site.figures.build_figures import Analysis
+from sitegen.site.figures.capacity import (
+    CANNOT_TELL,
+    CAPACITY_FORMAT,
+    CAPACITY_VERSION,
+    COLD,
+    COLD_ESTIMATE,
+    CONTEXT_TOLERANCE,
+    FROM_TIME_BETWEEN_TOKENS,
+    MEETS,
+    MISSES,
+    UNKNOWN,
+    WARM,
+    Capacity,
+    Verdict,
+    capacity_records,
+    context_matches,
+    cost_per_million_tokens,
+    judge,
+    per_request_speed,
+)
+from sitegen.site.figures.grouping import Group, model_groups
+from sitegen.site.figures.paging import Paging, listed_models, paging
+from sitegen.site.incremental.fragments import Fragments
+from sitegen.site.json_rows import dumps, json_lines, json_rows, row, run_piece
+from sitegen.site.page import Page, Site, engine_summary, hardware_name
+from sitegen.site.pages.index import Pager, measured_points, pager
+
+DERIVED_NOTE = (
+    "Derived figures: worked out from each cell's reported statistics by the rules linked here, "
+    "not measured goodput."
+)
+
+
+@dataclass(frozen=True)
+class LevelNote:
+    """A service level as pages describe it."""
+
+    name: str
+    title: str
+    rule: str
+    # Its limits, for the reader's question on /capacity/ (capacity.js judges by them).
+    min: float = 0.0
+    ttft: float = 0.0
+    tbt: float | None = None
+    percentile: str | None = None
+    ttft_kind: str | None = None  # "cold": a warm TTFT's prefill time must be within the limit too
+
+
+def level_rule(level: ServiceLevel) -> str:
+    cold = (
+        (
+            " for a fresh prompt (cold: at least the run's measured prefill time where its TTFT "
+            "was warm)"
+        )
+        if level.ttft == COLD
+        else ""
+    )
+    parts = [
+        f"at least {level.min_tokens_per_s_per_request:g} tok/s per request",
+        f"TTFT at most {numbers.milliseconds(level.max_ttft_ms)}{cold}",
+    ]
+    if level.max_time_between_tokens_ms is not None:
+        parts.append(
+            f"at most {numbers.milliseconds_fine(level.max_time_between_tokens_ms)} between tokens"
+        )
+    rule = ", ".join(parts)
+    tail = f", at {level.percentile} (for speed, its slow tail)" if level.percentile else ""
+    return rule + tail
+
+
+def level_notes(levels: tuple[ServiceLevel, ...]) -> tuple[LevelNote, ...]:
+    return tuple(
+        LevelNote(
+            level.name,
+            level.title,
+            level_rule(level),
+            level.min_tokens_per_s_per_request,
+            level.max_ttft_ms,
+            level.max_time_between_tokens_ms,
+            level.percentile,
+            level.ttft,
+        )
+        for level in levels
+    )
+
+
+# What a verdict's labels say of the TTFT it judged (capacity.ttft_judged).
+TTFT_WORDS = {
+    WARM: "warm TTFT (prompt cached)",
+    COLD: "cold TTFT",
+    UNKNOWN: "TTFT, prompt cache not stated",
+    COLD_ESTIMATE: "cold TTFT estimate: at least the measured prefill time",
+}
+FROM_GAPS = "speed from time between tokens"
+
+
+def verdict_labels(found: Capacity) -> str:
+    """Where a verdict's figures came from: the speed (when not reported) and the TTFT judged."""
+    parts = [FROM_GAPS] if found.per_request_source == FROM_TIME_BETWEEN_TOKENS else []
+    return " · ".join([*parts, TTFT_WORDS[found.ttft]])
+
+
+def verdict_parts(found: Capacity) -> tuple[str, str]:
+    """A capacity that holds no load, in words, and why: never "—", and never the same for
+    "does not meet" and "cannot tell"."""
+    if found.state == CANNOT_TELL:
+        return "cannot tell", found.reason
+    fewest = (
+        numbers.count_noun(found.measured[0], "request")
+        if found.measured
+        else "the fewest requests"
+    )
+    return "does not meet", f"even at {fewest}: {found.reason}"
+
+
+def verdict_words(found: Capacity) -> str:
+    head, why = verdict_parts(found)
+    return f"{head}{',' if found.state != CANNOT_TELL else ':'} {why}"
+
+
+def priced_cost(price: Price | None, accelerators: int, total: float | None) -> str:
+    """Cost per million output tokens with the price it used; "" without a price or a total."""
+    cost = cost_per_million_tokens(price.usd_per_hour, accelerators, total) if price else None
+    if price is None or cost is None:
+        return ""
+    return f"{money(cost)} per M tokens at ${price.usd_per_hour:g}/h"
+
+
+@dataclass(frozen=True)
+class CapacityFigure:
+    """One capacity, formatted: requests held, total and per-accelerator tok/s, users per
+    accelerator, and cost where a price is known. ``state`` is the capacity's; ``verdict`` says
+    in words why no load meets the level (verdict_words), ``labels`` what was judged."""
+
+    held: str
+    total: str
+    per_device: str
+    users_per_device: str
+    cost: str
+    sort: str  # users per accelerator, for sorting ('' sorts last)
+    state: str = MEETS
+    verdict: str = ""
+    labels: str = ""
+
+
+def capacity_figure(found: Capacity, price: Price | None) -> CapacityFigure:
+    if found.max_concurrency is None:
+        return CapacityFigure(
+            "", "", "", "", "", "", found.state, verdict_words(found), verdict_labels(found)
+        )
+    users = found.users_per_accelerator or 0.0
+    return CapacityFigure(
+        held=numbers.count_noun(found.max_concurrency, "request"),
+        total=numbers.rate(found.total_tokens_per_s),
+        per_device=numbers.rate(found.tokens_per_s_per_accelerator),
+        users_per_device=numbers.decimal(users) if users % 1 else str(int(users)),
+        cost=priced_cost(price, found.accelerators, found.total_tokens_per_s),
+        sort=repr(users),
+        labels=verdict_labels(found),
+    )
+
+
+def money(usd: float) -> str:
+    return f"${usd:,.2f}" if usd >= 0.1 else f"${usd:.4f}"
+
+
+@dataclass(frozen=True)
+class CapacityRow:
+    """One context of a run: its capacity at each service level."""
+
+    context: str
+    figures: tuple[CapacityFigure, ...]
+
+
+@dataclass(frozen=True)
+class RunCapacity:
+    """The capacity table under a run page's matrix."""
+
+    levels: tuple[LevelNote, ...]
+    rows: tuple[CapacityRow, ...]
+    device_noun: str
+    accelerators: int  # the run's accelerator count, the divisor of users per accelerator
+    price: str  # "" without a configured price
+    docs_href: str
+
+
+def run_capacity(site: Site, run: Run, analysis: Analysis) -> RunCapacity | None:
+    levels = analysis.settings.service_levels
+    grid = analysis.grid(run)
+    if not levels or not grid.contexts:
+        return None
+    price = analysis.price(run)
+    rows = tuple(
+        CapacityRow(
+            numbers.context(context),
+            tuple(capacity_figure(grid.capacity_at(context, level), price) for level in levels),
+        )
+        for context in grid.contexts
+    )
+    return RunCapacity(
+        level_notes(levels),
+        rows,
+        labels.DEVICE_NOUN[run.hardware.type],
+        run.hardware.count,
+        price_text(price),
+        docs_href=site.url("capacity/#rules"),
+    )
+
+
+def price_text(price: Price | None) -> str:
+    if price is None:
+        return ""
+    return f"${price.usd_per_hour:g} per accelerator-hour ({price.source}, {price.date})"
+
+
+# --- /capacity/ -----------------------------------------------------------------------------
+
+# Runs on a page of /capacity/ on average, at most twice as many (paging): about 120 KB of HTML
+# at 8 contexts × 2 levels.
+CAPACITY_PAGE_SIZE = 100
+
+
+@dataclass(frozen=True)
+class CapacityCell:
+    """A run's capacity at one context and level, in a model's table. ``users`` is the verdict in
+    words when no measured load meets the level (verdict_words); a cell of None is a context the
+    run did not measure. ``labels`` say what was judged (verdict_labels)."""
+
+    users: str
+    rank: str  # "#1" … among the model's setups at this context
+    detail: (
+        str  # requests held · total tok/s · tok/s per accelerator (on one accelerator, the total)
+    )
+    cost: str
+    run_context: str  # the run's own context where it differs from the column's
+    labels: str = ""
+    ladder: str = ""  # what capacity.js needs for a reader's users: ladder_data
+
+
+def ladder_data(found: Capacity) -> str:
+    """The measured concurrencies, where the ladder stopped and how ("m": misses, "c": cannot
+    tell), as "1,2,4,8|8|m": enough to answer a number of users (capacity.answer_for_users)."""
+    stop = {MISSES: "m", CANNOT_TELL: "c"}.get(found.stopped_state or "", "")
+    return f"{','.join(map(str, found.measured))}|{found.stopped_at or ''}|{stop}"
+
+
+@dataclass(frozen=True)
+class SectionLink:
+    """A model in a /capacity/ page's list of the models on it."""
+
+    anchor: str
+    model: str
+
+
+@dataclass(frozen=True)
+class QuestionModel:
+    """A model the reader's question on a /capacity/ page can ask about: its points files' slug,
+    its contexts (tokens, as written) and its setups by run id (capacity_views.question_models)."""
+
+    slug: str
+    label: str
+    contexts: str  # "8192 16384 …", the contexts within the tolerance as one
+    setups: str  # JSON: run id → [setup, label, engine, accelerator (the name a price is for)]
+
+
+@dataclass(frozen=True)
+class CapacityPageContext:
+    """A page of /capacity/ (templates/pages/capacity.html): per model, its best setup at each
+    context and level, linking to the ranked answers; about CAPACITY_PAGE_SIZE runs a page, in
+    model order. ``sections`` are the models' parts as capacity_section writes them, each a kept
+    piece; ``question`` the page's models for the reader's own question (capacity.js)."""
+
+    site: Site
+    title: str
+    levels: tuple[LevelNote, ...]
+    toc: tuple[SectionLink, ...]
+    sections: Markup
+    priced: bool
+    derived_note: str
+    tolerance: str
+    pager: Pager
+    rules_href: str
+    question: tuple[QuestionModel, ...] = ()
+
+
+def context_clusters(contexts: set[int]) -> list[int]:
+    """Contexts that stand for the others: ascending, each absorbing the ones within the
+    tolerance of it (8,000 and 8,192 share 8,000's column; the actual context is shown)."""
+    leaders: list[int] = []
+    for context in sorted(contexts):
+        if not leaders or not context_matches(context, leaders[-1]):
+            leaders.append(context)
+    return leaders
+
+
+def _capacity_cell(
+    found: Capacity, rank: str, price: Price | None, run_context: str
+) -> CapacityCell:
+    figure = capacity_figure(found, price)
+    if found.max_concurrency is None:
+        head, why = verdict_parts(found)
+        return CapacityCell(head, "", why, "", run_context, figure.labels, ladder_data(found))
+    # On one accelerator the requests held are the users and the total is per accelerator: the
+    # total alone (the pages' legends say so), not "128 · 1,907.7 · 1,907.7" in every cell.
+    detail = (
+        figure.total
+        if found.accelerators == 1
+        else f"{found.max_concurrency} · {figure.total} · {figure.per_device}"
+    )
+    return CapacityCell(
+        figure.users_per_device,
+        rank,
+        detail,
+        figure.cost,
+        run_context,
+        figure.labels,
+        ladder_data(found),
+    )
+
+
+def capacity_path(number: int) -> str:
+    return "capacity/index.html" if number == 1 else f"capacity/{number}/index.html"
+
+
+def capacity_paging(groups: dict[tuple[str, str], Group]) -> Paging:
+    """Where /capacity/ breaks into pages (figures/paging.py). Worked out from the models' keys
+    and sizes alone, so a page's parts are known before any figure of their runs."""
+    return paging(listed_models(groups), CAPACITY_PAGE_SIZE)
+
+
+def group_members(group: Group) -> list[tuple[str, str]]:
+    """A group's runs as keys name them, in the group's order (made from their content)."""
+    return [Fragments.content(run) for run in group.runs]
+
+
+def priced(runs: list[Run], analysis: Analysis) -> bool:
+    """Whether a price is configured for any run's accelerator (a page then shows costs)."""
+    prices = {name for name, _ in analysis.settings.prices}
+    return bool(prices) and not prices.isdisjoint(
+        {run.hardware.accelerator.lower() for run in runs}
+    )
+
+
+# --- /at/<preset>/ ----------------------------------------------------------------------------
+
+# runs on a page of a preset's view on average, at most twice as many: about 200 KB of HTML (25 KB
+# gzipped)
+AT_PAGE_SIZE = 1000
+
+
+@dataclass(frozen=True)
+class PointRow:
+    """One run at an operating point, formatted; ``measured`` is False where it has no cell
+    there."""
+
+    href: str
+    hardware: str
+    engine: str
+    measured: bool
+    context: str  # the run's own context where it differs from the preset's (within the tolerance)
+    status: str
+    total: str
+    per_device: str
+    per_request: str
+    ttft: str
+    verdict: str
+    cost: str
+    sort: float  # total tok/s, for the order; -1 where none
+    capacity: CapacityCell | None = None  # at the preset's context and level, when it names one
+
+
+@dataclass(frozen=True)
+class PointSection:
+    """The runs of one model at an operating point (or the part of them on this page): its
+    rows as point_row writes them (templates/_macros.html)."""
+
+    anchor: str
+    model: str
+    continued: bool
+    rows: Markup
+
+
+@dataclass(frozen=True)
+class TocEntry:
+    """A model in the first page's list: where its runs are. ``anchor`` is set for the models
+    of later pages, so that a model page's link to ``#m-<slug>`` of the first page finds it."""
+
+    label: str
+    href: str
+    anchor: str
+
+
+@dataclass(frozen=True)
+class PresetPageContext:
+    """A static operating-point view (templates/pages/point.html): every run's cell at one
+    context × concurrency, readable without JavaScript, about AT_PAGE_SIZE runs a page. ``sections``
+    are the models' runs as point_section writes them, each a kept piece."""
+
+    site: Site
+    title: str
+    heading: str
+    level: LevelNote | None
+    sections: Markup
+    toc: tuple[TocEntry, ...]
+    priced: bool
+    derived_note: str
+    tolerance: str
+    dynamic_href: str  # the same view on the index, for readers with JavaScript
+    pager: Pager
+
+
+def _point_row(
+    site: Site, run: Run, preset: Preset, level: ServiceLevel | None, analysis: Analysis
+) -> PointRow:
+    grid = analysis.grid(run)
+    found = grid.point_at(preset.context, preset.concurrency)
+    base = (site.url(f"runs/{run.id}/"), hardware_name(run), engine_summary(run))
+    if found is None:
+        return PointRow(*base, False, "", "Not measured", "", "", "", "", "", "", -1.0)
+    actual, cell = found
+    status = Status(cell["status"])
+    total = cell.get("total_tokens_per_s") if status.measured else None
+    price = analysis.price(run)
+    cost = (
+        priced_cost(price, grid.accelerators, total)
+        if status == Status.VALID
+        else "no valid total here"
+    )
+    cost = cost if price is not None else f"no price for {run.hardware.accelerator}"
+    verdict = ""
+    held = None
+    if level is not None:
+        verdict = cell_verdict_words(judge(cell, level, grid.timing))
+        held = _capacity_cell(grid.capacity_at(actual, level), "", price, "")
+    return PointRow(
+        *base,
+        True,
+        numbers.context(actual) if actual != preset.context else "",
+        labels.STATUSES[status],
+        numbers.rate(total),
+        numbers.rate(total / grid.accelerators) if total is not None else numbers.MISSING,
+        per_request_words(cell),
+        numbers.milliseconds(cell.get("ttft_ms")).removesuffix(" ms"),
+        verdict,
+        cost,
+        float(total) if total is not None else -1.0,
+        held,
+    )
+
+
+def per_request_words(cell: dict[str, object]) -> str:
+    """A cell's per-request tok/s as reported, else from its time between tokens, labelled."""
+    speed, source = per_request_speed(cell, None)
+    said = " (from time between tokens)" if source == FROM_TIME_BETWEEN_TOKENS else ""
+    return numbers.rate(speed) + said
+
+
+def cell_verdict_words(judged: Verdict) -> str:
+    """A cell's verdict in words, with what it judged."""
+    gaps = f"; {FROM_GAPS}" if judged.per_request_source == FROM_TIME_BETWEEN_TOKENS else ""
+    head = {MEETS: "meets", CANNOT_TELL: "cannot tell"}.get(judged.state, "does not meet")
+    why = f": {judged.reason}" if judged.reason else ""
+    return f"{head}{why} ({TTFT_WORDS[judged.ttft]}{gaps})"
+
+
+def preset_path(preset: Preset, number: int) -> str:
+    return (
+        f"at/{preset.name}/index.html" if number == 1 else f"at/{preset.name}/{number}/index.html"
+    )
+
+
+def preset_paging(groups: dict[tuple[str, str], Group]) -> Paging:
+    """Where each preset's view breaks into pages (sitegen/site/figures/paging.py)."""
+    return paging(listed_models(groups), AT_PAGE_SIZE)
+
+
+def point_section(
+    site: Site, group: Group, preset: Preset, first: int, last: int, costs: bool, analysis: Analysis
+) -> str:
+    """``group``'s runs ``first`` to ``last`` at ``preset`` (by total tok/s there, not measured
+    last) on ``site``'s page, as point_section writes them. Kept between builds as two pieces,
+    as capacity_section's: the model's rows in order (made from its runs, the preset, whether
+    costs are shown and the page's depth) and the section, made from them and the model's
+    label and slug and the part shown (a part after the first is "continued"). The service
+    levels are settings, in the cache's scope."""
+    fragments = analysis.fragments
+    members = group_members(group)
+    level = analysis.settings.level(preset.service_level)
+    note = level_notes((level,))[0] if level else None
+
+    def make_rows() -> str:
+        by_total = sorted(
+            group.runs,
+            key=lambda run: (
+                -(total if (total := _total_at(run, preset, analysis)) is not None else -1.0),
+                run.id,
+            ),
+        )
+        return json.dumps(
+            [
+                fragments.render(
+                    "point_row", _point_row(site, run, preset, level, analysis), note, costs
+                )
+                for run in by_total
+            ],
+            ensure_ascii=False,
+        )
+
+    # Asked for even when the section is kept, so that it stays kept for the next build.
+    kept_rows = fragments.get(
+        Fragments.key("point rows", site.root, preset, members, costs), make_rows
+    )
+
+    def make() -> str:
+        rows = json.loads(kept_rows)[first:last]
+        section = PointSection(f"m-{group.slug}", group.label, first > 0, Markup("".join(rows)))
+        return fragments.render("point_section", section, note, costs)
+
+    return fragments.get(
+        Fragments.key(
+            "point section", site.root, preset, group.slug, group.label, members, first, last, costs
+        ),
+        make,
+    )
+
+
+def preset_page(
+    site: Site,
+    runs: list[Run],
+    groups: dict[tuple[str, str], Group],
+    preset: Preset,
+    analysis: Analysis,
+    number: int = 1,
+    paged: Paging | None = None,
+) -> Page:
+    """Page ``number`` of a preset's view (``paged``: preset_paging, worked out once for all
+    pages): by model, each model's runs by total tok/s there (not measured last); a model whose
+    runs span two pages is on both."""
+    site = site.at(preset_path(preset, number))
+    level = analysis.settings.level(preset.service_level)
+    models = listed_models(groups)
+    paged = paged or preset_paging(groups)
+    count = paged.count
+    costs = priced(runs, analysis)
+    parts = paged.slices(models, number)
+    sections = Markup(
+        "".join(
+            point_section(site, group, preset, first, last, costs, analysis)
+            for group, first, last in parts
+        )
+    )
+    toc: list[TocEntry] = []
+    if number == 1 and count > 1:
+        offset = 0
+        for group in models:
+            page = paged.page_of(offset)  # where the model's first run is
+            offset += len(group.runs)
+            # From the first page (at/<name>/index.html) to page N: "N/index.html".
+            href = ("" if page == 1 else f"{page}/index.html") + f"#m-{group.slug}"
+            toc.append(TocEntry(group.label, href, "" if page == 1 else f"m-{group.slug}"))
+    heading = (
+        f"{numbers.context(preset.context)} context × "
+        f"{numbers.count_noun(preset.concurrency, 'request')}"
+    )
+    query = f"?context={preset.context}&concurrency={preset.concurrency}" + (
+        f"&level={level.name}" if level else ""
+    )
+    title = f"At {heading}" + (f": page {number} of {count}" if number > 1 else "")
+    context = PresetPageContext(
+        site,
+        title,
+        heading,
+        level_notes((level,))[0] if level else None,
+        sections,
+        tuple(toc),
+        costs,
+        DERIVED_NOTE,
+        f"±{CONTEXT_TOLERANCE:.0%}",
+        site.url() + query,
+        pager(site, number, paged, lambda n: preset_path(preset, n)),
+    )
+    return Page(preset_path(preset, number), "pages/point.html", context)
+
+
+def _total_at(run: Run, preset: Preset, analysis: Analysis) -> float | None:
+    cell = analysis.grid(run).point(preset.context, preset.concurrency)
+    if cell is None or not Status(cell["status"]).measured:
+        return None
+    total = cell.get("total_tokens_per_s")
+    return float(total) if total is not None else None
+
+
+# --- data for scripts and the picker --------------------------------------------------------
+
+CAPACITY_FIELDS = (
+    "run",
+    "service_level",
+    "context_tokens",
+    "max_concurrency",
+    "total_tokens_per_s",
+    "tokens_per_s_per_accelerator",
+    "users_per_accelerator",
+    "state",
+    "per_request_source",
+    "ttft_judged",
+    "stopped_at",
+    "stopped_state",
+    "reason",
+    "measured_concurrency",
+)
+
+
+def capacity_json(runs: list[Run], analysis: Analysis) -> bytes:
+    """/data/capacity.json (docs/capacity.md): the field names once, then one record per line."""
+    head = {
+        "format": CAPACITY_FORMAT,
+        "version": CAPACITY_VERSION,
+        "derived": True,
+        "context_tolerance": CONTEXT_TOLERANCE,
+        "service_levels": [
+            {
+                key: value
+                for key, value in (
+                    ("name", level.name),
+                    ("label", level.title),
+                    ("min_tokens_per_s_per_request", level.min_tokens_per_s_per_request),
+                    ("max_ttft_ms", level.max_ttft_ms),
+                    ("max_time_between_tokens_ms", level.max_time_between_tokens_ms),
+                    ("percentile", level.percentile),
+                    ("ttft", level.ttft),
+                )
+                if value is not None
+            }
+            for level in analysis.settings.service_levels
+        ],
+    }
+    levels = analysis.settings.service_levels
+
+    def lines(run: Run) -> str:
+        return ",\n".join(
+            row([record[name] for name in CAPACITY_FIELDS])
+            for record in capacity_records([analysis.grid(run)], levels)
+        )
+
+    # A run's records are one piece (json_rows.run_piece): an unchanged run's are read back
+    # without making its grid or judging a cell. Sorted by run id, as capacity_records sorts.
+    return json_lines(
+        head,
+        CAPACITY_FIELDS,
+        (
+            run_piece(analysis.fragments, "capacity.json", run, partial(lines, run))
+            for run in sorted(runs, key=lambda r: r.id)
+        ),
+        "records",
+    )
+
+
+POINT_STATUSES = tuple(status.value for status in Status)  # a cell's status is its index here
+# A run's line in a picker file: its cells, and what a verdict needs of the run beside them
+# (the accelerator a price is for, how its TTFT was measured, its prefill time at this context).
+POINT_FIELDS = (
+    "run",
+    "accelerators",
+    "context_tokens",
+    "cells",
+    "accelerator",
+    "ttft_prompt_cache",
+    "prefill_ms",
+)
+
+
+def point_columns(levels: tuple[ServiceLevel, ...]) -> tuple[str, ...]:
+    """A cell's figures in the picker's files: what it shows and what levels judge (the time
+    between tokens, and a configured percentile's statistics)."""
+    # The time between tokens always: it stands for the speed where a cell reports none.
+    columns = [
+        "status",
+        "total_tokens_per_s",
+        "per_request_tokens_per_s",
+        "ttft_ms",
+        "time_between_tokens_ms",
+    ]
+    if any(level.percentile for level in levels):
+        columns.append("statistics")
+    return tuple(columns)
+
+
+def _point_cell(cell: dict[str, object], columns: tuple[str, ...]) -> list[object]:
+    values = [POINT_STATUSES.index(str(cell["status"])), *(cell.get(name) for name in columns[1:])]
+    while values[-1] is None:  # absent figures at the end are left out
+        values.pop()
+    return values
+
+
+def model_point_files(group: Group, analysis: Analysis) -> dict[str, bytes]:
+    """One model's files of the operating-point picker: ``data/points/<context>/<model>.json``
+    for each context any of its runs measured (see point_files)."""
+    columns = point_columns(analysis.settings.service_levels)
+    files: dict[str, bytes] = {}
+    grids = [analysis.grid(run) for run in sorted(group.runs, key=lambda r: r.id)]
+    for wanted in sorted({c for grid in grids for c in grid.contexts}):
+        found = [(grid, at) for grid in grids if (at := grid.row_for(wanted)) is not None]
+        ladder = sorted({n for _, (_, cells) in found for n in cells})
+        rows = []
+        prices = {}
+        statistics = {}
+        for grid, (actual, cells) in found:
+            line: list[object] = [
+                _point_cell(cells[n], columns) if n in cells else None for n in ladder
+            ]
+            while line[-1] is None:
+                line.pop()
+            timing = grid.timing
+            rows.append(
+                [
+                    grid.run.id,
+                    grid.accelerators,
+                    actual,
+                    line,
+                    grid.run.hardware.accelerator,
+                    timing.prompt_cache,
+                    timing.prefill_at(actual),
+                ]
+            )
+            if (price := analysis.price(grid.run)) is not None:
+                prices[grid.run.id] = price.usd_per_hour
+            if grid.run.info.latency_statistic:
+                statistics[grid.run.id] = grid.run.info.latency_statistic
+        head: dict[str, object] = {
+            "context_tokens": wanted,
+            "concurrency": ladder,
+            "statuses": list(POINT_STATUSES),
+            "columns": list(columns),
+        }
+        if prices:
+            head["prices"] = prices
+        if statistics:  # what each run's per-request speed and TTFT are, where its file says
+            head["latency_statistics"] = statistics
+        files[point_file(wanted, group)] = json_rows(head, POINT_FIELDS, rows, "runs")
+    return files
+
+
+def point_file(context: int, group: Group) -> str:
+    return f"data/points/{context}/{group.slug}.json"
+
+
+def point_contexts(
+    runs: list[Run],
+    analysis: Analysis,
+    groups: list[Group] | None = None,
+    group_digests: Mapping[str, str] | None = None,
+) -> dict[str, bytes]:
+    """``data/points/<context>.json``: which models have a file at each context, so the picker
+    asks only for files that exist. ``groups`` are the runs' model groups, when the caller has
+    them, and ``group_digests`` their digests from the plan (measured_points)."""
+    present: dict[int, list[str]] = {}
+    for group in model_groups(runs) if groups is None else groups:
+        for wanted in measured_points(group, analysis, group_digests)[
+            0
+        ]:  # kept by the model's runs' content
+            present.setdefault(wanted, []).append(group.slug)
+    return {
+        f"data/points/{wanted}.json": (
+            dumps({"context_tokens": wanted, "models": sorted(slugs)}) + "\n"
+        ).encode()
+        for wanted, slugs in present.items()
+    }
+
+
+def point_files(runs: list[Run], analysis: Analysis) -> dict[str, bytes]:
+    """The operating-point picker's data, fetched only when a reader asks (the first load of a
+    page carries none of it): ``data/points/<context>/<model>.json`` holds every cell at that
+    context of each run of that model whose own context matches it (docs/capacity.md).
+
+    A page of runs fetches one file per model it lists, so what a reader loads is bounded by
+    the page, not by the site; each cell is in its own context's file (and its neighbours'
+    within the tolerance), so the total grows linearly with the cells. Figures are exact, as
+    in the result files: the picker's threshold tests hold at the boundaries. The build writes
+    each model's files apart (model_point_files), so an added run rewrites only its model's."""
+    files: dict[str, bytes] = {}
+    for group in model_groups(runs):
+        files.update(model_point_files(group, analysis))
+    files.update(point_contexts(runs, analysis))
+    return files
