@@ -104,7 +104,7 @@ def test_the_chart_templates_digest_names_altairs_version_as_importlib_metadata_
     from sitegen.site.draw import chart_specs as charts
 
     assert charts.altair_version() == version("altair")
-    assert charts.TEMPLATE_SOURCE == charts.template_source()
+    assert charts.template_source() == charts.TEMPLATE_SOURCE
 
 
 def test_the_chart_templates_digest_follows_the_code_not_its_comments_or_layout(
