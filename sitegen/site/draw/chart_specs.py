@@ -275,9 +275,10 @@ _DIST_INFO = re.compile(r"altair-[^-/]+\.dist-info", re.IGNORECASE)
 
 
 TEMPLATE_MODULES = ("chart_specs.py", "vega_templates.py")
+_HERE = Path(__file__).resolve().parent
 
 
-def template_source(folder: Path = Path(__file__).resolve().parent) -> str:
+def template_source(folder: Path = _HERE) -> str:
     """A digest of everything the templates are made from: Altair's version and the code of the
     two modules in ``folder``. Their code, not their bytes: a comment, a docstring or a line
     wrapped anew changes no chart, so it must not rename every chart of a site."""
