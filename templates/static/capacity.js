@@ -103,12 +103,18 @@
     return level.min === null && level.ttft === null && level.tbt === null ? null : level;
   };
 
-  // Where each run stands (capacity_views.standing): the rules' verdict, and what it judged.
+  // Which statistic of each cell a verdict judged (capacity_tables.statistic_judged).
+  var statisticOf = function (entry, level) {
+    if (level.percentile) return level.percentile + " latencies";
+    return entry.statistic === "mean" || entry.statistic === "median"
+      ? entry.statistic + " latencies" : "latencies as reported";
+  };
+  // Where each run stands (pages/capacity.standing): the rules' verdict, and what it judged.
   var standing = function (entry, level) {
     var cells = entry.cells.slice().sort(function (a, b) { return a.concurrency - b.concurrency; });
     var found = rules.capacity(cells, level, entry.timing);
     var gaps = found.source === "time_between_tokens" ? "speed from time between tokens · " : "";
-    found.labels = gaps + rules.ttftWords[found.ttft];
+    found.labels = statisticOf(entry, level) + " · " + gaps + rules.ttftWords[found.ttft];
     if (found.state === "none_meets") {
       found.reason = "even at " + plural(found.measured[0]) + ": " + found.reason;
     }

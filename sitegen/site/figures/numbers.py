@@ -108,6 +108,8 @@ def gigabytes(value: float | None) -> str:
 
 # What a context of 0 is, wherever one is shown: the requests start with no context before them.
 CONTEXT_ZERO = "0 (no earlier context: each request's own short prompt only)"
+# The same in short, beside a 0 in an index cell, where the full sentence does not fit.
+CONTEXT_ZERO_NOTE = "no earlier context"
 
 
 def context(tokens: int) -> str:

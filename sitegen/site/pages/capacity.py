@@ -43,6 +43,7 @@ from sitegen.site.pages.capacity_tables import (
     level_notes,
     priced,
     priced_cost,
+    statistic_judged,
     verdict_labels,
     verdict_parts,
 )
@@ -145,8 +146,10 @@ def _answer_row(
     asked: int,
     site: Site,
     label: str,
+    statistic: str,
 ) -> AnswerRow:
     held = found.capacity
+    labelled = verdict_labels(held, statistic)
     base = (
         site.url(f"runs/{run.id}/"),
         hardware_name(run),
@@ -155,9 +158,7 @@ def _answer_row(
         numbers.context(own) if own != asked else "",
     )
     if held.max_concurrency is None:
-        return AnswerRow(
-            rank, *base, "", "", "", "", "", found.state, found.reason, verdict_labels(held)
-        )
+        return AnswerRow(rank, *base, "", "", "", "", "", found.state, found.reason, labelled)
     users = held.users_per_accelerator or 0.0
     return AnswerRow(
         rank,
@@ -169,7 +170,7 @@ def _answer_row(
         priced_cost(price, held.accelerators, held.total_tokens_per_s),
         found.state,
         "",
-        verdict_labels(held),
+        labelled,
     )
 
 
@@ -215,6 +216,7 @@ def ranked_answers(
                 leader,
                 site,
                 names.get(run.id, ""),
+                statistic_judged(run, level),
             )
             for i, (run, own, found) in enumerate(entries)
         )

@@ -111,9 +111,23 @@ TTFT_WORDS = {
 FROM_GAPS = "speed from time between tokens"
 
 
-def verdict_labels(found: Capacity) -> str:
-    """Where a verdict's figures came from: the speed (when not reported) and the TTFT judged."""
-    parts = [FROM_GAPS] if found.per_request_source == FROM_TIME_BETWEEN_TOKENS else []
+STATISTIC_WORDS = {"mean": "mean latencies", "median": "median latencies"}
+
+
+def statistic_judged(run: Run, level: ServiceLevel) -> str:
+    """Which statistic of each cell a verdict judged, in words: the level's percentile where it
+    sets one, else the statistic the run's file reports its latencies as (docs/capacity.md)."""
+    if level.percentile:
+        return f"{level.percentile} latencies"
+    return STATISTIC_WORDS.get(run.info.latency_statistic or "", "latencies as reported")
+
+
+def verdict_labels(found: Capacity, statistic: str = "") -> str:
+    """Where a verdict's figures came from: the statistic judged (statistic_judged), the speed
+    (when not reported) and the TTFT judged."""
+    parts = [statistic] if statistic else []
+    if found.per_request_source == FROM_TIME_BETWEEN_TOKENS:
+        parts.append(FROM_GAPS)
     return " · ".join([*parts, TTFT_WORDS[found.ttft]])
 
 
@@ -160,11 +174,10 @@ class CapacityFigure:
     labels: str = ""
 
 
-def capacity_figure(found: Capacity, price: Price | None) -> CapacityFigure:
+def capacity_figure(found: Capacity, price: Price | None, statistic: str = "") -> CapacityFigure:
+    labelled = verdict_labels(found, statistic)
     if found.max_concurrency is None:
-        return CapacityFigure(
-            "", "", "", "", "", "", found.state, verdict_words(found), verdict_labels(found)
-        )
+        return CapacityFigure("", "", "", "", "", "", found.state, verdict_words(found), labelled)
     users = found.users_per_accelerator or 0.0
     return CapacityFigure(
         held=numbers.count_noun(found.max_concurrency, "request"),
@@ -173,7 +186,7 @@ def capacity_figure(found: Capacity, price: Price | None) -> CapacityFigure:
         users_per_device=numbers.decimal(users) if users % 1 else str(int(users)),
         cost=priced_cost(price, found.accelerators, found.total_tokens_per_s),
         sort=repr(users),
-        labels=verdict_labels(found),
+        labels=labelled,
     )
 
 
@@ -210,7 +223,12 @@ def run_capacity(site: Site, run: Run, analysis: Analysis) -> RunCapacity | None
     rows = tuple(
         CapacityRow(
             numbers.context(context),
-            tuple(capacity_figure(grid.capacity_at(context, level), price) for level in levels),
+            tuple(
+                capacity_figure(
+                    grid.capacity_at(context, level), price, statistic_judged(run, level)
+                )
+                for level in levels
+            ),
         )
         for context in grid.contexts
     )
@@ -311,9 +329,9 @@ def context_clusters(contexts: set[int]) -> list[int]:
 
 
 def _capacity_cell(
-    found: Capacity, rank: str, price: Price | None, run_context: str
+    found: Capacity, rank: str, price: Price | None, run_context: str, statistic: str
 ) -> CapacityCell:
-    figure = capacity_figure(found, price)
+    figure = capacity_figure(found, price, statistic)
     if found.max_concurrency is None:
         head, why = verdict_parts(found)
         return CapacityCell(head, "", why, "", run_context, figure.labels, ladder_data(found))
@@ -447,8 +465,9 @@ def _point_row(
     verdict = ""
     held = None
     if level is not None:
-        verdict = cell_verdict_words(judge(cell, level, grid.timing))
-        held = _capacity_cell(grid.capacity_at(actual, level), "", price, "")
+        statistic = statistic_judged(run, level)
+        verdict = cell_verdict_words(judge(cell, level, grid.timing), statistic)
+        held = _capacity_cell(grid.capacity_at(actual, level), "", price, "", statistic)
     return PointRow(
         *base,
         True,
@@ -472,12 +491,12 @@ def per_request_words(cell: dict[str, object]) -> str:
     return numbers.rate(speed) + said
 
 
-def cell_verdict_words(judged: Verdict) -> str:
-    """A cell's verdict in words, with what it judged."""
+def cell_verdict_words(judged: Verdict, statistic: str) -> str:
+    """A cell's verdict in words, with what it judged (statistic_judged, the TTFT, the speed)."""
     gaps = f"; {FROM_GAPS}" if judged.per_request_source == FROM_TIME_BETWEEN_TOKENS else ""
     head = {MEETS: "meets", CANNOT_TELL: "cannot tell"}.get(judged.state, "does not meet")
     why = f": {judged.reason}" if judged.reason else ""
-    return f"{head}{why} ({TTFT_WORDS[judged.ttft]}{gaps})"
+    return f"{head}{why} ({statistic}; {TTFT_WORDS[judged.ttft]}{gaps})"
 
 
 def preset_path(preset: Preset, number: int) -> str:

@@ -286,9 +286,7 @@ def run_row(
         ),
         decode_peak=_figure(
             figures.decode_peak,
-            f"{numbers.context(figures.decode_peak_context)} × {figures.decode_peak_concurrency}"
-            if figures.decode_peak_context is not None
-            else None,
+            _peak_at(figures.decode_peak_context, figures.decode_peak_concurrency),
             count,
             noun,
         ),
@@ -299,9 +297,7 @@ def run_row(
                 _off_reference(figures.prefill_first_context, "context"),
             ),
         ),
-        largest_context=Cell(numbers.context(largest), str(largest))
-        if largest is not None
-        else Cell(numbers.MISSING),
+        largest_context=_largest_context(largest),
         filters=(
             ("model", model_group.label),
             ("accelerator", hardware_group.label),
@@ -500,6 +496,24 @@ def index_page(
         pager(site, number, paged, page_path),
     )
     return Page(page_path(number), "pages/index.html", context)
+
+
+def _peak_at(context: int | None, concurrency: int | None) -> str | None:
+    """Where the peak decode was measured: '8K × 64', and '0 × 4 (no earlier context)'."""
+    if context is None:
+        return None
+    note = f" ({numbers.CONTEXT_ZERO_NOTE})" if context == 0 else ""
+    return f"{numbers.context(context)} × {concurrency}{note}"
+
+
+def _largest_context(tokens: int | None) -> Cell:
+    """The longest context a run measured; a 0 (the run measured only requests with no earlier
+    context) says so beneath it, as a context of 0 is explained wherever one is shown."""
+    if tokens is None:
+        return Cell(numbers.MISSING)
+    return Cell(
+        numbers.context(tokens), str(tokens), numbers.CONTEXT_ZERO_NOTE if tokens == 0 else ""
+    )
 
 
 def search_index_of(

@@ -1,0 +1,103 @@
+// A model page's frontier charts (templates/pages/group.html, section.pareto): with JavaScript,
+// each point names its own run, requests and figures on hover. Without it, each run's line keeps
+// its hover title (its frontier's points at once) and "The figures of this chart" lists every
+// point. Nothing is fetched: a chart's points are matched to the rows of its own figures table in
+// the order sitegen/site/draw/plots.py draws them (each run's frontier by its figures, ascending,
+// then its other points by position); where a run's points cannot be told apart so (two at one
+// pixel), its line keeps only its title.
+(function () {
+  "use strict";
+
+  var charts = document.querySelectorAll("section.pareto .pareto-at");
+  if (!charts.length) return;
+  var NEAR = 12; // viewBox units (about pixels) within which the pointer is at a point
+
+  // The vertices of a path as plots.py writes it: M x y, then relative l pairs, then m or M per
+  // point drawn alone; in viewBox units.
+  var vertices = function (d) {
+    var tokens = d.match(/[MmLl]|-?\d+(?:\.\d+)?/g) || [];
+    var points = [], command = "M", x = 0, y = 0;
+    for (var i = 0; i < tokens.length;) {
+      if (/[MmLl]/.test(tokens[i])) { command = tokens[i]; i += 1; continue; }
+      var dx = Number(tokens[i]), dy = Number(tokens[i + 1]);
+      if (command === "M" || command === "L") { x = dx; y = dy; } else { x += dx; y += dy; }
+      points.push([x, y]);
+      if (command === "M") command = "L";
+      if (command === "m") command = "l";
+      i += 2;
+    }
+    return points;
+  };
+
+  var number = function (text) { return Number(text.replace(/,/g, "")); };
+
+  // The figures table's rows of one run, in the order its path visits its points.
+  var drawnOrder = function (rows) {
+    var onLine = rows.filter(function (r) { return r.frontier; });
+    var alone = rows.filter(function (r) { return !r.frontier; });
+    onLine.sort(function (a, b) { return a.x - b.x || a.y - b.y; });
+    // Off the line: left to right on the screen, and top to bottom (a larger y is higher up).
+    alone.sort(function (a, b) { return a.x - b.x || b.y - a.y; });
+    return onLine.concat(alone);
+  };
+
+  Array.prototype.forEach.call(charts, function (chart) {
+    var figure = chart.querySelector("figure.plot"), svg = figure && figure.querySelector("svg");
+    var table = chart.querySelector("table.frontier-figures");
+    if (!svg || !table || !svg.getScreenCTM) return;
+    var byRun = {};
+    Array.prototype.forEach.call(table.tBodies[0].rows, function (tr) {
+      var cells = tr.cells, run = cells[0].textContent;
+      (byRun[run] = byRun[run] || []).push({
+        run: run, requests: cells[1].textContent, speed: cells[2].textContent,
+        perAccelerator: cells[3].textContent, frontier: cells[4].textContent === "yes",
+        x: number(cells[2].textContent), y: number(cells[3].textContent)
+      });
+    });
+    var points = [];
+    Array.prototype.forEach.call(svg.querySelectorAll("path[class]"), function (path) {
+      var title = path.querySelector("title");
+      var said = title ? title.textContent : "";
+      var run = Object.keys(byRun).filter(function (name) {
+        return said.indexOf(name + ",") === 0;
+      })[0];
+      if (!run) return;
+      var at = vertices(path.getAttribute("d") || ""), rows = drawnOrder(byRun[run]);
+      if (at.length !== rows.length) return; // two points at one pixel: the title says them all
+      at.forEach(function (xy, i) { points.push({ x: xy[0], y: xy[1], row: rows[i] }); });
+    });
+    if (!points.length) return;
+
+    var tip = document.createElement("p");
+    tip.className = "plot-tip";
+    tip.setAttribute("role", "status");
+    tip.hidden = true;
+    figure.appendChild(tip);
+    // The statistic the speed column names, e.g. "(as reported)" or "(mean)".
+    var statistic = (table.tHead.rows[0].cells[2].textContent.match(/\([^)]*\)/) || [""])[0];
+    svg.addEventListener("pointermove", function (event) {
+      var matrix = svg.getScreenCTM();
+      if (!matrix) return;
+      var point = svg.createSVGPoint();
+      point.x = event.clientX;
+      point.y = event.clientY;
+      var local = point.matrixTransform(matrix.inverse());
+      var best = null, bestDistance = NEAR;
+      points.forEach(function (p) {
+        var distance = Math.hypot(p.x - local.x, p.y - local.y);
+        if (distance <= bestDistance) { best = p; bestDistance = distance; }
+      });
+      if (!best) { tip.hidden = true; return; }
+      var row = best.row;
+      tip.textContent = row.run + ": " + row.requests +
+        (row.requests === "1" ? " request" : " requests") + " at once → " + row.speed +
+        " tok/s per request" + (statistic ? " " + statistic : "") + ", " + row.perAccelerator +
+        " tok/s per accelerator (derived)" + (row.frontier ? "" : "; off its frontier");
+      var box = figure.getBoundingClientRect();
+      tip.style.left = Math.max(0, event.clientX - box.left + 12) + "px";
+      tip.style.top = Math.max(0, event.clientY - box.top + 12) + "px";
+      tip.hidden = false;
+    });
+    svg.addEventListener("pointerleave", function () { tip.hidden = true; });
+  });
+}());
