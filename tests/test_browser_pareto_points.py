@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from tests.browser_kit import Browsing
+from tests.browser_kit import PHONE, Browsing
 
 pytestmark = pytest.mark.browser
 
@@ -79,3 +79,31 @@ def test_each_frontier_point_names_its_own_figures_on_hover(browse: Browsing) ->
             if number(a[3]) < number(b[3]):
                 assert ay >= by, (a, b)  # SVG y grows downwards
     visit.assert_clean()
+
+
+def test_a_points_figures_stay_inside_a_phones_width(browse: Browsing) -> None:
+    """At 390 px, the point furthest right shows its figures without the page scrolling
+    sideways: the tip stays inside its figure."""
+    visit = browse.open(QWEN, width=PHONE)
+    page = visit.page
+    chart = page.locator(".pareto-default")
+    svg = chart.locator("figure.plot svg")
+    svg.scroll_into_view_if_needed()
+    box = svg.bounding_box()
+    assert box is not None
+    points = [
+        point
+        for n in range(chart.locator("figure.plot svg path[class]").count())
+        for point in _vertices(
+            chart.locator("figure.plot svg path[class]").nth(n).get_attribute("d") or ""
+        )
+    ]
+    x, y = max(points)
+    page.mouse.move(box["x"] + x / 360 * box["width"], box["y"] + y / 210 * box["height"])
+    chart.locator(".plot-tip").wait_for(state="visible")
+    widths = visit.js(
+        "() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+    )
+    assert widths[0] <= widths[1], widths
+    tip = chart.locator(".plot-tip").bounding_box()
+    assert tip is not None and tip["x"] + tip["width"] <= PHONE

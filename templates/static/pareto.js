@@ -93,10 +93,12 @@
         (row.requests === "1" ? " request" : " requests") + " at once → " + row.speed +
         " tok/s per request" + (statistic ? " " + statistic : "") + ", " + row.perAccelerator +
         " tok/s per accelerator (derived)" + (row.frontier ? "" : "; off its frontier");
-      var box = figure.getBoundingClientRect();
-      tip.style.left = Math.max(0, event.clientX - box.left + 12) + "px";
-      tip.style.top = Math.max(0, event.clientY - box.top + 12) + "px";
       tip.hidden = false;
+      // Beside the pointer, but inside the figure: never wider than the page (no sideways scroll).
+      var box = figure.getBoundingClientRect();
+      var left = Math.min(event.clientX - box.left + 12, box.width - tip.offsetWidth);
+      tip.style.left = Math.max(0, left) + "px";
+      tip.style.top = Math.max(0, event.clientY - box.top + 12) + "px";
     });
     svg.addEventListener("pointerleave", function () { tip.hidden = true; });
   });
