@@ -100,6 +100,9 @@ def test_page_loads_cleanly_and_draws_its_charts(
         # the browser (group.js, with the plot drawing the compare view shares: plots.js).
         if visit.js("() => Boolean(document.querySelector('#decode[data-plots]'))"):
             picker += ["/assets/group.js", "/assets/plots.js"]
+        # A model page's frontier charts name each point's figures on hover (pareto.js).
+        if visit.js("() => Boolean(document.querySelector('section.pareto'))"):
+            picker += ["/assets/pareto.js"]
         expected = (
             ["/assets/compare.js", "/assets/plots.js", "/assets/site.js"]
             if kind == "compare-app"
