@@ -10,7 +10,6 @@ from markupsafe import Markup
 
 from sitegen.config import Price
 from sitegen.model import DecodeCell, PrefillPoint, Run, Status
-from sitegen.plausibility import describe
 from sitegen.site.draw.bars import BarChart, prefill_bars, prefill_bars_by_prompt, prompt_sizes
 from sitegen.site.figures import labels, numbers
 from sitegen.site.figures.build_figures import Analysis
@@ -43,6 +42,7 @@ from sitegen.site.sections.receipt import (
     reproduce,
     row_anchor,
 )
+from sitegen.wording import place
 
 # A status's class on its matrix cell and measurements row (style.css, "Run page"): short, as a
 # run page has 73 rows and 64 cells; a valid one needs none.
@@ -610,8 +610,7 @@ def _power(run: Run) -> PowerTable | None:
 
 def _caveats(run: Run) -> tuple[Caveat, ...]:
     return tuple(
-        Caveat(describe(run.raw, w.pointer), w.check, w.reason)
-        for w in run.info.acknowledged_warnings
+        Caveat(place(run.raw, w.pointer), w.check, w.reason) for w in run.info.acknowledged_warnings
     )
 
 
