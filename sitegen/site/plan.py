@@ -32,15 +32,8 @@ from sitegen.site.figures.labels import distinguishing_labels
 from sitegen.site.figures.paging import Paging, listed_models
 from sitegen.site.figures.run_colours import model_places
 from sitegen.site.page import Page, Site
-from sitegen.site.pages.capacity import capacity_page, level_model_page, level_model_path
-from sitegen.site.pages.capacity_tables import (
-    capacity_paging,
-    capacity_path,
-    preset_page,
-    preset_paging,
-    preset_path,
-    priced,
-)
+from sitegen.site.pages.capacity import capacity_page, level_model_page
+from sitegen.site.pages.presets import preset_page, preset_paging, preset_path
 from sitegen.site.pages.compare import (
     MAX_LINKED,
     MAX_RUNS,
@@ -66,6 +59,7 @@ from sitegen.site.pages.setups import (
     setup_path,
     with_setups,
 )
+from sitegen.site.sections.capacity import capacity_paging, capacity_path, level_model_path, priced
 
 
 @dataclass(frozen=True)

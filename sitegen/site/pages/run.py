@@ -31,9 +31,9 @@ from sitegen.site.page import (
     model_name,
     repository_link,
 )
-from sitegen.site.pages.capacity_tables import RunCapacity, money, run_capacity
 from sitegen.site.pages.setups import RunHistory
 from sitegen.site.prose import markdown
+from sitegen.site.sections.capacity import RunCapacity, money, run_capacity
 from sitegen.site.sections.load_points import LoadPointTable, load_point_table
 from sitegen.site.sections.receipt import (
     Reproduce,

@@ -32,7 +32,7 @@ from sitegen.site.figures.history import (
 )
 from sitegen.site.incremental.fragments import Fragments
 from sitegen.site.page import Page, Site, hardware_name
-from sitegen.site.pages.feeds import FeedEntry
+from sitegen.site.sections.feed import FeedEntry
 
 CHANGES_FORMAT = "sitegen-changes"
 CHANGES_VERSION = 1
