@@ -848,9 +848,9 @@ def test_an_added_run_makes_only_its_own_pieces_of_the_data_files(
     from sitegen.site.figures.build_figures import Analysis, Settings
     from sitegen.site.incremental.fragments import Fragments
     from sitegen.site.page import Site
-    from sitegen.site.pages.presets import capacity_json, point_contexts
     from sitegen.site.pages.compare import setups_json
     from sitegen.site.pages.feeds import runs_index
+    from sitegen.site.pages.presets import capacity_json, point_contexts
     from sitegen.store import read_collected
 
     shutil.copy(MINIMAL, project / "content" / "runs" / "added-run.yaml")  # a model of its own

@@ -51,9 +51,9 @@ from sitegen.site.output.staging import MARKER, StagedOutput
 from sitegen.site.page import Site
 from sitegen.site.pages import feeds
 from sitegen.site.pages import run_json as exports
-from sitegen.site.pages.presets import capacity_json, model_point_files, point_contexts
 from sitegen.site.pages.compare import setups_json
 from sitegen.site.pages.index import SEARCH_INDEX, search_index_of
+from sitegen.site.pages.presets import capacity_json, model_point_files, point_contexts
 from sitegen.site.pages.setups import changes_json
 from sitegen.site.plan import KEY_HALF, PlanMemory, PlannedPage, plan
 from sitegen.site.render import environment, render

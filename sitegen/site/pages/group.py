@@ -32,7 +32,6 @@ from sitegen.site.figures.run_colours import chart_places, model_places
 from sitegen.site.incremental.fragments import Fragments
 from sitegen.site.json_rows import dumps
 from sitegen.site.page import Field, Page, Site, hardware_name, model_name
-from sitegen.site.pages.setups import SetupLink
 from sitegen.site.sections.capacity import ModelLevelLinks, model_level_links
 from sitegen.site.sections.curves import (
     decode_plot,
@@ -51,6 +50,7 @@ from sitegen.site.sections.listing import (
     row_key,
     run_row,
 )
+from sitegen.site.sections.setups import SetupLink
 
 
 @dataclass(frozen=True)

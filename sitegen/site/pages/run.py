@@ -31,7 +31,6 @@ from sitegen.site.page import (
     model_name,
     repository_link,
 )
-from sitegen.site.pages.setups import RunHistory
 from sitegen.site.prose import markdown
 from sitegen.site.sections.capacity import RunCapacity, money, run_capacity
 from sitegen.site.sections.load_points import LoadPointTable, load_point_table
@@ -42,6 +41,7 @@ from sitegen.site.sections.receipt import (
     reproduce,
     row_anchor,
 )
+from sitegen.site.sections.setups import RunHistory
 from sitegen.wording import place
 
 # A status's class on its matrix cell and measurements row (style.css, "Run page"): short, as a
