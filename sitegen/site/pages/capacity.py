@@ -357,7 +357,7 @@ __all__ = ["Standing", "level_model_page", "level_model_path", "model_level_link
 def capacity_section(
     site: Site, group: Group, first: int, last: int, costs: bool, analysis: Analysis
 ) -> str:
-    """``group``'s part of a /capacity/ page (capacity_views.model_overview): per context, its
+    """``group``'s part of a /capacity/ page (model_overview): per context, its
     best setup at each level and a link to the ranked answer. Kept between builds, made from the
     model's runs and label and path, the part shown (a part after the first is "continued") and
     the page's depth; the service levels are settings, in the cache's scope. ``costs`` is not

@@ -1,6 +1,6 @@
-"""Pages and data made of derived figures (rules in docs/capacity.md): the capacity table of a
-run page, /capacity/, the static operating-point views /at/<preset>/, /data/capacity.json and
-the per-context files /data/points/<context>.json that the index's picker fetches on demand."""
+"""Pages and data made of derived figures (rules in docs/capacity.md): the static
+operating-point views /at/<preset>/, /data/capacity.json and the per-context files
+/data/points/<context>.json that the index's picker fetches on demand."""
 
 from __future__ import annotations
 

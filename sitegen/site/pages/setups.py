@@ -1,11 +1,5 @@
-"""The site's setups over time: /setups/<id>/, /changes/, /changes.xml and /data/changes.json,
-and what run, model and hardware pages show of them (history holds the rules).
-
-Built per setup and kept between builds: a run's shape (the one figure of grouping that needs
-its measurements) is a piece kept by the run's content, and a setup's change records and its
-summary are pieces kept by its runs' contents and the rule (fragments.Fragments). A build that
-adds a run outside every setup reads no measurements for history; one that adds a run to a
-setup works out that setup's changes alone.
+"""The site's setups over time: /setups/<id>/, /changes/, /changes.xml and /data/changes.json
+(figures/history holds the rules; sections/setups what they share with other pages).
 """
 
 from __future__ import annotations

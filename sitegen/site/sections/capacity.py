@@ -259,7 +259,7 @@ class SectionLink:
 @dataclass(frozen=True)
 class QuestionModel:
     """A model the reader's question on a /capacity/ page can ask about: its points files' slug,
-    its contexts (tokens, as written) and its setups by run id (capacity_views.question_models)."""
+    its contexts (tokens, as written) and its setups by run id (pages/capacity.question_models)."""
 
     slug: str
     label: str

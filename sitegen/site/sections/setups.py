@@ -2,6 +2,12 @@
 setup's runs and changes, worked out per setup and kept between builds (``SiteHistory``), a
 change in words, a run page's history, a model's or an accelerator's links to its setups, and
 the timeline charts the setup pages and a run's load points draw.
+
+Built per setup and kept between builds: a run's shape (the one figure of grouping that needs
+its measurements) is a piece kept by the run's content, and a setup's change records and its
+summary are pieces kept by its runs' contents and the rule (fragments.Fragments). A build that
+adds a run outside every setup reads no measurements for history; one that adds a run to a
+setup works out that setup's changes alone.
 """
 
 from __future__ import annotations
