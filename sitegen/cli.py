@@ -21,7 +21,7 @@ from sitegen import __version__, progress
 from sitegen.config import CONFIG_NAME, Config, find_config, load_config, with_site_url
 from sitegen.errors import Problem, SitegenError, shown
 from sitegen.github import Level, annotation
-from sitegen.lifetime import end_process, ends_with_command
+from sitegen.gc_and_exit import end_process, ends_with_command
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -537,7 +537,7 @@ def _config_path(given: Path | None) -> Path:
 
 def run() -> NoReturn:
     """The ``sitegen`` command and ``python -m sitegen``: main(), then the process ends at once
-    (lifetime.end_process). Tests and tools call main(), which returns."""
+    (gc_and_exit.end_process). Tests and tools call main(), which returns."""
     end_process(main(process_ends=True))
 
 
@@ -552,7 +552,7 @@ def main(argv: Sequence[str] | None = None, process_ends: bool = False) -> int:
     if command is None:  # a parser entry without a handler: refuse rather than guess
         parser.error(f"unknown command {args.command!r}; the commands are {', '.join(COMMANDS)}")
     if process_ends and command.locked:
-        ends_with_command()  # collect and build: see lifetime.ends_with_command
+        ends_with_command()  # collect and build: see gc_and_exit.ends_with_command
     try:
         # collect and build write .sitegen/ anyway: keep compiled schema checks there
         # (not clean, which empties it)

@@ -13,7 +13,7 @@ from enum import StrEnum
 from functools import cached_property
 from typing import Any
 
-from sitegen.records import record
+from sitegen.record_decorator import record
 
 
 class Status(StrEnum):

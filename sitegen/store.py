@@ -31,7 +31,7 @@ import orjson
 from sitegen import __version__
 from sitegen.errors import Problem, SitegenError
 from sitegen.files import MAX_STATE_BYTES, read_bounded
-from sitegen.records import record
+from sitegen.record_decorator import record
 
 if TYPE_CHECKING:
     from sitegen.model import Run

@@ -26,11 +26,11 @@ from sitegen.collect.redact import redact_document, redact_document_detailed, re
 from sitegen.config import CONFIG_NAME, Config
 from sitegen.errors import Problem, SitegenError
 from sitegen.files import MAX_STATE_BYTES, read_bounded
-from sitegen.lifetime import left_to_the_end, long_lived_work
+from sitegen.gc_and_exit import left_to_the_end, long_lived_work
 from sitegen.parse import MAX_FILE_BYTES, Document, parse_document
 from sitegen.plausibility import plausibility_warnings
 from sitegen.receipts import RECEIPT_KEY, result_file_receipt
-from sitegen.records import record
+from sitegen.record_decorator import record
 from sitegen.store import (
     CollectedRun,
     canonical,
@@ -411,7 +411,7 @@ def collect(
     the last collect (collect/manifest.py): an unchanged collect reads no result file, and
     writes nothing when no run changed."""
     # What it reads (the manifest, each run's record) lives until it ends, with few cycles: run
-    # without the cycle collector (lifetime.long_lived_work).
+    # without the cycle collector (gc_and_exit.long_lived_work).
     with long_lived_work():
         return _collect(config, offline=offline, progress=progress)
 

@@ -17,7 +17,7 @@ from typing import Literal
 
 from sitegen.errors import Problem
 from sitegen.parse import MAX_FILE_BYTES
-from sitegen.records import record
+from sitegen.record_decorator import record
 
 RESULT_SUFFIXES = (".yaml", ".yml", ".json")
 # \Z, not $: '$' also matches before a final newline, which would let 'x\n.yaml' through.

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from sitegen.model import Run
-from sitegen.records import record
+from sitegen.record_decorator import record
 from sitegen.site.figures.build_figures import Analysis, Settings
 from sitegen.site.figures.grouping import (
     Group,
