@@ -20,8 +20,8 @@ from typing import NoReturn
 from sitegen import __version__, progress
 from sitegen.config import CONFIG_NAME, Config, find_config, load_config, with_site_url
 from sitegen.errors import Problem, SitegenError, shown
-from sitegen.github import Level, annotation
 from sitegen.gc_and_exit import end_process, ends_with_command
+from sitegen.github import Level, annotation
 
 
 def _parser() -> argparse.ArgumentParser:
