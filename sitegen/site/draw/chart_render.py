@@ -242,7 +242,7 @@ class ChartRenderer:
 
         pool = ProcessPoolExecutor(max_workers=self.workers, **pool_options())
         if read_cache(self._bundle_path()) is None:
-            # Making the bundle holds a process for seconds: a worker makes it beside the charts.
+            # Making the bundle holds a process long: a worker makes it beside the charts.
             self._bundle_future = pool.submit(_make_javascript_bundle)
         return pool
 
@@ -348,8 +348,8 @@ class ChartBatch:
 
     def warm_up(self, start: Callable[[], None] = start_vl_convert) -> None:
         """Start the early worker, and vl-convert in it (``start``), before the first chart is
-        added: a build that adds a run makes its first new chart seconds into the build at
-        20,000 runs, and then waited for vl-convert to start after its pages were written.
+        added: a build that adds a run to a large site makes its first new chart late in the
+        build, and then waited for vl-convert to start after its pages were written.
         Started at the build's start, on another core, the worker is ready by then. When no
         chart is drawn after all, ``close`` ends the worker without waiting for it. With one
         core, nothing: vl-convert starts in this process when the first chart is asked for.

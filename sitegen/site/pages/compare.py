@@ -687,7 +687,7 @@ def compare_app_page(
     pairs of each model are two pieces kept between builds (``fragments``), keyed by the model's
     digest from the plan (``model_digests``: a group's path → its digest, pages.PlanMemory) or
     else by what they show, so that adding a run makes its model's pieces and joins the others
-    (at 20,000 runs the page is 20,000 options and 6,000 links)."""
+    (the page has an option a run and a link a pair)."""
     fragments = fragments or Fragments(None, "")
     pairs_of: dict[str, list[tuple[Run, Run]]] = {}
     for a, b in pairs:  # a pair's runs are of one model
@@ -696,8 +696,8 @@ def compare_app_page(
     for group in listed_models(site_groups(runs)):
         shown_pairs = pairs_of.get(group.key, [])
         digest = model_digests.get(group.path) if model_digests is not None else None
-        # In order of id, sorted only when the pieces are made or keyed by them (2,000 models at
-        # 20,000 runs: sorting each model's runs was a third of the page when all were kept).
+        # In order of id, sorted only when the pieces are made or keyed by them (sorting each
+        # model's runs was a large part of the page when all were kept).
         inputs: object = digest or [
             group.label,
             [(run.id, run.digest, short_label(run, run_labels)) for run in _by_id(group)],

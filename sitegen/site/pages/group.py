@@ -174,9 +174,7 @@ def series_labels(runs: list[Run], kind: str) -> dict[str, str]:
             if part and part.rstrip("…") not in name
         ]
         names[run.id] = with_label(name, " · ".join(extra)) or run.id
-    taken = Counter(
-        names.values()
-    )  # (counted once: an accelerator's page names 1,700 runs at 20,000)
+    taken = Counter(names.values())  # (counted once: an accelerator's page names many runs)
     return {
         run_id: name if taken[name] == 1 else f"{name} ({run_id})" for run_id, name in names.items()
     }
@@ -282,8 +280,8 @@ def _row_html(
     label: str,
 ) -> str:
     """The run's row on its group's page (an accelerator page's rows do not link to it), kept
-    between builds, keyed as the index's rows are: an accelerator of 1,700 runs at 20,000 runs
-    would otherwise work out and write every row of its page again for each run added to it."""
+    between builds, keyed as the index's rows are: an accelerator of many runs would otherwise
+    work out and write every row of its page again for each run added to it."""
     fragments = analysis.fragments
     return fragments.get(
         row_key(f"{group.kind} row", site, run, groups, label),
@@ -459,8 +457,7 @@ def decode_charts(
         return known[run.id]
 
     # Where each run measured, from its outline: a group of many runs draws few of them, and
-    # only those are decoded. Looked up once a run: the charts ask ten times a run (an
-    # accelerator's page, 1,700 runs at 20,000 runs).
+    # only those are decoded. Looked up once a run: the charts ask many times a run.
     where = {run.id: analysis.outline(run).measured for run in runs}
 
     def measured(run: Run) -> tuple[int, ...]:
@@ -634,7 +631,7 @@ def group_index_page(
         groups, key=lambda g: (g.label.lower().rsplit("/", 1)[-1], g.label.lower())
     ):
         # A group's row, kept between builds by its runs' content: the page without every
-        # run's headlines, nor 2,000 rows rendered at 20,000 runs.
+        # run's headlines, nor every row rendered again.
         href = site.url(group.path)
         key = Fragments.key(
             f"{kind} group row",

@@ -108,8 +108,7 @@ def site_choice(
     )
 
 
-# runs on a page of the index on average, at most twice as many (paging): about 100 KB of HTML, 10
-# KB gzipped
+# runs on a page of the index on average, at most twice as many (paging)
 PAGE_SIZE = 100
 SEARCH_INDEX = "data/index.json"
 SEARCH_INDEX_FORMAT = "sitegen-index"

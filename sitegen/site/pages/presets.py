@@ -51,8 +51,7 @@ from sitegen.site.sections.listing import Pager, measured_points, pager
 
 # --- /at/<preset>/ ----------------------------------------------------------------------------
 
-# runs on a page of a preset's view on average, at most twice as many: about 200 KB of HTML (25 KB
-# gzipped)
+# runs on a page of a preset's view on average, at most twice as many (paging)
 AT_PAGE_SIZE = 1000
 
 

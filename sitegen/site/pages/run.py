@@ -45,7 +45,7 @@ from sitegen.site.sections.setups import RunHistory
 from sitegen.wording import place
 
 # A status's class on its matrix cell and measurements row (style.css, "Run page"): short, as a
-# run page has 73 rows and 64 cells; a valid one needs none.
+# run page has many rows and cells; a valid one needs none.
 STATUS_CLASSES = {
     Status.VALID: "",
     Status.REQUESTS_QUEUED: "rq",

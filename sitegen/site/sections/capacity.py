@@ -219,8 +219,7 @@ def price_text(price: Price | None) -> str:
     return f"${price.usd_per_hour:g} per accelerator-hour ({price.source}, {price.date})"
 
 
-# Runs on a page of /capacity/ on average, at most twice as many (paging): about 120 KB of HTML
-# at 8 contexts × 2 levels.
+# Runs on a page of /capacity/ on average, at most twice as many (paging).
 CAPACITY_PAGE_SIZE = 100
 
 

@@ -156,7 +156,7 @@ def group_content(group: Group, group_digests: Mapping[str, str] | None) -> obje
     kept by: the group's digest from the plan (``group_digests``, by path: pages.PlanMemory),
     which names the site, the settings and its runs' content, or else each run's content in id
     order (a caller without a plan). The digest spares listing, sorting and hashing the runs of
-    every group in every build (40,000 runs a listing at 20,000 runs)."""
+    every group in every build."""
     digest = group_digests.get(group.path) if group_digests is not None else None
     return digest or [Fragments.content(run) for run in sorted(group.runs, key=lambda r: r.id)]
 
