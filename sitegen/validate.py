@@ -120,16 +120,9 @@ def keep_compiled_checks(folder: Path | None) -> None:
 def _kept_check(name: str, schema: dict[str, Any], folder: Path) -> Callable[[Any], Any]:
     from sitegen.store import read_cache, write_cache
 
-    key = hashlib.sha256(
-        "\0".join(
-            [
-                fastjsonschema.VERSION,
-                sys.version,
-                sys.implementation.cache_tag or "",
-                json.dumps(schema, sort_keys=True),
-            ]
-        ).encode()
-    ).hexdigest()
+    # Named by everything the compiled code depends on, as one JSON list (no separator to pick).
+    inputs = [fastjsonschema.VERSION, sys.version, sys.implementation.cache_tag or "", schema]
+    key = hashlib.sha256(json.dumps(inputs, sort_keys=True).encode()).hexdigest()
     path = folder / f"{name}-{key[:32]}.code"
     data = read_cache(path)
     if data is not None:

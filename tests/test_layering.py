@@ -60,9 +60,7 @@ def test_the_rules_find_what_they_forbid() -> None:
         "sitegen.shared": {"sitegen.site.figures.f"},
     }
     assert pages_importing_pages(graph) == ["sitegen.site.pages.a → sitegen.site.pages.b"]
-    assert shared_parts_importing_pages(graph) == [
-        "sitegen.site.sections.s → sitegen.site.pages.b"
-    ]
+    assert shared_parts_importing_pages(graph) == ["sitegen.site.sections.s → sitegen.site.pages.b"]
     assert collect_reaching_site(graph) == ["sitegen.site.figures.f"]
     del graph["sitegen.shared"]
     graph["sitegen.collect"] = set()
