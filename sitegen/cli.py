@@ -123,6 +123,16 @@ def _add_format_argument(command: argparse.ArgumentParser) -> None:
 
 
 def _add_contributor_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    _add_check(commands)
+    _add_summary(commands)
+    _add_serve(commands)
+    _add_verify(commands)
+    _add_clean(commands)
+    _add_new(commands)
+    _add_export(commands)
+
+
+def _add_check(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     check = _command(
         commands,
         "check",
@@ -137,6 +147,9 @@ def _add_contributor_parsers(commands: argparse._SubParsersAction[argparse.Argum
         help="result files, raw-output folders or files inside one",
     )
     _add_format_argument(check)
+
+
+def _add_summary(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     summary = _command(
         commands,
         "summary",
@@ -164,6 +177,9 @@ def _add_contributor_parsers(commands: argparse._SubParsersAction[argparse.Argum
         action="store_true",
         help="exit 1 when an added run regressed against the previous run of its setup",
     )
+
+
+def _add_serve(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     serve = _command(
         commands,
         "serve",
@@ -185,6 +201,9 @@ def _add_contributor_parsers(commands: argparse._SubParsersAction[argparse.Argum
     serve.add_argument(
         "--offline", action="store_true", help="use only the cached copies of remote sources"
     )
+
+
+def _add_verify(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     verify = _command(
         commands,
         "verify",
@@ -209,12 +228,18 @@ def _add_contributor_parsers(commands: argparse._SubParsersAction[argparse.Argum
         help="the published site to check (default: the output folder, when built)",
     )
     _add_format_argument(verify)
+
+
+def _add_clean(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     _command(
         commands,
         "clean",
         "empty sitegen's caches in .sitegen/ (charts, remote copies, build records)",
         "sitegen clean",
     )
+
+
+def _add_new(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     new = _command(
         commands,
         "new",
@@ -226,6 +251,9 @@ def _add_contributor_parsers(commands: argparse._SubParsersAction[argparse.Argum
         metavar="ID",
         help="the run id: file name and permalink, e.g. h100x2-vllm-llama33-70b",
     )
+
+
+def _add_export(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     export = _command(
         commands,
         "export",

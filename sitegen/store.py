@@ -349,46 +349,7 @@ def read_collected(
     """
     from sitegen.model import DecodedRuns, run_from_dict  # here: collect only writes the file
 
-    path = collected_path(state_dir)
-    try:
-        # ``data``: the file's bytes when the caller has read them already (build hashes them
-        # first).
-        if data is None:
-            data = read_bounded(path, MAX_STATE_BYTES, display, "the collected file")
-        document = json.loads(data)
-    except FileNotFoundError:
-        raise SitegenError(
-            Problem(display, None, "", "not found; run `sitegen collect` first")
-        ) from None
-    except (OSError, ValueError) as exc:
-        raise SitegenError(
-            Problem(display, None, "", f"unreadable ({exc}); run `sitegen collect` again")
-        ) from None
-    if not isinstance(document, dict) or document.get("format") != FORMAT_NAME:
-        raise SitegenError(
-            Problem(display, None, "", "is not a sitegen collected file; run `sitegen collect`")
-        )
-    version = document.get("version")
-    if not isinstance(version, int) or version < FORMAT_VERSION:
-        raise SitegenError(
-            Problem(
-                display,
-                None,
-                "",
-                f"was written by an older sitegen (format {version}); run `sitegen collect` to "
-                f"upgrade it",
-            )
-        )
-    if version > FORMAT_VERSION:
-        raise SitegenError(
-            Problem(
-                display,
-                None,
-                "",
-                f"was written by a newer sitegen (format {version}, this is "
-                f"sitegen {__version__}); upgrade sitegen",
-            )
-        )
+    document = _collected_document(collected_path(state_dir), display, data)
     entries = document.get("runs")
     if not isinstance(entries, list):
         raise SitegenError(Problem(display, None, "", _DAMAGED))
@@ -444,6 +405,50 @@ def read_collected(
 
 
 _SHA256 = re.compile(r"^[0-9a-f]{64}\Z")
+
+
+def _collected_document(path: Path, display: str, data: bytes | None) -> dict[str, Any]:
+    """The collected file's document, once its format and version are this sitegen's."""
+    try:
+        # ``data``: the file's bytes when the caller has read them already (build hashes them
+        # first).
+        if data is None:
+            data = read_bounded(path, MAX_STATE_BYTES, display, "the collected file")
+        document = json.loads(data)
+    except FileNotFoundError:
+        raise SitegenError(
+            Problem(display, None, "", "not found; run `sitegen collect` first")
+        ) from None
+    except (OSError, ValueError) as exc:
+        raise SitegenError(
+            Problem(display, None, "", f"unreadable ({exc}); run `sitegen collect` again")
+        ) from None
+    if not isinstance(document, dict) or document.get("format") != FORMAT_NAME:
+        raise SitegenError(
+            Problem(display, None, "", "is not a sitegen collected file; run `sitegen collect`")
+        )
+    version = document.get("version")
+    if not isinstance(version, int) or version < FORMAT_VERSION:
+        raise SitegenError(
+            Problem(
+                display,
+                None,
+                "",
+                f"was written by an older sitegen (format {version}); run `sitegen collect` to "
+                f"upgrade it",
+            )
+        )
+    if version > FORMAT_VERSION:
+        raise SitegenError(
+            Problem(
+                display,
+                None,
+                "",
+                f"was written by a newer sitegen (format {version}, this is "
+                f"sitegen {__version__}); upgrade sitegen",
+            )
+        )
+    return document
 
 
 def _reject_constant(name: str) -> None:

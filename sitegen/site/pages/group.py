@@ -481,8 +481,29 @@ def decode_charts(
     plot = decode_plot(
         drawn[default], default, per_device=False, cells=cells, levels=[float(n) for n in levels]
     )
-    each = len(runs) <= MAX_SERIES
     others = [context for context in shared if context != default]
+    text = _attribute_json(_charts_data(runs, names, groups, drawn, default, levels, plot, cells))
+    words = [numbers.context(context) for context in others]
+    return (
+        ((plot,) if plot else ()),
+        (" and ".join([", ".join(words[:-1]), words[-1]]) if len(words) > 1 else "".join(words)),
+        Markup(text) if others else Markup(""),
+    )
+
+
+def _charts_data(
+    runs: list[Run],
+    names: dict[str, str],
+    groups: dict[tuple[str, str], Group],
+    drawn: dict[int, list[tuple[str, int, Run]]],
+    default: int,
+    levels: list[int],
+    plot: Plot | None,
+    cells: Callable[[Run], list[DecodeCell]],
+) -> dict[str, object]:
+    """What group.js draws the charts of the other contexts from (decode_charts says its keys)."""
+    each = len(runs) <= MAX_SERIES
+    others = [context for context in drawn if context != default]
     # The runs some other context's chart draws, by id (not by comparing runs field by field).
     on_others = {run.id for context in others for _, _, run in drawn[context]}
     listed = runs if each else [run for run in runs if run.id in on_others]
@@ -492,7 +513,7 @@ def decode_charts(
     # it.
     in_legend = set(plot.legend_runs) if plot else set()
     data: dict[str, object] = {
-        "contexts": shared,
+        "contexts": list(drawn),  # every shared context, ascending (as drawn is made)
         "default": default,
         "levels": levels,
         "each": each,
@@ -529,19 +550,18 @@ def decode_charts(
         for context in others
         for at in [data["at"][str(context)]]  # type: ignore[index]
     }
+    return data
+
+
+def _attribute_json(data: dict[str, object]) -> str:
+    """``data`` as JSON for a single-quoted attribute."""
     # In a single-quoted attribute: what could end it or start markup is a JSON escape.
-    text = (
+    return (
         dumps(data)
         .replace("&", "\\u0026")
         .replace("<", "\\u003c")
         .replace(">", "\\u003e")
         .replace("'", "\\u0027")
-    )
-    words = [numbers.context(context) for context in others]
-    return (
-        ((plot,) if plot else ()),
-        (" and ".join([", ".join(words[:-1]), words[-1]]) if len(words) > 1 else "".join(words)),
-        Markup(text) if others else Markup(""),
     )
 
 
