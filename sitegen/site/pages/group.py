@@ -618,7 +618,7 @@ def group_index_page(
     group_digests: Mapping[str, str] | None = None,
 ) -> Page:
     """/models/ or /hardware/: every group, its run count and its best figures, each group's row
-    kept between builds by its runs (index_page.group_content, with ``group_digests``)."""
+    kept between builds by its runs (listing.group_content, with ``group_digests``)."""
     analysis = analysis or Analysis()
 
     def best(values: list[float | None]) -> str:
