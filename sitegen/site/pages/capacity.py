@@ -46,7 +46,6 @@ from sitegen.site.sections.capacity import (
     group_members,
     level_model_path,
     level_notes,
-    model_level_links,
     priced,
     priced_cost,
     verdict_labels,
@@ -348,10 +347,30 @@ def question_models(
     return tuple(found)
 
 
-__all__ = ["Standing", "level_model_page", "level_model_path", "model_level_links", "standing"]
+__all__ = ["Standing", "level_model_page", "standing"]
 
 
 # --- /capacity/: each model's contexts, linking to their answers -------------------------------
+
+
+@dataclass(frozen=True)
+class CapacityPageContext:
+    """A page of /capacity/ (templates/pages/capacity.html): per model, its best setup at each
+    context and level, linking to the ranked answers; about CAPACITY_PAGE_SIZE runs a page, in
+    model order. ``sections`` are the models' parts as capacity_section writes them, each a kept
+    piece; ``question`` the page's models for the reader's own question (capacity.js)."""
+
+    site: Site
+    title: str
+    levels: tuple[LevelNote, ...]
+    toc: tuple[SectionLink, ...]
+    sections: Markup
+    priced: bool
+    derived_note: str
+    tolerance: str
+    pager: Pager
+    rules_href: str
+    question: tuple[QuestionModel, ...] = ()
 
 
 def capacity_section(
@@ -420,23 +439,3 @@ def capacity_page(
         question_models(site, [group for group, _, _ in parts], analysis),
     )
     return Page(capacity_path(number), "pages/capacity.html", context)
-
-
-@dataclass(frozen=True)
-class CapacityPageContext:
-    """A page of /capacity/ (templates/pages/capacity.html): per model, its best setup at each
-    context and level, linking to the ranked answers; about CAPACITY_PAGE_SIZE runs a page, in
-    model order. ``sections`` are the models' parts as capacity_section writes them, each a kept
-    piece; ``question`` the page's models for the reader's own question (capacity.js)."""
-
-    site: Site
-    title: str
-    levels: tuple[LevelNote, ...]
-    toc: tuple[SectionLink, ...]
-    sections: Markup
-    priced: bool
-    derived_note: str
-    tolerance: str
-    pager: Pager
-    rules_href: str
-    question: tuple[QuestionModel, ...] = ()

@@ -754,6 +754,5 @@ __all__ = [
     "compare_page",
     "ratio_matrix",
     "setup_rows",
-    "shared_contexts",
     "two_way_matrix",
 ]
