@@ -91,7 +91,7 @@ def _instrumented_build(report: Path, dump: bool) -> None:
 
     import importlib
 
-    from sitegen import cli, lifetime
+    from sitegen import cli, gc_and_exit
 
     last = [mark(START, started)]
     inside = [0]
@@ -119,7 +119,7 @@ def _instrumented_build(report: Path, dump: bool) -> None:
 
     for module_name, attribute, name in STAGES:
         wrap(module_name, attribute, name)
-    lifetime.ends_with_command()
+    gc_and_exit.ends_with_command()
     try:
         cli.main(["build"])
     finally:

@@ -20,8 +20,8 @@ from typing import NoReturn
 from sitegen import __version__, progress
 from sitegen.config import CONFIG_NAME, Config, find_config, load_config, with_site_url
 from sitegen.errors import Problem, SitegenError, shown
+from sitegen.gc_and_exit import end_process, ends_with_command
 from sitegen.github import Level, annotation
-from sitegen.lifetime import end_process, ends_with_command
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -123,6 +123,16 @@ def _add_format_argument(command: argparse.ArgumentParser) -> None:
 
 
 def _add_contributor_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    _add_check(commands)
+    _add_summary(commands)
+    _add_serve(commands)
+    _add_verify(commands)
+    _add_clean(commands)
+    _add_new(commands)
+    _add_export(commands)
+
+
+def _add_check(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     check = _command(
         commands,
         "check",
@@ -137,6 +147,9 @@ def _add_contributor_parsers(commands: argparse._SubParsersAction[argparse.Argum
         help="result files, raw-output folders or files inside one",
     )
     _add_format_argument(check)
+
+
+def _add_summary(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     summary = _command(
         commands,
         "summary",
@@ -164,6 +177,9 @@ def _add_contributor_parsers(commands: argparse._SubParsersAction[argparse.Argum
         action="store_true",
         help="exit 1 when an added run regressed against the previous run of its setup",
     )
+
+
+def _add_serve(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     serve = _command(
         commands,
         "serve",
@@ -185,6 +201,9 @@ def _add_contributor_parsers(commands: argparse._SubParsersAction[argparse.Argum
     serve.add_argument(
         "--offline", action="store_true", help="use only the cached copies of remote sources"
     )
+
+
+def _add_verify(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     verify = _command(
         commands,
         "verify",
@@ -209,12 +228,18 @@ def _add_contributor_parsers(commands: argparse._SubParsersAction[argparse.Argum
         help="the published site to check (default: the output folder, when built)",
     )
     _add_format_argument(verify)
+
+
+def _add_clean(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     _command(
         commands,
         "clean",
         "empty sitegen's caches in .sitegen/ (charts, remote copies, build records)",
         "sitegen clean",
     )
+
+
+def _add_new(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     new = _command(
         commands,
         "new",
@@ -226,6 +251,9 @@ def _add_contributor_parsers(commands: argparse._SubParsersAction[argparse.Argum
         metavar="ID",
         help="the run id: file name and permalink, e.g. h100x2-vllm-llama33-70b",
     )
+
+
+def _add_export(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     export = _command(
         commands,
         "export",
@@ -537,7 +565,7 @@ def _config_path(given: Path | None) -> Path:
 
 def run() -> NoReturn:
     """The ``sitegen`` command and ``python -m sitegen``: main(), then the process ends at once
-    (lifetime.end_process). Tests and tools call main(), which returns."""
+    (gc_and_exit.end_process). Tests and tools call main(), which returns."""
     end_process(main(process_ends=True))
 
 
@@ -552,7 +580,7 @@ def main(argv: Sequence[str] | None = None, process_ends: bool = False) -> int:
     if command is None:  # a parser entry without a handler: refuse rather than guess
         parser.error(f"unknown command {args.command!r}; the commands are {', '.join(COMMANDS)}")
     if process_ends and command.locked:
-        ends_with_command()  # collect and build: see lifetime.ends_with_command
+        ends_with_command()  # collect and build: see gc_and_exit.ends_with_command
     try:
         # collect and build write .sitegen/ anyway: keep compiled schema checks there
         # (not clean, which empties it)

@@ -75,20 +75,34 @@ def read_bounded_open(
         if status.st_size > limit:
             raise SitegenError(Problem(shown, None, "", _over(status.st_size, limit, what)))
         os.set_blocking(descriptor, True)
-        chunks: list[bytes] = []
-        size = 0
-        while True:
-            chunk = os.read(descriptor, min(1 << 20, limit + 1 - size))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-            if size > limit:
-                raise SitegenError(Problem(shown, None, "", _over(size, limit, what, grew=True)))
-        return b"".join(chunks), descriptor
+        data = _read_all(descriptor, status.st_size, limit)
+        if len(data) > limit:
+            raise SitegenError(Problem(shown, None, "", _over(len(data), limit, what, grew=True)))
+        return bytes(data), descriptor
     except BaseException:
         os.close(descriptor)
         raise
+
+
+def _read_all(descriptor: int, size: int, limit: int) -> bytearray:
+    """What is left to read, at most ``limit`` + 1 bytes: into one buffer of the size the file
+    had (a large file is not read in chunks and joined), then on in chunks if it grew."""
+    data = bytearray(size + 1)  # one byte more: a file that grew shows at once
+    view = memoryview(data)
+    done = 0
+    while done < len(data):
+        count = os.readv(descriptor, [view[done:]])
+        if count == 0:
+            break
+        done += count
+    view.release()
+    del data[done:]
+    while size < len(data) <= limit:  # it grew while read: on, up to one byte over the limit
+        chunk = os.read(descriptor, min(1 << 20, limit + 1 - len(data)))
+        if not chunk:
+            break
+        data += chunk
+    return data
 
 
 def _over(size: int, limit: int, what: str, grew: bool = False) -> str:
@@ -143,8 +157,7 @@ def file_system_now(folder: Path, after_tick: bool = False) -> Clock | None:
     ``after_tick``: wait (up to _TICK_WAIT_S) until the clock moves on from where it was when
     called, so that whatever changed before the call is stamped older than the reading: a
     build records the folders it has just changed, and without the wait those changed in the
-    current tick would be listed again by the next build (at 20,000 runs, a listing of
-    ``runs/``: 40,000 entries, twice)."""
+    current tick would be listed again by the next build (a listing of ``runs/``, twice)."""
     try:
         folder.mkdir(parents=True, exist_ok=True)
         handle, name = tempfile.mkstemp(prefix=".clock.", dir=folder)
@@ -181,5 +194,5 @@ def settled(found: os.stat_result, now: Clock | None) -> bool:
 def all_of_types(values: Iterable[object], *kinds: type) -> bool:
     """Whether the type of every value is exactly one of ``kinds`` (a bool is no int): how the
     long lists of a state file read back are checked, without a Python step per item (map and
-    set do the work; a 20,000-run site's manifests hold hundreds of thousands of items)."""
+    set do the work; a large site's manifests hold many items)."""
     return set(map(type, values)) <= set(kinds)

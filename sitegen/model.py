@@ -13,7 +13,7 @@ from enum import StrEnum
 from functools import cached_property
 from typing import Any
 
-from sitegen.records import record
+from sitegen.record_decorator import record
 
 
 class Status(StrEnum):
@@ -324,11 +324,10 @@ class DecodedRuns:
     """Bounds how many runs hold their decoded measurements at once: when one more is decoded,
     the run decoded longest ago lets go of its own (Run.release).
 
-    Why: a run's decoded measurements and cell objects are about 75 KB, and a cold build
-    visits every run many times (its pages, its groups' pages, every listing); held by all
-    20,000 runs of a large site that is 1.5 GB. Decoding a run again costs under a
-    millisecond, and most visits to a run come close together (one group page, then the
-    next), so a window of a few thousand runs is seldom decoded twice."""
+    Why: a cold build visits every run many times (its pages, its groups' pages, every
+    listing), and the decoded measurements of every run of a large site held at once would
+    not fit in memory. Decoding a run again is cheap, and most visits to a run come close
+    together (one group page, then the next), so a window of runs is seldom decoded twice."""
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
@@ -356,8 +355,8 @@ def run_from_dict(
 ) -> Run:
     """Build a Run from a result document that passed validation; with ``measurements``, the
     document's own are a placeholder and this gives them when first asked for (Run.raw)."""
-    # The sections as they are, copied only where a field is made a tuple: a build reads 20,000
-    # runs, and copying each section first was a quarter of making them.
+    # The sections as they are, copied only where a field is made a tuple: a build reads every
+    # run, and copying each section first was a large part of making them.
     engine, info = data["engine"], data["run"]
     if "settings" in engine:
         engine = {**engine, "settings": _pairs(engine["settings"])}

@@ -14,7 +14,6 @@ annotations give the same warnings. The thresholds are documented in docs/result
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import pairwise
@@ -22,7 +21,7 @@ from typing import Any
 
 from sitegen.errors import Problem
 from sitegen.parse import Document, pointer_join
-from sitegen.site.figures.numbers import context as context_label
+from sitegen.wording import FIGURE_NAMES, place
 
 # per-request tok/s × requests running at once should be total tok/s; the tool's own files
 # differ by −14 % to +19 % (requests start and end inside the window), so warn outside ½–2×.
@@ -54,16 +53,6 @@ CHECKS = (
     "unit-mismatch",
 )
 _MEASURED = ("valid", "requests_queued")
-_DECODE_CELL = re.compile(r"^/measurements/decode/(\d+)(?:/(.*))?$")
-_PREFILL_POINT = re.compile(r"^/measurements/prefill/(\d+)(?:/(.*))?$")
-_FIGURE_NAMES = {
-    "total_tokens_per_s": "total tok/s",
-    "per_request_tokens_per_s": "per-request tok/s",
-    "ttft_ms": "TTFT",
-    "time_between_tokens_ms": "time between tokens",
-    "average_active_requests": "average active requests",
-    "statistics": "statistics",
-}
 
 
 @dataclass(frozen=True)
@@ -77,33 +66,6 @@ class Finding:
 
 def _number(value: Any) -> float | None:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-
-
-def describe(data: Any, pointer: str) -> str:
-    """Where ``pointer`` is, in a reader's words: '8K × 64 requests, total tok/s'."""
-    measurements = data.get("measurements", {}) if isinstance(data, dict) else {}
-    for pattern, kind in ((_DECODE_CELL, "decode"), (_PREFILL_POINT, "prefill")):
-        match = pattern.match(pointer)
-        items = measurements.get(kind) if isinstance(measurements, dict) else None
-        if match is None or not isinstance(items, list) or int(match[1]) >= len(items):
-            continue
-        item = items[int(match[1])]
-        if not isinstance(item, dict) or not isinstance(item.get("context_tokens"), int):
-            break
-        where = context_label(item["context_tokens"])
-        if kind == "decode" and isinstance(item.get("concurrency"), int):
-            requests = item["concurrency"]
-            where += f" × {requests} request{'s' if requests != 1 else ''}"
-        else:
-            where = f"prefill at {where}"
-        rest = match[2] or ""
-        figure = rest.split("/")[0]
-        if figure:
-            where += ", " + _FIGURE_NAMES.get(figure, figure.replace("_", " "))
-            if figure == "statistics" and rest.count("/") >= 1:
-                where += " of " + _FIGURE_NAMES.get(rest.split("/")[1], rest.split("/")[1])
-        return where
-    return pointer
 
 
 def findings(data: Any) -> list[Finding]:
@@ -326,7 +288,7 @@ def _jumps(cells: list[Any]) -> Iterator[Finding]:
                 yield Finding(
                     "jump-from-neighbours",
                     f"/measurements/decode/{index}/{figure}",
-                    f"{_FIGURE_NAMES[figure]} {value:,.1f} is {JUMP_FACTOR:g}× or more {direction} "
+                    f"{FIGURE_NAMES[figure]} {value:,.1f} is {JUMP_FACTOR:g}× or more {direction} "
                     f"every "
                     f"neighbouring cell ({', '.join(f'{v:,.1f}' for v in values)}); a unit or "
                     f"column slip?",
@@ -354,7 +316,7 @@ def plausibility_warnings(document: Document) -> list[Problem]:
             document.source,
             document.line_of(f.pointer),
             f.pointer,
-            f"warning: {describe(document.data, f.pointer)}: {f.message} [{f.check}]; if the "
+            f"warning: {place(document.data, f.pointer)}: {f.message} [{f.check}]; if the "
             f"figure is right, "
             "acknowledge it in run.acknowledged_warnings with a reason",
         )

@@ -3,7 +3,7 @@ done of all and the time left), drawn by rich's Progress, each row removed when 
 ends, the whole display erased when the command's work is done.
 
 Imported by progress.py only when a command has run long enough on a terminal for progress to
-be shown (rich takes a tenth of a second to import). The counts are read from the stages
+be shown (rich is slow to import). The counts are read from the stages
 when rich redraws, on its own thread: the work that fills them only adds to a number.
 Colour follows rich, which leaves it out when NO_COLOR is set. Standard output is left alone
 (it may be a file; nothing prints there while the display is up: the command prints its result

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from sitegen import __version__
-from sitegen.records import record
+from sitegen.record_decorator import record
 
 RECEIPT_KEY = "receipt"  # the collected result's (and the run JSON's) member the site adds
 

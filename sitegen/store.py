@@ -6,8 +6,8 @@ for the measurements: nine tenths of a result's bytes, and what a build needs of
 Each run's measurements are a file of their own, ``.sitegen/measurements/<sha256>.json``
 named by the sha256 of their canonical JSON, and the result holds that digest in their place.
 The collected file is then a few hundred bytes a run, and a collect that adds a run writes
-that file and one measurements file, where it used to write 300 MB at 20,000 runs (and a
-build read, hashed and searched them).
+that file and one measurements file, where it used to write every run's measurements again
+(and a build read, hashed and searched them).
 
 A run's digest, the fingerprint every cache and page key goes by, is the sha256 of its
 result as the collected file holds it: measurements included, through their digest.
@@ -31,7 +31,7 @@ import orjson
 from sitegen import __version__
 from sitegen.errors import Problem, SitegenError
 from sitegen.files import MAX_STATE_BYTES, read_bounded
-from sitegen.records import record
+from sitegen.record_decorator import record
 
 if TYPE_CHECKING:
     from sitegen.model import Run
@@ -187,8 +187,8 @@ def write_atomic(
 def state_json(value: Any, sort_keys: bool = False) -> bytes:
     """``value`` as compact JSON for one of sitegen's state files, by orjson: the same JSON as
     ``json.dumps(value, sort_keys=sort_keys, separators=(",", ":"))`` (text beyond ASCII written
-    as UTF-8, not escaped), about eight times faster for the manifests of a 20,000-run site (the
-    build's: 0.16–0.18 s against 0.02 s). A value orjson refuses (an integer beyond 64 bits, a
+    as UTF-8, not escaped), several times faster for a large site's manifests. A value orjson
+    refuses (an integer beyond 64 bits, a
     key that is not a string) is written by the json module."""
     try:
         return orjson.dumps(value, option=orjson.OPT_SORT_KEYS if sort_keys else 0)
@@ -240,7 +240,7 @@ def write_collected_bytes(
     """Write the collected file; with ``compare``, not when it already holds ``data`` (False:
     the caller knows it differs, and reading it to compare would only cost time). The
     measurements files it names are written first (write_measurements). ``sha256``: the data's,
-    when the caller has worked it out already (15 MB at 20,000 runs: not hashed twice)."""
+    when the caller has worked it out already (not hashed twice)."""
     path = collected_path(state_dir)
     try:
         if not (
@@ -269,8 +269,7 @@ def written_by_collect(state_dir: Path, sha256: str) -> bool:
 
 
 # Up to this many new measurements files are flushed to disk one by one; more (a first
-# collect: 20,000 of them) with one os.sync(), which costs a second where 20,000 fsyncs cost
-# minutes.
+# collect: one a run) with one os.sync(), far cheaper than an fsync each.
 _FLUSHED_ONE_BY_ONE = 64
 _MEASUREMENTS_NAME = re.compile(r"^([0-9a-f]{64})\.json\Z")
 
@@ -286,7 +285,7 @@ class StoredMeasurements:
 
 def stored_measurements(state_dir: Path) -> StoredMeasurements:
     """The measurements files there are, from one listing of their folder (a collect lists it
-    once: at 20,000 runs it holds 20,000 files)."""
+    once: it holds a file a run)."""
     found = StoredMeasurements(set(), [])
     with contextlib.suppress(OSError), os.scandir(measurements_dir(state_dir)) as listing:
         for entry in listing:
@@ -329,7 +328,7 @@ def prune_measurements(state_dir: Path, keep: set[str], stored: StoredMeasuremen
 
 
 # How many runs of a collected file hold their decoded measurements at once (model.DecodedRuns):
-# 4,000 are about 300 MB, and more than any group of runs a page shows all of at 20,000 runs.
+# more than any group of runs a page shows all of, and few enough to fit in memory.
 DECODED_RUNS = 4000
 
 
@@ -345,51 +344,12 @@ def read_collected(
     short, so every entry is checked against its digest before it is believed, and each run's
     measurements against theirs when they are first read (_Measurements). ``as_written``: the
     caller found ``data`` to be the very bytes collect wrote (written_by_collect), whose digests
-    collect worked out itself; they are taken as they stand instead of worked out again (0.4 s
-    against 0.3 s at 20,000 runs). Everything else is checked as always.
+    collect worked out itself; they are taken as they stand instead of worked out again.
+    Everything else is checked as always.
     """
     from sitegen.model import DecodedRuns, run_from_dict  # here: collect only writes the file
 
-    path = collected_path(state_dir)
-    try:
-        # ``data``: the file's bytes when the caller has read them already (build hashes them
-        # first).
-        if data is None:
-            data = read_bounded(path, MAX_STATE_BYTES, display, "the collected file")
-        document = json.loads(data)
-    except FileNotFoundError:
-        raise SitegenError(
-            Problem(display, None, "", "not found; run `sitegen collect` first")
-        ) from None
-    except (OSError, ValueError) as exc:
-        raise SitegenError(
-            Problem(display, None, "", f"unreadable ({exc}); run `sitegen collect` again")
-        ) from None
-    if not isinstance(document, dict) or document.get("format") != FORMAT_NAME:
-        raise SitegenError(
-            Problem(display, None, "", "is not a sitegen collected file; run `sitegen collect`")
-        )
-    version = document.get("version")
-    if not isinstance(version, int) or version < FORMAT_VERSION:
-        raise SitegenError(
-            Problem(
-                display,
-                None,
-                "",
-                f"was written by an older sitegen (format {version}); run `sitegen collect` to "
-                f"upgrade it",
-            )
-        )
-    if version > FORMAT_VERSION:
-        raise SitegenError(
-            Problem(
-                display,
-                None,
-                "",
-                f"was written by a newer sitegen (format {version}, this is "
-                f"sitegen {__version__}); upgrade sitegen",
-            )
-        )
+    document = _collected_document(collected_path(state_dir), display, data)
     entries = document.get("runs")
     if not isinstance(entries, list):
         raise SitegenError(Problem(display, None, "", _DAMAGED))
@@ -447,6 +407,50 @@ def read_collected(
 _SHA256 = re.compile(r"^[0-9a-f]{64}\Z")
 
 
+def _collected_document(path: Path, display: str, data: bytes | None) -> dict[str, Any]:
+    """The collected file's document, once its format and version are this sitegen's."""
+    try:
+        # ``data``: the file's bytes when the caller has read them already (build hashes them
+        # first).
+        if data is None:
+            data = read_bounded(path, MAX_STATE_BYTES, display, "the collected file")
+        document = json.loads(data)
+    except FileNotFoundError:
+        raise SitegenError(
+            Problem(display, None, "", "not found; run `sitegen collect` first")
+        ) from None
+    except (OSError, ValueError) as exc:
+        raise SitegenError(
+            Problem(display, None, "", f"unreadable ({exc}); run `sitegen collect` again")
+        ) from None
+    if not isinstance(document, dict) or document.get("format") != FORMAT_NAME:
+        raise SitegenError(
+            Problem(display, None, "", "is not a sitegen collected file; run `sitegen collect`")
+        )
+    version = document.get("version")
+    if not isinstance(version, int) or version < FORMAT_VERSION:
+        raise SitegenError(
+            Problem(
+                display,
+                None,
+                "",
+                f"was written by an older sitegen (format {version}); run `sitegen collect` to "
+                f"upgrade it",
+            )
+        )
+    if version > FORMAT_VERSION:
+        raise SitegenError(
+            Problem(
+                display,
+                None,
+                "",
+                f"was written by a newer sitegen (format {version}, this is "
+                f"sitegen {__version__}); upgrade sitegen",
+            )
+        )
+    return document
+
+
 def _reject_constant(name: str) -> None:
     raise ValueError(f"{name} is not JSON")  # NaN or Infinity: canonical JSON never holds them
 
@@ -457,8 +461,8 @@ _DECODER = json.JSONDecoder(parse_constant=_reject_constant, strict=True)
 
 class _Measurements:
     """A run's measurements, read from their file in ``measurements/`` when first asked for
-    (Run.raw) and checked against the digest that names them: at 20,000 runs the decoded
-    measurements of every run would be gigabytes, and a build that adds a run needs few.
+    (Run.raw) and checked against the digest that names them: the decoded measurements of
+    every run of a large site would not fit in memory, and a build that adds a run needs few.
 
     A file that does not hold what its name says is removed (its name promises content it
     does not have, so nothing is lost) before the build stops: the next collect, finding it

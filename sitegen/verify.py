@@ -32,7 +32,7 @@ from sitegen.errors import Problem, SitegenError
 from sitegen.files import read_bounded
 from sitegen.parse import Document, parse_document, pointer_join
 from sitegen.receipts import RECEIPT_KEY
-from sitegen.records import record
+from sitegen.record_decorator import record
 
 # What verify does not compare as figures: the receipt itself, and the raw files' names, which
 # depend on where they were found (their digests are checked one by one).

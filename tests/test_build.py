@@ -848,9 +848,9 @@ def test_an_added_run_makes_only_its_own_pieces_of_the_data_files(
     from sitegen.site.figures.build_figures import Analysis, Settings
     from sitegen.site.incremental.fragments import Fragments
     from sitegen.site.page import Site
-    from sitegen.site.pages.capacity_tables import capacity_json, point_contexts
     from sitegen.site.pages.compare import setups_json
     from sitegen.site.pages.feeds import runs_index
+    from sitegen.site.pages.presets import capacity_json, point_contexts
     from sitegen.store import read_collected
 
     shutil.copy(MINIMAL, project / "content" / "runs" / "added-run.yaml")  # a model of its own
@@ -1219,8 +1219,8 @@ def test_listing_pages_built_from_kept_pieces_equal_a_cold_build(
     whose pieces a key that missed an input would leave stale."""
     for name in (
         "sitegen.site.pages.index.PAGE_SIZE",
-        "sitegen.site.pages.capacity_tables.CAPACITY_PAGE_SIZE",
-        "sitegen.site.pages.capacity_tables.AT_PAGE_SIZE",
+        "sitegen.site.sections.capacity.CAPACITY_PAGE_SIZE",
+        "sitegen.site.pages.presets.AT_PAGE_SIZE",
     ):
         monkeypatch.setattr(name, 3)
     if change == "group label":

@@ -353,7 +353,7 @@ def test_level_pages_rank_every_setup_and_say_they_are_derived(built: Path) -> N
 def test_capacity_pages_are_bounded_and_link_each_models_answers(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("sitegen.site.pages.capacity_tables.CAPACITY_PAGE_SIZE", 3)
+    monkeypatch.setattr("sitegen.site.sections.capacity.CAPACITY_PAGE_SIZE", 3)
     assert run_cli(project, "collect") == 0 and run_cli(project, "build") == 0
     site = project / "_site"
     pages = following_next(site / "capacity" / "index.html")
@@ -688,7 +688,7 @@ def test_point_files_hold_every_cell_exactly_once_per_matching_context(built: Pa
 def test_preset_views_are_paged_and_list_every_run_once(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("sitegen.site.pages.capacity_tables.AT_PAGE_SIZE", 3)
+    monkeypatch.setattr("sitegen.site.pages.presets.AT_PAGE_SIZE", 3)
     assert run_cli(project, "collect") == 0 and run_cli(project, "build") == 0
     site = project / "_site"
     runs = sorted(path.stem for path in (site / "runs").glob("*.json"))

@@ -229,8 +229,9 @@ def test_a_piece_of_a_page_is_rendered_by_the_builds_own_templates(tmp_path: Pat
     or without them the ones sitegen ships."""
     from markupsafe import Markup
 
-    from sitegen.site.pages.capacity_tables import PointSection, SectionLink
+    from sitegen.site.pages.presets import PointSection
     from sitegen.site.render import environment
+    from sitegen.site.sections.capacity import SectionLink
 
     (tmp_path / "_macros.html").write_text(
         "{% macro capacity_row(row, priced) %}<tr>{{ row.model }}{% endmacro %}"

@@ -1,4 +1,4 @@
-"""How a command's objects live and end (sitegen/lifetime.py): collect runs with few cycle
+"""How a command's objects live and end (sitegen/gc_and_exit.py): collect runs with few cycle
 collections, and the ``sitegen`` process ends after its exit handlers without tearing down
 what the command made. The ending is watched from outside, in a process of its own."""
 
@@ -127,7 +127,7 @@ def test_a_command_runs_without_the_cycle_collector_and_gives_it_back(
     project: Path, command: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """While collect checks the runs and while build plans its pages, the cycle collector is
-    off (lifetime.long_lived_work); afterwards it is on again, also when the command fails, and
+    off (gc_and_exit.long_lived_work); afterwards it is on again, also when the command fails, and
     a caller that had turned it off finds it off."""
     import importlib
 
@@ -193,7 +193,7 @@ def test_a_command_that_ends_its_process_keeps_the_collector_off_to_the_end(
     project: Path, command: str, left: str
 ) -> None:
     """Collect and build, run as the `sitegen` command, leave the collector off to the end of
-    the process (lifetime.ends_with_command): turned on again, it would look once at all they
+    the process (gc_and_exit.ends_with_command): turned on again, it would look once at all they
     made just before the process ends. Other commands leave it as it was."""
     if command == "build":
         assert run_cli(project, "collect") == 0
@@ -263,7 +263,7 @@ def test_a_command_that_ends_its_process_leaves_what_it_read_to_the_end(
     project: Path, command: str
 ) -> None:
     """Run as the `sitegen` command, collect and build leave what their work read to the
-    process's end (lifetime.left_to_the_end), which then takes it back at once: freeing it
+    process's end (gc_and_exit.left_to_the_end), which then takes it back at once: freeing it
     one object at a time as the work returned cost a build that adds a run at 20,000 runs
     0.07–0.09 s. Called in a process that goes on (`sitegen serve`, tests), they free it as
     usual: held there, every build would add its state to the process's memory."""

@@ -107,12 +107,12 @@ def test_pages_hold_about_the_page_size_on_average() -> None:
 LISTINGS = {
     "index": ("sitegen.site.pages.index.PAGE_SIZE", "index.html", "page/{}/index.html"),
     "capacity": (
-        "sitegen.site.pages.capacity_tables.CAPACITY_PAGE_SIZE",
+        "sitegen.site.sections.capacity.CAPACITY_PAGE_SIZE",
         "capacity/index.html",
         "capacity/{}/index.html",
     ),
     "preset": (
-        "sitegen.site.pages.capacity_tables.AT_PAGE_SIZE",
+        "sitegen.site.pages.presets.AT_PAGE_SIZE",
         "at/32k-16/index.html",
         "at/32k-16/{}/index.html",
     ),

@@ -11,6 +11,7 @@ import json
 import os
 import stat
 from collections.abc import Callable, Collection
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,11 +26,11 @@ from sitegen.collect.redact import redact_document, redact_document_detailed, re
 from sitegen.config import CONFIG_NAME, Config
 from sitegen.errors import Problem, SitegenError
 from sitegen.files import MAX_STATE_BYTES, read_bounded
-from sitegen.lifetime import left_to_the_end, long_lived_work
+from sitegen.gc_and_exit import left_to_the_end, long_lived_work
 from sitegen.parse import MAX_FILE_BYTES, Document, parse_document
 from sitegen.plausibility import plausibility_warnings
 from sitegen.receipts import RECEIPT_KEY, result_file_receipt
-from sitegen.records import record
+from sitegen.record_decorator import record
 from sitegen.store import (
     CollectedRun,
     canonical,
@@ -51,8 +52,6 @@ from sitegen.validate import (
 )
 
 if TYPE_CHECKING:
-    from concurrent.futures import ProcessPoolExecutor
-
     import httpx
 
 # Below this many files to check, starting worker processes costs more than it saves.
@@ -261,7 +260,7 @@ def _check_entries(
     else:
         from sitegen.workers import pool_options
 
-        with _pool_class()(**pool_options()) as pool:
+        with ProcessPoolExecutor(**pool_options()) as pool:
             chunk = max(1, len(misses) // 16)
             for checked in pool.map(_check, [work for _, work in misses], chunksize=chunk):
                 # (in order, as each chunk comes back)
@@ -272,24 +271,6 @@ def _check_entries(
             checked, entry=work.entry, key=work.key
         )  # (a worker returns a copy of the entry)
     return [checked for checked in results if checked is not None]
-
-
-def _pool_class() -> type[ProcessPoolExecutor]:
-    pool: type[ProcessPoolExecutor] = globals().get("ProcessPoolExecutor") or __getattr__(
-        "ProcessPoolExecutor"
-    )
-    return pool
-
-
-def __getattr__(name: str) -> Any:
-    # The process pool (and multiprocessing with it) takes a tenth of a second to import, and
-    # most collects check too few files to use it: imported when first used (or patched by a test).
-    if name == "ProcessPoolExecutor":
-        from concurrent.futures import ProcessPoolExecutor
-
-        globals()[name] = ProcessPoolExecutor
-        return ProcessPoolExecutor
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def check_local(
@@ -430,7 +411,7 @@ def collect(
     the last collect (collect/manifest.py): an unchanged collect reads no result file, and
     writes nothing when no run changed."""
     # What it reads (the manifest, each run's record) lives until it ends, with few cycles: run
-    # without the cycle collector (lifetime.long_lived_work).
+    # without the cycle collector (gc_and_exit.long_lived_work).
     with long_lived_work():
         return _collect(config, offline=offline, progress=progress)
 
@@ -580,7 +561,7 @@ def _write(
 
 def _previous_collected(
     path: Path, previous: Manifest | None
-) -> tuple[bytearray | None, bool, os.stat_result | None]:
+) -> tuple[bytes | None, bool, os.stat_result | None]:
     """The collected file's bytes (None when not read), whether it is the file the manifest
     recorded, and its stat (taken before it is read)."""
     if previous is None or previous.collected_sha256 is None:
@@ -600,10 +581,10 @@ def _previous_collected(
     return data, data is not None, found
 
 
-def _read_verified(path: Path, previous: Manifest | None) -> bytearray | None:
+def _read_verified(path: Path, previous: Manifest | None) -> bytes | None:
     """The collected file's bytes when they are what the manifest recorded, else None: the very
     file recorded (its identity after the read, recorded once it had settled) without hashing
-    them, which takes 10 ms at 20,000 runs; any other file when they hash as recorded."""
+    them; any other file when they hash as recorded."""
     if previous is None:
         return None
     read = _read_whole(path)
@@ -615,39 +596,14 @@ def _read_verified(path: Path, previous: Manifest | None) -> bytearray | None:
     return data if hashlib.sha256(data).hexdigest() == previous.collected_sha256 else None
 
 
-_READ_FLAGS = (
-    os.O_RDONLY
-    | getattr(os, "O_NOFOLLOW", 0)
-    | getattr(os, "O_NONBLOCK", 0)
-    | getattr(os, "O_CLOEXEC", 0)
-)
-
-
-def _read_whole(path: Path) -> tuple[bytearray, files.Identity] | None:
-    """A plain file's bytes, read into one buffer of its size (files.read_bounded reads chunks and
-    joins them: two copies of a 300 MB collected file), and its identity once read; None when
-    it is no plain file, too big, unreadable, or changes size while read."""
+def _read_whole(path: Path) -> tuple[bytes, files.Identity] | None:
+    """A plain file's bytes and its identity once read; None when it is no plain file, too big
+    or unreadable (a change while it was read shows in the identity)."""
     try:
-        descriptor = os.open(path, _READ_FLAGS)
-    except OSError:
+        data, descriptor = files.read_bounded_open(path, MAX_STATE_BYTES, what="the collected file")
+    except (OSError, SitegenError):
         return None
     try:
-        status = os.fstat(descriptor)
-        if not stat.S_ISREG(status.st_mode) or status.st_size > MAX_STATE_BYTES:
-            return None
-        os.set_blocking(descriptor, True)
-        data = bytearray(status.st_size)
-        view = memoryview(data)
-        done = 0
-        while done < len(data):
-            count = os.readv(descriptor, [view[done:]])
-            if count == 0:
-                return None  # cut short while read
-            done += count
-        if os.read(descriptor, 1):
-            return None  # grew while read
-        return data, files.identity(os.fstat(descriptor))  # (a change while it was read shows)
-    except OSError:
-        return None
+        return data, files.identity(os.fstat(descriptor))
     finally:
         os.close(descriptor)

@@ -71,8 +71,8 @@ class EntryCache:
     def prune(self) -> None:
         """Forget the entries this collect did not use: of files that are gone or changed (called
         after a collect that read a file, or found one gone)."""
-        # Listed by name (os.scandir), not as Path objects (glob): at 20,000 runs the folder
-        # holds 20,000 entries, and a collect that reads one added file still prunes.
+        # Listed by name (os.scandir), not as Path objects (glob): the folder holds an entry a
+        # result file, and a collect that reads one added file still prunes.
         with contextlib.suppress(OSError), os.scandir(self.folder) as entries:
             for entry in entries:
                 if entry.name.endswith(".json") and entry.name[:-5] not in self.used:

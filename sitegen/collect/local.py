@@ -17,7 +17,7 @@ from typing import Literal
 
 from sitegen.errors import Problem
 from sitegen.parse import MAX_FILE_BYTES
-from sitegen.records import record
+from sitegen.record_decorator import record
 
 RESULT_SUFFIXES = (".yaml", ".yml", ".json")
 # \Z, not $: '$' also matches before a final newline, which would let 'x\n.yaml' through.
@@ -45,8 +45,8 @@ class Entry:
 
     @cached_property
     def path(self) -> Path:
-        # Made when asked for: a collect of 20,000 unchanged files needs none of them, and
-        # making a Path per file was a tenth of its time.
+        # Made when asked for: a collect of unchanged files needs none of them, and making a
+        # Path per file was a large part of its time.
         return self.folder / self.name
 
     @property

@@ -28,7 +28,7 @@ from sitegen.progress import ALONGSIDE, read_timings
 from sitegen.site.figures import history, numbers
 from sitegen.site.figures.headlines import headlines
 from sitegen.site.page import hardware_name
-from sitegen.site.pages.setups import SiteHistory, figure_words, ratio_words, where
+from sitegen.site.sections.setups import SiteHistory, figure_words, ratio_words, where
 from sitegen.store import read_collected
 
 Change = Literal["added", "changed", "removed"]

@@ -30,7 +30,7 @@ from sitegen import __version__, files, progress
 from sitegen.config import Config
 from sitegen.errors import Problem, SitegenError
 from sitegen.files import MAX_STATE_BYTES, read_bounded
-from sitegen.lifetime import left_to_the_end, long_lived_work
+from sitegen.gc_and_exit import left_to_the_end, long_lived_work
 from sitegen.model import Run
 from sitegen.resources import resource_dir
 from sitegen.site.draw.chart_render import (
@@ -51,9 +51,9 @@ from sitegen.site.output.staging import MARKER, StagedOutput
 from sitegen.site.page import Site
 from sitegen.site.pages import feeds
 from sitegen.site.pages import run_json as exports
-from sitegen.site.pages.capacity_tables import capacity_json, model_point_files, point_contexts
 from sitegen.site.pages.compare import setups_json
 from sitegen.site.pages.index import SEARCH_INDEX, search_index_of
+from sitegen.site.pages.presets import capacity_json, model_point_files, point_contexts
 from sitegen.site.pages.setups import changes_json
 from sitegen.site.plan import KEY_HALF, PlanMemory, PlannedPage, plan
 from sitegen.site.render import environment, render
@@ -178,7 +178,7 @@ class CollectedDigest:
 def build(config: Config, force_output: bool = False) -> BuildSummary:
     """Build the site into ``config.output_dir``; ``force_output`` lets it replace a folder of
     files sitegen did not make (never one of the project's own folders)."""
-    # Without the cycle collector while it runs (lifetime.long_lived_work).
+    # Without the cycle collector while it runs (gc_and_exit.long_lived_work).
     with long_lived_work():
         return _build(config, force_output)
 

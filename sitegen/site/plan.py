@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from sitegen.model import Run
-from sitegen.records import record
+from sitegen.record_decorator import record
 from sitegen.site.figures.build_figures import Analysis, Settings
 from sitegen.site.figures.grouping import (
     Group,
@@ -32,15 +32,7 @@ from sitegen.site.figures.labels import distinguishing_labels
 from sitegen.site.figures.paging import Paging, listed_models
 from sitegen.site.figures.run_colours import model_places
 from sitegen.site.page import Page, Site
-from sitegen.site.pages.capacity import capacity_page, level_model_page, level_model_path
-from sitegen.site.pages.capacity_tables import (
-    capacity_paging,
-    capacity_path,
-    preset_page,
-    preset_paging,
-    preset_path,
-    priced,
-)
+from sitegen.site.pages.capacity import capacity_page, level_model_page
 from sitegen.site.pages.compare import (
     MAX_LINKED,
     MAX_RUNS,
@@ -58,14 +50,11 @@ from sitegen.site.pages.index import (
     page_path,
     site_choice,
 )
+from sitegen.site.pages.presets import preset_page, preset_paging, preset_path
 from sitegen.site.pages.run import run_links, run_page, with_links
-from sitegen.site.pages.setups import (
-    SiteHistory,
-    history_pages,
-    run_history,
-    setup_path,
-    with_setups,
-)
+from sitegen.site.pages.setups import history_pages
+from sitegen.site.sections.capacity import capacity_paging, capacity_path, level_model_path, priced
+from sitegen.site.sections.setups import SiteHistory, run_history, setup_path, with_setups
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ _ALLOWED_SCHEMES = ("http://", "https://", "mailto:", "#", "/")
 @cache
 def _renderer() -> MarkdownIt:
     # Imported on first use: a build renders prose only for the run pages it makes, and
-    # markdown-it costs a tenth of the build's import time.
+    # markdown-it is a large part of the build's import time.
     from markdown_it import MarkdownIt
 
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})

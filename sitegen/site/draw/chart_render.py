@@ -111,8 +111,8 @@ def _vl_convert_version() -> str:
 
 class ChartTemplates:
     """The Vega-Lite template of each kind of chart (chart_templates), kept in ``folder``:
-    Altair takes most of a second to import, which a build that adds one run would otherwise
-    spend every time. Loaded on first use; one object per build."""
+    Altair is slow to import, which a build that adds one run would otherwise spend every
+    time. Loaded on first use; one object per build."""
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
@@ -242,7 +242,7 @@ class ChartRenderer:
 
         pool = ProcessPoolExecutor(max_workers=self.workers, **pool_options())
         if read_cache(self._bundle_path()) is None:
-            # Making the bundle holds a process for seconds: a worker makes it beside the charts.
+            # Making the bundle holds a process long: a worker makes it beside the charts.
             self._bundle_future = pool.submit(_make_javascript_bundle)
         return pool
 
@@ -288,7 +288,7 @@ _WARM_UP_SPEC = json.dumps(
 
 
 def start_vl_convert() -> None:
-    """Start vl-convert in this process (about half a second: its JavaScript engine and Vega),
+    """Start vl-convert in this process (its JavaScript engine and Vega: slow to start),
     and import what drawing needs, by drawing the least chart there is."""
     render_svg(_WARM_UP_SPEC)
 
@@ -301,6 +301,9 @@ def _stop_workers(pool: Executor) -> None:
     if kill is not None:
         kill()
         return
+    # A private name, on purpose: without it a build that needs no chart waits for vl-convert to
+    # start in the warmed worker (the cost: docs/performance-log.md, issue 42; pinned by
+    # test_chart_batch.py's test_a_warm_up_no_chart_needed_is_not_waited_for).
     processes = getattr(pool, "_processes", None) or {}
     for process in list(processes.values()):
         with contextlib.suppress(OSError, ValueError, AttributeError):
@@ -314,7 +317,7 @@ class ChartBatch:
 
     A few charts (an added run changes one to four) are drawn by one worker process, started
     at the first chart the cache lacks, or before by ``warm_up``: starting vl-convert alone
-    takes about half a second, and drawing in this process, even in a thread, would add to the
+    takes long, and drawing in this process, even in a thread, would add to the
     build's time (vl-convert holds Python's lock while it starts and draws: measured, a thread
     drawing beside page making finished no sooner than drawing after it). On the other core, the
     drawing is done by the time the build asks for it. Once there are PARALLEL_THRESHOLD
@@ -348,14 +351,14 @@ class ChartBatch:
 
     def warm_up(self, start: Callable[[], None] = start_vl_convert) -> None:
         """Start the early worker, and vl-convert in it (``start``), before the first chart is
-        added: a build that adds a run makes its first new chart seconds into the build at
-        20,000 runs, and then waited for vl-convert to start after its pages were written.
+        added: a build that adds a run to a large site makes its first new chart late in the
+        build, and then waited for vl-convert to start after its pages were written.
         Started at the build's start, on another core, the worker is ready by then. When no
         chart is drawn after all, ``close`` ends the worker without waiting for it. With one
         core, nothing: vl-convert starts in this process when the first chart is asked for.
 
-        The worker is started by a thread of its own: starting it waits a tenth of a second for
-        the fork server to start, which the build spends reading instead. Whatever the batch
+        The worker is started by a thread of its own: starting it waits for the fork server
+        to start, which the build spends reading instead. Whatever the batch
         does next waits for that thread first (_started)."""
         if (
             self._early is None

@@ -234,8 +234,8 @@ KINDS = ("decode", "prefill", "pareto")
 def altair_version() -> str:
     """Altair's installed version, as importlib.metadata.version("altair") gives it: read from
     the first folder on sys.path that holds Altair's metadata, as that function looks for it,
-    without importing importlib.metadata (it imports the email package: 40-60 ms of every build,
-    which needs nothing else of it). Anything but one plain ``altair-<version>.dist-info`` there
+    without importing importlib.metadata (it imports the email package, slow to import, which
+    a build needs nothing else of). Anything but one plain ``altair-<version>.dist-info`` there
     (an egg, a look-alike name, two versions) is the library's to answer."""
     for entry in sys.path:
         try:

@@ -59,8 +59,8 @@ class Outline(NamedTuple):
     """Where a run's decode matrix has figures, without its cells: the contexts and request
     counts of its grid (CellGrid), and the contexts at which some cell measured a total. A
     group page needs only this of most of its runs (which contexts its charts offer, which
-    runs each chart draws): at 20,000 runs an accelerator's page lists 1,700 runs, and their
-    outlines, kept between builds (figure_cache), spare decoding every one of them."""
+    runs each chart draws): an accelerator's page lists many runs, and their outlines, kept
+    between builds (figure_cache), spare decoding every one of them."""
 
     contexts: tuple[int, ...]
     levels: tuple[int, ...]
@@ -89,10 +89,10 @@ def outline_of(run: Run, grid: CellGrid) -> Outline:
 class GridFacts(NamedTuple):
     """What a build asks of a run's grid sweep after sweep, kept when the grid lets go of its
     cells (Analysis.grid): its contexts and request counts, and the cells at the points the
-    preset views show. At 20,000 runs a build holds the cells of 4,000 at once, and each
-    listing, data file and page kind visits every run in its own order: without these, each
-    visit decoded the run's measurements again (eleven decodes a run, counted at a fifth of the
-    runs held), the part of a cold build that grew faster than the runs."""
+    preset views show. A build holds the cells of a window of runs at once (DecodedRuns), and
+    each listing, data file and page kind visits every run in its own order: without these,
+    each visit decoded the run's measurements again, the part of a cold build that grew faster
+    than the runs."""
 
     contexts: tuple[int, ...]
     levels: tuple[int, ...]

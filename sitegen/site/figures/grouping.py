@@ -132,7 +132,7 @@ def hardware_groups(runs: list[Run], newest_first: bool = False) -> list[Group]:
 
 def _site_groups(runs: tuple[Run, ...]) -> dict[tuple[str, str], Group]:
     # Sorted once, newest first, and each group takes its runs in that order (no ties: run ids
-    # differ): sorting each group of each kind on its own cost twice as much at 20,000 runs.
+    # differ): sorting each group of each kind on its own cost twice as much.
     members = sorted(runs, key=_newest_first, reverse=True)
     return {
         (g.kind, g.key): g for g in model_groups(members, True) + hardware_groups(members, True)
@@ -151,7 +151,7 @@ def site_groups(runs: Iterable[Run]) -> dict[tuple[str, str], Group]:
 def natural_pairs(runs: list[Run]) -> list[tuple[Run, Run]]:
     """(older, newer) pairs of consecutive runs of one model on one accelerator."""
     # From the model groups, whose runs are in order already (newest first): a build asks for
-    # both, and sorting the runs again cost half of this at 20,000 runs.
+    # both, and sorting the runs again cost half as much as this.
     pairs: list[tuple[Run, Run]] = []
     for (kind, _), group in site_groups(runs).items():
         if kind != "models":
@@ -175,7 +175,7 @@ def closest_runs(
     own = place[run.id]
     # Partners by distance (of equals the earlier), then the others outward from the run, the
     # earlier side first: a walk of at most ``count`` steps each way, not a sort of the window
-    # (asked for twice for each of 20,000 runs by every plan).
+    # (asked for twice for each run by every plan).
     first = sorted(
         (place[i] for i in partners if i in place and i != run.id),
         key=lambda at: (abs(at - own), at),

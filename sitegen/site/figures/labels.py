@@ -173,7 +173,7 @@ def _siblings_key(run: Run) -> tuple[str, str, str]:
 
 
 # A build asks about every run of the site five times (its plan, search index, feed and data
-# files), 0.1 s each at 20,000 runs: remembered for the last few collections of runs.
+# files): remembered for the last few collections of runs.
 # (Through a lambda: the module's distinguishing_labels_of is looked up when it is called.)
 _RECENT_LABELS = ByRuns(lambda members: distinguishing_labels_of(members))
 

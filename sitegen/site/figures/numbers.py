@@ -7,6 +7,9 @@ Values arrive in the result file's raw units (tokens, tok/s, ms, s, GB); ``None`
 
 from __future__ import annotations
 
+# One rule for a context's label in both stages (collect's warnings, the pages): wording's.
+from sitegen.wording import context as context
+
 MISSING = "—"
 
 
@@ -110,19 +113,6 @@ def gigabytes(value: float | None) -> str:
 CONTEXT_ZERO = "0 (no earlier context: each request's own short prompt only)"
 # The same in short, beside a 0 in an index cell, where the full sentence does not fit.
 CONTEXT_ZERO_NOTE = "no earlier context"
-
-
-def context(tokens: int) -> str:
-    """A context length, one way everywhere (docs/result-format.md): under 1,024 tokens the
-    count (0, 500); from 1,024 up in K of 1,024 tokens, whole where it is a multiple (8K, 1019K,
-    as the seed's matrix), else to one decimal, rounded half up (5,000 → 4.9K, 67,176 → 65.6K).
-    Whole tenths in integers, so templates/static/site.js writes the same."""
-    if tokens < 1024:
-        return f"{tokens:,}"
-    if tokens % 1024 == 0:
-        return f"{tokens // 1024}K"
-    tenths = (tokens * 10 + 512) // 1024
-    return f"{tenths // 10}.{tenths % 10}K"
 
 
 def context_exact(tokens: int) -> str:

@@ -3,8 +3,8 @@ pages, so that adding a run changes the pages of its own model, not every page.
 
 Why not a page every ``size`` runs: all three listings show the runs model after model, so a
 run added to one model would push one row of every later page onto the next, and every page of
-every listing would be made and written again (465 pages at 20,000 runs: a second of a build
-that adds one run). Here a page ends after a model that the model itself chooses: after model
+every listing would be made and written again by a build that adds one run. Here a page ends
+after a model that the model itself chooses: after model
 ``m`` when a number drawn from its key (``draw``: sha256, uniform in [0, 1)) is below its share
 of a page, ``len(m.runs) / size``. That choice depends on nothing but the model, so a run added
 to a model leaves every other page as it was, except in two cases that renumber the pages after

@@ -7,7 +7,7 @@ references to them, which prove that an identity still belongs to the run it was
 The key never keeps a run alive, but a remembered value that holds runs does (the groups of
 groups.site_groups do): the last ``kept`` collections asked about stay in memory until newer
 ones push them out, 280 MB for one of 20,000 runs. A `sitegen` command ends its process
-without freeing them (lifetime.end_process); a long-lived process that builds again and again
+without freeing them (gc_and_exit.end_process); a long-lived process that builds again and again
 (`sitegen serve`) holds at most ``kept`` of them.
 """
 

@@ -24,15 +24,19 @@ from sitegen.config import Price, ServiceLevel
 from sitegen.model import Run
 from sitegen.site.figures import numbers
 from sitegen.site.figures.build_figures import Analysis
-from sitegen.site.figures.capacity import CANNOT_TELL, CONTEXT_TOLERANCE, MEETS, Capacity
+from sitegen.site.figures.capacity import (
+    CANNOT_TELL,
+    CONTEXT_TOLERANCE,
+    MEETS,
+    Capacity,
+)
 from sitegen.site.figures.grouping import Group
 from sitegen.site.figures.labels import distinguishing_labels
 from sitegen.site.figures.paging import Paging, listed_models
 from sitegen.site.incremental.fragments import Fragments
 from sitegen.site.page import Page, Site, engine_summary, hardware_name
-from sitegen.site.pages.capacity_tables import (
+from sitegen.site.sections.capacity import (
     DERIVED_NOTE,
-    CapacityPageContext,
     LevelNote,
     QuestionModel,
     SectionLink,
@@ -40,6 +44,7 @@ from sitegen.site.pages.capacity_tables import (
     capacity_path,
     context_clusters,
     group_members,
+    level_model_path,
     level_notes,
     priced,
     priced_cost,
@@ -47,7 +52,7 @@ from sitegen.site.pages.capacity_tables import (
     verdict_labels,
     verdict_parts,
 )
-from sitegen.site.pages.index import pager
+from sitegen.site.sections.listing import Pager, pager
 
 State = Literal["meets", "none_meets", "cannot_tell"]
 
@@ -71,15 +76,6 @@ def standing(analysis: Analysis, run: Run, context: int, level: ServiceLevel) ->
     if found.state == CANNOT_TELL:
         return Standing("cannot_tell", found, found.reason)
     return Standing("none_meets", found, verdict_parts(found)[1])
-
-
-def level_slug(level: ServiceLevel) -> str:
-    return level.name
-
-
-def level_model_path(level: ServiceLevel, group: Group) -> str:
-    """Where a model's ranked setups at a level are: capacity/<level>/<model>/."""
-    return f"capacity/{level_slug(level)}/{group.slug}/index.html"
 
 
 @dataclass(frozen=True)
@@ -353,38 +349,36 @@ def question_models(
     return tuple(found)
 
 
-@dataclass(frozen=True)
-class ModelLevelLinks:
-    """A model's ranked answers, one link per shipped level (its model page and /capacity/)."""
-
-    level: str
-    title: str
-    href: str
-
-
-def model_level_links(
-    site: Site, group: Group, levels: tuple[ServiceLevel, ...]
-) -> tuple[ModelLevelLinks, ...]:
-    return tuple(
-        ModelLevelLinks(
-            level.name,
-            level.title,
-            site.url(level_model_path(level, group).removesuffix("index.html")),
-        )
-        for level in levels
-    )
-
-
-__all__ = ["Standing", "level_model_page", "level_model_path", "model_level_links", "standing"]
+__all__ = ["Standing", "level_model_page", "standing"]
 
 
 # --- /capacity/: each model's contexts, linking to their answers -------------------------------
 
 
+@dataclass(frozen=True)
+class CapacityPageContext:
+    """A page of /capacity/ (templates/pages/capacity.html): per model, its best setup at each
+    context and level, linking to the ranked answers; about CAPACITY_PAGE_SIZE runs a page, in
+    model order. ``sections`` are the models' parts as capacity_section writes them, each a kept
+    piece; ``question`` the page's models for the reader's own question (capacity.js)."""
+
+    site: Site
+    title: str
+    levels: tuple[LevelNote, ...]
+    toc: tuple[SectionLink, ...]
+    sections: Markup
+    priced: bool
+    derived_note: str
+    tolerance: str
+    pager: Pager
+    rules_href: str
+    question: tuple[QuestionModel, ...] = ()
+
+
 def capacity_section(
     site: Site, group: Group, first: int, last: int, costs: bool, analysis: Analysis
 ) -> str:
-    """``group``'s part of a /capacity/ page (capacity_views.model_overview): per context, its
+    """``group``'s part of a /capacity/ page (model_overview): per context, its
     best setup at each level and a link to the ranked answer. Kept between builds, made from the
     model's runs and label and path, the part shown (a part after the first is "continued") and
     the page's depth; the service levels are settings, in the cache's scope. ``costs`` is not

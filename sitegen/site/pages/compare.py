@@ -28,8 +28,8 @@ from markupsafe import Markup
 
 from sitegen.model import DecodeCell, Run, Status
 from sitegen.site.draw.bars import BarChart, prefill_bars
-from sitegen.site.draw.chart_specs import PALETTE, _frontier
-from sitegen.site.draw.plots import Plot, PlotSeries, plot
+from sitegen.site.draw.chart_specs import PALETTE
+from sitegen.site.draw.plots import Plot
 from sitegen.site.figures import labels, numbers
 from sitegen.site.figures.grouping import Group, compare_path, model_key, site_groups
 from sitegen.site.figures.launch_settings import (
@@ -42,6 +42,7 @@ from sitegen.site.figures.run_colours import chart_places, model_places
 from sitegen.site.incremental.fragments import Fragments
 from sitegen.site.json_rows import run_piece
 from sitegen.site.page import Field, Page, Site, hardware_name, model_name
+from sitegen.site.sections.curves import decode_plot, pareto_plot, shared_contexts
 
 LETTERS = "ABCDEF"
 MAX_RUNS = len(LETTERS)
@@ -422,184 +423,6 @@ def caveats(runs: list[ComparedRun], setup: tuple[SetupRow, ...]) -> tuple[str, 
 # --- curves, frontier and prefill --------------------------------------------------------
 
 
-def measured_contexts(run: Run) -> Iterable[int]:
-    """The contexts at which some decode cell of ``run`` measured a total (capacity.Outline)."""
-    return {
-        c.context_tokens
-        for c in run.decode
-        if c.status.measured and c.total_tokens_per_s is not None
-    }
-
-
-def shared_contexts(
-    runs: list[Run], measured: Callable[[Run], Iterable[int]] = measured_contexts
-) -> list[int]:
-    """Contexts measured by at least two of ``runs`` (every context for a single run);
-    ``measured``: where a run measured (a group page reads it from kept outlines)."""
-    counts: dict[int, int] = {}
-    for run in runs:
-        for context in set(measured(run)):
-            counts[context] = counts.get(context, 0) + 1
-    needed = 2 if len(runs) > 1 else 1
-    return sorted(c for c, n in counts.items() if n >= needed)
-
-
-def decode_plot(
-    named: list[tuple[str, int, Run]],
-    context: int,
-    per_device: bool,
-    point_names: Mapping[str, str] | None = None,
-    *,
-    cells: Callable[[Run], Iterable[DecodeCell]] | None = None,
-    levels: Iterable[float] | None = None,
-) -> Plot | None:
-    """Decode tok/s against simultaneous requests at one context, one line per run measured there.
-    ``point_names`` shortens a run's name in its points' hover titles (the comparison's letters).
-    ``cells``: the cells of a run to draw (default: all of them); ``levels``: the x axis's request
-    counts (default: those the runs measured at any context)."""
-    series = []
-    for label, index, run in named:
-        name = (point_names or {}).get(label, label)
-        divisor = run.hardware.count if per_device else 1
-        points = tuple(
-            (
-                float(c.concurrency),
-                c.total_tokens_per_s / divisor,
-                f"{c.concurrency} → {numbers.rate(c.total_tokens_per_s / divisor)}"
-                + ("" if c.status is Status.VALID else f" ({labels.STATUSES[c.status].lower()})"),
-            )
-            for c in (cells(run) if cells else run.decode)
-            if c.context_tokens == context
-            and c.status.measured
-            and c.total_tokens_per_s is not None
-        )
-        # One hover title per run (plots.py): requests → tok/s at each point, as the axes read.
-        series.append(
-            PlotSeries(
-                label,
-                index,
-                points,
-                run_id=run.id,
-                title=f"{name}: {', '.join(words for _, _, words in points)}",
-            )
-        )
-    missing = [s.label for s in series if not s.points]
-    # A single point has no curve and may hide behind another run's point: say where it is.
-    single = [
-        f"{s.label} (at {numbers.count_noun(int(s.points[0][0]), 'request')})"
-        for s in series
-        if len(s.points) == 1
-    ]
-    notes = ([f"Not measured at this context: {', '.join(missing)}."] if missing else []) + (
-        [f"One point only: {', '.join(single)}."] if single else []
-    )
-    note = " ".join(notes) or None
-    unit = "tok/s per accelerator" if per_device else "total tok/s"
-    # Every context's plot spans the request counts the runs measured at any context: one x axis for
-    # the grid.
-    if levels is None:
-        levels = {
-            float(c.concurrency)
-            for _, _, run in named
-            for c in run.decode
-            if c.status.measured and c.total_tokens_per_s is not None
-        }
-    return plot(
-        f"{numbers.context(context)} context",
-        series,
-        x_log=True,
-        x_title="simultaneous requests",
-        y_title=unit,
-        note=note,
-        x_domain=levels,
-    )
-
-
-def frontier_cells(run: Run, context: int | None = None) -> list[DecodeCell]:
-    """The cells a frontier is drawn from: valid, with a total and a per-request figure; with
-    ``context``, only those at it."""
-    return [
-        c
-        for c in run.decode
-        if c.status is Status.VALID
-        and c.total_tokens_per_s is not None
-        and c.per_request_tokens_per_s is not None
-        and (context is None or c.context_tokens == context)
-    ]
-
-
-def pareto_plot(
-    named: list[tuple[str, int, Run]],
-    per_device: bool = True,
-    point_names: Mapping[str, str] | None = None,
-    *,
-    context: int | None = None,
-    x_title: str = "per-request tok/s",
-) -> tuple[Plot | None, str | None]:
-    """Throughput (per accelerator, as frontiers are usually read) against per-request speed,
-    each run's frontier joined; with ``context``, the cells at that context only. A run with
-    per-request figures at fewer than two request counts has no trade-off to draw: it is left
-    out, and the note says so, rather than showing a few points that read as a slow run."""
-    series = []
-    left_out = []
-    for label, index, run in named:
-        cells = frontier_cells(run, context)
-        levels = {c.concurrency for c in cells}
-        if len(levels) < 2:
-            where = (
-                f"only at {numbers.count_noun(next(iter(levels)), 'request')}" if levels else "none"
-            )
-            left_out.append(f"{label} (per-request tok/s: {where})")
-            continue
-        divisor = run.hardware.count if per_device else 1
-        points = [
-            (c.per_request_tokens_per_s or 0.0, (c.total_tokens_per_s or 0.0) / divisor, c)
-            for c in cells
-        ]
-        frontier = _frontier([(x, y) for x, y, _ in points])
-        # Its hover title lists the frontier's cells (up to 64 cells a run would make a title
-        # no one reads); every cell's figures are on the run's page.
-        words = {
-            (
-                x,
-                y,
-            ): f"{numbers.context(c.context_tokens)} × {c.concurrency} → "
-            f"{numbers.rate(x)} per request, {numbers.rate(y)}"
-            for x, y, c in points
-        }
-        title = (
-            f"{(point_names or {}).get(label, label)}, frontier: "
-            f"{'; '.join(words[p] for p in sorted(frontier))}"
-            f" ({numbers.count_noun(len(points), 'cell')} in all: see the run's page)"
-        )
-        series.append(
-            PlotSeries(
-                label,
-                index,
-                tuple((x, y, words[(x, y)]) for x, y, _ in points),
-                tuple(sorted(frontier)),
-                run.id,
-                title,
-            )
-        )
-    note = (
-        f"Left out, for lack of per-request figures at two or more request counts: "
-        f"{'; '.join(left_out)}."
-        if left_out
-        else None
-    )
-    unit = "tok/s per accelerator" if per_device else "total tok/s"
-    where = (
-        ""
-        if context is None
-        else f" at context {numbers.CONTEXT_ZERO}"
-        if context == 0
-        else f" at {numbers.context(context)} context"
-    )
-    caption = "Throughput against interactivity" + where
-    return plot(caption, series, x_log=False, x_title=x_title, y_title=unit, note=note), note
-
-
 def speed_title(compared: Iterable[ComparedRun]) -> str:
     """The frontier's x axis, naming the statistic of its per-request figures: the runs' one, or
     each run's after its letter where they differ ("A mean, B as reported")."""
@@ -864,7 +687,7 @@ def compare_app_page(
     pairs of each model are two pieces kept between builds (``fragments``), keyed by the model's
     digest from the plan (``model_digests``: a group's path → its digest, pages.PlanMemory) or
     else by what they show, so that adding a run makes its model's pieces and joins the others
-    (at 20,000 runs the page is 20,000 options and 6,000 links)."""
+    (the page has an option a run and a link a pair)."""
     fragments = fragments or Fragments(None, "")
     pairs_of: dict[str, list[tuple[Run, Run]]] = {}
     for a, b in pairs:  # a pair's runs are of one model
@@ -873,8 +696,8 @@ def compare_app_page(
     for group in listed_models(site_groups(runs)):
         shown_pairs = pairs_of.get(group.key, [])
         digest = model_digests.get(group.path) if model_digests is not None else None
-        # In order of id, sorted only when the pieces are made or keyed by them (2,000 models at
-        # 20,000 runs: sorting each model's runs was a third of the page when all were kept).
+        # In order of id, sorted only when the pieces are made or keyed by them (sorting each
+        # model's runs was a large part of the page when all were kept).
         inputs: object = digest or [
             group.label,
             [(run.id, run.digest, short_label(run, run_labels)) for run in _by_id(group)],
@@ -931,6 +754,5 @@ __all__ = [
     "compare_page",
     "ratio_matrix",
     "setup_rows",
-    "shared_contexts",
     "two_way_matrix",
 ]

@@ -15,6 +15,7 @@ from sitegen.site.figures.labels import distinguishing_labels, with_label
 from sitegen.site.incremental.fragments import Fragments
 from sitegen.site.json_rows import json_lines, row, run_piece
 from sitegen.site.page import Site, engine_summary, hardware_name, model_name
+from sitegen.site.sections.feed import FeedEntry
 
 FEED_SIZE = 50
 RUNS_INDEX_FORMAT = "sitegen-runs"
@@ -92,17 +93,6 @@ def runs_index(
         lines,
         "runs",
     )
-
-
-@dataclass(frozen=True)
-class FeedEntry:
-    """One run in the Atom feed."""
-
-    id: str
-    title: str
-    link: str
-    updated: str
-    summary: str
 
 
 @dataclass(frozen=True)

@@ -32,15 +32,15 @@ from sitegen.site.figures.run_colours import chart_places, model_places
 from sitegen.site.incremental.fragments import Fragments
 from sitegen.site.json_rows import dumps
 from sitegen.site.page import Field, Page, Site, hardware_name, model_name
-from sitegen.site.pages.capacity import ModelLevelLinks, model_level_links
-from sitegen.site.pages.compare import (
+from sitegen.site.sections.capacity import ModelLevelLinks, model_level_links
+from sitegen.site.sections.curves import (
     decode_plot,
     frontier_cells,
     measured_contexts,
     pareto_plot,
     shared_contexts,
 )
-from sitegen.site.pages.index import (
+from sitegen.site.sections.listing import (
     PointChoice,
     PresetLink,
     RunRow,
@@ -50,7 +50,7 @@ from sitegen.site.pages.index import (
     row_key,
     run_row,
 )
-from sitegen.site.pages.setups import SetupLink
+from sitegen.site.sections.setups import SetupLink
 
 
 @dataclass(frozen=True)
@@ -174,9 +174,7 @@ def series_labels(runs: list[Run], kind: str) -> dict[str, str]:
             if part and part.rstrip("…") not in name
         ]
         names[run.id] = with_label(name, " · ".join(extra)) or run.id
-    taken = Counter(
-        names.values()
-    )  # (counted once: an accelerator's page names 1,700 runs at 20,000)
+    taken = Counter(names.values())  # (counted once: an accelerator's page names many runs)
     return {
         run_id: name if taken[name] == 1 else f"{name} ({run_id})" for run_id, name in names.items()
     }
@@ -282,8 +280,8 @@ def _row_html(
     label: str,
 ) -> str:
     """The run's row on its group's page (an accelerator page's rows do not link to it), kept
-    between builds, keyed as the index's rows are: an accelerator of 1,700 runs at 20,000 runs
-    would otherwise work out and write every row of its page again for each run added to it."""
+    between builds, keyed as the index's rows are: an accelerator of many runs would otherwise
+    work out and write every row of its page again for each run added to it."""
     fragments = analysis.fragments
     return fragments.get(
         row_key(f"{group.kind} row", site, run, groups, label),
@@ -459,8 +457,7 @@ def decode_charts(
         return known[run.id]
 
     # Where each run measured, from its outline: a group of many runs draws few of them, and
-    # only those are decoded. Looked up once a run: the charts ask ten times a run (an
-    # accelerator's page, 1,700 runs at 20,000 runs).
+    # only those are decoded. Looked up once a run: the charts ask many times a run.
     where = {run.id: analysis.outline(run).measured for run in runs}
 
     def measured(run: Run) -> tuple[int, ...]:
@@ -484,8 +481,29 @@ def decode_charts(
     plot = decode_plot(
         drawn[default], default, per_device=False, cells=cells, levels=[float(n) for n in levels]
     )
-    each = len(runs) <= MAX_SERIES
     others = [context for context in shared if context != default]
+    text = _attribute_json(_charts_data(runs, names, groups, drawn, default, levels, plot, cells))
+    words = [numbers.context(context) for context in others]
+    return (
+        ((plot,) if plot else ()),
+        (" and ".join([", ".join(words[:-1]), words[-1]]) if len(words) > 1 else "".join(words)),
+        Markup(text) if others else Markup(""),
+    )
+
+
+def _charts_data(
+    runs: list[Run],
+    names: dict[str, str],
+    groups: dict[tuple[str, str], Group],
+    drawn: dict[int, list[tuple[str, int, Run]]],
+    default: int,
+    levels: list[int],
+    plot: Plot | None,
+    cells: Callable[[Run], list[DecodeCell]],
+) -> dict[str, object]:
+    """What group.js draws the charts of the other contexts from (decode_charts says its keys)."""
+    each = len(runs) <= MAX_SERIES
+    others = [context for context in drawn if context != default]
     # The runs some other context's chart draws, by id (not by comparing runs field by field).
     on_others = {run.id for context in others for _, _, run in drawn[context]}
     listed = runs if each else [run for run in runs if run.id in on_others]
@@ -495,7 +513,7 @@ def decode_charts(
     # it.
     in_legend = set(plot.legend_runs) if plot else set()
     data: dict[str, object] = {
-        "contexts": shared,
+        "contexts": list(drawn),  # every shared context, ascending (as drawn is made)
         "default": default,
         "levels": levels,
         "each": each,
@@ -532,19 +550,18 @@ def decode_charts(
         for context in others
         for at in [data["at"][str(context)]]  # type: ignore[index]
     }
+    return data
+
+
+def _attribute_json(data: dict[str, object]) -> str:
+    """``data`` as JSON for a single-quoted attribute."""
     # In a single-quoted attribute: what could end it or start markup is a JSON escape.
-    text = (
+    return (
         dumps(data)
         .replace("&", "\\u0026")
         .replace("<", "\\u003c")
         .replace(">", "\\u003e")
         .replace("'", "\\u0027")
-    )
-    words = [numbers.context(context) for context in others]
-    return (
-        ((plot,) if plot else ()),
-        (" and ".join([", ".join(words[:-1]), words[-1]]) if len(words) > 1 else "".join(words)),
-        Markup(text) if others else Markup(""),
     )
 
 
@@ -601,7 +618,7 @@ def group_index_page(
     group_digests: Mapping[str, str] | None = None,
 ) -> Page:
     """/models/ or /hardware/: every group, its run count and its best figures, each group's row
-    kept between builds by its runs (index_page.group_content, with ``group_digests``)."""
+    kept between builds by its runs (listing.group_content, with ``group_digests``)."""
     analysis = analysis or Analysis()
 
     def best(values: list[float | None]) -> str:
@@ -634,7 +651,7 @@ def group_index_page(
         groups, key=lambda g: (g.label.lower().rsplit("/", 1)[-1], g.label.lower())
     ):
         # A group's row, kept between builds by its runs' content: the page without every
-        # run's headlines, nor 2,000 rows rendered at 20,000 runs.
+        # run's headlines, nor every row rendered again.
         href = site.url(group.path)
         key = Fragments.key(
             f"{kind} group row",

@@ -10,7 +10,6 @@ from markupsafe import Markup
 
 from sitegen.config import Price
 from sitegen.model import DecodeCell, PrefillPoint, Run, Status
-from sitegen.plausibility import describe
 from sitegen.site.draw.bars import BarChart, prefill_bars, prefill_bars_by_prompt, prompt_sizes
 from sitegen.site.figures import labels, numbers
 from sitegen.site.figures.build_figures import Analysis
@@ -32,9 +31,8 @@ from sitegen.site.page import (
     model_name,
     repository_link,
 )
-from sitegen.site.pages.capacity_tables import RunCapacity, money, run_capacity
-from sitegen.site.pages.setups import RunHistory
 from sitegen.site.prose import markdown
+from sitegen.site.sections.capacity import RunCapacity, money, run_capacity
 from sitegen.site.sections.load_points import LoadPointTable, load_point_table
 from sitegen.site.sections.receipt import (
     Reproduce,
@@ -43,9 +41,11 @@ from sitegen.site.sections.receipt import (
     reproduce,
     row_anchor,
 )
+from sitegen.site.sections.setups import RunHistory
+from sitegen.wording import place
 
 # A status's class on its matrix cell and measurements row (style.css, "Run page"): short, as a
-# run page has 73 rows and 64 cells; a valid one needs none.
+# run page has many rows and cells; a valid one needs none.
 STATUS_CLASSES = {
     Status.VALID: "",
     Status.REQUESTS_QUEUED: "rq",
@@ -610,8 +610,7 @@ def _power(run: Run) -> PowerTable | None:
 
 def _caveats(run: Run) -> tuple[Caveat, ...]:
     return tuple(
-        Caveat(describe(run.raw, w.pointer), w.check, w.reason)
-        for w in run.info.acknowledged_warnings
+        Caveat(place(run.raw, w.pointer), w.check, w.reason) for w in run.info.acknowledged_warnings
     )
 
 

@@ -8,16 +8,16 @@ import json
 from sitegen.model import Run
 from sitegen.receipts import RECEIPT_KEY, receipt_of
 
-# One encoder (dumps() makes one per call); no spaces after separators: a run has 73
-# measurements, each on a line of its own, so spaces would be a tenth of the file.
+# One encoder (dumps() makes one per call); no spaces after separators: a run has many
+# measurements, each on a line of its own, so spaces would be a good part of the file.
 _ENCODE = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode
 
 
 def _lines(value: object, depth: int = 0) -> str:
     """JSON with sections and fields one per line and each measurement on a line of its own,
     without indentation: a reader or a diff still sees one field or measurement a line, and
-    the file is the canonical form's size plus its line breaks (indenting added 4 %). Made by
-    json's C encoder, which ``indent`` would turn off (a thousand runs took seconds)."""
+    the file is the canonical form's size plus its line breaks. Made by json's C encoder,
+    which ``indent`` would turn off."""
     if depth < 3 and isinstance(value, dict) and value:
         return (
             "{\n"

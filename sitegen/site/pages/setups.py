@@ -1,38 +1,45 @@
-"""The site's setups over time: /setups/<id>/, /changes/, /changes.xml and /data/changes.json,
-and what run, model and hardware pages show of them (history holds the rules).
-
-Built per setup and kept between builds: a run's shape (the one figure of grouping that needs
-its measurements) is a piece kept by the run's content, and a setup's change records and its
-summary are pieces kept by its runs' contents and the rule (fragments.Fragments). A build that
-adds a run outside every setup reads no measurements for history; one that adds a run to a
-setup works out that setup's changes alone.
+"""The site's setups over time: /setups/<id>/, /changes/, /changes.xml and /data/changes.json
+(figures/history holds the rules; sections/setups what they share with other pages).
 """
 
 from __future__ import annotations
 
-import dataclasses
-import hashlib
 import json
 from collections import defaultdict
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
-from functools import cached_property, partial
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
 
 from sitegen.model import Run
 from sitegen.site.figures import history, numbers
-from sitegen.site.figures.grouping import accelerator_key, model_key
 from sitegen.site.figures.history import (
     CANT_TELL,
     FIGURES,
     IMPROVEMENT,
     NO_CHANGE,
     REGRESSION,
-    Change,
-    Rule,
 )
-from sitegen.site.incremental.fragments import Fragments
 from sitegen.site.page import Page, Site, hardware_name
-from sitegen.site.pages.feeds import FeedEntry
+from sitegen.site.sections.feed import FeedEntry
+from sitegen.site.sections.setups import (
+    _ORDER,
+    CHART_HEIGHT,
+    CHART_WIDTH,
+    MARGIN,
+    ChangeRow,
+    SiteHistory,
+    StepSummary,
+    Timeline,
+    TimelinePoint,
+    _chunk_words,
+    _length_words,
+    change_row,
+    counts_words,
+    load_words,
+    ratio_words,
+    setup_path,
+    setup_title,
+)
 
 CHANGES_FORMAT = "sitegen-changes"
 CHANGES_VERSION = 1
@@ -40,232 +47,6 @@ MAX_LISTED_STEPS = 200  # on /changes/, the latest steps with a verdict other th
 FEED_SIZE = 50
 MAX_TIMELINES = 8  # a setup page's charts, the most widely shared figures first
 MAX_ROWS = 40  # a setup page's changed figures, regressions first, then by size
-MAX_RUN_ROWS = 10  # a run page's
-
-
-@dataclass(frozen=True)
-class StepSummary:
-    """One run against the previous run of its setup, in counts and its largest changes."""
-
-    setup: str
-    run: str
-    previous_run: str
-    date: str | None
-    counts: tuple[tuple[str, int], ...]
-    largest: tuple[tuple[str, str, float | None, str], ...]  # figure words, where, ratio, verdict
-
-    def count(self, verdict: str) -> int:
-        return dict(self.counts).get(verdict, 0)
-
-
-@dataclass
-class SiteHistory:
-    """The setups of a site's runs (two or more runs each) and their changes."""
-
-    setups: dict[str, list[Run]]
-    shapes: dict[str, str]
-    rule: Rule
-    fragments: Fragments | None = None
-    _changes: dict[str, list[Change]] = field(default_factory=dict)
-
-    @classmethod
-    def of(
-        cls, runs: Iterable[Run], threshold: float, fragments: Fragments | None = None
-    ) -> SiteHistory:
-        """The setups of ``runs`` under the changes rule of ``threshold`` (history.Rule)."""
-        rule = Rule(threshold)
-        runs = list(runs)
-        alike: dict[tuple[object, ...], list[Run]] = defaultdict(list)
-        for run in runs:
-            alike[history.identity(run)].append(run)
-        # Only runs that share their identity with another need their shape (their measurements).
-        shapes = {
-            run.id: _shape(run, fragments)
-            for members in alike.values()
-            if len(members) > 1
-            for run in members
-        }
-        return cls(
-            history.group_setups(
-                [run for members in alike.values() if len(members) > 1 for run in members], shapes
-            ),
-            shapes,
-            rule,
-            fragments,
-        )
-
-    @cached_property
-    def setup_of(self) -> dict[str, str]:
-        return {run.id: setup for setup, runs in self.setups.items() for run in runs}
-
-    def in_group(self, kind: str, key: str) -> list[str]:
-        """The setups with a run in a model's or an accelerator's group, for its page's links."""
-        if "_groups" not in self.__dict__:
-            found: dict[tuple[str, str], list[str]] = defaultdict(list)
-            for setup, runs in self.setups.items():
-                for group in sorted(
-                    {("models", model_key(run)) for run in runs}
-                    | {("hardware", accelerator_key(run)) for run in runs}
-                ):
-                    found[group].append(setup)
-            self.__dict__["_groups"] = found
-        groups: dict[tuple[str, str], list[str]] = self.__dict__["_groups"]
-        return groups.get((kind, key), [])
-
-    def key(self, setup: str) -> str:
-        """Everything a setup's pieces and page are made from: its runs' contents, and the rule."""
-        members = [(run.id, run.digest or Fragments.content(run)[1]) for run in self.setups[setup]]
-        return hashlib.sha256(repr((setup, members, self.rule)).encode()).hexdigest()
-
-    @property
-    def all_key(self) -> str:
-        return hashlib.sha256(
-            repr(sorted(self.key(setup) for setup in self.setups)).encode()
-        ).hexdigest()
-
-    def changes(self, setup: str) -> list[Change]:
-        found = self._changes.get(setup)
-        if found is None:
-            found = self._changes[setup] = history.setup_changes(
-                setup, self.setups[setup], self.shapes, self.rule
-            )
-        return found
-
-    def records(self, setup: str) -> bytes:
-        """The setup's lines of /data/changes.json, kept between builds."""
-
-        def make() -> str:
-            return ",\n".join(
-                json.dumps(change.record(), ensure_ascii=False, separators=(",", ":"))
-                for change in self.changes(setup)
-            )
-
-        if self.fragments is None:
-            return make().encode()
-        return bytes(
-            self.fragments.get_bytes(Fragments.key("setup-records", self.key(setup)), make)
-        )
-
-    def summaries(self, setup: str) -> list[StepSummary]:
-        """Each step of the setup in counts, kept between builds (for /changes/ and the feed)."""
-
-        def make() -> str:
-            return json.dumps(
-                [_summary_data(setup, steps) for steps in _steps(self.changes(setup))]
-            )
-
-        text = (
-            make()
-            if self.fragments is None
-            else self.fragments.get(Fragments.key("setup-summary", self.key(setup)), make)
-        )
-        return [
-            StepSummary(
-                item["setup"],
-                item["run"],
-                item["previous_run"],
-                item["date"],
-                tuple((k, v) for k, v in item["counts"]),
-                tuple(tuple(x) for x in item["largest"]),
-            )
-            for item in json.loads(text)
-        ]
-
-
-def _shape(run: Run, fragments: Fragments | None) -> str:
-    if fragments is None or not run.digest:
-        return history.shape_text(run)
-    return fragments.get(
-        Fragments.key("setup-shape", run.id, run.digest), lambda: history.shape_text(run)
-    )
-
-
-def _steps(changes: list[Change]) -> list[list[Change]]:
-    by_run: dict[str, list[Change]] = {}
-    for change in changes:
-        by_run.setdefault(change.run, []).append(change)
-    return list(by_run.values())
-
-
-_ORDER = {REGRESSION: 0, IMPROVEMENT: 1, CANT_TELL: 2, NO_CHANGE: 3}
-
-
-def _summary_data(setup: str, step: list[Change]) -> dict[str, object]:
-    counts: dict[str, int] = defaultdict(int)
-    for change in step:
-        counts[change.verdict] += 1
-    flagged = sorted(
-        (c for c in step if c.verdict in (REGRESSION, IMPROVEMENT)),
-        key=lambda c: (_ORDER[c.verdict], -abs((c.ratio or 1) - 1)),
-    )[:5]
-    return {
-        "setup": setup,
-        "run": step[0].run,
-        "previous_run": step[0].previous_run,
-        "date": step[0].date,
-        "counts": sorted(counts.items(), key=lambda item: _ORDER[item[0]]),
-        "largest": [(figure_words(c), where(c), c.ratio, c.verdict) for c in flagged],
-    }
-
-
-def figure_words(change: Change) -> str:
-    return FIGURES[change.figure][1]
-
-
-def where(change: Change) -> str:
-    """Where a figure was measured, in words: '8K × 16 requests', '1.5 req/s (Poisson, ≤25)'."""
-    if change.kind == "decode":
-        context, concurrency = change.position[:2]
-        out = _length_words(change.position)
-        return f"{numbers.context(int(context or 0))} × {concurrency}{out}"
-    if change.kind == "prefill":
-        shown = numbers.context(int(change.position[0] or 0))
-        return f"prefill {shown}" + _chunk_words(change.position)
-    rate, arrival, burstiness, cap, length = change.position
-    return load_words(float(rate or 0), str(arrival), burstiness, cap, length)
-
-
-def _length_words(position: tuple[object, ...]) -> str:
-    """A decode position's output length, when its file sweeps it: ', 128 tokens out'."""
-    return f", {position[2]:,} tokens out" if len(position) > 2 else ""
-
-
-def _chunk_words(position: tuple[object, ...]) -> str:
-    """A prefill position's prompt length, when its file sweeps it: ', 512-token prompt'."""
-    return f", {position[1]:,}-token prompt" if len(position) > 1 else ""
-
-
-def load_words(
-    rate: float, arrival: str, burstiness: object, cap: object, length: object = None
-) -> str:
-    shape = (
-        arrival
-        if burstiness is None
-        else f"{arrival} {burstiness:g}"
-        if isinstance(burstiness, float)
-        else f"{arrival} {burstiness}"
-    )
-    text = f"{rate:g} req/s ({shape}{f', ≤{cap} at once' if cap else ''})"
-    return f"{text}, {length} tokens in" if length else text
-
-
-def ratio_words(ratio: float | None) -> str:
-    return "—" if ratio is None else f"{(ratio - 1) * 100:+.1f} %"
-
-
-def setup_title(runs: list[Run]) -> str:
-    run = runs[-1]
-    parts = [
-        run.info.model,
-        hardware_name(run, with_memory=False),
-        run.engine.name,
-        run.engine.quantization,
-    ]
-    return " · ".join(part for part in parts if part)
-
-
-def setup_path(setup: str) -> str:
-    return f"setups/{setup}/"
 
 
 def run_link(site: Site, run_id: str) -> str:
@@ -273,32 +54,6 @@ def run_link(site: Site, run_id: str) -> str:
 
 
 # --- pages ------------------------------------------------------------------------------------
-
-CHART_WIDTH, CHART_HEIGHT, MARGIN = 520, 170, 44
-
-
-@dataclass(frozen=True)
-class TimelinePoint:
-    x: float
-    y: float
-    href: str
-    label: str  # the run's date and version, and the value (the point's title)
-
-
-@dataclass(frozen=True)
-class Timeline:
-    """One figure of a setup over its runs: an inline SVG line, its points linked to their runs,
-    a dashed mark where the engine version changed."""
-
-    title: str
-    lines: tuple[str, ...]  # each polyline's points
-    points: tuple[TimelinePoint, ...]
-    marks: tuple[tuple[float, str], ...]  # x and the version from there on
-    top: str
-    bottom: str
-    ticks: tuple[tuple[float, str], ...] = ()  # the x axis's labels: each run's date, or each rate
-    width: int = CHART_WIDTH
-    height: int = CHART_HEIGHT
 
 
 @dataclass(frozen=True)
@@ -311,25 +66,6 @@ class SetupRun:
     version: str
     settings: tuple[str, ...]  # launch settings that differ from the previous run (annotations)
     counts: str  # its verdicts against the previous run, in words
-
-
-@dataclass(frozen=True)
-class ChangeRow:
-    """One judged figure in a table of changes."""
-
-    run_href: str
-    run_id: str
-    previous_href: str
-    previous_id: str
-    date: str
-    previous_date: str
-    figure: str
-    where: str
-    before: str
-    after: str
-    change: str
-    verdict: str
-    reason: str
 
 
 @dataclass(frozen=True)
@@ -362,36 +98,6 @@ class ChangesPageContext:
         tuple[StepSummary, str, str, str], ...
     ]  # summary, setup href, run href, previous href
     left: int
-
-
-def _value(change: Change, value: float | None) -> str:
-    if value is None:
-        return "—"
-    return numbers.milliseconds(value) if change.figure.endswith("_ms") else numbers.rate(value)
-
-
-def change_row(site: Site, change: Change, previous_date: str | None) -> ChangeRow:
-    return ChangeRow(
-        site.url(f"runs/{change.run}/"),
-        change.run,
-        site.url(f"runs/{change.previous_run}/"),
-        change.previous_run,
-        change.date or "undated",
-        previous_date or "undated",
-        figure_words(change),
-        where(change),
-        _value(change, change.before),
-        _value(change, change.after),
-        ratio_words(change.ratio),
-        change.verdict,
-        change.reason,
-    )
-
-
-def counts_words(counts: dict[str, int]) -> str:
-    return ", ".join(
-        f"{counts[v]} {v}" for v in (REGRESSION, IMPROVEMENT, CANT_TELL, NO_CHANGE) if counts.get(v)
-    )
 
 
 def setup_page(site: Site, setup: str, site_history: SiteHistory) -> SetupPageContext:
@@ -652,76 +358,6 @@ def changes_feed(site: Site, site_history: SiteHistory) -> ChangesFeedContext:
         max((e.updated for e in entries), default="1970-01-01T00:00:00Z"),
         entries,
     )
-
-
-@dataclass(frozen=True)
-class RunHistory:
-    """What a run's page shows of its setup: the link, and its changes against the previous run."""
-
-    href: str
-    runs: int
-    previous_href: str | None
-    previous_id: str | None
-    counts: str
-    flagged: tuple[ChangeRow, ...]
-    settings: tuple[str, ...]
-    changes_href: str
-
-
-def run_history(site: Site, run: Run, site_history: SiteHistory) -> RunHistory | None:
-    setup = site_history.setup_of.get(run.id)
-    if setup is None:
-        return None
-    runs = site_history.setups[setup]
-    place = [r.id for r in runs].index(run.id)
-    previous = runs[place - 1] if place else None
-    mine = [c for c in site_history.changes(setup) if c.run == run.id]
-    counts: dict[str, int] = defaultdict(int)
-    for change in mine:
-        counts[change.verdict] += 1
-    return RunHistory(
-        site.url(setup_path(setup)),
-        len(runs),
-        site.url(f"runs/{previous.id}/") if previous else None,
-        previous.id if previous else None,
-        counts_words(counts),
-        tuple(
-            change_row(site, c, previous.info.date if previous else None)
-            for c in sorted(
-                (c for c in mine if c.verdict != NO_CHANGE),
-                key=lambda c: (
-                    _ORDER[c.verdict],
-                    -abs((c.ratio or 1) - 1),
-                    c.figure,
-                    repr(c.position),
-                ),
-            )[:MAX_RUN_ROWS]
-        ),
-        tuple(history.settings_changes(previous, run)) if previous else (),
-        site.url("changes/"),
-    )
-
-
-@dataclass(frozen=True)
-class SetupLink:
-    label: str
-    href: str
-    runs: int
-
-
-def with_setups(page: Page, site: Site, setups: list[str], site_history: SiteHistory) -> Page:
-    """A model's or an accelerator's page with links to its setups over time (none: as it was)."""
-    if not setups:
-        return page
-    links = tuple(
-        SetupLink(
-            f"{setup_title(site_history.setups[s])} ({s})",
-            site.url(setup_path(s)),
-            len(site_history.setups[s]),
-        )
-        for s in setups
-    )
-    return dataclasses.replace(page, context=dataclasses.replace(page.context, setups=links))
 
 
 def history_pages(

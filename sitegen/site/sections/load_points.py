@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from sitegen.model import LoadPoint, Run
 from sitegen.site.figures import numbers
-from sitegen.site.pages.setups import (
+from sitegen.site.sections.setups import (
     CHART_HEIGHT,
     CHART_WIDTH,
     MARGIN,

@@ -1,9 +1,8 @@
-"""Records: dataclasses frozen for the type checker and plain at run time.
+"""``@record``: a dataclass frozen for the type checker and plain at run time.
 
-Why: a frozen dataclass's ``__init__`` sets each field through ``object.__setattr__``, three times
-the cost of a plain one's. A build makes five model records per run (100,000 at 20,000 runs: 0.3 s
-of a build that adds one run), one per cell of every run it decodes (a cold build: 1.5 million)
-and one per page it plans; a collect makes three per result file. mypy still refuses every
+Why: a frozen dataclass's ``__init__`` sets each field through ``object.__setattr__``, several
+times the cost of a plain one's, and a build makes records per run, per matrix cell and per
+planned page (the figures: docs/performance-log.md, issue 42). mypy still refuses every
 assignment to a record's field, as it does for ``dataclass(frozen=True)``.
 """
 
