@@ -21,6 +21,7 @@ import operator
 import os
 import stat
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from itertools import chain, compress, repeat
 from pathlib import Path
 from typing import Any, TypeGuard
@@ -231,39 +232,12 @@ class Manifest:
             and holds_exactly(str(output_dir), names, folders, self.folders) is not None
         )
 
-    def save(
-        self,
-        entries: Entries,
-        inputs: str = "",
-        summary: tuple[int, int, int] = (0, 0, 0),
-        other_files: list[str] | None = None,
-        output_dir: Path | None = None,
-        clock: Path | None = None,
-        spare_folders: Record | None = None,
-        layout: dict[str, set[str]] | None = None,
-        known: Record | None = None,
-        groups: dict[str, str] | None = None,
-    ) -> None:
-        """Record this build; ``output_dir``: the site just put in place, whose folders are recorded
-        for the next build's unchanged check (without it, the next build cannot stop early);
-        ``clock``: a folder to read the file system's clock in (files.file_system_now);
-        ``spare_folders``: the record of the spare left as the site's mirror, if any;
-        ``layout``: the site's folders (site_folders.folders_of), when the caller has them;
-        ``known``: identities its folders were checked to have (site_folders.record);
-        ``groups``: each group's digest as this build's plan left it (pages.PlanMemory)."""
-        folders: Record = {}
-        if output_dir is not None and clock is not None:
-            now = file_identity.file_system_now(
-                clock, after_tick=True
-            )  # before any folder is looked at
-            if layout is None:
-                names = {
-                    MARKER,
-                    *(other_files or ()),
-                    *(name for _, entry_files in entries.values() for name in entry_files),
-                }
-                layout = folders_of(names)
-            folders = record(str(output_dir), layout or {}, now, known)
+    def save(self, build: BuildRecord) -> None:
+        """Record ``build`` for the next build; its folders are recorded for the next build's
+        unchanged check only when it names the site's folder and a clock (without them, the
+        next build cannot stop early)."""
+        folders = _folders_of(build)
+        entries = build.entries
         pages: list[str] = []
         others: dict[str, list[str]] = {}
         for path, (key, entry_files) in entries.items():
@@ -276,12 +250,53 @@ class Manifest:
             "fingerprint": self.fingerprint,
             "pages": pages,
             "entries": others,
-            "inputs": inputs,
-            "summary": list(summary),
-            "other_files": other_files or [],
+            "inputs": build.inputs,
+            "summary": list(build.summary),
+            "other_files": build.other_files,
             "folders": _flat_record(folders),
-            "spare_folders": _flat_record(spare_folders or {}),
-            "groups": groups or {},
+            "spare_folders": _flat_record(build.spare_folders),
+            "groups": build.groups,
         }
         with contextlib.suppress(OSError):  # without a manifest the next build is simply a full one
             write_atomic(self.path, state_json(document, sort_keys=True))
+
+
+@dataclass(frozen=True)
+class BuildRecord:
+    """What a build leaves for the next one (Manifest.save).
+
+    ``entries``: each page's or data file's key and files; ``inputs``: the digest of what it was
+    built from; ``summary``: its pages, charts and files; ``other_files``: files written by every
+    build, outside the entries (assets, schemas); ``output_dir``: the site just put in place;
+    ``clock``: a folder to read the file system's clock in (files.file_system_now);
+    ``spare_folders``: the record of the spare left as the site's mirror, if any; ``layout``: the
+    site's folders (folder_records.folders_of), when the caller has them; ``known``: identities
+    its folders were checked to have (folder_records.record); ``groups``: each group's digest as
+    this build's plan left it (plan.PlanMemory)."""
+
+    entries: Entries
+    inputs: str = ""
+    summary: tuple[int, int, int] = (0, 0, 0)
+    other_files: list[str] = field(default_factory=list)
+    output_dir: Path | None = None
+    clock: Path | None = None
+    spare_folders: Record = field(default_factory=dict)
+    layout: dict[str, set[str]] | None = None
+    known: Record | None = None
+    groups: dict[str, str] = field(default_factory=dict)
+
+
+def _folders_of(build: BuildRecord) -> Record:
+    """The record of the site's folders as ``build`` left them (empty without its folder)."""
+    if build.output_dir is None or build.clock is None:
+        return {}
+    now = file_identity.file_system_now(build.clock, after_tick=True)  # before any folder is read
+    layout = build.layout
+    if layout is None:
+        names = {
+            MARKER,
+            *build.other_files,
+            *(name for _, entry_files in build.entries.values() for name in entry_files),
+        }
+        layout = folders_of(names)
+    return record(str(build.output_dir), layout or {}, now, build.known)
