@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import inspect
 import itertools
 import json
 import os
@@ -258,6 +259,25 @@ class Fragments:
             self._macros = self.templates.get_template("_macros.html").module
         return str(getattr(self._macros, macro)(*args))
 
+    def render_cached(self, macro: str, *args: object) -> str:
+        """``render(macro, *args)``, kept between builds under a key made from the macro's name
+        and its arguments: the arguments are all the piece is made from, so no input can be
+        left out of its key. For arguments whose repr is cheap and whole (contexts of a few
+        fields); see ``cached`` for pieces whose context costs more than its key."""
+        return self.get(self.key(f"macro {macro}", *args), lambda: self.render(macro, *args))
+
+    def cached(self, make: Callable[..., str], *args: object, build: object = None) -> str:
+        """``make(*args)`` (``make(build, *args)`` with ``build``), kept between builds under a
+        key made from ``make``'s name and ``args``: every input of the piece is an argument of
+        ``make``, which must be a plain function of its module (no closure, lambda, partial or
+        bound method: what they hold would not be in the key). A run stands for its content
+        (``content``). ``build``: what every piece of a build shares (its Analysis: the settings
+        and the runs' figures worked out from the runs), which the store's scope covers."""
+        key = self.key(maker_name(make), *(_identity(arg) for arg in args))
+        if build is None:
+            return self.get(key, lambda: make(*args))
+        return self.get(key, lambda: make(build, *args))
+
     def save(self) -> None:
         """Keep this build's pieces for the next build, when it made any: appended to the file,
         or the file rewritten with only the pieces this build used once the others are as many.
@@ -317,3 +337,24 @@ class Fragments:
         if files.settled(written, files.file_system_now(self.path.parent, after_tick=True)):
             self._record(files.identity(written))
         return True
+
+
+def maker_name(make: Callable[..., str]) -> str:
+    """``make``'s module and name, refused (TypeError) unless ``make`` is a plain function of its
+    module: a closure, lambda, partial or bound method holds inputs its arguments do not show."""
+    name = getattr(make, "__qualname__", "")
+    if not inspect.isfunction(make) or make.__closure__ is not None or "<" in name or "." in name:
+        raise TypeError(f"a kept piece is made by a plain function of its module, not {make!r}")
+    return f"{make.__module__}.{name}"
+
+
+def _identity(value: object) -> object:
+    """What a key names of ``value``: a run by its id and content digest, anything else by its
+    repr, which must say everything it holds (plain values, tuples, frozen dataclasses)."""
+    if isinstance(value, Run):
+        return ("run", *Fragments.content(value))
+    if isinstance(value, list | tuple):
+        return tuple(_identity(item) for item in value)
+    if type(value).__repr__ is object.__repr__:
+        raise TypeError(f"{type(value).__name__} has no repr to key a kept piece by")
+    return value

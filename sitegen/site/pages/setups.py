@@ -175,9 +175,7 @@ class SiteHistory:
 def _shape(run: Run, fragments: Fragments | None) -> str:
     if fragments is None or not run.digest:
         return history.shape_text(run)
-    return fragments.get(
-        Fragments.key("setup-shape", run.id, run.digest), lambda: history.shape_text(run)
-    )
+    return fragments.cached(history.shape_text, run)
 
 
 def _steps(changes: list[Change]) -> list[list[Change]]:
