@@ -36,7 +36,8 @@ from sitegen.site.incremental.folder_records import (
     plain_relative,
     record,
 )
-from sitegen.site.output.staging import MARKER, PreviousSite
+from sitegen.site.incremental.spare import PreviousSite
+from sitegen.site.output.staging import MARKER
 from sitegen.store import state_json, write_atomic
 
 MANIFEST_VERSION = 2

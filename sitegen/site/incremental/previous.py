@@ -17,6 +17,7 @@ from pathlib import Path
 from sitegen.errors import SitegenError
 from sitegen.files import MAX_STATE_BYTES, read_bounded
 from sitegen.site.incremental.manifest import BuildRecord, Entries, Manifest
+from sitegen.site.incremental.spare import Spare
 from sitegen.site.output.staging import MARKER, StagedOutput
 
 # Each half of a two-part key (plan.KEY_HALF): the first 128 bits of a sha256.
@@ -67,8 +68,7 @@ class Previous:
         self._output = StagedOutput(
             self.old_site,
             in_place=bool(self.manifest.entries),
-            spare=spare,
-            previous=self.manifest.previous_site(),
+            spare=Spare(spare, self.manifest.previous_site()),
         )
         return self._output
 
