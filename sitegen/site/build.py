@@ -3,13 +3,13 @@
 Reads only ``.sitegen/collected.json``, the templates and the config: offline and
 deterministic, the same input gives byte-identical output.
 
-Builds are incremental: a manifest from the last build (build_manifest) records each page's key (see
-pages.plan) and the chart files it shows. A page whose key is unchanged is not built
-again and its files stay where they are; only changed files are staged and moved in
-(write.StagedOutput), and the result is byte-identical to a cold build. When nothing the
-output depends on changed at all (the collected file's bytes, the settings, sitegen's code and
-templates) and every file of the last build is still in place, the build stops there, without
-reading a run: at 20,000 runs that is the difference between seconds and a fraction of one.
+Builds are incremental, all of it through one object (incremental.previous.Previous): the last
+build's manifest records each page's key (see plan) and the files it shows. A page whose key is
+unchanged is not built again and its files stay where they are; only changed files are staged
+and moved in (output.staging.StagedOutput), and the result is byte-identical to a cold build.
+When nothing the output depends on changed at all (the collected file's bytes, the settings,
+sitegen's code and templates) and every file of the last build is still in place, the build
+stops there, without reading a run (measured: docs/performance-log.md).
 """
 
 from __future__ import annotations
@@ -512,7 +512,7 @@ def _points_key(site: Site, analysis: Analysis, group: Group) -> str:
     return hashlib.sha256(repr((site, analysis.settings, group.slug, runs)).encode()).hexdigest()
 
 
-# Where every chart's files are (charts.ChartSpec), side by side.
+# Where every chart's files are (chart_specs.ChartSpec), side by side.
 CHARTS_FOLDER = template_path(KINDS[0]).rpartition("/")[0]
 
 
@@ -551,7 +551,7 @@ def _prune_now_and_then(
 
 def _chart_count(output: StagedOutput) -> int:
     """How many charts the site has: the SVG files of its charts folder, read off its folders
-    (a few thousand names) rather than off every file of the site (70,000 at 20,000 runs)."""
+    rather than off every file of the site, which are many more."""
     layout = (
         output.layout() or {}
     )  # (never None once committed: every name written or kept is plain)

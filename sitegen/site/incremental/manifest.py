@@ -1,13 +1,12 @@
 """What the last build wrote (``.sitegen/build/manifest.json``): each planned page's key and the
 files that key stands for, what the build was made from, and the record of its site's folders
-(site_folders) and of the spare it left (write.StagedOutput.refresh_spare).
+(folder_records) and of the spare it left (spare.Spare.refresh).
 
-The file is JSON made of flat lists: a page whose one file is the page itself (46,600 of
-50,600 entries at 20,000 runs) is two strings of ``pages`` (its path, its key), and a folder's
-identity six items of ``folders`` (its name and the five numbers, or five nulls). Read, a list
-of strings is one scan of the parser and one type test per item; an object per entry and per
-folder, as version 1 had, cost 0.5 s to load and as much to write at 20,000 runs, a tenth of a
-build that adds one run.
+The file is JSON made of flat lists: a page whose one file is the page itself (most entries)
+is two strings of ``pages`` (its path, its key), and a folder's identity six items of
+``folders`` (its name and the five numbers, or five nulls). Read, a list of strings is one scan
+of the parser and one type test per item; an object per entry and per folder, as version 1
+had, was a large part of a build that adds one run (docs/performance-log.md).
 
 The file is not trusted: anything of the wrong shape, of another version or of other code
 (``fingerprint``) is no manifest at all, and the build is a full one.
@@ -47,7 +46,7 @@ MANIFEST_VERSION = 2
 Entry = tuple[str, Sequence[str]]
 Entries = dict[str, Entry]
 
-_NO_IDENTITY = (None,) * 5  # how a folder recorded as None (site_folders.record) is written
+_NO_IDENTITY = (None,) * 5  # how a folder recorded as None (folder_records.record) is written
 
 
 def _strings(value: Any) -> TypeGuard[list[str]]:
@@ -70,8 +69,8 @@ def _entries_of(pages: Any, others: Any) -> Entries | None:
 
 def _record_of(flat: Any) -> Record | None:
     """A folder record from its flat form (name, then five integers or five nulls, a folder
-    after another), or None when it has another shape. Checked a column at a time: 28,000
-    folders at 20,000 runs."""
+    after another), or None when it has another shape. Checked a column at a time: one entry
+    a folder of the site."""
     if not isinstance(flat, list) or len(flat) % 6 or not _strings(flat[0::6]):
         return None
     columns = [flat[at::6] for at in range(1, 6)]
@@ -81,7 +80,7 @@ def _record_of(flat: Any) -> Record | None:
     identities: list[Any] = list(zip(*columns, strict=True))
     found: Record = dict(zip(names, identities, strict=True))
     # The folders recorded as None (five nulls; any other identity holding one is no record):
-    # found without a Python step per folder, which was most of reading 28,000 of them.
+    # found without a Python step per folder, which would be most of reading them.
     for at in compress(range(len(identities)), map(operator.contains, identities, repeat(None))):
         if identities[at] != _NO_IDENTITY:
             return None
@@ -140,11 +139,11 @@ class Manifest:
             str
         ] = []  # written by every build, outside the entries: assets, schemas
         self._site: tuple[set[str], dict[str, set[str]] | None] | None = None  # see site_files
-        # Each folder of the last build's site as it was left (site_folders.record), and of the
-        # spare it left as the site's mirror (empty when it left none: StagedOutput.refresh_spare).
+        # Each folder of the last build's site as it was left (folder_records.record), and of the
+        # spare it left as the site's mirror (empty when it left none: spare.Spare.refresh).
         self.folders: Record = {}
         self.spare_folders: Record = {}
-        # Each group's digest as the last build's plan left it (pages.PlanMemory).
+        # Each group's digest as the last build's plan left it (plan.PlanMemory).
         self.groups: dict[str, str] = {}
         try:
             document = json.loads(read_bounded(path, MAX_STATE_BYTES))
@@ -199,7 +198,7 @@ class Manifest:
         return entry[0] if entry is not None else None
 
     def site_files(self) -> tuple[set[str], dict[str, set[str]] | None]:
-        """Every file of the last build's site, and its folders (site_folders.folders_of):
+        """Every file of the last build's site, and its folders (folder_records.folders_of):
         worked out once, for the unchanged check and then for the staging."""
         if self._site is None:
             names = {MARKER, *self.other_files}
@@ -209,7 +208,7 @@ class Manifest:
         return self._site
 
     def previous_site(self) -> PreviousSite | None:
-        """What an incremental build stages from (write.StagedOutput); None without a manifest."""
+        """What an incremental build stages from (spare.Spare); None without a manifest."""
         if not self.entries:
             return None
         names, layout = self.site_files()
@@ -223,8 +222,8 @@ class Manifest:
     def unchanged_site(self, inputs: str, output_dir: Path) -> bool:
         """True when the last build was made from exactly ``inputs`` and the output folder holds
         exactly its files: every one still a plain file, and none besides them. Told folder by
-        folder from the identities the last build recorded, not by a walk of the site (seconds of
-        system calls at 20,000 runs): see site_folders."""
+        folder from the identities the last build recorded, not by a walk of the site (a system
+        call a file): see folder_records."""
         if not self.inputs or self.inputs != inputs or not self.folders:
             return False
         names, folders = self.site_files()

@@ -169,12 +169,11 @@ class StagedOutput:
     def keep(self, relative: str, found: os.stat_result | None = None) -> None:
         """Take an unchanged file of the previous site into the new one (incremental builds only,
         which have a previous site whose files the manifest checked); ``found``: its lstat, when
-        the caller has just taken it (a build keeps some 70,000 files at 20,000 runs)."""
+        the caller has just taken it (a build keeps nearly every file of a large site)."""
         assert self.in_place, "only an incremental build keeps files of the previous site"
         if self.trusted and relative in self._stale:
             # The spare mirrors the previous site: this is its file, and its name one of the
-            # previous site's, all of them plain (_spare_is_the_mirror). 70,000 calls at 20,000
-            # runs.
+            # previous site's, all of them plain (Spare.take): called for nearly every file.
             self._claim(relative, known_plain=True)
             self._stale.discard(relative)
             return
@@ -212,8 +211,8 @@ class StagedOutput:
 
     def keep_all(self, names: set[str]) -> None:
         """``keep`` for each of ``names``: at once for the files a trusted spare holds (each is
-        the previous site's very file, its name plain: _spare_is_the_mirror), one at a time for
-        any other. 48,000 files at 20,000 runs, for a build that adds a run."""
+        the previous site's very file, its name plain: Spare.take), one at a time for any other:
+        a build that adds a run keeps nearly every file so."""
         ready = names & self._stale if self.trusted else set()
         # (Never one written already: a name leaves _stale as it is written or kept.)
         self.written |= ready
@@ -246,11 +245,12 @@ class StagedOutput:
 
     def known_folders(self) -> Record:
         """The identities of this build's site's folders that it found standing at its start and
-        did not change (site_folders.record's ``known``); empty unless the spare was the mirror."""
+        did not change (folder_records.record's ``known``); empty unless the spare was the
+        mirror."""
         return unchanged_since(self._standing, self.fresh | self._removed)
 
     def layout(self) -> dict[str, set[str]] | None:
-        """The folders of the site this build made (site_folders.folders_of), worked out once."""
+        """The folders of the site this build made (folder_records.folders_of), worked out once."""
         if self._layout is None:
             previous = self.previous
             if self.in_place and previous is not None and previous.layout is not None:
