@@ -3,13 +3,13 @@
 Reads only ``.sitegen/collected.json``, the templates and the config: offline and
 deterministic, the same input gives byte-identical output.
 
-Builds are incremental: a manifest from the last build (build_manifest) records each page's key (see
-pages.plan) and the chart files it shows. A page whose key is unchanged is not built
-again and its files stay where they are; only changed files are staged and moved in
-(write.StagedOutput), and the result is byte-identical to a cold build. When nothing the
-output depends on changed at all (the collected file's bytes, the settings, sitegen's code and
-templates) and every file of the last build is still in place, the build stops there, without
-reading a run: at 20,000 runs that is the difference between seconds and a fraction of one.
+Builds are incremental, all of it through one object (incremental.previous.Previous): the last
+build's manifest records each page's key (see plan) and the files it shows. A page whose key is
+unchanged is not built again and its files stay where they are; only changed files are staged
+and moved in (output.staging.StagedOutput), and the result is byte-identical to a cold build.
+When nothing the output depends on changed at all (the collected file's bytes, the settings,
+sitegen's code and templates) and every file of the last build is still in place, the build
+stops there, without reading a run (measured: docs/performance-log.md).
 """
 
 from __future__ import annotations
@@ -20,11 +20,10 @@ import json
 import os
 import stat
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
-from itertools import chain
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+
+from jinja2 import Environment
 
 from sitegen import __version__, files, progress
 from sitegen.config import Config
@@ -41,13 +40,14 @@ from sitegen.site.draw.chart_render import (
 )
 from sitegen.site.draw.chart_specs import KINDS, ChartSpec, template_path
 from sitegen.site.figures.build_figures import Analysis, Settings
-from sitegen.site.figures.grouping import site_groups, use_accelerator_aliases
+from sitegen.site.figures.grouping import Group, site_groups, use_accelerator_aliases
 from sitegen.site.incremental.figure_cache import StoredFigures
 from sitegen.site.incremental.folder_records import current_identity
 from sitegen.site.incremental.fragments import Fragments
-from sitegen.site.incremental.manifest import Entries, Manifest
+from sitegen.site.incremental.manifest import Manifest
+from sitegen.site.incremental.previous import Previous
 from sitegen.site.output.folder_guard import check_output_folder
-from sitegen.site.output.staging import MARKER, StagedOutput
+from sitegen.site.output.staging import StagedOutput
 from sitegen.site.page import Site
 from sitegen.site.pages import feeds
 from sitegen.site.pages import run_json as exports
@@ -55,7 +55,7 @@ from sitegen.site.pages.compare import setups_json
 from sitegen.site.pages.index import SEARCH_INDEX, search_index_of
 from sitegen.site.pages.presets import capacity_json, model_point_files, point_contexts
 from sitegen.site.pages.setups import changes_json
-from sitegen.site.plan import KEY_HALF, PlanMemory, PlannedPage, plan
+from sitegen.site.plan import PlanMemory, PlannedPage, plan
 from sitegen.site.render import environment, render
 from sitegen.store import (
     collected_path,
@@ -175,6 +175,50 @@ class CollectedDigest:
                 self.path.unlink(missing_ok=True)
 
 
+@dataclass(frozen=True)
+class BuildSetup:
+    """What a build is made with besides the runs: the site, the settings, the templates, the
+    fingerprint of sitegen's code, templates and schemas, and the notes said after it."""
+
+    site: Site
+    settings: Settings
+    templates: Path
+    fingerprint: str
+    notes: tuple[str, ...]
+
+    @classmethod
+    def of(cls, config: Config) -> BuildSetup:
+        settings = Settings.of(config)
+        use_accelerator_aliases(settings.accelerator_aliases)
+        templates = templates_dir(config)
+        fingerprint = _fingerprint(
+            Path(__file__).resolve().parent.parent, templates, resource_dir("schema")
+        )
+        site = Site(config.title, config.description, config.site_url)
+        return cls(
+            site, settings, templates, fingerprint, () if config.site_url else (WITHOUT_SITE_URL,)
+        )
+
+
+class Collected:
+    """The collected file's bytes, their digest and the digest of all a build reads
+    (``inputs``); ``runs`` reads the runs from those very bytes, once, and lets go of them."""
+
+    def __init__(self, data: bytes | None, digest: str, inputs: str) -> None:
+        self.data = data
+        self.digest = digest
+        self.inputs = inputs
+
+    def runs(self, state_dir: Path) -> list[Run]:
+        reading = progress.step("reading collected runs")
+        runs = read_collected(
+            state_dir, data=self.data, as_written=written_by_collect(state_dir, self.digest)
+        )
+        self.data = None
+        reading.done = len(runs)
+        return runs
+
+
 def build(config: Config, force_output: bool = False) -> BuildSummary:
     """Build the site into ``config.output_dir``; ``force_output`` lets it replace a folder of
     files sitegen did not make (never one of the project's own folders)."""
@@ -184,237 +228,34 @@ def build(config: Config, force_output: bool = False) -> BuildSummary:
 
 
 def _build(config: Config, force_output: bool) -> BuildSummary:
+    """Collected runs → plan → render or keep → write; the last build (Previous) says what
+    can be kept, and the build stops at once when nothing it reads changed."""
     check_output_folder(config, replace=force_output)
-    site = Site(config.title, config.description, config.site_url)
-    settings = Settings.of(config)
-    use_accelerator_aliases(settings.accelerator_aliases)
-    templates = templates_dir(config)
-    fingerprint = _fingerprint(
-        Path(__file__).resolve().parent.parent, templates, resource_dir("schema")
-    )
-    manifest = Manifest(config.state_dir / "build" / "manifest.json", fingerprint)
-    notes = () if config.site_url else (WITHOUT_SITE_URL,)
-    # The collected file's digest without reading it (300 MB at 20,000 runs), when it is the very
-    # file an earlier build read: the same identity, recorded once it was settled.
-    digests = CollectedDigest(
-        config.state_dir / "cache" / "collected-digest.json", collected_path(config.state_dir)
-    )
-    known = digests.known()
-    if known is not None and manifest.unchanged_site(
-        _inputs(known, site, settings), config.output_dir
-    ):
-        return _unchanged(manifest, notes)
-    collected = _read_collected_bytes(config)
-    collected_digest = hashlib.sha256(collected).hexdigest() if collected is not None else ""
-    digests.remember(collected_digest)
-    inputs = _inputs(collected_digest, site, settings)
-    if known is None and manifest.unchanged_site(inputs, config.output_dir):
-        return _unchanged(manifest, notes)
+    setup = BuildSetup.of(config)
+    manifest = Manifest(config.state_dir / "build" / "manifest.json", setup.fingerprint)
+    previous = Previous(manifest, config.output_dir)
+    collected = _changed_collected(config, setup, previous)
+    if collected is None:
+        return _unchanged(previous, setup.notes)
     chart_templates = ChartTemplates(config.state_dir / "cache")
     renderer = ChartRenderer(config.state_dir / "cache" / "charts", templates=chart_templates)
     # Worker processes draw the charts while this one writes everything else. One starts
     # vl-convert now, on another core, so that the first new chart does not wait for it.
     with renderer.batch() as batch:
         batch.warm_up()
-        # Read once: the bytes just hashed are the ones the runs come from.
-        reading = progress.step("reading collected runs")
-        runs = read_collected(
-            config.state_dir,
-            data=collected,
-            as_written=written_by_collect(config.state_dir, collected_digest),
-        )
-        del collected
-        reading.done = len(runs)
-        # Figures of runs whose content an earlier build saw are read back, not worked out again.
-        stored = StoredFigures(
-            config.state_dir / "cache" / "figures.json",
-            hashlib.sha256(repr((fingerprint, settings)).encode()).hexdigest(),
-            settings.service_levels,
-        )
-        env = environment(templates, config.state_dir / "cache" / "templates")
-        # The pieces of listing pages are rendered by the same templates as the pages.
-        fragments = Fragments(
-            config.state_dir / "cache" / "fragments.json",
-            hashlib.sha256(repr((fingerprint, settings, site)).encode()).hexdigest(),
-            env,
-        )
-        analysis = Analysis(settings, stored=stored, fragments=fragments)
+        runs = collected.runs(config.state_dir)
+        env, analysis = _analysis(config, setup)
         # A run page whose model's and accelerator's runs are as they were keeps the key it had.
-        memory = PlanMemory(manifest.groups, manifest.key)
-        planning = progress.step("planning pages")
-        planned = plan(site, runs, analysis, memory)
-        planning.done = len(planned)
-        # With a manifest to go by, only changed files are staged; the others stay where they are.
-        # The site before last, kept by the last build (write.StagedOutput._reuse_spare), is the
-        # staging folder's head start: its folders and most files are there already.
-        output = StagedOutput(
-            config.output_dir,
-            in_place=bool(manifest.entries),
-            spare=config.state_dir / "build" / "spare",
-            previous=manifest.previous_site(),
-        )
-        entries: Entries = {}
-        try:
-            by_id = {run.id: run for run in runs}
-            exported = {f"runs/{run.id}.json": run.digest for run in runs}
-            # The exports of unchanged runs at once, when the spare has them (_keep_unchanged).
-            _keep_unchanged(output, manifest, entries, exported)
-            progress.step("writing pages", len(planned))
-            # Drawn by worker processes while pages are written: a stage beside the others.
-            drawing = progress.beside("drawing charts", batch.progress)
-
-            def run_json(run: Run) -> None:
-                if f"runs/{run.id}.json" not in entries:
-                    _write_or_keep(
-                        output,
-                        manifest,
-                        entries,
-                        config.output_dir,
-                        f"runs/{run.id}.json",
-                        run.digest,
-                        lambda: exports.run_json(run),
-                    )
-
-            def run_json_of(page: str) -> None:
-                # Right after the run's page, while its measurements are still decoded: a
-                # sweep of its own decoded every run again on a site too large to hold them all.
-                run = (
-                    by_id.get(page[len("runs/") : -len("/index.html")])
-                    if _is_run_page(page)
-                    else None
-                )
-                if run is not None:
-                    run_json(run)
-
-            built, charts = _write_pages(
-                output, planned, manifest, entries, env, batch, config.output_dir, run_json_of
-            )
-            progress.step("writing listings and data files")
-            # The JSON of a run whose page was kept at once, though its own JSON was not (its
-            # entry missing from the last build's record), or that the plan gave no page (none
-            # today).
-            for export in sorted(exported.keys() - entries.keys()):
-                run_json(by_id[export[len("runs/") : -len(".json")]])
-            # Made from every run's figures: linked unless a run or the site changed. The models'
-            # digests (the plan's, pages.PlanMemory) name every run's id and content: a repr of
-            # each run's was 37 ms of a build at 20,000 runs.
-            index_key = hashlib.sha256(
-                repr(
-                    (
-                        site,
-                        analysis.settings,
-                        sorted(
-                            digest
-                            for group_path, digest in memory.groups.items()
-                            if group_path.startswith("models/")
-                        ),
-                    )
-                ).encode()
-            ).hexdigest()
-            _write_or_keep(
-                output,
-                manifest,
-                entries,
-                config.output_dir,
-                "data/runs.json",
-                index_key,
-                lambda: feeds.runs_index(site, runs, analysis.headlines, analysis.fragments),
-            )
-            _write_or_keep(
-                output,
-                manifest,
-                entries,
-                config.output_dir,
-                "data/setups.json",
-                index_key,
-                lambda: setups_json(runs, analysis.fragments),
-            )
-            _write_or_keep(
-                output,
-                manifest,
-                entries,
-                config.output_dir,
-                "data/capacity.json",
-                index_key,
-                lambda: capacity_json(runs, analysis),
-            )
-            site_history = memory.history
-            # One record per run × figure, joined from each setup's (setup_pages).
-            if site_history is not None:
-                _write_or_keep(
-                    output,
-                    manifest,
-                    entries,
-                    config.output_dir,
-                    "data/changes.json",
-                    site_history.all_key,
-                    lambda: changes_json(site_history),
-                )
-            # Derived cells per context for the index's operating-point picker, fetched on demand.
-            _write_points(
-                output, manifest, entries, config.output_dir, site, runs, analysis, memory.groups
-            )
-            # What the index's filters fetch on first use: every row, compact.
-            _write_or_keep(
-                output,
-                manifest,
-                entries,
-                config.output_dir,
-                SEARCH_INDEX,
-                index_key,
-                lambda: search_index_of(site, runs, analysis, memory.groups),
-            )
-            # The contract contributors write against, at a stable address of the site.
-            for schema_file in sorted(resource_dir("schema").glob("*.schema.json")):
-                output.write(f"schema/{schema_file.name}", schema_file.read_bytes())
-            static = templates / "static"
-            for path in sorted(static.rglob("*")):
-                if path.is_file():
-                    output.write(f"assets/{path.relative_to(static).as_posix()}", path.read_bytes())
-            progress.step("writing charts")
-            write_charts(output, charts, batch.result())
-            drawing.end(batch.last_drawn or drawing.started)  # when the last chart was drawn
-            if any(name.startswith(f"{CHARTS_FOLDER}/") for name in output.written):
-                output.write("assets/vega.js", renderer.javascript_bundle())
-                # The interactive upgrade draws from the light template; dark screens recolour it.
-                output.write("assets/chart-colours.json", DARK_COLOURS_JSON)
-                for kind in KINDS:  # one template per kind, filled in by site.js
-                    output.write(template_path(kind), chart_templates.text(kind).encode())
-            progress.step("saving the site")
-            manifest.forget()
-            output.commit()
-        except SitegenError:
-            output.discard()
-            raise
-        except Exception as exc:
-            output.discard()
-            if isinstance(exc, OSError):
-                raise SitegenError(
-                    Problem(str(config.output_dir), None, "", f"build failed: {exc}")
-                ) from None
-            raise
+        memory = PlanMemory(previous.groups, previous.key)
+        planned = _plan(setup.site, runs, analysis, memory)
+        output = previous.stage(config.state_dir / "build" / "spare")
+        writer = SiteWriter(previous, output, setup, runs, analysis, memory, env, batch)
+        built = _write_and_commit(writer, planned, renderer, chart_templates)
         chart_count = _chart_count(output)
-        # The files no entry names (assets, schemas): set operations, not a step a file (70,000).
-        others = sorted(
-            output.written
-            - set(chain.from_iterable(entry_files for _, entry_files in entries.values()))
-            - {MARKER}
-        )
-        spare_folders = output.refresh_spare(config.state_dir / "cache")
-        manifest.save(
-            entries,
-            inputs,
-            (len(planned), chart_count, len(output.written)),
-            others,
-            config.output_dir,
-            config.state_dir / "cache",
-            spare_folders,
-            output.layout(),
-            output.known_folders(),
-            memory.groups,
-        )
+        summary = (len(planned), chart_count, len(output.written))
+        previous.save(collected.inputs, summary, config.state_dir / "cache", memory.groups)
         analysis.keep_figures(runs)
-        fragments.save()
+        analysis.fragments.save()
         if not output.in_place:  # every page was made, so every chart of the site was asked for
             renderer.prune(batch.used)
         _prune_now_and_then(
@@ -422,11 +263,256 @@ def _build(config: Config, force_output: bool) -> BuildSummary:
         )
         left_to_the_end(locals())  # all it holds, never freed when the process ends with the build
         return BuildSummary(
-            len(planned), built, chart_count, renderer.rendered, len(output.written), notes
+            len(planned), built, chart_count, renderer.rendered, len(output.written), setup.notes
         )
 
 
-# Where every chart's files are (charts.ChartSpec), side by side.
+def _changed_collected(config: Config, setup: BuildSetup, previous: Previous) -> Collected | None:
+    """The collected file, unless the site in place is the one the last build made from these
+    very inputs (None: the build stops there). Its digest is read off the record of an earlier
+    build when it is the very file that build read, so that such a build neither reads nor
+    hashes it (CollectedDigest)."""
+    digests = CollectedDigest(
+        config.state_dir / "cache" / "collected-digest.json", collected_path(config.state_dir)
+    )
+    known = digests.known()
+    if known is not None and previous.unchanged_site(_inputs(known, setup.site, setup.settings)):
+        return None
+    data = _read_collected_bytes(config)
+    digest = hashlib.sha256(data).hexdigest() if data is not None else ""
+    digests.remember(digest)
+    inputs = _inputs(digest, setup.site, setup.settings)
+    if known is None and previous.unchanged_site(inputs):
+        return None
+    return Collected(data, digest, inputs)
+
+
+def _analysis(config: Config, setup: BuildSetup) -> tuple[Environment, Analysis]:
+    """The templates' environment, and the figures of the runs: those whose content an earlier
+    build saw are read back (StoredFigures), and the pieces of listing pages are kept between
+    builds (Fragments), rendered by the same templates as the pages."""
+    stored = StoredFigures(
+        config.state_dir / "cache" / "figures.json",
+        hashlib.sha256(repr((setup.fingerprint, setup.settings)).encode()).hexdigest(),
+        setup.settings.service_levels,
+    )
+    env = environment(setup.templates, config.state_dir / "cache" / "templates")
+    fragments = Fragments(
+        config.state_dir / "cache" / "fragments.json",
+        hashlib.sha256(repr((setup.fingerprint, setup.settings, setup.site)).encode()).hexdigest(),
+        env,
+    )
+    return env, Analysis(setup.settings, stored=stored, fragments=fragments)
+
+
+def _plan(site: Site, runs: list[Run], analysis: Analysis, memory: PlanMemory) -> list[PlannedPage]:
+    planning = progress.step("planning pages")
+    planned = plan(site, runs, analysis, memory)
+    planning.done = len(planned)
+    return planned
+
+
+def _write_and_commit(
+    writer: SiteWriter,
+    planned: list[PlannedPage],
+    renderer: ChartRenderer,
+    chart_templates: ChartTemplates,
+) -> int:
+    """Write the site and put it in place; how many pages were made. Whatever fails leaves the
+    previous site in place."""
+    output = writer.output
+    try:
+        built = writer.site(planned, renderer, chart_templates)
+        progress.step("saving the site")
+        writer.previous.forget()
+        output.commit()
+    except SitegenError:
+        output.discard()
+        raise
+    except Exception as exc:
+        output.discard()
+        if isinstance(exc, OSError):
+            raise SitegenError(
+                Problem(str(output.output_dir), None, "", f"build failed: {exc}")
+            ) from None
+        raise
+    return built
+
+
+@dataclass
+class SiteWriter:
+    """Writes one build's site into ``output``: each page and data file rendered, or kept as
+    the last build left it (``previous``)."""
+
+    previous: Previous
+    output: StagedOutput
+    setup: BuildSetup
+    runs: list[Run]
+    analysis: Analysis
+    memory: PlanMemory
+    env: Environment
+    batch: ChartBatch
+    by_id: dict[str, Run] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.by_id = {run.id: run for run in self.runs}
+
+    def site(
+        self, planned: list[PlannedPage], renderer: ChartRenderer, chart_templates: ChartTemplates
+    ) -> int:
+        """Every file of the site; how many pages were made."""
+        exported = {f"runs/{run.id}.json": run.digest for run in self.runs}
+        # The exports of unchanged runs at once, when the spare has them (keep_unchanged).
+        self.previous.keep_unchanged(exported)
+        progress.step("writing pages", len(planned))
+        # Drawn by worker processes while pages are written: a stage beside the others.
+        drawing = progress.beside("drawing charts", self.batch.progress)
+        built, charts = self.pages(planned)
+        progress.step("writing listings and data files")
+        # The JSON of a run whose page was kept at once, though its own JSON was not (its entry
+        # missing from the last build's record), or that the plan gave no page (none today).
+        for export in sorted(exported.keys() - self.previous.entries.keys()):
+            self.run_json(self.by_id[export[len("runs/") : -len(".json")]])
+        self.data_files()
+        self.static_files()
+        progress.step("writing charts")
+        write_charts(self.output, charts, self.batch.result())
+        drawing.end(self.batch.last_drawn or drawing.started)  # when the last chart was drawn
+        self.chart_assets(renderer, chart_templates)
+        return built
+
+    def pages(self, planned: list[PlannedPage]) -> tuple[int, dict[str, ChartSpec]]:
+        """Render the pages whose key changed and keep the others; hand their charts to the
+        batch. How many pages were made, and their charts by path."""
+        charts: dict[str, ChartSpec] = {}
+        kept = self.previous.keep_unchanged({item.path: item.key for item in planned})
+        progress.advance(len(kept))
+        # Only the others are looked at one by one. Pages with charts (the groups') first, so
+        # that worker processes start drawing while the listings and run pages are made.
+        waiting = [item for item in planned if item.path not in kept]
+        built = 0
+        for item in sorted(waiting, key=_charts_first):
+            built += self.page(item, charts)
+            # Right after the run's page, while its measurements are still decoded: a sweep of
+            # its own would decode every run again on a site too large to hold them all.
+            self.run_json_of(item.path)
+            progress.advance()
+        return built, charts
+
+    def page(self, item: PlannedPage, charts: dict[str, ChartSpec]) -> bool:
+        """Keep, patch or render ``item``; whether it was made (patched or rendered)."""
+        previous = self.previous
+        if previous.reuse(item.path, item.key) is not None:
+            return False
+        patched = previous.patch(item.path, item.key, item.patch)
+        if patched is not None:
+            self.output.write(item.path, patched)
+            previous.record(item.path, item.key, [item.path])
+            return True
+        page = item.make()
+        for chart in page.charts:
+            charts[chart.path()] = chart
+            self.batch.add(chart)
+        self.output.write(page.path, render(self.env, page))
+        previous.record(item.path, item.key, [page.path, *chart_files(list(page.charts))])
+        return True
+
+    def run_json(self, run: Run) -> None:
+        path = f"runs/{run.id}.json"
+        if not self.previous.recorded(path):
+            self.previous.write_or_keep(path, run.digest, lambda: exports.run_json(run))
+
+    def run_json_of(self, page: str) -> None:
+        """The JSON of the run whose page is at ``page``, if it is a run's page."""
+        if _is_run_page(page):
+            run = self.by_id.get(page[len("runs/") : -len("/index.html")])
+            if run is not None:
+                self.run_json(run)
+
+    def data_files(self) -> None:
+        """The listings' data files: made from every run's figures, kept unless a run or the
+        site changed (``index_key``)."""
+        site, runs, analysis, groups = self.setup.site, self.runs, self.analysis, self.memory.groups
+        index_key = _index_key(site, analysis.settings, groups)
+        keep = self.previous.write_or_keep
+        keep(
+            "data/runs.json",
+            index_key,
+            lambda: feeds.runs_index(site, runs, analysis.headlines, analysis.fragments),
+        )
+        keep("data/setups.json", index_key, lambda: setups_json(runs, analysis.fragments))
+        keep("data/capacity.json", index_key, lambda: capacity_json(runs, analysis))
+        site_history = self.memory.history
+        # One record per run × figure, joined from each setup's (setups.SiteHistory).
+        if site_history is not None:
+            keep("data/changes.json", site_history.all_key, lambda: changes_json(site_history))
+        # Derived cells per context for the index's operating-point picker, fetched on demand.
+        self.points()
+        # What the index's filters fetch on first use: every row, compact.
+        keep(SEARCH_INDEX, index_key, lambda: search_index_of(site, runs, analysis, groups))
+
+    def points(self) -> None:
+        """The picker's data/points/: each model's files keyed on its runs' content alone (the
+        model's digest from the plan, plan.PlanMemory, which names the site, the settings and
+        its runs), so an added run rewrites its model's files and keeps the other models'."""
+        site, analysis = self.setup.site, self.analysis
+        groups = [group for group in site_groups(self.runs).values() if group.kind == "models"]
+        for group in groups:
+            path = f"data/points/{group.slug}/"
+            key = self.memory.groups.get(group.path) or _points_key(site, analysis, group)
+            if self.previous.reuse(path, key, defer=True) is None:
+                made = model_point_files(group, analysis)
+                for name, data in sorted(made.items()):
+                    self.output.write(name, data)
+                self.previous.record(path, key, sorted(made))
+        self.previous.keep_deferred()
+        # Which models have a file at each context: a few small files, made from every run's
+        # contexts (known from the grids the listings made anyway), written every time.
+        contexts = point_contexts(self.runs, analysis, groups, self.memory.groups)
+        for name, data in sorted(contexts.items()):
+            self.output.write(name, data)
+
+    def static_files(self) -> None:
+        """The schemas (the contract contributors write against, at a stable address of the
+        site) and the templates' static files."""
+        for schema_file in sorted(resource_dir("schema").glob("*.schema.json")):
+            self.output.write(f"schema/{schema_file.name}", schema_file.read_bytes())
+        static = self.setup.templates / "static"
+        for path in sorted(static.rglob("*")):
+            if path.is_file():
+                self.output.write(
+                    f"assets/{path.relative_to(static).as_posix()}", path.read_bytes()
+                )
+
+    def chart_assets(self, renderer: ChartRenderer, chart_templates: ChartTemplates) -> None:
+        """What the interactive upgrade of charts needs, when the site has a chart."""
+        if any(name.startswith(f"{CHARTS_FOLDER}/") for name in self.output.written):
+            self.output.write("assets/vega.js", renderer.javascript_bundle())
+            # The interactive upgrade draws from the light template; dark screens recolour it.
+            self.output.write("assets/chart-colours.json", DARK_COLOURS_JSON)
+            for kind in KINDS:  # one template per kind, filled in by site.js
+                self.output.write(template_path(kind), chart_templates.text(kind).encode())
+
+
+def _charts_first(item: PlannedPage) -> tuple[bool, bool]:
+    """The order pages are made in: the groups' (with charts) first, run pages last."""
+    return (item.path.startswith("runs/"), not item.path.startswith(("models/", "hardware/")))
+
+
+def _index_key(site: Site, settings: Settings, groups: dict[str, str]) -> str:
+    """The key of the files made from every run's figures: the site, the settings and the
+    models' digests (plan.PlanMemory), which name every run's id and content."""
+    models = sorted(digest for path, digest in groups.items() if path.startswith("models/"))
+    return hashlib.sha256(repr((site, settings, models)).encode()).hexdigest()
+
+
+def _points_key(site: Site, analysis: Analysis, group: Group) -> str:
+    """A model's key for its data/points/ files when the plan left it no digest."""
+    runs = sorted((run.id, run.digest) for run in group.runs)
+    return hashlib.sha256(repr((site, analysis.settings, group.slug, runs)).encode()).hexdigest()
+
+
+# Where every chart's files are (chart_specs.ChartSpec), side by side.
 CHARTS_FOLDER = template_path(KINDS[0]).rpartition("/")[0]
 
 
@@ -465,7 +551,7 @@ def _prune_now_and_then(
 
 def _chart_count(output: StagedOutput) -> int:
     """How many charts the site has: the SVG files of its charts folder, read off its folders
-    (a few thousand names) rather than off every file of the site (70,000 at 20,000 runs)."""
+    rather than off every file of the site, which are many more."""
     layout = (
         output.layout() or {}
     )  # (never None once committed: every name written or kept is plain)
@@ -498,181 +584,6 @@ def _inputs(collected_digest: str, site: Site, settings: Settings) -> str:
     return hashlib.sha256(repr((site, settings, collected_digest)).encode()).hexdigest()
 
 
-def _unchanged(manifest: Manifest, notes: tuple[str, ...]) -> BuildSummary:
-    page_count, chart_count, file_count = manifest.summary
+def _unchanged(previous: Previous, notes: tuple[str, ...]) -> BuildSummary:
+    page_count, chart_count, file_count = previous.summary()
     return BuildSummary(page_count, 0, chart_count, 0, file_count, notes)
-
-
-def _write_or_keep(
-    output: StagedOutput,
-    manifest: Manifest,
-    entries: Entries,
-    old_site: Path,
-    path: str,
-    key: str,
-    make: Any,
-) -> None:
-    files = manifest.reusable(path, key, old_site, output.trusted) if key else None
-    if files and path in files:
-        output.keep(path, files[path])
-    else:
-        output.write(path, make())
-    entries[path] = (key, [path])
-
-
-def _write_points(
-    output: StagedOutput,
-    manifest: Manifest,
-    entries: Entries,
-    old_site: Path,
-    site: Site,
-    runs: list[Any],
-    analysis: Analysis,
-    model_digests: dict[str, str],
-) -> None:
-    """The picker's data/points/: each model's files keyed on its runs' content alone (the
-    model's digest from the plan, pages.PlanMemory, which names the site, the settings and its
-    runs), so an added run rewrites its model's files (a few) and keeps the other models'
-    (hundreds)."""
-    groups = [group for group in site_groups(runs).values() if group.kind == "models"]  # the plan's
-    kept: set[str] = (
-        set()
-    )  # taken at once at the end (StagedOutput.keep_all): 16,000 files at 20,000 runs
-    for group in groups:
-        path = f"data/points/{group.slug}/"
-        key = (
-            model_digests.get(group.path)
-            or hashlib.sha256(
-                repr(
-                    (
-                        site,
-                        analysis.settings,
-                        group.slug,
-                        sorted((run.id, run.digest) for run in group.runs),
-                    )
-                ).encode()
-            ).hexdigest()
-        )
-        found = manifest.reusable(path, key, old_site, output.trusted)
-        if found is not None and output.trusted:
-            kept.update(found)
-            files = list(found)
-        elif found is not None:
-            for name, status in found.items():
-                output.keep(name, status)
-            files = list(found)
-        else:
-            made = model_point_files(group, analysis)
-            for name, data in sorted(made.items()):
-                output.write(name, data)
-            files = sorted(made)
-        entries[path] = (key, files)
-    output.keep_all(kept)
-    # Which models have a file at each context: a few small files, made from every run's
-    # contexts (known from the grids the listings made anyway), written every time.
-    for name, data in sorted(point_contexts(runs, analysis, groups, model_digests).items()):
-        output.write(name, data)
-
-
-def _keep_unchanged(
-    output: StagedOutput, manifest: Manifest, entries: Entries, wanted: dict[str, str]
-) -> set[str]:
-    """When the build stages in a spare that holds the previous site (StagedOutput.trusted),
-    take every entry of ``wanted`` (its path → its key now) whose key is the one the last build
-    recorded, with its files, at once; return their paths (none without such a spare).
-
-    Why: an added run leaves 48,000 of 48,600 pages and exports as they were at 20,000 runs,
-    and taking each on its own (Manifest.reusable, then StagedOutput.keep for each file) was
-    0.3 s of the build. A file another entry took already (a chart several pages show) is not
-    taken again."""
-    if not output.trusted:
-        return set()
-    recorded = manifest.entries
-    same = {
-        path: entry
-        for path, key in wanted.items()
-        if key and (entry := recorded.get(path)) is not None and entry[0] == key
-    }  # (no key: always made)
-    output.keep_all(
-        {name for _, entry_files in same.values() for name in entry_files} - output.written
-    )
-    entries.update(same)
-    return set(same)
-
-
-def _write_pages(
-    output: StagedOutput,
-    planned: list[PlannedPage],
-    manifest: Manifest,
-    entries: Entries,
-    env: Any,
-    batch: ChartBatch,
-    old_site: Path,
-    after: Callable[[str], None],
-) -> tuple[int, dict[str, ChartSpec]]:
-    """Render the pages whose key changed and link the others; hand their charts to ``batch``;
-    call ``after`` with the path of each page written or kept on its own (not of those kept at
-    once by _keep_unchanged: the build's sweep of its runs' JSON takes what they need). Return
-    how many pages were built, and their charts by path."""
-    built = 0
-    charts: dict[str, ChartSpec] = {}
-    kept = _keep_unchanged(output, manifest, entries, {item.path: item.key for item in planned})
-    progress.advance(len(kept))
-    # Only the others are looked at one by one (a hundred of 28,000 pages when a run is added at
-    # 20,000 runs). Pages with charts (the groups') first, so that worker processes start drawing
-    # while the listings and run pages (no charts) are made.
-    waiting = [item for item in planned if item.path not in kept]
-    for item in sorted(
-        waiting,
-        key=lambda item: (
-            item.path.startswith("runs/"),
-            not item.path.startswith(("models/", "hardware/")),
-        ),
-    ):
-        found = manifest.reusable(item.path, item.key, old_site, output.trusted)
-        patched = _patched(item, manifest, old_site) if found is None else None
-        if patched is not None:
-            output.write(item.path, patched)
-            entries[item.path] = (item.key, [item.path])
-            built += 1
-        elif found is None:
-            page = item.make()
-            for chart in page.charts:
-                charts[chart.path()] = chart
-                batch.add(chart)
-            output.write(page.path, render(env, page))
-            entries[item.path] = (item.key, [page.path, *chart_files(list(page.charts))])
-            built += 1
-        else:
-            for name, status in found.items():
-                if name not in output.written:  # a chart may belong to several pages
-                    output.keep(name, status)
-            entries[item.path] = (item.key, list(found))
-        after(item.path)
-        progress.advance()
-    return built, charts
-
-
-def _patched(item: PlannedPage, manifest: Manifest, old_site: Path) -> bytes | None:
-    """The page ``item`` made from the one the last build wrote (PlannedPage.patch), when only the
-    second half of its key changed and that page is still a plain file of the site; else None.
-
-    Why: adding a run changes the links of the twenty or so run pages beside it in its model's
-    and accelerator's runs, and nothing else of them; making each anew (its measurements read,
-    its tables worked out and rendered) was a quarter of the pages such a build makes at 20,000
-    runs, where putting the new links in place of the old ones costs a twentieth of that. The
-    last build's page is believed as a page it kept would be (build_manifest.all_in_place)."""
-    entry = manifest.entries.get(item.path)
-    if (
-        item.patch is None
-        or entry is None
-        or entry[0] == item.key
-        or entry[0][:KEY_HALF] != item.key[:KEY_HALF]
-        or list(entry[1]) != [item.path]
-    ):
-        return None
-    try:
-        page = read_bounded(old_site / item.path, MAX_STATE_BYTES, what="a page of the site")
-    except (OSError, SitegenError):
-        return None
-    return item.patch(page)

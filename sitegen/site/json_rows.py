@@ -7,12 +7,13 @@ data file is the join of its runs' pieces, made again only for the runs that cha
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from sitegen.model import Run
-from sitegen.site.incremental.fragments import Fragments, Piece
+from sitegen.site.incremental.fragments import Fragments, Piece, maker_name
 
 
 def dumps(value: Any) -> str:
@@ -43,17 +44,33 @@ def json_lines(
 
 
 def run_piece(
-    fragments: Fragments | None, kind: str, run: Run, make: Callable[[], str], *inputs: object
+    fragments: Fragments | None,
+    make: Callable[..., str],
+    run: Run,
+    *inputs: object,
+    build: object = None,
 ) -> Piece:
-    """The piece ``kind`` of one run's records (its UTF-8 text), kept between builds by the run's
-    id and digest
-    (its whole content) and ``inputs`` (what else the piece shows: a label made from other runs).
-    The fragments' scope holds the code, the settings and the site, so no key names them. A run
-    without a digest (made by hand, not collected) has nothing to be known by: made each time."""
+    """``make(run, *inputs)`` (``make(build, run, *inputs)`` with ``build``): one run's records
+    as UTF-8, kept between builds under a key made from ``make``'s name, the run's id and digest
+    (its whole content) and ``inputs`` (what else the piece shows: a label made from other
+    runs). ``make`` is a plain function of its module (Fragments.cached), so nothing it is made
+    from can be missing from the key; ``build`` is what every piece shares, in the fragments'
+    scope with the code, the settings and the site. A run without a digest (made by hand, not
+    collected) has nothing to be known by: made each time."""
+    if build is not None:
+        inputs_of_make: tuple[object, ...] = (build, run, *inputs)
+    else:
+        inputs_of_make = (run, *inputs)
     if fragments is None or not run.digest:
-        return make().encode()
-    # The digest is a hash of the run's content already: the key is its inputs as they are, which
-    # costs a fraction of hashing them again (Fragments.key).
-    # Apart by NUL (in no run id, kind or digest) and holding one, never a Fragments.key's hex.
-    key = f"{kind}\0{run.id}\0{run.digest}"
-    return fragments.get_bytes(f"{key}\0{inputs!r}" if inputs else key, make)
+        return make(*inputs_of_make).encode()
+    # The digest is a hash of the run's content already: the key is its inputs as they are,
+    # cheaper than hashing them again (Fragments.key). Apart by NUL (in no run id, name or
+    # digest) and holding one, never a Fragments.key's hex.
+    key = f"{_maker_name(make)}\0{run.id}\0{run.digest}"
+    return fragments.get_bytes(
+        f"{key}\0{inputs!r}" if inputs else key, lambda: make(*inputs_of_make)
+    )
+
+
+# Checked once per maker: a data file asks for a piece of every run.
+_maker_name = functools.cache(maker_name)

@@ -31,6 +31,7 @@ from sitegen.site.figures.grouping import (
 from sitegen.site.figures.labels import distinguishing_labels
 from sitegen.site.figures.paging import Paging, listed_models
 from sitegen.site.figures.run_colours import model_places
+from sitegen.site.incremental.previous import KEY_HALF
 from sitegen.site.page import Page, Site
 from sitegen.site.pages.capacity import capacity_page, level_model_page
 from sitegen.site.pages.compare import (
@@ -54,6 +55,7 @@ from sitegen.site.pages.presets import preset_page, preset_paging, preset_path
 from sitegen.site.pages.run import run_links, run_page, with_links
 from sitegen.site.pages.setups import history_pages
 from sitegen.site.sections.capacity import capacity_paging, capacity_path, level_model_path, priced
+from sitegen.site.sections.listing import PointChoice
 from sitegen.site.sections.setups import SiteHistory, run_history, setup_path, with_setups
 
 
@@ -79,10 +81,6 @@ class PlannedPage:
     key: str
     make: Callable[[], Page]
     patch: Callable[[bytes], bytes | None] | None = field(default=None, compare=False)
-
-
-# Each half of a two-part key: the first 128 bits of a sha256 (the two halves as long as one key).
-KEY_HALF = 32
 
 
 def _key(*parts: object) -> str:
@@ -114,8 +112,8 @@ class PlanMemory:
     next (``groups``, filled in by plan).
 
     Why: a run page's key names its model's and accelerator's runs (its links go to the nearest
-    of them) and working it out for every run was a second of a build that adds one run at
-    20,000 runs. A group's digest names everything of its runs that any run page of the group
+    of them), and working it out again for every run of a large site is most of a plan that
+    adds one run. A group's digest names everything of its runs that any run page of the group
     shows, so a run whose two groups have the digests they had has the key it had."""
 
     last_groups: Mapping[str, str] = field(default_factory=dict)
@@ -133,27 +131,112 @@ def plan(
     Each page gets ``site`` placed at its own path (Site.at), so its links are relative to it.
     ``memory``: the last build's group digests and page keys, and where this plan leaves its own.
     """
-    memory = memory if memory is not None else PlanMemory()
-    runs = sorted(runs, key=lambda r: r.id)
-    analysis = analysis or Analysis()
-    settings = analysis.settings
-    groups = site_groups(runs)
-    pairs = natural_pairs(runs)
-    run_labels = distinguishing_labels(runs)
-    site_history = SiteHistory.of(runs, settings.change_threshold, analysis.fragments)
-    memory.history = site_history
-    setup_of = site_history.setup_of
-    setup_keys = {setup: site_history.key(setup) for setup in site_history.setups}
-    # A setup's key is kept with the groups' digests: a run whose setup is as it was keeps its key.
+    basis = _PlanBasis.of(site, runs, analysis or Analysis(), memory or PlanMemory())
+    costs = priced(basis.runs, basis.analysis)
+    planned = [
+        *_index_pages(basis),
+        *_RunPages(basis).planned(),
+        *_capacity_pages(basis, costs),
+        *_level_pages(basis, costs),
+        *_preset_pages(basis, costs),
+        *_group_pages(basis),
+        *_compare_pages(basis),
+        *_site_pages(basis),
+    ]
+    return planned + _sitemap(site, planned, basis.everything)
+
+
+@dataclass
+class _PlanBasis:
+    """What every step of a plan is made from: the runs and their groups, pairs and labels, the
+    setups with their keys, and each group's digest, worked out once a plan."""
+
+    site: Site
+    runs: list[Run]
+    analysis: Analysis
+    memory: PlanMemory
+    groups: dict[tuple[str, str], Group]
+    pairs: list[tuple[Run, Run]]
+    run_labels: dict[str, str]
+    site_history: SiteHistory
+    setup_keys: dict[str, str]
+    setups_as_before: set[str]
+    # Each run's model and accelerator group keys, read off the groups once.
+    in_groups: dict[str, tuple[tuple[str, str], tuple[str, str]]]
+    membership_text: dict[str, bytes]  # see _memberships
+    site_text: _Verbatim
+    settings_text: _Verbatim
+    digests: dict[tuple[str, str], str]  # see _group_digests
+    as_before: set[tuple[str, str]]  # the groups whose digest is the one the last plan left
+    everything: str  # the key of pages made from every run (the models' digests and the pairs)
+    models: list[Group]  # as the listings show them (paging.listed_models)
+    of_model: dict[str, str]  # each listed model's digest, by its key
+
+    @classmethod
+    def of(cls, site: Site, runs: list[Run], analysis: Analysis, memory: PlanMemory) -> _PlanBasis:
+        runs = sorted(runs, key=lambda r: r.id)
+        settings = analysis.settings
+        groups = site_groups(runs)
+        pairs = natural_pairs(runs)
+        run_labels = distinguishing_labels(runs)
+        site_history = SiteHistory.of(runs, settings.change_threshold, analysis.fragments)
+        memory.history = site_history
+        setup_keys = {setup: site_history.key(setup) for setup in site_history.setups}
+        setups_as_before = _setups_as_before(memory, setup_keys)
+        in_groups = _groups_of_runs(runs, groups)
+        membership_text = _memberships(runs, groups, in_groups, run_labels)
+        site_text, settings_text = _Verbatim(site), _Verbatim(settings)
+        digests = _group_digests(groups, membership_text, site_text, settings_text)
+        paths = {key: group.path for key, group in groups.items()}
+        memory.groups.update((paths[key], digests[key]) for key in groups)
+        as_before = {key for key in groups if memory.last_groups.get(paths[key]) == digests[key]}
+        everything = _key(
+            site_text,
+            settings_text,
+            [digest for (kind, _), digest in digests.items() if kind == "models"],
+            [(a.id, b.id) for a, b in pairs],
+        )
+        models = listed_models(groups)
+        of_model = {group.key: digests[("models", group.key)] for group in models}
+        return cls(
+            site,
+            runs,
+            analysis,
+            memory,
+            groups,
+            pairs,
+            run_labels,
+            site_history,
+            setup_keys,
+            setups_as_before,
+            in_groups,
+            membership_text,
+            site_text,
+            settings_text,
+            digests,
+            as_before,
+            everything,
+            models,
+            of_model,
+        )
+
+
+def _setups_as_before(memory: PlanMemory, setup_keys: dict[str, str]) -> set[str]:
+    """The setups whose key is the one the last plan left. A setup's key is kept with the
+    groups' digests: a run whose setup is as it was keeps its key."""
     memory.groups.update((setup_path(setup), key) for setup, key in setup_keys.items())
-    setups_as_before = {
+    return {
         setup
         for setup, key in setup_keys.items()
         if memory.last_groups.get(setup_path(setup)) == key
     }
 
-    # Each run's model and accelerator group keys, read off the groups (20,000 runs are asked
-    # for them several times a plan: model_key and accelerator_key each time cost a tenth of it).
+
+def _groups_of_runs(
+    runs: list[Run], groups: dict[tuple[str, str], Group]
+) -> dict[str, tuple[tuple[str, str], tuple[str, str]]]:
+    """Each run's model and accelerator group keys, read off the groups: asked for several
+    times a plan, model_key and accelerator_key each time would cost more than the lookup."""
     model_of = {
         member.id: key
         for key, group in groups.items()
@@ -166,14 +249,21 @@ def plan(
         if group.kind == "hardware"
         for member in group.runs
     }
-    in_groups = {run.id: (model_of[run.id], hardware_of[run.id]) for run in runs}
-    paths = {key: group.path for key, group in groups.items()}
-    # What a run's page, row or links show of its groups (their paths and labels) and of the
-    # runs like it (its distinguishing label): the repr of the tuple (id, digest, model path,
-    # model label, accelerator path, accelerator label, label), as UTF-8, worked out once for the
-    # digests of its two groups below and for its page's key. Joined from the reprs of its
-    # parts, each group's worked out once: a tuple and its repr a run were a tenth of the plan.
-    group_text = {key: f"{paths[key]!r}, {group.label!r}" for key, group in groups.items()}
+    return {run.id: (model_of[run.id], hardware_of[run.id]) for run in runs}
+
+
+def _memberships(
+    runs: list[Run],
+    groups: dict[tuple[str, str], Group],
+    in_groups: dict[str, tuple[tuple[str, str], tuple[str, str]]],
+    run_labels: dict[str, str],
+) -> dict[str, bytes]:
+    """What a run's page, row or links show of its groups (their paths and labels) and of the
+    runs like it (its distinguishing label): the repr of the tuple (id, digest, model path,
+    model label, accelerator path, accelerator label, label), as UTF-8, worked out once for
+    the digests of its two groups and for its page's key. Joined from the reprs of its parts,
+    each group's worked out once: a tuple and its repr a run cost more."""
+    group_text = {key: f"{group.path!r}, {group.label!r}" for key, group in groups.items()}
     membership_text: dict[str, bytes] = {}
     for run in runs:
         model_group, hardware_group = in_groups[run.id]
@@ -181,16 +271,23 @@ def plan(
             f"({run.id!r}, {run.digest!r}, {group_text[model_group]}, "
             f"{group_text[hardware_group]}, {run_labels.get(run.id)!r})"
         ).encode()
+    return membership_text
 
-    site_text, settings_text = _Verbatim(site), _Verbatim(settings)
-    # Each group's digest: the site, the settings and its runs' memberships, in its order. A
-    # run is in one model's group and one accelerator's, so the models' digests name every run.
-    # It is _key(site, settings, kind, key, memberships), its text joined from each run's bytes:
-    # as one string, a single character beyond Latin-1 in one label ("…") made all of a group's
-    # text two bytes a character, and encoding the accelerators' groups (1,700 runs each at
-    # 20,000 runs) a tenth of the plan.
+
+def _group_digests(
+    groups: dict[tuple[str, str], Group],
+    membership_text: dict[str, bytes],
+    site_text: _Verbatim,
+    settings_text: _Verbatim,
+) -> dict[tuple[str, str], str]:
+    """Each group's digest: the site, the settings and its runs' memberships, in its order. A
+    run is in one model's group and one accelerator's, so the models' digests name every run.
+
+    It is _key(site, settings, kind, key, memberships), its text joined from each run's bytes:
+    as one string, a single character beyond Latin-1 in one label ("…") would make all of a
+    group's text two bytes a character, and encoding it slow."""
     common = f"({site_text.text}, {settings_text.text}, "
-    digests = {
+    return {
         key: hashlib.sha256(
             f"{common}{group.kind!r}, {group.key!r}, [".encode()
             + b", ".join([membership_text[run.id] for run in group.runs])
@@ -198,326 +295,357 @@ def plan(
         ).hexdigest()
         for key, group in groups.items()
     }
-    memory.groups.update((paths[key], digests[key]) for key in groups)
-    # The groups whose digest is the one the last build's plan left (PlanMemory).
-    as_before = {key for key in groups if memory.last_groups.get(paths[key]) == digests[key]}
-    everything = _key(
-        site_text,
-        settings_text,
-        [digest for (kind, _), digest in digests.items() if kind == "models"],
-        [(a.id, b.id) for a, b in pairs],
-    )
-    # The listings (the index, /capacity/, the preset views) show the runs model by model, in
-    # pages that end where a model ends (paging): a page's key names its models' parts, so a
-    # run added to one model builds that model's page again and keeps the others.
-    models = listed_models(groups)
-    of_model = {group.key: digests[("models", group.key)] for group in models}
 
-    def listing_keys(
-        paged: Paging, path_of: Callable[[int], str], *shown: object
-    ) -> list[tuple[int, str, str]]:
-        # Each page's number, path and key: its models' parts, the pages' count (its pager) and
-        # what every page of the listing shows (``shown``).
-        return [
-            (
-                number,
+
+def _listing_keys(
+    basis: _PlanBasis, paged: Paging, path_of: Callable[[int], str], *shown: object
+) -> list[tuple[int, str, str]]:
+    """Each page of a listing (the index, /capacity/, the preset views): its number, path and
+    key. The listings show the runs model by model, in pages that end where a model ends
+    (paging): a page's key names its models' parts, the pages' count (its pager) and what every
+    page of the listing shows (``shown``), so a run added to one model builds that model's page
+    again and keeps the others."""
+    return [
+        (
+            number,
+            path_of(number),
+            _key(
+                basis.site_text,
+                basis.settings_text,
                 path_of(number),
-                _key(
-                    site_text,
-                    settings_text,
-                    path_of(number),
-                    paged.count,
-                    shown,
-                    [(group.key, first, last, of_model[group.key]) for group, first, last in parts],
-                ),
-            )
-            for number, parts in enumerate(paged.parts(models), start=1)
-        ]
-
-    # What the index's pages are made from (the runs in order, the picker's choices): worked
-    # out once for all of them, and only when one of them is built.
-    choice = site_choice(groups, analysis, memory.groups)
-    listings: list[IndexListing] = []
-
-    def listing() -> IndexListing:
-        if not listings:
-            listings.append(
-                index_listing(runs, groups, analysis, run_labels, choice, memory.groups)
-            )
-        return listings[0]
-
-    # Only the first page of the index says how many runs there are.
-    index_paged = index_paging(groups)
-    planned = [
-        PlannedPage(
-            path,
-            _key(page_key, len(runs)) if number == 1 else page_key,
-            lambda number=number: index_page(
-                site,
-                runs,
-                groups,
-                analysis,
-                number,  # type: ignore[misc]
-                listing,
-                index_paged,
+                paged.count,
+                shown,
+                [
+                    (group.key, first, last, basis.of_model[group.key])
+                    for group, first, last in parts
+                ],
             ),
         )
-        for number, path, page_key in listing_keys(index_paged, page_path, choice)
+        for number, parts in enumerate(paged.parts(basis.models), start=1)
     ]
-    paired = {(a.id, b.id) for a, b in pairs}
 
-    partners: dict[str, set[str]] = defaultdict(set)
-    for a, b in pairs:
-        partners[a.id].add(b.id)
-        partners[b.id].add(a.id)
 
-    # Each group's runs by their place in it, worked out for a group when one of its runs first
-    # asks (only the changed groups' runs do, in a build that adds a run).
-    places: dict[tuple[str, str], dict[str, int]] = {}
+class _IndexListing:
+    """What the index's pages are made from (the runs in order, the picker's choices): worked
+    out once for all of them, and only when one of them is built."""
 
-    def place_in(key: tuple[str, str]) -> dict[str, int]:
-        found = places.get(key)
+    def __init__(self, basis: _PlanBasis, choice: PointChoice) -> None:
+        self.basis = basis
+        self.choice = choice
+        self._listing: IndexListing | None = None
+
+    def __call__(self) -> IndexListing:
+        if self._listing is None:
+            basis = self.basis
+            self._listing = index_listing(
+                basis.runs,
+                basis.groups,
+                basis.analysis,
+                basis.run_labels,
+                self.choice,
+                basis.memory.groups,
+            )
+        return self._listing
+
+
+def _index_pages(basis: _PlanBasis) -> list[PlannedPage]:
+    """The index's pages; only the first says how many runs there are."""
+    choice = site_choice(basis.groups, basis.analysis, basis.memory.groups)
+    listing = _IndexListing(basis, choice)
+    paged = index_paging(basis.groups)
+    make = partial(index_page, basis.site, basis.runs, basis.groups, basis.analysis)
+    return [
+        PlannedPage(
+            path,
+            _key(page_key, len(basis.runs)) if number == 1 else page_key,
+            partial(make, number, listing, paged),
+        )
+        for number, path, page_key in _listing_keys(basis, paged, page_path, choice)
+    ]
+
+
+class _RunPages:
+    """A page per run, keyed in two halves (PlannedPage.patch): all the page shows but its
+    last section, then its links to the runs beside it (the other runs of its model and of its
+    accelerator, its pair partners first)."""
+
+    def __init__(self, basis: _PlanBasis) -> None:
+        self.basis = basis
+        self.paired = {(a.id, b.id) for a, b in basis.pairs}
+        self.partners: dict[str, set[str]] = defaultdict(set)
+        for a, b in basis.pairs:
+            self.partners[a.id].add(b.id)
+            self.partners[b.id].add(a.id)
+        self.pairs_of: dict[str, list[tuple[str, str]]] = defaultdict(list)  # each run's pairs
+        for pair in self.paired:
+            self.pairs_of[pair[0]].append(pair)
+            self.pairs_of[pair[1]].append(pair)
+        # Each group's runs by their place in it, worked out for a group when one of its runs
+        # first asks (only the changed groups' runs do, in a build that adds a run).
+        self.places: dict[tuple[str, str], dict[str, int]] = {}
+
+    def planned(self) -> list[PlannedPage]:
+        return [self.page(run, f"runs/{run.id}/index.html") for run in self.basis.runs]
+
+    def page(self, run: Run, path: str) -> PlannedPage:
+        """The run's page; its key as it was when its groups and setup are (PlanMemory)."""
+        basis = self.basis
+        model_group, hardware_group = basis.in_groups[run.id]
+        setup_of = basis.site_history.setup_of
+        groups_as_before = (
+            model_group in basis.as_before
+            and hardware_group in basis.as_before
+            and (run.id not in setup_of or setup_of[run.id] in basis.setups_as_before)
+        )
+        page_key = basis.memory.last_key(path) if groups_as_before else None
+        if page_key is None:
+            page_key = self.key(run, path)
+        return PlannedPage(
+            path, page_key, partial(self.make, run, path), partial(self.patch, run, path)
+        )
+
+    def key(self, run: Run, path: str) -> str:
+        """Two halves: all the page shows but its last section, which holds the links to the
+        runs beside it (they change when a run is added next to it, while the rest of its page
+        does not); then those links."""
+        basis = self.basis
+        setup_of = basis.site_history.setup_of
+        membership = _Verbatim.of_text(basis.membership_text[run.id].decode())
+        in_setup = (basis.setup_keys[setup_of[run.id]],) if run.id in setup_of else ()
+        linked = tuple(
+            (noun, [other.id for other in members]) for noun, members in self.comparable(run)
+        )
+        return (
+            _key(basis.site_text, basis.settings_text, path, membership, *in_setup)[:KEY_HALF]
+            + _key(linked, sorted(self.pairs_of[run.id]))[:KEY_HALF]
+        )
+
+    def place_in(self, key: tuple[str, str]) -> dict[str, int]:
+        found = self.places.get(key)
         if found is None:
-            found = places[key] = {
-                member.id: index for index, member in enumerate(groups[key].runs)
+            found = self.places[key] = {
+                member.id: index for index, member in enumerate(self.basis.groups[key].runs)
             }
         return found
 
-    def comparable(run: Run) -> list[tuple[str, tuple[Run, ...]]]:
-        # The other runs of its model and of its accelerator that its page links to (as many as
-        # the links can show after the first group's took theirs), its pair partners first.
+    def comparable(self, run: Run) -> list[tuple[str, tuple[Run, ...]]]:
+        """The other runs of its model and of its accelerator that its page links to (as many
+        as the links can show after the first group's took theirs), its pair partners first."""
         count = MAX_LINKED + MAX_RUNS
         found = []
-        for noun, key in zip(("of", "on"), in_groups[run.id], strict=True):
-            group = groups[key]
-            found.append(
-                (
-                    f"{noun} {group.label}",
-                    closest_runs(group.runs, place_in(key), run, partners[run.id], count),
-                )
-            )
+        for noun, key in zip(("of", "on"), self.basis.in_groups[run.id], strict=True):
+            group = self.basis.groups[key]
+            runs = closest_runs(group.runs, self.place_in(key), run, self.partners[run.id], count)
+            found.append((f"{noun} {group.label}", runs))
         return found
 
-    def linked(run: Run) -> tuple[object, ...]:
-        return tuple((noun, [other.id for other in members]) for noun, members in comparable(run))
-
-    def make_run_page(run: Run, path: str) -> Page:
-        at = site.at(path)
+    def make(self, run: Run, path: str) -> Page:
+        basis = self.basis
+        at = basis.site.at(path)
         return run_page(
             at,
             run,
-            groups,
-            run_labels.get(run.id, ""),
-            run_comparisons(at, run, comparable(run), paired),
-            analysis,
-            run_history(at, run, site_history),
+            basis.groups,
+            basis.run_labels.get(run.id, ""),
+            run_comparisons(at, run, self.comparable(run), self.paired),
+            basis.analysis,
+            run_history(at, run, basis.site_history),
         )
 
-    def patch_run_page(run: Run, path: str, page: bytes) -> bytes | None:
-        # The page as the last build left it, with its last section (its links) made anew:
-        # what run_page would show there (run_links), rendered by the macro its template calls.
-        at = site.at(path)
-        shown = run_links(at, run, groups, run_comparisons(at, run, comparable(run), paired))
-        return with_links(page, analysis.fragments.render("run_links", *shown))
+    def patch(self, run: Run, path: str, page: bytes) -> bytes | None:
+        """The page as the last build left it, with its last section (its links) made anew:
+        what run_page would show there (run_links), rendered by the macro its template calls."""
+        basis = self.basis
+        at = basis.site.at(path)
+        comparisons = run_comparisons(at, run, self.comparable(run), self.paired)
+        shown = run_links(at, run, basis.groups, comparisons)
+        return with_links(page, basis.analysis.fragments.render("run_links", *shown))
 
-    pairs_of: dict[str, list[tuple[str, str]]] = defaultdict(list)  # each run's pairs, found once
-    for pair in paired:
-        pairs_of[pair[0]].append(pair)
-        pairs_of[pair[1]].append(pair)
-    for run in runs:
-        path = f"runs/{run.id}/index.html"
-        # Its model's and accelerator's runs as they were: its key as it was (PlanMemory).
-        model_group, hardware_group = in_groups[run.id]
-        groups_as_before = (
-            model_group in as_before
-            and hardware_group in as_before
-            and (run.id not in setup_of or setup_of[run.id] in setups_as_before)
-        )
-        page_key = memory.last_key(path) if groups_as_before else None
-        if page_key is None:
-            # Two halves (PlannedPage.patch): all the page shows but its last section, which holds
-            # the links to the runs beside it (they change when a run is added next to it, while
-            # the rest of its page does not); then those links.
-            membership = _Verbatim.of_text(membership_text[run.id].decode())
-            in_setup = (setup_keys[setup_of[run.id]],) if run.id in setup_of else ()
-            page_key = (
-                _key(site_text, settings_text, path, membership, *in_setup)[:KEY_HALF]
-                + _key(linked(run), sorted(pairs_of[run.id]))[:KEY_HALF]
-            )
-        planned.append(
-            PlannedPage(
-                path,
-                page_key,
-                lambda run=run, path=path: make_run_page(run, path),  # type: ignore[misc]
-                lambda page, run=run, path=path: patch_run_page(run, path, page),  # type: ignore[misc]
-            )
-        )
-    costs = priced(runs, analysis)
-    capacity_paged = capacity_paging(groups)
-    for number, path, page_key in listing_keys(capacity_paged, capacity_path, costs):
-        planned.append(
-            PlannedPage(
-                path,
-                page_key,
-                lambda number=number: capacity_page(  # type: ignore[misc]
-                    site, runs, groups, analysis, number, capacity_paged
-                ),
-            )
-        )
-    # Each model's setups ranked at each shipped level (capacity_views): a page per model and level.
-    for level in settings.service_levels:
-        for group in models:
+
+def _capacity_pages(basis: _PlanBasis, costs: bool) -> list[PlannedPage]:
+    """/capacity/ and its following pages."""
+    paged = capacity_paging(basis.groups)
+    make = partial(capacity_page, basis.site, basis.runs, basis.groups, basis.analysis)
+    return [
+        PlannedPage(path, page_key, partial(make, number, paged))
+        for number, path, page_key in _listing_keys(basis, paged, capacity_path, costs)
+    ]
+
+
+def _level_pages(basis: _PlanBasis, costs: bool) -> list[PlannedPage]:
+    """Each model's setups ranked at each shipped level (capacity_views): a page per model and
+    level."""
+    planned = []
+    for level in basis.analysis.settings.service_levels:
+        for group in basis.models:
             path = level_model_path(level, group)
             page_key = _key(
-                site_text, settings_text, path, group.label, group.path, of_model[group.key], costs
+                basis.site_text,
+                basis.settings_text,
+                path,
+                group.label,
+                group.path,
+                basis.of_model[group.key],
+                costs,
             )
-            planned.append(
-                PlannedPage(
-                    path, page_key, partial(level_model_page, site, group, level, analysis, costs)
-                )
-            )
-    preset_paged = preset_paging(groups)
-    # The first page of a preset's view lists every model with the page it is on.
-    contents = _key([(group.slug, group.label) for group in models], preset_paged.bounds)
-    for preset in settings.presets:
-        for number, path, page_key in listing_keys(
-            preset_paged,
-            lambda n, preset=preset: preset_path(preset, n),  # type: ignore[misc]
-            costs,
-            preset,
-        ):
+            make = partial(level_model_page, basis.site, group, level, basis.analysis, costs)
+            planned.append(PlannedPage(path, page_key, make))
+    return planned
+
+
+def _preset_pages(basis: _PlanBasis, costs: bool) -> list[PlannedPage]:
+    """Each preset's view, paged as the index is; its first page lists every model with the
+    page it is on."""
+    paged = preset_paging(basis.groups)
+    contents = _key([(group.slug, group.label) for group in basis.models], paged.bounds)
+    planned = []
+    for preset in basis.analysis.settings.presets:
+        make = partial(preset_page, basis.site, basis.runs, basis.groups, preset, basis.analysis)
+        path_of = partial(preset_path, preset)
+        for number, path, page_key in _listing_keys(basis, paged, path_of, costs, preset):
             planned.append(
                 PlannedPage(
                     path,
                     _key(page_key, contents) if number == 1 else page_key,
-                    lambda preset=preset, number=number: preset_page(  # type: ignore[misc]
-                        site, runs, groups, preset, analysis, number, preset_paged
-                    ),
+                    partial(make, number, paged),
                 )
             )
-    # Each group's natural pairs, in the pairs' order: a run is in one model's and one
-    # accelerator's group, so a pair is in those of its runs' groups they share. (Asking every
-    # group about every pair cost 3.5 s at 20,000 runs: 2,000 groups × 6,000 pairs.)
-    pairs_in: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
-    for a, b in pairs:
-        of_b = in_groups[b.id]
-        for key in in_groups[a.id]:
-            if key in of_b:
-                pairs_in[key].append((a.id, b.id))
-    for group in sorted(groups.values(), key=lambda g: g.path):
+    return planned
+
+
+def _group_pages(basis: _PlanBasis) -> list[PlannedPage]:
+    """A page per model and per accelerator, with its natural pairs and the setups it links."""
+    pairs_in = _pairs_in_groups(basis)
+    planned = []
+    for group in sorted(basis.groups.values(), key=lambda g: g.path):
         group_pairs = pairs_in.get((group.kind, group.key), [])
         path = f"{group.path}index.html"
-        linked_setups = site_history.in_group(group.kind, group.key)
-        planned.append(
-            PlannedPage(
-                path,
-                _key(
-                    path,
-                    group.label,
-                    digests[(group.kind, group.key)],
-                    group_pairs,
-                    *([setup_keys[setup] for setup in linked_setups] if linked_setups else []),
-                ),
-                lambda group=group, path=path, linked=linked_setups: with_setups(  # type: ignore[misc]
-                    group_page(site.at(path), group, groups, pairs, analysis),
-                    site.at(path),
-                    linked,
-                    site_history,
-                ),
-            )
+        linked_setups = basis.site_history.in_group(group.kind, group.key)
+        setup_keys = [basis.setup_keys[setup] for setup in linked_setups] if linked_setups else []
+        page_key = _key(
+            path, group.label, basis.digests[(group.kind, group.key)], group_pairs, *setup_keys
         )
-    # One page per natural pair (older, newer); its swap to A against B is a link within it.
-    # Each run in its colour on its model's page (run_colours): a place is the page key's too.
-    colour_places = model_places(groups.values())
-    for a, b in pairs:
+        planned.append(
+            PlannedPage(path, page_key, partial(_group_page, basis, group, path, linked_setups))
+        )
+    return planned
+
+
+def _pairs_in_groups(basis: _PlanBasis) -> dict[tuple[str, str], list[tuple[str, str]]]:
+    """Each group's natural pairs, in the pairs' order: a run is in one model's and one
+    accelerator's group, so a pair is in those of its runs' groups they share (asking every
+    group about every pair would cost groups × pairs)."""
+    pairs_in: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
+    for a, b in basis.pairs:
+        of_b = basis.in_groups[b.id]
+        for key in basis.in_groups[a.id]:
+            if key in of_b:
+                pairs_in[key].append((a.id, b.id))
+    return pairs_in
+
+
+def _group_page(basis: _PlanBasis, group: Group, path: str, linked: list[str]) -> Page:
+    at = basis.site.at(path)
+    page = group_page(at, group, basis.groups, basis.pairs, basis.analysis)
+    return with_setups(page, at, linked, basis.site_history)
+
+
+def _compare_pages(basis: _PlanBasis) -> list[PlannedPage]:
+    """One page per natural pair (older, newer); its swap to A against B is a link within it.
+    Each run in its colour on its model's page (run_colours): a place is the page key's too."""
+    colour_places = model_places(basis.groups.values())
+    labels = basis.run_labels
+    planned = []
+    for a, b in basis.pairs:
         path = f"{compare_path(a, b)}index.html"
-        # A pair's runs share their model: its group as before holds them, and their labels, as
-        # before.
-        page_key = memory.last_key(path) if in_groups[a.id][0] in as_before else None
+        # A pair's runs share their model: its group as before holds them, and their labels,
+        # as before.
+        as_before = basis.in_groups[a.id][0] in basis.as_before
+        page_key = basis.memory.last_key(path) if as_before else None
         if page_key is None:
             page_key = _key(
-                site_text,
+                basis.site_text,
                 path,
                 a.id,
                 a.digest,
                 b.id,
                 b.digest,
-                run_labels.get(a.id),
-                run_labels.get(b.id),
+                labels.get(a.id),
+                labels.get(b.id),
                 colour_places.get(a.id),
                 colour_places.get(b.id),
             )
-        planned.append(
-            PlannedPage(
-                path,
-                page_key,
-                lambda a=a, b=b, path=path: compare_page(  # type: ignore[misc]
-                    site.at(path), a, b, run_labels, colour_places
-                ),
-            )
-        )
+        make = partial(_compare_page, basis.site, path, a, b, labels, colour_places)
+        planned.append(PlannedPage(path, page_key, make))
+    return planned
+
+
+def _compare_page(
+    site: Site,
+    path: str,
+    a: Run,
+    b: Run,
+    labels: dict[str, str],
+    colour_places: Mapping[str, int],
+) -> Page:
+    return compare_page(site.at(path), a, b, labels, colour_places)
+
+
+def _site_pages(basis: _PlanBasis) -> list[PlannedPage]:
+    """The lists of models and accelerators, the compare app, the setups' history pages, the
+    404 page and the feed."""
+    site, everything = basis.site, basis.everything
+    planned = []
     for kind in ("models", "hardware"):
-        listed = [g for g in groups.values() if g.kind == kind]
+        listed = [g for g in basis.groups.values() if g.kind == kind]
         path = f"{kind}/index.html"
-        planned.append(
-            PlannedPage(
-                path,
-                everything,
-                lambda path=path, kind=kind, listed=listed: group_index_page(  # type: ignore[misc]
-                    site.at(path), kind, listed, analysis, memory.groups
-                ),
-            )
+        make = partial(
+            group_index_page, site.at(path), kind, listed, basis.analysis, basis.memory.groups
         )
-    planned.append(
-        PlannedPage(
-            "compare/index.html",
-            everything,
-            lambda: compare_app_page(
-                site.at("compare/index.html"),
-                runs,
-                pairs,
-                run_labels,
-                analysis.fragments,
-                memory.groups,
-            ),
-        )
+        planned.append(PlannedPage(path, everything, make))
+    compare_app = partial(
+        compare_app_page,
+        site.at("compare/index.html"),
+        basis.runs,
+        basis.pairs,
+        basis.run_labels,
+        basis.analysis.fragments,
+        basis.memory.groups,
     )
+    planned.append(PlannedPage("compare/index.html", everything, compare_app))
     planned += [
-        PlannedPage(path, _key(site_text, path, key), make)
-        for path, key, make in history_pages(site, site_history, setup_keys)
+        PlannedPage(path, _key(basis.site_text, path, key), make)
+        for path, key, make in history_pages(site, basis.site_history, basis.setup_keys)
     ]
     not_found = site.served_anywhere("404.html")
+    context = NotFoundPageContext(not_found, "Page not found")
     planned.append(
         PlannedPage(
-            "404.html",
-            _key(not_found),
-            lambda: Page(
-                "404.html", "pages/404.html", NotFoundPageContext(not_found, "Page not found")
-            ),
+            "404.html", _key(not_found), partial(Page, "404.html", "pages/404.html", context)
         )
     )
-    planned.append(
-        PlannedPage(
-            "feed.xml",
-            everything,
-            lambda: Page("feed.xml", "feed.xml", feed_context(site.at("feed.xml"), runs)),
-        )
-    )
-    if site.site_url is not None:
-        # The sitemap protocol allows only absolute URLs: without site_url there is no sitemap.
-        html_urls = tuple(
-            site.absolute(p.path.removesuffix("index.html")) or ""
-            for p in planned
-            if p.path.endswith(".html") and p.path != "404.html"
-        )
-        planned.append(
-            PlannedPage(
-                "sitemap.xml",
-                everything,
-                lambda: Page("sitemap.xml", "sitemap.xml", SitemapContext(html_urls)),
-            )
-        )
+    planned.append(PlannedPage("feed.xml", everything, partial(_feed_page, site, basis.runs)))
     return planned
+
+
+def _feed_page(site: Site, runs: list[Run]) -> Page:
+    return Page("feed.xml", "feed.xml", feed_context(site.at("feed.xml"), runs))
+
+
+def _sitemap(site: Site, planned: list[PlannedPage], everything: str) -> list[PlannedPage]:
+    """The sitemap of ``planned``'s pages; none without site_url (the sitemap protocol allows
+    only absolute URLs)."""
+    if site.site_url is None:
+        return []
+    html_urls = tuple(
+        site.absolute(p.path.removesuffix("index.html")) or ""
+        for p in planned
+        if p.path.endswith(".html") and p.path != "404.html"
+    )
+    context = SitemapContext(html_urls)
+    return [
+        PlannedPage("sitemap.xml", everything, partial(Page, "sitemap.xml", "sitemap.xml", context))
+    ]
 
 
 def pages(site: Site, runs: list[Run], analysis: Analysis | None = None) -> list[Page]:

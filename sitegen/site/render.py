@@ -24,8 +24,8 @@ from sitegen.store import read_cache, write_cache
 class CompiledTemplates(BytecodeCache):
     """Templates compiled to Python code, kept in ``.sitegen/cache/templates/`` between builds.
 
-    Compiling the templates costs about half a second a build (``_macros.html`` alone a fifth
-    of one), more than rendering the few pages an added run changes. Jinja names each entry by
+    Compiling the templates costs more than rendering the few pages an added run changes
+    (docs/performance-log.md). Jinja names each entry by
     the template and checks it against the template's source and the Python version, so an
     edited template or a new Python is compiled again. The files are read as every cache file is
     (store.read_cache: no link, no pipe, a checksum), so a file cut short is compiled again.
@@ -70,7 +70,7 @@ def environment(templates_dir: Path, cache_dir: Path | None = None) -> Environme
 
     @pass_context
     def asset(context: Context, name: str) -> str:
-        # Relative to the page being rendered, like every link (common.Site.url). The content
+        # Relative to the page being rendered, like every link (page.Site.url). The content
         # hash in the query string lets browsers cache assets until they change.
         site: Site = context["page"].site
         return f"{site.url('assets/' + name)}?v={versions[name]}"
@@ -107,7 +107,7 @@ def _csp_hash(text: str) -> str:
 # What XML 1.0 does not allow in a document, even escaped: one such character makes a feed
 # reader drop the whole feed. Result files are refused for them (validate.check_text), but
 # sitegen.yaml's title and description are not result files. Written as the few ranges left out
-# of XML's Char production, not as its complement: compiling that one took 9 ms of every build.
+# of XML's Char production, not as its complement, which is slow to compile at every build.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 

@@ -1,2 +1,2 @@
-"""Everything that lets a build skip work: kept fragments, the figure cache, the manifest
-and the folder records."""
+"""Everything that lets a build skip work, reached through previous.Previous: kept fragments,
+the figure cache, the manifest, the folder records and the spare."""

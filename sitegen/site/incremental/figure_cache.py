@@ -5,8 +5,8 @@ pages read instead of decoding every run's cells; capacity.Outline).
 
 Every listing (the index, /capacity/, the preset views, capacity.json) shows figures of every
 run, so a build after one run is added needs the capacity and headline figures of all of them.
-Working them out again (about 16,000 capacities at 1,000 runs, each judging a column of
-cells) cost more than half a second; reading them back costs a few milliseconds. An entry
+Working them out again (a capacity judges a column of cells) costs far more than reading them
+back (docs/performance-log.md). An entry
 belongs to a run's content (its digest), and the whole file to one version of sitegen's code
 and templates and one set of service levels (``key``): anything else is a miss, and the
 figures are worked out as before. A part of the file in any doubt (its checksum, its scope) is
@@ -17,12 +17,11 @@ The file is a store of kept pieces (fragments.Fragments: segments of pieces, eac
 against its checksum, appended to), a piece a run: its entry's JSON text, by its digest, the
 whole file in the scope of ``key``. A build after one run is added appends that run's entry
 (and those of runs whose entries gained figures) and reads the others back as slices of the
-file: rewriting and checking every entry at 20,000 runs (14 MB) cost a tenth of a second of such
-a build, and reading them line by line as much again. An entry is parsed only when a build asks
-for that run's figures, each part checked when it is asked for. An outline, all a group page
-asks of its runs, is read alone from the end of its entry, where it is written. Entries of runs
-no longer in the site go when the store is next rewritten (Fragments.save: once as many bytes
-are no longer used as are).
+file, rather than rewriting and checking every entry, or reading them line by line. An entry is
+parsed only when a build asks for that run's figures, each part checked when it is asked for. An
+outline, all a group page asks of its runs, is read alone from the end of its entry, where it is
+written. Entries of runs no longer in the site go when the store is next rewritten
+(Fragments.save: once as many bytes are no longer used as are).
 """
 
 from __future__ import annotations
@@ -141,17 +140,17 @@ class StoredFigures:
 
     def _part(self, digest: str, name: str) -> Any:
         """One part of a run's stored entry, checked when it is asked for: a group page asks for
-        the outlines of an accelerator's 1,700 runs at 20,000 runs, and checking their
-        capacities too was half of its time. A part of the wrong shape is None (a miss)."""
+        the outlines of all an accelerator's runs, and checking their capacities too would
+        double its time. A part of the wrong shape is None (a miss)."""
         value = (self._entry(digest) or {}).get(name)
         return value if value is not None and self._part_checks[name](value) else None
 
     def _outline_alone(self, digest: str) -> Any:
         """The outline at the end of a run's entry, where keep writes it, read without parsing the
-        rest of the entry: an accelerator's page asks for 1,700 runs' outlines at 20,000 runs and
-        for nothing else of them, and parsing their whole entries (capacities mostly) was a third
-        of its time. None when the entry does not end with an outline of the right shape (the
-        whole entry is parsed then, as for any other part)."""
+        rest of the entry: an accelerator's page asks for its runs' outlines and for nothing
+        else of them, and parsing their whole entries (capacities mostly) is slow. None when the
+        entry does not end with an outline of the right shape (the whole entry is parsed then,
+        as for any other part)."""
         text = self._text(digest)
         if text is None or not text.endswith("]]}"):
             return None

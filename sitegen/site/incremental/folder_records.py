@@ -7,11 +7,10 @@ knows the folder holds the same names as then: adding, removing, renaming or rep
 be told from a later change in the same clock tick (files.settled) is recorded as None; it, and
 any folder whose identity differs, is listed and its entries checked one by one.
 
-Why: at 20,000 runs a site is 28,000 folders and 69,000 files. Looking at each folder once is
-a fraction of listing each one and looking at every file. Two trees are recorded so: the live
-site (build_manifest.Manifest.unchanged_site: may a build stop early?) and the spare staging folder
-kept
-as its mirror (write.StagedOutput: may a build keep the spare's files without looking at each?).
+Why: a large site has tens of thousands of folders and more files. Looking at each folder once
+is a fraction of listing each one and looking at every file. Two trees are recorded so: the live
+site (manifest.Manifest.unchanged_site: may a build stop early?) and the spare kept as its mirror
+(spare.Spare.take: may a build keep the spare's files without looking at each?).
 """
 
 from __future__ import annotations
@@ -30,8 +29,7 @@ _NO_NAMES: frozenset[str] = frozenset()
 def plain_relative(name: str) -> bool:
     """Whether ``name`` is a path inside a folder written the one way (``a/b.html``): not
     absolute, no ``..``, ``.`` or empty part, no NUL. The same test as comparing it with its
-    PurePosixPath form, in a fraction of the time: a build checks every file name it keeps
-    (400,000 calls at 20,000 runs)."""
+    PurePosixPath form, in a fraction of the time: a build checks every file name it keeps."""
     wrapped = f"/{name}/"  # an empty, "." or ".." part shows as "//", "/./" or "/../" in it
     return (
         bool(name)
@@ -45,7 +43,7 @@ def plain_relative(name: str) -> bool:
 def all_plain_relative(names: list[str]) -> bool:
     """Whether every one of ``names`` is plain_relative: the same test on all of them at once
     (joined by NUL, which no plain name holds), at the speed of a few substring searches of
-    one string instead of a call a name (70,000 names at 20,000 runs)."""
+    one string instead of a call a name (a build checks every name of its site)."""
     if not names:
         return True
     joined = "/" + "/\0/".join(names) + "/"
@@ -91,13 +89,13 @@ def changed_folders(
     before: dict[str, set[str]], files_before: set[str], files: set[str]
 ) -> dict[str, set[str]] | None:
     """folders_of(``files``), from ``before`` (folders_of(``files_before``), left as it is) and
-    what changed: a build that adds a run changes a few hundred of 68,000 files at 20,000 runs,
-    and a copy of the folders it changes is a fraction of working out every folder anew."""
+    what changed: a build that adds a run changes a few hundred of the site's files, and a copy
+    of the folders it changes is a fraction of working out every folder anew."""
     added = files - files_before
     if not all(plain_relative(name) for name in added):
         return None
     # Each folder's names are shared with ``before`` until they change, and copied then: copying
-    # all 28,000 sets at 20,000 runs cost more than the rest.
+    # every folder's set costs more than the rest.
     folders = dict(before)
     copied: set[str] = set()
 
@@ -121,7 +119,7 @@ def changed_folders(
     for name in added:
         folder, _, leaf = name.rpartition("/")
         # As _add places a name, each folder named in its parent, but into names_in's copies
-        # (_add taking names_in made folders_of, its main caller, 10 ms slower at 20,000 runs).
+        # (_add taking names_in would make folders_of, its main caller, slower).
         while True:
             known = folder in folders
             names_in(folder).add(leaf)
@@ -195,8 +193,8 @@ def record(
     standing). Each is kept as it is, without looking at the folder again: a folder changed
     since then has a later change time, so the next build finds it differs, lists it, and
     records it anew. Kept, an identity can cost a listing, never trust a change nobody checked."""
-    # The known ones at once, without a Python step per folder (28,000 at 20,000 runs, twice a
-    # build); only the others are looked at, one by one.
+    # The known ones at once, without a Python step per folder (every folder of the site, twice
+    # a build); only the others are looked at, one by one.
     identities: Record = dict.fromkeys(folders)
     if known:
         shared = known.keys() & identities.keys()
@@ -232,8 +230,8 @@ def holds_exactly(
         return None
     standing: Record = {}
     listed: list[str] = []
-    # Each folder's identity, in one loop with no call of ours per folder: at 20,000 runs a
-    # build does this for 28,000 folders twice, and current_identity's calls were a third of it.
+    # Each folder's identity, in one loop with no call of ours per folder: a build does this for
+    # every folder twice, and a call of current_identity a folder is a large part of it.
     prefix, identity_of, is_folder = f"{root}/", file_identity.identity, stat.S_ISDIR
     for folder, identity in recorded.items():
         if identity is not None:

@@ -5,8 +5,8 @@ Why: a listing (the index pages, /capacity/, the preset views, the data files of
 shows every run, so adding one run changes every page of it, while each piece of it (a run's
 row, a model's section, a run's record in a data file) is made from a few runs that did not
 change. A build asks for a piece by a key of everything it is made from; a piece the previous
-build made under the same key is read back as text, and only the others are made. Joining
-kept pieces costs microseconds where making them costs milliseconds.
+build made under the same key is read back as text, and only the others are made: joining
+kept pieces costs a small part of making them.
 
 The key is the caller's: it must name every input of the piece (run digests, labels, the
 page's depth for relative links...). The whole file belongs to one ``scope`` (sitegen's code
@@ -16,13 +16,13 @@ The file is a series of segments, each a line of JSON (its keys, each piece's le
 bytes, the checksum and size of its text) and then its pieces' UTF-8 text end to end, read back
 as slices of the file's bytes, each made when its piece is first asked for: a data file of every
 run joins them as they are (get_bytes, json_rows.run_piece), and a page's piece is decoded when
-it is asked for. (Decoding the whole file and slicing the text cost 0.3 s at 20,000 runs: one
-character beyond Latin-1 makes a Python string two bytes a character, and each slice of it a
-copy that is scanned again.)
+it is asked for. (Not the whole file decoded and its text sliced: one character beyond
+Latin-1 makes a Python string two bytes a character, and each slice of it a copy that is
+scanned again.)
 
-A build that made pieces appends them as one segment: at 20,000 runs the file holds 50 MB of
-pieces and an added run makes a few hundred kilobytes of new ones, so rewriting the whole file
-cost 1.8 s a build and appending costs milliseconds. Once the file holds as many bytes of
+A build that made pieces appends them as one segment: the file holds every listing's pieces
+and an added run makes a small part of them anew, so appending costs a small part of
+rewriting the whole file (docs/performance-log.md). Once the file holds as many bytes of
 pieces no build uses any more as of pieces the last build used, it is rewritten with only
 those, so it never outgrows the site's listings by more than their own size. Any doubt (a
 checksum, a segment cut short by a crash, another scope) is a miss for that segment and every
@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import inspect
 import itertools
 import json
 import os
@@ -89,7 +90,7 @@ class Fragments:
         """Read the pieces of the file's whole segments. Each segment's checksum is checked,
         unless the file is the very file a build checked or wrote whole before (its identity,
         recorded once it had settled: files.settled), which then cannot have changed since:
-        checking 50 MB at 20,000 runs cost a build that adds a run 35 ms."""
+        checking the whole file is a noticeable part of a build that adds a run."""
         now = files.file_system_now(path.parent)  # before the file is looked at
         try:
             data, descriptor = read_bounded_open(path, MAX_STATE_BYTES, what="a cache file")
@@ -171,8 +172,8 @@ class Fragments:
         body = view[end + 1 : end + 1 + size]
         if sum(lengths) != size or (verify and hashlib.sha256(body).hexdigest() != checksum):
             return None
-        # Each key with its place, without a Python step per piece: 83,000 pieces at 20,000 runs,
-        # whose slicing one by one here was 0.12 s; a piece is sliced when it is asked for.
+        # Each key with its place, without a Python step per piece (a large site has many); a
+        # piece is sliced when it is asked for.
         offsets = list(itertools.accumulate(lengths, initial=0))
         places = zip(itertools.repeat(body, len(keys)), offsets[:-1], offsets[1:], strict=True)
         self._kept.update(zip(keys, places, strict=True))
@@ -258,6 +259,33 @@ class Fragments:
             self._macros = self.templates.get_template("_macros.html").module
         return str(getattr(self._macros, macro)(*args))
 
+    def render_cached(self, macro: str, *args: object) -> str:
+        """``render(macro, *args)``, kept between builds under a key made from the macro's name
+        and its arguments: the arguments are all the piece is made from, so no input can be
+        left out of its key. For arguments whose repr is cheap and whole (contexts of a few
+        fields); see ``cached`` for pieces whose context costs more than its key."""
+        return self.get(self.key(f"macro {macro}", *args), lambda: self.render(macro, *args))
+
+    def cached_bytes(self, make: Callable[..., str], *args: object, build: object = None) -> Piece:
+        """``cached``'s piece as its UTF-8 bytes (``get_bytes``), for a data file that joins
+        many of them."""
+        key = self.key(maker_name(make), *(_identity(arg) for arg in args))
+        if build is None:
+            return self.get_bytes(key, lambda: make(*args))
+        return self.get_bytes(key, lambda: make(build, *args))
+
+    def cached(self, make: Callable[..., str], *args: object, build: object = None) -> str:
+        """``make(*args)`` (``make(build, *args)`` with ``build``), kept between builds under a
+        key made from ``make``'s name and ``args``: every input of the piece is an argument of
+        ``make``, which must be a plain function of its module (no closure, lambda, partial or
+        bound method: what they hold would not be in the key). A run stands for its content
+        (``content``). ``build``: what every piece of a build shares (its Analysis: the settings
+        and the runs' figures worked out from the runs), which the store's scope covers."""
+        key = self.key(maker_name(make), *(_identity(arg) for arg in args))
+        if build is None:
+            return self.get(key, lambda: make(*args))
+        return self.get(key, lambda: make(build, *args))
+
     def save(self) -> None:
         """Keep this build's pieces for the next build, when it made any: appended to the file,
         or the file rewritten with only the pieces this build used once the others are as many.
@@ -317,3 +345,24 @@ class Fragments:
         if files.settled(written, files.file_system_now(self.path.parent, after_tick=True)):
             self._record(files.identity(written))
         return True
+
+
+def maker_name(make: Callable[..., str]) -> str:
+    """``make``'s module and name, refused (TypeError) unless ``make`` is a plain function of its
+    module: a closure, lambda, partial or bound method holds inputs its arguments do not show."""
+    name = getattr(make, "__qualname__", "")
+    if not inspect.isfunction(make) or make.__closure__ is not None or "<" in name or "." in name:
+        raise TypeError(f"a kept piece is made by a plain function of its module, not {make!r}")
+    return f"{make.__module__}.{name}"
+
+
+def _identity(value: object) -> object:
+    """What a key names of ``value``: a run by its id and content digest, anything else by its
+    repr, which must say everything it holds (plain values, tuples, frozen dataclasses)."""
+    if isinstance(value, Run):
+        return ("run", *Fragments.content(value))
+    if isinstance(value, list | tuple):
+        return tuple(_identity(item) for item in value)
+    if type(value).__repr__ is object.__repr__:
+        raise TypeError(f"{type(value).__name__} has no repr to key a kept piece by")
+    return value

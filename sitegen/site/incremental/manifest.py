@@ -1,13 +1,12 @@
 """What the last build wrote (``.sitegen/build/manifest.json``): each planned page's key and the
 files that key stands for, what the build was made from, and the record of its site's folders
-(site_folders) and of the spare it left (write.StagedOutput.refresh_spare).
+(folder_records) and of the spare it left (spare.Spare.refresh).
 
-The file is JSON made of flat lists: a page whose one file is the page itself (46,600 of
-50,600 entries at 20,000 runs) is two strings of ``pages`` (its path, its key), and a folder's
-identity six items of ``folders`` (its name and the five numbers, or five nulls). Read, a list
-of strings is one scan of the parser and one type test per item; an object per entry and per
-folder, as version 1 had, cost 0.5 s to load and as much to write at 20,000 runs, a tenth of a
-build that adds one run.
+The file is JSON made of flat lists: a page whose one file is the page itself (most entries)
+is two strings of ``pages`` (its path, its key), and a folder's identity six items of
+``folders`` (its name and the five numbers, or five nulls). Read, a list of strings is one scan
+of the parser and one type test per item; an object per entry and per folder, as version 1
+had, was a large part of a build that adds one run (docs/performance-log.md).
 
 The file is not trusted: anything of the wrong shape, of another version or of other code
 (``fingerprint``) is no manifest at all, and the build is a full one.
@@ -21,6 +20,7 @@ import operator
 import os
 import stat
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from itertools import chain, compress, repeat
 from pathlib import Path
 from typing import Any, TypeGuard
@@ -35,7 +35,8 @@ from sitegen.site.incremental.folder_records import (
     plain_relative,
     record,
 )
-from sitegen.site.output.staging import MARKER, PreviousSite
+from sitegen.site.incremental.spare import PreviousSite
+from sitegen.site.output.staging import MARKER
 from sitegen.store import state_json, write_atomic
 
 MANIFEST_VERSION = 2
@@ -45,7 +46,7 @@ MANIFEST_VERSION = 2
 Entry = tuple[str, Sequence[str]]
 Entries = dict[str, Entry]
 
-_NO_IDENTITY = (None,) * 5  # how a folder recorded as None (site_folders.record) is written
+_NO_IDENTITY = (None,) * 5  # how a folder recorded as None (folder_records.record) is written
 
 
 def _strings(value: Any) -> TypeGuard[list[str]]:
@@ -68,8 +69,8 @@ def _entries_of(pages: Any, others: Any) -> Entries | None:
 
 def _record_of(flat: Any) -> Record | None:
     """A folder record from its flat form (name, then five integers or five nulls, a folder
-    after another), or None when it has another shape. Checked a column at a time: 28,000
-    folders at 20,000 runs."""
+    after another), or None when it has another shape. Checked a column at a time: one entry
+    a folder of the site."""
     if not isinstance(flat, list) or len(flat) % 6 or not _strings(flat[0::6]):
         return None
     columns = [flat[at::6] for at in range(1, 6)]
@@ -79,7 +80,7 @@ def _record_of(flat: Any) -> Record | None:
     identities: list[Any] = list(zip(*columns, strict=True))
     found: Record = dict(zip(names, identities, strict=True))
     # The folders recorded as None (five nulls; any other identity holding one is no record):
-    # found without a Python step per folder, which was most of reading 28,000 of them.
+    # found without a Python step per folder, which would be most of reading them.
     for at in compress(range(len(identities)), map(operator.contains, identities, repeat(None))):
         if identities[at] != _NO_IDENTITY:
             return None
@@ -138,11 +139,11 @@ class Manifest:
             str
         ] = []  # written by every build, outside the entries: assets, schemas
         self._site: tuple[set[str], dict[str, set[str]] | None] | None = None  # see site_files
-        # Each folder of the last build's site as it was left (site_folders.record), and of the
-        # spare it left as the site's mirror (empty when it left none: StagedOutput.refresh_spare).
+        # Each folder of the last build's site as it was left (folder_records.record), and of the
+        # spare it left as the site's mirror (empty when it left none: spare.Spare.refresh).
         self.folders: Record = {}
         self.spare_folders: Record = {}
-        # Each group's digest as the last build's plan left it (pages.PlanMemory).
+        # Each group's digest as the last build's plan left it (plan.PlanMemory).
         self.groups: dict[str, str] = {}
         try:
             document = json.loads(read_bounded(path, MAX_STATE_BYTES))
@@ -197,7 +198,7 @@ class Manifest:
         return entry[0] if entry is not None else None
 
     def site_files(self) -> tuple[set[str], dict[str, set[str]] | None]:
-        """Every file of the last build's site, and its folders (site_folders.folders_of):
+        """Every file of the last build's site, and its folders (folder_records.folders_of):
         worked out once, for the unchanged check and then for the staging."""
         if self._site is None:
             names = {MARKER, *self.other_files}
@@ -207,7 +208,7 @@ class Manifest:
         return self._site
 
     def previous_site(self) -> PreviousSite | None:
-        """What an incremental build stages from (write.StagedOutput); None without a manifest."""
+        """What an incremental build stages from (spare.Spare); None without a manifest."""
         if not self.entries:
             return None
         names, layout = self.site_files()
@@ -221,8 +222,8 @@ class Manifest:
     def unchanged_site(self, inputs: str, output_dir: Path) -> bool:
         """True when the last build was made from exactly ``inputs`` and the output folder holds
         exactly its files: every one still a plain file, and none besides them. Told folder by
-        folder from the identities the last build recorded, not by a walk of the site (seconds of
-        system calls at 20,000 runs): see site_folders."""
+        folder from the identities the last build recorded, not by a walk of the site (a system
+        call a file): see folder_records."""
         if not self.inputs or self.inputs != inputs or not self.folders:
             return False
         names, folders = self.site_files()
@@ -231,39 +232,12 @@ class Manifest:
             and holds_exactly(str(output_dir), names, folders, self.folders) is not None
         )
 
-    def save(
-        self,
-        entries: Entries,
-        inputs: str = "",
-        summary: tuple[int, int, int] = (0, 0, 0),
-        other_files: list[str] | None = None,
-        output_dir: Path | None = None,
-        clock: Path | None = None,
-        spare_folders: Record | None = None,
-        layout: dict[str, set[str]] | None = None,
-        known: Record | None = None,
-        groups: dict[str, str] | None = None,
-    ) -> None:
-        """Record this build; ``output_dir``: the site just put in place, whose folders are recorded
-        for the next build's unchanged check (without it, the next build cannot stop early);
-        ``clock``: a folder to read the file system's clock in (files.file_system_now);
-        ``spare_folders``: the record of the spare left as the site's mirror, if any;
-        ``layout``: the site's folders (site_folders.folders_of), when the caller has them;
-        ``known``: identities its folders were checked to have (site_folders.record);
-        ``groups``: each group's digest as this build's plan left it (pages.PlanMemory)."""
-        folders: Record = {}
-        if output_dir is not None and clock is not None:
-            now = file_identity.file_system_now(
-                clock, after_tick=True
-            )  # before any folder is looked at
-            if layout is None:
-                names = {
-                    MARKER,
-                    *(other_files or ()),
-                    *(name for _, entry_files in entries.values() for name in entry_files),
-                }
-                layout = folders_of(names)
-            folders = record(str(output_dir), layout or {}, now, known)
+    def save(self, build: BuildRecord) -> None:
+        """Record ``build`` for the next build; its folders are recorded for the next build's
+        unchanged check only when it names the site's folder and a clock (without them, the
+        next build cannot stop early)."""
+        folders = _folders_of(build)
+        entries = build.entries
         pages: list[str] = []
         others: dict[str, list[str]] = {}
         for path, (key, entry_files) in entries.items():
@@ -276,12 +250,53 @@ class Manifest:
             "fingerprint": self.fingerprint,
             "pages": pages,
             "entries": others,
-            "inputs": inputs,
-            "summary": list(summary),
-            "other_files": other_files or [],
+            "inputs": build.inputs,
+            "summary": list(build.summary),
+            "other_files": build.other_files,
             "folders": _flat_record(folders),
-            "spare_folders": _flat_record(spare_folders or {}),
-            "groups": groups or {},
+            "spare_folders": _flat_record(build.spare_folders),
+            "groups": build.groups,
         }
         with contextlib.suppress(OSError):  # without a manifest the next build is simply a full one
             write_atomic(self.path, state_json(document, sort_keys=True))
+
+
+@dataclass(frozen=True)
+class BuildRecord:
+    """What a build leaves for the next one (Manifest.save).
+
+    ``entries``: each page's or data file's key and files; ``inputs``: the digest of what it was
+    built from; ``summary``: its pages, charts and files; ``other_files``: files written by every
+    build, outside the entries (assets, schemas); ``output_dir``: the site just put in place;
+    ``clock``: a folder to read the file system's clock in (files.file_system_now);
+    ``spare_folders``: the record of the spare left as the site's mirror, if any; ``layout``: the
+    site's folders (folder_records.folders_of), when the caller has them; ``known``: identities
+    its folders were checked to have (folder_records.record); ``groups``: each group's digest as
+    this build's plan left it (plan.PlanMemory)."""
+
+    entries: Entries
+    inputs: str = ""
+    summary: tuple[int, int, int] = (0, 0, 0)
+    other_files: list[str] = field(default_factory=list)
+    output_dir: Path | None = None
+    clock: Path | None = None
+    spare_folders: Record = field(default_factory=dict)
+    layout: dict[str, set[str]] | None = None
+    known: Record | None = None
+    groups: dict[str, str] = field(default_factory=dict)
+
+
+def _folders_of(build: BuildRecord) -> Record:
+    """The record of the site's folders as ``build`` left them (empty without its folder)."""
+    if build.output_dir is None or build.clock is None:
+        return {}
+    now = file_identity.file_system_now(build.clock, after_tick=True)  # before any folder is read
+    layout = build.layout
+    if layout is None:
+        names = {
+            MARKER,
+            *build.other_files,
+            *(name for _, entry_files in build.entries.values() for name in entry_files),
+        }
+        layout = folders_of(names)
+    return record(str(build.output_dir), layout or {}, now, build.known)

@@ -1,12 +1,12 @@
 """Work done once per collection of runs, not once per stage that asks.
 
 A build asks several stages (its plan, the search index, the data files) for the same
-groupings of the same run objects: at 20,000 runs each asking costs a tenth of a second.
+groupings of the same run objects, and each asking costs a pass over every run.
 What is remembered is keyed by the identity of the runs, in order, and held with weak
 references to them, which prove that an identity still belongs to the run it was taken from.
 The key never keeps a run alive, but a remembered value that holds runs does (the groups of
 groups.site_groups do): the last ``kept`` collections asked about stay in memory until newer
-ones push them out, 280 MB for one of 20,000 runs. A `sitegen` command ends its process
+ones push them out (a large site's runs take much memory). A `sitegen` command ends its process
 without freeing them (gc_and_exit.end_process); a long-lived process that builds again and again
 (`sitegen serve`) holds at most ``kept`` of them.
 """

@@ -22,7 +22,6 @@ import json
 import statistics
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from functools import partial
 
 from markupsafe import Markup
 
@@ -605,13 +604,7 @@ def setups_json(runs: list[Run], fragments: Fragments | None = None) -> bytes:
     # run's colour place on its model's page (run_colours) is an input of its piece.
     places = model_places(site_groups(runs).values())
     entries = b",".join(
-        run_piece(
-            fragments,
-            "setups.json",
-            run,
-            partial(_setup_entry, run, places[run.id]),
-            places[run.id],
-        )
+        run_piece(fragments, _setup_entry, run, places[run.id])
         for run in sorted(runs, key=lambda r: r.id)
     )
     return f'{head[:-1]},"runs":{{'.encode() + entries + b'},"version":1}\n'

@@ -6,7 +6,6 @@ import heapq
 from collections.abc import Callable
 from dataclasses import dataclass
 from dataclasses import fields as dataclass_fields
-from functools import partial
 
 from sitegen.model import Run
 from sitegen.site.figures.grouping import model_key
@@ -53,34 +52,10 @@ def runs_index(
     Its links are relative to the file itself (data/runs.json), as any relative URL is. Each
     run's line is a piece kept between builds (json_rows.run_piece) by its content and its
     label, the one thing on it made from other runs."""
-    site = site.at("data/runs.json")
+    build = _RunsIndexBuild(site.at("data/runs.json"), book or headlines)
     run_labels = distinguishing_labels(runs)
-    figures: Callable[[Run], Headlines] = book or headlines
-
-    def line(run: Run) -> str:
-        figure = figures(run)
-        return row(
-            [
-                run.id,
-                run.info.model,
-                run.info.base_model,
-                model_key(run),
-                run.hardware.accelerator,
-                run.hardware.vendor,
-                run.hardware.count,
-                run.engine.name,
-                run.engine.version,
-                run.engine.quantization,
-                run.info.date,
-                run_labels.get(run.id),
-                [getattr(figure, name) for name in HEADLINE_FIELDS],
-                site.url(f"runs/{run.id}/"),
-                site.url(f"runs/{run.id}.json"),
-            ]
-        )
-
     lines = (
-        run_piece(fragments, "runs.json", run, partial(line, run), run_labels.get(run.id))
+        run_piece(fragments, _runs_index_line, run, run_labels.get(run.id), build=build)
         for run in sorted(runs, key=lambda r: r.id)
     )
     return json_lines(
@@ -92,6 +67,39 @@ def runs_index(
         RUNS_INDEX_FIELDS,
         lines,
         "runs",
+    )
+
+
+@dataclass(frozen=True)
+class _RunsIndexBuild:
+    """What every line of data/runs.json shares: the site placed at the file, its figures."""
+
+    site: Site
+    figures: Callable[[Run], Headlines]
+
+
+def _runs_index_line(build: _RunsIndexBuild, run: Run, label: str | None) -> str:
+    """``run``'s line of data/runs.json; ``label``: its distinguishing label."""
+    figure = build.figures(run)
+    site = build.site
+    return row(
+        [
+            run.id,
+            run.info.model,
+            run.info.base_model,
+            model_key(run),
+            run.hardware.accelerator,
+            run.hardware.vendor,
+            run.hardware.count,
+            run.engine.name,
+            run.engine.version,
+            run.engine.quantization,
+            run.info.date,
+            label,
+            [getattr(figure, name) for name in HEADLINE_FIELDS],
+            site.url(f"runs/{run.id}/"),
+            site.url(f"runs/{run.id}.json"),
+        ]
     )
 
 

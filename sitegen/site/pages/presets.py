@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import partial
 
 from markupsafe import Markup
 
@@ -343,24 +342,25 @@ def capacity_json(runs: list[Run], analysis: Analysis) -> bytes:
             for level in analysis.settings.service_levels
         ],
     }
-    levels = analysis.settings.service_levels
-
-    def lines(run: Run) -> str:
-        return ",\n".join(
-            row([record[name] for name in CAPACITY_FIELDS])
-            for record in capacity_records([analysis.grid(run)], levels)
-        )
-
     # A run's records are one piece (json_rows.run_piece): an unchanged run's are read back
     # without making its grid or judging a cell. Sorted by run id, as capacity_records sorts.
     return json_lines(
         head,
         CAPACITY_FIELDS,
         (
-            run_piece(analysis.fragments, "capacity.json", run, partial(lines, run))
+            run_piece(analysis.fragments, _capacity_lines, run, build=analysis)
             for run in sorted(runs, key=lambda r: r.id)
         ),
         "records",
+    )
+
+
+def _capacity_lines(analysis: Analysis, run: Run) -> str:
+    """``run``'s records of /data/capacity.json, one a line."""
+    levels = analysis.settings.service_levels
+    return ",\n".join(
+        row([record[name] for name in CAPACITY_FIELDS])
+        for record in capacity_records([analysis.grid(run)], levels)
     )
 
 

@@ -127,33 +127,23 @@ class SiteHistory:
         return found
 
     def records(self, setup: str) -> bytes:
-        """The setup's lines of /data/changes.json, kept between builds."""
-
-        def make() -> str:
-            return ",\n".join(
-                json.dumps(change.record(), ensure_ascii=False, separators=(",", ":"))
-                for change in self.changes(setup)
-            )
-
+        """The setup's lines of /data/changes.json, kept between builds by its runs' contents
+        and the rule (Fragments.cached)."""
         if self.fragments is None:
-            return make().encode()
-        return bytes(
-            self.fragments.get_bytes(Fragments.key("setup-records", self.key(setup)), make)
+            return _setup_records(self, setup, self.setups[setup], self.rule).encode()
+        piece = self.fragments.cached_bytes(
+            _setup_records, setup, self.setups[setup], self.rule, build=self
         )
+        return bytes(piece)
 
     def summaries(self, setup: str) -> list[StepSummary]:
         """Each step of the setup in counts, kept between builds (for /changes/ and the feed)."""
-
-        def make() -> str:
-            return json.dumps(
-                [_summary_data(setup, steps) for steps in _steps(self.changes(setup))]
+        if self.fragments is None:
+            text = _setup_summary(self, setup, self.setups[setup], self.rule)
+        else:
+            text = self.fragments.cached(
+                _setup_summary, setup, self.setups[setup], self.rule, build=self
             )
-
-        text = (
-            make()
-            if self.fragments is None
-            else self.fragments.get(Fragments.key("setup-summary", self.key(setup)), make)
-        )
         return [
             StepSummary(
                 item["setup"],
@@ -167,12 +157,24 @@ class SiteHistory:
         ]
 
 
+def _setup_records(history: SiteHistory, setup: str, runs: list[Run], rule: Rule) -> str:
+    """The setup's lines of /data/changes.json: the changes between its ``runs`` under ``rule``
+    (worked out once a build by ``history``, SiteHistory.changes)."""
+    return ",\n".join(
+        json.dumps(change.record(), ensure_ascii=False, separators=(",", ":"))
+        for change in history.changes(setup)
+    )
+
+
+def _setup_summary(history: SiteHistory, setup: str, runs: list[Run], rule: Rule) -> str:
+    """Each step of the setup in counts, as JSON (see _setup_records for the arguments)."""
+    return json.dumps([_summary_data(setup, steps) for steps in _steps(history.changes(setup))])
+
+
 def _shape(run: Run, fragments: Fragments | None) -> str:
     if fragments is None or not run.digest:
         return history.shape_text(run)
-    return fragments.get(
-        Fragments.key("setup-shape", run.id, run.digest), lambda: history.shape_text(run)
-    )
+    return fragments.cached(history.shape_text, run)
 
 
 def _steps(changes: list[Change]) -> list[list[Change]]:
