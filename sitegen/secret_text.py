@@ -37,8 +37,9 @@ redacted whole (``env: {VLLM_API_KEY: …}``, ``settings: {hf_token: …}``), an
 itself contains a secret is refused with an error that does not repeat it.
 
 Every pattern is written to run in linear time (no nested quantifiers over the same
-characters, candidate starts only at the beginning of a word), so a hostile 1 MB string
-costs milliseconds, not minutes. These are heuristics: see docs/security.md.
+characters, candidate starts only at the beginning of a word), so a hostile string cannot make
+a check take long (tests/test_redact.py, a megabyte of hostile text). These are heuristics: see
+docs/security.md.
 """
 
 from __future__ import annotations
