@@ -137,6 +137,56 @@
     });
   }
 
+  // --- a run JSON read back as its result file ----------------------------------------------
+  // Format 2 writes each phase of measurements as field names once and a row a measurement,
+  // statistics as "statistics/<figure>/<name>" columns and the columns equal to their figure's
+  // named in "same" (sitegen/measurement_rows.py; docs/result-format.md). compare.js, ownfile.js
+  // and the CSV below read records: this makes them, as result_document does in Python. Values
+  // are copied, never parsed, so the CSV's numbers keep their text.
+  var versionOf = function (value) {
+    return value === undefined ? 1 : Number(String(value).replace(/^\u0000/, ""));
+  };
+  var phaseRecords = function (phase) {
+    var fields = phase.fields || [], same = phase.same || {};
+    return (phase.rows || []).map(function (row) {
+      var flat = {}, record = {};
+      fields.forEach(function (name, i) {
+        if (row[i] !== null && row[i] !== undefined) flat[name] = row[i];
+      });
+      Object.keys(same).forEach(function (name) {
+        if (same[name] in flat) flat[name] = flat[same[name]];
+      });
+      Object.keys(flat).forEach(function (name) {
+        var parts = name.split("/");
+        if (parts.length === 3 && parts[0] === "statistics") {
+          var statistics = record.statistics = record.statistics || {};
+          (statistics[parts[1]] = statistics[parts[1]] || {})[parts[2]] = flat[name];
+        } else {
+          record[name] = flat[name];
+        }
+      });
+      return record;
+    });
+  };
+  // Throws on a format this script does not know.
+  var resultDocument = function (published) {
+    var version = versionOf(published.run_json_version);
+    if (version === 1) return published;
+    if (version !== 2) throw new Error("run JSON format " + version + " is newer than this page");
+    var result = {};
+    Object.keys(published).forEach(function (key) {
+      if (key !== "run_json_version") result[key] = published[key];
+    });
+    var measurements = published.measurements || {};
+    result.measurements = {};
+    Object.keys(measurements).forEach(function (phase) {
+      var rows = measurements[phase];
+      result.measurements[phase] = Array.isArray(rows) ? rows : phaseRecords(rows);
+    });
+    return result;
+  };
+  window.sitegenRunJson = { resultDocument: resultDocument };
+
   // --- the run's CSV, made here from its JSON -----------------------------------------
   // The site ships each run once, as its canonical JSON; the CSV (docs/result-format.md, "The
   // run CSV") is made from it in the reader's browser, as sitegen's Python once wrote it. Without
@@ -218,7 +268,8 @@
         if (!response.ok) throw new Error(response.status + " " + response.url);
         return response.text();
       }).then(function (text) {
-        var url = URL.createObjectURL(new Blob([runCsv(parseKeepingNumbers(text))], { type: "text/csv;charset=utf-8" }));
+        var csv = runCsv(resultDocument(parseKeepingNumbers(text)));
+        var url = URL.createObjectURL(new Blob([csv], { type: "text/csv;charset=utf-8" }));
         var save = document.createElement("a");
         save.href = url;
         save.download = decodeURIComponent(resultLink.pathname.split("/").pop()).replace(/\.json$/, "") + ".csv";
