@@ -286,6 +286,91 @@
     });
   }
 
+  // --- the tails table, made here from the run JSON -------------------------------------
+  // The run page carries the table's head only (sitegen/site/pages/run.py, _tails); its rows
+  // are every cell with statistics, prefill then decode, each by context and requests, made
+  // when the reader opens the detail, as the build once wrote them (numbers.py's rules).
+  var tailsTable = document.querySelector("table.tails[data-statistics]");
+  var tailsWhere = document.getElementById("tails-where");
+  var mirrored = function (name) {  // p90 → p10, p99.9 → p0.1 (capacity.mirrored_percentile)
+    var digits = (name.slice(1).split(".")[1] || "").length;
+    return "p" + (100 - parseFloat(name.slice(1))).toFixed(digits);
+  };
+  var numbers = window.sitegenNumbers;
+  var TAIL_FORMATS = {
+    ttft_ms: numbers.ms,
+    time_between_tokens_ms: function (value) {
+      if (value === null || value === undefined) return "—";
+      return numbers.grouped(numbers.fixed(value, 1), 1) + " ms";
+    }
+  };
+  var speedTail = function (statistics, name) {  // run.py's rule: given, else 1000 ÷ gap, †
+    var speed = statistics.per_request_tokens_per_s || {};
+    var gaps = statistics.time_between_tokens_ms || {};
+    if (name === "mean") return numbers.rate(speed.mean);
+    var given = speed[mirrored(name)];
+    if (given !== undefined) return numbers.rate(given);
+    return gaps[name] ? numbers.rate(1000 / gaps[name]) + "†" : "—";
+  };
+  var tailRows = function (run, table) {
+    var keys = table.getAttribute("data-figures").split(" ").filter(Boolean);
+    var names = table.getAttribute("data-statistics").split(" ");
+    var phased = table.classList.contains("phased"), speed = table.hasAttribute("data-speed");
+    var byKeys = function (keysOf) {
+      return function (a, b) {
+        var x = keysOf(a), y = keysOf(b);
+        for (var i = 0; i < x.length; i++) if (x[i] !== y[i]) return x[i] - y[i];
+        return 0;
+      };
+    };
+    var measurements = run.measurements || {};
+    var items = (measurements.prefill || []).slice().sort(byKeys(function (p) {
+      return [p.context_tokens, p.prompt_chunk_tokens || 0];
+    })).map(function (p) { return ["Prefill", "1", p]; });
+    items = items.concat((measurements.decode || []).slice().sort(byKeys(function (c) {
+      return [c.context_tokens, c.concurrency, c.output_tokens_per_request || 0];
+    })).map(function (c) { return [table.getAttribute("data-phase"), String(c.concurrency), c]; }));
+    return items.filter(function (item) { return item[2].statistics; }).map(function (item) {
+      var statistics = item[2].statistics, cells = phased ? [item[0]] : [];
+      cells.push(numbers.contextLabel(item[2].context_tokens), item[1]);
+      keys.forEach(function (key) {
+        var values = statistics[key] || {};
+        names.forEach(function (name) { cells.push(TAIL_FORMATS[key](values[name])); });
+      });
+      if (speed) names.forEach(function (name) { cells.push(speedTail(statistics, name)); });
+      return cells;
+    });
+  };
+  var jsonLink = document.getElementById("json");
+  if (tailsTable && tailsWhere && jsonLink && window.fetch && location.protocol !== "file:") {
+    var tailsDetail = tailsTable.closest("details");
+    var tailsMade = false;
+    var makeTails = function () {
+      if (tailsMade || !tailsDetail.open) return;
+      tailsMade = true;
+      var said = Array.prototype.slice.call(tailsWhere.childNodes);
+      tailsWhere.textContent = "Loading the statistics from the result file…";
+      fetch(jsonLink.href).then(function (response) {
+        if (!response.ok) throw new Error(response.status + " " + response.url);
+        return response.json();
+      }).then(function (published) {
+        var body = tailsTable.tBodies[0];
+        tailRows(resultDocument(published), tailsTable).forEach(function (cells) {
+          var row = body.insertRow();
+          cells.forEach(function (text) { row.insertCell().textContent = text; });
+        });
+        tailsTable.hidden = false;
+        tailsWhere.remove();
+      }).catch(function (error) {
+        // The page's own words again, and what went wrong.
+        tailsWhere.replaceChildren.apply(tailsWhere, said);
+        tailsWhere.appendChild(document.createTextNode(" (" + error.message + ")"));
+      });
+    };
+    tailsDetail.addEventListener("toggle", makeTails);
+    makeTails();
+  }
+
   // --- sortable tables -------------------------------------------------------------
   function sortValue(cell, type) {
     var raw = cell.hasAttribute("data-sort") ? cell.getAttribute("data-sort") : cell.textContent.trim();
