@@ -1,7 +1,7 @@
-"""The run page's "Medians and tails" table, made by the reader's browser from the run JSON when
-the detail is opened (site.js): checked in chromium on the shipped seed run against the raw
-benchmark file it was imported from, figure by figure, with the formatting worked out here.
-Without JavaScript the page says where the statistics are instead."""
+"""The run page's "Medians and tails" and "Power and energy" tables, made by the reader's browser
+from the run JSON when their detail is opened (site.js): checked in chromium on the shipped seed
+run against the raw benchmark file it was imported from, figure by figure, with the formatting
+worked out here. Without JavaScript the page says where the figures are instead."""
 
 from __future__ import annotations
 
@@ -41,23 +41,25 @@ def _expected_rows() -> list[list[str]]:
     return rows
 
 
-def _shown_rows(browse: Browsing) -> tuple[list[list[str]], bool]:
+def _shown_rows(browse: Browsing, table: str) -> tuple[list[list[str]], bool]:
     visit = browse.open(f"/runs/{SEED_RUN_ID}/")
     page = visit.page
     fetched_before = visit.requested(f"/runs/{SEED_RUN_ID}.json")
-    page.locator("details.tails > summary").click()
-    page.locator("table.tails tbody tr").first.wait_for()
+    page.locator(f"details:has(table.{table}) > summary").click()
+    page.locator(f"table.{table} tbody tr").first.wait_for()
     rows: list[list[str]] = page.evaluate(
-        """() => Array.from(document.querySelectorAll("table.tails tbody tr"))
-            .map((row) => Array.from(row.cells).map((cell) => cell.textContent))"""
+        """(table) => Array.from(document.querySelectorAll(`table.${table} tbody tr`))
+            .map((row) => Array.from(row.cells).map((cell) => cell.textContent))""",
+        table,
     )
-    assert page.locator("#tails-where").count() == 0  # the words for readers without JS, gone
+    # The words for readers without JavaScript, gone.
+    assert page.locator(f"#{table}-where").count() == 0
     visit.assert_clean()
     return rows, fetched_before
 
 
 def test_the_tails_table_is_the_raw_files_statistics(browse: Browsing) -> None:
-    rows, fetched_before = _shown_rows(browse)
+    rows, fetched_before = _shown_rows(browse, "tails")
     assert not fetched_before  # the JSON is read when a reader opens the detail, not before
     expected = _expected_rows()
     assert len(expected) == 43
@@ -85,7 +87,49 @@ def _headers(browse: Browsing) -> Any:
 
 def test_the_head_names_each_column_the_rows_fill(browse: Browsing) -> None:
     assert _headers(browse) == [
-        ["Context", "Requests at once", "TTFT", "Time between tokens", "Per request tok/s, "
-         "slow tail"],
+        [
+            "Context",
+            "Requests at once",
+            "TTFT",
+            "Time between tokens",
+            "Per request tok/s, slow tail",
+        ],
         ["p50", "p90", "p99", "p50", "p90", "p99", "p50", "p10", "p1"],
     ]
+
+
+def _rate(value: float) -> str:
+    """Total tok/s as the pages write it: 228.4, 9,544.0, 10.2K."""
+    if value >= 10_000:
+        return f"{value / 1000:.1f}".removesuffix(".0") + "K"
+    return f"{value:,.1f}"
+
+
+def _three_digits(value: float) -> str:
+    digits = 0 if value >= 100 else 1 if value >= 10 else 2 if value >= 1 else 3
+    return f"{value:,.{digits}f}"
+
+
+def test_the_power_table_is_the_raw_files_power_and_derived_energy(browse: Browsing) -> None:
+    """Each measured cell's average power as the raw file's hardware summary gives it, and the
+    energy per output token derived from it and the cell's total tok/s."""
+    rows, fetched_before = _shown_rows(browse, "power")
+    assert not fetched_before
+    cells = json.loads(SAMPLE.read_text(encoding="utf-8"))["results"]
+    expected = []
+    for cell in sorted(cells, key=lambda c: (c["context_tokens"], c["concurrency"])):
+        watts = cell["hardware_summary"]["power_total_avg_w"]
+        joules = watts / cell["aggregate_tps"]
+        expected.append(
+            [
+                _context(cell["context_tokens"]),
+                str(cell["concurrency"]),
+                _rate(cell["aggregate_tps"]),
+                f"{watts:,.0f} W",
+                f"{_three_digits(joules)} J",
+                f"{_three_digits(1 / joules)} tok/J",
+            ]
+        )
+    assert len(expected) == 43
+    assert rows == expected
+    assert rows[0][4:] == ["3.67 J", "0.273 tok/J"]  # the seed's first cell, worked out by hand

@@ -184,14 +184,16 @@ def test_seed_page_power_and_derived_energy(seed_page: str) -> None:
         "Energy per output token (derived)",
         "Output tokens per joule (derived)",
     ]
-    assert power[1] == [
-        "8K",
-        "1",
-        "228.4",
-        f"{watts:,.0f} W",
-        f"{joules:.2f} J",
-        f"{1 / joules:.3f} tok/J",
-    ]
+    # The rows are made by the reader's browser from the run JSON (tests/test_browser_tails.py
+    # checks each against the raw file); the page says where they are, and leads with the least
+    # energy, worked out here from the raw file's cells.
+    assert len(power) == 1 and "id=power-where" in seed_page
+    least = min(
+        c["hardware_summary"]["power_total_avg_w"] / c["aggregate_tps"]
+        for c in json.loads(SAMPLE.read_text(encoding="utf-8"))["results"]
+    )
+    assert least < min(joules, 1)
+    assert f"Least energy: {least:.3f} J per output token" in _text(seed_page)
     text = _text(seed_page)
     assert "Energy per output token is\nderived\n: average power ÷ total tok/s" in text
 

@@ -286,12 +286,10 @@
     });
   }
 
-  // --- the tails table, made here from the run JSON -------------------------------------
+  // --- the tails and power tables, made here from the run JSON ----------------------------
   // The run page carries the table's head only (sitegen/site/pages/run.py, _tails); its rows
   // are every cell with statistics, prefill then decode, each by context and requests, made
   // when the reader opens the detail, as the build once wrote them (numbers.py's rules).
-  var tailsTable = document.querySelector("table.tails[data-statistics]");
-  var tailsWhere = document.getElementById("tails-where");
   var mirrored = function (name) {  // p90 → p10, p99.9 → p0.1 (capacity.mirrored_percentile)
     var digits = (name.slice(1).split(".")[1] || "").length;
     return "p" + (100 - parseFloat(name.slice(1))).toFixed(digits);
@@ -341,35 +339,69 @@
       return cells;
     });
   };
+  // The power table: every measured decode cell with its power, energy derived as power ÷ total
+  // tok/s unless the file measured it (run.py, _power; numbers.joules and per_joule's digits).
+  var significant = function (value) {  // three significant digits, never 1e-3
+    if (value >= 100) return numbers.grouped(numbers.fixed(value, 0), 0);
+    var digits = value >= 10 ? 1 : value >= 1 ? 2 : 3;
+    return numbers.fixed(value, digits).toFixed(digits);
+  };
+  var powerRows = function (run) {
+    var decode = ((run.measurements || {}).decode || []).slice().sort(function (a, b) {
+      return a.context_tokens - b.context_tokens || a.concurrency - b.concurrency ||
+        (a.output_tokens_per_request || 0) - (b.output_tokens_per_request || 0);
+    });
+    return decode.filter(function (c) {
+      return (c.status === "valid" || c.status === "requests_queued") &&
+        (c.average_power_w || c.energy_per_output_token_j);
+    }).map(function (c) {
+      var measured = c.energy_per_output_token_j, energy = measured;
+      if (energy === undefined && c.average_power_w && c.total_tokens_per_s) {
+        energy = c.average_power_w / c.total_tokens_per_s;  // derived: W ÷ tok/s = J a token
+      }
+      var power = c.average_power_w === undefined ? "—"
+        : numbers.grouped(numbers.fixed(c.average_power_w, 0), 0) + " W";
+      return [numbers.contextLabel(c.context_tokens), String(c.concurrency),
+        numbers.rate(c.total_tokens_per_s), power,
+        energy ? significant(energy) + " J" + (measured ? " measured" : "") : "—",
+        energy ? significant(1 / energy) + " tok/J" : "—"];
+    });
+  };
+
+  // A table of the run page made from the run JSON once its detail is first opened: its words
+  // for readers without JavaScript (where) stay until the rows are in, and come back on failure.
   var jsonLink = document.getElementById("json");
-  if (tailsTable && tailsWhere && jsonLink && window.fetch && location.protocol !== "file:") {
-    var tailsDetail = tailsTable.closest("details");
-    var tailsMade = false;
-    var makeTails = function () {
-      if (tailsMade || !tailsDetail.open) return;
-      tailsMade = true;
-      var said = Array.prototype.slice.call(tailsWhere.childNodes);
-      tailsWhere.textContent = "Loading the statistics from the result file…";
+  var fromRunJson = function (table, where, rowsOf) {
+    if (!table || !where || !jsonLink || !window.fetch || location.protocol === "file:") return;
+    var detail = table.closest("details"), made = false;
+    var make = function () {
+      if (made || !detail.open) return;
+      made = true;
+      var said = Array.prototype.slice.call(where.childNodes);
+      where.textContent = "Loading the figures from the result file…";
       fetch(jsonLink.href).then(function (response) {
         if (!response.ok) throw new Error(response.status + " " + response.url);
         return response.json();
       }).then(function (published) {
-        var body = tailsTable.tBodies[0];
-        tailRows(resultDocument(published), tailsTable).forEach(function (cells) {
+        var body = table.tBodies[0];
+        rowsOf(resultDocument(published), table).forEach(function (cells) {
           var row = body.insertRow();
           cells.forEach(function (text) { row.insertCell().textContent = text; });
         });
-        tailsTable.hidden = false;
-        tailsWhere.remove();
+        table.hidden = false;
+        where.remove();
       }).catch(function (error) {
         // The page's own words again, and what went wrong.
-        tailsWhere.replaceChildren.apply(tailsWhere, said);
-        tailsWhere.appendChild(document.createTextNode(" (" + error.message + ")"));
+        where.replaceChildren.apply(where, said);
+        where.appendChild(document.createTextNode(" (" + error.message + ")"));
       });
     };
-    tailsDetail.addEventListener("toggle", makeTails);
-    makeTails();
-  }
+    detail.addEventListener("toggle", make);
+    make();
+  };
+  var byId = function (id) { return document.getElementById(id); };
+  fromRunJson(document.querySelector("table.tails"), byId("tails-where"), tailRows);
+  fromRunJson(document.querySelector("table.power"), byId("power-where"), powerRows);
 
   // --- sortable tables -------------------------------------------------------------
   function sortValue(cell, type) {

@@ -155,23 +155,12 @@ class TailTable:
 
 
 @dataclass(frozen=True)
-class PowerRow:
-    """One measured cell with its power, and the energy figures derived from it."""
-
-    context: Markup
-    requests: Markup
-    total: Markup
-    power: Markup
-    energy_per_token: Markup
-    tokens_per_joule: Markup
-
-
-@dataclass(frozen=True)
 class PowerTable:
-    """Power of every measured cell that has it; the best energy figure leads."""
+    """Power of every measured cell that has it; the best energy figure leads. The table's rows
+    are made by the reader's browser from the run JSON when its detail is opened (site.js, "the
+    power table"), as the tails are."""
 
     best: str  # "0.214 J per output token (4.67 tok/J) at 8K × 128 requests"
-    rows: tuple[PowerRow, ...]
     measurement: str | None  # run.power_measurement, the file's own words
     measured_energy: bool  # some cells give energy per output token as measured
 
@@ -537,7 +526,6 @@ def _power(run: Run) -> PowerTable | None:
     ]
     if not cells:
         return None
-    rows = []
     best: tuple[float, DecodeCell] | None = None
     for c in cells:
         energy = c.energy_per_output_token_j
@@ -545,22 +533,6 @@ def _power(run: Run) -> PowerTable | None:
             energy = c.average_power_w / c.total_tokens_per_s  # derived: W ÷ tok/s = J per token
         if energy and (best is None or energy < best[0]):
             best = (energy, c)
-        rows.append(
-            PowerRow(
-                context=_figure(numbers.context(c.context_tokens)),
-                requests=_figure(str(c.concurrency)),
-                total=_figure(numbers.rate(c.total_tokens_per_s)),
-                power=_figure(numbers.watts(c.average_power_w)),
-                energy_per_token=_figure(
-                    numbers.joules(energy) + (" measured" if c.energy_per_output_token_j else "")
-                    if energy
-                    else numbers.MISSING
-                ),
-                tokens_per_joule=_figure(
-                    numbers.per_joule(1.0 / energy) if energy else numbers.MISSING
-                ),
-            )
-        )
     summary = ""
     if best is not None:
         energy, cell = best
@@ -572,7 +544,6 @@ def _power(run: Run) -> PowerTable | None:
         )
     return PowerTable(
         summary,
-        tuple(rows),
         run.info.power_measurement,
         any(c.energy_per_output_token_j for c in cells),
     )
