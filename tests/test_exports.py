@@ -6,31 +6,8 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Any
 
-
-def _records(phase: dict[str, Any]) -> list[dict[str, Any]]:
-    """A phase's rows read as docs/result-format.md ("The run JSON") says, here and not with
-    sitegen's own reader: a row's values by the field names, null for absent, a "statistics/
-    <figure>/<name>" column into the record's statistics, and each column "same" names equal
-    to its figure."""
-    read = []
-    for row in phase["rows"]:
-        assert len(row) == len(phase["fields"])
-        values = dict(zip(phase["fields"], row, strict=True))
-        for name, figure in phase.get("same", {}).items():
-            values[name] = values[figure]
-        record: dict[str, Any] = {}
-        for name, value in values.items():
-            if value is None:
-                continue
-            if name.startswith("statistics/"):
-                _, figure, statistic = name.split("/")
-                record.setdefault("statistics", {}).setdefault(figure, {})[statistic] = value
-            else:
-                record[name] = value
-        read.append(record)
-    return read
+from tests.run_json import phase_records
 
 
 def test_run_json_is_the_canonical_run_its_measurements_as_rows(built_site: Path) -> None:
@@ -65,7 +42,7 @@ def test_run_json_is_the_canonical_run_its_measurements_as_rows(built_site: Path
             original = yaml.safe_load(source.read_text())
             expected = original.pop("measurements")
             assert published == original
-            assert {phase: _records(rows) for phase, rows in measurements.items()} == expected
+            assert {phase: phase_records(rows) for phase, rows in measurements.items()} == expected
             compared += 1
         assert not any(line.startswith(" ") for line in lines)
     assert compared >= 20
