@@ -413,6 +413,18 @@ def test_run_page_has_a_capacity_row_per_context(built: Path) -> None:
         "derived"
         in html[html.index("<section id=capacity") : html.index("<section id=measurements")]
     )
+    # What a level's verdicts judged, when every context's says the same, heads its column once
+    # (the seed run's cells judge the same TTFT at every context of a level).
+    section = html[html.index("<section id=capacity") : html.index("<section id=measurements")]
+    for level in ("server", "interactive"):
+        said = {
+            verdict_labels(record)
+            for record in capacity_records(built / "_site")
+            if record["run"] == SEED_RUN_ID and record["service_level"] == level
+        }
+        assert len(said) == 1
+        assert section.count(f"<small>every row: {said.pop()}</small>") >= 1
+    assert "<td><b>" in section and "</small> <small>warm TTFT" not in section
 
 
 def test_preset_view_shows_each_runs_cell_or_not_measured(built: Path) -> None:
