@@ -51,16 +51,24 @@ def phase_rows(records: list[dict[str, Any]]) -> dict[str, Any]:
     """One phase's records as ``{"fields", "same", "rows"}`` (``same`` only when not empty)."""
     flats = [_flat(record) for record in records]
     fields = sorted({name for flat in flats for name in flat}, key=_field_order)
-    texts = {name: [_text(flat.get(name)) for flat in flats] for name in fields}
     same: dict[str, str] = {}
     for name in fields:
         parts = name.split(_SEPARATOR)
         figure = parts[1] if len(parts) == 3 else None
-        if figure is not None and figure in texts and texts[name] == texts[figure]:
+        if figure is not None and figure in fields and _equal(flats, name, figure):
             same[name] = figure
     kept = [name for name in fields if name not in same]
     rows = [[flat.get(name) for name in kept] for flat in flats]
     return {"fields": kept, **({"same": same} if same else {}), "rows": rows}
+
+
+def _equal(flats: list[dict[str, Any]], name: str, figure: str) -> bool:
+    """Whether two columns hold, row for row, what JSON writes alike: the same type and value
+    (a float's text is its value's; 4 and 4.0 differ), absences included."""
+    return all(
+        type(flat.get(name)) is type(flat.get(figure)) and flat.get(name) == flat.get(figure)
+        for flat in flats
+    )
 
 
 def records(phase: dict[str, Any]) -> list[dict[str, Any]]:
