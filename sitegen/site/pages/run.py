@@ -151,7 +151,7 @@ class TailTable:
     phase: str  # what the decode rows' Phase says ("Sustained decode")
     with_phase: bool  # prefill and decode rows both: a Phase column tells them apart
     headers: tuple[tuple[str, ...], ...] = ()  # each figure's statistics (speed: p50, p10, p1)
-    from_gaps: bool = False  # some speed tail is 1000 ÷ the time between tokens (FROM_GAPS_MARK)
+    from_gaps: bool = False  # some speed tail is 1000 ÷ the time between tokens (marked †)
 
 
 @dataclass(frozen=True)
@@ -461,12 +461,12 @@ def _spanned(rows: list[MeasurementRow]) -> tuple[MeasurementRow, ...]:
     )
 
 
-# The figures with statistics, how each is written, and the words for its column group.
-# (site.js writes each as numbers.milliseconds and milliseconds_fine do.)
+# The figures with statistics and the words for their column group (site.js writes their values
+# as numbers.milliseconds and milliseconds_fine do, and marks a speed tail worked out as 1000 ÷
+# the time between tokens there with †).
 _TAIL_FIGURES = (("ttft_ms", "TTFT"), ("time_between_tokens_ms", "Time between tokens"))
 TAIL_STATISTICS = ("p50", "p90", "p99")
 SPEED_TAIL = "Per request tok/s, slow tail"
-FROM_GAPS_MARK = "†"  # a speed tail worked out as 1000 ÷ the time between tokens there
 
 
 def _from_gaps(item: PrefillPoint | DecodeCell, statistics: list[str]) -> bool:
