@@ -30,6 +30,7 @@ from sitegen.collect.redact import redact_document
 from sitegen.config import Config
 from sitegen.errors import Problem, SitegenError
 from sitegen.files import read_bounded
+from sitegen.measurement_rows import RUN_JSON_VERSION_KEY, result_document
 from sitegen.parse import Document, parse_document, pointer_join
 from sitegen.receipts import RECEIPT_KEY
 from sitegen.record_decorator import record
@@ -439,6 +440,11 @@ def _check_published(local: _Local, reader: _SiteReader, report: VerifyReport) -
         return
     if not isinstance(published, dict):
         report.problems.append(Problem(where, None, "", "not a run JSON"))
+        return
+    try:  # its measurements' rows read back to the result file's records
+        published = result_document(published)
+    except ValueError as exc:
+        report.problems.append(Problem(where, None, f"/{RUN_JSON_VERSION_KEY}", str(exc)))
         return
     report.problems.extend(_published_receipt_problems(local, published, where))
     report.problems.extend(_differences(local, published, f"{where} says"))

@@ -452,8 +452,10 @@ def test_tails_figures_line_up_on_the_right_of_their_columns(
     # The tails table's cells carry no class (the style sheet aligns its columns): each figure's
     # text ends at its cell's right edge, the context's starts at its left, as with a class each.
     visit = browse.open_kind(site_pages, "run")
+    # The rows are made from the run JSON once the detail is open (site.js).
+    visit.page.locator("details.tails > summary").click()
+    visit.page.locator("table.tails tbody tr").first.wait_for()
     edges = visit.js("""() => {
-        document.querySelector("details.tails").open = true;
         return Array.from(document.querySelector("table.tails tbody tr").cells).map((cell) => {
             const range = document.createRange();
             range.selectNodeContents(cell);

@@ -5,7 +5,6 @@ not from the page's data files or sitegen's code."""
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
@@ -15,14 +14,13 @@ import pytest
 
 from tests.browser_kit import Browsing, Visit
 from tests.conftest import SEED_RUN_ID
+from tests.run_json import published_run
 
 pytestmark = pytest.mark.browser
 
 
 def results(site: Path) -> dict[str, dict[str, Any]]:
-    return {
-        path.stem: json.loads(path.read_text()) for path in sorted((site / "runs").glob("*.json"))
-    }
+    return {path.stem: published_run(path) for path in sorted((site / "runs").glob("*.json"))}
 
 
 def cell_at(document: dict[str, Any], context: int, concurrency: int) -> dict[str, Any] | None:

@@ -16,6 +16,7 @@ import pytest
 
 from tests.browser_kit import DESKTOP, PHONE, Browsing, Visit
 from tests.context_rule import context_label
+from tests.run_json import published_run
 
 pytestmark = pytest.mark.browser
 
@@ -23,9 +24,7 @@ QWEN = "/models/qwen3-5-397b-a17b/index.html"
 
 
 def documents(site: Path) -> dict[str, dict[str, Any]]:
-    return {
-        path.stem: json.loads(path.read_text()) for path in sorted((site / "runs").glob("*.json"))
-    }
+    return {path.stem: published_run(path) for path in sorted((site / "runs").glob("*.json"))}
 
 
 def frontier_contexts(site: Path, base_model: str) -> tuple[int, list[int]]:
@@ -95,7 +94,10 @@ def test_the_frontier_names_each_point_without_javascript(
     visit = browse.open(QWEN, javascript=False)
     chart = visit.page.locator(f"#pareto-{default}")
     chart.locator("summary").click()
-    rows = chart.locator("table.frontier-figures tbody tr").all_inner_texts()
+    # A run's name heads its rows once (th rowspan): each row's figures are its td cells.
+    rows = chart.locator("table.frontier-figures tbody tr").evaluate_all(
+        "(rows) => rows.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.innerText))"
+    )
     expected = set()
     for document in documents(built_site).values():
         if document["run"].get("base_model") != "Qwen/Qwen3.5-397B-A17B":
@@ -118,7 +120,7 @@ def test_the_frontier_names_each_point_without_javascript(
             )
             for cell in cells
         }
-    shown = {tuple(row.split("\t")[1:4]) for row in rows}
+    shown = {tuple(row[0:3]) for row in rows}
     assert shown == expected and len(rows) == len(expected)
     header = chart.locator("table.frontier-figures thead").inner_text()
     assert (
@@ -251,12 +253,15 @@ ANSWER_FITS = """() => {
         const head = td.closest("table").tHead;
         const header = head.rows[0].cells[td.cellIndex];
         const headerShown = header && getComputedStyle(head).display !== "none";
-        const label = td.getAttribute("data-label") || (header ? header.innerText : "");
+        // A verdict's cell spans the figures' columns: the style sheet labels it (td.state).
+        const label = td.getAttribute("data-label") ||
+            (td.classList.contains("state") ? "Capacity" : header ? header.innerText : "");
         const shown = getComputedStyle(td, "::before").content;
         const labelShown = label !== "" && shown.includes(label);
         if (!headerShown && !labelShown) problems.push("unlabelled: " + td.innerText);
     });
-    const figures = [...document.querySelectorAll("table.answer tbody tr.meets")]
+    const meeting = "table.answer tbody tr:not(.none_meets):not(.cannot_tell)";
+    const figures = [...document.querySelectorAll(meeting)]
         .reduce((count, tr) => count + tr.querySelectorAll("td").length - 1, 0);
     return {scroll: document.documentElement.scrollWidth - width, problems: problems,
             figures: figures};

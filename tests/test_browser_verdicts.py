@@ -14,6 +14,7 @@ import pytest
 
 from tests import verdict_rule as rule
 from tests.browser_kit import Browsing, Visit
+from tests.run_json import published_run
 
 pytestmark = pytest.mark.browser
 
@@ -67,8 +68,7 @@ def published(site: Path) -> dict[tuple[str, str, int], dict[str, Any]]:
 
 def documents(site: Path) -> dict[str, dict[str, Any]]:
     return {
-        p.stem: {**json.loads(p.read_text()), "_id": p.stem}
-        for p in sorted((site / "runs").glob("*.json"))
+        p.stem: {**published_run(p), "_id": p.stem} for p in sorted((site / "runs").glob("*.json"))
     }
 
 

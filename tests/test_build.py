@@ -74,9 +74,10 @@ def test_site_layout(project: Path) -> None:
         assert f'href="runs/{run_id}/index.html"' in index
     exported = json.loads((site / "runs" / f"{SEED_RUN_ID}.json").read_text())
     assert exported["run"]["model"] == "deepseek-ai/DeepSeek-V4-Flash-DSpark"
+    assert exported["run_json_version"] == 2  # measurements as rows (docs/result-format.md)
     assert (
-        len(exported["measurements"]["prefill"]) == 9
-        and len(exported["measurements"]["decode"]) == 64
+        len(exported["measurements"]["prefill"]["rows"]) == 9
+        and len(exported["measurements"]["decode"]["rows"]) == 64
     )
 
 
@@ -743,7 +744,9 @@ def test_an_added_run_works_out_only_its_own_figures(
     monkeypatch.setattr(headlines, "headlines", counted_headlines)
     assert run_cli(project, "build") == 0
     added = json.loads((project / "_site" / "runs" / "added-run.json").read_bytes())
-    contexts = {cell["context_tokens"] for cell in added["measurements"]["decode"]}
+    decode = added["measurements"]["decode"]
+    column = decode["fields"].index("context_tokens")
+    contexts = {row[column] for row in decode["rows"]}
     levels = len(load_config(project / "sitegen.yaml").service_levels)
     assert [entry for entry in worked_out if entry.startswith("headlines")] == [
         "headlines added-run"
@@ -788,7 +791,8 @@ def test_data_files_follow_every_input_they_show(project: Path, change: str, sho
     assert run_cli(project, "collect") == 0
     assert run_cli(project, "build") == 0
     seed = json.loads((project / "_site" / "runs" / f"{SEED_RUN_ID}.json").read_bytes())
-    context = seed["measurements"]["decode"][0]["context_tokens"]
+    decode = seed["measurements"]["decode"]
+    context = decode["rows"][0][decode["fields"].index("context_tokens")]
     shown_in = shown_in.format(context=context)
     before = (project / "_site" / shown_in).read_bytes()
     if change == "a run's model":

@@ -23,6 +23,7 @@ from tests.conftest import REPO, SEED_RUN_ID, run_cli
 from tests.context_rule import context_label
 from tests.html_tables import tables
 from tests.paging_rule import site_pages
+from tests.run_json import published_run
 
 SERVER = ServiceLevel("server", 5.0, 2000.0)
 
@@ -139,7 +140,7 @@ def test_cost_per_million_output_tokens() -> None:
 def expected_records(site: Path, levels: list[dict[str, Any]]) -> list[dict[str, Any]]:
     records = []
     for path in sorted((site / "runs").glob("*.json")):
-        document = {**json.loads(path.read_text()), "_id": path.stem}
+        document = {**published_run(path), "_id": path.stem}
         rows = rule.own_cells(document)
         records += [
             rule.record(document, context, level) for level in levels for context in sorted(rows)
@@ -210,7 +211,7 @@ def test_capacity_json_matches_a_recomputation_from_the_result_files(built: Path
 def test_the_seed_run_at_32k_by_hand(built: Path) -> None:
     # Read off the seed run's 32K row: every cell up to 32 requests is valid with TTFT under 2 s
     # and more than 5 tok/s per request; 64 requests takes longer than 2 s to the first token.
-    document = json.loads((built / "_site" / "runs" / f"{SEED_RUN_ID}.json").read_text())
+    document = published_run(built / "_site" / "runs" / f"{SEED_RUN_ID}.json")
     row = {
         c["concurrency"]: c
         for c in document["measurements"]["decode"]
@@ -259,11 +260,17 @@ def answers(site: Path, level: str) -> dict[str, dict[int, tuple[int, list[str]]
             assert opening
             context = int(opening.group(1))
             runs = re.findall(
-                r"<tr class=\w+><td>\d*<th>"
+                r"<tr(?: class=\w+)?><td>\d*<th>"
                 r'<a href="[./]*runs/([^/"]+)/index.html"',
                 chunk,
             )
             ((_, rows),) = [t for t in _all_tables(chunk) if t[0] == "data answer"]
+            # What every verdict judged, said once above the table when all rows share it.
+            shared = re.search(r"; judged on: ([^<]*)\.</p>", chunk)
+            if shared:
+                rows = [rows[0]] + [
+                    [row[0], f"{row[1]} {shared.group(1)}", *row[2:]] for row in rows[1:]
+                ]
             assert rows[0][:6] == [
                 "Rank",
                 "Setup",
@@ -295,7 +302,7 @@ def verdict_labels(record: dict[str, Any]) -> str:
 
 def test_level_pages_rank_every_setup_and_say_they_are_derived(built: Path) -> None:
     site = built / "_site"
-    results = {path.stem: json.loads(path.read_text()) for path in (site / "runs").glob("*.json")}
+    results = {path.stem: published_run(path) for path in (site / "runs").glob("*.json")}
     records = capacity_records(site)
     for level in ("server", "interactive"):
         shown = answers(site, level)
@@ -399,20 +406,32 @@ def _all_tables(html: str) -> list[tuple[str, list[list[str]]]]:
 def test_run_page_has_a_capacity_row_per_context(built: Path) -> None:
     html = (built / "_site" / "runs" / SEED_RUN_ID / "index.html").read_text()
     table = tables(html)["data capacity"]
-    document = json.loads((built / "_site" / "runs" / f"{SEED_RUN_ID}.json").read_text())
+    document = published_run(built / "_site" / "runs" / f"{SEED_RUN_ID}.json")
     contexts = sorted({c["context_tokens"] for c in document["measurements"]["decode"]})
     assert len(table) - 1 == len(contexts)
     assert (
         "derived"
         in html[html.index("<section id=capacity") : html.index("<section id=measurements")]
     )
+    # What a level's verdicts judged, when every context's says the same, heads its column once
+    # (the seed run's cells judge the same TTFT at every context of a level).
+    section = html[html.index("<section id=capacity") : html.index("<section id=measurements")]
+    for level in ("server", "interactive"):
+        said = {
+            verdict_labels(record)
+            for record in capacity_records(built / "_site")
+            if record["run"] == SEED_RUN_ID and record["service_level"] == level
+        }
+        assert len(said) == 1
+        assert section.count(f"<small>every row: {said.pop()}</small>") >= 1
+    assert "<td><b>" in section and "</small> <small>warm TTFT" not in section
 
 
 def test_preset_view_shows_each_runs_cell_or_not_measured(built: Path) -> None:
     html = (built / "_site" / "at" / "32k-16" / "index.html").read_text()
     rows = [row for row in tables(html)["data point"][1:] if len(row) > 1]
     for path in sorted((built / "_site" / "runs").glob("*.json")):
-        document = json.loads(path.read_text())
+        document = published_run(path)
         near = [
             c
             for c in document["measurements"]["decode"]
@@ -465,7 +484,7 @@ def test_a_configured_price_gives_cost_by_the_formula(project: Path) -> None:
     html = (project / "_site" / "runs" / SEED_RUN_ID / "index.html").read_text()
     assert f"${usd:,.2f} per M tokens at $3.5/h" in html  # the price it used
     assert "a test price, not a real one" in html
-    document = json.loads((project / "_site" / "runs" / f"{SEED_RUN_ID}.json").read_text())
+    document = published_run(project / "_site" / "runs" / f"{SEED_RUN_ID}.json")
     single = next(
         c
         for c in document["measurements"]["decode"]
@@ -531,7 +550,7 @@ def test_headlines_compare_like_with_like(built: Path) -> None:
     # Every run's one-request figure is at 8K (within 3 %) or absent, never at another context.
     index = (built / "_site" / "index.html").read_text()
     for path in sorted((built / "_site" / "runs").glob("*.json")):
-        document = json.loads(path.read_text())
+        document = published_run(path)
         singles = [
             c
             for c in document["measurements"]["decode"]
@@ -648,7 +667,7 @@ def test_point_files_hold_every_cell_exactly_once_per_matching_context(built: Pa
         assert path.stem in listed
         for run, accelerators, context, cells, accelerator, cache, prefill in data["runs"]:
             assert abs(context - data["context_tokens"]) <= 0.03 * data["context_tokens"]
-            published = json.loads((built / "_site" / "runs" / f"{run}.json").read_text())
+            published = published_run(built / "_site" / "runs" / f"{run}.json")
             document = {**published, "_id": run}
             assert accelerators == document["hardware"]["count"]
             assert accelerator == document["hardware"]["accelerator"]
@@ -663,7 +682,7 @@ def test_point_files_hold_every_cell_exactly_once_per_matching_context(built: Pa
                 n: [data["statuses"][cell[0]], *cell[1:]] for n, cell in row.items()
             }
     for path in sorted((built / "_site" / "runs").glob("*.json")):
-        rows = rule.own_cells(json.loads(path.read_text()))
+        rows = rule.own_cells(published_run(path))
         for context, cells in rows.items():
             expected = {}
             for n, c in cells.items():

@@ -27,6 +27,7 @@ import pytest
 from sitegen.site.pages.compare import MAX_RUNS
 from tests.conftest import REPO, run_cli
 from tests.paging_rule import site_pages
+from tests.run_json import published_run
 from tests.search_index import search_runs
 
 ATOM = "{http://www.w3.org/2005/Atom}"
@@ -269,7 +270,7 @@ def test_feed_sitemap_and_runs_index_with_a_site_url(project: Path) -> None:
     assert (site / "data" / entries[0]["result"]).resolve() == (
         site / "runs" / f"{runs[0]}.json"
     ).resolve()
-    first = json.loads((site / "runs" / f"{runs[0]}.json").read_text())
+    first = published_run(site / "runs" / f"{runs[0]}.json")
     assert (entries[0]["model"], entries[0]["accelerator"], entries[0]["count"]) == (
         first["run"]["model"],
         first["hardware"]["accelerator"],

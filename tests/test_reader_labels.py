@@ -4,12 +4,12 @@ memory said once. Expected orders and names are worked out here from the shipped
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 from sitegen.parse import parse_yaml
 from tests.html_tables import tables
+from tests.run_json import published_run
 
 RUNS = Path(__file__).resolve().parent.parent / "content" / "runs"
 
@@ -62,7 +62,7 @@ def test_the_hardware_listing_ranks_within_each_model(built_site: Path) -> None:
     page = (built_site / "hardware" / "index.html").read_text(encoding="utf-8")
     rows = tables(page)["data"]
     assert rows[0] == ["Accelerator", "Runs", "Models: best peak decode tok/s of each"]
-    runs = {p.stem: json.loads(p.read_text()) for p in sorted((built_site / "runs").glob("*.json"))}
+    runs = {p.stem: published_run(p) for p in sorted((built_site / "runs").glob("*.json"))}
     rtx = next(row for row in rows if row[0].endswith("RTX PRO 6000 Blackwell Server Edition"))
     peaks = [
         max(

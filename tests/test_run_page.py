@@ -4,7 +4,6 @@ capacity cell names tok/s per accelerator only where it differs from the total."
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
@@ -15,6 +14,7 @@ from sitegen.site.figures.numbers import context as context_label
 from sitegen.site.figures.numbers import rate
 from tests import verdict_rule as rule
 from tests.conftest import SEED_RUN_ID, copy_site, run_cli
+from tests.run_json import published_run
 
 # What each status is called in the page's classes (style.css, "Run page"); a valid cell has none.
 STATUS_CLASS = {
@@ -45,7 +45,7 @@ def _runs(site: Path) -> list[tuple[dict[str, Any], str]]:
     """Every run with a decode matrix (a run of load points only has none), and its page."""
     found = [
         (
-            json.loads(path.read_text(encoding="utf-8")),
+            published_run(path),
             (site / "runs" / path.stem / "index.html").read_text(encoding="utf-8"),
         )
         for path in sorted((site / "runs").glob("*.json"))

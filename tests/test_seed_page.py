@@ -192,7 +192,9 @@ def test_the_measurements_say_each_phase_and_context_once_for_the_rows_they_head
     # The table above reads row by row as the seed's; in the markup each phase and each decode
     # context is one row header spanning its rows (issue 18), not a cell repeated on each row.
     section = page.split("<section id=measurements", 1)[1].split("</section>", 1)[0]
-    assert section.count("Sustained decode") == 1 and section.count(">Prefill") == 1
+    # (Once more in the tails table's data-phase, which site.js writes on its rows.)
+    assert section.count(">Sustained decode") == 1 and section.count(">Prefill") == 1
+    assert section.count('data-phase="Sustained decode"') == 1
     assert "<th rowspan=64 class=end>Sustained decode<th rowspan=8>8K<td>1<td>" in section
     assert (
         section.count("<th rowspan=8") == 8

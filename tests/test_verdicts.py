@@ -18,6 +18,7 @@ from sitegen.config import ServiceLevel
 from sitegen.site.figures import capacity as cap
 from tests import verdict_rule as rule
 from tests.conftest import DATA, SEED_RUN_ID, run_cli
+from tests.run_json import published_run
 
 SERVER = ServiceLevel("server", 5.0, 2000.0)
 NIM = "h100x2-nim-llama33-70b-fp8"
@@ -241,7 +242,7 @@ def published(site: Path) -> dict[tuple[str, str, int], dict[str, Any]]:
 
 
 def document(site: Path, run_id: str) -> dict[str, Any]:
-    return {**json.loads((site / "_site" / "runs" / f"{run_id}.json").read_text()), "_id": run_id}
+    return {**published_run(site / "_site" / "runs" / f"{run_id}.json"), "_id": run_id}
 
 
 def test_every_record_matches_an_independent_reading_of_the_runs(built: Path) -> None:

@@ -494,7 +494,7 @@
       cache[id] = fetch(known[id].result).then(function (r) {
         if (!r.ok) throw new Error(r.status + " " + r.url);
         return r.json();
-      });
+      }).then(window.sitegenRunJson.resultDocument);  // its measurements as records (site.js)
     }
     return cache[id];
   };

@@ -298,8 +298,19 @@
       var wanted = ":1: expected a mapping with hardware, engine, run and measurements";
       return { doc: null, problems: [name + wanted] };
     }
+    // A published run JSON (site.js reads its measurements' rows back to records; throws on a
+    // newer format) without what the site added: its receipt.
+    var published;
+    try {
+      published = window.sitegenRunJson.resultDocument(data);
+    } catch (error) {
+      return { doc: null, problems: [name + ":1: /run_json_version: " + error.message +
+                                     "; give the result file instead"] };
+    }
     var doc = {};
-    Object.keys(data).forEach(function (key) { if (key !== "receipt") doc[key] = data[key]; });
+    Object.keys(published).forEach(function (key) {
+      if (key !== "receipt") doc[key] = published[key];
+    });
     var schemas = {};
     pairs.forEach(function (pair) { schemas[pair[0]] = pair[1]; });
     var version = String(doc.schema_version);

@@ -137,6 +137,56 @@
     });
   }
 
+  // --- a run JSON read back as its result file ----------------------------------------------
+  // Format 2 writes each phase of measurements as field names once and a row a measurement,
+  // statistics as "statistics/<figure>/<name>" columns and the columns equal to their figure's
+  // named in "same" (sitegen/measurement_rows.py; docs/result-format.md). compare.js, ownfile.js
+  // and the CSV below read records: this makes them, as result_document does in Python. Values
+  // are copied, never parsed, so the CSV's numbers keep their text.
+  var versionOf = function (value) {
+    return value === undefined ? 1 : Number(String(value).replace(/^\u0000/, ""));
+  };
+  var phaseRecords = function (phase) {
+    var fields = phase.fields || [], same = phase.same || {};
+    return (phase.rows || []).map(function (row) {
+      var flat = {}, record = {};
+      fields.forEach(function (name, i) {
+        if (row[i] !== null && row[i] !== undefined) flat[name] = row[i];
+      });
+      Object.keys(same).forEach(function (name) {
+        if (same[name] in flat) flat[name] = flat[same[name]];
+      });
+      Object.keys(flat).forEach(function (name) {
+        var parts = name.split("/");
+        if (parts.length === 3 && parts[0] === "statistics") {
+          var statistics = record.statistics = record.statistics || {};
+          (statistics[parts[1]] = statistics[parts[1]] || {})[parts[2]] = flat[name];
+        } else {
+          record[name] = flat[name];
+        }
+      });
+      return record;
+    });
+  };
+  // Throws on a format this script does not know.
+  var resultDocument = function (published) {
+    var version = versionOf(published.run_json_version);
+    if (version === 1) return published;
+    if (version !== 2) throw new Error("run JSON format " + version + " is newer than this page");
+    var result = {};
+    Object.keys(published).forEach(function (key) {
+      if (key !== "run_json_version") result[key] = published[key];
+    });
+    var measurements = published.measurements || {};
+    result.measurements = {};
+    Object.keys(measurements).forEach(function (phase) {
+      var rows = measurements[phase];
+      result.measurements[phase] = Array.isArray(rows) ? rows : phaseRecords(rows);
+    });
+    return result;
+  };
+  window.sitegenRunJson = { resultDocument: resultDocument };
+
   // --- the run's CSV, made here from its JSON -----------------------------------------
   // The site ships each run once, as its canonical JSON; the CSV (docs/result-format.md, "The
   // run CSV") is made from it in the reader's browser, as sitegen's Python once wrote it. Without
@@ -218,7 +268,8 @@
         if (!response.ok) throw new Error(response.status + " " + response.url);
         return response.text();
       }).then(function (text) {
-        var url = URL.createObjectURL(new Blob([runCsv(parseKeepingNumbers(text))], { type: "text/csv;charset=utf-8" }));
+        var csv = runCsv(resultDocument(parseKeepingNumbers(text)));
+        var url = URL.createObjectURL(new Blob([csv], { type: "text/csv;charset=utf-8" }));
         var save = document.createElement("a");
         save.href = url;
         save.download = decodeURIComponent(resultLink.pathname.split("/").pop()).replace(/\.json$/, "") + ".csv";
@@ -234,6 +285,123 @@
       });
     });
   }
+
+  // --- the tails and power tables, made here from the run JSON ----------------------------
+  // The run page carries the table's head only (sitegen/site/pages/run.py, _tails); its rows
+  // are every cell with statistics, prefill then decode, each by context and requests, made
+  // when the reader opens the detail, as the build once wrote them (numbers.py's rules).
+  var mirrored = function (name) {  // p90 → p10, p99.9 → p0.1 (capacity.mirrored_percentile)
+    var digits = (name.slice(1).split(".")[1] || "").length;
+    return "p" + (100 - parseFloat(name.slice(1))).toFixed(digits);
+  };
+  var numbers = window.sitegenNumbers;
+  var TAIL_FORMATS = {
+    ttft_ms: numbers.ms,
+    time_between_tokens_ms: function (value) {
+      if (value === null || value === undefined) return "—";
+      return numbers.grouped(numbers.fixed(value, 1), 1) + " ms";
+    }
+  };
+  var speedTail = function (statistics, name) {  // run.py's rule: given, else 1000 ÷ gap, †
+    var speed = statistics.per_request_tokens_per_s || {};
+    var gaps = statistics.time_between_tokens_ms || {};
+    if (name === "mean") return numbers.rate(speed.mean);
+    var given = speed[mirrored(name)];
+    if (given !== undefined) return numbers.rate(given);
+    return gaps[name] ? numbers.rate(1000 / gaps[name]) + "†" : "—";
+  };
+  var tailRows = function (run, table) {
+    var keys = table.getAttribute("data-figures").split(" ").filter(Boolean);
+    var names = table.getAttribute("data-statistics").split(" ");
+    var phased = table.classList.contains("phased"), speed = table.hasAttribute("data-speed");
+    var byKeys = function (keysOf) {
+      return function (a, b) {
+        var x = keysOf(a), y = keysOf(b);
+        for (var i = 0; i < x.length; i++) if (x[i] !== y[i]) return x[i] - y[i];
+        return 0;
+      };
+    };
+    var measurements = run.measurements || {};
+    var items = (measurements.prefill || []).slice().sort(byKeys(function (p) {
+      return [p.context_tokens, p.prompt_chunk_tokens || 0];
+    })).map(function (p) { return ["Prefill", "1", p]; });
+    items = items.concat((measurements.decode || []).slice().sort(byKeys(function (c) {
+      return [c.context_tokens, c.concurrency, c.output_tokens_per_request || 0];
+    })).map(function (c) { return [table.getAttribute("data-phase"), String(c.concurrency), c]; }));
+    return items.filter(function (item) { return item[2].statistics; }).map(function (item) {
+      var statistics = item[2].statistics, cells = phased ? [item[0]] : [];
+      cells.push(numbers.contextLabel(item[2].context_tokens), item[1]);
+      keys.forEach(function (key) {
+        var values = statistics[key] || {};
+        names.forEach(function (name) { cells.push(TAIL_FORMATS[key](values[name])); });
+      });
+      if (speed) names.forEach(function (name) { cells.push(speedTail(statistics, name)); });
+      return cells;
+    });
+  };
+  // The power table: every measured decode cell with its power, energy derived as power ÷ total
+  // tok/s unless the file measured it (run.py, _power; numbers.joules and per_joule's digits).
+  var significant = function (value) {  // three significant digits, never 1e-3
+    if (value >= 100) return numbers.grouped(numbers.fixed(value, 0), 0);
+    var digits = value >= 10 ? 1 : value >= 1 ? 2 : 3;
+    return numbers.fixed(value, digits).toFixed(digits);
+  };
+  var powerRows = function (run) {
+    var decode = ((run.measurements || {}).decode || []).slice().sort(function (a, b) {
+      return a.context_tokens - b.context_tokens || a.concurrency - b.concurrency ||
+        (a.output_tokens_per_request || 0) - (b.output_tokens_per_request || 0);
+    });
+    return decode.filter(function (c) {
+      return (c.status === "valid" || c.status === "requests_queued") &&
+        (c.average_power_w || c.energy_per_output_token_j);
+    }).map(function (c) {
+      var measured = c.energy_per_output_token_j, energy = measured;
+      if (energy === undefined && c.average_power_w && c.total_tokens_per_s) {
+        energy = c.average_power_w / c.total_tokens_per_s;  // derived: W ÷ tok/s = J a token
+      }
+      var power = c.average_power_w === undefined ? "—"
+        : numbers.grouped(numbers.fixed(c.average_power_w, 0), 0) + " W";
+      return [numbers.contextLabel(c.context_tokens), String(c.concurrency),
+        numbers.rate(c.total_tokens_per_s), power,
+        energy ? significant(energy) + " J" + (measured ? " measured" : "") : "—",
+        energy ? significant(1 / energy) + " tok/J" : "—"];
+    });
+  };
+
+  // A table of the run page made from the run JSON once its detail is first opened: its words
+  // for readers without JavaScript (where) stay until the rows are in, and come back on failure.
+  var jsonLink = document.getElementById("json");
+  var fromRunJson = function (table, where, rowsOf) {
+    if (!table || !where || !jsonLink || !window.fetch || location.protocol === "file:") return;
+    var detail = table.closest("details"), made = false;
+    var make = function () {
+      if (made || !detail.open) return;
+      made = true;
+      var said = Array.prototype.slice.call(where.childNodes);
+      where.textContent = "Loading the figures from the result file…";
+      fetch(jsonLink.href).then(function (response) {
+        if (!response.ok) throw new Error(response.status + " " + response.url);
+        return response.json();
+      }).then(function (published) {
+        var body = table.tBodies[0];
+        rowsOf(resultDocument(published), table).forEach(function (cells) {
+          var row = body.insertRow();
+          cells.forEach(function (text) { row.insertCell().textContent = text; });
+        });
+        table.hidden = false;
+        where.remove();
+      }).catch(function (error) {
+        // The page's own words again, and what went wrong.
+        where.replaceChildren.apply(where, said);
+        where.appendChild(document.createTextNode(" (" + error.message + ")"));
+      });
+    };
+    detail.addEventListener("toggle", make);
+    make();
+  };
+  var byId = function (id) { return document.getElementById(id); };
+  fromRunJson(document.querySelector("table.tails"), byId("tails-where"), tailRows);
+  fromRunJson(document.querySelector("table.power"), byId("power-where"), powerRows);
 
   // --- sortable tables -------------------------------------------------------------
   function sortValue(cell, type) {

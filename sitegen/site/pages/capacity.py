@@ -15,7 +15,7 @@ none of the measured loads meets, or the figures cannot tell) enters these views
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from markupsafe import Markup
@@ -106,6 +106,7 @@ class ContextAnswer:
     anchor: str
     rows: tuple[AnswerRow, ...]
     meeting: int  # how many setups meet the level
+    labels: str = ""  # what every row's verdict judged, when they all say the same (rows say "")
 
 
 @dataclass(frozen=True)
@@ -170,6 +171,16 @@ def _answer_row(
     )
 
 
+def _said_once(answer: ContextAnswer) -> ContextAnswer:
+    """The answer with what its verdicts judged said once, above its rows, when every row says
+    the same (warm TTFT at most levels): the same words, not one copy a row."""
+    shared = {row.labels for row in answer.rows}
+    if len(shared) != 1 or not answer.rows[0].labels:
+        return answer
+    rows = tuple(replace(row, labels="") for row in answer.rows)
+    return replace(answer, rows=rows, labels=answer.rows[0].labels)
+
+
 def ranked_answers(
     site: Site, group: Group, level: ServiceLevel, analysis: Analysis
 ) -> tuple[ContextAnswer, ...]:
@@ -216,7 +227,9 @@ def ranked_answers(
             )
             for i, (run, own, found) in enumerate(entries)
         )
-        answers.append(ContextAnswer(numbers.context(leader), f"c-{leader}", rows, meeting))
+        answers.append(
+            _said_once(ContextAnswer(numbers.context(leader), f"c-{leader}", rows, meeting))
+        )
     return tuple(answers)
 
 

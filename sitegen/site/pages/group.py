@@ -96,6 +96,7 @@ class FrontierFigure:
     per_request: str  # with its statistic where the chart's runs do not share one
     per_accelerator: str
     frontier: bool
+    run_rows: int = 1  # on a run's first row, its rows (the name heads them once); 0 after it
 
 
 @dataclass(frozen=True)
@@ -400,7 +401,7 @@ def _frontier_figures(
             for c in cells
         ]
         best = _frontier(points)
-        for cell, point in zip(cells, points, strict=True):
+        for index, (cell, point) in enumerate(zip(cells, points, strict=True)):
             speed = numbers.rate(point[0]) + (f" ({statistic_of(run)})" if each_says else "")
             figures.append(
                 FrontierFigure(
@@ -409,6 +410,7 @@ def _frontier_figures(
                     speed,
                     numbers.rate(point[1]),
                     point in best,
+                    0 if index else len(cells),
                 )
             )
     return tuple(figures)

@@ -139,45 +139,28 @@ class MeasurementRow:
 
 
 @dataclass(frozen=True)
-class TailRow:
-    """One row of the statistics detail: each figure's statistics (mean, p50, p90, p99) in order."""
-
-    phase: Markup
-    context: Markup
-    requests: Markup
-    figures: tuple[tuple[Markup, ...], ...]  # one tuple per TailTable.figures entry
-
-
-@dataclass(frozen=True)
 class TailTable:
-    """The tails of the "All measurements" table, shown in an expandable detail."""
+    """The head of the "All measurements" table's tails, shown in an expandable detail; its rows
+    are made by the reader's browser from the run JSON when the detail is opened (site.js,
+    "the tails table"), so the page does not carry every statistic twice."""
 
     figures: tuple[str, ...]  # "TTFT", "Time between tokens", "Per request tok/s"
     statistics: tuple[str, ...]  # "p50", "p90", "p99" (and "mean" when the headline is a median)
-    rows: tuple[TailRow, ...]
+    keys: tuple[str, ...]  # the latency figures' names in the run JSON: "ttft_ms", …
+    speed: bool  # a last group: per-request speed's slow tail (site.js works it out)
+    phase: str  # what the decode rows' Phase says ("Sustained decode")
     with_phase: bool  # prefill and decode rows both: a Phase column tells them apart
     headers: tuple[tuple[str, ...], ...] = ()  # each figure's statistics (speed: p50, p10, p1)
-    from_gaps: bool = False  # some speed tail is 1000 ÷ the time between tokens (FROM_GAPS_MARK)
-
-
-@dataclass(frozen=True)
-class PowerRow:
-    """One measured cell with its power, and the energy figures derived from it."""
-
-    context: Markup
-    requests: Markup
-    total: Markup
-    power: Markup
-    energy_per_token: Markup
-    tokens_per_joule: Markup
+    from_gaps: bool = False  # some speed tail is 1000 ÷ the time between tokens (marked †)
 
 
 @dataclass(frozen=True)
 class PowerTable:
-    """Power of every measured cell that has it; the best energy figure leads."""
+    """Power of every measured cell that has it; the best energy figure leads. The table's rows
+    are made by the reader's browser from the run JSON when its detail is opened (site.js, "the
+    power table"), as the tails are."""
 
     best: str  # "0.214 J per output token (4.67 tok/J) at 8K × 128 requests"
-    rows: tuple[PowerRow, ...]
     measurement: str | None  # run.power_measurement, the file's own words
     measured_energy: bool  # some cells give energy per output token as measured
 
@@ -478,31 +461,28 @@ def _spanned(rows: list[MeasurementRow]) -> tuple[MeasurementRow, ...]:
     )
 
 
-# The figures with statistics, how each is written, and the words for its column group.
-_TAIL_FIGURES = (
-    ("ttft_ms", "TTFT", numbers.milliseconds),
-    ("time_between_tokens_ms", "Time between tokens", numbers.milliseconds_fine),
-)
+# The figures with statistics and the words for their column group (site.js writes their values
+# as numbers.milliseconds and milliseconds_fine do, and marks a speed tail worked out as 1000 ÷
+# the time between tokens there with †).
+_TAIL_FIGURES = (("ttft_ms", "TTFT"), ("time_between_tokens_ms", "Time between tokens"))
 TAIL_STATISTICS = ("p50", "p90", "p99")
 SPEED_TAIL = "Per request tok/s, slow tail"
-FROM_GAPS_MARK = "†"  # a speed tail worked out as 1000 ÷ the time between tokens there
 
 
-def _speed_tail(item: PrefillPoint | DecodeCell, name: str) -> str:
-    """Per-request speed at the slow tail matching a latency's percentile ``name`` (p90 → p10):
-    as the file gives it, else 1000 ÷ that percentile of time between tokens, marked."""
-    if name == "mean":
-        return numbers.rate(item.statistic(PER_REQUEST, "mean"))
-    given = item.statistic(PER_REQUEST, mirrored_percentile(name))
-    if given is not None:
-        return numbers.rate(given)
-    gap = item.statistic(TIME_BETWEEN_TOKENS, name)
-    return numbers.rate(1000.0 / gap) + FROM_GAPS_MARK if gap else numbers.MISSING
+def _from_gaps(item: PrefillPoint | DecodeCell, statistics: list[str]) -> bool:
+    """Whether a speed tail of ``item`` is worked out as 1000 ÷ the time between tokens at that
+    percentile (the file gives no such percentile of speed), which the caption then explains."""
+    return any(
+        name != "mean"
+        and item.statistic(PER_REQUEST, mirrored_percentile(name)) is None
+        and bool(item.statistic(TIME_BETWEEN_TOKENS, name))
+        for name in statistics
+    )
 
 
 def _tails(run: Run) -> TailTable | None:
     """p50/p90/p99 of every latency that has them (and the mean when the headline is a median),
-    and beside them the slow tail of per-request speed (p50/p10/p1)."""
+    and beside them the slow tail of per-request speed (p50/p10/p1): the table's head."""
     items: list[tuple[str, PrefillPoint | DecodeCell]] = [
         ("Prefill", p) for p in run.prefill if p.statistics
     ]
@@ -510,9 +490,7 @@ def _tails(run: Run) -> TailTable | None:
     if not items:
         return None
     figures = [
-        (key, title, fmt)
-        for key, title, fmt in _TAIL_FIGURES
-        if any(key in item.statistics for _, item in items)
+        (key, title) for key, title in _TAIL_FIGURES if any(key in i.statistics for _, i in items)
     ]
     speed = any(
         key in item.statistics for _, item in items for key in (PER_REQUEST, TIME_BETWEEN_TOKENS)
@@ -522,40 +500,21 @@ def _tails(run: Run) -> TailTable | None:
         "mean" in values for _, item in items for values in item.statistics.values()
     ):
         statistics.insert(0, "mean")
-    rows = []
-    for phase, item in items:
-        requests = str(item.concurrency) if isinstance(item, DecodeCell) else "1"
-        values = [
-            tuple(_figure(fmt(item.statistic(key, name))) for name in statistics)
-            for key, _, fmt in figures
-        ]
-        if speed:
-            values.append(tuple(_figure(_speed_tail(item, name)) for name in statistics))
-        rows.append(
-            TailRow(
-                phase=_figure(phase),
-                context=_figure(numbers.context(item.context_tokens)),
-                requests=_figure(requests),
-                figures=tuple(values),
-            )
-        )
     headers = [tuple(statistics)] * len(figures)
     if speed:
         headers.append(
             tuple(name if name == "mean" else mirrored_percentile(name) for name in statistics)
         )
-    titles = tuple(title for _, title, _ in figures) + ((SPEED_TAIL,) if speed else ())
-    marked = any(
-        FROM_GAPS_MARK in value for row in rows for group in row.figures for value in group
-    )
-    phases = len({phase for phase, _ in items})
+    titles = tuple(title for _, title in figures) + ((SPEED_TAIL,) if speed else ())
     return TailTable(
         titles,
         tuple(statistics),
-        tuple(rows),
-        with_phase=phases > 1,
+        keys=tuple(key for key, _ in figures),
+        speed=speed,
+        phase=decode_phase(run),
+        with_phase=len({phase for phase, _ in items}) > 1,
         headers=tuple(headers),
-        from_gaps=marked,
+        from_gaps=speed and any(_from_gaps(item, statistics) for _, item in items),
     )
 
 
@@ -567,7 +526,6 @@ def _power(run: Run) -> PowerTable | None:
     ]
     if not cells:
         return None
-    rows = []
     best: tuple[float, DecodeCell] | None = None
     for c in cells:
         energy = c.energy_per_output_token_j
@@ -575,22 +533,6 @@ def _power(run: Run) -> PowerTable | None:
             energy = c.average_power_w / c.total_tokens_per_s  # derived: W ÷ tok/s = J per token
         if energy and (best is None or energy < best[0]):
             best = (energy, c)
-        rows.append(
-            PowerRow(
-                context=_figure(numbers.context(c.context_tokens)),
-                requests=_figure(str(c.concurrency)),
-                total=_figure(numbers.rate(c.total_tokens_per_s)),
-                power=_figure(numbers.watts(c.average_power_w)),
-                energy_per_token=_figure(
-                    numbers.joules(energy) + (" measured" if c.energy_per_output_token_j else "")
-                    if energy
-                    else numbers.MISSING
-                ),
-                tokens_per_joule=_figure(
-                    numbers.per_joule(1.0 / energy) if energy else numbers.MISSING
-                ),
-            )
-        )
     summary = ""
     if best is not None:
         energy, cell = best
@@ -602,7 +544,6 @@ def _power(run: Run) -> PowerTable | None:
         )
     return PowerTable(
         summary,
-        tuple(rows),
         run.info.power_measurement,
         any(c.energy_per_output_token_j for c in cells),
     )

@@ -1,10 +1,12 @@
-"""Machine-readable downloads: each run as its canonical JSON. Its measurements as CSV are made
-from that JSON by the reader's browser (templates/static/site.js; docs/result-format.md)."""
+"""Machine-readable downloads: each run as its canonical JSON, its measurements as rows
+(sitegen/measurement_rows.py). Its measurements as CSV are made from that JSON by the reader's
+browser (templates/static/site.js; docs/result-format.md)."""
 
 from __future__ import annotations
 
 import json
 
+from sitegen.measurement_rows import RUN_JSON_VERSION, RUN_JSON_VERSION_KEY, measurements_rows
 from sitegen.model import Run
 from sitegen.receipts import RECEIPT_KEY, receipt_of
 
@@ -29,8 +31,30 @@ def _lines(value: object, depth: int = 0) -> str:
     return _ENCODE(value)
 
 
+def _measurements(measurements: dict[str, object]) -> str:
+    """Each phase's field names on a line, then a row (a measurement) a line."""
+    phases = []
+    for phase, rows in sorted(measurements_rows(measurements).items()):
+        head = _ENCODE({key: value for key, value in rows.items() if key != "rows"})[:-1]
+        lines = ",\n".join(_ENCODE(row) for row in rows["rows"])
+        phases.append(
+            f'{_ENCODE(phase)}:{head},"rows":[' + (f"\n{lines}\n" if lines else "") + "]}"
+        )
+    return "{\n" + ",\n".join(phases) + "\n}"
+
+
 def run_json(run: Run) -> bytes:
-    """The run as validated, with its receipt (sitegen/receipts.py) in ``receipt``: what a reader
-    or ``sitegen verify --site`` checks it against."""
+    """The run as validated, its measurements as rows, with its receipt (sitegen/receipts.py) in
+    ``receipt`` and the file's format in ``run_json_version``: what a reader or ``sitegen verify
+    --site`` checks it against."""
     document = run.raw
-    return (_lines({**document, RECEIPT_KEY: receipt_of(document).as_json()}) + "\n").encode()
+    published = {
+        **document,
+        RECEIPT_KEY: receipt_of(document).as_json(),
+        RUN_JSON_VERSION_KEY: RUN_JSON_VERSION,
+    }
+    sections = (
+        _ENCODE(key) + ":" + (_measurements(value) if key == "measurements" else _lines(value, 1))
+        for key, value in sorted(published.items())
+    )
+    return ("{\n" + ",\n".join(sections) + "\n}\n").encode()

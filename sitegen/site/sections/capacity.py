@@ -5,7 +5,7 @@ links to its ranked answers.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sitegen.config import Price, ServiceLevel
 from sitegen.model import Run
@@ -201,6 +201,31 @@ class RunCapacity:
     accelerators: int  # the run's accelerator count, the divisor of users per accelerator
     price: str  # "" without a configured price
     docs_href: str
+    # Per level, what every row's verdict judged where they all say the same (said once, in the
+    # column's head; those rows' cells then say nothing of it), else "".
+    judged: tuple[str, ...] = ()
+
+
+def _judged_once(
+    rows: tuple[CapacityRow, ...], levels: int
+) -> tuple[tuple[CapacityRow, ...], tuple[str, ...]]:
+    """Each level's verdict labels taken out of its cells into the column's head when every row
+    has the same: the same words, once a column instead of once a cell."""
+    judged = []
+    for column in range(levels):
+        said = {row.figures[column].labels for row in rows}
+        judged.append(said.pop() if len(said) == 1 else "")
+    rows = tuple(
+        replace(
+            row,
+            figures=tuple(
+                replace(figure, labels="") if judged[column] else figure
+                for column, figure in enumerate(row.figures)
+            ),
+        )
+        for row in rows
+    )
+    return rows, tuple(judged)
 
 
 def run_capacity(site: Site, run: Run, analysis: Analysis) -> RunCapacity | None:
@@ -221,6 +246,7 @@ def run_capacity(site: Site, run: Run, analysis: Analysis) -> RunCapacity | None
         )
         for context in grid.contexts
     )
+    rows, judged = _judged_once(rows, len(levels))
     return RunCapacity(
         level_notes(levels),
         rows,
@@ -228,6 +254,7 @@ def run_capacity(site: Site, run: Run, analysis: Analysis) -> RunCapacity | None
         run.hardware.count,
         price_text(price),
         docs_href=site.url("capacity/#rules"),
+        judged=judged,
     )
 
 

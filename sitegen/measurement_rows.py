@@ -1,0 +1,129 @@
+"""The published run JSON's measurements as rows (run JSON format 2, docs/result-format.md).
+
+A result file writes each measurement as a record of named fields; a run has dozens of them
+with the same names, each cell's statistics nested in it. The run JSON writes each phase once
+as its field names and then one array a measurement, in that order (``null`` where the
+measurement has no such field: the schema admits no null figure, so it can only mean absent).
+A statistic is a column of its own, ``statistics/<figure>/<name>``; a column equal, row for
+row and as the file wrote it, to its figure's column (the mean of a run whose headline figures
+are means) is written once and named in ``same``. Nothing is rounded: a reader restores every
+record exactly (``records``).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+RUN_JSON_VERSION_KEY = "run_json_version"  # the run JSON's member naming its format
+RUN_JSON_VERSION = 2  # 1: the result document's records as they are (no such member)
+
+# Fields written first in a phase's rows, the ones a reader finds a measurement by; every
+# other field follows in name order, so two runs' rows read alike.
+_LEADING = (
+    "context_tokens",
+    "concurrency",
+    "output_tokens_per_request",
+    "prompt_chunk_tokens",
+    "status",
+)
+_STATISTICS = "statistics"
+_SEPARATOR = "/"  # in no field, figure or statistic name (a statistic may hold a dot: p99.9)
+
+_text = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode
+
+
+def _flat(record: dict[str, Any]) -> dict[str, Any]:
+    """A record's fields with its statistics as columns of their own."""
+    flat = {key: value for key, value in record.items() if key != _STATISTICS}
+    for figure, values in (record.get(_STATISTICS) or {}).items():
+        for name, value in values.items():
+            flat[_SEPARATOR.join((_STATISTICS, figure, name))] = value
+    return flat
+
+
+def _field_order(name: str) -> tuple[int, str, str]:
+    leading = _LEADING.index(name) if name in _LEADING else len(_LEADING)
+    return (leading, "1" if name.startswith(_STATISTICS + _SEPARATOR) else "0", name)
+
+
+def phase_rows(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """One phase's records as ``{"fields", "same", "rows"}`` (``same`` only when not empty)."""
+    flats = [_flat(record) for record in records]
+    fields = sorted({name for flat in flats for name in flat}, key=_field_order)
+    same: dict[str, str] = {}
+    for name in fields:
+        parts = name.split(_SEPARATOR)
+        figure = parts[1] if len(parts) == 3 else None
+        if figure is not None and figure in fields and _equal(flats, name, figure):
+            same[name] = figure
+    kept = [name for name in fields if name not in same]
+    rows = [[flat.get(name) for name in kept] for flat in flats]
+    return {"fields": kept, **({"same": same} if same else {}), "rows": rows}
+
+
+def _equal(flats: list[dict[str, Any]], name: str, figure: str) -> bool:
+    """Whether two columns hold, row for row, what JSON writes alike: the same type and value
+    (a float's text is its value's; 4 and 4.0 differ), absences included."""
+    return all(
+        type(flat.get(name)) is type(flat.get(figure)) and flat.get(name) == flat.get(figure)
+        for flat in flats
+    )
+
+
+def records(phase: dict[str, Any]) -> list[dict[str, Any]]:
+    """A phase's rows back as the result file's records (the inverse of ``phase_rows``).
+    Raises ValueError where the rows are not of this format."""
+    fields, rows, same = phase.get("fields"), phase.get("rows"), phase.get("same") or {}
+    if not isinstance(fields, list) or not isinstance(rows, list) or not isinstance(same, dict):
+        raise ValueError("a phase is {fields, rows} (and same)")
+    restored = []
+    for row in rows:
+        if not isinstance(row, list) or len(row) != len(fields):
+            raise ValueError(f"a row of {len(fields)} values expected, got {_text(row)[:80]}")
+        flat = {name: value for name, value in zip(fields, row, strict=True) if value is not None}
+        for name, figure in same.items():
+            if figure in flat:
+                flat[name] = flat[figure]
+        restored.append(_nested(flat))
+    return restored
+
+
+def _nested(flat: dict[str, Any]) -> dict[str, Any]:
+    record: dict[str, Any] = {}
+    for name, value in flat.items():
+        parts = name.split(_SEPARATOR)
+        if len(parts) == 3 and parts[0] == _STATISTICS:
+            record.setdefault(_STATISTICS, {}).setdefault(parts[1], {})[parts[2]] = value
+        else:
+            record[name] = value
+    if _STATISTICS in record:  # statistics after the figures, as a result file writes them
+        record[_STATISTICS] = record.pop(_STATISTICS)
+    return record
+
+
+def measurements_rows(measurements: dict[str, Any]) -> dict[str, Any]:
+    """Every phase of a result's ``measurements`` as rows."""
+    return {phase: phase_rows(items) for phase, items in measurements.items()}
+
+
+def result_document(published: dict[str, Any]) -> dict[str, Any]:
+    """A published run JSON as the result document it was made from, with its receipt: format 2
+    read back to records, format 1 (no version member) as it is. Raises ValueError on a format
+    this sitegen does not know."""
+    version = published.get(RUN_JSON_VERSION_KEY, 1)
+    if version == 1:
+        return published
+    if version != RUN_JSON_VERSION:
+        raise ValueError(
+            f"run JSON format {_text(version)}, this sitegen reads 1 and {RUN_JSON_VERSION}: "
+            "upgrade sitegen"
+        )
+    document = {key: value for key, value in published.items() if key != RUN_JSON_VERSION_KEY}
+    measurements = document.get("measurements")
+    if isinstance(measurements, dict):
+        document["measurements"] = {
+            phase: records(rows) if isinstance(rows, dict) else rows
+            for phase, rows in measurements.items()
+        }
+    return document

@@ -1,0 +1,39 @@
+"""A published run JSON (runs/<id>.json) read as docs/result-format.md ("The run JSON") says,
+written here and not taken from sitegen, so that tests compare the site with an independent
+reading: each phase's rows by their field names (null: absent), "statistics/<figure>/<name>"
+columns into the record's statistics, each column "same" names equal to its figure."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+
+def phase_records(phase: dict[str, Any]) -> list[dict[str, Any]]:
+    read = []
+    for row in phase["rows"]:
+        values = dict(zip(phase["fields"], row, strict=True))
+        for name, figure in phase.get("same", {}).items():
+            values[name] = values[figure]
+        record: dict[str, Any] = {}
+        for name, value in values.items():
+            if value is None:
+                continue
+            if name.startswith("statistics/"):
+                _, figure, statistic = name.split("/")
+                record.setdefault("statistics", {}).setdefault(figure, {})[statistic] = value
+            else:
+                record[name] = value
+        read.append(record)
+    return read
+
+
+def published_run(path: Path) -> dict[str, Any]:
+    """The run JSON at ``path`` with its measurements as records (format 2 only)."""
+    document: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    assert document.pop("run_json_version") == 2
+    document["measurements"] = {
+        phase: phase_records(rows) for phase, rows in document["measurements"].items()
+    }
+    return document
