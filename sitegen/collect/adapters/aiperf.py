@@ -48,6 +48,8 @@ _AIPERF_CONFIGS = ("loadgen", "phases")
 
 
 def looks_like_aiperf(data: Any) -> bool:
+    if is_confidence_aggregate(data):
+        return True
     if isinstance(data, dict) and isinstance(data.get("per_combination_metrics"), list):
         return data.get("aggregation_type") == "sweep" or "metadata" in data
     config = data.get("input_config") if isinstance(data, dict) else None
@@ -73,7 +75,77 @@ def _metrics_of(data: dict[str, Any]) -> dict[str, Any]:
     return records if isinstance(records, dict) else data
 
 
+def is_confidence_aggregate(data: Any) -> bool:
+    """AIPerf's aggregate over repeated profile runs (``metadata.aggregation_type``
+    ``confidence``, AIPerf 0.8 on): means and confidence intervals across runs, which a sweep
+    folder holds beside each run's own export."""
+    metadata = data.get("metadata") if isinstance(data, dict) else None
+    return (
+        isinstance(metadata, dict)
+        and metadata.get("aggregation_type") == "confidence"
+        and isinstance(data.get("metrics"), dict)
+    )
+
+
 def adapt(records: list[Node]) -> Adapted:
+    exports = [record for record in records if not is_confidence_aggregate(record.value)]
+    if not exports:
+        raise records[0].error(
+            "this is AIPerf's aggregate over repeated profile runs (metadata.aggregation_type "
+            "'confidence'): its metrics are statistics across runs, not one run's figures; import "
+            "the runs' own profile_export_aiperf.json files instead"
+        )
+    runs = _without_phase_copies(exports)
+    adapted = _adapt_exports(runs)
+    left_out = len(records) - len(exports), len(exports) - len(runs)
+    if left_out[0]:
+        adapted.notes.append(
+            f"{_files(left_out[0])} of AIPerf's confidence aggregate (statistics across runs) "
+            "not read: the runs' own exports were."
+        )
+    if left_out[1]:
+        adapted.notes.append(
+            f"{_files(left_out[1])} of AIPerf's per-phase exports (a copy of one phase of a "
+            "benchmark, with its benchmark_id) not read: each benchmark's own export was."
+        )
+    return adapted
+
+
+def _files(count: int) -> str:
+    return f"{count} file{'s' if count != 1 else ''}"
+
+
+def _without_phase_copies(records: list[Node]) -> list[Node]:
+    """Each benchmark's own export, without the per-phase copies AIPerf 0.12 on writes beside it
+    (``phases/<name>/``: the same benchmark_id and settings, and nothing naming the phase).
+
+    Of the exports sharing a benchmark_id, the benchmark's own is the one with ``telemetry_data``
+    or ``warmup_metrics`` (a phase's copy has neither), else the one that started last (the
+    warm-up phase comes first)."""
+    chosen: dict[str, Node] = {}
+    for record in records:
+        key = _benchmark_id(record)
+        if key is not None and (key not in chosen or _rank(record) > _rank(chosen[key])):
+            chosen[key] = record
+    kept = {id(record) for record in chosen.values()}
+    return [record for record in records if _benchmark_id(record) is None or id(record) in kept]
+
+
+def _benchmark_id(record: Node) -> str | None:
+    info = record.value.get("run_info")
+    for source in (info, record.value):
+        if isinstance(source, dict) and isinstance(source.get("benchmark_id"), str):
+            return str(source["benchmark_id"])
+    return None
+
+
+def _rank(record: Node) -> tuple[bool, str]:
+    own = any(key in record.value for key in ("telemetry_data", "warmup_metrics"))
+    start = record.value.get("start_time")
+    return own, start if isinstance(start, str) else ""
+
+
+def _adapt_exports(records: list[Node]) -> Adapted:
     aiperf = looks_like_aiperf(records[0].value)
     tool = "AIPerf" if aiperf else "GenAI-Perf"
     runs = [record for record in records if record.get("per_combination_metrics") is None]
@@ -408,12 +480,15 @@ def _place(point: serving.Point, export: _Export) -> None:
 
 
 def _arrival(load: Node | None) -> str:
-    """AIPerf's arrival of requests at a rate: ``request_rate_mode``/``arrival_pattern``
-    ``constant`` is evenly spaced, anything else (its default) Poisson."""
+    """AIPerf's arrival of requests at a rate: ``request_rate_mode``/``arrival_pattern`` (or, in
+    export schema 1.x, the phase's ``type``) ``constant`` is evenly spaced, ``gamma`` gamma
+    distributed, anything else (its default) Poisson."""
     mode = None
     if load is not None and isinstance(load.value, dict):
-        mode = load.value.get("request_rate_mode") or load.value.get("arrival_pattern")
-    return "constant" if isinstance(mode, str) and mode.lower() == "constant" else "poisson"
+        value = load.value
+        mode = value.get("request_rate_mode") or value.get("arrival_pattern") or value.get("type")
+    mode = mode.lower() if isinstance(mode, str) else ""
+    return mode if mode in ("constant", "gamma") else "poisson"
 
 
 # The short tags the early ``records`` layout keyed some metrics by (AIPerf's own example export

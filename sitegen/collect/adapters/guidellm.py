@@ -111,7 +111,7 @@ def _point(entry: Node) -> serving.Point:
             and serving.finite(rate)
             and rate > 0
         ):
-            cap = strategy.get("max_concurrency")
+            cap = _rate_cap(config, strategy)
             point.load = serving.Load(
                 float(rate), kind, max_concurrency=cap.integer() if cap is not None else None
             )
@@ -173,6 +173,16 @@ def _point(entry: Node) -> serving.Point:
     duration = entry.opt_number("duration")
     point.figure("measured_s", duration, "duration")
     return point
+
+
+def _rate_cap(config: Node, strategy: Node) -> Node | None:
+    """The cap on requests in flight a rate benchmark was given. From 0.6 on the strategy's
+    ``max_concurrency`` is filled with GuideLLM's own worker limit when the user set none, so
+    the benchmark's ``profile`` (the user's settings) says whether there was one."""
+    profile = config.get("profile")
+    if profile is not None and isinstance(profile.value, dict):
+        return profile.get("max_concurrency")
+    return strategy.get("max_concurrency")
 
 
 def _request_totals(entry: Node) -> dict[str, int]:
