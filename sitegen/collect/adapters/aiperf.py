@@ -19,6 +19,7 @@ request are refused.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -117,26 +118,31 @@ def _files(count: int) -> str:
 
 def _without_phase_copies(records: list[Node]) -> list[Node]:
     """Each benchmark's own export, without the per-phase copies AIPerf 0.12 on writes beside it
-    (``phases/<name>/``: the same benchmark_id and settings, and nothing naming the phase).
+    (``phases/<name>/``: the same benchmark_id, run_info and settings, nothing naming the phase).
 
-    Of the exports sharing a benchmark_id, the benchmark's own is the one with ``telemetry_data``
+    Of the exports that share all three, the benchmark's own is the one with ``telemetry_data``
     or ``warmup_metrics`` (a phase's copy has neither), else the one that started last (the
-    warm-up phase comes first)."""
+    warm-up phase comes first). A benchmark_id alone is no key: AIPerf 0.8 gives every point of
+    a sweep the same one."""
     chosen: dict[str, Node] = {}
     for record in records:
-        key = _benchmark_id(record)
+        key = _copy_key(record)
         if key is not None and (key not in chosen or _rank(record) > _rank(chosen[key])):
             chosen[key] = record
     kept = {id(record) for record in chosen.values()}
-    return [record for record in records if _benchmark_id(record) is None or id(record) in kept]
+    return [record for record in records if _copy_key(record) is None or id(record) in kept]
 
 
-def _benchmark_id(record: Node) -> str | None:
-    info = record.value.get("run_info")
-    for source in (info, record.value):
-        if isinstance(source, dict) and isinstance(source.get("benchmark_id"), str):
-            return str(source["benchmark_id"])
-    return None
+def _copy_key(record: Node) -> str | None:
+    """What a benchmark's export and its per-phase copies have in common (None without a
+    benchmark_id)."""
+    value = record.value
+    info = value.get("run_info")
+    ids = [source.get("benchmark_id") for source in (info, value) if isinstance(source, dict)]
+    benchmark = next((found for found in ids if isinstance(found, str)), None)
+    if benchmark is None:
+        return None
+    return json.dumps([benchmark, info, value.get("input_config")], sort_keys=True, default=str)
 
 
 def _rank(record: Node) -> tuple[bool, str]:
@@ -500,7 +506,14 @@ def _value(metrics: Node, metric: str, statistic: str) -> float | None:
     node = metrics.get(metric)
     if node is None and metric in _RECORD_TAGS:
         node = metrics.get(_RECORD_TAGS[metric])
+    if node is None:
+        # AIPerf 0.8's sweep summary keeps one entry per metric and statistic, holding its
+        # ``mean`` over the point's trials.
+        node, statistic = metrics.get(f"{metric}_{statistic}"), "mean"
     if node is None or not isinstance(node.value, dict):
+        return None
+    if statistic == "std" and "ci_low" in node.value:
+        # A later sweep summary's ``std`` is the spread across trials, not across requests.
         return None
     value = node.opt_number(statistic)
     return float(value) if value is not None and serving.finite(value) else None
