@@ -1,6 +1,6 @@
 """`sitegen import` of files the real tools wrote, for the versions no published file was found
-for: GuideLLM 0.6.1 and 0.7.4, AIPerf 0.8.0 (export schema 1.1) and 0.12.0 (schema 1.4), each
-run against a local stub server (tests/data/samples/<tool>/<version>/, SOURCES.md says how).
+for: GuideLLM 0.6.1 and 0.7.4, AIPerf 0.8.0, 0.9.0 and 0.12.0 (export schemas 1.1, 1.3 and 1.4),
+each run against a local stub server (tests/data/samples/<tool>/<version>/, SOURCES.md says how).
 
 Every expected figure is read here from the raw file with json/yaml, and the context rule of
 docs/importing.md (measured means within 10 % of their group's smallest share one context, the
@@ -21,7 +21,7 @@ from tests.conftest import REPO, run_cli
 
 SAMPLES = REPO / "tests" / "data" / "samples"
 GUIDELLM_VERSIONS = ("0.6.1", "0.7.4")
-AIPERF_VERSIONS = {"0.8.0": "1.1", "0.12.0": "1.4"}  # release → the export schema it writes
+AIPERF_VERSIONS = {"0.8.0": "1.1", "0.9.0": "1.3", "0.12.0": "1.4"}  # release → the export schema it writes
 META = "hardware:\n  type: discrete-gpu\n  accelerator: stub\n  count: 1\nengine:\n  name: stub\n"
 # Figures are stored rounded to 6 decimals.
 CLOSE = 2e-6
@@ -250,6 +250,8 @@ def check_aiperf_figures(figures: dict[str, Any], export: dict[str, Any]) -> Non
     [
         ("0.8.0", "artifacts-concurrency", "fixed-request-count"),
         ("0.8.0", "artifacts-rate", "fixed-duration"),
+        ("0.9.0", "artifacts-concurrency", "fixed-request-count"),
+        ("0.9.0", "artifacts-rate", "fixed-duration"),
         ("0.12.0", "artifacts-concurrency", "fixed-request-count"),
         ("0.12.0", "artifacts-rate", "fixed-duration"),
     ],
