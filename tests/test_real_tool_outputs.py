@@ -1,5 +1,5 @@
 """`sitegen import` of files the real tools wrote, for the versions no published file was found
-for: GuideLLM 0.6.1 and 0.7.4, AIPerf 0.8.0, 0.9.0 and 0.12.0 (export schemas 1.1, 1.3 and 1.4),
+for: GuideLLM 0.6.1, 0.7.4 and 0.8.1, AIPerf 0.8.0, 0.9.0 and 0.12.0 (export schemas 1.1, 1.3 and 1.4),
 each run against a local stub server (tests/data/samples/<tool>/<version>/, SOURCES.md says how).
 
 Every expected figure is read here from the raw file with json/yaml, and the context rule of
@@ -20,8 +20,12 @@ from sitegen.parse import parse_yaml
 from tests.conftest import REPO, run_cli
 
 SAMPLES = REPO / "tests" / "data" / "samples"
-GUIDELLM_VERSIONS = ("0.6.1", "0.7.4")
-AIPERF_VERSIONS = {"0.8.0": "1.1", "0.9.0": "1.3", "0.12.0": "1.4"}  # release → the export schema it writes
+GUIDELLM_VERSIONS = ("0.6.1", "0.7.4", "0.8.1")
+AIPERF_VERSIONS = {
+    "0.8.0": "1.1",
+    "0.9.0": "1.3",
+    "0.12.0": "1.4",
+}  # release → the export schema it writes
 META = "hardware:\n  type: discrete-gpu\n  accelerator: stub\n  count: 1\nengine:\n  name: stub\n"
 # Figures are stored rounded to 6 decimals.
 CLOSE = 2e-6
@@ -165,6 +169,36 @@ def test_guidellm_warmup_and_cooldown_are_told_apart(project: Path) -> None:
             cell["source_values"]["warmup_cooldown_requests"] == made - cell["completed_requests"]
         )
         assert cell["source_values"]["warmup_duration_s"] == close(entry["warmup_duration"])
+
+
+def test_guidellm_slo_attainment_goodput_and_warnings_as_reported(project: Path) -> None:
+    """GuideLLM 0.8 reports SLO attainment and goodput against objectives given to it
+    (``--metrics kind=generative,slo.ttft_ms=50,slo.tpot_ms=10``), and its own warnings."""
+    folder = SAMPLES / "guidellm" / "0.8.1"
+    assert run_import(project, [folder], META) == 0
+    data = imported(project)
+    measured = [*data["measurements"]["decode"], *data["measurements"]["load_points"]]
+    entries = [entry for _, entry in guidellm_entries("0.8.1")]
+    assert len(measured) == len(entries) == 3
+    for entry in entries:
+        [figures] = [
+            f
+            for f in measured
+            if f["completed_requests"] == entry["metrics"]["request_totals"]["successful"]
+            and f["measured_s"] == close(entry["duration"])
+        ]
+        kept, metrics = figures["source_values"], entry["metrics"]
+        assert 0 < metrics["slo_attainment"] < 1  # the stub's pace misses the objectives at times
+        assert kept["slo_attainment"] == close(metrics["slo_attainment"])
+        assert kept["slo_determined_requests"] == metrics["slo_determined_requests"]
+        goodput = metrics["request_goodput"]["successful"]["mean"]
+        assert kept["goodput_requests_per_s"] == close(goodput)
+        assert (kept["slo_ttft_ms"], kept["slo_tpot_ms"]) == (50, 10)
+        assert "slo_e2el_ms" not in kept  # no end-to-end objective was set
+        for warning in entry["warnings"]:
+            assert f"{warning['code']}: {warning['message']}" in figures["note"]
+        if not entry["warnings"]:
+            assert "note" not in figures
 
 
 # --- AIPerf -------------------------------------------------------------------------------------
