@@ -15,6 +15,9 @@ Every metric is an object with its unit and statistics (``avg``, ``p50``, ``p99`
 AIPerf's GPU telemetry (DCGM) records the GPU name and count: used, and a run.yaml that
 contradicts it is an error. ``metadata.submission_valid: false`` and runs with no successful
 request are refused.
+
+An artifact folder holds more than each benchmark's export: per-phase copies (0.12 on) and
+confidence aggregates over repeated runs (0.9 on) are recognised and left out, never cells.
 """
 
 from __future__ import annotations
@@ -124,13 +127,17 @@ def _without_phase_copies(records: list[Node]) -> list[Node]:
     or ``warmup_metrics`` (a phase's copy has neither), else the one that started last (the
     warm-up phase comes first). A benchmark_id alone is no key: AIPerf 0.8 gives every point of
     a sweep the same one."""
+    keys = [_copy_key(record) for record in records]
     chosen: dict[str, Node] = {}
-    for record in records:
-        key = _copy_key(record)
+    for record, key in zip(records, keys, strict=True):
         if key is not None and (key not in chosen or _rank(record) > _rank(chosen[key])):
             chosen[key] = record
     kept = {id(record) for record in chosen.values()}
-    return [record for record in records if _copy_key(record) is None or id(record) in kept]
+    return [
+        record
+        for record, key in zip(records, keys, strict=True)
+        if key is None or id(record) in kept
+    ]
 
 
 def _copy_key(record: Node) -> str | None:
