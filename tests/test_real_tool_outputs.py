@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 import yaml
 
+from sitegen.errors import SitegenError
 from sitegen.parse import parse_yaml
 from tests.conftest import REPO, run_cli
 
@@ -337,3 +338,17 @@ def test_aiperf_confidence_aggregate_alone_is_refused(
         "(metadata.aggregation_type 'confidence')" in err
     )
     assert not (project / "content" / "runs" / "imported.yaml").exists()
+
+
+def test_python_tuples_are_read_in_tool_output_only() -> None:
+    """GuideLLM 0.6's YAML carries ``!!python/tuple``: a list in tool output, an error in a result
+    file, and no other Python tag is ever constructed."""
+    text = b"outputs: !!python/tuple\n- report.yaml\n"
+    assert parse_yaml("report.yaml", text, python_tuples=True).data == {"outputs": ["report.yaml"]}
+    with pytest.raises(SitegenError) as refused:
+        parse_yaml("content/runs/x.yaml", text)
+    assert "the tag 'tag:yaml.org,2002:python/tuple' is not allowed" in str(refused.value)
+    hostile = b"outputs: !!python/object/apply:os.system ['true']\n"
+    with pytest.raises(SitegenError) as refused:
+        parse_yaml("report.yaml", hostile, python_tuples=True)
+    assert "is not allowed" in str(refused.value)
