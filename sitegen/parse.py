@@ -88,10 +88,14 @@ def _decode(source: str, raw: bytes, max_bytes: int = MAX_FILE_BYTES) -> str:
     return text.replace("\r\n", "\n")
 
 
-def parse_yaml(source: str, raw: bytes, *, max_bytes: int = MAX_FILE_BYTES) -> Document:
+def parse_yaml(
+    source: str, raw: bytes, *, max_bytes: int = MAX_FILE_BYTES, python_tuples: bool = False
+) -> Document:
     """Parse one YAML document with line numbers; raise SitegenError on any problem.
 
     ``max_bytes`` lets raw tool output (a GuideLLM YAML report) be larger than a result file.
+    ``python_tuples`` reads the ``!!python/tuple`` sequences of Python's ``yaml.dump`` (GuideLLM
+    0.6 reports) as lists: only for foreign files; a result file never holds one.
     """
     text = _decode(source, raw, max_bytes)
     loader = _Loader(text)
@@ -109,7 +113,7 @@ def parse_yaml(source: str, raw: bytes, *, max_bytes: int = MAX_FILE_BYTES) -> D
             raise SitegenError(Problem(source, None, "", "file is empty"))
         lines: dict[str, int] = {}
         try:
-            data = _construct(loader, node, "", lines, 0, set(), source, 1)
+            data = _construct(loader, node, "", lines, 0, set(), source, 1, python_tuples)
         except yaml.YAMLError as exc:
             raise SitegenError(Problem(source, None, "", f"invalid YAML: {exc}")) from None
         return Document(source, data, lines)
@@ -126,6 +130,7 @@ def _construct(
     seen: set[int],
     source: str,
     used_at: int,
+    python_tuples: bool = False,
 ) -> Any:
     """Plain data from a composed node, recording lines; ``used_at`` is the line that uses it."""
     line = node.start_mark.line + 1
@@ -162,7 +167,9 @@ def _construct(
             # guard).
             raise SitegenError(Problem(source, line, pointer, _HUGE_NUMBER)) from None
     if isinstance(node, SequenceNode):
-        if node.tag != "tag:yaml.org,2002:seq":
+        if node.tag != "tag:yaml.org,2002:seq" and not (
+            python_tuples and node.tag == "tag:yaml.org,2002:python/tuple"
+        ):
             raise SitegenError(
                 Problem(
                     source, line, pointer, f"the tag {node.tag!r} is not allowed; use plain values"
@@ -178,6 +185,7 @@ def _construct(
                 seen,
                 source,
                 item.start_mark.line + 1,
+                python_tuples,
             )
             for i, item in enumerate(node.value)
         ]
@@ -213,7 +221,7 @@ def _construct(
                 )
             lines[child] = key_line
             result[key] = _construct(
-                loader, value_node, child, lines, depth + 1, seen, source, key_line
+                loader, value_node, child, lines, depth + 1, seen, source, key_line, python_tuples
             )
         return result
     raise SitegenError(Problem(source, line, pointer, "unsupported YAML node"))

@@ -15,10 +15,14 @@ Every metric is an object with its unit and statistics (``avg``, ``p50``, ``p99`
 AIPerf's GPU telemetry (DCGM) records the GPU name and count: used, and a run.yaml that
 contradicts it is an error. ``metadata.submission_valid: false`` and runs with no successful
 request are refused.
+
+An artifact folder holds more than each benchmark's export: per-phase copies (0.12 on) and
+confidence aggregates over repeated runs (0.9 on) are recognised and left out, never cells.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,6 +52,8 @@ _AIPERF_CONFIGS = ("loadgen", "phases")
 
 
 def looks_like_aiperf(data: Any) -> bool:
+    if is_confidence_aggregate(data):
+        return True
     if isinstance(data, dict) and isinstance(data.get("per_combination_metrics"), list):
         return data.get("aggregation_type") == "sweep" or "metadata" in data
     config = data.get("input_config") if isinstance(data, dict) else None
@@ -73,7 +79,86 @@ def _metrics_of(data: dict[str, Any]) -> dict[str, Any]:
     return records if isinstance(records, dict) else data
 
 
+def is_confidence_aggregate(data: Any) -> bool:
+    """AIPerf's aggregate over repeated profile runs (``metadata.aggregation_type``
+    ``confidence``, AIPerf 0.8 on): means and confidence intervals across runs, which a sweep
+    folder holds beside each run's own export."""
+    metadata = data.get("metadata") if isinstance(data, dict) else None
+    return (
+        isinstance(metadata, dict)
+        and metadata.get("aggregation_type") == "confidence"
+        and isinstance(data.get("metrics"), dict)
+    )
+
+
 def adapt(records: list[Node]) -> Adapted:
+    exports = [record for record in records if not is_confidence_aggregate(record.value)]
+    if not exports:
+        raise records[0].error(
+            "this is AIPerf's aggregate over repeated profile runs (metadata.aggregation_type "
+            "'confidence'): its metrics are statistics across runs, not one run's figures; import "
+            "the runs' own profile_export_aiperf.json files instead"
+        )
+    runs = _without_phase_copies(exports)
+    adapted = _adapt_exports(runs)
+    left_out = len(records) - len(exports), len(exports) - len(runs)
+    if left_out[0]:
+        adapted.notes.append(
+            f"{_files(left_out[0])} of AIPerf's confidence aggregate (statistics across runs) "
+            "not read: the runs' own exports were."
+        )
+    if left_out[1]:
+        adapted.notes.append(
+            f"{_files(left_out[1])} of AIPerf's per-phase exports (a copy of one phase of a "
+            "benchmark, with its benchmark_id) not read: each benchmark's own export was."
+        )
+    return adapted
+
+
+def _files(count: int) -> str:
+    return f"{count} file{'s' if count != 1 else ''}"
+
+
+def _without_phase_copies(records: list[Node]) -> list[Node]:
+    """Each benchmark's own export, without the per-phase copies AIPerf 0.12 on writes beside it
+    (``phases/<name>/``: the same benchmark_id, run_info and settings, nothing naming the phase).
+
+    Of the exports that share all three, the benchmark's own is the one with ``telemetry_data``
+    or ``warmup_metrics`` (a phase's copy has neither), else the one that started last (the
+    warm-up phase comes first). A benchmark_id alone is no key: AIPerf 0.8 gives every point of
+    a sweep the same one."""
+    keys = [_copy_key(record) for record in records]
+    chosen: dict[str, Node] = {}
+    for record, key in zip(records, keys, strict=True):
+        if key is not None and (key not in chosen or _rank(record) > _rank(chosen[key])):
+            chosen[key] = record
+    kept = {id(record) for record in chosen.values()}
+    return [
+        record
+        for record, key in zip(records, keys, strict=True)
+        if key is None or id(record) in kept
+    ]
+
+
+def _copy_key(record: Node) -> str | None:
+    """What a benchmark's export and its per-phase copies have in common (None without a
+    benchmark_id)."""
+    value = record.value
+    info = value.get("run_info")
+    ids = [source.get("benchmark_id") for source in (info, value) if isinstance(source, dict)]
+    benchmark = next((found for found in ids if isinstance(found, str)), None)
+    if benchmark is None:
+        return None
+    return json.dumps([benchmark, info, value.get("input_config")], sort_keys=True, default=str)
+
+
+def _rank(record: Node) -> tuple[bool, str]:
+    own = any(key in record.value for key in ("telemetry_data", "warmup_metrics"))
+    start = record.value.get("start_time")
+    return own, start if isinstance(start, str) else ""
+
+
+def _adapt_exports(records: list[Node]) -> Adapted:
     aiperf = looks_like_aiperf(records[0].value)
     tool = "AIPerf" if aiperf else "GenAI-Perf"
     runs = [record for record in records if record.get("per_combination_metrics") is None]
@@ -408,12 +493,15 @@ def _place(point: serving.Point, export: _Export) -> None:
 
 
 def _arrival(load: Node | None) -> str:
-    """AIPerf's arrival of requests at a rate: ``request_rate_mode``/``arrival_pattern``
-    ``constant`` is evenly spaced, anything else (its default) Poisson."""
+    """AIPerf's arrival of requests at a rate: ``request_rate_mode``/``arrival_pattern`` (or, in
+    export schema 1.x, the phase's ``type``) ``constant`` is evenly spaced, ``gamma`` gamma
+    distributed, anything else (its default) Poisson."""
     mode = None
     if load is not None and isinstance(load.value, dict):
-        mode = load.value.get("request_rate_mode") or load.value.get("arrival_pattern")
-    return "constant" if isinstance(mode, str) and mode.lower() == "constant" else "poisson"
+        value = load.value
+        mode = value.get("request_rate_mode") or value.get("arrival_pattern") or value.get("type")
+    mode = mode.lower() if isinstance(mode, str) else ""
+    return mode if mode in ("constant", "gamma") else "poisson"
 
 
 # The short tags the early ``records`` layout keyed some metrics by (AIPerf's own example export
@@ -425,7 +513,14 @@ def _value(metrics: Node, metric: str, statistic: str) -> float | None:
     node = metrics.get(metric)
     if node is None and metric in _RECORD_TAGS:
         node = metrics.get(_RECORD_TAGS[metric])
+    if node is None:
+        # AIPerf 0.8's sweep summary keeps one entry per metric and statistic, holding its
+        # ``mean`` over the point's trials.
+        node, statistic = metrics.get(f"{metric}_{statistic}"), "mean"
     if node is None or not isinstance(node.value, dict):
+        return None
+    if statistic == "std" and "ci_low" in node.value:
+        # A later sweep summary's ``std`` is the spread across trials, not across requests.
         return None
     value = node.opt_number(statistic)
     return float(value) if value is not None and serving.finite(value) else None

@@ -111,7 +111,7 @@ def _point(entry: Node) -> serving.Point:
             and serving.finite(rate)
             and rate > 0
         ):
-            cap = strategy.get("max_concurrency")
+            cap = _rate_cap(config, strategy)
             point.load = serving.Load(
                 float(rate), kind, max_concurrency=cap.integer() if cap is not None else None
             )
@@ -170,9 +170,21 @@ def _point(entry: Node) -> serving.Point:
         point.keep("measured_concurrency", concurrency.opt_number("mean"))
     point.keep("strategy", kind)
     _transient(point, entry, totals)
+    _goodput(point, entry, metrics)
+    _warnings(point, entry)
     duration = entry.opt_number("duration")
     point.figure("measured_s", duration, "duration")
     return point
+
+
+def _rate_cap(config: Node, strategy: Node) -> Node | None:
+    """The cap on requests in flight a rate benchmark was given. From 0.6 on the strategy's
+    ``max_concurrency`` is filled with GuideLLM's own worker limit when the user set none, so
+    the benchmark's ``profile`` (the user's settings) says whether there was one."""
+    profile = config.get("profile")
+    if profile is not None and isinstance(profile.value, dict):
+        return profile.get("max_concurrency")
+    return strategy.get("max_concurrency")
 
 
 def _request_totals(entry: Node) -> dict[str, int]:
@@ -210,6 +222,40 @@ def _transient(point: serving.Point, entry: Node, totals: dict[str, int]) -> Non
         seconds = entry.opt_number(phase)
         if seconds:
             point.keep(f"{phase}_s", float(seconds))
+
+
+def _goodput(point: serving.Point, entry: Node, metrics: Node) -> None:
+    """SLO attainment and goodput as GuideLLM 0.8 reports them against the benchmark's own
+    objectives (``config.slo``, in source_values beside them), never computed here."""
+    attainment = metrics.opt_number("slo_attainment")
+    if attainment is None or not serving.finite(attainment):
+        return  # no objectives were set (or a report before 0.8)
+    point.keep("slo_attainment", float(attainment))
+    point.keep("slo_determined_requests", metrics.opt_number("slo_determined_requests"))
+    goodput = _successful(metrics, "request_goodput")
+    if goodput is not None:
+        point.keep("goodput_requests_per_s", goodput.opt_number("mean"))
+    config = entry.get("config")
+    objectives = config.get("slo") if config is not None else None
+    if objectives is not None and isinstance(objectives.value, dict):
+        for name in ("ttft_ms", "tpot_ms", "e2el_ms"):
+            if objectives.opt_number(name) is not None:
+                point.keep(f"slo_{name}", objectives.opt_number(name))
+
+
+def _warnings(point: serving.Point, entry: Node) -> None:
+    """GuideLLM 0.8's own warnings about a benchmark (a client that could not keep up, late
+    arrivals), quoted as the cell's note."""
+    warnings = entry.get("warnings")
+    if warnings is None or not isinstance(warnings.value, list):
+        return
+    said = [
+        f"{str(warning.get('code', '?'))[:100]}: {str(warning.get('message', ''))[:300]}"
+        for warning in warnings.value[:5]
+        if isinstance(warning, dict)
+    ]
+    if said:
+        point.record.set("note", f"GuideLLM warned: {'; '.join(said)}"[:2000])
 
 
 def _successful(metrics: Node, name: str) -> Node | None:

@@ -66,7 +66,13 @@ def _plural(count: int, singular: str, plural: str | None = None) -> str:
 
 
 def looks_like(data: Any) -> bool:
-    return isinstance(data, dict) and any(key in data for key in ("metadata", "results", "prefill"))
+    # A top-level ``metrics`` mapping is never the tool's: AIPerf's per-request records
+    # (``profile_export.jsonl``, beside each export) have it next to their ``metadata``.
+    return (
+        isinstance(data, dict)
+        and any(key in data for key in ("metadata", "results", "prefill"))
+        and not isinstance(data.get("metrics"), dict)
+    )
 
 
 def adapt(document: Document) -> Adapted:

@@ -261,7 +261,7 @@ def parse_records(source: str, raw: bytes) -> list[Document]:
         raw = _gunzip(source, raw)
     path = source.lower().removesuffix(".gz")
     if path.endswith((".yaml", ".yml")):
-        return [parse_yaml(source, raw, max_bytes=RAW_MAX_BYTES)]
+        return [parse_yaml(source, raw, max_bytes=RAW_MAX_BYTES, python_tuples=True)]
     try:
         return [parse_json(source, raw, max_bytes=RAW_MAX_BYTES, non_finite=True)]
     except SitegenError as error:
