@@ -3,9 +3,7 @@ the browser tests, that site built once, served on 127.0.0.1 and opened in chrom
 
 from __future__ import annotations
 
-import json
 import math
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -13,14 +11,11 @@ from typing import TYPE_CHECKING
 import pytest
 
 from sitegen import progress
-from tests.browser_kit import CHROMIUM_ARGS, Browsing, chromium_path, page_addresses, require, serve
+from tests.kit.browser import CHROMIUM_ARGS, Browsing, chromium_path, page_addresses, require, serve
+from tests.kit.project import SEED_RUN_ID, copy_site, run_cli
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
-
-REPO = Path(__file__).resolve().parent.parent
-DATA = REPO / "tests" / "data"  # every fixture lives here; see tests/data/README.md
-SEED_RUN_ID = "h200nvl2-sglang-deepseek-v4-flash-dspark"
 
 
 @pytest.fixture(scope="session")
@@ -34,59 +29,6 @@ def project(tmp_path: Path, shared_cache: Path) -> Path:
     """A copy of the repository's site (sitegen.yaml, content/ and schema/) in a temporary folder,
     sharing the session's chart cache."""
     return copy_site(tmp_path / "site", shared_cache)
-
-
-def site_files(folder: Path) -> dict[str, bytes]:
-    """Every file under ``folder`` by its relative path: two builds compared byte for byte."""
-    return {
-        p.relative_to(folder).as_posix(): p.read_bytes()
-        for p in sorted(folder.rglob("*"))
-        if p.is_file()
-    }
-
-
-def forget_builds(project: Path, drawn: bool = False) -> None:
-    """Make the next build a cold one: no site, manifest, spare, kept figures or pieces; with
-    ``drawn``, no compiled templates or drawn charts either (the session shares those)."""
-    shutil.rmtree(project / "_site")
-    shutil.rmtree(project / ".sitegen" / "build")
-    (project / ".sitegen" / "cache" / "figures.json").unlink()
-    (project / ".sitegen" / "cache" / "fragments.json").unlink(missing_ok=True)
-    if drawn:
-        for kept in ("templates", "charts"):
-            shutil.rmtree(project / ".sitegen" / "cache" / kept)
-
-
-def copy_site(site: Path, shared_cache: Path) -> Path:
-    site.mkdir()
-    shutil.copy(REPO / "sitegen.yaml", site / "sitegen.yaml")
-    shutil.copytree(REPO / "content", site / "content")
-    shutil.copytree(
-        REPO / "schema", site / "schema"
-    )  # as in the repository: result files' modelines point here
-    (site / ".sitegen").mkdir()
-    (site / ".sitegen" / "cache").symlink_to(shared_cache, target_is_directory=True)
-    return site
-
-
-def collected_entries(project: Path) -> list[dict]:  # type: ignore[type-arg]
-    """The collected file's entries as read here, independently of sitegen: each result with
-    its measurements read from the file their digest names (.sitegen/measurements/)."""
-    state = project / ".sitegen"
-    entries = json.loads((state / "collected.json").read_text(encoding="utf-8"))["runs"]
-    for entry in entries:
-        name = entry["result"]["measurements"]
-        entry["result"]["measurements"] = json.loads(
-            (state / "measurements" / f"{name}.json").read_text(encoding="utf-8")
-        )
-    return entries  # type: ignore[no-any-return]
-
-
-def run_cli(site: Path, *args: str) -> int:
-    """Run ``sitegen --config <site>/sitegen.yaml ARGS`` in-process."""
-    from sitegen.cli import main
-
-    return main(["--config", str(site / "sitegen.yaml"), *args])
 
 
 @pytest.fixture(scope="session")
@@ -142,13 +84,9 @@ def browse(site_origin: str, browser: Browser) -> Iterator[Browsing]:
     browsing.close()
 
 
-# How long a command runs before it shows its progress (sitegen/progress.py), as shipped.
-SHOW_AFTER_S = progress.SHOW_AFTER_S
-
-
 @pytest.fixture(autouse=True)
 def _progress_never_shown(monkeypatch: pytest.MonkeyPatch) -> None:
     """No progress and no table of times from commands run in this process: a command shows
     them once it has run SHOW_AFTER_S, so how busy the machine is would decide what tests that
-    compare a command's output read. Tests of progress set it back (tests/test_progress*.py)."""
+    compare a command's output read. Tests of progress set it back (tests/cli/test_progress*.py)."""
     monkeypatch.setattr(progress, "SHOW_AFTER_S", math.inf)
