@@ -104,6 +104,9 @@ def assert_focus_ring(focus: dict[str, Any]) -> None:
 VISIBLE_ROWS_DIFFER = """(count) => Array.from(document.querySelectorAll("table.sortable tbody tr"))
     .filter((row) => !row.hidden).length !== count"""
 FILTER_MS = 10_000
+# Whether the index's column headed [name] is sorted [direction]: the sort has been applied.
+SORTED_BY = """([name, direction]) => Array.from(document.querySelectorAll("thead th"))
+    .some((th) => th.innerText.includes(name) && th.getAttribute("aria-sort") === direction)"""
 
 
 def rows(visit: Visit) -> list[str]:
@@ -148,6 +151,7 @@ def test_sorting_and_filtering_from_the_keyboard(
     assert_focus_ring(focus)
     assert focus["text"].startswith("Model")
     page.keyboard.press("Enter")  # Model is sorted ascending; Enter turns it round
+    page.wait_for_function(SORTED_BY, arg=["Model", "descending"], timeout=FILTER_MS)
     descending = rows(visit)
     assert descending != everything
     names = [row.rsplit(" ", 1)[0].lower() for row in descending]
@@ -156,6 +160,7 @@ def test_sorting_and_filtering_from_the_keyboard(
 
     assert_focus_ring(tab_to(visit, "thead th button.sort"))  # the next column, Hardware
     page.keyboard.press("Space")
+    page.wait_for_function(SORTED_BY, arg=["Hardware", "ascending"], timeout=FILTER_MS)
     assert page.locator("thead th", has_text="Hardware").get_attribute("aria-sort") == "ascending"
     visit.assert_clean()
 

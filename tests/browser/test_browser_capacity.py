@@ -184,9 +184,11 @@ def test_index_at_an_operating_point_from_the_address(browse: Browsing, built_si
 
 def test_first_load_fetches_no_operating_point_data(browse: Browsing) -> None:
     visit = browse.open("/")
-    visit.page.wait_for_timeout(300)
+    # point.js shows the form once it has set up (and started any fetch an address asks for);
+    # then the page falls quiet, with every request it made seen.
+    visit.page.locator("#point-form").wait_for(state="visible")
+    visit.page.wait_for_load_state("networkidle")
     assert not visit.requested("/data/")
-    assert visit.page.locator("#point-form").is_visible()
     visit.assert_clean()
 
 

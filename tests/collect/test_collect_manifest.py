@@ -10,7 +10,6 @@ import json
 import os
 import re
 import shutil
-import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -32,6 +31,7 @@ from sitegen.parse import Document
 from sitegen.resources import load_schema
 from sitegen.store import encode, read_cache, write_cache
 from tests.collect.test_collect_reads import _count_opens
+from tests.kit.clock import past_the_file_system_tick
 from tests.kit.project import DATA
 
 EDITED = "b200x2-vllm-nemotron3nano30b-fp8.yaml"
@@ -46,7 +46,7 @@ def site(project: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _collect(site: Path) -> CollectReport:
-    time.sleep(0.05)  # past the file system clock's tick: what was written before is older
+    past_the_file_system_tick(site)  # what was written before is older than the collect's clock
     return collect(load_config(site / "sitegen.yaml"))
 
 

@@ -39,6 +39,9 @@ CASES: dict[str, dict[str, Any]] = (
 RUNNABLE = {name: case for name, case in CASES.items() if "covered_by" not in case}
 MINIMAL = (REPO / "tests" / "data" / "valid" / "minimal.yaml").read_text(encoding="utf-8")
 PWNED = "window.__pwned"
+# Every chart of the page has the toggle site.js adds on load: its chart upgrade has run.
+CHARTS_UPGRADED = """() => Array.from(document.querySelectorAll("figure.chart[data-spec]"))
+    .every((figure) => figure.querySelector("button.chart-toggle"))"""
 # Planted by the secret cases; letters and digits only, so any output would show it byte for byte.
 MARK = "Hst1leMark"
 
@@ -764,8 +767,9 @@ def test_hostile_text_does_not_run_in_the_browser(site: Path, browser: Browser) 
             page.on("dialog", on_dialog)
             for address in addresses:
                 page.goto(origin + address, wait_until="load", timeout=15_000)
-                # Give the interactive chart upgrade (which reads the chart specs) time to run.
-                page.wait_for_timeout(150)
+                # The interactive chart upgrade (which reads the chart specs) has run once
+                # every chart has its toggle.
+                page.wait_for_function(CHARTS_UPGRADED, timeout=15_000)
                 # Sweep the pointer over the page: an onmouseover payload would fire.
                 for x, y in ((x, y) for x in range(40, 1200, 280) for y in range(40, 700, 160)):
                     page.mouse.move(x, y)

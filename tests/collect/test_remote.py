@@ -3,7 +3,7 @@ in place of the clock, so retry and backoff logic is checked exactly and fast.""
 
 from __future__ import annotations
 
-import time
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -216,19 +216,27 @@ def test_connect_error_is_not_retried() -> None:
 
 def test_progress_reports_retries_and_slow_fetches_only() -> None:
     messages: list[str] = []
+    shown = threading.Event()
+
+    def show(message: str) -> None:
+        messages.append(message)
+        shown.set()
 
     def slow(request: httpx.Request) -> httpx.Response:
-        time.sleep(0.3)
+        # A fetch slow past progress_after_s: the answer comes once the progress is shown.
+        assert shown.wait(30), "no progress from a fetch still under way"
         return ok()
 
     client = httpx.Client(transport=httpx.MockTransport(slow))
-    Fetcher(client, FetchSettings(progress_after_s=0.05), progress=messages.append).fetch(URL)
+    Fetcher(client, FetchSettings(progress_after_s=0.05), progress=show).fetch(URL)
     assert messages == [f"fetching {URL} …"]
 
     messages.clear()
     handle, _ = scripted(httpx.Response(503), ok())
     client = httpx.Client(transport=httpx.MockTransport(handle))
-    Fetcher(client, FetchSettings(), progress=messages.append, sleep=Sleeps()).fetch(URL)
+    # Quick fetches (a busy machine cannot make these take a minute) show only the retry.
+    quick = FetchSettings(progress_after_s=60.0)
+    Fetcher(client, quick, progress=messages.append, sleep=Sleeps()).fetch(URL)
     assert messages == [f"{URL}: HTTP 503 Service Unavailable; trying again in 0.5 s"]
 
 

@@ -10,7 +10,6 @@ import shutil
 import stat
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -18,6 +17,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from sitegen.site.incremental import folder_records as site_folders
+from tests.kit.clock import past_the_file_system_tick
 from tests.kit.project import REPO, SEED_RUN_ID, forget_builds, run_cli, site_files
 from tests.kit.search_index import search_strings
 
@@ -239,10 +239,6 @@ def _trust_recorded_identities(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(files, "SAME_DEVICE_SETTLED_NS", -(10**15))
 
 
-def _past_the_clock_tick() -> None:
-    time.sleep(0.05)  # file times tick every few milliseconds: a change after this is told apart
-
-
 def test_settled_unchanged_build_reads_neither_the_collected_file_nor_each_folder(
     project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -251,7 +247,7 @@ def test_settled_unchanged_build_reads_neither_the_collected_file_nor_each_folde
     _trust_recorded_identities(monkeypatch)
     assert run_cli(project, "collect") == 0
     assert run_cli(project, "build") == 0
-    _past_the_clock_tick()
+    past_the_file_system_tick(project)
 
     def no_reading(*args: object, **kwargs: object) -> None:
         raise AssertionError("the unchanged build read the collected file or listed a folder")
@@ -325,7 +321,7 @@ def test_collected_file_changed_in_place_with_its_old_time_is_read(
     _trust_recorded_identities(monkeypatch)
     assert run_cli(project, "collect") == 0
     assert run_cli(project, "build") == 0
-    _past_the_clock_tick()
+    past_the_file_system_tick(project)
     path = project / ".sitegen" / "collected.json"
     before = path.stat()
     data = path.read_bytes()
@@ -364,7 +360,7 @@ def test_unchanged_looking_build_still_builds_what_differs(
     assert run_cli(project, "collect") == 0
     assert run_cli(project, "build") == 0
     if settled:
-        _past_the_clock_tick()
+        past_the_file_system_tick(project)
     site = project / "_site"
     reference = site_files(site)
     page = site / "runs" / SEED_RUN_ID / "index.html"
@@ -1092,7 +1088,7 @@ def test_a_build_staged_in_the_mirror_looks_at_no_kept_file(
         text = MINIMAL.read_text().replace("RTX 4090", accelerator).replace("Qwen/Qwen3-8B", model)
         (project / "content" / "runs" / f"added-{step}.yaml").write_text(text)
         assert run_cli(project, "collect") == 0
-        _past_the_clock_tick()
+        past_the_file_system_tick(project)
         with monkeypatch.context() as watching:
             files, listed = _looked_at(watching, [site, spare])
             assert run_cli(project, "build") == 0
@@ -1135,7 +1131,7 @@ def test_a_change_to_the_live_site_never_reaches_the_mirror(
         seed.read_text().replace("total_tokens_per_s: 228.386789", "total_tokens_per_s: 230.5", 1)
     )
     assert run_cli(project, "collect") == 0 and run_cli(project, "build") == 0
-    _past_the_clock_tick()
+    past_the_file_system_tick(project)
     kept = site / "runs" / "ttp300-vllm-qwen3-4b" / "index.html"
     if change == "stray file":
         (kept.parent / "notes.html").write_text("a stranger's page")
