@@ -32,12 +32,33 @@ def project(tmp_path: Path, shared_cache: Path) -> Path:
 
 
 @pytest.fixture(scope="session")
-def built_site(tmp_path_factory: pytest.TempPathFactory, shared_cache: Path) -> Path:
-    """The shipped site, built once for every test that only reads it (the browser tests)."""
-    site = copy_site(tmp_path_factory.mktemp("built") / "site", shared_cache)
+def shipped(tmp_path_factory: pytest.TempPathFactory, shared_cache: Path) -> Path:
+    """A copy of the repository's site, collected and built once for the whole session: for
+    every test that only reads it (its content/, .sitegen/ and _site/). A test that changes a
+    site takes ``project`` and builds its own."""
+    site = copy_site(tmp_path_factory.mktemp("shipped") / "site", shared_cache)
     assert run_cli(site, "collect") == 0
     assert run_cli(site, "build") == 0
-    return site / "_site"
+    return site
+
+
+@pytest.fixture(scope="session")
+def built_site(shipped: Path) -> Path:
+    """The shipped site's output folder (``shipped``'s _site/), read only."""
+    return shipped / "_site"
+
+
+@pytest.fixture(scope="session")
+def seed_site(tmp_path_factory: pytest.TempPathFactory, shared_cache: Path) -> Path:
+    """A copy of the repository's site with the shipped seed run alone, collected and built once:
+    read by the tests of the seed page, and copied by those that change it."""
+    site = copy_site(tmp_path_factory.mktemp("seed") / "site", shared_cache)
+    for path in (site / "content" / "runs").iterdir():
+        if path.name != f"{SEED_RUN_ID}.yaml":
+            path.unlink()
+    assert run_cli(site, "collect") == 0
+    assert run_cli(site, "build") == 0
+    return site
 
 
 @pytest.fixture(scope="session")

@@ -78,8 +78,10 @@ def test_page_loads_cleanly_and_draws_its_charts(
         # Each bar is drawn at its class's share (w<n>: n %) of the longest bar's length, which is
         # the whole track.
         # A page's bar line is a <p> of the grid; a comparison's, a row of its prefill table.
-        bars = visit.js("""() => Array.from(document.querySelectorAll("figure.bars .bar-row > p > i, figure.bars .pf td > i"))
-            .map((bar) => [Number(/\\bw(\\d+)\\b/.exec(bar.className)[1]), bar.getBoundingClientRect().width,
+        bars = visit.js("""() => Array.from(document
+            .querySelectorAll("figure.bars .bar-row > p > i, figure.bars .pf td > i"))
+            .map((bar) => [Number(/\\bw(\\d+)\\b/.exec(bar.className)[1]),
+                bar.getBoundingClientRect().width,
                            bar.closest("p, tr").getBoundingClientRect().width])""")
         assert bars and any(percent == 100 for percent, _, _ in bars), bars
         track = max(width for _, width, _ in bars)
@@ -151,11 +153,11 @@ def test_interactive_upgrade_draws_a_chart_under_the_csp(
 
 
 def visible_rows(visit: Visit) -> list[str]:
-    rows: list[str] = (
-        visit.js("""() => Array.from(document.querySelectorAll("table[data-filterable='true'] tbody tr"))
+    rows: list[str] = visit.js("""() => Array.from(document
+            .querySelectorAll("table[data-filterable='true'] tbody tr"))
         .filter((row) => !row.hidden)
-        .map((row) => row.querySelector("th a").getAttribute("href") + " " + row.cells[1].innerText.trim())""")
-    )
+        .map((row) => row.querySelector("th a").getAttribute("href")
+            + " " + row.cells[1].innerText.trim())""")
     return rows
 
 
@@ -164,8 +166,10 @@ def column_values(visit: Visit, header: str) -> list[float | None]:
     values: list[str] = visit.js(
         """(header) => {
         const table = document.querySelector("table.sortable");
-        const column = Array.from(table.tHead.rows[0].cells).findIndex((th) => th.innerText.trim().startsWith(header));
-        return Array.from(table.tBodies[0].rows).map((row) => row.cells[column].getAttribute("data-sort"));
+        const column = Array.from(table.tHead.rows[0].cells)
+            .findIndex((th) => th.innerText.trim().startsWith(header));
+        return Array.from(table.tBodies[0].rows)
+            .map((row) => row.cells[column].getAttribute("data-sort"));
     }""",
         header,
     )
@@ -250,8 +254,10 @@ def test_phone_never_scrolls_sideways(
     if scroll_width > inner_width:
         culprits = visit.js(
             """(width) => Array.from(document.querySelectorAll("body *"))
-            .filter((el) => el.getBoundingClientRect().right > width + 0.5 && !el.closest(".scroll"))
-            .slice(0, 5).map((el) => el.tagName.toLowerCase() + (el.className ? "." + el.className : "")
+            .filter((el) => el.getBoundingClientRect().right > width + 0.5
+                && !el.closest(".scroll"))
+            .slice(0, 5).map((el) => el.tagName.toLowerCase()
+                + (el.className ? "." + el.className : "")
                  + " right edge at " + Math.round(el.getBoundingClientRect().right))""",
             inner_width,
         )
@@ -313,8 +319,8 @@ def test_colour_scheme_styles_page_and_charts(
     visit.assert_clean()
 
 
-# The axis labels' colours of the light and the dark theme (sitegen/site/draw/chart_specs.py THEMES "muted"),
-# as sRGB triples: the same SVG file must be drawn with one or the other.
+# The axis labels' colours of the light and the dark theme (sitegen/site/draw/chart_specs.py
+# THEMES "muted"), as sRGB triples: the same SVG file must be drawn with one or the other.
 LIGHT_LABELS, DARK_LABELS = (0x5B, 0x64, 0x72), (0xA3, 0xAB, 0xB8)
 
 
@@ -362,9 +368,11 @@ def test_print_gives_clean_paper(
         background: getComputedStyle(document.body).backgroundColor,
         clipped: Array.from(document.querySelectorAll(".scroll"))
             .filter((box) => box.scrollWidth > box.clientWidth + 1)
-            .map((box) => (box.querySelector("caption, table") || box).className + " " + box.scrollWidth + ">" + box.clientWidth),
+            .map((box) => (box.querySelector("caption, table") || box).className
+                + " " + box.scrollWidth + ">" + box.clientWidth),
         // Sort buttons are the column names; on paper they must only lose their arrows.
-        buttons: Array.from(document.querySelectorAll("main button:not(.sort)")).filter((b) => b.checkVisibility()).length,
+        buttons: Array.from(document.querySelectorAll("main button:not(.sort)"))
+            .filter((b) => b.checkVisibility()).length,
         arrows: Array.from(document.querySelectorAll("th .sort"))
             .filter((b) => getComputedStyle(b, "::after").content !== "none").length,
     })""")

@@ -65,7 +65,8 @@ def serious_violations(visit: Visit, axe_script: Path) -> list[str]:
         return results.violations
             .filter((v) => v.impact === "serious" || v.impact === "critical")
             .map((v) => ({ id: v.id, impact: v.impact, help: v.help, count: v.nodes.length,
-                           examples: v.nodes.slice(0, 3).map((n) => n.target.join(" ") + " — " + n.failureSummary) }));
+                           examples: v.nodes.slice(0, 3)
+                               .map((n) => n.target.join(" ") + " — " + n.failureSummary) }));
     }""")
     return [
         f"{v['impact']} {v['id']} ({v['count']}×): {v['help']}\n      "
@@ -114,7 +115,8 @@ def rows(visit: Visit) -> list[str]:
     found: list[str] = (
         visit.js("""() => Array.from(document.querySelectorAll("table.sortable tbody tr"))
         .filter((row) => !row.hidden)
-        .map((row) => row.querySelector("th a").innerText + " " + row.querySelector("th a").getAttribute("href"))""")
+        .map((row) => row.querySelector("th a").innerText
+            + " " + row.querySelector("th a").getAttribute("href"))""")
     )
     return found
 
@@ -170,10 +172,11 @@ def test_matrix_statuses_are_in_words_not_only_colour(
 ) -> None:
     visit = browse.open_kind(site_pages, "run")
     cells: list[dict[str, Any]] = (
-        visit.js("""() => Array.from(document.querySelectorAll("#decode table.matrix td")).map((td) => {
+        visit.js("""() => Array.from(document.querySelectorAll("#decode table.matrix td"))
+            .map((td) => {
         const badge = td.querySelector(":scope > i");
-        // A valid cell carries only its shade, h1–h8 (run.html keeps the 64 cells small); the others
-        // their status's class too: rq, oc, nr, fl, or na where the run has no cell.
+        // A valid cell carries only its shade, h1–h8 (run.html keeps the 64 cells small); the
+        // others their status's class too: rq, oc, nr, fl, or na where the run has no cell.
         return { status: Array.from(td.classList).find((c) => !/^h[0-9]$/.test(c)) || "valid",
                  label: badge && badge.checkVisibility() ? badge.innerText.trim() : "",
                  text: td.innerText.trim() };

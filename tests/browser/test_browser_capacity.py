@@ -38,9 +38,12 @@ def cell_at(document: dict[str, Any], context: int, concurrency: int) -> dict[st
 def op_cells(visit: Visit) -> dict[str, list[str]]:
     """The operating-point columns of each row, by run id."""
     # A row's run is its first link's: runs/<id>/index.html.
-    return visit.js(r"""() => Object.fromEntries(Array.from(document.querySelectorAll("table.runs tbody tr"))
-        .map((row) => [decodeURIComponent(/runs\/([^/]+)\/index\.html$/.exec(row.querySelector("th a").href)[1]),
-                       Array.from(row.querySelectorAll("td.op-col")).map((td) => td.innerText.trim())]))""")
+    return visit.js(r"""() => Object.fromEntries(
+        Array.from(document.querySelectorAll("table.runs tbody tr"))
+        .map((row) => [decodeURIComponent(/runs\/([^/]+)\/index\.html$/
+            .exec(row.querySelector("th a").href)[1]),
+                       Array.from(row.querySelectorAll("td.op-col"))
+                           .map((td) => td.innerText.trim())]))""")
 
 
 def point_requests(visit: Visit, site: Path, context: int) -> list[str]:
@@ -114,7 +117,7 @@ def test_the_picker_writes_figures_as_python_does(browse: Browsing, built_site: 
     visit = browse.open("/")
     shown = visit.js(
         """(values) => values.map((v) => [window.sitegenPoint.rate(v), window.sitegenPoint.ms(v),
-                                                     window.sitegenPoint.users(v), window.sitegenPoint.money(v)])""",
+            window.sitegenPoint.users(v), window.sitegenPoint.money(v)])""",
         AWKWARD,
     )
     expected = [

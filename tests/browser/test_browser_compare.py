@@ -25,7 +25,8 @@ pytestmark = pytest.mark.browser
 
 # A ratio table's rows as a reader sees them: each column's text, a cell spanning columns
 # (neighbours with the same statuses) repeated in each; only what is displayed counts.
-COLUMNS_JS = """(table) => Array.from(table.tBodies[0].rows).map((row) => Array.from(row.cells).slice(1)
+COLUMNS_JS = """(table) => Array.from(table.tBodies[0].rows)
+    .map((row) => Array.from(row.cells).slice(1)
     .flatMap((td) => Array(td.colSpan).fill(td.innerText.trim())))"""
 
 # Three models on 2, 4 and 1 accelerators, two engines with launch commands and one without.
@@ -213,7 +214,9 @@ def test_the_swap_link_turns_every_ratio_without_javascript(browse: Browsing) ->
     table = page.locator("table.rt")
     # Each cell's shown change, its arrow (the ::before of the change) and whether its background is
     # blue or orange.
-    shown_js = """(table) => Array.from(table.tBodies[0].rows).map((row) => Array.from(row.cells).slice(1).flatMap((td) => {
+    shown_js = """(table) => Array.from(table.tBodies[0].rows)
+        .map((row) => Array.from(row.cells).slice(1)
+        .flatMap((td) => {
         const b = Array.from(td.querySelectorAll("b")).find((el) => el.checkVisibility());
         const bg = getComputedStyle(td).backgroundColor.match(/[0-9.]+/g).map(Number);
         const colour = bg.length > 3 && bg[3] === 0 ? "none" : bg[2] > bg[0] ? "blue" : "orange";
@@ -262,13 +265,16 @@ def test_an_unknown_run_in_the_address_is_named(browse: Browsing) -> None:
 
 # The prefill table as a reader meets it: per row its header (and how many rows it spans), each
 # cell's text, and the bar's classes (width and colour) with its drawn width in percent of its cell.
-PREFILL_JS = """(root) => Array.from(document.querySelectorAll(root + " table.pf tr")).map((tr) => ({
-    header: tr.querySelector("th") ? [tr.querySelector("th").innerText, tr.querySelector("th").rowSpan] : null,
+PREFILL_JS = """(root) => Array.from(document.querySelectorAll(root + " table.pf tr"))
+    .map((tr) => ({
+    header: tr.querySelector("th")
+        ? [tr.querySelector("th").innerText, tr.querySelector("th").rowSpan] : null,
     cells: Array.from(tr.querySelectorAll("td")).map((td) => td.innerText.trim()),
     bar: (() => { const i = tr.querySelector("td > i"), style = getComputedStyle(i.parentElement);
                   const track = i.parentElement.getBoundingClientRect().width
                     - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
-                  return [i.className, Math.round(i.getBoundingClientRect().width / track * 100)]; })(),
+                  return [i.className,
+                      Math.round(i.getBoundingClientRect().width / track * 100)]; })(),
   }))"""
 
 

@@ -226,7 +226,8 @@ def test_each_figure_names_its_statistic_at_an_operating_point(
     )
     cells = visit.js(r"""() => Object.fromEntries(
         Array.from(document.querySelectorAll("table.runs tbody tr")).map((row) => [
-            decodeURIComponent(/runs\/([^/]+)\/index\.html$/.exec(row.querySelector("th a").href)[1]),
+            decodeURIComponent(/runs\/([^/]+)\/index\.html$/
+                .exec(row.querySelector("th a").href)[1]),
             Array.from(row.querySelectorAll("td.op-col")).map((td) => td.innerText.trim())]))""")
     named = 0
     for run_id, texts in cells.items():

@@ -30,7 +30,8 @@ _CHARTS = """() => {
     const legend = figure.querySelector("ul.chart-legend") || above;
     return {
       caption: figure.querySelector("figcaption").textContent,
-      legend: Array.from(legend.querySelectorAll("li")).map((li) => [li.dataset.run, li.textContent]),
+      legend: Array.from(legend.querySelectorAll("li"))
+          .map((li) => [li.dataset.run, li.textContent]),
       lines: Array.from(figure.querySelectorAll("svg path[class^=s]")).map((path) =>
         [path.querySelector("title").textContent, path.getAttribute("d")]),
       width: figure.querySelector("svg").getBoundingClientRect().width,

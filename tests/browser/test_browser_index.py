@@ -95,7 +95,8 @@ def test_on_a_phone_every_card_value_is_named_as_its_column_heading(
     found = visit.js("""() => {
         const table = document.querySelector("table.runs");
         const headings = Array.from(table.tHead.rows[0].cells).map((th) => th.textContent.trim());
-        return Array.from(table.tBodies[0].rows).flatMap((row) => Array.from(row.cells).slice(1).map((td) => [
+        return Array.from(table.tBodies[0].rows)
+            .flatMap((row) => Array.from(row.cells).slice(1).map((td) => [
             headings[td.cellIndex],
             getComputedStyle(td, "::before").content.replace(/^"|"$/g, ""),
             getComputedStyle(td).textAlign]));

@@ -97,7 +97,8 @@ def _plot_markup(visit: Any, root: str) -> list[Any]:
     return visit.js(
         """(root) => Array.from(document.querySelectorAll(root + " figure.plot")).map((f) => {
       const svg = f.querySelector(":scope > svg");
-      const height = (t) => Math.round(svg.getScreenCTM().inverse().multiply(t.getScreenCTM()).f * 10) / 10;
+      const height = (t) => Math.round(svg.getScreenCTM().inverse()
+          .multiply(t.getScreenCTM()).f * 10) / 10;
       const used = Array.from(svg.querySelectorAll(":scope > use")).map((u) => {
         const def = document.querySelector(u.getAttribute("href"));
         return [def.getAttribute("class"), def.innerHTML.replace(/ id="[^"]*"/g, "")];
@@ -105,7 +106,8 @@ def _plot_markup(visit: Any, root: str) -> list[Any]:
       const legend = f.querySelector(".chart-legend") || f.parentElement.previousElementSibling;
       return {
         caption: f.querySelector("figcaption").textContent,
-        svg: [svg.getAttribute("viewBox"), svg.getAttribute("role"), svg.getAttribute("aria-labelledby").split(" ").length],
+        svg: [svg.getAttribute("viewBox"),
+            svg.getAttribute("role"), svg.getAttribute("aria-labelledby").split(" ").length],
         used: used,
         y: Array.from(svg.querySelectorAll(".yl text")).map((t) => [height(t), t.textContent]),
         runs: Array.from(svg.querySelectorAll(":scope > path")).map((p) =>

@@ -72,9 +72,11 @@ def test_every_run_page_fits_the_weight_budget(built_site: Path) -> None:
 @pytest.mark.browser
 def test_run_page_reads_without_javascript(browse: Browsing, site_pages: dict[str, str]) -> None:
     visit = browse.open_kind(site_pages, "run", javascript=False)
-    shown = visit.js("""() => Object.fromEntries(["h1", "table.matrix", "table.data", "figure.bars .bar-row i", "pre.command"]
+    shown = visit.js("""() => Object.fromEntries(["h1", "table.matrix", "table.data",
+        "figure.bars .bar-row i", "pre.command"]
         .map((selector) => { const el = document.querySelector(selector);
-                             return [selector, !!el && el.checkVisibility() && el.getBoundingClientRect().height > 0]; }))""")
+                             return [selector, !!el && el.checkVisibility()
+                                 && el.getBoundingClientRect().height > 0]; }))""")
     assert all(shown.values()), shown
     assert not visit.requested(".js"), "with JavaScript off the browser fetches no script"
     visit.assert_clean()

@@ -72,7 +72,8 @@ def test_github_format_prints_annotations_on_stdout(
     assert run_cli(project, "check", "--format", "github") == 1
     out, err = capsys.readouterr()
     assert out.splitlines() == [
-        "::error file=content/runs/bad-status.yaml,line=10,title=/measurements/decode/0/status::'overcap' is not one "
+        "::error file=content/runs/bad-status.yaml,line=10,"
+        "title=/measurements/decode/0/status::'overcap' is not one "
         "of 'valid', 'requests_queued', 'over_capacity', 'not_run', 'failed'; did you mean "
         "'over_capacity'?",
     ]

@@ -25,7 +25,8 @@ SCRIPT = textwrap.dedent("""
     marks = Path(sys.argv[1])
 
     class Kept:
-        # (What it needs is its own: module globals and builtins may be gone when a teardown runs this.)
+        # (What it needs is its own: module globals and builtins may be gone when a teardown
+        # runs this.)
         def __init__(self, path):
             self.path, self.open = path, open
 

@@ -54,7 +54,8 @@ def test_a_broken_file_is_annotated_at_its_file_and_line(
     assert run_cli(project, "collect", "--format", "github") == 1
     out, err = capsys.readouterr()
     assert out.splitlines() == [
-        "::error file=content/runs/h100-broken.yaml,line=10,title=/measurements/decode/0/status::'overcap' is not "
+        "::error file=content/runs/h100-broken.yaml,line=10,"
+        "title=/measurements/decode/0/status::'overcap' is not "
         "one of 'valid', 'requests_queued', 'over_capacity', 'not_run', 'failed'; did you mean "
         "'over_capacity'?",
     ]
@@ -70,7 +71,8 @@ def test_a_broken_line_deep_in_a_file(project: Path, capsys: pytest.CaptureFixtu
     (project / "content" / "runs" / f"{SEED_RUN_ID}.yaml").write_text(broken)
     assert run_cli(project, "collect", "--format", "github") == 1
     assert capsys.readouterr().out.splitlines() == [
-        f"::error file=content/runs/{SEED_RUN_ID}.yaml,line={line},title=/measurements/prefill/1/ttft_ms::"
+        f"::error file=content/runs/{SEED_RUN_ID}.yaml,line={line},"
+        "title=/measurements/prefill/1/ttft_ms::"
         "-1096.0 is out of range: must be at least 0",
     ]
 

@@ -65,8 +65,8 @@ def seed_import() -> Document:
 
 def test_sample_imports_as_exactly_the_shipped_seed_run(seed_import: Document) -> None:
     shipped = parse_yaml(str(SEED_FILE), SEED_FILE.read_bytes()).data
-    # The files import read, by digest, are listed by import itself (tests/collect/test_import.py); the
-    # adapter does not read files, so they are not its to list.
+    # The files import read, by digest, are listed by import itself
+    # (tests/collect/test_import.py); the adapter does not read files, so they are not its to list.
     del shipped["provenance"]["raw_files"]
     for section in ("schema_version", "hardware", "engine", "run", "provenance"):
         assert seed_import.data[section] == shipped[section], section
@@ -391,7 +391,9 @@ def test_0_6_0_with_loop_fields_and_null_summary_values() -> None:
         "context_tokens": 65536,
         "concurrency": 1,
         "status": "failed",
-        "note": "invalidated by the tool's repetition (loop) guard: the model kept repeating itself",
+        "note": (
+            "invalidated by the tool's repetition (loop) guard: the model kept repeating itself"
+        ),
     }
     assert by_cell[(65536, 4)]["note"] == "failed in the tool: stream error: connection reset"
     assert "total_tokens_per_s" not in by_cell[(65536, 4)]

@@ -27,7 +27,7 @@ import yaml
 from sitegen import lock
 from sitegen.parse import MAX_FILE_BYTES
 from tests.kit import raw_samples
-from tests.kit.project import REPO, SEED_RUN_ID, copy_site, run_cli
+from tests.kit.project import REPO, SEED_RUN_ID, run_cli
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Dialog
@@ -49,24 +49,12 @@ MARK = "Hst1leMark"
 # --- the project every case starts from --------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def baseline(tmp_path_factory: pytest.TempPathFactory, shared_cache: Path) -> Path:
-    """The seed run alone, collected and built once: each case starts from a copy of it."""
-    site = copy_site(tmp_path_factory.mktemp("hostile-base") / "site", shared_cache)
-    for path in (site / "content" / "runs").iterdir():
-        if path.name != f"{SEED_RUN_ID}.yaml":
-            path.unlink()
-    assert run_cli(site, "collect") == 0
-    assert run_cli(site, "build") == 0
-    return site
-
-
 @pytest.fixture
-def site(baseline: Path, tmp_path: Path) -> Path:
+def site(seed_site: Path, tmp_path: Path) -> Path:
+    """A copy of the seed run alone, collected and built (conftest builds it once)."""
     copy = tmp_path / "site"
-    shutil.copytree(
-        baseline, copy, symlinks=True
-    )  # .sitegen/cache stays a link to the shared cache
+    # .sitegen/cache stays a link to the shared cache
+    shutil.copytree(seed_site, copy, symlinks=True)
     return copy
 
 

@@ -1,6 +1,6 @@
-"""The figures cache (sitegen/site/incremental/figure_cache.py): a run's entry a piece of a store of kept
-pieces (fragments.Fragments), read back without parsing what a build does not ask for, appended
-to rather than rewritten, any doubt a miss.
+"""The figures cache (sitegen/site/incremental/figure_cache.py): a run's entry a piece of a store
+of kept pieces (fragments.Fragments), read back without parsing what a build does not ask for,
+appended to rather than rewritten, any doubt a miss.
 
 The file is read and written here by hand, by its documented layout (a JSON line saying each
 piece's key and length, the body's size and its sha256, then the pieces end to end), not through

@@ -1,5 +1,5 @@
-"""The fragment cache (sitegen/site/incremental/fragments.py): pieces kept by key between builds, any doubt a
-miss."""
+"""The fragment cache (sitegen/site/incremental/fragments.py): pieces kept by key between builds,
+any doubt a miss."""
 
 from __future__ import annotations
 

@@ -52,7 +52,8 @@ CHROMIUM_ARGS = [
 _CSP_PROBE = """
 window.__cspViolations = [];
 document.addEventListener("securitypolicyviolation", (event) => {
-  window.__cspViolations.push(event.violatedDirective + " blocked " + (event.blockedURI || "inline code"));
+  window.__cspViolations.push(event.violatedDirective
+      + " blocked " + (event.blockedURI || "inline code"));
 });
 """
 
@@ -321,7 +322,8 @@ CHART_INK_JS = """
     const context = canvas.getContext("2d");
     context.drawImage(img, 0, 0);
     const data = context.getImageData(0, 0, canvas.width, canvas.height).data;
-    const near = (i, [r, g, b]) => Math.abs(data[i] - r) + Math.abs(data[i + 1] - g) + Math.abs(data[i + 2] - b) < 40;
+    const near = (i, [r, g, b]) => Math.abs(data[i] - r)
+        + Math.abs(data[i + 1] - g) + Math.abs(data[i + 2] - b) < 40;
     let lightInk = 0, darkInk = 0;
     for (let i = 0; i < data.length; i += 4) {
       if (data[i + 3] < 200) continue;

@@ -52,10 +52,8 @@ def test_outdated_collected_file(
     assert message in capsys.readouterr().err
 
 
-def test_site_layout(project: Path) -> None:
-    assert run_cli(project, "collect") == 0
-    assert run_cli(project, "build") == 0
-    site = project / "_site"
+def test_site_layout(shipped: Path) -> None:
+    site = shipped / "_site"
     for path in (
         "index.html",
         "404.html",
@@ -65,11 +63,11 @@ def test_site_layout(project: Path) -> None:
         "assets/site.js",
     ):
         assert (site / path).is_file(), path
-    # The run CSV is made by the reader's browser from the JSON (tests/browser/test_browser_csv.py), not
-    # shipped.
+    # The run CSV is made by the reader's browser from the JSON
+    # (tests/browser/test_browser_csv.py), not shipped.
     assert not list(site.rglob("*.csv"))
     index = (site / "index.html").read_text()
-    run_ids = sorted(p.stem for p in (project / "content" / "runs").glob("*.yaml"))
+    run_ids = sorted(p.stem for p in (shipped / "content" / "runs").glob("*.yaml"))
     for run_id in run_ids:
         assert f'href="runs/{run_id}/index.html"' in index
     exported = json.loads((site / "runs" / f"{SEED_RUN_ID}.json").read_text())
@@ -99,16 +97,14 @@ def test_same_input_gives_identical_bytes(project: Path) -> None:
     assert site_files(project / "_site") == first
 
 
-def test_pages_reference_no_other_host(project: Path) -> None:
-    assert run_cli(project, "collect") == 0
-    assert run_cli(project, "build") == 0
-    for page in (project / "_site").rglob("*.html"):
+def test_pages_reference_no_other_host(shipped: Path) -> None:
+    for page in (shipped / "_site").rglob("*.html"):
         html = page.read_text()
         for attribute, url in re.findall(r'\b(src|srcset|data-spec)="([^"]*)"', html):
             assert not urlsplit(url).scheme and not url.startswith("//"), (page, attribute, url)
         for url in re.findall(r'<link [^>]*href="([^"]*)"', html):
             assert not urlsplit(url).scheme and not url.startswith("//"), (page, url)
-    for chart in (project / "_site" / "assets" / "charts").glob("*.svg"):
+    for chart in (shipped / "_site" / "assets" / "charts").glob("*.svg"):
         assert b'href="http' not in chart.read_bytes()
 
 
@@ -1210,9 +1206,9 @@ def test_listing_pages_built_from_kept_pieces_equal_a_cold_build(
     project: Path, monkeypatch: pytest.MonkeyPatch, change: str
 ) -> None:
     """The index, /capacity/ and the preset views are joins of pieces kept between builds
-    (sitegen/site/incremental/fragments.py), each keyed by what it shows. Pages of three runs, so that the
-    pieces move between pages and a model's part on a page is "continued"; each change is one
-    whose pieces a key that missed an input would leave stale."""
+    (sitegen/site/incremental/fragments.py), each keyed by what it shows. Pages of three runs, so
+    that the pieces move between pages and a model's part on a page is "continued"; each change
+    is one whose pieces a key that missed an input would leave stale."""
     for name in (
         "sitegen.site.pages.index.PAGE_SIZE",
         "sitegen.site.pages.capacity_tables.CAPACITY_PAGE_SIZE",

@@ -148,12 +148,9 @@ def expected_records(site: Path, levels: list[dict[str, Any]]) -> list[dict[str,
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory, shared_cache: Path) -> Path:
-    from tests.kit.project import copy_site
-
-    site = copy_site(tmp_path_factory.mktemp("capacity") / "site", shared_cache)
-    assert run_cli(site, "collect") == 0 and run_cli(site, "build") == 0
-    return site
+def built(shipped: Path) -> Path:
+    """The shipped site, built once for the session (conftest): read only here."""
+    return shipped
 
 
 def capacity_records(site: Path) -> list[dict[str, Any]]:
@@ -568,14 +565,17 @@ run: {model: test/tail-model, latency_statistic: median}
 measurements:
   prefill: []
   decode:
-    - {context_tokens: 4096, concurrency: 1, status: valid, total_tokens_per_s: 40, per_request_tokens_per_s: 40,
-       ttft_ms: 100, statistics: {ttft_ms: {p99: 300}, per_request_tokens_per_s: {p1: 35}}}
-    - {context_tokens: 4096, concurrency: 2, status: valid, total_tokens_per_s: 76, per_request_tokens_per_s: 38,
-       ttft_ms: 120, statistics: {ttft_ms: {p99: 900}, per_request_tokens_per_s: {p1: 30}}}
-    - {context_tokens: 4096, concurrency: 4, status: valid, total_tokens_per_s: 144, per_request_tokens_per_s: 36,
-       ttft_ms: 150, statistics: {ttft_ms: {p99: 1500}, per_request_tokens_per_s: {p1: 31}}}
-    - {context_tokens: 4096, concurrency: 8, status: valid, total_tokens_per_s: 240, per_request_tokens_per_s: 30,
-       ttft_ms: 200}
+    - {context_tokens: 4096, concurrency: 1, status: valid, total_tokens_per_s: 40,
+       per_request_tokens_per_s: 40, ttft_ms: 100,
+       statistics: {ttft_ms: {p99: 300}, per_request_tokens_per_s: {p1: 35}}}
+    - {context_tokens: 4096, concurrency: 2, status: valid, total_tokens_per_s: 76,
+       per_request_tokens_per_s: 38, ttft_ms: 120,
+       statistics: {ttft_ms: {p99: 900}, per_request_tokens_per_s: {p1: 30}}}
+    - {context_tokens: 4096, concurrency: 4, status: valid, total_tokens_per_s: 144,
+       per_request_tokens_per_s: 36, ttft_ms: 150,
+       statistics: {ttft_ms: {p99: 1500}, per_request_tokens_per_s: {p1: 31}}}
+    - {context_tokens: 4096, concurrency: 8, status: valid, total_tokens_per_s: 240,
+       per_request_tokens_per_s: 30, ttft_ms: 200}
 """
 
 

@@ -196,19 +196,17 @@ def arrow_and_step(change: float) -> str:
 PAIR = ("rtx6kpro4x-vllm-qwen35-397b-awq-mtp", "rtx6kpro4x-vllm-qwen35-397b-nvfp4-nomtp")
 
 
-def test_one_static_page_per_natural_pair_whose_swap_is_a_link_within_it(project: Path) -> None:
-    assert run_cli(project, "collect") == 0
-    assert run_cli(project, "build") == 0
-    pairs = natural_pairs_from_files(project / "content")
+def test_one_static_page_per_natural_pair_whose_swap_is_a_link_within_it(shipped: Path) -> None:
+    pairs = natural_pairs_from_files(shipped / "content")
     assert PAIR in pairs
     built = sorted(
         tuple(p.parent.name.split("--"))
-        for p in (project / "_site" / "compare").glob("*--*/index.html")
+        for p in (shipped / "_site" / "compare").glob("*--*/index.html")
     )
     # (older, newer) only: no page the other way round.
     assert built == pairs
     a, b = PAIR
-    html = quoted((project / "_site" / "compare" / f"{a}--{b}" / "index.html").read_text())
+    html = quoted((shipped / "_site" / "compare" / f"{a}--{b}" / "index.html").read_text())
     # The swap is a link to a fragment of the page itself, which the page holds, and back.
     assert '<div id="b-against-a"><div id="a-against-b" class="two-way">' in html
     assert '<a href="#a-against-b" class="fwd" id="swap-link">Swap: A against B</a>' in html
@@ -343,16 +341,14 @@ def test_a_static_page_holds_both_directions_ratios(project: Path) -> None:
         assert re.findall(rf'<p class="{view}">([^<]*)', html) == [sentence], sentence
 
 
-def test_both_runs_of_a_pair_link_to_its_one_page(project: Path) -> None:
+def test_both_runs_of_a_pair_link_to_its_one_page(shipped: Path) -> None:
     """The older run's page links to the pair's page; the newer's to the same page turned to it
     as the baseline (#a-against-b), so either page compares the other run against its own."""
-    assert run_cli(project, "collect") == 0
-    assert run_cli(project, "build") == 0
-    pairs = natural_pairs_from_files(project / "content")
+    pairs = natural_pairs_from_files(shipped / "content")
     assert pairs
     for older, newer in pairs:
         for run_id, other, fragment in ((older, newer, ""), (newer, older, "#a-against-b")):
-            page = (project / "_site" / "runs" / run_id / "index.html").read_text()
+            page = (shipped / "_site" / "runs" / run_id / "index.html").read_text()
             assert (
                 f'<a href="../../compare/{older}--{newer}/index.html{fragment}">Compare with '
                 f"{other}</a>" in page
@@ -397,13 +393,11 @@ def expected_per_accelerator(a: dict[str, Any], b: dict[str, Any]) -> dict[tuple
     return lines
 
 
-def test_static_compare_page_shows_per_accelerator_figures_beside_totals(project: Path) -> None:
+def test_static_compare_page_shows_per_accelerator_figures_beside_totals(shipped: Path) -> None:
     """Equal accelerator counts: totals are compared, and every cell with a total has its
     per-accelerator figures beneath it (recomputed here from the result files), labelled derived."""
-    assert run_cli(project, "collect") == 0
-    assert run_cli(project, "build") == 0
     a, b = "rtx6kpro4x-vllm-qwen35-397b-awq-mtp", "rtx6kpro4x-vllm-qwen35-397b-nvfp4-nomtp"
-    html = quoted((project / "_site" / "compare" / f"{a}--{b}" / "index.html").read_text())
+    html = quoted((shipped / "_site" / "compare" / f"{a}--{b}" / "index.html").read_text())
     raw_a, raw_b = shipped_run(a), shipped_run(b)
     expected = expected_per_accelerator(raw_a, raw_b)
     assert len(expected) >= 30

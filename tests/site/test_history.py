@@ -308,14 +308,9 @@ def test_the_shipped_strix_halo_history_is_what_import_makes_of_the_split_rows(
 
 
 @pytest.fixture(scope="module")
-def shipped_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    site = tmp_path_factory.mktemp("shipped") / "site"
-    site.mkdir()
-    shutil.copy(REPO / "sitegen.yaml", site / "sitegen.yaml")
-    shutil.copytree(REPO / "content", site / "content")
-    shutil.copytree(REPO / "schema", site / "schema")
-    assert run_cli(site, "collect") == 0 and run_cli(site, "build") == 0
-    return site
+def shipped_site(shipped: Path) -> Path:
+    """The shipped site, built once for the session (conftest): read only here."""
+    return shipped
 
 
 def test_the_shipped_strix_halo_history_judges_every_prompt_and_output_length(

@@ -1,7 +1,7 @@
-"""The listings' pages end where the paging rule says (sitegen/site/figures/paging.py against the rule
-worked out in tests/kit/paging_rule.py), and a run added to one model builds again only the pages
-that show that model (and the first page of the index, which counts every run, and of each preset
-view, which lists every model with its page): the other listing pages keep their files."""
+"""The listings' pages end where the paging rule says (sitegen/site/figures/paging.py against the
+rule worked out in tests/kit/paging_rule.py), and a run added to one model builds again only the
+pages that show that model (and the first page of the index, which counts every run, and of each
+preset view, which lists every model with its page): the other listing pages keep their files."""
 
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ import pytest
 
 from sitegen.site.draw.chart_specs import PALETTE
 from tests.kit.html_tables import quoted
-from tests.kit.project import REPO, run_cli
+from tests.kit.project import REPO
 from tests.site.test_compare import _throughput, model_colour_places, shipped_run
 
 LEFT, RIGHT_EDGE, TOP, BOTTOM_EDGE = 52, 346, 10, 172  # the plot area in the 360 × 210 viewBox
@@ -156,11 +156,9 @@ def test_the_stylesheet_puts_each_y_label_at_its_grid_line() -> None:
     assert y_label_heights() == lines
 
 
-def test_every_figure_of_a_comparison_is_at_its_pixel_and_in_its_runs_title(project: Path) -> None:
-    assert run_cli(project, "collect") == 0
-    assert run_cli(project, "build") == 0
+def test_every_figure_of_a_comparison_is_at_its_pixel_and_in_its_runs_title(shipped: Path) -> None:
     html = quoted(
-        (project / "_site" / "compare" / f"{PAIR[0]}--{PAIR[1]}" / "index.html").read_text()
+        (shipped / "_site" / "compare" / f"{PAIR[0]}--{PAIR[1]}" / "index.html").read_text()
     )
     sprite = re.search(r'<svg class="sprite".*?</svg>', html, re.S)
     assert sprite
@@ -227,11 +225,9 @@ def test_every_figure_of_a_comparison_is_at_its_pixel_and_in_its_runs_title(proj
     assert checked >= 60
 
 
-def test_markers_and_frames_are_defined_once_and_every_reference_resolves(project: Path) -> None:
-    assert run_cli(project, "collect") == 0
-    assert run_cli(project, "build") == 0
+def test_markers_and_frames_are_defined_once_and_every_reference_resolves(shipped: Path) -> None:
     pages = [
-        p for p in (project / "_site").rglob("*.html") if "<figure class=plot>" in p.read_text()
+        p for p in (shipped / "_site").rglob("*.html") if "<figure class=plot>" in p.read_text()
     ]
     assert len(pages) >= 10  # comparisons and model and accelerator pages
     for page in pages:

@@ -3,28 +3,20 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 import yaml
 
 from tests.kit.html_tables import fields, seed_table, tables
-from tests.kit.project import REPO, SEED_RUN_ID, run_cli
+from tests.kit.project import REPO, SEED_RUN_ID
 
 SEED = (REPO / "tests" / "data" / "seed" / "speed-test-matrix.txt").read_text(encoding="utf-8")
 
 
 @pytest.fixture(scope="module")
-def page(tmp_path_factory: pytest.TempPathFactory) -> str:
-    import shutil
-
-    site = tmp_path_factory.mktemp("seed") / "site"
-    site.mkdir()
-    shutil.copy(REPO / "sitegen.yaml", site / "sitegen.yaml")
-    (site / "content" / "runs").mkdir(parents=True)
-    shutil.copy(REPO / "content" / "runs" / f"{SEED_RUN_ID}.yaml", site / "content" / "runs")
-    assert run_cli(site, "collect") == 0
-    assert run_cli(site, "build") == 0
-    return (site / "_site" / "runs" / SEED_RUN_ID / "index.html").read_text(encoding="utf-8")
+def page(seed_site: Path) -> str:
+    return (seed_site / "_site" / "runs" / SEED_RUN_ID / "index.html").read_text(encoding="utf-8")
 
 
 @pytest.fixture(scope="module")

@@ -109,14 +109,8 @@ def test_every_schema_is_published(tmp_path: Path, shared_cache: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def seed_page(tmp_path_factory: pytest.TempPathFactory) -> str:
-    site = tmp_path_factory.mktemp("seed") / "site"
-    site.mkdir()
-    shutil.copy(REPO / "sitegen.yaml", site / "sitegen.yaml")
-    (site / "content" / "runs").mkdir(parents=True)
-    shutil.copy(REPO / "content" / "runs" / f"{SEED_RUN_ID}.yaml", site / "content" / "runs")
-    _build(site)
-    return _page(site, SEED_RUN_ID)
+def seed_page(seed_site: Path) -> str:
+    return _page(seed_site, SEED_RUN_ID)
 
 
 def _raw_cell(context: int, concurrency: int) -> dict[str, Any]:
