@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import functools
 import re
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -18,6 +17,7 @@ from urllib.parse import urljoin, urlsplit
 import pytest
 
 from tests.kit.browser import Browsing, _SiteHandler
+from tests.kit.network import running
 from tests.kit.project import REPO
 
 if TYPE_CHECKING:
@@ -49,16 +49,8 @@ def _served_under_prefix(folder: Path) -> Iterator[str]:
         ("127.0.0.1", 0), functools.partial(_ProjectSite, directory=str(folder))
     )
     server.daemon_threads = True
-    thread = threading.Thread(
-        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-    )
-    thread.start()
-    try:
+    with running(server):
         yield f"http://127.0.0.1:{server.server_port}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
 
 
 @pytest.fixture

@@ -39,43 +39,10 @@ def test_benchmark_script_prints_its_table() -> None:
         assert row in result.stdout
 
 
-def test_the_added_run_alone_on_a_kept_site(tmp_path: Path) -> None:
-    folder = tmp_path / "site"
-    for _ in range(2):  # made, then found and brought up to date
-        result = subprocess.run(
-            [
-                sys.executable,
-                str(REPO / "benchmarks" / "bench.py"),
-                "--runs",
-                "3",
-                "--repeat",
-                "1",
-                "--added-only",
-                "--folder",
-                str(folder),
-            ],
-            capture_output=True,
-            text=True,
-            timeout=600,
-            check=False,
-        )
-        assert result.returncode == 0, result.stderr
-        assert re.search(
-            r"^one run added: collect [\d.]+ s \+ build [\d.]+ s = [\d.]+ s", result.stdout, re.M
-        )
-    # Three runs, and the added one removed again after it was timed.
-    assert sorted(path.name for path in (folder / "content" / "runs").iterdir()) == [
-        "run-00000.yaml",
-        "run-00001.yaml",
-        "run-00002.yaml",
-    ]
-
-
-def test_the_stages_of_an_added_runs_build(tmp_path: Path) -> None:
-    # On a site bench.py made: every step of the build named with its share, and the site as
-    # it was afterwards (the added run gone, its pages and JSON gone from the site again).
-    folder = tmp_path / "site"
-    made = subprocess.run(
+def _bench_added_only(folder: Path) -> str:
+    """bench.py timing an added run on a site of three at ``folder`` (made there when missing);
+    what it prints."""
+    result = subprocess.run(
         [
             sys.executable,
             str(REPO / "benchmarks" / "bench.py"),
@@ -92,7 +59,48 @@ def test_the_stages_of_an_added_runs_build(tmp_path: Path) -> None:
         timeout=600,
         check=False,
     )
-    assert made.returncode == 0, made.stderr
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+ADDED_ALONE = r"^one run added: collect [\d.]+ s \+ build [\d.]+ s = [\d.]+ s"
+
+
+@pytest.fixture(scope="module")
+def kept_bench_site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """A site bench.py made for --added-only (made once: each test works on a copy of it), and
+    what bench.py printed making it."""
+    folder = tmp_path_factory.mktemp("bench") / "site"
+    return folder, _bench_added_only(folder)
+
+
+def _copy_of(kept: Path, tmp_path: Path) -> Path:
+    folder = tmp_path / "site"
+    shutil.copytree(kept, folder, symlinks=True)
+    return folder
+
+
+def test_the_added_run_alone_on_a_kept_site(
+    kept_bench_site: tuple[Path, str], tmp_path: Path
+) -> None:
+    kept, made = kept_bench_site
+    assert re.search(ADDED_ALONE, made, re.M)  # made
+    folder = _copy_of(kept, tmp_path)
+    assert re.search(ADDED_ALONE, _bench_added_only(folder), re.M)  # found and brought up to date
+    # Three runs, and the added one removed again after it was timed.
+    assert sorted(path.name for path in (folder / "content" / "runs").iterdir()) == [
+        "run-00000.yaml",
+        "run-00001.yaml",
+        "run-00002.yaml",
+    ]
+
+
+def test_the_stages_of_an_added_runs_build(
+    kept_bench_site: tuple[Path, str], tmp_path: Path
+) -> None:
+    # On a site bench.py made: every step of the build named with its share, and the site as
+    # it was afterwards (the added run gone, its pages and JSON gone from the site again).
+    folder = _copy_of(kept_bench_site[0], tmp_path)
     before = sorted(path.relative_to(folder).as_posix() for path in (folder / "_site").rglob("*"))
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "stages.py"), "--folder", str(folder)],

@@ -20,6 +20,7 @@ from sitegen.collect import remote
 from sitegen.commands.summary import time_taken
 from sitegen.progress import Reporter, mode_of, read_timings, reporting
 from tests.collect.test_remote_server import FAST, RUN, Site, _serve, good, replies, set_sources
+from tests.kit.network import no_proxies
 from tests.kit.project import SHOW_AFTER_S, run_cli
 
 CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f]")  # anything but a line feed
@@ -364,15 +365,7 @@ def test_collect_counts_the_sources_it_fetches(
     project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Against a real server on 127.0.0.1: two sources fetched, then read from the cache offline."""
-    for name in (
-        "HTTP_PROXY",
-        "HTTPS_PROXY",
-        "ALL_PROXY",
-        "http_proxy",
-        "https_proxy",
-        "all_proxy",
-    ):
-        monkeypatch.delenv(name, raising=False)  # a proxy must not stand between client and server
+    no_proxies(monkeypatch)
     monkeypatch.setattr(remote, "DEFAULT_SETTINGS", FAST)
     monkeypatch.setattr(progress, "SHOW_AFTER_S", 0.0)
     site = Site()

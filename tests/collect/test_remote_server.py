@@ -32,6 +32,7 @@ from sitegen.collect import check_run
 from sitegen.collect import remote as remote_module
 from sitegen.collect.remote import Copy, FetchSettings, RemoteCache, gather_remote
 from sitegen.config import RemoteSource
+from tests.kit.network import no_proxies, running
 from tests.kit.project import REPO, SEED_RUN_ID, run_cli
 from tests.kit.raw_samples import RUN_META, bench, lil_document
 
@@ -139,30 +140,14 @@ def _serve(site: Site, tls: ssl.SSLContext | None = None) -> Iterator[_Server]:
     if tls is not None:
         server.socket = tls.wrap_socket(server.socket, server_side=True)
     site.base = f"{'https' if tls else 'http'}://127.0.0.1:{server.server_address[1]}"
-    thread = threading.Thread(
-        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-    )
-    thread.start()
-    try:
+    with running(server):
         yield server
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
 
 
 @pytest.fixture
 def site(monkeypatch: pytest.MonkeyPatch) -> Iterator[Site]:
     """A scripted server on 127.0.0.1; sitegen's defaults shortened for the CLI tests."""
-    for name in (
-        "HTTP_PROXY",
-        "HTTPS_PROXY",
-        "ALL_PROXY",
-        "http_proxy",
-        "https_proxy",
-        "all_proxy",
-    ):
-        monkeypatch.delenv(name, raising=False)  # a proxy must not stand between client and server
+    no_proxies(monkeypatch)
     monkeypatch.setattr(remote_module, "DEFAULT_SETTINGS", FAST)
     scripted = Site()
     with _serve(scripted):
@@ -698,46 +683,22 @@ class _DripServer(socketserver.ThreadingTCPServer):
 @contextmanager
 def _dripping(every_s: float, *, body: bool = False) -> Iterator[_DripServer]:
     server = _DripServer(every_s, body)
-    thread = threading.Thread(
-        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-    )
-    thread.start()
-    try:
-        yield server
-    finally:
-        server.stopping.set()
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
+    with running(server):
+        try:
+            yield server
+        finally:
+            server.stopping.set()  # the handlers still dripping stop before the server does
 
 
 def _drip_url(server: _DripServer, path: str = RUN) -> str:
     return f"http://127.0.0.1:{server.server_address[1]}{path}"
 
 
-PROXY_VARIABLES = (
-    "HTTP_PROXY",
-    "HTTPS_PROXY",
-    "ALL_PROXY",
-    "http_proxy",
-    "https_proxy",
-    "all_proxy",
-)
-
-
 @pytest.mark.parametrize("every_s", [0.05, 0.3])  # far inside the 0.5 s timeout of each read
 def test_a_server_dripping_its_headers_is_cut_off_at_the_deadline(
     tmp_path: Path, every_s: float, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    for name in (
-        "HTTP_PROXY",
-        "HTTPS_PROXY",
-        "ALL_PROXY",
-        "http_proxy",
-        "https_proxy",
-        "all_proxy",
-    ):
-        monkeypatch.delenv(name, raising=False)
+    no_proxies(monkeypatch)
     settings = FetchSettings(
         timeout_s=0.5, attempts=2, backoff_s=0.01, max_sleep_s=0.05, deadline_s=1.0
     )
@@ -759,8 +720,7 @@ def test_sources_dripping_headers_and_body_are_each_cut_off_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Neither download is tried again after its deadline, though three attempts are allowed."""
-    for name in PROXY_VARIABLES:
-        monkeypatch.delenv(name, raising=False)
+    no_proxies(monkeypatch)
     settings = FetchSettings(
         timeout_s=0.5, attempts=3, backoff_s=0.01, max_sleep_s=0.05, deadline_s=1.0
     )

@@ -13,7 +13,6 @@ import os
 import re
 import shutil
 import sys
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -23,6 +22,8 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from urllib.parse import urlsplit
 
 import pytest
+
+from tests.kit.network import running
 
 if TYPE_CHECKING:
     from playwright.sync_api import (
@@ -106,14 +107,8 @@ def serve(folder: Path) -> Iterator[str]:
     """Serve ``folder`` on 127.0.0.1 at a free port; yields the origin, e.g.
     http://127.0.0.1:41234."""
     server = _SiteServer(("127.0.0.1", 0), functools.partial(_SiteHandler, directory=str(folder)))
-    thread = threading.Thread(target=server.serve_forever, name="site-server", daemon=True)
-    thread.start()
-    try:
+    with running(server):
         yield f"http://127.0.0.1:{server.server_port}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
 
 
 PAGE_KINDS = ("index", "run", "model", "hardware", "models", "compare", "compare-app", "404")

@@ -15,7 +15,7 @@ from sitegen.site.figures.grouping import hardware_groups, model_groups, natural
 from sitegen.site.pages.compare import ratio_matrix
 from tests.kit.context_rule import context_label
 from tests.kit.html_tables import quoted, tables
-from tests.kit.project import REPO, run_cli
+from tests.kit.project import REPO
 
 MINIMAL = parse_yaml(
     "minimal.yaml", (REPO / "tests" / "data" / "valid" / "minimal.yaml").read_bytes()
@@ -285,14 +285,12 @@ def _check_prefill_table(html: str, raw: list[dict[str, Any]], colours: list[int
     assert f'<th rowspan="2">{context_label(contexts[0])} context' in html
 
 
-def test_a_static_page_holds_both_directions_ratios(project: Path) -> None:
+def test_a_static_page_holds_both_directions_ratios(shipped: Path) -> None:
     """Each valid pair of cells carries B against A, then A against B, with the arrow and colour
     of each; the summary of each direction counts and takes the median of its own changes. All
     worked out here from the two result files."""
-    assert run_cli(project, "collect") == 0
-    assert run_cli(project, "build") == 0
     a, b = PAIR
-    html = quoted((project / "_site" / "compare" / f"{a}--{b}" / "index.html").read_text())
+    html = quoted((shipped / "_site" / "compare" / f"{a}--{b}" / "index.html").read_text())
     raw = [
         {
             (c["context_tokens"], c["concurrency"]): c
@@ -504,14 +502,12 @@ def test_compare_page_of_runs_on_different_device_counts_is_per_device() -> None
     assert mixed.ratios[0].rows[0].cells[1].detail == "A 400.0 · B 200.0"
 
 
-def test_inline_plots_cost_little_beyond_their_figures(project: Path) -> None:
+def test_inline_plots_cost_little_beyond_their_figures(shipped: Path) -> None:
     """Issue 18's byte budget: a run is one path (its vertices carry its marker) and one title
     holding its figures; frames and markers are defined once per page; the plot's text
     alternative reads those titles (aria-labelledby) instead of repeating them."""
-    assert run_cli(project, "collect") == 0
-    assert run_cli(project, "build") == 0
     a, b = "rtx6kpro4x-vllm-qwen35-397b-awq-mtp", "rtx6kpro4x-vllm-qwen35-397b-nvfp4-nomtp"
-    html = quoted((project / "_site" / "compare" / f"{a}--{b}" / "index.html").read_text())
+    html = quoted((shipped / "_site" / "compare" / f"{a}--{b}" / "index.html").read_text())
     svgs = re.findall(
         r'<figure class="plot"><figcaption[^>]*>[^<]*</figcaption>(<svg.*?</svg>)', html, re.S
     )
@@ -662,14 +658,12 @@ def _legend_colours(html: str) -> list[dict[str, str]]:
     ]
 
 
-def test_a_run_has_one_colour_on_its_model_page_and_its_compare_pages(project: Path) -> None:
+def test_a_run_has_one_colour_on_its_model_page_and_its_compare_pages(shipped: Path) -> None:
     """docs/comparisons.md's rule, on the built pages: a run's colour is its position among its
     model's runs (newest first) mod 8, on its model's page and on every static compare page;
     no legend gives two runs one colour."""
-    assert run_cli(project, "collect") == 0
-    assert run_cli(project, "build") == 0
-    places = model_colour_places(project / "content")
-    site = project / "_site"
+    places = model_colour_places(shipped / "content")
+    site = shipped / "_site"
     seen: dict[str, set[str]] = {}
     legends = {"models": 0, "compare": 0}
     for folder in legends:

@@ -77,20 +77,18 @@ def shared_of(runs: dict[str, dict[str, Any]], members: list[str]) -> list[int]:
     return sorted(c for c in set().union(*measured) if sum(c in m for m in measured) >= needed)
 
 
-def test_group_pages_draw_the_default_context_and_name_the_others(project: Path) -> None:
+def test_group_pages_draw_the_default_context_and_name_the_others(shipped: Path) -> None:
     """Without JavaScript a model or accelerator page draws decode at one context, the one the most
     of its runs measured (of equals the smallest), and says where the charts at the other shared
     contexts are; tests/browser/test_browser_group_plots.py checks that the browser draws those."""
-    assert run_cli(project, "collect") == 0
-    assert run_cli(project, "build") == 0
-    runs = _runs(project)
+    runs = _runs(shipped)
     checked = others = 0
     for kind, groups in group_members(runs).items():
         for heading, members in groups.items():
             shared = shared_of(runs, members)
             pages = [
                 p
-                for p in (project / "_site" / kind).glob("*/index.html")
+                for p in (shipped / "_site" / kind).glob("*/index.html")
                 if f"<h1>{heading}</h1>" in p.read_text()
             ]
             assert len(pages) == 1, heading
@@ -234,19 +232,17 @@ def test_a_context_shared_only_by_the_oldest_runs_of_a_big_group_is_charted() ->
     assert sorted(data["runs"][i][0] for i in data["at"]["65536"]) == ["r0", "r1"]
 
 
-def test_group_tables_are_the_index_table_without_its_filter_keys(project: Path) -> None:
+def test_group_tables_are_the_index_table_without_its_filter_keys(shipped: Path) -> None:
     """Model and hardware pages show the index's runs table (the stylesheet names its cells on a
     phone by their place, checked in a browser by tests/browser/test_browser_index.py), without the
     index's per-row filter keys: the same header, eight cells a row, no per-cell labels."""
-    assert run_cli(project, "collect") == 0
-    assert run_cli(project, "build") == 0
-    index = (project / "_site" / "index.html").read_text()
+    index = (shipped / "_site" / "index.html").read_text()
     head = re.search(r'<table class="data runs.*?</thead>', index, re.S)
     assert head
     index_headers = re.findall(r'<th scope="col"[^>]*>([^<]*)</th>', head.group(0))
     pages = [
-        *(project / "_site" / "models").glob("*/index.html"),
-        *(project / "_site" / "hardware").glob("*/index.html"),
+        *(shipped / "_site" / "models").glob("*/index.html"),
+        *(shipped / "_site" / "hardware").glob("*/index.html"),
     ]
     assert pages
     for page in pages:
