@@ -1,5 +1,6 @@
-"""Shared fixtures: a throw-away copy of the shipped site to run sitegen against, and for
-the browser tests, that site built once, served on 127.0.0.1 and opened in chromium."""
+"""Shared fixtures: the shipped site built once a session for the tests that only read it (and
+the seed run alone, built once), a fresh copy of it for each test that changes a site, and for
+the browser tests that build served on 127.0.0.1 and opened in chromium."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from sitegen import progress
 from tests.kit.browser import CHROMIUM_ARGS, Browsing, chromium_path, page_addresses, require, serve
@@ -16,6 +18,14 @@ from tests.kit.project import SEED_RUN_ID, copy_site, run_cli
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
+
+# Property tests the same on every run, whatever the machine's load: the same examples each time
+# (derandomize), and no deadline or too-slow check that a busy machine alone would fail. A test's
+# own @settings still sets how many examples it tries.
+settings.register_profile(
+    "sitegen", derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile("sitegen")
 
 
 @pytest.fixture(scope="session")

@@ -40,7 +40,9 @@ def _walked(files: set[str], root: Path) -> dict[str, set[str]]:
 
 
 @settings(
-    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=200,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(before=trees, after=trees)
 def test_the_folders_of_a_changed_site_are_its_folders(
@@ -85,7 +87,9 @@ def test_names_checked_all_at_once_are_checked_as_one_by_one(found: list[str]) -
 
 
 @settings(
-    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(before=trees, after=trees)
 def test_every_folder_a_change_touches_is_above_a_changed_name(
