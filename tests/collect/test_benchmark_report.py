@@ -14,7 +14,7 @@ import jsonschema
 import pytest
 import yaml
 
-from tests.collect.test_import_tools import close, imported, refused, run_import, write_meta
+from tests.kit.importing import close, imported, refused, run_import, write_meta
 from tests.kit.project import REPO, run_cli
 
 VENDORED = REPO / "schema" / "vendor" / "llm-d-benchmark-report"

@@ -30,9 +30,9 @@ from sitegen.errors import SitegenError
 from sitegen.parse import Document
 from sitegen.resources import load_schema
 from sitegen.store import encode, read_cache, write_cache
-from tests.collect.test_collect_reads import _count_opens
 from tests.kit.clock import past_the_file_system_tick
 from tests.kit.project import DATA
+from tests.kit.reads import count_opens
 
 EDITED = "b200x2-vllm-nemotron3nano30b-fp8.yaml"
 
@@ -67,7 +67,7 @@ def _reference(site: Path) -> bytes:
 
 def _opened_by_collect(site: Path, monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
     with monkeypatch.context() as patch:
-        opened = _count_opens(patch, (site / "content").resolve())
+        opened = count_opens(patch, (site / "content").resolve())
         _collect(site)
     return opened
 
@@ -95,7 +95,7 @@ def test_an_unchanged_collect_reads_no_result_file_and_keeps_the_collected_file(
     stamp = (site / ".sitegen" / "collected.json").stat().st_mtime_ns
     _collect(site)  # the collected file is now old enough for its own stat to be trusted
     with monkeypatch.context() as patch:
-        opened = _count_opens(patch, (site / "content").resolve())
+        opened = count_opens(patch, (site / "content").resolve())
         again = _collect(site)
     assert opened == Counter()
     assert again.warnings == first.warnings
@@ -161,7 +161,7 @@ def test_an_edit_in_the_same_tick_as_the_last_read_is_seen(
         collect(load_config(project / "sitegen.yaml"))
     _same_size_edit(fresh)
     with monkeypatch.context() as patch:
-        opened = _count_opens(patch, runs.resolve())
+        opened = count_opens(patch, runs.resolve())
         collect(load_config(project / "sitegen.yaml"))
     assert opened["fresh-run.yaml"] == 1  # (the whole site was copied just now: every file is read)
     assert _collected(project) == _reference(project)

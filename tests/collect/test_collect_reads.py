@@ -3,9 +3,7 @@ path (worker processes, used when many files are new) gives what the files hold.
 
 from __future__ import annotations
 
-import builtins
 import hashlib
-import io
 import json
 import os
 import shutil
@@ -23,35 +21,9 @@ from sitegen.collect.cache import EntryCache
 from sitegen.collect.local import discover
 from sitegen.config import load_config
 from tests.kit.project import DATA, REPO
+from tests.kit.reads import count_opens
 
 INVALID = REPO / "tests" / "data" / "invalid" / "bad-status.yaml"
-
-
-def _count_opens(monkeypatch: pytest.MonkeyPatch, folder: Path) -> Counter[str]:
-    """Count every open() of a file below ``folder`` (Path.read_bytes and read_text open too, and
-    os.open, through which sitegen.files.read_bounded reads files someone else controls)."""
-    opened: Counter[str] = Counter()
-    real_open = io.open
-    real_os_open = os.open
-
-    def counting_open(file: Any, *args: Any, **kwargs: Any) -> Any:
-        if isinstance(file, (str, os.PathLike)) and Path(file).resolve().is_relative_to(folder):
-            opened[Path(file).name] += 1
-        return real_open(file, *args, **kwargs)
-
-    def counting_os_open(file: Any, *args: Any, **kwargs: Any) -> Any:
-        if (
-            isinstance(file, (str, os.PathLike))
-            and Path(file).resolve().is_relative_to(folder)
-            and not Path(file).is_dir()
-        ):
-            opened[Path(file).name] += 1
-        return real_os_open(file, *args, **kwargs)
-
-    monkeypatch.setattr(io, "open", counting_open)
-    monkeypatch.setattr(os, "open", counting_os_open)
-    monkeypatch.setattr(builtins, "open", counting_open)
-    return opened
 
 
 def test_each_file_is_read_once_per_collect(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -64,7 +36,7 @@ def test_each_file_is_read_once_per_collect(project: Path, monkeypatch: pytest.M
     shutil.copy(DATA / "import" / "seed-run.yaml", raw / "run.yaml")
     config = load_config(project / "sitegen.yaml")
     for state in ("cold", "cached"):
-        opened = _count_opens(monkeypatch, runs)
+        opened = count_opens(monkeypatch, runs)
         report = gather(config)
         monkeypatch.undo()
         assert len(report.runs) == len(names) + 1, state

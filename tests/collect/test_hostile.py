@@ -16,10 +16,8 @@ import os
 import shutil
 import threading
 from collections.abc import Callable, Iterator
-from html.parser import HTMLParser
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from xml.etree import ElementTree
 
 import pytest
 import yaml
@@ -27,6 +25,7 @@ import yaml
 from sitegen import lock
 from sitegen.parse import MAX_FILE_BYTES
 from tests.kit import raw_samples
+from tests.kit.audit import audit_html, audit_site
 from tests.kit.project import REPO, SEED_RUN_ID, run_cli
 
 if TYPE_CHECKING:
@@ -38,7 +37,6 @@ CASES: dict[str, dict[str, Any]] = (
 )
 RUNNABLE = {name: case for name, case in CASES.items() if "covered_by" not in case}
 MINIMAL = (REPO / "tests" / "data" / "valid" / "minimal.yaml").read_text(encoding="utf-8")
-PWNED = "window.__pwned"
 # Every chart of the page has the toggle site.js adds on load: its chart upgrade has run.
 CHARTS_UPGRADED = """() => Array.from(document.querySelectorAll("figure.chart[data-spec]"))
     .every((figure) => figure.querySelector("button.chart-toggle"))"""
@@ -440,75 +438,6 @@ def _release_locks() -> Iterator[None]:
 
 
 # --- what must not be in a page -----------------------------------------------------------------
-
-
-class _Audit(HTMLParser):
-    """Finds markup that could run script: on* attributes, script-ish URLs, script bodies with
-    data."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.findings: list[str] = []
-        self.in_script = False
-        self.tags = 0
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.tags += 1
-        if tag in ("iframe", "object", "embed", "base"):
-            self.findings.append(f"<{tag}>")
-        for name, value in attrs:
-            if name.startswith("on"):
-                self.findings.append(f"<{tag} {name}=…>")
-            if (
-                name in ("href", "src", "action", "formaction", "xlink:href", "srcset")
-                and value
-                and value.strip().lower().startswith(("javascript:", "data:", "vbscript:"))
-            ):
-                self.findings.append(f"<{tag} {name}={value[:40]!r}>")
-            if tag == "meta" and name == "content" and value and "url=" in value.lower():
-                self.findings.append("<meta refresh>")
-        if tag == "script":
-            self.in_script = True
-            if dict(attrs).get("src") is None:
-                self.findings.append("<script> without src (inline script)")
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag == "script":
-            self.in_script = False
-
-    def handle_data(self, data: str) -> None:
-        if self.in_script and PWNED in data:
-            self.findings.append("data inside <script>")
-
-
-def audit_html(text: str) -> list[str]:
-    parser = _Audit()
-    parser.feed(text)
-    parser.close()
-    return parser.findings
-
-
-def audit_site(output: Path) -> list[str]:
-    """Every way the built site could carry live hostile markup, as 'file: finding' lines."""
-    findings: list[str] = []
-    for path in sorted(output.rglob("*")):
-        if not path.is_file():
-            continue
-        name = path.relative_to(output).as_posix()
-        if path.suffix == ".html":
-            findings += [f"{name}: {f}" for f in audit_html(path.read_text(encoding="utf-8"))]
-        elif path.suffix == ".svg":
-            text = path.read_text(encoding="utf-8")
-            ElementTree.fromstring(text)  # well-formed
-            findings += [f"{name}: {f}" for f in audit_html(text)]
-        elif path.suffix == ".xml":
-            root = ElementTree.fromstring(path.read_bytes())
-            findings += [
-                f"{name}: <script>" for element in root.iter() if element.tag.endswith("script")
-            ]
-        elif path.suffix == ".json":
-            json.loads(path.read_bytes())
-    return findings
 
 
 def test_audit_finds_live_markup() -> None:

@@ -30,7 +30,7 @@ from sitegen.site.page import Site
 from sitegen.site.pages.index import index_page
 from sitegen.site.pages.run import run_page
 from sitegen.site.render import environment, render
-from tests.collect.test_hostile import audit_html
+from tests.kit.audit import audit_html
 from tests.kit.project import REPO, SEED_RUN_ID
 
 SEED = REPO / "content" / "runs" / f"{SEED_RUN_ID}.yaml"

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.collect.test_import_tools import (
+from tests.kit.importing import (
     SAMPLES,
     close,
     imported,

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.collect.test_import_tools import LLAMA, LLAMA_META, load_lines, run_import, write_meta
+from tests.kit.importing import LLAMA, LLAMA_META, load_lines, run_import, write_meta
 from tests.kit.project import SEED_RUN_ID, run_cli
 
 

@@ -103,11 +103,11 @@ def build(project: Path, *args: str) -> Path:
     return project / "_site"
 
 
-def test_every_link_is_relative_and_names_a_file(project: Path) -> None:
-    site = build(project)
+def test_every_link_is_relative_and_names_a_file(shipped: Path) -> None:
+    site = shipped / "_site"
     assert check_relative_links(site) > 400
     # The index's links, read straight from the file: the run page by its file name.
-    run_ids = sorted(p.stem for p in (project / "content" / "runs").glob("*.yaml"))
+    run_ids = sorted(p.stem for p in (shipped / "content" / "runs").glob("*.yaml"))
     index = (site / "index.html").read_text()
     for run_id in run_ids:
         assert f'href="runs/{run_id}/index.html"' in index
@@ -115,10 +115,10 @@ def test_every_link_is_relative_and_names_a_file(project: Path) -> None:
     assert 'href="../../assets/style.css?v=' in run_page and 'href="../../index.html"' in run_page
 
 
-def test_the_404_page_links_from_the_site_path(project: Path) -> None:
+def test_the_404_page_links_from_the_site_path(shipped: Path) -> None:
     # Hosts serve 404.html at whatever address was asked for, so its links start at the site's
     # root path: "/" without site_url, the path of site_url with one.
-    site = build(project)
+    site = shipped / "_site"
     links = [
         link
         for link in links_of((site / "404.html").read_text()).links
@@ -139,7 +139,7 @@ def test_the_404_page_links_from_the_site_path(project: Path) -> None:
     looked_in = ["../" * depth + "assets/not-found.js" for depth in range(8)]
     assert [src.split("?v=")[0] for src in scripts] == looked_in
 
-    site = build(project, "--site-url", "https://example.org/deep/bench/")
+    site = build(shipped, "--site-url", "https://example.org/deep/bench/")
     links = [link for link in links_of((site / "404.html").read_text()).links if _internal(link)]
     for link in links:
         if link.startswith("#"):
@@ -181,10 +181,10 @@ def served_under(folder: Path, prefix: str) -> Iterator[str]:
         thread.join(timeout=5)
 
 
-def test_served_under_an_arbitrary_sub_path_no_link_is_broken(project: Path) -> None:
+def test_served_under_an_arbitrary_sub_path_no_link_is_broken(shipped: Path) -> None:
     # Built with no base setting at all; served where the build could not have known.
-    assert "site_url:" not in (project / "sitegen.yaml").read_text().replace("# site_url:", "")
-    site = build(project)
+    assert "site_url:" not in (shipped / "sitegen.yaml").read_text().replace("# site_url:", "")
+    site = shipped / "_site"
     pages = sum(1 for _ in site.rglob("*.html"))
     files = sum(1 for path in site.rglob("*") if path.is_file())
     with served_under(site, "/any/sub-path/x7/") as address, httpx.Client(timeout=5.0) as client:
@@ -312,9 +312,9 @@ def test_without_a_site_url_the_build_says_what_it_leaves_out(
     assert not (site / "sitemap.xml").exists()
 
 
-def test_pages_grow_linearly_with_runs(project: Path) -> None:
-    site = build(project)
-    runs = len(list((project / "content" / "runs").glob("*.yaml")))
+def test_pages_grow_linearly_with_runs(shipped: Path) -> None:
+    site = shipped / "_site"
+    runs = len(list((shipped / "content" / "runs").glob("*.yaml")))
     compare_pages = len(list((site / "compare").glob("*--*/index.html")))
     assert (
         0 < compare_pages < runs
@@ -326,8 +326,8 @@ def test_pages_grow_linearly_with_runs(project: Path) -> None:
     assert levels >= 1 and html_pages <= 4 * runs + 3 + levels * models
 
 
-def test_every_model_and_accelerator_has_its_page(project: Path) -> None:
-    site = build(project)
+def test_every_model_and_accelerator_has_its_page(shipped: Path) -> None:
+    site = shipped / "_site"
     index = (site / "index.html").read_text()
     hrefs = set(re.findall(r'href="((?:models|hardware)/[^"]+/index\.html)"', index))
     assert hrefs
@@ -338,8 +338,8 @@ def test_every_model_and_accelerator_has_its_page(project: Path) -> None:
     assert len([p for p in (site / "hardware").iterdir() if p.is_dir()]) == 8
 
 
-def test_group_index_pages_link_every_group_and_the_nav_links_them(project: Path) -> None:
-    site = build(project)
+def test_group_index_pages_link_every_group_and_the_nav_links_them(shipped: Path) -> None:
+    site = shipped / "_site"
     for kind in ("models", "hardware"):
         listing = (site / kind / "index.html").read_text()
         groups = {p.name for p in (site / kind).iterdir() if p.is_dir()}
@@ -355,13 +355,13 @@ def test_group_index_pages_link_every_group_and_the_nav_links_them(project: Path
         )  # in the site nav
 
 
-def test_every_run_page_links_to_a_comparison_when_its_group_has_another_run(project: Path) -> None:
+def test_every_run_page_links_to_a_comparison_when_its_group_has_another_run(shipped: Path) -> None:
     from sitegen.parse import parse_yaml
 
-    site = build(project)
+    site = shipped / "_site"
     # Groups as the result files say: the base model (or the model), and the accelerator.
     facts = {}
-    for path in sorted((project / "content" / "runs").glob("*.yaml")):
+    for path in sorted((shipped / "content" / "runs").glob("*.yaml")):
         data = parse_yaml(path.name, path.read_bytes()).data
         facts[path.stem] = (
             (data["run"].get("base_model") or data["run"]["model"]).lower(),
