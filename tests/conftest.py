@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, settings
 
 from sitegen import progress
 from tests.kit.browser import CHROMIUM_ARGS, Browsing, chromium_path, page_addresses, require, serve
-from tests.kit.project import SEED_RUN_ID, copy_site, run_cli
+from tests.kit.project import PAGED_INDEX_SIZE, SEED_RUN_ID, copy_site, run_cli
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
@@ -56,6 +56,21 @@ def shipped(tmp_path_factory: pytest.TempPathFactory, shared_cache: Path) -> Pat
 def built_site(shipped: Path) -> Path:
     """The shipped site's output folder (``shipped``'s _site/), read only."""
     return shipped / "_site"
+
+
+@pytest.fixture(scope="session")
+def shipped_paged(
+    tmp_path_factory: pytest.TempPathFactory, shared_cache: Path, shipped: Path
+) -> Path:
+    """The shipped site built once a session with index pages of PAGED_INDEX_SIZE runs, read
+    only. After ``shipped``: its charts are in the shared cache, so this build forks no workers
+    (which must not happen once the browser tests' threads run)."""
+    site = copy_site(tmp_path_factory.mktemp("paged") / "site", shared_cache)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("sitegen.site.pages.index.PAGE_SIZE", PAGED_INDEX_SIZE)
+        assert run_cli(site, "collect") == 0
+        assert run_cli(site, "build") == 0
+    return site
 
 
 @pytest.fixture(scope="session")

@@ -13,7 +13,7 @@ import pytest
 
 from tests.kit.browser import TIMEOUT_MS
 from tests.kit.paging_rule import site_pages
-from tests.kit.project import SEED_RUN_ID, copy_site, run_cli
+from tests.kit.project import PAGED_INDEX_SIZE, SEED_RUN_ID
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, BrowserContext, Page
@@ -79,15 +79,10 @@ def disk(browser: Browser) -> Iterator[Disk]:
 
 
 @pytest.fixture(scope="module")
-def paged_site(tmp_path_factory: pytest.TempPathFactory, shared_cache: Path) -> Path:
+def paged_site(shipped_paged: Path) -> Path:
     """The shipped site with pages of 3 runs on average, so its index has page/2/ and page/3/
-    (tests/kit/paging_rule.py: 3, 6 and 1 runs)."""
-    site = copy_site(tmp_path_factory.mktemp("paged") / "site", shared_cache)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("sitegen.site.pages.index.PAGE_SIZE", 3)
-        assert run_cli(site, "collect") == 0
-        assert run_cli(site, "build") == 0
-    return site / "_site"
+    (tests/kit/paging_rule.py: 3, 6 and 1 runs), built once a session (conftest)."""
+    return shipped_paged / "_site"
 
 
 @pytest.mark.parametrize(
@@ -195,7 +190,9 @@ def engine_of(row: Any) -> str:
 def test_the_second_index_page_from_disk_links_and_filters(disk: Disk, paged_site: Path) -> None:
     page = disk.open(paged_site / "page" / "2" / "index.html")
     rows = page.locator("table[data-filterable='true'] tbody tr")
-    on_page = sum(count for _, count in site_pages(paged_site, 3)[1])  # tests/kit/paging_rule.py
+    on_page = sum(
+        count for _, count in site_pages(paged_site, PAGED_INDEX_SIZE)[1]
+    )  # tests/kit/paging_rule.py
     assert rows.count() == on_page > 1
     # Its own runs, filtered in the page (fetch is blocked from disk), saying what it searched.
     engine = page.locator("#filters select[name=engine]")

@@ -11,31 +11,20 @@ import pytest
 
 from tests.kit.browser import PHONE, Browsing, serve
 from tests.kit.paging_rule import site_pages
-from tests.kit.project import copy_site, run_cli
+from tests.kit.project import PAGED_INDEX_SIZE
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
 
 pytestmark = pytest.mark.browser
 
-PAGE_SIZE = 3
-
 
 @pytest.fixture(scope="module")
-def paged_origin(
-    built_site: Path, shared_cache: Path, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[tuple[str, list[list[tuple[str, int]]]]]:
-    """The paged site served, with its pages as the paging rule gives them
-    (tests/kit/paging_rule.py)."""
-    # After built_site: its charts are in the shared cache, so this build forks no workers
-    # once the browser's threads run.
-    site = copy_site(tmp_path_factory.mktemp("paged") / "site", shared_cache)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("sitegen.site.pages.index.PAGE_SIZE", PAGE_SIZE)
-        assert run_cli(site, "collect") == 0
-        assert run_cli(site, "build") == 0
-    with serve(site / "_site") as origin:
-        yield origin, site_pages(site / "_site", PAGE_SIZE)
+def paged_origin(shipped_paged: Path) -> Iterator[tuple[str, list[list[tuple[str, int]]]]]:
+    """The paged site (built once a session, conftest) served, with its pages as the paging
+    rule gives them (tests/kit/paging_rule.py)."""
+    with serve(shipped_paged / "_site") as origin:
+        yield origin, site_pages(shipped_paged / "_site", PAGED_INDEX_SIZE)
 
 
 def row_links(browsing_page: object) -> list[str]:

@@ -16,6 +16,9 @@ SEED_RUN_ID = "h200nvl2-sglang-deepseek-v4-flash-dspark"
 # How long a command runs before it shows its progress (sitegen/progress.py), as shipped: read
 # here, before conftest turns progress off for every test.
 SHOW_AFTER_S = progress.SHOW_AFTER_S
+# Runs a page of the index in the shipped site built with short pages (conftest's shipped_paged):
+# the shipped runs then fill page/2/ and page/3/ (tests/kit/paging_rule.py).
+PAGED_INDEX_SIZE = 3
 
 
 def site_files(folder: Path) -> dict[str, bytes]:

@@ -16,10 +16,10 @@ import pytest
 
 from tests.kit.html_tables import tables
 from tests.kit.paging_rule import model_runs, site_pages
-from tests.kit.project import REPO, run_cli
+from tests.kit.project import PAGED_INDEX_SIZE, REPO
 from tests.kit.search_index import search_runs
 
-PAGE_SIZE = 3
+PAGE_SIZE = PAGED_INDEX_SIZE
 
 
 class _Links(HTMLParser):
@@ -40,11 +40,9 @@ def links(html: str) -> list[str]:
 
 
 @pytest.fixture
-def paged_site(project: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setattr("sitegen.site.pages.index.PAGE_SIZE", PAGE_SIZE)
-    assert run_cli(project, "collect") == 0
-    assert run_cli(project, "build") == 0
-    return project / "_site"
+def paged_site(shipped_paged: Path) -> Path:
+    """The shipped site with short index pages, built once a session (conftest): read only."""
+    return shipped_paged / "_site"
 
 
 def shipped_runs() -> set[str]:
