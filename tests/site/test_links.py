@@ -26,7 +26,7 @@ import pytest
 
 from sitegen.site.pages.compare import MAX_RUNS
 from tests.kit.paging_rule import site_pages
-from tests.kit.project import REPO, run_cli
+from tests.kit.project import PAGED_INDEX_SIZE, REPO, run_cli
 from tests.kit.search_index import search_runs
 
 ATOM = "{http://www.w3.org/2005/Atom}"
@@ -410,18 +410,15 @@ def test_every_run_page_links_to_a_comparison_when_its_group_has_another_run(shi
     assert "application/atom+xml" in (site / "index.html").read_text()
 
 
-def test_the_index_pages_link_relatively_from_their_own_folder(
-    project: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_the_index_pages_link_relatively_from_their_own_folder(shipped_paged: Path) -> None:
     """Pages of 3 runs on average, so the 10 shipped runs make page/2/ and page/3/
     (tests/kit/paging_rule.py):
     from each, every link is a
     file of the site (read as over file://), and served under a sub-path a crawl from the
     front page reaches every page of the index and every run. The search index's links,
     relative to the site root, name the run pages' files."""
-    monkeypatch.setattr("sitegen.site.pages.index.PAGE_SIZE", 3)
-    site = build(project)
-    count = len(site_pages(site, 3))
+    site = shipped_paged / "_site"  # built with PAGED_INDEX_SIZE runs a page
+    count = len(site_pages(site, PAGED_INDEX_SIZE))
     pages = ["index.html", *(f"page/{number}/index.html" for number in range(2, count + 1))]
     assert count > 2
     assert (
@@ -435,8 +432,8 @@ def test_the_index_pages_link_relatively_from_their_own_folder(
         'rel="prev" href="../../index.html"' in second
         and 'rel="next" href="../../page/3/index.html"' in second
     )
-    runs = {p.stem for p in (project / "content" / "runs").glob("*.yaml")} | {
-        p.name for p in (project / "content" / "runs").iterdir() if p.is_dir()
+    runs = {p.stem for p in (shipped_paged / "content" / "runs").glob("*.yaml")} | {
+        p.name for p in (shipped_paged / "content" / "runs").iterdir() if p.is_dir()
     }
     hrefs = {run[0] for run in search_runs(site)}
     assert hrefs == {f"runs/{run_id}/index.html" for run_id in runs}
