@@ -11,7 +11,6 @@ import hashlib
 import html
 import json
 import re
-import threading
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -25,6 +24,7 @@ import httpx
 import pytest
 
 from sitegen.site.pages.compare import MAX_RUNS
+from tests.kit.network import running
 from tests.kit.paging_rule import site_pages
 from tests.kit.project import PAGED_INDEX_SIZE, REPO, run_cli
 from tests.kit.search_index import search_runs
@@ -171,14 +171,8 @@ def served_under(folder: Path, prefix: str) -> Iterator[str]:
         ("127.0.0.1", 0), functools.partial(handler, directory=str(folder))
     )
     server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with running(server):
         yield f"http://127.0.0.1:{server.server_port}{prefix}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
 
 
 def test_served_under_an_arbitrary_sub_path_no_link_is_broken(shipped: Path) -> None:
