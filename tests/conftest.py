@@ -41,14 +41,23 @@ def project(tmp_path: Path, shared_cache: Path) -> Path:
     return copy_site(tmp_path / "site", shared_cache)
 
 
+def build_cold(site: Path) -> None:
+    """Collect and build ``site`` without the figures and pieces earlier builds of the session
+    kept in the shared cache (only the drawn charts and compiled templates are shared): what the
+    session's read-only sites show does not depend on which tests ran before."""
+    for kept in ("figures.json", "fragments.json"):
+        (site / ".sitegen" / "cache" / kept).unlink(missing_ok=True)
+    assert run_cli(site, "collect") == 0
+    assert run_cli(site, "build") == 0
+
+
 @pytest.fixture(scope="session")
 def shipped(tmp_path_factory: pytest.TempPathFactory, shared_cache: Path) -> Path:
     """A copy of the repository's site, collected and built once for the whole session: for
     every test that only reads it (its content/, .sitegen/ and _site/). A test that changes a
     site takes ``project`` and builds its own."""
     site = copy_site(tmp_path_factory.mktemp("shipped") / "site", shared_cache)
-    assert run_cli(site, "collect") == 0
-    assert run_cli(site, "build") == 0
+    build_cold(site)
     return site
 
 
@@ -68,8 +77,7 @@ def shipped_paged(
     site = copy_site(tmp_path_factory.mktemp("paged") / "site", shared_cache)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr("sitegen.site.pages.index.PAGE_SIZE", PAGED_INDEX_SIZE)
-        assert run_cli(site, "collect") == 0
-        assert run_cli(site, "build") == 0
+        build_cold(site)
     return site
 
 
@@ -81,8 +89,7 @@ def seed_site(tmp_path_factory: pytest.TempPathFactory, shared_cache: Path) -> P
     for path in (site / "content" / "runs").iterdir():
         if path.name != f"{SEED_RUN_ID}.yaml":
             path.unlink()
-    assert run_cli(site, "collect") == 0
-    assert run_cli(site, "build") == 0
+    build_cold(site)
     return site
 
 

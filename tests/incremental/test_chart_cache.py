@@ -18,7 +18,7 @@ from tests.kit.project import SEED_RUN_ID, run_cli, site_files
 
 
 @pytest.fixture
-def seed_site(project: Path) -> Path:
+def seed_alone(project: Path) -> Path:
     """The seed run alone, with a chart cache of its own (not the session's shared one)."""
     for path in (project / "content" / "runs").iterdir():
         if path.name != f"{SEED_RUN_ID}.yaml":
@@ -52,13 +52,13 @@ def _edit_seed(site: Path, old: str, new: str) -> None:
 
 
 def test_builds_remove_the_charts_no_longer_shown_now_and_then(
-    seed_site: Path, monkeypatch: pytest.MonkeyPatch
+    seed_alone: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(build_module, "PRUNE_EVERY", 3)
-    _build(seed_site)  # 1
-    charts = seed_site / ".sitegen" / "cache" / "charts"
-    record = seed_site / ".sitegen" / "cache" / "chart-prune.json"
-    shown = sorted((seed_site / "_site" / "assets" / "charts").glob("*.svg"))
+    _build(seed_alone)  # 1
+    charts = seed_alone / ".sitegen" / "cache" / "charts"
+    record = seed_alone / ".sitegen" / "cache" / "chart-prune.json"
+    shown = sorted((seed_alone / "_site" / "assets" / "charts").glob("*.svg"))
     assert shown and all((charts / _cache_name(chart)).is_file() for chart in shown)
     two_days_ago = time.time() - 2 * 86_400
     stale, fresh = charts / ("0" * 64 + ".svg"), charts / ("1" * 64 + ".svg")
@@ -69,18 +69,18 @@ def test_builds_remove_the_charts_no_longer_shown_now_and_then(
     os.utime(old_but_shown, (two_days_ago, two_days_ago))
 
     before = record.read_bytes()
-    assert run_cli(seed_site, "build") == 0  # unchanged: returns early, and counts for nothing
+    assert run_cli(seed_alone, "build") == 0  # unchanged: returns early, and counts for nothing
     assert record.read_bytes() == before and len(_starts(record)) == 1
 
-    _edit_seed(seed_site, 'date: "2026-07-09"', 'date: "2026-07-10"')
-    _build(seed_site)  # 2
+    _edit_seed(seed_alone, 'date: "2026-07-09"', 'date: "2026-07-10"')
+    _build(seed_alone)  # 2
     assert stale.exists() and len(_starts(record)) == 2
-    _edit_seed(seed_site, 'date: "2026-07-10"', 'date: "2026-07-11"')
-    _build(seed_site)  # 3: the one that looks
+    _edit_seed(seed_alone, 'date: "2026-07-10"', 'date: "2026-07-11"')
+    _build(seed_alone)  # 3: the one that looks
     assert not stale.exists()
     assert fresh.exists()  # drawn within the last builds (and the grace): kept
     assert old_but_shown.exists()
-    shown = sorted((seed_site / "_site" / "assets" / "charts").glob("*.svg"))
+    shown = sorted((seed_alone / "_site" / "assets" / "charts").glob("*.svg"))
     assert all((charts / _cache_name(chart)).is_file() for chart in shown)
     assert _starts(record) == []  # counting again
 

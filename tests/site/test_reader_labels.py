@@ -15,7 +15,7 @@ from tests.kit.project import REPO
 RUNS = REPO / "content" / "runs"
 
 
-def shipped() -> dict[str, dict]:  # type: ignore[type-arg]
+def shipped_runs() -> dict[str, dict]:  # type: ignore[type-arg]
     return {
         path.stem: parse_yaml(path.name, path.read_bytes()).data
         for path in sorted(RUNS.glob("*.yaml"))
@@ -25,7 +25,7 @@ def shipped() -> dict[str, dict]:  # type: ignore[type-arg]
 def test_the_index_lists_models_by_their_own_name(built_site: Path) -> None:
     page = (built_site / "index.html").read_text(encoding="utf-8")
     order = re.findall(r'<tr data-f="[^"]*"><th><a href="runs/([^/]+)/index.html">', page)
-    documents = shipped()
+    documents = shipped_runs()
     assert sorted(order) == sorted(documents)
 
     def own_name(
@@ -41,7 +41,7 @@ def test_the_index_lists_models_by_their_own_name(built_site: Path) -> None:
 
 
 def test_an_accelerator_that_names_its_memory_does_not_get_it_twice(built_site: Path) -> None:
-    documents = shipped()
+    documents = shipped_runs()
     named = [
         run_id
         for run_id, d in documents.items()
