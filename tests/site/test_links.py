@@ -115,7 +115,7 @@ def test_every_link_is_relative_and_names_a_file(shipped: Path) -> None:
     assert 'href="../../assets/style.css?v=' in run_page and 'href="../../index.html"' in run_page
 
 
-def test_the_404_page_links_from_the_site_path(shipped: Path) -> None:
+def test_the_404_page_links_from_the_site_path(shipped: Path, project: Path) -> None:
     # Hosts serve 404.html at whatever address was asked for, so its links start at the site's
     # root path: "/" without site_url, the path of site_url with one.
     site = shipped / "_site"
@@ -139,7 +139,7 @@ def test_the_404_page_links_from_the_site_path(shipped: Path) -> None:
     looked_in = ["../" * depth + "assets/not-found.js" for depth in range(8)]
     assert [src.split("?v=")[0] for src in scripts] == looked_in
 
-    site = build(shipped, "--site-url", "https://example.org/deep/bench/")
+    site = build(project, "--site-url", "https://example.org/deep/bench/")
     links = [link for link in links_of((site / "404.html").read_text()).links if _internal(link)]
     for link in links:
         if link.startswith("#"):
