@@ -10,16 +10,16 @@ from typing import Any
 import pytest
 
 from tests.kit.browser import Browsing
-from tests.kit.project import REPO
-from tests.site.test_compare import (
+from tests.kit.compare_rule import (
     PAIR,
-    context_label,
     expected_per_accelerator,
     model_colour_places,
     natural_pairs_from_files,
     shipped_run,
     signed_percent,
 )
+from tests.kit.context_rule import context_label
+from tests.kit.project import REPO
 
 pytestmark = pytest.mark.browser
 

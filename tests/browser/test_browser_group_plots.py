@@ -15,9 +15,9 @@ import pytest
 
 from sitegen.parse import parse_yaml
 from tests.kit.browser import Browsing
+from tests.kit.context_rule import context_label
+from tests.kit.group_rule import group_members, measured_contexts, shared_of
 from tests.kit.project import REPO
-from tests.site.test_compare import context_label
-from tests.site.test_group_pages import group_members, measured_contexts, shared_of
 
 pytestmark = pytest.mark.browser
 

@@ -11,7 +11,8 @@ import pytest
 
 from sitegen.site.draw.chart_specs import PALETTE
 from tests.kit.browser import Browsing
-from tests.site.test_plots import PAIR, vertices
+from tests.kit.compare_rule import PAIR
+from tests.site.test_plots import vertices
 
 pytestmark = pytest.mark.browser
 

@@ -13,6 +13,15 @@ from sitegen.parse import parse_yaml
 from sitegen.site.draw.chart_specs import Series, _frontier, pareto
 from sitegen.site.figures.grouping import hardware_groups, model_groups, natural_pairs
 from sitegen.site.pages.compare import ratio_matrix
+from tests.kit.compare_rule import (
+    PAIR,
+    expected_per_accelerator,
+    model_colour_places,
+    natural_pairs_from_files,
+    shipped_run,
+    signed_percent,
+    throughput,
+)
 from tests.kit.context_rule import context_label
 from tests.kit.html_tables import quoted, tables
 from tests.kit.project import REPO
@@ -119,46 +128,6 @@ def test_base_model_groups_quantizations_together() -> None:
     )
 
 
-def shipped_run(run_id: str) -> dict[str, Any]:
-    """A shipped result file, read independently of the build."""
-    path = REPO / "content" / "runs" / f"{run_id}.yaml"
-    data: dict[str, Any] = parse_yaml(path.name, path.read_bytes()).data
-    return data
-
-
-def model_colour_places(content: Path) -> dict[str, int]:
-    """Each run's colour place read from the result files (docs/comparisons.md): its position
-    among its model's runs (its base model if it names one), newest first by date then id, mod 8."""
-    members: dict[str, list[tuple[str, str]]] = {}
-    for path in sorted((content / "runs").glob("*.yaml")):
-        data = parse_yaml(path.name, path.read_bytes()).data
-        key = (data["run"].get("base_model") or data["run"]["model"]).lower()
-        members.setdefault(key, []).append((str(data["run"].get("date") or ""), path.stem))
-    return {
-        run_id: index % 8
-        for runs in members.values()
-        for index, (_, run_id) in enumerate(sorted(runs, reverse=True))
-    }
-
-
-def natural_pairs_from_files(content: Path) -> list[tuple[str, str]]:
-    """(older, newer) pairs read from the result files: runs of one model (its base model if it
-    names one) on one accelerator, ordered by date then id, each paired with the next."""
-    members: dict[tuple[str, str], list[tuple[str, str]]] = {}
-    for path in sorted((content / "runs").glob("*.yaml")):
-        data = parse_yaml(path.name, path.read_bytes()).data
-        key = (
-            (data["run"].get("base_model") or data["run"]["model"]).lower(),
-            data["hardware"]["accelerator"].lower(),
-        )
-        members.setdefault(key, []).append((str(data["run"].get("date") or ""), path.stem))
-    pairs = []
-    for runs in members.values():
-        ordered = [run_id for _, run_id in sorted(runs)]
-        pairs += [(ordered[i], ordered[i + 1]) for i in range(len(ordered) - 1)]
-    return sorted(pairs)
-
-
 def ratio_table(html: str) -> dict[tuple[str, int], tuple[str, list[str], str]]:
     """The static page's ratio table, read from its markup: (row label, column) → (the cell's
     classes, its <b> texts, the rest of its text), a cell spanning columns repeated in each."""
@@ -179,11 +148,6 @@ def ratio_table(html: str) -> dict[tuple[str, int], tuple[str, list[str], str]]:
     return cells
 
 
-def signed_percent(change: float) -> str:
-    rounded = round(change * 100)
-    return "0%" if rounded == 0 else f"{rounded:+d}%".replace("-", "\u2212")
-
-
 def arrow_and_step(change: float) -> str:
     """The class a cell gets for a change, by the legend's rules: ▲/▼ beyond half a percent, colour
     steps at 3, 15 and 40 %."""
@@ -191,9 +155,6 @@ def arrow_and_step(change: float) -> str:
         return "e"
     size = sum(abs(change) >= limit for limit in (0.03, 0.15, 0.40))
     return f"{'u' if change > 0 else 'd'}{size}"
-
-
-PAIR = ("rtx6kpro4x-vllm-qwen35-397b-awq-mtp", "rtx6kpro4x-vllm-qwen35-397b-nvfp4-nomtp")
 
 
 def test_one_static_page_per_natural_pair_whose_swap_is_a_link_within_it(shipped: Path) -> None:
@@ -319,7 +280,7 @@ def test_a_static_page_holds_both_directions_ratios(shipped: Path) -> None:
                     context,
                     level,
                 )
-                assert rest.startswith(f"A {_throughput(x)} · B {_throughput(y)}"), (context, level)
+                assert rest.startswith(f"A {throughput(x)} · B {throughput(y)}"), (context, level)
             else:
                 assert changes == [] and classes == "" and "%" not in rest, (context, level)
     assert (
@@ -352,43 +313,6 @@ def test_both_runs_of_a_pair_link_to_its_one_page(shipped: Path) -> None:
                 f"{other}</a>" in page
             ), (run_id, other)
             assert f"compare/{newer}--{older}/" not in page
-
-
-def _throughput(value: float) -> str:
-    """The site's table format for a throughput, written out here: 9,544.0 below 10,000, else
-    10.2K."""
-    if value >= 10_000:
-        return f"{value / 1000:.1f}".removesuffix(".0") + "K"
-    return f"{value:,.1f}"
-
-
-def expected_per_accelerator(a: dict[str, Any], b: dict[str, Any]) -> dict[tuple[int, int], str]:
-    """(context, requests) → the per-accelerator line a ratio cell of B against A must show, worked
-    out
-    from the two result files: total tok/s ÷ accelerators for both valid cells, else each measured
-    one."""
-    count = a["hardware"]["count"]
-    assert count == b["hardware"]["count"] > 1
-    cells = [
-        {(c["context_tokens"], c["concurrency"]): c for c in run["measurements"]["decode"]}
-        for run in (a, b)
-    ]
-
-    def share(cell: dict[str, Any] | None) -> str | None:
-        if (
-            cell is None
-            or cell["status"] not in ("valid", "requests_queued")
-            or cell.get("total_tokens_per_s") is None
-        ):
-            return None
-        return _throughput(cell["total_tokens_per_s"] / count)
-
-    lines = {}
-    for key in cells[0].keys() | cells[1].keys():
-        x, y = share(cells[0].get(key)), share(cells[1].get(key))
-        if x or y:  # each run's figure after its letter, valid or not
-            lines[key] = f"per acc. A {x or '—'} · B {y or '—'}"
-    return lines
 
 
 def test_static_compare_page_shows_per_accelerator_figures_beside_totals(shipped: Path) -> None:

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 from sitegen.parse import parse_yaml
+from tests.kit.context_rule import context_label
+from tests.kit.group_rule import group_members, measured_contexts, shared_of
 from tests.kit.project import run_cli
-from tests.site.test_compare import context_label
 
 
 def _runs(project: Path) -> dict[str, dict[str, Any]]:
@@ -43,38 +43,6 @@ def _figures(html: str) -> list[tuple[str, list[str]]]:
                 )
             )
     return result
-
-
-def measured_contexts(data: dict[str, Any]) -> set[int]:
-    """The contexts at which a result file has a decode figure (valid or requests queued)."""
-    return {
-        c["context_tokens"]
-        for c in data["measurements"]["decode"]
-        if c["status"] in ("valid", "requests_queued") and c.get("total_tokens_per_s") is not None
-    }
-
-
-def group_members(runs: dict[str, dict[str, Any]]) -> dict[str, dict[str, list[str]]]:
-    """Run ids by model (its <h1>, the base model's name) and by accelerator, from the result
-    files."""
-    members: dict[str, dict[str, list[str]]] = {
-        "models": defaultdict(list),
-        "hardware": defaultdict(list),
-    }
-    for run_id, data in runs.items():
-        members["models"][data["run"].get("base_model") or data["run"]["model"]].append(run_id)
-        hardware = data["hardware"]
-        members["hardware"][
-            " ".join(p for p in (hardware.get("vendor"), hardware["accelerator"]) if p)
-        ].append(run_id)
-    return members
-
-
-def shared_of(runs: dict[str, dict[str, Any]], members: list[str]) -> list[int]:
-    """Contexts two or more of ``members`` measured (each of a single run's)."""
-    measured = [measured_contexts(runs[run_id]) for run_id in members]
-    needed = 2 if len(members) > 1 else 1
-    return sorted(c for c in set().union(*measured) if sum(c in m for m in measured) >= needed)
 
 
 def test_group_pages_draw_the_default_context_and_name_the_others(shipped: Path) -> None:

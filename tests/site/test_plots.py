@@ -12,12 +12,11 @@ from pathlib import Path
 import pytest
 
 from sitegen.site.draw.chart_specs import PALETTE
+from tests.kit.compare_rule import PAIR, model_colour_places, shipped_run, throughput
 from tests.kit.html_tables import quoted
 from tests.kit.project import REPO
-from tests.site.test_compare import _throughput, model_colour_places, shipped_run
 
 LEFT, RIGHT_EDGE, TOP, BOTTOM_EDGE = 52, 346, 10, 172  # the plot area in the 360 × 210 viewBox
-PAIR = ("rtx6kpro4x-vllm-qwen35-397b-awq-mtp", "rtx6kpro4x-vllm-qwen35-397b-nvfp4-nomtp")
 
 
 def vertices(d: str) -> list[tuple[float, float]]:
@@ -220,7 +219,7 @@ def test_every_figure_of_a_comparison_is_at_its_pixel_and_in_its_runs_title(ship
                 # Points sit at the viewBox's whole unit: within half a unit each way.
                 assert min(math.dist((x, y), p) for p in drawn) <= 0.71, (caption, letter, n)
                 status = "" if cell["status"] == "valid" else " (requests queued)"
-                assert f"{n} → {_throughput(value)}{status}" in title, (caption, letter, n)
+                assert f"{n} → {throughput(value)}{status}" in title, (caption, letter, n)
                 checked += 1
     assert checked >= 60
 
