@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.kit.browser import serve
-from tests.kit.project import DATA, REPO, SEED_RUN_ID, run_cli
+from tests.kit.project import DATA, REPO, SEED_RUN_ID, copy_site, run_cli
 
 SAMPLE = DATA / "upstream" / "sample_benchmark_results.json"
 SEED_META = DATA / "import" / "seed-run.yaml"
@@ -45,12 +45,23 @@ def add_raw_folders(project: Path) -> None:
     )
 
 
+@pytest.fixture(scope="module")
+def verified_site(tmp_path_factory: pytest.TempPathFactory, shared_cache: Path) -> Path:
+    """The shipped site with the held-out raw folders, collected and built once for the module:
+    each test verifies a copy of it (verify reads files; it keeps no state of its own)."""
+    site = copy_site(tmp_path_factory.mktemp("verify") / "site", shared_cache)
+    add_raw_folders(site)
+    assert run_cli(site, "collect") == 0
+    assert run_cli(site, "build") == 0
+    return site
+
+
 @pytest.fixture
-def built(project: Path) -> Path:
-    add_raw_folders(project)
-    assert run_cli(project, "collect") == 0
-    assert run_cli(project, "build") == 0
-    return project
+def built(verified_site: Path, tmp_path: Path) -> Path:
+    """A copy of the built site for a test to change (the chart cache stays the shared link)."""
+    copy = tmp_path / "site"
+    shutil.copytree(verified_site, copy, symlinks=True)
+    return copy
 
 
 def test_the_shipped_site_and_held_out_raw_folders_verify(
