@@ -23,8 +23,8 @@ pytestmark = pytest.mark.browser
 # Every address the page's markup refers to, resolved by the browser against the page's own address.
 _REFERENCES = """() => {
   const urls = [];
-  for (const el of document.querySelectorAll("[href], [src], [data-spec],
-      [data-result], [data-setups], source[srcset]")) {
+  const referring = "[href], [src], [data-spec], [data-result], [data-setups], source[srcset]";
+  for (const el of document.querySelectorAll(referring)) {
     for (const name of ["href", "src", "data-spec", "data-result", "data-setups"]) {
       const value = el.getAttribute(name);
       if (value !== null && !(el.tagName === "A" && name === "href" && value.startsWith("#"))) {
