@@ -244,13 +244,13 @@ def test_pages_keeps_the_chart_cache_keyed_on_what_charts_depend_on() -> None:
     key, restore = cache["with"]["key"], cache["with"]["restore-keys"]
     globs = re.findall(r"'([^']+)'", key)
     drawing = {
-        p.name
-        for p in (REPO / "sitegen" / "site").glob("*.py")
+        p.relative_to(REPO).as_posix()
+        for p in (REPO / "sitegen").rglob("*.py")
         if re.search(
             r"^(import altair|import vl_convert|\s+import vl_convert)", p.read_text(), re.M
         )
     }
-    matched = {p.name for pattern in globs for p in REPO.glob(pattern)}
+    matched = {p.relative_to(REPO).as_posix() for pattern in globs for p in REPO.glob(pattern)}
     assert drawing and drawing <= matched, (
         f"modules that draw charts {drawing} not all in the key {globs}"
     )
