@@ -38,8 +38,8 @@ itself contains a secret is refused with an error that does not repeat it.
 
 Every pattern is written to run in linear time (no nested quantifiers over the same
 characters, candidate starts only at the beginning of a word), so a hostile string cannot make
-a check take long (tests/test_redact.py, a megabyte of hostile text). These are heuristics: see
-docs/security.md.
+a check take long (tests/collect/test_redact.py, a megabyte of hostile text). These are
+heuristics: see docs/security.md.
 """
 
 from __future__ import annotations

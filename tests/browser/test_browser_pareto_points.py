@@ -1,0 +1,109 @@
+"""Issue 41 item 4, in real chromium: with JavaScript, each point of a model page's frontier
+chart names its own run, requests and figures on hover (pareto.js). What each point should say
+is read here from the chart's own figures table and checked against where the point is drawn:
+the path data is parsed here, and a point further right must have a higher per-request speed,
+a point higher up a higher throughput per accelerator."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.kit.browser import PHONE, Browsing
+
+pytestmark = pytest.mark.browser
+
+QWEN = "/models/qwen3-5-397b-a17b/index.html"
+TIP = re.compile(
+    r"^(?P<run>.+): (?P<requests>\d+) requests? at once → (?P<speed>[\d,.]+) tok/s per request"
+    r"(?: \([^)]*\))?, (?P<per_accelerator>[\d,.]+) tok/s per accelerator \(derived\)"
+    r"(?P<off>; off its frontier)?$"
+)
+
+
+def _vertices(d: str) -> list[tuple[float, float]]:
+    """Every vertex of an SVG path that uses M, m, L and l with (x, y) pairs."""
+    points: list[tuple[float, float]] = []
+    command, x, y = "M", 0.0, 0.0
+    tokens = re.findall(r"[MmLl]|-?\d+(?:\.\d+)?", d)
+    i = 0
+    while i < len(tokens):
+        if tokens[i] in "MmLl":
+            command = tokens[i]
+            i += 1
+            continue
+        dx, dy = float(tokens[i]), float(tokens[i + 1])
+        x, y = (dx, dy) if command in "ML" else (x + dx, y + dy)
+        points.append((x, y))
+        command = {"M": "L", "m": "l"}.get(command, command)
+        i += 2
+    return points
+
+
+def test_each_frontier_point_names_its_own_figures_on_hover(browse: Browsing) -> None:
+    visit = browse.open(QWEN)
+    page = visit.page
+    chart = page.locator(".pareto-default")
+    svg = chart.locator("figure.plot svg")
+    svg.scroll_into_view_if_needed()
+    box = svg.bounding_box()
+    assert box is not None
+    rows = visit.js(
+        """() => Array.from(document.querySelectorAll(
+            ".pareto-default table.frontier-figures tbody tr"))
+            .map((tr) => Array.from(tr.cells).map((td) => td.textContent))"""
+    )
+    table = {(r[0], r[1], r[2], r[3]) for r in rows}
+    seen: dict[tuple[str, str, str, str], tuple[float, float]] = {}
+    paths = chart.locator("figure.plot svg path[class]")
+    assert paths.count() >= 2
+    for n in range(paths.count()):
+        for x, y in _vertices(paths.nth(n).get_attribute("d") or ""):
+            page.mouse.move(box["x"] + x / 360 * box["width"], box["y"] + y / 210 * box["height"])
+            tip = chart.locator(".plot-tip")
+            tip.wait_for(state="visible")
+            said = TIP.match(tip.inner_text())
+            assert said, tip.inner_text()
+            key = (said["run"], said["requests"], said["speed"], said["per_accelerator"])
+            assert key in table, key
+            seen[key] = (x, y)
+            page.mouse.move(box["x"] + 2, box["y"] + 2)  # off every point: the tip goes
+            tip.wait_for(state="hidden")
+    assert set(seen) == table  # every row is a point, and every point a row
+    number = lambda text: float(text.replace(",", ""))  # noqa: E731
+    for a, (ax, ay) in seen.items():
+        for b, (bx, by) in seen.items():
+            if number(a[2]) < number(b[2]):
+                assert ax <= bx, (a, b)
+            if number(a[3]) < number(b[3]):
+                assert ay >= by, (a, b)  # SVG y grows downwards
+    visit.assert_clean()
+
+
+def test_a_points_figures_stay_inside_a_phones_width(browse: Browsing) -> None:
+    """At 390 px, the point furthest right shows its figures without the page scrolling
+    sideways: the tip stays inside its figure."""
+    visit = browse.open(QWEN, width=PHONE)
+    page = visit.page
+    chart = page.locator(".pareto-default")
+    svg = chart.locator("figure.plot svg")
+    svg.scroll_into_view_if_needed()
+    box = svg.bounding_box()
+    assert box is not None
+    points = [
+        point
+        for n in range(chart.locator("figure.plot svg path[class]").count())
+        for point in _vertices(
+            chart.locator("figure.plot svg path[class]").nth(n).get_attribute("d") or ""
+        )
+    ]
+    x, y = max(points)
+    page.mouse.move(box["x"] + x / 360 * box["width"], box["y"] + y / 210 * box["height"])
+    chart.locator(".plot-tip").wait_for(state="visible")
+    widths = visit.js(
+        "() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+    )
+    assert widths[0] <= widths[1], widths
+    tip = chart.locator(".plot-tip").bounding_box()
+    assert tip is not None and tip["x"] + tip["width"] <= PHONE

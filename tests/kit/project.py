@@ -1,0 +1,74 @@
+"""The repository's site as tests use it: where it is, a throw-away copy of it to run sitegen
+against, the CLI run in-process on such a copy, and the built site and collected file read back
+independently of sitegen."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from sitegen import progress
+
+REPO = Path(__file__).resolve().parent.parent.parent
+DATA = REPO / "tests" / "data"  # every fixture lives here; see tests/data/README.md
+SEED_RUN_ID = "h200nvl2-sglang-deepseek-v4-flash-dspark"
+# How long a command runs before it shows its progress (sitegen/progress.py), as shipped: read
+# here, before conftest turns progress off for every test.
+SHOW_AFTER_S = progress.SHOW_AFTER_S
+# Runs a page of the index in the shipped site built with short pages (conftest's shipped_paged):
+# the shipped runs then fill page/2/ and page/3/ (tests/kit/paging_rule.py).
+PAGED_INDEX_SIZE = 3
+
+
+def site_files(folder: Path) -> dict[str, bytes]:
+    """Every file under ``folder`` by its relative path: two builds compared byte for byte."""
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+def forget_builds(project: Path, drawn: bool = False) -> None:
+    """Make the next build a cold one: no site, manifest, spare, kept figures or pieces; with
+    ``drawn``, no compiled templates or drawn charts either (the session shares those)."""
+    shutil.rmtree(project / "_site")
+    shutil.rmtree(project / ".sitegen" / "build")
+    (project / ".sitegen" / "cache" / "figures.json").unlink()
+    (project / ".sitegen" / "cache" / "fragments.json").unlink(missing_ok=True)
+    if drawn:
+        for kept in ("templates", "charts"):
+            shutil.rmtree(project / ".sitegen" / "cache" / kept)
+
+
+def copy_site(site: Path, shared_cache: Path) -> Path:
+    """A copy of the repository's site (sitegen.yaml, content/, and schema/ as result files'
+    modelines point there) at ``site``, its chart cache the session's ``shared_cache``."""
+    site.mkdir()
+    shutil.copy(REPO / "sitegen.yaml", site / "sitegen.yaml")
+    shutil.copytree(REPO / "content", site / "content")
+    shutil.copytree(REPO / "schema", site / "schema")
+    (site / ".sitegen").mkdir()
+    (site / ".sitegen" / "cache").symlink_to(shared_cache, target_is_directory=True)
+    return site
+
+
+def collected_entries(project: Path) -> list[dict]:  # type: ignore[type-arg]
+    """The collected file's entries as read here, independently of sitegen: each result with
+    its measurements read from the file their digest names (.sitegen/measurements/)."""
+    state = project / ".sitegen"
+    entries = json.loads((state / "collected.json").read_text(encoding="utf-8"))["runs"]
+    for entry in entries:
+        name = entry["result"]["measurements"]
+        entry["result"]["measurements"] = json.loads(
+            (state / "measurements" / f"{name}.json").read_text(encoding="utf-8")
+        )
+    return entries  # type: ignore[no-any-return]
+
+
+def run_cli(site: Path, *args: str) -> int:
+    """Run ``sitegen --config <site>/sitegen.yaml ARGS`` in-process."""
+    from sitegen.cli import main
+
+    return main(["--config", str(site / "sitegen.yaml"), *args])

@@ -1,0 +1,58 @@
+"""Issue 41 item 5: every capacity answer says which statistic of the cells it judged — the
+level's percentile where the level sets one, else the mean or median the run's file reports its
+latencies as — so that runs with different statistics side by side each say their own."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import yaml
+
+from tests.kit.project import REPO
+
+ROW = re.compile(
+    r'<tr class=\w+><td>[^<]*<th><a href="(?:\.\./)*runs/([^/"]+)/index\.html">(.*?)\n'
+)
+
+
+def _expected(run_id: str, percentile: str | None) -> str:
+    """The statistic judged, from the result file and the level as the config states them."""
+    if percentile:
+        return f"{percentile} latencies"
+    path = REPO / "content" / "runs" / f"{run_id}.yaml"
+    statistic = yaml.safe_load(path.read_text(encoding="utf-8"))["run"].get("latency_statistic")
+    return f"{statistic} latencies" if statistic in ("mean", "median") else "latencies as reported"
+
+
+def test_each_ranked_answer_names_the_statistic_it_judged(built_site: Path) -> None:
+    """Each row says it, or the legend above its context's table does, once for rows that all
+    judged the same."""
+    config = yaml.safe_load((REPO / "sitegen.yaml").read_text(encoding="utf-8"))
+    levels = {level["name"]: level.get("percentile") for level in config["service_levels"]}
+    kinds: set[str] = set()
+    checked = 0
+    for page in sorted((built_site / "capacity").glob("*/*/index.html")):
+        level = page.parent.parent.name
+        sections = page.read_text(encoding="utf-8").split("<section ")[1:]
+        for section in sections:
+            shared = re.search(r"judged on: ([^<]*)\.</p>", section)
+            for run_id, rest in ROW.findall(section):
+                labels = re.findall(r"<small>([^<]*)</small>", rest)
+                if shared:
+                    labels.append(shared[1])
+                expected = _expected(run_id, levels[level])
+                assert any(label.startswith(expected + " · ") for label in labels), (page, run_id)
+                kinds.add(expected)
+                checked += 1
+    assert checked > 50
+    # The shipped runs include files that report means and files that do not say.
+    assert {"mean latencies", "latencies as reported"} <= kinds
+
+
+def test_a_run_pages_capacity_names_the_statistic(built_site: Path) -> None:
+    run_id = "h200nvl2-sglang-deepseek-v4-flash-dspark"
+    html = (built_site / "runs" / run_id / "index.html").read_text(encoding="utf-8")
+    capacity = html.split("<section id=capacity", 1)[1].split("</section>", 1)[0]
+    assert _expected(run_id, None) == "mean latencies"
+    assert capacity.count("mean latencies · ") >= 3

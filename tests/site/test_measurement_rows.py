@@ -1,0 +1,79 @@
+"""The run JSON's measurements as rows (sitegen/measurement_rows.py), on hand-made cells whose
+rows are written out here, and read back on every shipped result file."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+import yaml
+
+from sitegen.measurement_rows import phase_rows, records, result_document
+from tests.kit.project import REPO
+
+
+def _cell(concurrency: int, ttft: Any, mean: Any = None, **more: Any) -> dict[str, Any]:
+    cell: dict[str, Any] = {"context_tokens": 8192, "concurrency": concurrency, "status": "valid"}
+    cell["ttft_ms"] = ttft
+    if mean is not None:
+        cell["statistics"] = {"ttft_ms": {"mean": mean, "p99": 2 * ttft}}
+    return cell | more
+
+
+def test_a_statistic_equal_to_its_figure_in_every_row_is_written_once() -> None:
+    rows = phase_rows([_cell(1, 10.5, 10.5), _cell(2, 20.25, 20.25)])
+    assert rows == {
+        "fields": ["context_tokens", "concurrency", "status", "ttft_ms", "statistics/ttft_ms/p99"],
+        "same": {"statistics/ttft_ms/mean": "ttft_ms"},
+        "rows": [[8192, 1, "valid", 10.5, 21.0], [8192, 2, "valid", 20.25, 40.5]],
+    }
+
+
+@pytest.mark.parametrize(
+    "second",
+    [
+        _cell(2, 20.25, 20.0),  # a mean that differs in one row
+        _cell(2, 4.0, 4),  # the same number, written otherwise (4.0 and 4)
+        _cell(2, 20.25),  # a figure without the statistic: "not given" is not "equal"
+    ],
+)
+def test_a_statistic_not_equal_in_every_row_keeps_its_column(second: dict[str, Any]) -> None:
+    first = _cell(1, 10.5, 10.5)
+    rows = phase_rows([first, second])
+    assert "same" not in rows
+    column = rows["fields"].index("statistics/ttft_ms/mean")
+    given = (second.get("statistics") or {}).get("ttft_ms", {}).get("mean")
+    assert [row[column] for row in rows["rows"]] == [10.5, given]
+    assert records(rows) == [first, second]
+
+
+def test_an_absent_field_is_null_and_read_back_absent() -> None:
+    cells = [_cell(1, 10.5), {"context_tokens": 8192, "concurrency": 2, "status": "over_capacity"}]
+    rows = phase_rows(cells)
+    assert rows["rows"][1] == [8192, 2, "over_capacity", None]
+    assert records(rows) == cells
+
+
+def test_every_shipped_result_reads_back_from_its_rows() -> None:
+    """The run JSON's measurements, written and read back, are the result file's: every figure,
+    at the precision the file gave it (compared as JSON text, so 10211.0 stays 10211.0)."""
+    shipped = sorted((REPO / "content" / "runs").glob("*.yaml"))
+    assert len(shipped) >= 20
+    for path in shipped:
+        document = yaml.safe_load(path.read_text(encoding="utf-8"))
+        published = {
+            **document,
+            "measurements": {
+                phase: phase_rows(items) for phase, items in document["measurements"].items()
+            },
+            "run_json_version": 2,
+        }
+        back = result_document(json.loads(json.dumps(published)))
+        assert json.dumps(back, sort_keys=True) == json.dumps(document, sort_keys=True), path
+
+
+def test_a_newer_format_is_refused_with_what_to_do() -> None:
+    with pytest.raises(ValueError, match="upgrade sitegen"):
+        result_document({"run_json_version": 3, "measurements": {}})
+    assert result_document({"measurements": {"decode": []}}) == {"measurements": {"decode": []}}
