@@ -45,13 +45,16 @@
     var figure = chart.querySelector("figure.plot"), svg = figure && figure.querySelector("svg");
     var table = chart.querySelector("table.frontier-figures");
     if (!svg || !table || !svg.getScreenCTM) return;
-    var byRun = {};
+    // Each run's rows: its name heads the first of them (a header cell spanning the rest).
+    var byRun = {}, run = null;
     Array.prototype.forEach.call(table.tBodies[0].rows, function (tr) {
-      var cells = tr.cells, run = cells[0].textContent;
+      var cells = Array.prototype.slice.call(tr.cells);
+      if (cells[0].tagName === "TH") run = cells.shift().textContent;
+      if (run === null || cells.length < 4) return;
       (byRun[run] = byRun[run] || []).push({
-        run: run, requests: cells[1].textContent, speed: cells[2].textContent,
-        perAccelerator: cells[3].textContent, frontier: cells[4].textContent === "yes",
-        x: number(cells[2].textContent), y: number(cells[3].textContent)
+        run: run, requests: cells[0].textContent, speed: cells[1].textContent,
+        perAccelerator: cells[2].textContent, frontier: cells[3].textContent === "yes",
+        x: number(cells[1].textContent), y: number(cells[2].textContent)
       });
     });
     var points = [];

@@ -52,9 +52,15 @@ def test_each_frontier_point_names_its_own_figures_on_hover(browse: Browsing) ->
     rows = visit.js(
         """() => Array.from(document.querySelectorAll(
             ".pareto-default table.frontier-figures tbody tr"))
-            .map((tr) => Array.from(tr.cells).map((td) => td.textContent))"""
+            .map((tr) => Array.from(tr.cells).map((td) => [td.tagName, td.textContent]))"""
     )
-    table = {(r[0], r[1], r[2], r[3]) for r in rows}
+    # A run's name heads its first row (a header cell spanning its rows), as a reader sees it.
+    table = set()
+    run = ""
+    for cells in rows:
+        if cells[0][0] == "TH":
+            run = cells.pop(0)[1]
+        table.add((run, cells[0][1], cells[1][1], cells[2][1]))
     seen: dict[tuple[str, str, str, str], tuple[float, float]] = {}
     paths = chart.locator("figure.plot svg path[class]")
     assert paths.count() >= 2

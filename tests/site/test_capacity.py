@@ -290,11 +290,13 @@ TTFT_WORDS = {
 }
 
 
-def verdict_labels(record: dict[str, Any]) -> str:
-    """What a capacity cell says it judged: the speed's source where not reported, the TTFT."""
+def verdict_labels(record: dict[str, Any], statistic: str = "") -> str:
+    """What a capacity cell says it judged: the statistic (the file's mean or median, where the
+    caller reads it), the speed's source where not reported, the TTFT."""
     from_gaps = record["per_request_source"] == "time_between_tokens"
     gaps = "speed from time between tokens · " if from_gaps else ""
-    return gaps + TTFT_WORDS[record["ttft_judged"]]
+    said = f"{statistic} latencies · " if statistic else ""
+    return said + gaps + TTFT_WORDS[record["ttft_judged"]]
 
 
 def test_level_pages_rank_every_setup_and_say_they_are_derived(built: Path) -> None:
@@ -415,7 +417,7 @@ def test_run_page_has_a_capacity_row_per_context(built: Path) -> None:
     section = html[html.index("<section id=capacity") : html.index("<section id=measurements")]
     for level in ("server", "interactive"):
         said = {
-            verdict_labels(record)
+            verdict_labels(record, document["run"]["latency_statistic"])
             for record in capacity_records(built / "_site")
             if record["run"] == SEED_RUN_ID and record["service_level"] == level
         }
