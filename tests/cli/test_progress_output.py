@@ -183,14 +183,25 @@ def test_a_cold_build_in_a_pipe_says_how_far_along_it_is(
     )
 
 
+# The sitegen command with its display's clock under the test's control: shown from the start
+# and redrawn every 10 ms rather than after a second and four times a second, so that a stage
+# lasting a fraction of a second on a fast machine is still drawn more than once.
+_SHOWN_AT_ONCE = (
+    "from sitegen import progress, progress_terminal; "
+    "progress.SHOW_AFTER_S = 0.0; progress_terminal.REDRAWS_PER_S = 100; "
+    "from sitegen.cli import run; run()"
+)
+
+
 def _on_a_terminal(folder: Path, *args: str) -> tuple[int, bytes, bytes]:
     """Run sitegen with a pseudo-terminal (100 columns, no colour) as its standard error and
-    a pipe as its standard output: its exit code, what it wrote to the terminal, and to the pipe."""
+    a pipe as its standard output, its display shown at once and redrawn often (_SHOWN_AT_ONCE):
+    its exit code, what it wrote to the terminal, and to the pipe."""
     main, side = pty.openpty()
     fcntl.ioctl(side, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 100, 0, 0))
     environment = {**os.environ, "NO_COLOR": "1", "TERM": "xterm-256color"}
     process = subprocess.Popen(
-        [sys.executable, "-m", "sitegen", "--config", str(folder / "sitegen.yaml"), *args],
+        [sys.executable, "-c", _SHOWN_AT_ONCE, "--config", str(folder / "sitegen.yaml"), *args],
         stdin=side,
         stdout=subprocess.PIPE,
         stderr=side,
