@@ -11,6 +11,7 @@ import re
 import pytest
 
 from tests.kit.browser import PHONE, Browsing
+from tests.kit.svg_paths import vertices
 
 pytestmark = pytest.mark.browser
 
@@ -20,25 +21,6 @@ TIP = re.compile(
     r"(?: \([^)]*\))?, (?P<per_accelerator>[\d,.]+) tok/s per accelerator \(derived\)"
     r"(?P<off>; off its frontier)?$"
 )
-
-
-def _vertices(d: str) -> list[tuple[float, float]]:
-    """Every vertex of an SVG path that uses M, m, L and l with (x, y) pairs."""
-    points: list[tuple[float, float]] = []
-    command, x, y = "M", 0.0, 0.0
-    tokens = re.findall(r"[MmLl]|-?\d+(?:\.\d+)?", d)
-    i = 0
-    while i < len(tokens):
-        if tokens[i] in "MmLl":
-            command = tokens[i]
-            i += 1
-            continue
-        dx, dy = float(tokens[i]), float(tokens[i + 1])
-        x, y = (dx, dy) if command in "ML" else (x + dx, y + dy)
-        points.append((x, y))
-        command = {"M": "L", "m": "l"}.get(command, command)
-        i += 2
-    return points
 
 
 def test_each_frontier_point_names_its_own_figures_on_hover(browse: Browsing) -> None:
@@ -65,7 +47,7 @@ def test_each_frontier_point_names_its_own_figures_on_hover(browse: Browsing) ->
     paths = chart.locator("figure.plot svg path[class]")
     assert paths.count() >= 2
     for n in range(paths.count()):
-        for x, y in _vertices(paths.nth(n).get_attribute("d") or ""):
+        for x, y in vertices(paths.nth(n).get_attribute("d") or ""):
             page.mouse.move(box["x"] + x / 360 * box["width"], box["y"] + y / 210 * box["height"])
             tip = chart.locator(".plot-tip")
             tip.wait_for(state="visible")
@@ -100,7 +82,7 @@ def test_a_points_figures_stay_inside_a_phones_width(browse: Browsing) -> None:
     points = [
         point
         for n in range(chart.locator("figure.plot svg path[class]").count())
-        for point in _vertices(
+        for point in vertices(
             chart.locator("figure.plot svg path[class]").nth(n).get_attribute("d") or ""
         )
     ]

@@ -12,7 +12,7 @@ import pytest
 from sitegen.site.draw.chart_specs import PALETTE
 from tests.kit.browser import Browsing
 from tests.kit.compare_rule import PAIR
-from tests.site.test_plots import vertices
+from tests.kit.svg_paths import vertices
 
 pytestmark = pytest.mark.browser
 

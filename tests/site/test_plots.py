@@ -15,22 +15,9 @@ from sitegen.site.draw.chart_specs import PALETTE
 from tests.kit.compare_rule import PAIR, model_colour_places, shipped_run, throughput
 from tests.kit.html_tables import quoted
 from tests.kit.project import REPO
+from tests.kit.svg_paths import vertices
 
 LEFT, RIGHT_EDGE, TOP, BOTTOM_EDGE = 52, 346, 10, 172  # the plot area in the 360 × 210 viewBox
-
-
-def vertices(d: str) -> list[tuple[float, float]]:
-    """Every vertex of SVG path data made of M/m/L/l (implicit repeats too), in absolute units."""
-    points: list[tuple[float, float]] = []
-    x = y = 0.0
-    for command, args in re.findall(r"([MmLl])([^MmLl]*)", d):
-        numbers = [float(n) for n in re.findall(r"-?\d+(?:\.\d+)?", args)]
-        assert numbers and len(numbers) % 2 == 0, d
-        for i in range(0, len(numbers), 2):
-            dx, dy = numbers[i], numbers[i + 1]
-            x, y = (x + dx, y + dy) if command.islower() else (dx, dy)
-            points.append((x, y))
-    return points
 
 
 def flat(points: list[tuple[float, float]]) -> list[float]:
