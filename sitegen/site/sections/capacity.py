@@ -111,10 +111,10 @@ def statistic_judged(run: Run, level: ServiceLevel) -> str:
     return STATISTIC_WORDS.get(run.info.latency_statistic or "", "latencies as reported")
 
 
-def verdict_labels(found: Capacity, statistic: str = "") -> str:
+def verdict_labels(found: Capacity, statistic: str) -> str:
     """Where a verdict's figures came from: the statistic judged (statistic_judged), the speed
     (when not reported) and the TTFT judged."""
-    parts = [statistic] if statistic else []
+    parts = [statistic]
     if found.per_request_source == FROM_TIME_BETWEEN_TOKENS:
         parts.append(FROM_GAPS)
     return " · ".join([*parts, TTFT_WORDS[found.ttft]])
@@ -163,7 +163,7 @@ class CapacityFigure:
     labels: str = ""
 
 
-def capacity_figure(found: Capacity, price: Price | None, statistic: str = "") -> CapacityFigure:
+def capacity_figure(found: Capacity, price: Price | None, statistic: str) -> CapacityFigure:
     labelled = verdict_labels(found, statistic)
     if found.max_concurrency is None:
         return CapacityFigure("", "", "", "", "", "", found.state, verdict_words(found), labelled)
