@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
@@ -50,10 +50,11 @@ def pointer_join(pointer: str, token: str | int) -> str:
 
 
 # libyaml's parser is many times faster than PyYAML's own; both compose an alias as a second
-# reference to one node (never expanding it), which is how _construct finds and refuses aliases.
+# reference to one node (never expanding it), which is how _Walk finds and refuses aliases.
 _Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _ALIAS = "anchors and aliases (*name) are not allowed; write the value out"
 _HUGE_NUMBER = "a number with thousands of digits is not a figure; write it in a normal size"
+_MERGE_KEY = "merge keys (<<) are not allowed; write the keys out"
 _SURROGATE = "text holds an invalid character (a lone UTF-16 surrogate such as \\ud800); remove it"
 
 
@@ -113,7 +114,7 @@ def parse_yaml(
             raise SitegenError(Problem(source, None, "", "file is empty"))
         lines: dict[str, int] = {}
         try:
-            data = _construct(loader, node, "", lines, 0, set(), source, 1, python_tuples)
+            data = _Walk(loader, source, lines, python_tuples).value(node, "", 0, 1)
         except yaml.YAMLError as exc:
             raise SitegenError(Problem(source, None, "", f"invalid YAML: {exc}")) from None
         return Document(source, data, lines)
@@ -121,110 +122,88 @@ def parse_yaml(
         loader.dispose()
 
 
-def _construct(
-    loader: yaml.SafeLoader,
-    node: Node,
-    pointer: str,
-    lines: dict[str, int],
-    depth: int,
-    seen: set[int],
-    source: str,
-    used_at: int,
-    python_tuples: bool = False,
-) -> Any:
-    """Plain data from a composed node, recording lines; ``used_at`` is the line that uses it."""
-    line = node.start_mark.line + 1
-    lines.setdefault(pointer, line)
-    if id(node) in seen:
-        raise SitegenError(Problem(source, used_at, "", _ALIAS))
-    seen.add(id(node))
-    if len(seen) > MAX_NODES:
-        raise SitegenError(
-            Problem(source, line, pointer, f"document has more than {MAX_NODES:,} values")
-        )
-    if depth > MAX_DEPTH:
-        raise SitegenError(
-            Problem(source, line, pointer, f"nested more than {MAX_DEPTH} levels deep")
-        )
-    if isinstance(node, ScalarNode):
+class _Walk:
+    """Plain data from a composed YAML document, node by node, recording each value's line under
+    its JSON pointer (``lines``) and refusing what a result file must not hold: aliases, tags,
+    merge keys, duplicate keys, documents too large or too deep."""
+
+    def __init__(
+        self, loader: yaml.SafeLoader, source: str, lines: dict[str, int], python_tuples: bool
+    ) -> None:
+        self.loader = loader
+        self.source = source
+        self.lines = lines
+        self.python_tuples = python_tuples
+        self.seen: set[int] = set()
+
+    def value(self, node: Node, pointer: str, depth: int, used_at: int) -> Any:
+        """The value of ``node``; ``used_at`` is the line that uses it (where an alias is named)."""
+        line = node.start_mark.line + 1
+        self.lines.setdefault(pointer, line)
+        if id(node) in self.seen:
+            raise SitegenError(Problem(self.source, used_at, "", _ALIAS))
+        self.seen.add(id(node))
+        if len(self.seen) > MAX_NODES:
+            self._refuse(line, pointer, f"document has more than {MAX_NODES:,} values")
+        if depth > MAX_DEPTH:
+            self._refuse(line, pointer, f"nested more than {MAX_DEPTH} levels deep")
+        if isinstance(node, ScalarNode):
+            return self._scalar(node, pointer, line)
+        if isinstance(node, SequenceNode):
+            return self._sequence(node, pointer, line, depth)
+        if isinstance(node, MappingNode):
+            return self._mapping(node, pointer, line, depth)
+        self._refuse(line, pointer, "unsupported YAML node")
+
+    def _scalar(self, node: ScalarNode, pointer: str, line: int) -> Any:
         if node.tag == "tag:yaml.org,2002:str":
             return node.value  # the common case, without the constructor's bookkeeping
         if node.tag == "tag:yaml.org,2002:timestamp":
             # Dates stay strings so that 2026-07-09 means the same in YAML and JSON.
             return node.value
         if node.tag not in _SCALAR_TAGS:
-            raise SitegenError(
-                Problem(
-                    source, line, pointer, f"the tag {node.tag!r} is not allowed; use plain values"
-                )
-            )
+            self._refuse_tag(node, pointer, line)
         try:
-            return loader.construct_object(node, deep=True)
+            return self.loader.construct_object(node, deep=True)
         except yaml.YAMLError as exc:
-            raise SitegenError(Problem(source, line, pointer, f"invalid value: {exc}")) from None
+            self._refuse(line, pointer, f"invalid value: {exc}")
         except ValueError:
-            # Python refuses to convert integers of more than 4,300 digits (a denial-of-service
-            # guard).
-            raise SitegenError(Problem(source, line, pointer, _HUGE_NUMBER)) from None
-    if isinstance(node, SequenceNode):
-        if node.tag != "tag:yaml.org,2002:seq" and not (
-            python_tuples and node.tag == "tag:yaml.org,2002:python/tuple"
-        ):
-            raise SitegenError(
-                Problem(
-                    source, line, pointer, f"the tag {node.tag!r} is not allowed; use plain values"
-                )
-            )
+            # Python refuses integers of more than 4,300 digits (a denial-of-service guard).
+            self._refuse(line, pointer, _HUGE_NUMBER)
+
+    def _sequence(self, node: SequenceNode, pointer: str, line: int, depth: int) -> list[Any]:
+        tuples = self.python_tuples and node.tag == "tag:yaml.org,2002:python/tuple"
+        if node.tag != "tag:yaml.org,2002:seq" and not tuples:
+            self._refuse_tag(node, pointer, line)
         return [
-            _construct(
-                loader,
-                item,
-                pointer_join(pointer, i),
-                lines,
-                depth + 1,
-                seen,
-                source,
-                item.start_mark.line + 1,
-                python_tuples,
-            )
+            self.value(item, pointer_join(pointer, i), depth + 1, item.start_mark.line + 1)
             for i, item in enumerate(node.value)
         ]
-    if isinstance(node, MappingNode):
+
+    def _mapping(self, node: MappingNode, pointer: str, line: int, depth: int) -> dict[str, Any]:
         if node.tag != "tag:yaml.org,2002:map":
-            raise SitegenError(
-                Problem(
-                    source, line, pointer, f"the tag {node.tag!r} is not allowed; use plain values"
-                )
-            )
+            self._refuse_tag(node, pointer, line)
         result: dict[str, Any] = {}
         for key_node, value_node in node.value:
             key_line = key_node.start_mark.line + 1
             if key_node.tag == "tag:yaml.org,2002:merge":
-                raise SitegenError(
-                    Problem(
-                        source,
-                        key_line,
-                        pointer,
-                        "merge keys (<<) are not allowed; write the keys out",
-                    )
-                )
+                self._refuse(key_line, pointer, _MERGE_KEY)
             if not isinstance(key_node, ScalarNode):
-                raise SitegenError(Problem(source, key_line, pointer, "keys must be plain strings"))
+                self._refuse(key_line, pointer, "keys must be plain strings")
             key = str(key_node.value)
             child = pointer_join(pointer, key)
             if key in result:
-                first = lines.get(child)
-                raise SitegenError(
-                    Problem(
-                        source, key_line, child, f"duplicate key {key!r} (first at line {first})"
-                    )
-                )
-            lines[child] = key_line
-            result[key] = _construct(
-                loader, value_node, child, lines, depth + 1, seen, source, key_line, python_tuples
-            )
+                first = self.lines.get(child)
+                self._refuse(key_line, child, f"duplicate key {key!r} (first at line {first})")
+            self.lines[child] = key_line
+            result[key] = self.value(value_node, child, depth + 1, key_line)
         return result
-    raise SitegenError(Problem(source, line, pointer, "unsupported YAML node"))
+
+    def _refuse_tag(self, node: Node, pointer: str, line: int) -> NoReturn:
+        self._refuse(line, pointer, f"the tag {node.tag!r} is not allowed; use plain values")
+
+    def _refuse(self, line: int, pointer: str, message: str) -> NoReturn:
+        raise SitegenError(Problem(self.source, line, pointer, message)) from None
 
 
 def parse_json(
