@@ -426,8 +426,8 @@ def bench(runs: int, repeat: int, hugo: bool = False) -> dict[str, object]:
         results["collect cold"] = median([cold_run(folder, "collect") for _ in range(repeat)])
         results["collect unchanged"] = median([sitegen(folder, "collect") for _ in range(repeat)])
         # With --hugo, Hugo's cold build is timed just before each cold build of sitegen: on a
-        # shared
-        # machine the load moves from one minute to the next, and a pair sees the same minute.
+        # shared machine the load moves from one minute to the next, and a pair sees the same
+        # minute.
         hugo_builds: list[Measure] = []
         builds = []
         for _ in range(repeat):

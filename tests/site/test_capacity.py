@@ -337,9 +337,8 @@ def test_level_pages_rank_every_setup_and_say_they_are_derived(built: Path) -> N
                 rate(total),
                 rate(total / count),
             ], (record, row)
-            # Ranked: each setup above it in its section serves as many users per accelerator, or
-            # more
-            # (the same model, the same context).
+            # Ranked: each setup above it in its section serves as many users per accelerator,
+            # or more (the same model, the same context).
             above = [
                 r
                 for r in records
