@@ -98,7 +98,7 @@ def end_process(code: int) -> NoReturn:
         sys.exit(code)
     # os._exit skips the exit handlers: run them first, so what libraries registered
     # (multiprocessing's, logging's) still runs. The saving, and its benchmark, are in
-    # docs/performance-log.md (issue 42); tests/test_lifetime.py pins the behaviour.
+    # docs/performance-log.md (issue 42); tests/cli/test_lifetime.py pins the behaviour.
     atexit._run_exitfuncs()
     with contextlib.suppress(OSError, ValueError):
         _flush()  # what the exit handlers printed
