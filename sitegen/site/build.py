@@ -438,7 +438,9 @@ class SiteWriter:
         keep(
             "data/runs.json",
             index_key,
-            lambda: feeds.runs_index(site, runs, analysis.headlines, analysis.fragments),
+            lambda: feeds.runs_index(
+                site, runs, analysis.headlines, analysis.fragments, self.memory.labels
+            ),
         )
         keep("data/setups.json", index_key, lambda: setups_json(runs, analysis.fragments))
         keep("data/capacity.json", index_key, lambda: capacity_json(runs, analysis))
@@ -449,7 +451,11 @@ class SiteWriter:
         # Derived cells per context for the index's operating-point picker, fetched on demand.
         self.points()
         # What the index's filters fetch on first use: every row, compact.
-        keep(SEARCH_INDEX, index_key, lambda: search_index_of(site, runs, analysis, groups))
+        keep(
+            SEARCH_INDEX,
+            index_key,
+            lambda: search_index_of(site, runs, analysis, groups, self.memory.labels),
+        )
 
     def points(self) -> None:
         """The picker's data/points/: each model's files keyed on its runs' content alone (the

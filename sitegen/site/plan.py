@@ -120,6 +120,7 @@ class PlanMemory:
     last_key: Callable[[str], str | None] = lambda path: None
     groups: dict[str, str] = field(default_factory=dict)
     history: SiteHistory | None = None  # the plan's setups and their changes (setup_pages)
+    labels: dict[str, str] | None = None  # the plan's distinguishing labels (data files)
 
 
 def plan(
@@ -179,6 +180,7 @@ class _PlanBasis:
         groups = site_groups(runs)
         pairs = natural_pairs(runs)
         run_labels = distinguishing_labels(runs)
+        memory.labels = run_labels
         site_history = SiteHistory.of(runs, settings.change_threshold, analysis.fragments)
         memory.history = site_history
         setup_keys = {setup: site_history.key(setup) for setup in site_history.setups}
@@ -624,12 +626,14 @@ def _site_pages(basis: _PlanBasis) -> list[PlannedPage]:
             "404.html", _key(not_found), partial(Page, "404.html", "pages/404.html", context)
         )
     )
-    planned.append(PlannedPage("feed.xml", everything, partial(_feed_page, site, basis.runs)))
+    planned.append(
+        PlannedPage("feed.xml", everything, partial(_feed_page, site, basis.runs, basis.run_labels))
+    )
     return planned
 
 
-def _feed_page(site: Site, runs: list[Run]) -> Page:
-    return Page("feed.xml", "feed.xml", feed_context(site.at("feed.xml"), runs))
+def _feed_page(site: Site, runs: list[Run], run_labels: dict[str, str]) -> Page:
+    return Page("feed.xml", "feed.xml", feed_context(site.at("feed.xml"), runs, run_labels))
 
 
 def _sitemap(site: Site, planned: list[PlannedPage], everything: str) -> list[PlannedPage]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from dataclasses import fields as dataclass_fields
 
@@ -46,6 +46,7 @@ def runs_index(
     runs: list[Run],
     book: HeadlineBook | None = None,
     fragments: Fragments | None = None,
+    run_labels: Mapping[str, str] | None = None,
 ) -> bytes:
     """Every run with its facts and headline figures, in raw units, for scripts: the names once
     (``fields``, and ``headline_fields`` for the array in ``headlines``), then one run per line.
@@ -53,7 +54,8 @@ def runs_index(
     run's line is a piece kept between builds (json_rows.run_piece) by its content and its
     label, the one thing on it made from other runs."""
     build = _RunsIndexBuild(site.at("data/runs.json"), book or headlines)
-    run_labels = distinguishing_labels(runs)
+    if run_labels is None:  # (the plan's, when the caller has them)
+        run_labels = distinguishing_labels(runs)
     lines = (
         run_piece(fragments, _runs_index_line, run, run_labels.get(run.id), build=build)
         for run in sorted(runs, key=lambda r: r.id)
@@ -120,13 +122,17 @@ def _timestamp(date: str | None) -> str:
     return f"{date or '1970-01-01'}T00:00:00Z"
 
 
-def feed_context(site: Site, runs: list[Run]) -> FeedContext:
+def feed_context(
+    site: Site, runs: list[Run], run_labels: Mapping[str, str] | None = None
+) -> FeedContext:
     """The feed's links are absolute with site_url; without it they are relative to feed.xml,
     which Atom allows (RFC 4287 §2: relative references resolve against the document's
-    address). Atom ids must be absolute, so without site_url they are sitegen URNs."""
+    address). Atom ids must be absolute, so without site_url they are sitegen URNs.
+    ``run_labels``: distinguishing_labels of ``runs``, when the caller has them (the plan)."""
     # (heapq.nlargest: what sorted(..., reverse=True)[:FEED_SIZE] gives, without sorting every run)
     newest = heapq.nlargest(FEED_SIZE, runs, key=lambda r: (r.info.date or "", r.id))
-    run_labels = distinguishing_labels(runs)
+    if run_labels is None:
+        run_labels = distinguishing_labels(runs)
 
     def link(path: str) -> str:
         return site.absolute(path) or site.url(path)

@@ -249,15 +249,21 @@ def index_page(
 
 
 def search_index_of(
-    site: Site, runs: list[Run], analysis: Analysis, model_digests: Mapping[str, str] | None = None
+    site: Site,
+    runs: list[Run],
+    analysis: Analysis,
+    model_digests: Mapping[str, str] | None = None,
+    labels: Mapping[str, str] | None = None,
 ) -> bytes:
     """The search index of a site's runs (see search_part); its links are relative to the site
     root, and site.js puts the page's ``data-root`` before them. Each model's part is a piece
     kept between builds, keyed by everything its rows show: ``model_digests`` (a model group's
-    path → its digest from the plan, pages.PlanMemory) names it, or else the runs' row inputs."""
+    path → its digest from the plan, pages.PlanMemory) names it, or else the runs' row inputs.
+    ``labels``: distinguishing_labels of ``runs``, when the caller has them (the plan's)."""
     site = site.at("index.html")
     groups = site_groups(runs)
-    labels = distinguishing_labels(runs)
+    if labels is None:
+        labels = distinguishing_labels(runs)
 
     def part(group: Group) -> Piece:
         digest = model_digests.get(group.path) if model_digests is not None else None
