@@ -1,6 +1,7 @@
 """The run page's dense markup (issue 18) against each shipped run's JSON: the matrix cells'
-short classes say each cell's status and shade, the measurements rows their status, and a
-capacity cell names tok/s per accelerator only where it differs from the total."""
+short classes say each cell's status and shade (the measurements rows' are made in the browser:
+tests/browser/test_browser_measurements.py), and a capacity cell names tok/s per accelerator
+only where it differs from the total."""
 
 from __future__ import annotations
 
@@ -107,33 +108,6 @@ def test_matrix_cells_carry_their_status_and_shade(built: Path) -> None:
                 assert got == want, (document["run"]["model"], context, level, cell["status"])
                 statuses_seen.add(cell["status"])
     assert {"valid", "requests_queued", "over_capacity"} <= statuses_seen
-
-
-def test_measurement_rows_carry_their_status(built: Path) -> None:
-    for document, html in _runs(built):
-        table = _section(html, "measurements").split("</thead>", 1)[1]
-        rows = re.findall(r"<tr(?: class=(\w+))? id=([\w-]+)>", table)
-        decode = sorted(
-            document["measurements"]["decode"],
-            key=lambda c: (c["context_tokens"], c["concurrency"]),
-        )
-        want = [None] * len(document["measurements"]["prefill"]) + [
-            STATUS_CLASS[c["status"]] for c in decode
-        ]
-        assert [css or None for css, _ in rows] == want
-        # Each row's address (docs/comparisons.md, "Citing a figure"), from the file's numbers.
-        chunk, output = "prompt_chunk_tokens", "output_tokens_per_request"
-        anchors = [
-            f"p-{p['context_tokens']}" + (f"-k{p[chunk]}" if p.get(chunk) else "")
-            for p in document["measurements"]["prefill"]
-        ]
-        anchors += [
-            f"r-{c['context_tokens']}-{c['concurrency']}"
-            + (f"-o{c[output]}" if c.get(output) else "")
-            for c in decode
-        ]
-        assert sorted(anchor for _, anchor in rows) == sorted(anchors)
-        assert len(set(anchors)) == len(anchors), "an address names one row"
 
 
 def test_capacity_cells_name_per_accelerator_figures_only_where_they_differ(built: Path) -> None:
