@@ -5,6 +5,7 @@ only where it differs from the total."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -184,3 +185,56 @@ def test_a_pages_links_put_in_place_of_its_old_ones_give_the_page_made_with_them
     links = fragments.render("run_links", *run_links(site, run, groups, other))
     assert with_links(with_one, links) == with_other
     assert with_links(with_one.replace(b"aria-labelledby=downloads-h", b""), links) is None
+
+
+def test_a_verdict_many_capacity_cells_give_is_said_once(built: Path) -> None:
+    """Every capacity cell that holds no load says its whole verdict, worked out here from the
+    records of data/capacity.json and the fewest requests the run measured at that context; one
+    that several cells give is said once, as a numbered note under the table, the cells keeping
+    its first words and the note's number."""
+    published = json.loads((built / "data" / "capacity.json").read_text())
+    levels = [level["name"] for level in published["service_levels"]]
+    records = {
+        (r["run"], r["service_level"], r["context_tokens"]): r
+        for r in (
+            dict(zip(published["fields"], values, strict=True)) for values in published["records"]
+        )
+    }
+    noted = 0
+    for document, html in _runs(built):
+        section = _section(html, "capacity")
+        run_id = re.search(r'<a href="[./]*runs/([^"/]+)\.json"', html).group(1)  # type: ignore[union-attr]
+        legend = re.search(r"<p class=legend><sup>.*?</p>", section)
+        parts = re.split(r"<sup>(\d+)</sup> ", legend.group(0)[:-4]) if legend else [""]
+        notes = {
+            number: text.removesuffix("; ").removesuffix(".")
+            for number, text in zip(parts[1::2], parts[2::2], strict=True)
+        }
+        own_cells = rule.own_cells(document)
+        contexts = {context_label(c): c for c in own_cells}
+        said: dict[str, int] = {}
+        for label, row in re.findall(r"<tr><th>([^<]+)((?:<td>[^\n]*?)+)$", section, re.M):
+            context = contexts[label]
+            for level, cell in zip(levels, row.split("<td>")[1:], strict=True):
+                record = records[(run_id, level, context)]
+                if record["max_concurrency"] is not None:
+                    continue
+                fewest = min(own_cells[context])
+                requests = f"{fewest} request{'s' if fewest > 1 else ''}"
+                expected = (
+                    f"cannot tell: {record['reason']}"
+                    if record["state"] == "cannot_tell"
+                    else f"does not meet, even at {requests}: {record['reason']}"
+                )
+                shown = re.match(r"<b>([^<]+)</b>(?:<sup>(\d+)</sup>)?", cell)
+                assert shown, cell
+                if shown.group(2):
+                    assert expected.startswith(shown.group(1))
+                    assert notes[shown.group(2)] == expected
+                    noted += 1
+                else:
+                    assert shown.group(1) == expected
+                said[expected] = said.get(expected, 0) + 1
+        # Said once: a note for each verdict more than one cell gives, and for no other.
+        assert sorted(notes.values()) == sorted(v for v, count in said.items() if count > 1)
+    assert noted

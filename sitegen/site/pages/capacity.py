@@ -335,9 +335,7 @@ def level_table(answers: tuple[ContextAnswer, ...]) -> LevelTable:
     judged = {c.labels for r in rows for c in r.cells if c is not None}
     labels = judged.pop() if len(judged) == 1 else ""
     if labels:
-        rows = [
-            replace(r, cells=tuple(c and replace(c, labels="") for c in r.cells)) for r in rows
-        ]
+        rows = [replace(r, cells=tuple(c and replace(c, labels="") for c in r.cells)) for r in rows]
     rows, reasons = _reasons_said_once(rows)
     return LevelTable(
         tuple((answer.context, answer.anchor) for answer in answers),
