@@ -126,10 +126,10 @@ def test_capacity_cells_name_per_accelerator_figures_only_where_they_differ(buil
         figures = re.findall(r"<tr><th>([^<]+)((?:<td>[^\n]*?)+)$", section, re.M)
         assert figures
         for label, row in figures:
+            # Beneath the users: requests held · total tok/s (· tok/s per accelerator), as the
+            # caption names them once.
             for users, held, total, per in re.findall(
-                r"<td><b>([\d.]+)</b> <small>(\d+) requests? · ([\d,.K]+) tok/s(?: · ([\d,.K]+) "
-                r"per accelerator)?</small>",
-                row,
+                r"<td><b>([\d.]+)</b> <small>(\d+) · ([\d,.K]+)(?: · ([\d,.K]+))?</small>", row
             ):
                 cell = cells[(labels[label], int(held))]
                 assert total == rate(cell["total_tokens_per_s"])
@@ -147,6 +147,10 @@ def test_capacity_cells_name_per_accelerator_figures_only_where_they_differ(buil
                 checked[count == 1] += 1
         said = "With one accelerator, tok/s per accelerator is the total." in section
         assert said == (count == 1)
+        caption = "beneath them: requests held · total tok/s" + (
+            "" if count == 1 else " · tok/s per accelerator"
+        )
+        assert caption + "</p>" in section
     assert checked[True] and checked[False], checked  # the shipped runs have both
 
 

@@ -163,6 +163,7 @@ class CapacityFigure:
     labels: str = ""
     head: str = ""  # the verdict's first words ("does not meet", "cannot tell")
     note: str = ""  # the number of the note that gives its whole verdict, said once (run page)
+    requests: str = ""  # requests held, the number alone (the run page's caption names it)
 
 
 def capacity_figure(found: Capacity, price: Price | None, statistic: str) -> CapacityFigure:
@@ -181,6 +182,7 @@ def capacity_figure(found: Capacity, price: Price | None, statistic: str) -> Cap
         cost=priced_cost(price, found.accelerators, found.total_tokens_per_s),
         sort=repr(users),
         labels=labelled,
+        requests=str(found.max_concurrency),
     )
 
 
