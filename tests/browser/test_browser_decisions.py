@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from tests.kit.browser import DESKTOP, PHONE, Browsing, Visit
+from tests.kit.capacity_json import capacity_records
 from tests.kit.context_rule import context_label
 from tests.kit.run_json import published_run
 
@@ -350,8 +351,7 @@ def test_a_readers_question_is_answered_from_the_front_page_in_three_links(
     assert len(best_href) == 1, best_href
     best_run = re.search(r"runs/([^/]+)/index\.html", best_href[0])
     # The best by the records: the most users per accelerator at 32K within server, of this model.
-    records = json.loads((built_site / "data" / "capacity.json").read_text())
-    rows = [dict(zip(records["fields"], values, strict=True)) for values in records["records"]]
+    rows = capacity_records(built_site)  # with their figures, from the run JSON
     model = {
         p.stem: json.loads(p.read_text())["run"].get("base_model")
         for p in (built_site / "runs").glob("*.json")

@@ -20,6 +20,7 @@ from sitegen.config import Price, ServiceLevel, load_config
 from sitegen.errors import SitegenError
 from sitegen.site.figures import capacity as cap
 from tests.kit import verdict_rule as rule
+from tests.kit.capacity_json import FIELDS, capacity_records
 from tests.kit.context_rule import context_label
 from tests.kit.html_tables import tables
 from tests.kit.paging_rule import site_pages
@@ -155,42 +156,31 @@ def built(shipped: Path) -> Path:
     return shipped
 
 
-def capacity_records(site: Path) -> list[dict[str, Any]]:
-    """data/capacity.json's records as objects: its field names, once, name each array's values."""
-    published = json.loads((site / "data" / "capacity.json").read_text())
-    return [dict(zip(published["fields"], record, strict=True)) for record in published["records"]]
-
-
 def test_capacity_json_matches_a_recomputation_from_the_result_files(built: Path) -> None:
     levels = yaml.safe_load((built / "sitegen.yaml").read_text())["service_levels"]
     text = (built / "_site" / "data" / "capacity.json").read_text()
     published = json.loads(text)
-    assert published["format"] == "sitegen-capacity" and published["version"] == 3
+    assert published["format"] == "sitegen-capacity" and published["version"] == 4
     assert published["derived"] is True
     assert [level["name"] for level in published["service_levels"]] == [
         "server",
         "interactive",
         "interactive-cold",
     ]
-    assert published["fields"] == [
-        "run",
-        "service_level",
-        "context_tokens",
-        "max_concurrency",
-        "total_tokens_per_s",
-        "tokens_per_s_per_accelerator",
-        "users_per_accelerator",
-        "state",
-        "per_request_source",
-        "ttft_judged",
-        "stopped_at",
-        "stopped_state",
-        "reason",
-        "measured_concurrency",
-    ]
+    # The verdicts only: the figures at a capacity are the run's cells' (data/points/).
+    assert published["fields"] == FIELDS
     expected = expected_records(built / "_site", levels)
     published_records = capacity_records(built / "_site")
     assert [{k: v for k, v in r.items() if k != "reason"} for r in published_records] == expected
+    # The published figures are the run's own cells', as kept by data/points/: every record of a
+    # run at a context meets at a count measured there.
+    points = _points_totals(built / "_site")
+    for r in published_records:
+        if r["max_concurrency"] is not None:
+            assert (
+                points[(r["run"], r["context_tokens"], r["max_concurrency"])]
+                == (r["total_tokens_per_s"])
+            )
     # A record says why its ladder stopped, and nothing when every measured load meets the level.
     assert all(bool(r["reason"]) == (r["stopped_at"] is not None) for r in published_records)
     # Compact: one record per line, no indentation.
@@ -204,6 +194,20 @@ def test_capacity_json_matches_a_recomputation_from_the_result_files(built: Path
     assert any(r["max_concurrency"] for r in expected) and any(
         r["max_concurrency"] is None for r in expected
     )
+
+
+def _points_totals(site: Path) -> dict[tuple[str, int, int], float]:
+    """Every cell's total tok/s in data/points/<context>/<model>.json, by run, its own context and
+    requests."""
+    totals = {}
+    for path in (site / "data" / "points").glob("*/*.json"):
+        data = json.loads(path.read_text())
+        total = data["columns"].index("total_tokens_per_s")
+        for run, _, context, cells, *_ in data["runs"]:
+            for concurrency, cell in zip(data["concurrency"], cells, strict=False):
+                if cell is not None and len(cell) > total:
+                    totals[(run, context, concurrency)] = cell[total]
+    return totals
 
 
 def test_the_seed_run_at_32k_by_hand(built: Path) -> None:
