@@ -115,8 +115,45 @@ def test_every_shipped_runs_rows_carry_their_status_and_address(
         # Phase and context cells span their rows, so a row has at most two cells more.
         heads = visit.js("() => document.querySelectorAll('table.figures thead th').length")
         assert all(heads - 2 <= int(cells) <= heads for _, _, cells in shown), name
+        _optional_columns_hold_the_files_figures(visit, document, name)
         visit.assert_clean()
         visit.page.context.close()
+
+
+def _optional_columns_hold_the_files_figures(
+    visit: Visit, document: dict[str, Any], name: str
+) -> None:
+    """A run whose cells have their own output length, or whose prefill measured several prompt
+    sizes, shows a column of them: each row's, from the file ("—" where it has none)."""
+    table = tables(visit.page.locator("table.figures").evaluate("(table) => table.outerHTML"))
+    rows = table["data figures"]
+    chunk, output = "prompt_chunk_tokens", "output_tokens_per_request"
+    prefill = sorted(
+        document["measurements"]["prefill"], key=lambda p: (p["context_tokens"], p.get(chunk, 0))
+    )
+    decode = sorted(
+        document["measurements"]["decode"],
+        key=lambda c: (c["context_tokens"], c["concurrency"], c.get(output, 0)),
+    )
+
+    def said(value: int | None) -> str:
+        return f"{value:,}" if value else "—"
+
+    columns = {
+        "Output tokens per request": (
+            any(c.get(output) for c in decode),
+            ["—"] * len(prefill) + [said(c.get(output)) for c in decode],
+        ),
+        "Prompt tokens": (
+            len({p[chunk] for p in prefill if p.get(chunk)}) > 1,
+            [said(p.get(chunk)) for p in prefill] + ["—"] * len(decode),
+        ),
+    }
+    for title, (wanted, values) in columns.items():
+        assert (title in rows[0]) == wanted, (name, title)
+        if wanted:
+            at = rows[0].index(title)
+            assert [row[at] for row in rows[1:]] == values, (name, title)
 
 
 def test_an_address_naming_a_row_lands_on_it(browse: Browsing) -> None:
