@@ -98,6 +98,8 @@ def test_page_loads_cleanly_and_draws_its_charts(
             {urlsplit(url).path for url in visit.requests if urlsplit(url).path.endswith(".js")}
         )
         picker = ["/assets/point.js"] if kind in ("index", "model", "hardware") else []
+        if kind == "run":  # its tables made from the run JSON, citations and CSV (run.js)
+            picker = ["/assets/run.js"]
         # A model or accelerator page with decode charts at more than one context draws the rest in
         # the browser (group.js, with the plot drawing the compare view shares: plots.js).
         if visit.js("() => Boolean(document.querySelector('#decode[data-plots]'))"):

@@ -14,6 +14,7 @@ import pytest
 
 from tests.kit import verdict_rule as rule
 from tests.kit.browser import Browsing, Visit
+from tests.kit.capacity_json import capacity_records
 from tests.kit.run_json import published_run
 
 pytestmark = pytest.mark.browser
@@ -59,11 +60,8 @@ SCRIPT_VERDICTS = r"""async () => {
 
 
 def published(site: Path) -> dict[tuple[str, str, int], dict[str, Any]]:
-    data = json.loads((site / "data" / "capacity.json").read_text())
-    return {
-        (r["run"], r["service_level"], r["context_tokens"]): r
-        for r in (dict(zip(data["fields"], values, strict=True)) for values in data["records"])
-    }
+    """data/capacity.json's records, their capacity's figures put back from the run JSON."""
+    return {(r["run"], r["service_level"], r["context_tokens"]): r for r in capacity_records(site)}
 
 
 def documents(site: Path) -> dict[str, dict[str, Any]]:

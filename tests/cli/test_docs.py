@@ -60,7 +60,6 @@ def test_every_page_context_is_a_documented_dataclass() -> None:
         (index_page, "IndexPageContext"),
         (pages, "NotFoundPageContext"),
         (run_page, "MatrixCell"),
-        (run_page, "MeasurementRow"),
         (common, "Page"),
         (common, "Site"),
     ):

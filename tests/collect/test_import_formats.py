@@ -23,6 +23,7 @@ from tests.kit.importing import (
     write_meta,
 )
 from tests.kit.project import REPO, run_cli
+from tests.kit.run_json import published_run
 
 FORMATS = REPO / "tests" / "data" / "formats"
 AIPERF_13 = FORMATS / "aiperf" / "aiperf-0.10.0-schema1.3-qwen36-nvfp4-rtx5090-c2.json"
@@ -286,10 +287,14 @@ def test_several_prompt_sizes_are_series_and_the_headline_is_never_a_tiny_prompt
     prefill = [r for r in rows if r["n_prompt"] > 0 and r["n_gen"] == 0]
     sizes = sorted({r["n_prompt"] for r in prefill})
     assert len(sizes) == 7 and sizes[0] == 128
-    assert "<th>Prompt tokens" in page
-    for size in sizes:  # a series (bar label) per prompt size, and each a table row's prompt size
+    # A series (bar label) per prompt size; each prefill row of the run JSON keeps its prompt size,
+    # from which the browser makes "All measurements"' Prompt tokens column
+    # (tests/browser/test_browser_measurements.py).
+    published = published_run(site / "runs" / "rx7900xtx-llamacpp-gptoss20b.json")
+    kept = sorted({p["prompt_chunk_tokens"] for p in published["measurements"]["prefill"]})
+    assert kept == sizes
+    for size in sizes:
         assert f">pp{size}<" in page
-        assert page.count(f"<td>{size:,}\n") + page.count(f"<td>{size:,}<") >= 1
     # The index's prefill headline: at the reference context (the 8,192 depth), the prompt size
     # nearest 512 that is at least 256 tokens, said beneath the figure.
     deepest = max(r["n_depth"] for r in prefill)
@@ -442,9 +447,15 @@ def test_the_run_page_shows_the_repeats_and_their_spread(project: Path) -> None:
         encoding="utf-8"
     )
     totals = sorted(run["output_throughput"] for run in summary)
-    assert "<th>Repeats (their total tok/s)" in page
-    assert f"<td>2 × ({totals[0]:,.1f}–{totals[-1]:,.1f} tok/s)" in page
-    assert f"{sum(totals) / 2:,.1f}" in page  # the cell's figure: the repeats' mean
+    # The cell's figure, in the decode matrix: the repeats' mean.
+    assert f"{sum(totals) / 2:,.1f}" in page
+    # Its count and spread are in the run JSON, from which the browser makes "All measurements"'
+    # Repeats column, "2 × (min–max tok/s)" (templates/static/run.js, repeatsSaid).
+    published = published_run(project / "_site" / "runs" / "epyc-vllm-opt125m-sweep.json")
+    [cell] = [c for c in published["measurements"]["decode"] if c.get("repeats")]
+    spread = cell["repeats"]["spread"]["total_tokens_per_s"]
+    assert cell["repeats"]["count"] == 2
+    assert (spread["min"], spread["max"]) == pytest.approx((totals[0], totals[-1]), rel=1e-6)
 
 
 # --- request-rate runs as load points (schema 1.2, issue 44's shape)

@@ -473,27 +473,6 @@ def test_incremental_build_that_fails_while_swapping_in_keeps_the_old_site(
     assert "230.5" in (project / "_site" / "runs" / SEED_RUN_ID / "index.html").read_text()
 
 
-def test_measurement_rows_hold_only_formatted_figures(project: Path) -> None:
-    # templates/pages/run.html prints these rows without escaping: only sitegen's formatters and
-    # label tables may fill them, never a result file's text, whatever the file says.
-    from sitegen.config import load_config
-    from sitegen.site.pages.run import _measurement_rows
-    from sitegen.store import read_collected
-
-    assert run_cli(project, "collect") == 0
-    runs = read_collected(load_config(project / "sitegen.yaml").state_dir)
-    # Parentheses too, none starts markup: a rounded context's exact count, "4.9K (5,000 tokens)".
-    safe = re.compile(r"[\w ,.:/()—-]*")
-    for run in runs:
-        for row in _measurement_rows(run):
-            for name, value in vars(row).items():
-                if name in ("phase_rows", "context_rows"):
-                    assert type(value) is int  # a rowspan, written as a number
-                    continue
-                text = value.value if name == "status" else value
-                assert safe.fullmatch(text), (run.id, name, text)
-
-
 # Run as `python - <crash at call N> <config>`: a build that dies (os._exit, as kill -9 does: no
 # cleanup, no finally) at the Nth file-system step that moves, links or removes files.
 _CRASHING_BUILD = """

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from sitegen.config import Price, ServiceLevel, load_config
 from sitegen.errors import SitegenError
 from sitegen.site.figures import capacity as cap
 from tests.kit import verdict_rule as rule
+from tests.kit.capacity_json import FIELDS, capacity_records
 from tests.kit.context_rule import context_label
 from tests.kit.html_tables import tables
 from tests.kit.paging_rule import site_pages
@@ -154,42 +156,31 @@ def built(shipped: Path) -> Path:
     return shipped
 
 
-def capacity_records(site: Path) -> list[dict[str, Any]]:
-    """data/capacity.json's records as objects: its field names, once, name each array's values."""
-    published = json.loads((site / "data" / "capacity.json").read_text())
-    return [dict(zip(published["fields"], record, strict=True)) for record in published["records"]]
-
-
 def test_capacity_json_matches_a_recomputation_from_the_result_files(built: Path) -> None:
     levels = yaml.safe_load((built / "sitegen.yaml").read_text())["service_levels"]
     text = (built / "_site" / "data" / "capacity.json").read_text()
     published = json.loads(text)
-    assert published["format"] == "sitegen-capacity" and published["version"] == 3
+    assert published["format"] == "sitegen-capacity" and published["version"] == 4
     assert published["derived"] is True
     assert [level["name"] for level in published["service_levels"]] == [
         "server",
         "interactive",
         "interactive-cold",
     ]
-    assert published["fields"] == [
-        "run",
-        "service_level",
-        "context_tokens",
-        "max_concurrency",
-        "total_tokens_per_s",
-        "tokens_per_s_per_accelerator",
-        "users_per_accelerator",
-        "state",
-        "per_request_source",
-        "ttft_judged",
-        "stopped_at",
-        "stopped_state",
-        "reason",
-        "measured_concurrency",
-    ]
+    # The verdicts only: the figures at a capacity are the run's cells' (data/points/).
+    assert published["fields"] == FIELDS
     expected = expected_records(built / "_site", levels)
     published_records = capacity_records(built / "_site")
     assert [{k: v for k, v in r.items() if k != "reason"} for r in published_records] == expected
+    # The published figures are the run's own cells', as kept by data/points/: every record of a
+    # run at a context meets at a count measured there.
+    points = _points_totals(built / "_site")
+    for r in published_records:
+        if r["max_concurrency"] is not None:
+            assert (
+                points[(r["run"], r["context_tokens"], r["max_concurrency"])]
+                == (r["total_tokens_per_s"])
+            )
     # A record says why its ladder stopped, and nothing when every measured load meets the level.
     assert all(bool(r["reason"]) == (r["stopped_at"] is not None) for r in published_records)
     # Compact: one record per line, no indentation.
@@ -203,6 +194,20 @@ def test_capacity_json_matches_a_recomputation_from_the_result_files(built: Path
     assert any(r["max_concurrency"] for r in expected) and any(
         r["max_concurrency"] is None for r in expected
     )
+
+
+def _points_totals(site: Path) -> dict[tuple[str, int, int], float]:
+    """Every cell's total tok/s in data/points/<context>/<model>.json, by run, its own context and
+    requests."""
+    totals = {}
+    for path in (site / "data" / "points").glob("*/*.json"):
+        data = json.loads(path.read_text())
+        total = data["columns"].index("total_tokens_per_s")
+        for run, _, context, cells, *_ in data["runs"]:
+            for concurrency, cell in zip(data["concurrency"], cells, strict=False):
+                if cell is not None and len(cell) > total:
+                    totals[(run, context, concurrency)] = cell[total]
+    return totals
 
 
 def test_the_seed_run_at_32k_by_hand(built: Path) -> None:
@@ -246,39 +251,64 @@ def following_next(first: Path) -> list[Path]:
     raise AssertionError("the pager did not end")
 
 
-def answers(site: Path, level: str) -> dict[str, dict[int, tuple[int, list[str]]]]:
-    """Every model's ranked answers at ``level`` (/capacity/<level>/<model>/): by run, by the
-    section's context, the row's place in its section and its cells (rank, setup, figures…)."""
-    shown: dict[str, dict[int, tuple[int, list[str]]]] = {}
+@dataclass(frozen=True)
+class Answer:
+    """A run's cell at one context of its model's level page, with the words the page says once
+    put back: its row's place, whether marked best, its figures or its verdict in full."""
+
+    place: int
+    best: bool
+    figures: list[str]  # users per accelerator, requests held, total tok/s, tok/s per accelerator
+    verdict: str
+    labels: str  # what it judged (its own, or the table's when every cell shares it)
+
+
+def _cell(cell: str, place: int, shared: str, reasons: dict[str, str]) -> Answer:
+    notes = re.findall(r"<small>([^<]*)</small>", cell)
+    met = re.match(r">(<b>)?([\d.,]+)(?: best</b>)? <small>([^<]*)</small>", cell)
+    labels = shared or (notes[-1] if notes else "")
+    if met:
+        figures = [met.group(2), *met.group(3).split(" · ")[:3]]
+        return Answer(place, bool(met.group(1)), figures, "", labels)
+    words = re.sub(r"^ class=\w+>", "", cell).split(" <small>")[0]
+    full = {"Does not meet": "Does not meet the level"}.get(words, words)
+    if full in reasons:  # said once beneath the table: the cell has the verdict alone
+        words = f"{full}: {reasons[full]}"
+    return Answer(place, False, [], words, labels)
+
+
+def level_pages(site: Path, level: str) -> dict[str, list[tuple[str, dict[int, Answer]]]]:
+    """Every model's level page (/capacity/<level>/<model>/): its rows in order, each a run and
+    its cells by the column's context (the column head's anchor, c-<tokens>)."""
+    pages = {}
     for page in sorted((site / "capacity" / level).glob("*/index.html")):
         html = page.read_text()
-        for chunk in re.split(r'(?=<section id="c-\d+")', html)[1:]:
-            opening = re.match(r'<section id="c-(\d+)"', chunk)
-            assert opening
-            context = int(opening.group(1))
-            runs = re.findall(
-                r"<tr(?: class=\w+)?><td>\d*<th>"
-                r'<a href="[./]*runs/([^/"]+)/index.html"',
-                chunk,
-            )
-            ((_, rows),) = [t for t in _all_tables(chunk) if t[0] == "data answer"]
-            # What every verdict judged, said once above the table when all rows share it.
-            shared = re.search(r"; judged on: ([^<]*)\.</p>", chunk)
-            if shared:
-                rows = [rows[0]] + [
-                    [row[0], f"{row[1]} {shared.group(1)}", *row[2:]] for row in rows[1:]
-                ]
-            assert rows[0][:6] == [
-                "Rank",
-                "Setup",
-                "Users per accelerator (derived)",
-                "Requests held",
-                "Total tok/s",
-                "tok/s per accelerator (derived)",
-            ]
-            for place, (run, row) in enumerate(zip(runs, rows[1:], strict=True)):
-                assert context not in shown.get(run, {}), f"{run} listed twice at {context}"
-                shown.setdefault(run, {})[context] = (place, row)
+        table = html.split('<table class="data level"', 1)[1].split("</table>", 1)[0]
+        contexts = [int(c) for c in re.findall(r"<th id=c-(\d+)>", table)]
+        judged = re.search(r"every cell judged on: ([^<]*?) · rows are setups", html)
+        reasons = dict(re.findall(r"<strong>([^<]+)</strong>, in every such cell: ([^<]*)\.", html))
+        rows = []
+        for place, row in enumerate(table.split("\n<tr><th>")[1:]):
+            found = re.match(r'<a href="[./]*runs/([^/"]+)/index.html">', row)
+            assert found, row
+            _, *cells = row.rstrip("\n").split("<td")
+            answers = {
+                context: _cell(cell, place, judged.group(1) if judged else "", reasons)
+                for context, cell in zip(contexts, cells, strict=True)
+                if cell != ">—"
+            }
+            rows.append((found.group(1), answers))
+        pages[page.parent.name] = rows
+    return pages
+
+
+def answers(site: Path, level: str) -> dict[str, dict[int, Answer]]:
+    """Every run's cells at ``level``, by the context of their column."""
+    shown: dict[str, dict[int, Answer]] = {}
+    for rows in level_pages(site, level).values():
+        for run, cells in rows:
+            assert run not in shown, f"{run} listed twice"
+            shown[run] = cells
     return shown
 
 
@@ -310,13 +340,13 @@ def test_level_pages_rank_every_setup_and_say_they_are_derived(built: Path) -> N
             run_id for run_id, result in results.items() if result["measurements"]["decode"]
         }
         for record in (r for r in records if r["service_level"] == level):
-            # Its own context's section, or a neighbour's within 3 % (its own context then named).
+            # Its own context's column, or a neighbour's within 3 % (its own context then named).
             context = next(
                 c for c in shown[record["run"]] if abs(c - record["context_tokens"]) <= 0.03 * c
             )
-            place, row = shown[record["run"]][context]
-            # What its verdict judged, beneath the setup's name (the record's speed source, TTFT).
-            assert row[1].endswith(verdict_labels(record)), (record, row)
+            cell = shown[record["run"]][context]
+            # What its verdict judged (the record's speed source, TTFT).
+            assert cell.labels.endswith(verdict_labels(record)), (record, cell)
             if record["max_concurrency"] is None:
                 # Does not meet (even at the fewest requests measured), or cannot tell, and why.
                 fewest = record["measured_concurrency"][0]
@@ -327,32 +357,65 @@ def test_level_pages_rank_every_setup_and_say_they_are_derived(built: Path) -> N
                     f"request{'s' if fewest > 1 else ''}: "
                     f"{record['reason']}"
                 )
-                assert row[2] == words, (record, row)
+                assert cell.verdict == words, (record, cell)
                 continue
             count = results[record["run"]]["hardware"]["count"]
             total = record["total_tokens_per_s"]
-            assert row[2:6] == [
+            assert cell.figures == [
                 users(record["users_per_accelerator"]),
                 str(record["max_concurrency"]),
                 rate(total),
                 rate(total / count),
-            ], (record, row)
-            # Ranked: each setup above it in its section serves as many users per accelerator,
-            # or more (the same model, the same context).
-            above = [
-                r
-                for r in records
-                if r["service_level"] == level
-                and r["users_per_accelerator"] is not None
-                and abs(r["context_tokens"] - context) <= 0.03 * context
-                and same_model(site, r["run"], record["run"])
-                and shown[r["run"]].get(context, (place, []))[0] < place
-            ]
-            assert all(r["users_per_accelerator"] >= record["users_per_accelerator"] for r in above)
+            ], (record, cell)
+        _best_and_order_as_stated(level_pages(site, level), records, level)
     html = (site / "capacity" / "server" / "deepseek-v4-flash-dspark" / "index.html").read_text()
     assert "not measured goodput" in html and "derived" in html
-    # 32 requests on 2 accelerators, the only setup of its model: 16 users per accelerator, no rank.
-    assert answers(site, "server")[SEED_RUN_ID][32768][1][:3][0::2] == ["", "16"]
+    assert "Rows are in the order of their users per accelerator at the first context" in html
+    # 32 requests on 2 accelerators, the only setup of its model: 16 users per accelerator, and
+    # not marked best (none other meets the level).
+    seed = answers(site, "server")[SEED_RUN_ID][32768]
+    assert (seed.best, seed.figures[0]) == (False, "16")
+
+
+def _best_and_order_as_stated(
+    pages: dict[str, list[tuple[str, dict[int, Answer]]]], records: list[dict[str, Any]], level: str
+) -> None:
+    """At each context the setup marked best serves the most users per accelerator (then the most
+    tok/s per accelerator), marked only where two or more meet the level; and rows are in the
+    order the page states: users per accelerator at the first context, then the next…"""
+    served = {
+        (r["run"], r["context_tokens"]): r
+        for r in records
+        if r["service_level"] == level and r["max_concurrency"] is not None
+    }
+
+    def record(run: str, context: int) -> dict[str, Any] | None:
+        near = [
+            r for (name, c), r in served.items() if name == run and abs(c - context) <= 0.03 * c
+        ]
+        return near[0] if near else None
+
+    for rows in pages.values():
+        contexts = sorted({c for _, cells in rows for c in cells})
+        for context in contexts:
+            meeting = [(run, r) for run, _ in rows if (r := record(run, context))]
+            marked = [run for run, cells in rows if context in cells and cells[context].best]
+            if len(meeting) < 2:
+                assert marked == []
+                continue
+            best = max(
+                (r["users_per_accelerator"], r["tokens_per_s_per_accelerator"]) for _, r in meeting
+            )
+            assert len(marked) == 1, (context, marked)
+            chosen = record(marked[0], context)
+            assert chosen is not None
+            assert (chosen["users_per_accelerator"], chosen["tokens_per_s_per_accelerator"]) == best
+
+        keys = [
+            [-((record(run, c) or {}).get("users_per_accelerator") or 0.0) for c in contexts]
+            for run, _ in rows
+        ]
+        assert keys == sorted(keys)
 
 
 def test_capacity_pages_are_bounded_and_link_each_models_answers(
@@ -763,5 +826,5 @@ def test_a_reference_figure_says_its_own_context_only_where_it_is_not_the_column
             assert " × 1" not in single and " context" not in prefill, cells
     # On its one accelerator, 8 requests held are 8 users, and the total is per accelerator (the
     # only run of its model: its own context heads its section).
-    ((context, (_, row)),) = answers(project / "_site", "server")["near-8k"].items()
-    assert context == 8000 and row[2:6] == ["8", "8", "240.0", "240.0"], row
+    ((context, cell),) = answers(project / "_site", "server")["near-8k"].items()
+    assert context == 8000 and cell.figures == ["8", "8", "240.0", "240.0"], cell

@@ -406,3 +406,26 @@ def test_a_setup_page_shows_every_figure_its_runs_share(shipped_site: Path, fa: 
                         )
                     else:
                         assert cell == "—"
+
+
+def test_a_setup_page_writes_each_pair_of_runs_once(tmp_path: Path) -> None:
+    """The setup page's changes, by pair of runs: each pair heads its rows once, and the rows
+    under it are its changes in changes.json (every flagged one, none of another pair's)."""
+    runs = {"base": seed(), "slower": next_run(0.85), "faster": next_run(1.2, "2026-09-01")}
+    site = site_with(tmp_path, runs)
+    flagged = [r for r in changes(site) if r["verdict"] != "no change"]
+    html = (site / "_site" / "setups" / "planted-setup" / "index.html").read_text(encoding="utf-8")
+    table = html.split('aria-labelledby="changed-caption">', 1)[1].split("</table>", 1)[0]
+    link = r'<a href="[./]*runs/([^/"]+)/index\.html" title="[^"]+">[^<]+</a>'
+    heads = re.findall(
+        rf"<tr class=pair><th colspan=7 scope=colgroup>Run {link} against the "
+        rf"previous run {link}",
+        table,
+    )
+    assert sorted(heads) == sorted({(r["run"], r["previous_run"]) for r in flagged})
+    assert len(heads) == len(set(heads)) == 2
+    for (run, previous), rows in zip(heads, table.split("<tr class=pair>")[1:], strict=True):
+        shown = re.findall(r'<tr class="verdict-[^"]+"><td>[^<]*<td>([^<]*)<td', rows)
+        mine = [r for r in flagged if (r["run"], r["previous_run"]) == (run, previous)]
+        assert len(shown) == len(mine) > 0
+        assert "title=" not in rows.split("\n", 1)[1]  # the pair's runs are not written again

@@ -1,9 +1,11 @@
 """The run page's dense markup (issue 18) against each shipped run's JSON: the matrix cells'
-short classes say each cell's status and shade, the measurements rows their status, and a
-capacity cell names tok/s per accelerator only where it differs from the total."""
+short classes say each cell's status and shade (the measurements rows' are made in the browser:
+tests/browser/test_browser_measurements.py), and a capacity cell names tok/s per accelerator
+only where it differs from the total."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -109,33 +111,6 @@ def test_matrix_cells_carry_their_status_and_shade(built: Path) -> None:
     assert {"valid", "requests_queued", "over_capacity"} <= statuses_seen
 
 
-def test_measurement_rows_carry_their_status(built: Path) -> None:
-    for document, html in _runs(built):
-        table = _section(html, "measurements").split("</thead>", 1)[1]
-        rows = re.findall(r"<tr(?: class=(\w+))? id=([\w-]+)>", table)
-        decode = sorted(
-            document["measurements"]["decode"],
-            key=lambda c: (c["context_tokens"], c["concurrency"]),
-        )
-        want = [None] * len(document["measurements"]["prefill"]) + [
-            STATUS_CLASS[c["status"]] for c in decode
-        ]
-        assert [css or None for css, _ in rows] == want
-        # Each row's address (docs/comparisons.md, "Citing a figure"), from the file's numbers.
-        chunk, output = "prompt_chunk_tokens", "output_tokens_per_request"
-        anchors = [
-            f"p-{p['context_tokens']}" + (f"-k{p[chunk]}" if p.get(chunk) else "")
-            for p in document["measurements"]["prefill"]
-        ]
-        anchors += [
-            f"r-{c['context_tokens']}-{c['concurrency']}"
-            + (f"-o{c[output]}" if c.get(output) else "")
-            for c in decode
-        ]
-        assert sorted(anchor for _, anchor in rows) == sorted(anchors)
-        assert len(set(anchors)) == len(anchors), "an address names one row"
-
-
 def test_capacity_cells_name_per_accelerator_figures_only_where_they_differ(built: Path) -> None:
     checked: dict[bool, int] = {True: 0, False: 0}  # cells of one-accelerator runs, of the others
     for document, html in _runs(built):
@@ -151,10 +126,10 @@ def test_capacity_cells_name_per_accelerator_figures_only_where_they_differ(buil
         figures = re.findall(r"<tr><th>([^<]+)((?:<td>[^\n]*?)+)$", section, re.M)
         assert figures
         for label, row in figures:
+            # Beneath the users: requests held · total tok/s (· tok/s per accelerator), as the
+            # caption names them once.
             for users, held, total, per in re.findall(
-                r"<td><b>([\d.]+)</b> <small>(\d+) requests? · ([\d,.K]+) tok/s(?: · ([\d,.K]+) "
-                r"per accelerator)?</small>",
-                row,
+                r"<td><b>([\d.]+)</b> <small>(\d+) · ([\d,.K]+)(?: · ([\d,.K]+))?</small>", row
             ):
                 cell = cells[(labels[label], int(held))]
                 assert total == rate(cell["total_tokens_per_s"])
@@ -172,6 +147,10 @@ def test_capacity_cells_name_per_accelerator_figures_only_where_they_differ(buil
                 checked[count == 1] += 1
         said = "With one accelerator, tok/s per accelerator is the total." in section
         assert said == (count == 1)
+        caption = "beneath them: requests held · total tok/s" + (
+            "" if count == 1 else " · tok/s per accelerator"
+        )
+        assert caption + "</p>" in section
     assert checked[True] and checked[False], checked  # the shipped runs have both
 
 
@@ -210,3 +189,56 @@ def test_a_pages_links_put_in_place_of_its_old_ones_give_the_page_made_with_them
     links = fragments.render("run_links", *run_links(site, run, groups, other))
     assert with_links(with_one, links) == with_other
     assert with_links(with_one.replace(b"aria-labelledby=downloads-h", b""), links) is None
+
+
+def test_a_verdict_many_capacity_cells_give_is_said_once(built: Path) -> None:
+    """Every capacity cell that holds no load says its whole verdict, worked out here from the
+    records of data/capacity.json and the fewest requests the run measured at that context; one
+    that several cells give is said once, as a numbered note under the table, the cells keeping
+    its first words and the note's number."""
+    published = json.loads((built / "data" / "capacity.json").read_text())
+    levels = [level["name"] for level in published["service_levels"]]
+    records = {
+        (r["run"], r["service_level"], r["context_tokens"]): r
+        for r in (
+            dict(zip(published["fields"], values, strict=True)) for values in published["records"]
+        )
+    }
+    noted = 0
+    for document, html in _runs(built):
+        section = _section(html, "capacity")
+        run_id = re.search(r'<a href="[./]*runs/([^"/]+)\.json"', html).group(1)  # type: ignore[union-attr]
+        legend = re.search(r"<p class=legend><sup>.*?</p>", section)
+        parts = re.split(r"<sup>(\d+)</sup> ", legend.group(0)[:-4]) if legend else [""]
+        notes = {
+            number: text.removesuffix("; ").removesuffix(".")
+            for number, text in zip(parts[1::2], parts[2::2], strict=True)
+        }
+        own_cells = rule.own_cells(document)
+        contexts = {context_label(c): c for c in own_cells}
+        said: dict[str, int] = {}
+        for label, row in re.findall(r"<tr><th>([^<]+)((?:<td>[^\n]*?)+)$", section, re.M):
+            context = contexts[label]
+            for level, cell in zip(levels, row.split("<td>")[1:], strict=True):
+                record = records[(run_id, level, context)]
+                if record["max_concurrency"] is not None:
+                    continue
+                fewest = min(own_cells[context])
+                requests = f"{fewest} request{'s' if fewest > 1 else ''}"
+                expected = (
+                    f"cannot tell: {record['reason']}"
+                    if record["state"] == "cannot_tell"
+                    else f"does not meet, even at {requests}: {record['reason']}"
+                )
+                shown = re.match(r"<b>([^<]+)</b>(?:<sup>(\d+)</sup>)?", cell)
+                assert shown, cell
+                if shown.group(2):
+                    assert expected.startswith(shown.group(1))
+                    assert notes[shown.group(2)] == expected
+                    noted += 1
+                else:
+                    assert shown.group(1) == expected
+                said[expected] = said.get(expected, 0) + 1
+        # Said once: a note for each verdict more than one cell gives, and for no other.
+        assert sorted(notes.values()) == sorted(v for v, count in said.items() if count > 1)
+    assert noted

@@ -24,16 +24,6 @@ def style() -> str:
     return (REPO / "templates" / "static" / "style.css").read_text(encoding="utf-8")
 
 
-def test_all_measurements_table_matches_the_seed_row_by_row(page: str) -> None:
-    expected = seed_table(SEED, "Phase")
-    assert len(expected) == 74  # header + 9 prefill + 64 decode rows
-    built = tables(page)["data figures"]
-    assert built[0] == expected[0]
-    assert len(built) == len(expected)
-    for number, (want, got) in enumerate(zip(expected[1:], built[1:], strict=True), start=1):
-        assert got == want, f"row {number}"
-
-
 def test_decode_matrix_matches_the_seed_cell_by_cell(page: str) -> None:
     expected = seed_table(SEED, "Context")
     built = tables(page)["matrix"]
@@ -180,19 +170,9 @@ def test_status_explanations_are_the_seeds(page: str) -> None:
     )
 
 
-def test_the_measurements_say_each_phase_and_context_once_for_the_rows_they_head(page: str) -> None:
-    # The table above reads row by row as the seed's; in the markup each phase and each decode
-    # context is one row header spanning its rows (issue 18), not a cell repeated on each row.
-    section = page.split("<section id=measurements", 1)[1].split("</section>", 1)[0]
-    # (Once more in the tails table's data-phase, which site.js writes on its rows.)
-    assert section.count(">Sustained decode") == 1 and section.count(">Prefill") == 1
-    assert section.count('data-phase="Sustained decode"') == 1
-    assert "<th rowspan=64 class=end>Sustained decode<th rowspan=8>8K<td>1<td>" in section
-    assert (
-        section.count("<th rowspan=8") == 8
-    )  # the eight decode contexts; the last reaches the table's end
-    assert section.count(" class=end>") == 2
-    # The reader used above: a spanned cell is in every row it spans, at its column, and no further.
+def test_the_table_reader_fills_spanned_cells_as_browsers_do() -> None:
+    # tests/browser/test_browser_measurements.py reads the measurements table with it.
+    # A spanned cell is in every row it spans, at its column, and no further.
     html = (
         "<table class=t><thead><tr><th>A<th>B<th>C</thead><tr><th rowspan=2>x<th rowspan=3>y<td>1"
         "<tr><td>2<tr><th>z<td>3</table>"

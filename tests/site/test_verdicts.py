@@ -7,7 +7,6 @@ documentation and applied to the published result files (/runs/<id>.json)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +16,7 @@ import yaml
 from sitegen.config import ServiceLevel
 from sitegen.site.figures import capacity as cap
 from tests.kit import verdict_rule as rule
+from tests.kit.capacity_json import capacity_records
 from tests.kit.project import DATA, SEED_RUN_ID, run_cli
 from tests.kit.run_json import published_run
 
@@ -236,8 +236,8 @@ def built(tmp_path_factory: pytest.TempPathFactory, shared_cache: Path) -> Path:
 
 
 def published(site: Path) -> dict[tuple[str, str, int], dict[str, Any]]:
-    data = json.loads((site / "_site" / "data" / "capacity.json").read_text())
-    records = [dict(zip(data["fields"], values, strict=True)) for values in data["records"]]
+    """data/capacity.json's records, their capacity's figures put back from the run JSON."""
+    records = capacity_records(site / "_site")
     return {(r["run"], r["service_level"], r["context_tokens"]): r for r in records}
 
 

@@ -595,7 +595,7 @@ def price_for(run: Run, prices: tuple[tuple[str, Price], ...]) -> Price | None:
 CAPACITY_FORMAT = "sitegen-capacity"
 # 2: fields named once, one record per line as an array (was one object each); 3: each record's
 # state, the sources of its speed and TTFT, where and why the ladder stopped, the ladder itself.
-CAPACITY_VERSION = 3
+CAPACITY_VERSION = 4
 
 
 def capacity_records(

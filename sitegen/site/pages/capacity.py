@@ -2,8 +2,9 @@
 its setups ranked by the users each accelerator serves, each figure labelled.
 
 Static pages answer the shipped levels without JavaScript: ``/capacity/<level>/<model>/``, one
-per model and level (their count grows with the models, not with pairs of anything), each a
-ranked list per context the model's runs measured. ``/capacity/`` links to them model by model
+per model and level (their count grows with the models, not with pairs of anything), each one
+table of its setups by the contexts the model's runs measured, each context's best marked
+(level_table). ``/capacity/`` links to them model by model
 (capacity_section, below), and a model page links to its own. A reader's own level,
 number of users and price are answered on /capacity/ by templates/static/capacity.js from the
 picker's files (/data/points/), by the same rules (docs/capacity.md).
@@ -118,6 +119,46 @@ class LevelLink:
 
 
 @dataclass(frozen=True)
+class LevelCell:
+    """A setup at one context of a level page: the users per accelerator it serves there and
+    what they hold, or its verdict in words (``verdict``, shortened when the page says its reason
+    once); ``best`` marks the setup ranked first at that context (two or more meeting)."""
+
+    state: State
+    users: str
+    held: str  # "16 · 3,326.9 · 1,663.5": requests held · total tok/s · tok/s per accelerator
+    cost: str
+    best: bool
+    verdict: str
+    run_context: str  # the run's own context where it differs from the column's
+    labels: str  # what the verdict judged, where the page does not say it once
+
+
+@dataclass(frozen=True)
+class LevelRow:
+    """A setup of a level page: its run's link, name and engine once, a cell a context (None:
+    not measured there)."""
+
+    href: str
+    setup: str
+    label: str
+    engine: str
+    cells: tuple[LevelCell | None, ...]
+
+
+@dataclass(frozen=True)
+class LevelTable:
+    """A model's setups at one shipped level, a row a setup and a column a context (the
+    sections' anchors ``c-<tokens>`` on the column heads), and what its cells share said once."""
+
+    contexts: tuple[tuple[str, str], ...]  # (label, anchor)
+    rows: tuple[LevelRow, ...]
+    labels: str  # what every verdict judged, when they all say the same ("" otherwise)
+    reasons: tuple[tuple[str, str], ...]  # (verdict, reason) every such cell shares, said once
+    unmeasured: bool  # some setup was not measured at some context (its cell: —)
+
+
+@dataclass(frozen=True)
 class LevelModelContext:
     """/capacity/<level>/<model>/ (templates/pages/capacity_level.html)."""
 
@@ -127,7 +168,7 @@ class LevelModelContext:
     model_href: str
     level: LevelNote
     levels: tuple[LevelLink, ...]
-    answers: tuple[ContextAnswer, ...]
+    table: LevelTable
     priced: bool
     derived_note: str
     rules_href: str
@@ -233,6 +274,78 @@ def ranked_answers(
     return tuple(answers)
 
 
+VERDICTS = {"none_meets": "Does not meet the level", "cannot_tell": "Cannot tell"}
+SHORT_VERDICTS = {"none_meets": "Does not meet", "cannot_tell": "Cannot tell"}
+
+
+def _level_cell(row: AnswerRow, labels: str, best: bool) -> LevelCell:
+    held = f"{row.held} · {row.total} · {row.per_accelerator}" if row.state == "meets" else ""
+    verdict = f"{VERDICTS[row.state]}: {row.reason}" if row.state != "meets" else ""
+    return LevelCell(
+        row.state, row.users, held, row.cost, best, verdict, row.run_context, row.labels or labels
+    )
+
+
+def _row_order(row: LevelRow) -> tuple[object, ...]:
+    """Most users per accelerator at the first context, then at the next and so on (a setup that
+    does not meet the level, or was not measured there, counting none); then the setup."""
+
+    def users(cell: LevelCell | None) -> float:
+        met = cell is not None and cell.state == "meets"
+        return -float(cell.users.replace(",", "")) if cell is not None and met else 0.0
+
+    return (tuple(users(cell) for cell in row.cells), row.setup, row.label, row.engine, row.href)
+
+
+def _reasons_said_once(rows: list[LevelRow]) -> tuple[list[LevelRow], tuple[tuple[str, str], ...]]:
+    """Each verdict (does not meet, cannot tell) whose every cell gives the same reason: the
+    cells say the verdict alone, in short, and the page the reason, once."""
+    said = []
+    for state, verdict in VERDICTS.items():
+        reasons = {c.verdict for r in rows for c in r.cells if c is not None and c.state == state}
+        if len(reasons) == 1:
+            said.append((verdict, reasons.pop().removeprefix(verdict + ": ")))
+    shared = {state for state, verdict in VERDICTS.items() if verdict in dict(said)}
+
+    def short(cell: LevelCell | None) -> LevelCell | None:
+        if cell is None or cell.state not in shared:
+            return cell
+        return replace(cell, verdict=SHORT_VERDICTS[cell.state])
+
+    return [replace(r, cells=tuple(short(c) for c in r.cells)) for r in rows], tuple(said)
+
+
+def level_table(answers: tuple[ContextAnswer, ...]) -> LevelTable:
+    """The ranked answers of a level (a list per context) as one table: a row a setup, a cell a
+    context, the first ranked at each context marked best; what the cells share said once."""
+    setups: dict[str, AnswerRow] = {}
+    cells: dict[str, list[LevelCell | None]] = {}
+    for column, answer in enumerate(answers):
+        for row in answer.rows:
+            setups.setdefault(row.href, row)
+            found = cells.setdefault(row.href, [None] * len(answers))
+            found[column] = _level_cell(row, answer.labels, row.rank == "1")
+    rows = sorted(
+        (
+            LevelRow(href, row.setup, row.label, row.engine, tuple(cells[href]))
+            for href, row in setups.items()
+        ),
+        key=_row_order,
+    )
+    judged = {c.labels for r in rows for c in r.cells if c is not None}
+    labels = judged.pop() if len(judged) == 1 else ""
+    if labels:
+        rows = [replace(r, cells=tuple(c and replace(c, labels="") for c in r.cells)) for r in rows]
+    rows, reasons = _reasons_said_once(rows)
+    return LevelTable(
+        tuple((answer.context, answer.anchor) for answer in answers),
+        tuple(rows),
+        labels,
+        reasons,
+        unmeasured=any(cell is None for row in rows for cell in row.cells),
+    )
+
+
 def level_model_page(
     site: Site, group: Group, level: ServiceLevel, analysis: Analysis, costs: bool
 ) -> Page:
@@ -257,7 +370,7 @@ def level_model_page(
         model_href=site.url(group.path),
         level=note,
         levels=links,
-        answers=ranked_answers(site, group, level, analysis),
+        table=level_table(ranked_answers(site, group, level, analysis)),
         priced=costs,
         derived_note=DERIVED_NOTE,
         rules_href=site.url("capacity/") + "#rules",

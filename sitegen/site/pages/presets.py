@@ -300,21 +300,19 @@ def _total_at(run: Run, preset: Preset, analysis: Analysis) -> float | None:
 
 # --- data for scripts and the picker --------------------------------------------------------
 
+# A record's verdict; the figures at its capacity are the run's cells' (data/points/, the run
+# JSON), so version 4 leaves them out (docs/capacity.md).
 CAPACITY_FIELDS = (
     "run",
     "service_level",
     "context_tokens",
     "max_concurrency",
-    "total_tokens_per_s",
-    "tokens_per_s_per_accelerator",
-    "users_per_accelerator",
     "state",
     "per_request_source",
     "ttft_judged",
     "stopped_at",
     "stopped_state",
     "reason",
-    "measured_concurrency",
 )
 
 

@@ -3,14 +3,13 @@ prefill chart, decode matrix and every measurement."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from markupsafe import Markup
 
 from sitegen.config import Price
 from sitegen.model import DecodeCell, PrefillPoint, Run, Status
-from sitegen.site.draw.bars import BarChart, prefill_bars, prefill_bars_by_prompt, prompt_sizes
+from sitegen.site.draw.bars import BarChart, prefill_bars, prefill_bars_by_prompt
 from sitegen.site.figures import labels, numbers
 from sitegen.site.figures.build_figures import Analysis
 from sitegen.site.figures.capacity import (
@@ -37,9 +36,7 @@ from sitegen.site.sections.load_points import LoadPointTable, load_point_table
 from sitegen.site.sections.receipt import (
     Reproduce,
     matrix_anchor,
-    prefill_anchor,
     reproduce,
-    row_anchor,
 )
 from sitegen.site.sections.setups import RunHistory
 from sitegen.wording import place
@@ -92,72 +89,25 @@ class Matrix:
     rows: tuple[MatrixRow, ...]
 
 
-def _figure(text: str) -> Markup:
-    """A formatted figure or one of sitegen's own labels, as markup.
-
-    Only number formatters (digits, separators, units) and the label tables make these, never
-    a result file's text (tests/output/test_build.py holds every row to that), so they need no
-    escaping: the template's autoescaping passes them through instead of escaping thousands
-    of cells one by one.
-    """
-    return Markup(text)
-
-
-_DASH = _figure(numbers.MISSING)
-_EMPTY = _figure("")
-
-
-@dataclass(frozen=True)
-class MeasurementRow:
-    """One row of the "All measurements" table, every figure already formatted."""
-
-    phase: Markup
-    context: Markup
-    requests: Markup
-    status: Status
-    status_label: Markup
-    total: Markup
-    per_request: Markup
-    ttft: Markup
-    time_between_tokens: Markup
-    active: Markup
-    completed: Markup
-    output_tokens: Markup
-    measured: Markup
-    output_length: Markup = _EMPTY  # this cell's own output length, for sources that vary it
-    prompt_size: Markup = _EMPTY  # a prefill point's prompt size, for runs that measured several
-    repeats: Markup = _EMPTY  # a repeated cell's count and total tok/s range (vllm bench sweep)
-    # Rows its Phase and Context cells span (rowspan): the same phase or context on the rows
-    # below is said once, not on each row (issue 18); 0 where a row above spans this one.
-    phase_rows: int = 1
-    context_rows: int = 1
-    anchor: str = ""  # its id, part of the permalink: p-<context>, r-<context>-<requests>
-
-    @property
-    def css(self) -> str:
-        return STATUS_CLASSES[self.status]
-
-
 @dataclass(frozen=True)
 class TailTable:
-    """The head of the "All measurements" table's tails, shown in an expandable detail; its rows
-    are made by the reader's browser from the run JSON when the detail is opened (site.js,
-    "the tails table"), so the page does not carry every statistic twice."""
+    """What the "All measurements" table's tails, shown in an expandable detail, hold; their head
+    and rows are made by the reader's browser from it and the run JSON (run.js, "the tails and
+    power tables"), so the page does not carry every statistic twice."""
 
     figures: tuple[str, ...]  # "TTFT", "Time between tokens", "Per request tok/s"
     statistics: tuple[str, ...]  # "p50", "p90", "p99" (and "mean" when the headline is a median)
     keys: tuple[str, ...]  # the latency figures' names in the run JSON: "ttft_ms", …
-    speed: bool  # a last group: per-request speed's slow tail (site.js works it out)
+    speed: bool  # a last group: per-request speed's slow tail (run.js works it out)
     phase: str  # what the decode rows' Phase says ("Sustained decode")
     with_phase: bool  # prefill and decode rows both: a Phase column tells them apart
-    headers: tuple[tuple[str, ...], ...] = ()  # each figure's statistics (speed: p50, p10, p1)
     from_gaps: bool = False  # some speed tail is 1000 ÷ the time between tokens (marked †)
 
 
 @dataclass(frozen=True)
 class PowerTable:
     """Power of every measured cell that has it; the best energy figure leads. The table's rows
-    are made by the reader's browser from the run JSON when its detail is opened (site.js, "the
+    are made by the reader's browser from the run JSON when its detail is opened (run.js, "the
     power table"), as the tails are."""
 
     best: str  # "0.214 J per output token (4.67 tok/J) at 8K × 128 requests"
@@ -204,19 +154,18 @@ class RunPageContext:
     latency_statistic: str  # what the cells' TTFT is: "mean", "median" or "as reported"
     totals_note: str
     decode_heading: str
-    measurements: tuple[MeasurementRow, ...]
+    # Whether the run has prefill points or decode cells: "All measurements" shows them (its
+    # rows are made by run.js from the run JSON); a run of load points only has none.
+    measured: bool
     tails: TailTable | None
     power: PowerTable | None
     caveats: tuple[Caveat, ...]
-    varied_output: bool  # some cells have their own output length: the table shows it
     notes: Markup | None
     section_notes: tuple[tuple[str, Markup], ...]
     source: tuple[Field, ...]
     provenance: tuple[str, ...]
-    result_href: str  # the run's canonical JSON; the CSV is made from it in the browser (site.js)
+    result_href: str  # the run's canonical JSON; the CSV is made from it in the browser (run.js)
     related: tuple[Field, ...]
-    varied_prompt: bool = False  # several prompt sizes (llama-bench -p): the table shows each row's
-    with_repeats: bool = False  # some cells are the mean of repeats: the table shows their spread
     # Open-loop points (schema 1.2), in their own table and chart; the run's setup over time.
     load_points: LoadPointTable | None = None
     history: RunHistory | None = None
@@ -378,90 +327,7 @@ def _cell_cost(cell: DecodeCell, accelerators: int, price: Price | None) -> str:
     return f"{money(usd)}/M tok" if usd is not None else ""
 
 
-def _measurement_rows(run: Run) -> tuple[MeasurementRow, ...]:
-    valid = _figure(labels.STATUSES[Status.VALID])
-    prefill, one = _figure("Prefill"), _figure("1")
-    rows = [
-        MeasurementRow(
-            phase=prefill,
-            context=_figure(numbers.context_exact(p.context_tokens)),
-            requests=one,
-            status=Status.VALID,
-            status_label=valid,
-            total=_figure(numbers.rate(p.prompt_tokens_per_s)),
-            per_request=_DASH,
-            ttft=_figure(numbers.milliseconds(p.ttft_ms)),
-            time_between_tokens=_DASH,
-            active=_DASH,
-            completed=_figure(numbers.integer(p.samples)),
-            output_tokens=_DASH,
-            measured=_DASH,
-            prompt_size=_figure(
-                numbers.integer(p.prompt_chunk_tokens) if p.prompt_chunk_tokens else ""
-            ),
-            anchor=prefill_anchor(p),
-        )
-        for p in run.prefill
-    ]
-    phase = _figure(decode_phase(run))
-    rows += [
-        MeasurementRow(
-            phase=phase,
-            context=_figure(numbers.context_exact(c.context_tokens)),
-            requests=_figure(str(c.concurrency)),
-            status=c.status,
-            status_label=_figure(labels.STATUSES[c.status]),
-            total=_figure(numbers.rate(c.total_tokens_per_s)),
-            per_request=_figure(numbers.rate(c.per_request_tokens_per_s)),
-            ttft=_figure(numbers.milliseconds(c.ttft_ms)),
-            time_between_tokens=_figure(numbers.milliseconds_fine(c.time_between_tokens_ms)),
-            active=_figure(numbers.decimal(c.average_active_requests)),
-            completed=_figure(numbers.integer(c.completed_requests)),
-            output_tokens=_figure(numbers.integer(c.output_tokens)),
-            measured=_figure(numbers.seconds(c.measured_s)),
-            output_length=_figure(
-                numbers.integer(c.output_tokens_per_request) if c.output_tokens_per_request else ""
-            ),
-            repeats=_figure(_repeats_said(c)),
-            anchor=row_anchor(c),
-        )
-        for c in run.decode
-    ]
-    return _spanned(rows)
-
-
-def _repeats_said(cell: DecodeCell) -> str:
-    """ "3 × (1,180.2–1,260.5 tok/s)": how many repeats the cell's mean is of, and their range."""
-    if not cell.repeats:
-        return ""
-    spread = cell.repeats["spread"].get("total_tokens_per_s")
-    shown = (
-        f" ({numbers.rate(spread['min'])}–{numbers.rate(spread['max'])} tok/s)" if spread else ""
-    )
-    return f"{cell.repeats['count']} ×{shown}"
-
-
-def _spanned(rows: list[MeasurementRow]) -> tuple[MeasurementRow, ...]:
-    """Each run of rows with the same phase, and within it the same context, gets one cell
-    spanning them: the first row's counts how many, the others' are 0."""
-
-    def runs_of(key: Callable[[MeasurementRow], object]) -> list[int]:
-        counts = [0] * len(rows)
-        start = 0
-        for i in range(1, len(rows) + 1):
-            if i == len(rows) or key(rows[i]) != key(rows[start]):
-                counts[start] = i - start
-                start = i
-        return counts
-
-    phases = runs_of(lambda row: row.phase)
-    contexts = runs_of(lambda row: (row.phase, row.context))
-    return tuple(
-        replace(row, phase_rows=phases[i], context_rows=contexts[i]) for i, row in enumerate(rows)
-    )
-
-
-# The figures with statistics and the words for their column group (site.js writes their values
+# The figures with statistics and the words for their column group (run.js writes their values
 # as numbers.milliseconds and milliseconds_fine do, and marks a speed tail worked out as 1000 ÷
 # the time between tokens there with †).
 _TAIL_FIGURES = (("ttft_ms", "TTFT"), ("time_between_tokens_ms", "Time between tokens"))
@@ -500,11 +366,6 @@ def _tails(run: Run) -> TailTable | None:
         "mean" in values for _, item in items for values in item.statistics.values()
     ):
         statistics.insert(0, "mean")
-    headers = [tuple(statistics)] * len(figures)
-    if speed:
-        headers.append(
-            tuple(name if name == "mean" else mirrored_percentile(name) for name in statistics)
-        )
     titles = tuple(title for _, title in figures) + ((SPEED_TAIL,) if speed else ())
     return TailTable(
         titles,
@@ -513,7 +374,6 @@ def _tails(run: Run) -> TailTable | None:
         speed=speed,
         phase=decode_phase(run),
         with_phase=len({phase for phase, _ in items}) > 1,
-        headers=tuple(headers),
         from_gaps=speed and any(_from_gaps(item, statistics) for _, item in items),
     )
 
@@ -675,11 +535,10 @@ def run_page(
         else "as reported",
         totals_note=_totals_note(run),
         decode_heading=decode_phase(run),
-        measurements=_measurement_rows(run),
+        measured=bool(run.prefill or run.decode),
         tails=_tails(run),
         power=_power(run),
         caveats=_caveats(run),
-        varied_output=any(c.output_tokens_per_request for c in run.decode),
         notes=markdown(run.info.notes),
         section_notes=section_notes,
         source=_source_fields(run),
@@ -688,8 +547,6 @@ def run_page(
         load_points=load_point_table(run),
         history=history,
         related=related,
-        varied_prompt=bool(prompt_sizes(run)),
-        with_repeats=any(c.repeats for c in run.decode),
         reproduce=reproduce(run),
     )
     return Page(f"runs/{run.id}/index.html", "pages/run.html", context)

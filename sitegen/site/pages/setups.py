@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import partial
 
@@ -78,7 +78,9 @@ class SetupPageContext:
     summary: str
     identity: tuple[tuple[str, str], ...]
     runs: tuple[SetupRun, ...]
-    flagged: tuple[ChangeRow, ...]  # verdicts but "no change", regressions and the largest first
+    # Verdicts but "no change", regressions and the largest first, grouped by their pair of runs
+    # (each pair written once, in the order of its first row; within it, the same order).
+    flagged: tuple[tuple[ChangeRow, tuple[ChangeRow, ...]], ...]
     unchanged: int
     flagged_left: int  # those not shown (changes.json has every one)
     rule: str
@@ -100,6 +102,17 @@ class ChangesPageContext:
     left: int
 
 
+def _by_pair(
+    rows: Iterable[ChangeRow],
+) -> tuple[tuple[ChangeRow, tuple[ChangeRow, ...]], ...]:
+    """Rows grouped by their pair of runs, each pair once (its first row stands for it), pairs in
+    the order of their first row and rows in theirs."""
+    pairs: dict[tuple[str, str], list[ChangeRow]] = {}
+    for row in rows:
+        pairs.setdefault((row.run_id, row.previous_id), []).append(row)
+    return tuple((found[0], tuple(found)) for found in pairs.values())
+
+
 def setup_page(site: Site, setup: str, site_history: SiteHistory) -> SetupPageContext:
     runs = site_history.setups[setup]
     changes = site_history.changes(setup)
@@ -118,7 +131,7 @@ def setup_page(site: Site, setup: str, site_history: SiteHistory) -> SetupPageCo
         for before, run in zip([None, *runs], runs, strict=False)
     )
     dates = {run.id: run.info.date for run in runs}
-    flagged = tuple(
+    flagged = _by_pair(
         change_row(site, c, dates[c.previous_run])
         for c in sorted(
             (c for c in changes if c.verdict != NO_CHANGE),

@@ -161,12 +161,18 @@ class CapacityFigure:
     state: str = MEETS
     verdict: str = ""
     labels: str = ""
+    head: str = ""  # the verdict's first words ("does not meet", "cannot tell")
+    note: str = ""  # the number of the note that gives its whole verdict, said once (run page)
+    requests: str = ""  # requests held, the number alone (the run page's caption names it)
 
 
 def capacity_figure(found: Capacity, price: Price | None, statistic: str) -> CapacityFigure:
     labelled = verdict_labels(found, statistic)
     if found.max_concurrency is None:
-        return CapacityFigure("", "", "", "", "", "", found.state, verdict_words(found), labelled)
+        head = verdict_parts(found)[0]
+        return CapacityFigure(
+            "", "", "", "", "", "", found.state, verdict_words(found), labelled, head
+        )
     users = found.users_per_accelerator or 0.0
     return CapacityFigure(
         held=numbers.count_noun(found.max_concurrency, "request"),
@@ -176,6 +182,7 @@ def capacity_figure(found: Capacity, price: Price | None, statistic: str) -> Cap
         cost=priced_cost(price, found.accelerators, found.total_tokens_per_s),
         sort=repr(users),
         labels=labelled,
+        requests=str(found.max_concurrency),
     )
 
 
@@ -204,6 +211,9 @@ class RunCapacity:
     # Per level, what every row's verdict judged where they all say the same (said once, in the
     # column's head; those rows' cells then say nothing of it), else "".
     judged: tuple[str, ...] = ()
+    # Each verdict more than one cell gives, numbered and said once under the table: those cells
+    # say its first words and the number.
+    notes: tuple[tuple[str, str], ...] = ()
 
 
 def _judged_once(
@@ -228,6 +238,23 @@ def _judged_once(
     return rows, tuple(judged)
 
 
+def _verdicts_noted(
+    rows: tuple[CapacityRow, ...],
+) -> tuple[tuple[CapacityRow, ...], tuple[tuple[str, str], ...]]:
+    """Each verdict that several cells give (the same reason at many contexts) said once, as a
+    numbered note, in the order the table first shows them; the cells keep its first words."""
+    given = [f.verdict for row in rows for f in row.figures if f.state != MEETS]
+    repeated = [v for i, v in enumerate(given) if given.count(v) > 1 and v not in given[:i]]
+    numbered = {verdict: str(n) for n, verdict in enumerate(repeated, start=1)}
+
+    def noted(figure: CapacityFigure) -> CapacityFigure:
+        number = numbered.get(figure.verdict) if figure.state != MEETS else None
+        return replace(figure, verdict=figure.head, note=number) if number else figure
+
+    rows = tuple(replace(row, figures=tuple(noted(f) for f in row.figures)) for row in rows)
+    return rows, tuple((number, verdict) for verdict, number in numbered.items())
+
+
 def run_capacity(site: Site, run: Run, analysis: Analysis) -> RunCapacity | None:
     levels = analysis.settings.service_levels
     grid = analysis.grid(run)
@@ -247,6 +274,7 @@ def run_capacity(site: Site, run: Run, analysis: Analysis) -> RunCapacity | None
         for context in grid.contexts
     )
     rows, judged = _judged_once(rows, len(levels))
+    rows, notes = _verdicts_noted(rows)
     return RunCapacity(
         level_notes(levels),
         rows,
@@ -255,6 +283,7 @@ def run_capacity(site: Site, run: Run, analysis: Analysis) -> RunCapacity | None
         price_text(price),
         docs_href=site.url("capacity/#rules"),
         judged=judged,
+        notes=notes,
     )
 
 

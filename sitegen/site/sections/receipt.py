@@ -4,7 +4,7 @@
 Anchors are part of the permalink promise (docs/comparisons.md, "Citing a figure"): a decode
 cell is ``d-<context tokens>-<requests>`` in the matrix and ``r-<context>-<requests>`` in the
 measurements table (``-o<output tokens>`` where the source varied the output length), a
-prefill row ``p-<context tokens>`` (``-k<prompt chunk>`` for a chunk at a depth). site.js's "cite"
+prefill row ``p-<context tokens>`` (``-k<prompt chunk>`` for a chunk at a depth). run.js's "cite"
 reads the figure, its cell and the run from the page.
 """
 

@@ -1,0 +1,50 @@
+"""/data/capacity.json's records read as objects (docs/capacity.md), with the capacity's figures
+its version 4 leaves to the run's cells put back, each worked out here from the run's published
+JSON: the total tok/s of the cell at ``max_concurrency``, it and the requests held ÷ the run's
+accelerators, and the request counts measured at that context."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.kit.run_json import published_run
+from tests.kit.verdict_rule import own_cells
+
+# What version 4 writes: the verdicts, not the figures the run's cells (data/points/) hold.
+FIELDS = [
+    "run",
+    "service_level",
+    "context_tokens",
+    "max_concurrency",
+    "state",
+    "per_request_source",
+    "ttft_judged",
+    "stopped_at",
+    "stopped_state",
+    "reason",
+]
+
+
+def capacity_records(site: Path) -> list[dict[str, Any]]:
+    published = json.loads((site / "data" / "capacity.json").read_text(encoding="utf-8"))
+    assert published["version"] == 4 and published["fields"] == FIELDS
+    documents: dict[str, dict[str, Any]] = {}
+    records = []
+    for values in published["records"]:
+        record = dict(zip(published["fields"], values, strict=True))
+        run = record["run"]
+        if run not in documents:
+            documents[run] = published_run(site / "runs" / f"{run}.json")
+        document = documents[run]
+        count = document["hardware"]["count"]
+        row = own_cells(document)[record["context_tokens"]]
+        held = record["max_concurrency"]
+        total = row[held].get("total_tokens_per_s") if held is not None else None
+        record["total_tokens_per_s"] = total
+        record["tokens_per_s_per_accelerator"] = total / count if total is not None else None
+        record["users_per_accelerator"] = held / count if held is not None else None
+        record["measured_concurrency"] = sorted(row)
+        records.append(record)
+    return records
