@@ -280,9 +280,12 @@ def _cell(cell: str, place: int, shared: str, reasons: dict[str, str]) -> Answer
 def level_pages(site: Path, level: str) -> dict[str, list[tuple[str, dict[int, Answer]]]]:
     """Every model's level page (/capacity/<level>/<model>/): its rows in order, each a run and
     its cells by the column's context (the column head's anchor, c-<tokens>)."""
-    pages = {}
+    pages: dict[str, list[tuple[str, dict[int, Answer]]]] = {}
     for page in sorted((site / "capacity" / level).glob("*/index.html")):
         html = page.read_text()
+        if '<table class="data level"' not in html:
+            pages[page.parent.name] = []  # no run of the model has a decode matrix (see below)
+            continue
         table = html.split('<table class="data level"', 1)[1].split("</table>", 1)[0]
         contexts = [int(c) for c in re.findall(r"<th id=c-(\d+)>", table)]
         judged = re.search(r"every cell judged on: ([^<]*?) · rows are setups", html)
@@ -300,6 +303,39 @@ def level_pages(site: Path, level: str) -> dict[str, list[tuple[str, dict[int, A
             rows.append((found.group(1), answers))
         pages[page.parent.name] = rows
     return pages
+
+
+NO_MATRIX = "No run of this model measured sustained decode at a set number of simultaneous"
+
+
+def test_a_level_page_without_rows_says_why_and_only_when_no_run_has_a_matrix(
+    built: Path,
+) -> None:
+    """A model whose runs measured no decode cells (open-loop load points only) has nothing a
+    capacity is worked out from: its level pages say so in words, never an empty table; every
+    other model's pages have a row for each of its runs with a decode matrix."""
+    decode_cells: dict[str, int] = {}
+    for path in (built / "content" / "runs").glob("*.yaml"):
+        result = yaml.safe_load(path.read_text())
+        facts = result["run"]
+        model = str(facts.get("base_model") or facts["model"]).lower()
+        decode_cells[model] = decode_cells.get(model, 0) + len(
+            result["measurements"].get("decode") or []
+        )
+    levels = yaml.safe_load((built / "sitegen.yaml").read_text())["service_levels"]
+    level_names = [level["name"] for level in levels]
+    seen_empty = 0
+    for level in level_names:
+        for page in (built / "_site" / "capacity" / level).glob("*/index.html"):
+            html = page.read_text()
+            model = re.search(r"<h1>(.*?): ", html).group(1)  # type: ignore[union-attr]
+            model = model.replace("&#39;", "'").replace("&amp;", "&").lower()
+            if decode_cells.get(model, 0) == 0:
+                seen_empty += 1
+                assert NO_MATRIX in html and "<table" not in html, page
+            else:
+                assert NO_MATRIX not in html and "\n<tr><th><a href=" in html, page
+    assert seen_empty > 0, "the shipped site has a model measured at request rates only"
 
 
 def answers(site: Path, level: str) -> dict[str, dict[int, Answer]]:
