@@ -4,7 +4,7 @@
 // them, in the markup of _macros.html answer_table. Without JavaScript the form stays hidden and
 // the page's links answer the shipped levels. The figures come from
 // data/points/<context>/<model>.json, fetched only when asked; the rules are point.js's, loaded
-// first (window.sitegenRules: sitegen/site/capacity.py's, docs/capacity.md).
+// first (window.sitegenRules: sitegen/site/figures/capacity.py's, docs/capacity.md).
 (function () {
   "use strict";
   var section = document.getElementById("question");
@@ -103,7 +103,7 @@
     return level.min === null && level.ttft === null && level.tbt === null ? null : level;
   };
 
-  // Which statistic of each cell a verdict judged (capacity_tables.statistic_judged).
+  // Which statistic of each cell a verdict judged (sections/capacity.py's statistic_judged).
   var statisticOf = function (entry, level) {
     if (level.percentile) return level.percentile + " latencies";
     return entry.statistic === "mean" || entry.statistic === "median"

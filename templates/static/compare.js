@@ -1,7 +1,7 @@
 // The reader's comparison view, /compare/?runs=a,b,c (2 to 6 runs; ?a=&b= still works).
 // It draws the sections of a static compare page (templates/_compare_body.html) with the
-// same markup and rules: sitegen/site/compare_page.py for caveats, setups and ratios, and
-// sitegen/site/plots.py for the small charts. Wording of facts, launch settings and caveats
+// same markup and rules: sitegen/site/pages/compare.py for caveats, setups and ratios, and
+// sitegen/site/draw/plots.py for the small charts. Wording of facts, launch settings and caveats
 // comes from /data/setups.json, written by the same Python, so the two never disagree.
 (function () {
   "use strict";
@@ -18,7 +18,7 @@
                  not_run: "Not run", failed: "Failed" };
   var MISSING = "—";
 
-  // Numbers as sitegen/site/numbers.py writes them: site.js, loaded first.
+  // Numbers as sitegen/site/figures/numbers.py writes them: site.js, loaded first.
   var numbers = window.sitegenNumbers;
   var grouped = numbers.grouped, rate = numbers.rate, rateShort = numbers.rateShort, contextLabel = numbers.contextLabel;
   var ms = numbers.ms;
@@ -28,7 +28,7 @@
     if (rounded === 0) return "0%";  // never a signed zero
     return (rounded > 0 ? "+" : "−") + Math.abs(rounded) + "%";
   };
-  window.sitegenCompare = { percent: percent };  // for tests/test_browser_compare.py to hold against Python's round
+  window.sitegenCompare = { percent: percent };  // for tests/browser/test_browser_compare.py to hold against Python's round
   var median = function (values) {
     var sorted = values.slice().sort(function (x, y) { return x - y; });
     var middle = Math.floor(sorted.length / 2);
@@ -53,7 +53,7 @@
   // The small charts: templates/static/plots.js, loaded before this file.
   var plot = window.sitegenPlots.plot, plotGrid = window.sitegenPlots.plotGrid;
 
-  // --- the sections (sitegen/site/compare_page.py) -----------------------------------------------
+  // --- the sections (sitegen/site/pages/compare.py) -----------------------------------------------
   // A reader's own file has its command, but this view does not read its flags (ownfile.js).
   var noCommand = function (run) {
     return run.setup.unparsed ? "command not read here" : "no command";
@@ -108,7 +108,7 @@
     return map;
   };
 
-  // What legends call a run (compare_page.legend_names): its model's own name · accelerator
+  // What legends call a run (pages/compare.py's legend_names): its model's own name · accelerator
   // ×count · engine, from the setups' facts; a name another run of the view shares gets its id.
   var nameOf = function (run) {
     var facts = run.setup.facts;
@@ -175,7 +175,7 @@
         var x = value(cellA, base), y = value(cellB, other);
         var td = el("td");
         // Only two valid cells are divided; any other pair shows both statuses. The cell's class
-        // gives its arrow and colour (compare_page.RatioCell.css): u2 = up, step 2; d1; e = level.
+        // gives its arrow and colour (pages/compare.py's RatioCell.css): u2 = up, step 2; d1; e = level.
         if (cellA && cellB && cellA.status === "valid" && cellB.status === "valid" && x && y !== null) {
           var change = y / x - 1;
           changes.push(change);
@@ -197,7 +197,7 @@
         last = td;
       });
     });
-    // Like with like (compare_page._across_models): no change across models is summed up.
+    // Like with like (pages/compare.py's _across_models): no change across models is summed up.
     var modelOf = function (run) { return run.doc.run.base_model || run.doc.run.model; };
     summary.textContent = modelOf(base).toLowerCase() !== modelOf(other).toLowerCase()
       ? other.letter + " and " + base.letter + " are runs of different models (" + modelOf(other) +
@@ -341,7 +341,7 @@
       curves.appendChild(el("p", (perDevice ? "tok/s per accelerator (derived)" : "Total tok/s") +
                                  " by simultaneous requests, one chart per context length two or more runs measured.", "legend"));
       var figures = [];
-      // One x axis for the grid: the request counts measured at any context (compare_page.decode_plot).
+      // One x axis for the grid: the request counts measured at any context (sections/curves.py's decode_plot).
       var levels = [];
       runs.forEach(function (run) {
         run.doc.measurements.decode.forEach(function (c) {
@@ -359,7 +359,7 @@
             return [c.concurrency, c.total_tokens_per_s / divisor, c.concurrency + " → " +
                     rate(c.total_tokens_per_s / divisor) + (c.status === "valid" ? "" : " (" + STATUS[c.status].toLowerCase() + ")")];
           });
-          // One hover title per run, as compare_page.decode_plot writes it.
+          // One hover title per run, as sections/curves.py's decode_plot writes it.
           return { label: label, index: run.index, runId: run.id, joined: null, points: points,
                    title: run.letter + ": " + points.map(function (p) { return p[2]; }).join(", ") };
         });
@@ -413,7 +413,7 @@
                 " → " + rate(c.per_request_tokens_per_s) + " per request, " + rate(y)];
       });
       var joined = frontier(points);
-      // The hover title lists the frontier's cells, as compare_page.pareto_plot writes it.
+      // The hover title lists the frontier's cells, as sections/curves.py's pareto_plot writes it.
       var words = {};
       points.forEach(function (p) { words[p[0] + " " + p[1]] = p[2]; });
       var title = run.letter + ", frontier: " + joined.slice().sort(function (a, b) { return a[0] - b[0] || a[1] - b[1]; })
@@ -422,7 +422,7 @@
       paretoSeries.push({ label: label, index: run.index, runId: run.id, points: points, joined: joined, title: title });
     });
     var note = leftOut.length ? "Left out, for lack of per-request figures at two or more request counts: " + leftOut.join("; ") + "." : null;
-    // The x axis names the statistic of the per-request figures (compare_page.speed_title).
+    // The x axis names the statistic of the per-request figures (pages/compare.py's speed_title).
     var kinds = runs.map(function (run) {
       var kind = run.doc.run.latency_statistic;
       return [run.letter, kind === "mean" || kind === "median" ? kind : "as reported"];
@@ -467,7 +467,7 @@
     (dropped.length ? "At most " + maxRuns + " runs at once; left out: " + dropped.join(", ") + "." : "");
   if (warning.textContent) form.parentNode.insertBefore(warning, result);
   // A run's colour: its place on its model's page (setups.json "colour") where no run before
-  // it in the view has it, else the next free one (sitegen/site/run_colours.py chart_places).
+  // it in the view has it, else the next free one (sitegen/site/figures/run_colours.py chart_places).
   var colourPlace = function (preferred, taken) {
     var place = (preferred || 0) % PALETTE.length;
     if (taken.length < PALETTE.length) {

@@ -1,7 +1,7 @@
 // A model or accelerator page's decode charts at the contexts other than the one the page
-// draws itself (sitegen/site/group_pages.py decode_charts): each chart's runs and figures come
-// from data/points/<context>/<model>.json (sitegen/site/capacity_page.py point_files), and it
-// is drawn by plots.js with the rules of compare_page.decode_plot, so that with JavaScript the
+// draws itself (sitegen/site/pages/group.py decode_charts): each chart's runs and figures come
+// from data/points/<context>/<model>.json (sitegen/site/pages/presets.py point_files), and it
+// is drawn by plots.js with the rules of sections/curves.py's decode_plot, so that with JavaScript the
 // page shows a chart at every context two or more runs measured, as if the build had drawn it.
 // Without JavaScript, or where the files cannot be fetched (a page opened from disk), the page
 // keeps its one chart and its note saying where the others are.
@@ -56,7 +56,7 @@
   var chart = function (context) {
     var measured = data.at[String(context)];
     // The runs this chart names: every run of a small group, else the newest measured here;
-    // each in its colour place (data.colours, sitegen/site/run_colours.py).
+    // each in its colour place (data.colours, sitegen/site/figures/run_colours.py).
     var colours = data.colours[String(context)];
     var named = data.each
       ? data.runs.map(function (run, i) {

@@ -331,7 +331,7 @@
     return { doc: shown.length ? null : doc, problems: shown };
   };
 
-  // --- its setup, as compare_page.FACTS words a published run's ------------------------------
+  // --- its setup, as pages/compare.py's FACTS words a published run's ------------------------------
   var plain = function (value) {
     var digits = Number.isInteger(value) ? 0 : 1;
     return value.toLocaleString("en-US",
@@ -360,7 +360,7 @@
       return f === null || f === undefined ? "—" : String(f);
     });
     return { facts: shown,
-             // Its launch command is not parsed here (sitegen/site/launch_settings.py is Python):
+             // Its launch command is not parsed here (sitegen/site/figures/launch_settings.py is Python):
              // the setup table says so instead of guessing.
              command: false, unparsed: !!engine.launch_command, launch: {}, other_flags: "none",
              settings: settings, count: hw.count };

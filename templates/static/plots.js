@@ -1,5 +1,5 @@
 // The small charts of the pages, drawn in the browser with the markup and rules of
-// sitegen/site/plots.py (templates/_macros.html draws the static ones): the reader's comparison
+// sitegen/site/draw/plots.py (templates/_macros.html draws the static ones): the reader's comparison
 // view (compare.js) and the decode charts a model or accelerator page draws on load (group.js)
 // share this one copy. It defines window.sitegenPlots and draws nothing by itself.
 (function () {
@@ -8,7 +8,7 @@
   var PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#8c8c8c"];
   var SHAPES = ["circle", "square", "triangle-up", "diamond", "cross", "triangle-down", "triangle-right", "triangle-left"];
 
-  // Each run's point symbol, as sitegen/site/plots.py MARKERS draws it (a marker around 0, 0).
+  // Each run's point symbol, as sitegen/site/draw/plots.py MARKERS draws it (a marker around 0, 0).
   var MARKERS = {
     "circle": "M3.4 0a3.4 3.4 0 1 1-6.8 0a3.4 3.4 0 1 1 6.8 0z",
     "square": "M-3.15-3.15h6.3v6.3h-6.3z",
@@ -21,7 +21,7 @@
   };
   var SVG = "http://www.w3.org/2000/svg";
 
-  // Numbers as sitegen/site/numbers.py writes them: site.js, loaded first.
+  // Numbers as sitegen/site/figures/numbers.py writes them: site.js, loaded first.
   var numbers = window.sitegenNumbers;
   var grouped = numbers.grouped, rate = numbers.rate, rateShort = numbers.rateShort, contextLabel = numbers.contextLabel;
   var el = function (tag, text, className) {
@@ -36,7 +36,7 @@
     return node;
   };
 
-  // --- the small charts (sitegen/site/plots.py) ------------------------------------------------
+  // --- the small charts (sitegen/site/draw/plots.py) ------------------------------------------------
   var W = 360, H = 210, LEFT = 52, RIGHT = 14, TOP = 10, BOTTOM = 38;
   var niceStep = function (top, steps) {
     var raw = top / 4;

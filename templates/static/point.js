@@ -5,7 +5,7 @@
 // Nothing is fetched until a reader picks a point or arrives with one in the address; then
 // data/points/<context>.json names the models measured there, and data/points/<context>/<model>.json
 // holds every cell at that context of that model's runs: one file per model the table lists.
-// The rules mirror sitegen/site/capacity.py and are documented in docs/capacity.md.
+// The rules mirror sitegen/site/figures/capacity.py and are documented in docs/capacity.md.
 (function () {
   "use strict";
   var form = document.getElementById("point-form");
@@ -17,14 +17,14 @@
                  not_run: "Not run", failed: "Failed" };
   var field = function (name) { return form.elements[name]; };
 
-  // --- numbers, as sitegen/site/numbers.py writes them: site.js, loaded first ---------------
+  // --- numbers, as sitegen/site/figures/numbers.py writes them: site.js, loaded first ---------------
   var numbers = window.sitegenNumbers;
   var grouped = numbers.grouped, fixed = numbers.fixed, rate = numbers.rate, ms = numbers.ms;
   var contextLabel = numbers.contextLabel;
   // capacity_page: users per accelerator, a whole number as it is, else one decimal.
   var users_ = function (v) { return v % 1 ? grouped(fixed(v, 1), 1) : String(v); };
   var money = function (usd) { return "$" + (usd >= 0.1 ? grouped(fixed(usd, 2), 2) : fixed(usd, 4).toFixed(4)); };
-  // The figures as the picker writes them, for tests/test_browser_capacity.py to hold against
+  // The figures as the picker writes them, for tests/browser/test_browser_capacity.py to hold against
   // Python's format.
   window.sitegenPoint = { rate: rate, ms: ms, users: users_, money: money };
   var number = function (text) {
@@ -33,7 +33,7 @@
     return isFinite(value) && value > 0 ? value : null;
   };
 
-  // --- the rules (sitegen/site/capacity.py: judge, capacity, answer_for_users) --------------
+  // --- the rules (sitegen/site/figures/capacity.py: judge, capacity, answer_for_users) --------------
   // The run's context standing for the wanted one: the nearest within the tolerance, else none.
   var matchContext = function (list, wanted) {
     var best = null;
@@ -289,7 +289,7 @@
     });
     return runs;
   };
-  // The rules as the page applies them, for tests/test_browser_verdicts.py to hold against the
+  // The rules as the page applies them, for tests/browser/test_browser_verdicts.py to hold against the
   // build.
   window.sitegenPoint.rules = { judge: judge, capacity: capacity, answerForUsers: answerForUsers,
                                 merged: merged, levelOf: levelOf };

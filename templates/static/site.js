@@ -2,7 +2,7 @@
 (function () {
   "use strict";
 
-  // --- numbers, as sitegen/site/numbers.py writes them ----------------------------------------
+  // --- numbers, as sitegen/site/figures/numbers.py writes them ----------------------------------------
   // The one copy: point.js, plots.js and compare.js, loaded after this file, take them from
   // window.sitegenNumbers.
   var grouped = function (value, digits) {
@@ -167,7 +167,7 @@
   // --- index filters, kept in the address -----------------------------------------------
   // The index is paginated; the filters search every run. On their first use (or when the
   // address already holds a filter) they fetch the search index, one compact file of every
-  // row (sitegen/site/index_page.py search_index), fill in each facet's values, and show the
+  // row (sitegen/site/pages/index.py search_index), fill in each facet's values, and show the
   // matching rows of all pages in place of this page's; clearing them brings the page back.
   var filters = document.getElementById("filters");
   var filtered = document.querySelector("table[data-filterable='true']");
@@ -411,7 +411,7 @@
     });
   };
   // A chart's file holds its values; the spec is its kind's template (one file per kind) with
-  // them filled in, as sitegen's charts.fill does. The template is the light chart's; on a
+  // them filled in, as sitegen's chart_specs.fill does. The template is the light chart's; on a
   // dark screen its colours are swapped as the SVG's own style swaps them.
   var PLACEHOLDER = /\["(@[a-z-]+)"\]|"(@[a-z-]+)"|(\{"name":"@data"\})/g;
   var loadSpec = function (url) {
@@ -420,7 +420,7 @@
       var rows = chart.rows.map(function (values) {
         var row = {};
         chart.fields.forEach(function (field, i) { if (values[i] !== null) { row[field] = values[i]; } });
-        // What the file leaves out because it follows from the rest (charts.ChartSpec.data_json).
+        // What the file leaves out because it follows from the rest (chart_specs.ChartSpec.data_json).
         (chart.derived || []).forEach(function (name) {
           if (name === "series") { row.series = chart.fills["@series"][parseInt(String(row.line), 10)]; }
           if (name === "context_text") {

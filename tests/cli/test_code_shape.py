@@ -89,3 +89,48 @@ def test_no_docstring_quotes_a_measurement() -> None:
         for found in _docstring_measurements(tree)
     ]
     assert quoted == []
+
+
+# A path of the project's own code or tests, as comments, templates and docs name it.
+NAMED_PATH = re.compile(r"(?<![\w/.-])(?:sitegen|tests|benchmarks)/[\w/]+\.py\b")
+# Where such names must be true today; the performance log and the changelog are history.
+NAMING_FILES = ("sitegen", "templates", "benchmarks", "tests", "docs")
+NAMING_DOCS = ("README.md", "CONTRIBUTING.md")
+HISTORY = {REPO / "docs" / "performance-log.md", REPO / "CHANGELOG.md"}
+TEXT = {".py", ".md", ".html", ".js", ".css", ".yaml", ".yml", ".txt"}
+
+
+def _stale_names(paths: list[Path]) -> list[str]:
+    """Each path of code that a line of ``paths`` names and the repository does not hold."""
+    return [
+        f"{path.name}:{number}: {name}"
+        for path in paths
+        for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1)
+        for name in NAMED_PATH.findall(line)
+        if not (REPO / name).exists()
+    ]
+
+
+def test_the_path_rule_finds_a_stale_name(tmp_path: Path) -> None:
+    gone, kept = "sitegen/site/" + "plots.py", "tests/kit/" + "project.py"  # (not named here)
+    note = tmp_path / "note.md"
+    note.write_text(f"drawn by {gone};\nread by {kept}\n")
+    assert _stale_names([note]) == [f"note.md:1: {gone}"]
+
+
+def _naming_files() -> list[Path]:
+    files = [REPO / name for name in NAMING_DOCS]
+    for top in NAMING_FILES:
+        files += [
+            path
+            for path in sorted((REPO / top).rglob("*"))
+            if path.is_file()
+            and path.suffix in TEXT
+            and path not in HISTORY
+            and not {"data", "artifacts", "node_modules"} & set(path.relative_to(REPO).parts)
+        ]
+    return files
+
+
+def test_every_code_path_a_comment_or_doc_names_exists() -> None:
+    assert _stale_names(_naming_files()) == []
