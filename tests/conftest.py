@@ -1,6 +1,8 @@
 """Shared fixtures: the shipped site built once a session for the tests that only read it (and
 the seed run alone, built once), a fresh copy of it for each test that changes a site, and for
-the browser tests that build served on 127.0.0.1 and opened in chromium."""
+the browser tests that build served on 127.0.0.1 and opened in chromium. A session is one worker
+process's (see pytest_cmdline_main): each worker builds these sites once, as that costs less
+than one worker waiting for another's."""
 
 from __future__ import annotations
 
@@ -26,6 +28,25 @@ settings.register_profile(
     "sitegen", derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.load_profile("sitegen")
+
+# Worker processes when the command line names none: as many as the machine has cores, at most
+# this many (each builds the session's sites once).
+MAX_WORKERS = 4
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """Run the tests on worker processes (pytest-xdist), each test module wholly on one of them
+    so that its module fixtures are made once, unless the command line says how (``-n 0``:
+    one process, to debug; ``-p no:xdist`` works too). Set here rather than in addopts, which
+    ``-p no:xdist`` would refuse. Runs before xdist's own hook, which reads these options."""
+    if not config.pluginmanager.has_plugin("xdist") or hasattr(config, "workerinput"):
+        return  # not installed or blocked, or this is a worker (its options are the controller's)
+    if config.option.numprocesses is None:
+        config.option.numprocesses = "auto"
+        config.option.maxprocesses = config.option.maxprocesses or MAX_WORKERS
+    if config.option.dist == "no":
+        config.option.dist = "loadfile"
 
 
 @pytest.fixture(scope="session")
