@@ -7,6 +7,7 @@ than one worker waiting for another's."""
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -29,8 +30,11 @@ settings.register_profile(
 )
 settings.load_profile("sitegen")
 
-# Worker processes when the command line names none: as many as the machine has cores, at most
-# this many (each builds the session's sites once).
+# Worker processes when the command line names none (or says -n auto): two a core, since a test
+# often waits (for a server, a subprocess, chromium, the file system's clock) and on a busy
+# machine each worker gets its share of the cores; at most this many, as each builds the
+# session's sites once.
+WORKERS_PER_CORE = 2
 MAX_WORKERS = 4
 
 
@@ -44,9 +48,14 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
         return  # not installed or blocked, or this is a worker (its options are the controller's)
     if config.option.numprocesses is None:
         config.option.numprocesses = "auto"
-        config.option.maxprocesses = config.option.maxprocesses or MAX_WORKERS
     if config.option.dist == "no":
         config.option.dist = "loadfile"
+
+
+@pytest.hookimpl(optionalhook=True)  # (a hook of xdist's: unknown under -p no:xdist)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """How many workers ``-n auto`` (the default, above) starts: see WORKERS_PER_CORE."""
+    return min(WORKERS_PER_CORE * len(os.sched_getaffinity(0)), MAX_WORKERS)
 
 
 @pytest.fixture(scope="session")
