@@ -1,10 +1,13 @@
 """Shared fixtures: the shipped site built once a session for the tests that only read it (and
 the seed run alone, built once), a fresh copy of it for each test that changes a site, and for
-the browser tests that build served on 127.0.0.1 and opened in chromium."""
+the browser tests that build served on 127.0.0.1 and opened in chromium. A session is one worker
+process's (see pytest_cmdline_main): each worker builds these sites once, as that costs less
+than one worker waiting for another's."""
 
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -26,6 +29,33 @@ settings.register_profile(
     "sitegen", derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.load_profile("sitegen")
+
+# Worker processes when the command line names none (or says -n auto): two a core, since a test
+# often waits (for a server, a subprocess, chromium, the file system's clock) and on a busy
+# machine each worker gets its share of the cores; at most this many, as each builds the
+# session's sites once.
+WORKERS_PER_CORE = 2
+MAX_WORKERS = 4
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """Run the tests on worker processes (pytest-xdist), each test module wholly on one of them
+    so that its module fixtures are made once, unless the command line says how (``-n 0``:
+    one process, to debug; ``-p no:xdist`` works too). Set here rather than in addopts, which
+    ``-p no:xdist`` would refuse. Runs before xdist's own hook, which reads these options."""
+    if not config.pluginmanager.has_plugin("xdist") or hasattr(config, "workerinput"):
+        return  # not installed or blocked, or this is a worker (its options are the controller's)
+    if config.option.numprocesses is None:
+        config.option.numprocesses = "auto"
+    if config.option.dist == "no":
+        config.option.dist = "loadfile"
+
+
+@pytest.hookimpl(optionalhook=True)  # (a hook of xdist's: unknown under -p no:xdist)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """How many workers ``-n auto`` (the default, above) starts: see WORKERS_PER_CORE."""
+    return min(WORKERS_PER_CORE * len(os.sched_getaffinity(0)), MAX_WORKERS)
 
 
 @pytest.fixture(scope="session")

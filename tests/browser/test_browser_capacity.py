@@ -332,7 +332,7 @@ def test_the_picker_on_a_group_page_fetches_from_the_site_root_under_a_sub_path(
 ) -> None:
     # point.js builds data/points/… from the page's data-root ("../../" on a model page), so the
     # fetch lands in the site's own folder wherever it is served; built with no base setting.
-    from tests.site.test_links import served_under
+    from tests.kit.network import served_under
 
     model = next(
         page

@@ -1,10 +1,10 @@
-"""The layers of sitegen, read from the source's imports (tests/cli/test_imports.py's graph, which
+"""The layers of sitegen, read from the source's imports (tests/kit/import_graph.py's graph, which
 counts an import inside a function as much as one at the top): page builders are siblings,
 what they share lies below them, and the collect stage never reaches the site's code."""
 
 from __future__ import annotations
 
-from tests.cli.test_imports import import_graph
+from tests.kit.import_graph import import_graph
 
 PAGES = "sitegen.site.pages."
 BELOW_PAGES = ("sitegen.site.sections", "sitegen.site.figures", "sitegen.site.draw")

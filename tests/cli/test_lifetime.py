@@ -36,9 +36,15 @@ SCRIPT = textwrap.dedent("""
     kept = Kept(str(marks / "torn-down"))
     atexit.register(lambda: (marks / "exit-handler").write_text(""))
     if sys.argv[2] == "with-thread":
+        # Runs until the main thread has ended (the interpreter's shutdown marks it so before it
+        # waits for other threads), however long the command took: still running when the
+        # process decides how to end. Bounded: no mark if the main thread never ends.
         def later():
-            time.sleep(0.3)
-            (marks / "thread").write_text("")
+            deadline = time.monotonic() + 30
+            while threading.main_thread().is_alive() and time.monotonic() < deadline:
+                time.sleep(0.005)
+            if not threading.main_thread().is_alive():
+                (marks / "thread").write_text("")
         threading.Thread(target=later).start()
     sys.argv = ["sitegen", "--config", str(marks / "nowhere" / "sitegen.yaml"), "build"]
     if ENDING == "run":

@@ -19,9 +19,17 @@ from sitegen import progress
 from sitegen.collect import remote
 from sitegen.commands.summary import time_taken
 from sitegen.progress import Reporter, mode_of, read_timings, reporting
-from tests.collect.test_remote_server import FAST, RUN, Site, _serve, good, replies, set_sources
 from tests.kit.network import no_proxies
 from tests.kit.project import SHOW_AFTER_S, run_cli
+from tests.kit.scripted_server import (
+    FAST,
+    RUN,
+    Site,
+    good,
+    replies,
+    serve_scripted,
+    set_sources,
+)
 
 CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f]")  # anything but a line feed
 
@@ -370,7 +378,7 @@ def test_collect_counts_the_sources_it_fetches(
     monkeypatch.setattr(progress, "SHOW_AFTER_S", 0.0)
     site = Site()
     site.routes[RUN] = replies(good())
-    with _serve(site):
+    with serve_scripted(site):
         set_sources(
             project,
             {"url": site.url(RUN), "id": "remote-one"},

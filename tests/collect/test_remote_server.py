@@ -1,8 +1,8 @@
 """Remote sources against a real HTTP server on 127.0.0.1, and end to end through the CLI.
 
-The server runs in a thread, listens only on 127.0.0.1 (port 0), answers from a script per
-path, and every loop it runs is bounded in count and time. Timeouts and backoff are
-shortened so the whole module runs in a few seconds.
+The server (tests/kit/scripted_server.py) runs in a thread, listens only on 127.0.0.1 (port 0),
+answers from a script per path, and every loop it runs is bounded in count and time. Timeouts
+and backoff are shortened so the whole module runs in a few seconds.
 """
 
 from __future__ import annotations
@@ -17,11 +17,9 @@ import ssl
 import subprocess
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from email.message import Message
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import httpx
@@ -35,113 +33,19 @@ from sitegen.config import RemoteSource
 from tests.kit.network import no_proxies, running
 from tests.kit.project import REPO, SEED_RUN_ID, run_cli
 from tests.kit.raw_samples import RUN_META, bench, lil_document
-
-SEED = (REPO / "content" / "runs" / f"{SEED_RUN_ID}.yaml").read_bytes()
-FAST = FetchSettings(timeout_s=0.5, attempts=3, backoff_s=0.01, max_sleep_s=0.05, deadline_s=5.0)
-_SERVER_SLEEP_S = (
-    1.5  # longest a scripted reply waits; more than FAST's timeout, bounded for clean shutdown
+from tests.kit.scripted_server import (
+    FAST,
+    RUN,
+    SEED,
+    SERVER_SLEEP_S,
+    Reply,
+    ScriptedServer,
+    Site,
+    good,
+    replies,
+    serve_scripted,
+    set_sources,
 )
-
-
-@dataclass
-class Reply:
-    status: int = 200
-    body: bytes = b""
-    headers: dict[str, str] = field(default_factory=lambda: {"Content-Type": "application/yaml"})
-    delay: float = 0.0
-    chunks: Iterable[bytes] | None = None  # sent chunked instead of ``body``
-
-
-Route = Callable[[Message], Reply]
-
-
-def replies(*answers: Reply) -> Route:
-    """A route answering with ``answers`` in order; the last one repeats."""
-    queue = list(answers)
-
-    def route(headers: Message) -> Reply:
-        return queue.pop(0) if len(queue) > 1 else queue[0]
-
-    return route
-
-
-class Site:
-    """The scripted server's state: routes by path, and every request it saw."""
-
-    def __init__(self) -> None:
-        self.routes: dict[str, Route] = {}
-        self.hits: list[tuple[str, Message]] = []
-        self.base = ""
-        self.lock = threading.Lock()
-
-    def url(self, path: str) -> str:
-        return self.base + path
-
-    def paths(self) -> list[str]:
-        with self.lock:
-            return [path for path, _ in self.hits]
-
-
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    server: _Server
-
-    def do_GET(self) -> None:
-        site = self.server.site
-        with site.lock:
-            site.hits.append((self.path, self.headers))
-        route = site.routes.get(self.path)
-        reply = (
-            route(self.headers)
-            if route
-            else Reply(404, b"no such file\n", {"Content-Type": "text/plain"})
-        )
-        time.sleep(min(reply.delay, _SERVER_SLEEP_S))
-        try:
-            self._send(reply)
-        except (BrokenPipeError, ConnectionResetError, ssl.SSLError):
-            self.close_connection = True  # the client hung up, as it should on refused bodies
-
-    def _send(self, reply: Reply) -> None:
-        self.send_response(reply.status)
-        for name, value in reply.headers.items():
-            self.send_header(name, value)
-        if reply.chunks is not None:
-            self.send_header("Transfer-Encoding", "chunked")
-            self.end_headers()
-            for chunk in reply.chunks:
-                self.wfile.write(f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n")
-            self.wfile.write(b"0\r\n\r\n")
-            return
-        if "Content-Length" not in reply.headers:
-            self.send_header("Content-Length", str(len(reply.body)))
-        self.end_headers()
-        self.wfile.write(reply.body)
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass  # keep the test output clean
-
-
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    block_on_close = False  # a handler still sleeping must not hold up the test
-
-    def __init__(self, site: Site) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
-        self.site = site
-
-    def handle_error(self, request: object, client_address: object) -> None:
-        pass  # TLS handshakes the client refuses end up here
-
-
-@contextmanager
-def _serve(site: Site, tls: ssl.SSLContext | None = None) -> Iterator[_Server]:
-    server = _Server(site)
-    if tls is not None:
-        server.socket = tls.wrap_socket(server.socket, server_side=True)
-    site.base = f"{'https' if tls else 'http'}://127.0.0.1:{server.server_address[1]}"
-    with running(server):
-        yield server
 
 
 @pytest.fixture
@@ -150,7 +54,7 @@ def site(monkeypatch: pytest.MonkeyPatch) -> Iterator[Site]:
     no_proxies(monkeypatch)
     monkeypatch.setattr(remote_module, "DEFAULT_SETTINGS", FAST)
     scripted = Site()
-    with _serve(scripted):
+    with serve_scripted(scripted):
         yield scripted
 
 
@@ -159,13 +63,6 @@ def fetch_all(
 ) -> remote_module.RemoteReport:
     """gather_remote as collect calls it: the production client, made per call."""
     return gather_remote(sources, tmp_path / "cache", check_run, offline=offline, settings=settings)
-
-
-RUN = "/runs/remote-seed.yaml"
-
-
-def good(**headers: str) -> Reply:
-    return Reply(body=SEED, headers={"Content-Type": "application/yaml", **headers})
 
 
 def messages(report: remote_module.RemoteReport) -> list[str]:
@@ -244,7 +141,7 @@ def test_500_then_200_is_retried(site: Site, tmp_path: Path) -> None:
 
 
 def test_a_response_slower_than_the_timeout(site: Site, tmp_path: Path) -> None:
-    site.routes[RUN] = replies(Reply(body=SEED, delay=_SERVER_SLEEP_S))
+    site.routes[RUN] = replies(Reply(body=SEED, delay=SERVER_SLEEP_S))
     started = time.monotonic()
     report = fetch_all(
         tmp_path,
@@ -252,7 +149,7 @@ def test_a_response_slower_than_the_timeout(site: Site, tmp_path: Path) -> None:
         settings=FetchSettings(timeout_s=0.3, attempts=2, backoff_s=0.01),
     )
     assert (
-        time.monotonic() - started < _SERVER_SLEEP_S
+        time.monotonic() - started < SERVER_SLEEP_S
     )  # gave up on both attempts before the server answered
     assert messages(report) == [
         f"{site.url(RUN)}: cannot fetch: no data from the server for 0.3 s (timed out) "
@@ -426,7 +323,7 @@ def test_a_tls_failure_is_an_error(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     for name in ("HTTPS_PROXY", "ALL_PROXY", "https_proxy", "all_proxy"):
         monkeypatch.delenv(name, raising=False)
     secure = Site()
-    with _serve(secure, tls=_self_signed(tmp_path)):
+    with serve_scripted(secure, tls=_self_signed(tmp_path)):
         secure.routes[RUN] = replies(good())
         report = fetch_all(tmp_path, RemoteSource(secure.url(RUN)))
     [problem] = report.problems
@@ -515,15 +412,6 @@ def project(project: Path) -> Path:
     return project
 
 
-def set_sources(project: Path, *sources: str | dict[str, str]) -> None:
-    """Replace the ``sources:`` list of the site's sitegen.yaml."""
-    config = project / "sitegen.yaml"
-    settings = config.read_text().split("\nsources:\n")[0].rstrip("\n")
-    config.write_text(
-        settings + "\nsources:\n" + "".join(f"  - {json.dumps(s)}\n" for s in sources)
-    )
-
-
 def collected(project: Path) -> dict[str, str]:
     document = json.loads((project / ".sitegen" / "collected.json").read_bytes())
     return {run["id"]: run["origin"] for run in document["runs"]}
@@ -605,7 +493,7 @@ def test_cli_failure_without_a_cache_fails_and_writes_nothing(
 def test_cli_unreachable_server_is_a_clear_error(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    closed = _Server(Site())
+    closed = ScriptedServer(Site())
     port = closed.server_address[1]
     closed.server_close()  # nothing listens on this port any more
     set_sources(project, f"http://127.0.0.1:{port}/run.yaml")

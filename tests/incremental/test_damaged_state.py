@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.kit.figure_store import entries, segments, write_entries
 from tests.kit.project import SEED_RUN_ID, run_cli, site_files
 
 
@@ -446,7 +447,6 @@ def test_a_damaged_measurements_file_is_refused_and_collect_makes_it_again(
 def test_damaged_stored_figures_are_worked_out_again(
     built: Path, tmp_path: Path, damage: str
 ) -> None:
-    from tests.incremental.test_figure_cache import entries, segments, write_entries
 
     cold = tmp_path / "cold"
     shutil.copytree(built, cold, symlinks=True)

@@ -13,8 +13,8 @@ from sitegen.site.figures.build_figures import Analysis, Settings
 from sitegen.site.page import Site
 from sitegen.site.plan import PlanMemory, plan
 from sitegen.store import read_collected
+from tests.kit.listing_change import listing_change
 from tests.kit.project import run_cli
-from tests.output.test_build import _listing_change
 
 
 def _keys(project: Path, memory: PlanMemory | None = None) -> dict[str, str]:
@@ -29,12 +29,12 @@ def _keys(project: Path, memory: PlanMemory | None = None) -> dict[str, str]:
 )
 def test_keys_from_the_last_plan_are_the_keys_worked_out_anew(project: Path, change: str) -> None:
     if change == "group label":
-        _listing_change(project, "sibling")
+        listing_change(project, "sibling")
     assert run_cli(project, "collect") == 0
     first = PlanMemory()
     before = _keys(project, first)
     assert first.groups and all(path.endswith("/") for path in first.groups)
-    _listing_change(project, change)
+    listing_change(project, change)
     assert run_cli(project, "collect") == 0
     taken: list[str] = []
 

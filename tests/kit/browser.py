@@ -231,9 +231,17 @@ class Browsing:
 
     def watch(self, visit: Visit, document_url: str, document_status: int) -> None:
         page, problems = visit.page, visit.problems
+        # Main-frame navigations started so far, and how many had started when each request did:
+        # a request that a later navigation aborted (the browser's own favicon fetch, late after
+        # a load, when the test clicks a link) was the test's doing, not the site's.
+        navigations = [0]
+        started: dict[Request, int] = {}
 
         def on_request(request: Request) -> None:
             visit.requests.append(request.url)
+            if request.is_navigation_request() and request.frame == page.main_frame:
+                navigations[0] += 1
+            started[request] = navigations[0]
 
         def refuse(route: Route) -> None:
             problems.append(f"request to another host: {route.request.url}")
@@ -262,6 +270,8 @@ class Browsing:
         def on_failed(request: Request) -> None:
             if document_status == 404 and _root_search(request.url):
                 return
+            if request.failure == "net::ERR_ABORTED" and started.get(request, 0) < navigations[0]:
+                return  # left behind by a navigation since (see above)
             if request.url.startswith(self.origin + "/"):  # other hosts are reported by refuse
                 problems.append(f"failed request: {request.url} ({request.failure})")
 

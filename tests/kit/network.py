@@ -1,13 +1,18 @@
 """Test servers on 127.0.0.1 and a client that reaches them directly: one way to run a server in
-a thread for the length of a test, and the proxy settings cleared so that none stands between."""
+a thread for the length of a test, a folder served under a path prefix, and the proxy settings
+cleared so that none stands between."""
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from socketserver import BaseServer
-from typing import TypeVar
+from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -47,3 +52,29 @@ def running(server: Server) -> Iterator[Server]:
         server.shutdown()
         server.server_close()
         thread.join(timeout=JOIN_S)
+
+
+class _UnderPrefix(SimpleHTTPRequestHandler):
+    """The site's files under one path prefix only, as a host serving it in a sub-folder."""
+
+    prefix = "/"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def translate_path(self, path: str) -> str:
+        if not urlsplit(path).path.startswith(self.prefix):
+            return str(Path(self.directory) / "no such file")
+        return super().translate_path("/" + path[len(self.prefix) :])
+
+
+@contextmanager
+def served_under(folder: Path, prefix: str) -> Iterator[str]:
+    """``folder`` over HTTP on 127.0.0.1 under ``prefix``; yields the site's address."""
+    handler = type("Handler", (_UnderPrefix,), {"prefix": prefix})
+    server = ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(handler, directory=str(folder))
+    )
+    server.daemon_threads = True
+    with running(server):
+        yield f"http://127.0.0.1:{server.server_port}{prefix}"

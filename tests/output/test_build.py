@@ -18,6 +18,8 @@ import pytest
 
 from sitegen.site.incremental import folder_records as site_folders
 from tests.kit.clock import past_the_file_system_tick
+from tests.kit.figure_store import entries
+from tests.kit.listing_change import QWEN3_4B, listing_change
 from tests.kit.project import REPO, SEED_RUN_ID, forget_builds, run_cli, site_files
 from tests.kit.search_index import search_strings
 
@@ -693,7 +695,6 @@ def test_an_added_run_works_out_only_its_own_figures(
     (project / ".sitegen" / "cache" / "figures.json").unlink(missing_ok=True)
     assert run_cli(project, "collect") == 0
     assert run_cli(project, "build") == 0
-    from tests.incremental.test_figure_cache import entries
 
     stored = entries(project / ".sitegen" / "cache" / "figures.json")
     collected = json.loads((project / ".sitegen" / "collected.json").read_bytes())
@@ -1133,54 +1134,6 @@ def test_a_change_to_the_live_site_never_reaches_the_mirror(
     assert all((spare / name).stat().st_ino == (site / name).stat().st_ino for name in built)
 
 
-QWEN3_4B = "ttp300-vllm-qwen3-4b"  # the only run of its model, accelerator and engine
-
-
-def _listing_change(project: Path, change: str) -> None:
-    """Change the site so that a listing's pieces of runs whose own content is unchanged must
-    change too (their group's path or label, their distinguishing label, the settings), or so
-    that every listing's pieces move between its pages."""
-    runs, config = project / "content" / "runs", project / "sitegen.yaml"
-    original = (runs / f"{QWEN3_4B}.yaml").read_text()
-    if change == "add":
-        shutil.copy(MINIMAL, runs / "added-run.yaml")
-    elif change == "remove":
-        (runs / "b200x2-vllm-nemotron3nano30b-fp8.yaml").unlink()
-    elif change == "edit":
-        seed = runs / f"{SEED_RUN_ID}.yaml"
-        seed.write_text(
-            seed.read_text().replace(
-                "total_tokens_per_s: 228.386789", "total_tokens_per_s: 230.5", 1
-            )
-        )
-    elif change == "sibling":  # the unchanged run gets a distinguishing label
-        (runs / "p300-again.yaml").write_text(
-            original.replace('date: "2026-08-20"', 'date: "2026-09-01"', 1)
-        )
-    elif change == "group path":  # a model whose short name is the same: both groups' paths change
-        (runs / "other-qwen.yaml").write_text(
-            MINIMAL.read_text().replace("Qwen/Qwen3-8B", "Other/Qwen3-4B")
-        )
-    elif change == "group label":  # the newest run of the model names the group: spelled anew
-        newer = runs / "p300-again.yaml"
-        assert newer.is_file()
-        newer.write_text(
-            newer.read_text().replace("model: Qwen/Qwen3-4B", "model: QWEN/Qwen3-4B", 1)
-        )
-    elif change == "service level":
-        config.write_text(
-            config.read_text()
-            .replace("  - name: server\n", "  - name: srv\n", 1)
-            .replace("service_level: server}", "service_level: srv}")
-        )
-    else:
-        assert change == "price"
-        config.write_text(
-            config.read_text() + "prices:\n  Blackhole P300: {usd_per_hour: 2.5, source: test, "
-            "date: 2026-01-15}\n"
-        )
-
-
 @pytest.mark.parametrize(
     "change",
     ["add", "remove", "edit", "sibling", "group path", "group label", "service level", "price"],
@@ -1199,13 +1152,13 @@ def test_listing_pages_built_from_kept_pieces_equal_a_cold_build(
     ):
         monkeypatch.setattr(name, 3)
     if change == "group label":
-        _listing_change(project, "sibling")
+        listing_change(project, "sibling")
     assert run_cli(project, "collect") == 0
     assert run_cli(project, "build") == 0
     site = project / "_site"
     before = site_files(site)
     assert (project / ".sitegen" / "cache" / "fragments.json").is_file()
-    _listing_change(project, change)
+    listing_change(project, change)
     assert run_cli(project, "collect") == 0
     assert run_cli(project, "build") == 0
     incremental = site_files(site)

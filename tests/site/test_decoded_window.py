@@ -17,6 +17,7 @@ from sitegen.site.draw.chart_specs import MAX_SERIES
 from sitegen.site.figures import build_figures as analysis
 from sitegen.site.figures.build_figures import Analysis
 from sitegen.store import collected_path, read_collected
+from tests.kit.figure_store import entries as kept_entries
 from tests.kit.project import collected_entries, run_cli, site_files
 
 
@@ -202,7 +203,6 @@ def test_outlines_are_kept_and_read_back(project: Path) -> None:
     assert run_cli(project, "collect") == 0
     assert run_cli(project, "build") == 0
     documents = {entry["digest"]: entry["result"] for entry in collected_entries(project)}
-    from tests.incremental.test_figure_cache import entries as kept_entries
 
     entries = {
         digest: json.loads(text)

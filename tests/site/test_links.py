@@ -6,25 +6,20 @@ feed and the sitemap are well-formed XML; cost stays linear in the number of run
 from __future__ import annotations
 
 import base64
-import functools
 import hashlib
 import html
 import json
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
-from contextlib import contextmanager
 from html.parser import HTMLParser
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 from urllib.parse import parse_qs, unquote, urljoin, urlsplit
 
 import httpx
 import pytest
 
 from sitegen.site.pages.compare import MAX_RUNS
-from tests.kit.network import running
+from tests.kit.network import served_under
 from tests.kit.paging_rule import site_pages
 from tests.kit.project import PAGED_INDEX_SIZE, REPO, run_cli
 from tests.kit.run_json import published_run
@@ -148,32 +143,6 @@ def test_the_404_page_links_from_the_site_path(shipped: Path, project: Path) -> 
         assert link.startswith("/deep/bench/"), link
         path = urlsplit(link).path.removeprefix("/deep/bench/")
         assert (site / path).is_file() or (site / path / "index.html").is_file(), link
-
-
-class _UnderPrefix(SimpleHTTPRequestHandler):
-    """The site's files under one path prefix only, as a host serving it in a sub-folder."""
-
-    prefix = "/"
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-    def translate_path(self, path: str) -> str:
-        if not urlsplit(path).path.startswith(self.prefix):
-            return str(Path(self.directory) / "no such file")
-        return super().translate_path("/" + path[len(self.prefix) :])
-
-
-@contextmanager
-def served_under(folder: Path, prefix: str) -> Iterator[str]:
-    """``folder`` over HTTP on 127.0.0.1 under ``prefix``; yields the site's address."""
-    handler = type("Handler", (_UnderPrefix,), {"prefix": prefix})
-    server = ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(handler, directory=str(folder))
-    )
-    server.daemon_threads = True
-    with running(server):
-        yield f"http://127.0.0.1:{server.server_port}{prefix}"
 
 
 def test_served_under_an_arbitrary_sub_path_no_link_is_broken(shipped: Path) -> None:
