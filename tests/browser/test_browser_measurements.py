@@ -73,25 +73,35 @@ def _rows_said(visit: Visit) -> list[list[str]]:
     return rows
 
 
-def _expected_rows(document: dict[str, Any]) -> list[tuple[str, str]]:
-    """Each row's class and address (docs/comparisons.md, "Citing a figure") from the file."""
-    chunk, output = "prompt_chunk_tokens", "output_tokens_per_request"
+# The fields that set a row apart beside its context and requests (and name it: -k, -o).
+CHUNK, OUTPUT = "prompt_chunk_tokens", "output_tokens_per_request"
+
+
+def _in_table_order(document: dict[str, Any]) -> tuple[list[Any], list[Any]]:
+    """The file's prefill rows and decode cells in the table's order: by context (then prompt
+    chunk), and by context, requests and output length."""
     prefill = sorted(
-        document["measurements"]["prefill"], key=lambda p: (p["context_tokens"], p.get(chunk, 0))
+        document["measurements"]["prefill"], key=lambda p: (p["context_tokens"], p.get(CHUNK, 0))
     )
     decode = sorted(
         document["measurements"]["decode"],
-        key=lambda c: (c["context_tokens"], c["concurrency"], c.get(output, 0)),
+        key=lambda c: (c["context_tokens"], c["concurrency"], c.get(OUTPUT, 0)),
     )
+    return prefill, decode
+
+
+def _expected_rows(document: dict[str, Any]) -> list[tuple[str, str]]:
+    """Each row's class and address (docs/comparisons.md, "Citing a figure") from the file."""
+    prefill, decode = _in_table_order(document)
     rows = [
-        ("", f"p-{p['context_tokens']}" + (f"-k{p[chunk]}" if p.get(chunk) else ""))
+        ("", f"p-{p['context_tokens']}" + (f"-k{p[CHUNK]}" if p.get(CHUNK) else ""))
         for p in prefill
     ]
     rows += [
         (
             STATUS_CLASS[c["status"]],
             f"r-{c['context_tokens']}-{c['concurrency']}"
-            + (f"-o{c[output]}" if c.get(output) else ""),
+            + (f"-o{c[OUTPUT]}" if c.get(OUTPUT) else ""),
         )
         for c in decode
     ]
@@ -127,26 +137,19 @@ def _optional_columns_hold_the_files_figures(
     sizes, shows a column of them: each row's, from the file ("—" where it has none)."""
     table = tables(visit.page.locator("table.figures").evaluate("(table) => table.outerHTML"))
     rows = table["data figures"]
-    chunk, output = "prompt_chunk_tokens", "output_tokens_per_request"
-    prefill = sorted(
-        document["measurements"]["prefill"], key=lambda p: (p["context_tokens"], p.get(chunk, 0))
-    )
-    decode = sorted(
-        document["measurements"]["decode"],
-        key=lambda c: (c["context_tokens"], c["concurrency"], c.get(output, 0)),
-    )
+    prefill, decode = _in_table_order(document)
 
     def said(value: int | None) -> str:
         return f"{value:,}" if value else "—"
 
     columns = {
         "Output tokens per request": (
-            any(c.get(output) for c in decode),
-            ["—"] * len(prefill) + [said(c.get(output)) for c in decode],
+            any(c.get(OUTPUT) for c in decode),
+            ["—"] * len(prefill) + [said(c.get(OUTPUT)) for c in decode],
         ),
         "Prompt tokens": (
-            len({p[chunk] for p in prefill if p.get(chunk)}) > 1,
-            [said(p.get(chunk)) for p in prefill] + ["—"] * len(decode),
+            len({p[CHUNK] for p in prefill if p.get(CHUNK)}) > 1,
+            [said(p.get(CHUNK)) for p in prefill] + ["—"] * len(decode),
         ),
     }
     for title, (wanted, values) in columns.items():

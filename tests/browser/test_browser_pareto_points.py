@@ -7,10 +7,11 @@ a point higher up a higher throughput per accelerator."""
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 
-from tests.kit.browser import PHONE, Browsing
+from tests.kit.browser import PHONE, Browsing, Visit
 from tests.kit.svg_paths import vertices
 
 pytestmark = pytest.mark.browser
@@ -23,8 +24,16 @@ TIP = re.compile(
 )
 
 
+def _opened(browse: Browsing, **options: Any) -> Visit:
+    """The model page once group.js has drawn its decode charts at the other contexts: they go
+    in above the frontier charts, so a point's place on the screen is known only after."""
+    visit = browse.open(QWEN, **options)
+    visit.page.wait_for_function("() => !document.getElementById('decode-more')")
+    return visit
+
+
 def test_each_frontier_point_names_its_own_figures_on_hover(browse: Browsing) -> None:
-    visit = browse.open(QWEN)
+    visit = _opened(browse)
     page = visit.page
     chart = page.locator(".pareto-default")
     svg = chart.locator("figure.plot svg")
@@ -72,7 +81,7 @@ def test_each_frontier_point_names_its_own_figures_on_hover(browse: Browsing) ->
 def test_a_points_figures_stay_inside_a_phones_width(browse: Browsing) -> None:
     """At 390 px, the point furthest right shows its figures without the page scrolling
     sideways: the tip stays inside its figure."""
-    visit = browse.open(QWEN, width=PHONE)
+    visit = _opened(browse, width=PHONE)
     page = visit.page
     chart = page.locator(".pareto-default")
     svg = chart.locator("figure.plot svg")
