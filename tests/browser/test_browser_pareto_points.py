@@ -10,6 +10,7 @@ import re
 from typing import Any
 
 import pytest
+from playwright.sync_api import FloatRect, Locator
 
 from tests.kit.browser import PHONE, Browsing, Visit
 from tests.kit.svg_paths import vertices
@@ -24,22 +25,28 @@ TIP = re.compile(
 )
 
 
-def _opened(browse: Browsing, **options: Any) -> Visit:
-    """The model page once group.js has drawn its decode charts at the other contexts: they go
-    in above the frontier charts, so a point's place on the screen is known only after."""
+def number(text: str) -> float:
+    """A figure as the page writes it ("1,507.1") as a number."""
+    return float(text.replace(",", ""))
+
+
+def _opened(browse: Browsing, **options: Any) -> tuple[Visit, Locator, FloatRect]:
+    """The model page once group.js has drawn its decode charts at the other contexts (they go
+    in above the frontier charts, so a point's place on the screen is known only after), with
+    its default frontier chart in view and that chart's drawing's box."""
     visit = browse.open(QWEN, **options)
     visit.page.wait_for_function("() => !document.getElementById('decode-more')")
-    return visit
-
-
-def test_each_frontier_point_names_its_own_figures_on_hover(browse: Browsing) -> None:
-    visit = _opened(browse)
-    page = visit.page
-    chart = page.locator(".pareto-default")
+    chart = visit.page.locator(".pareto-default")
     svg = chart.locator("figure.plot svg")
     svg.scroll_into_view_if_needed()
     box = svg.bounding_box()
     assert box is not None
+    return visit, chart, box
+
+
+def test_each_frontier_point_names_its_own_figures_on_hover(browse: Browsing) -> None:
+    visit, chart, box = _opened(browse)
+    page = visit.page
     rows = visit.js(
         """() => Array.from(document.querySelectorAll(
             ".pareto-default table.frontier-figures tbody tr"))
@@ -68,7 +75,6 @@ def test_each_frontier_point_names_its_own_figures_on_hover(browse: Browsing) ->
             page.mouse.move(box["x"] + 2, box["y"] + 2)  # off every point: the tip goes
             tip.wait_for(state="hidden")
     assert set(seen) == table  # every row is a point, and every point a row
-    number = lambda text: float(text.replace(",", ""))  # noqa: E731
     for a, (ax, ay) in seen.items():
         for b, (bx, by) in seen.items():
             if number(a[2]) < number(b[2]):
@@ -81,13 +87,8 @@ def test_each_frontier_point_names_its_own_figures_on_hover(browse: Browsing) ->
 def test_a_points_figures_stay_inside_a_phones_width(browse: Browsing) -> None:
     """At 390 px, the point furthest right shows its figures without the page scrolling
     sideways: the tip stays inside its figure."""
-    visit = _opened(browse, width=PHONE)
+    visit, chart, box = _opened(browse, width=PHONE)
     page = visit.page
-    chart = page.locator(".pareto-default")
-    svg = chart.locator("figure.plot svg")
-    svg.scroll_into_view_if_needed()
-    box = svg.bounding_box()
-    assert box is not None
     points = [
         point
         for n in range(chart.locator("figure.plot svg path[class]").count())
