@@ -332,9 +332,12 @@ def test_a_level_page_without_rows_says_why_and_only_when_no_run_has_a_matrix(
             model = model.replace("&#39;", "'").replace("&amp;", "&").lower()
             if decode_cells.get(model, 0) == 0:
                 seen_empty += 1
+                # Nor does its summary describe rows and columns it does not have.
                 assert NO_MATRIX in html and "<table" not in html, page
+                assert "a row each" not in html, page
             else:
                 assert NO_MATRIX not in html and "\n<tr><th><a href=" in html, page
+                assert "a row each" in html, page
     assert seen_empty > 0, "the shipped site has a model measured at request rates only"
 
 
