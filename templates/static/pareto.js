@@ -1,7 +1,8 @@
 // A model page's frontier charts (templates/pages/group.html, section.pareto): with JavaScript,
 // each point names its own run, requests and figures on hover. Without it, each run's line keeps
-// its hover title (its frontier's points at once) and "The figures of this chart" lists every
-// point. Nothing is fetched: a chart's points are matched to the rows of its own figures table in
+// its hover title (its run, how many of its points are on its frontier) and "The figures of this
+// chart" lists every point; with it, that title names the frontier's points, read from the
+// table (the page says each figure once, in the table). Nothing is fetched: a chart's points are matched to the rows of its own figures table in
 // the order sitegen/site/draw/plots.py draws them (each run's frontier by its figures, ascending,
 // then its other points by position); where a run's points cannot be told apart so (two at one
 // pixel), its line keeps only its title.
@@ -41,9 +42,25 @@
     return onLine.concat(alone);
   };
 
+  // A line's full title: its frontier's points, fewest requests' speed first, as the table says
+  // them (sitegen/site/sections/curves.py pareto_plot words them the same way).
+  var frontierTitle = function (run, rows, context) {
+    var on = rows.filter(function (r) { return r.frontier; });
+    on.sort(function (a, b) { return a.x - b.x || a.y - b.y; });
+    var words = on.map(function (r) {
+      return context + " × " + r.requests + " → " + r.speed + " per request, " + r.perAccelerator;
+    });
+    var all = rows.length === 1 ? "1 cell" : rows.length + " cells";
+    return run + ", frontier: " + words.join("; ") + " (" + all + " in all: see the run's page)";
+  };
+
   Array.prototype.forEach.call(charts, function (chart) {
     var figure = chart.querySelector("figure.plot"), svg = figure && figure.querySelector("svg");
     var table = chart.querySelector("table.frontier-figures");
+    // The context, from the caption plots.py writes: "… at 8K context", or "… at context 0 (…)".
+    var caption = figure ? figure.querySelector("figcaption") : null;
+    var where = caption && caption.textContent.match(/ at (?:context (\d+)|(\S+) context)/);
+    var context = where ? where[1] || where[2] : "";
     if (!svg || !table || !svg.getScreenCTM) return;
     // Each run's rows: its name heads the first of them (a header cell spanning the rest).
     var byRun = {}, run = null;
@@ -65,6 +82,7 @@
         return said.indexOf(name + ",") === 0;
       })[0];
       if (!run) return;
+      title.textContent = frontierTitle(run, byRun[run], context);
       var at = vertices(path.getAttribute("d") || ""), rows = drawnOrder(byRun[run]);
       if (at.length !== rows.length) return; // two points at one pixel: the title says them all
       at.forEach(function (xy, i) { points.push({ x: xy[0], y: xy[1], row: rows[i] }); });

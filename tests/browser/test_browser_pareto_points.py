@@ -105,3 +105,56 @@ def test_a_points_figures_stay_inside_a_phones_width(browse: Browsing) -> None:
     assert widths[0] <= widths[1], widths
     tip = chart.locator(".plot-tip").bounding_box()
     assert tip is not None and tip["x"] + tip["width"] <= PHONE
+
+
+def _lines_and_tables(visit: Visit) -> list[dict[str, Any]]:
+    """Each frontier chart's lines' titles and its figures table's rows, as the page has them."""
+    return list(
+        visit.js(
+            """() => Array.from(document.querySelectorAll("section.pareto .pareto-at")).map(
+            (chart) => ({
+              caption: chart.querySelector("figcaption").textContent,
+              titles: Array.from(chart.querySelectorAll("svg path[class] title"))
+                .map((t) => t.textContent),
+              rows: Array.from(chart.querySelectorAll("table.frontier-figures tbody tr"))
+                .map((tr) => Array.from(tr.cells).map((td) => [td.tagName, td.textContent])),
+            }))"""
+        )
+    )
+
+
+def _rows_by_run(rows: list[list[list[str]]]) -> dict[str, list[list[str]]]:
+    """A figures table's rows under the run whose name heads them: [requests, speed, per
+    accelerator, on the frontier]."""
+    runs: dict[str, list[list[str]]] = {}
+    run = ""
+    for cells in rows:
+        if cells[0][0] == "TH":
+            run = cells.pop(0)[1]
+        runs.setdefault(run, []).append([text for _, text in cells])
+    return runs
+
+
+def test_a_lines_title_counts_its_frontier_and_script_names_its_points(browse: Browsing) -> None:
+    """The page says each figure once, in the table: a line's own title counts its frontier's
+    points (what a reader without JavaScript hovers), and pareto.js writes them into it from
+    the table, each point in words, fewest requests' speed first."""
+    static = _lines_and_tables(browse.open(QWEN, javascript=False))
+    scripted = _lines_and_tables(browse.open(QWEN))
+    assert static and len(static) == len(scripted)
+    for plain, full in zip(static, scripted, strict=True):
+        # "… at 8K context", or "… at context 0 (…)" for runs without an earlier context.
+        context = re.search(r" at (?:(\S+) context$|context (0) \()", plain["caption"])
+        assert context, plain["caption"]
+        where = context[1] or context[2]
+        runs = _rows_by_run(plain["rows"])
+        assert len(plain["titles"]) == len(runs) == len(full["titles"])
+        for title, written in zip(plain["titles"], full["titles"], strict=True):
+            run = next(name for name in runs if title.startswith(name + ", frontier: "))
+            rows = runs[run]
+            on = [r for r in rows if r[3] == "yes"]
+            cells = f"{len(rows)} cell{'s' if len(rows) != 1 else ''}"
+            assert title == f"{run}, frontier: {len(on)} of {cells}"
+            on.sort(key=lambda r: (number(r[1]), number(r[2])))
+            words = "; ".join(f"{where} × {r[0]} → {r[1]} per request, {r[2]}" for r in on)
+            assert written == f"{run}, frontier: {words} ({cells} in all: see the run's page)"

@@ -125,11 +125,14 @@ def pareto_plot(
     *,
     context: int | None = None,
     x_title: str = "per-request tok/s",
+    listed_beside: bool = False,
 ) -> tuple[Plot | None, str | None]:
     """Throughput (per accelerator, as frontiers are usually read) against per-request speed,
     each run's frontier joined; with ``context``, the cells at that context only. A run with
     per-request figures at fewer than two request counts has no trade-off to draw: it is left
-    out, and the note says so, rather than showing a few points that read as a slow run."""
+    out, and the note says so, rather than showing a few points that read as a slow run.
+    ``listed_beside``: the page lists every point in a table next to the chart, so a line's
+    title names its run and counts its frontier instead of saying each figure a second time."""
     series = []
     left_out = []
     for label, index, run in named:
@@ -157,9 +160,11 @@ def pareto_plot(
             f"{numbers.rate(x)} per request, {numbers.rate(y)}"
             for x, y, c in points
         }
+        name = (point_names or {}).get(label, label)
         title = (
-            f"{(point_names or {}).get(label, label)}, frontier: "
-            f"{'; '.join(words[p] for p in sorted(frontier))}"
+            f"{name}, frontier: {len(frontier)} of {numbers.count_noun(len(points), 'cell')}"
+            if listed_beside
+            else f"{name}, frontier: {'; '.join(words[p] for p in sorted(frontier))}"
             f" ({numbers.count_noun(len(points), 'cell')} in all: see the run's page)"
         )
         series.append(
