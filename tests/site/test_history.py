@@ -429,3 +429,34 @@ def test_a_setup_page_writes_each_pair_of_runs_once(tmp_path: Path) -> None:
         mine = [r for r in flagged if (r["run"], r["previous_run"]) == (run, previous)]
         assert len(shown) == len(mine) > 0
         assert "title=" not in rows.split("\n", 1)[1]  # the pair's runs are not written again
+
+
+def test_a_setup_page_keeps_a_runs_near_contexts_apart(tmp_path: Path) -> None:
+    """The seed run measures prefill at 1019K and at 1024K (within the ±3 % that matches a
+    context between runs): on the setup page they are two figures, each with one value a run,
+    the file's own, never two points of one run in one chart."""
+    base, later = seed(), next_run(0.85)
+    site = site_with(tmp_path, {"base": base, "later": later})
+    html = (site / "_site" / "setups" / "planted-setup" / "index.html").read_text(encoding="utf-8")
+    points = base["measurements"]["prefill"]
+    prefill = {p["context_tokens"]: p["prompt_tokens_per_s"] for p in points}
+    assert {1043456, 1048576} <= set(prefill)
+    charts = re.findall(
+        r'<figcaption id="timeline-\d+">([^<]*)</figcaption>(.*?)</svg>', html, flags=re.S
+    )
+    table = html.split('class="data timeline-table"', 1)[1].split("</table>", 1)[0]
+    rows = re.findall(r"<tr><th scope=row>([^<]*)((?:<td class=num>[^<]*)+)", table)
+    shown: dict[str, list[str]] = {}
+    for caption, svg in charts:
+        # Each point's title: date · engine version · value; one point a run.
+        shown[caption] = [t.rsplit(" · ", 1)[1] for t in re.findall(r"<title>([^<]*)<", svg)]
+    for title, cells in rows:
+        shown[title] = re.findall(r"<td class=num>([^<]*)", cells)
+    for title, values in shown.items():
+        assert len(values) == 2, (title, values)  # two runs, one value each
+    for context, words in ((1043456, "1019K"), (1048576, "1024K")):
+        values = shown[f"prefill tok/s at {words} context"]
+        expected = prefill[context]
+        for value in values:  # shown in thousands ("10.2K") or whole
+            figure = float(value.rstrip("K").replace(",", "")) * (1000 if "K" in value else 1)
+            assert figure == pytest.approx(expected, rel=0.01), (words, value)

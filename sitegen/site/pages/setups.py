@@ -185,16 +185,24 @@ def _shared_series(runs: list[Run]) -> list[tuple[str, Series]]:
     series: dict[tuple[object, ...], list[tuple[int, Run, float]]] = defaultdict(list)
     titles: dict[tuple[object, ...], str] = {}
     for index, run in enumerate(runs):
-        for own_key, point in history.points(run).items():
+        charted = [
+            (own_key, point)
+            for own_key, point in history.points(run).items()
+            if point.figure in ("total_tokens_per_s", "prompt_tokens_per_s") or point.kind == "load"
+        ]
+        # A run's figure joins the series of its own position, else the nearest one within the
+        # tolerance that none of the run's other figures holds: two contexts of one run (1019K
+        # and 1024K prefill) are two figures, never two points of one.
+        charted.sort(key=lambda item: (item[0] not in series, repr(item[0])))
+        held: set[tuple[object, ...]] = set()
+        for own_key, point in charted:
             key = own_key
             if own_key not in series:
-                key = history.nearby(own_key, series.keys()) or own_key
-            if (
-                point.figure in ("total_tokens_per_s", "prompt_tokens_per_s")
-                or point.kind == "load"
-            ):
-                series[key].append((index, run, point.value))
-                titles[key] = _timeline_title(point)
+                free = [k for k in series if k not in held]
+                key = history.nearby(own_key, free) or own_key
+            held.add(key)
+            series[key].append((index, run, point.value))
+            titles[key] = _timeline_title(point)
     shared = sorted(
         (key for key, values in series.items() if len(values) > 1),
         key=lambda key: (-len(series[key]), repr(key)),
