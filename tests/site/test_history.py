@@ -394,7 +394,7 @@ def test_a_setup_page_shows_every_figure_its_runs_share(shipped_site: Path, fa: 
         if n_gen == 0:
             title = f"prefill tok/s at 0 context, {n_prompt:,}-token prompt"
         else:
-            title = f"total tok/s at 0 context × 1 requests, {n_gen:,} tokens out"
+            title = f"total tok/s at 0 context × 1 request, {n_gen:,} tokens out"
         assert titles.count(title) == 1, title
         for row_title, cells in rows:
             if row_title == title:
@@ -452,6 +452,15 @@ def test_a_setup_page_keeps_a_runs_near_contexts_apart(tmp_path: Path) -> None:
         shown[caption] = [t.rsplit(" · ", 1)[1] for t in re.findall(r"<title>([^<]*)<", svg)]
     for title, cells in rows:
         shown[title] = re.findall(r"<td class=num>([^<]*)", cells)
+    # The table reads in order: by context, then by requests, as numbers (8K before 16K, 2
+    # requests before 16), each figure's kind together.
+    decode = [
+        re.fullmatch(r"total tok/s at (\d+)K context × (\d+) requests?", title)
+        for title, _ in rows
+        if title.startswith("total tok/s")
+    ]
+    order = [(int(m[1]), int(m[2])) for m in decode if m]
+    assert len(order) == len(decode) > 8 and order == sorted(order)
     for title, values in shown.items():
         assert len(values) == 2, (title, values)  # two runs, one value each
     for context, words in ((1043456, "1019K"), (1048576, "1024K")):

@@ -205,9 +205,19 @@ def _shared_series(runs: list[Run]) -> list[tuple[str, Series]]:
             titles[key] = _timeline_title(point)
     shared = sorted(
         (key for key, values in series.items() if len(values) > 1),
-        key=lambda key: (-len(series[key]), repr(key)),
+        key=lambda key: (-len(series[key]), _in_order(key)),
     )
     return [(titles[key], series[key]) for key in shared]
+
+
+def _in_order(value: object) -> tuple[object, ...]:
+    """A figure's key as it sorts for a reader: numbers by value (8K before 16K, 2 requests
+    before 16), words alphabetically, each position part by part."""
+    if isinstance(value, tuple):
+        return (1, tuple(_in_order(part) for part in value))
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return (0, value, "")
+    return (2, 0, repr(value))
 
 
 @dataclass(frozen=True)
@@ -240,9 +250,8 @@ def _timeline_title(point: history.Point) -> str:
     words = FIGURES[point.figure][1]
     if point.kind == "decode":
         context = numbers.context(int(point.position[0] or 0))
-        return f"{words} at {context} context × {point.position[1]} requests" + _length_words(
-            point.position
-        )
+        requests = numbers.count_noun(int(point.position[1] or 0), "request")
+        return f"{words} at {context} context × {requests}" + _length_words(point.position)
     if point.kind == "prefill":
         context = numbers.context(int(point.position[0] or 0))
         return f"{words} at {context} context" + _chunk_words(point.position)
