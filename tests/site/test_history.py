@@ -432,9 +432,9 @@ def test_a_setup_page_writes_each_pair_of_runs_once(tmp_path: Path) -> None:
 
 
 def test_a_setup_page_keeps_a_runs_near_contexts_apart(tmp_path: Path) -> None:
-    """The seed run measures prefill at 1019K and at 1024K (within the ±3 % that matches a
-    context between runs): on the setup page they are two figures, each with one value a run,
-    the file's own, never two points of one run in one chart."""
+    """The seed run measures prefill at 1019K and at 1024K (within the 10 % that matches a
+    context between runs, docs/comparisons.md): on the setup page they are two figures, each
+    with one value a run, the file's own, never two points of one run in one chart."""
     base, later = seed(), next_run(0.85)
     site = site_with(tmp_path, {"base": base, "later": later})
     html = (site / "_site" / "setups" / "planted-setup" / "index.html").read_text(encoding="utf-8")
