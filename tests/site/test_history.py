@@ -111,6 +111,11 @@ def test_a_planted_run_15_percent_slower_is_a_regression_everywhere(
     assert "slower" in (entry.findtext(f"{atom}title") or "") and "1 regression" in (
         entry.findtext(f"{atom}title") or ""
     )
+    # The verdicts counted in words, from changes.json: the feed's title and the run page say them.
+    unchanged = sum(1 for r in records if r["verdict"] == "no change")
+    counted = f"1 regression, no change in {unchanged}"
+    assert unchanged > 1 and counted in (entry.findtext(f"{atom}title") or "")
+    assert f": {counted}." in section
     assert "setups/planted-setup/" in (site / "_site" / "changes" / "index.html").read_text(
         encoding="utf-8"
     )

@@ -336,9 +336,15 @@ def change_row(site: Site, change: Change, previous_date: str | None) -> ChangeR
 
 
 def counts_words(counts: dict[str, int]) -> str:
-    return ", ".join(
-        f"{counts[v]} {v}" for v in (REGRESSION, IMPROVEMENT, CANT_TELL, NO_CHANGE) if counts.get(v)
-    )
+    """A pair of runs' verdicts counted in words: "2 regressions, 1 improvement, can't tell for
+    1, no change in 3"."""
+    words = {
+        REGRESSION: lambda n: numbers.count_noun(n, REGRESSION),
+        IMPROVEMENT: lambda n: numbers.count_noun(n, IMPROVEMENT),
+        CANT_TELL: lambda n: f"{CANT_TELL} for {n}",
+        NO_CHANGE: lambda n: f"{NO_CHANGE} in {n}",
+    }
+    return ", ".join(say(counts[v]) for v, say in words.items() if counts.get(v))
 
 
 @dataclass(frozen=True)
