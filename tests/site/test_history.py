@@ -116,9 +116,14 @@ def test_a_planted_run_15_percent_slower_is_a_regression_everywhere(
     counted = f"1 regression, no change in {unchanged}"
     assert unchanged > 1 and counted in (entry.findtext(f"{atom}title") or "")
     assert f": {counted}." in section
-    assert "setups/planted-setup/" in (site / "_site" / "changes" / "index.html").read_text(
-        encoding="utf-8"
-    )
+    # /changes/: the run by its date, against the previous run's, the verdicts counted as
+    # changes.json has them, the setup's page linked.
+    listing = (site / "_site" / "changes" / "index.html").read_text(encoding="utf-8")
+    [row] = re.findall(r"<tr><td>(.*?)(?=<tr>|</table>)", listing, flags=re.S)
+    assert 'href="../runs/slower/index.html" title="slower">2026-08-01</a>' in row
+    assert 'href="../setups/planted-setup/index.html"' in row
+    assert f'{counted} against <a href="../runs/base/index.html" title="base">' in row
+    assert "regression: total tok/s at " in row and "(-15.0 %)" in row
     # The pull request that adds it: listed, annotated on the file, and failing when asked to.
     changed = tmp_path / "changed.txt"
     changed.write_text("A\tcontent/runs/slower.yaml\n", encoding="utf-8")

@@ -90,15 +90,31 @@ class SetupPageContext:
 
 
 @dataclass(frozen=True)
+class ChangedStep:
+    """A row of /changes/: a run against the previous run of its setup, each run named by its
+    date (its id in the link's title), the setup by its title, the verdicts in words."""
+
+    date: str
+    run: str
+    run_href: str
+    previous_date: str
+    previous_run: str
+    previous_href: str
+    setup: str
+    setup_id: str
+    setup_href: str
+    verdicts: str
+    largest: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class ChangesPageContext:
     """/changes/ (templates/pages/changes.html): the latest steps that changed something."""
 
     site: Site
     title: str
     rule: str
-    steps: tuple[
-        tuple[StepSummary, str, str, str], ...
-    ]  # summary, setup href, run href, previous href
+    steps: tuple[ChangedStep, ...]
     left: int
 
 
@@ -308,21 +324,34 @@ def changes_page(site: Site, site_history: SiteHistory) -> ChangesPageContext:
         if step.count(REGRESSION) or step.count(IMPROVEMENT) or step.count(CANT_TELL)
     ]
     steps.sort(key=lambda s: (s.date or "", s.run), reverse=True)
-    shown = tuple(
-        (
-            step,
-            site.url(setup_path(step.setup)),
-            site.url(f"runs/{step.run}/"),
-            site.url(f"runs/{step.previous_run}/"),
-        )
-        for step in steps[:MAX_LISTED_STEPS]
-    )
+    shown = tuple(_changed_step(site, site_history, step) for step in steps[:MAX_LISTED_STEPS])
     return ChangesPageContext(
         site,
         "Changes between runs of a setup",
         site_history.rule.name,
         shown,
         max(0, len(steps) - MAX_LISTED_STEPS),
+    )
+
+
+def _changed_step(site: Site, site_history: SiteHistory, step: StepSummary) -> ChangedStep:
+    runs = site_history.setups[step.setup]
+    dates = {run.id: run.info.date or "undated" for run in runs}
+    return ChangedStep(
+        step.date or "undated",
+        step.run,
+        site.url(f"runs/{step.run}/"),
+        dates.get(step.previous_run, "undated"),
+        step.previous_run,
+        site.url(f"runs/{step.previous_run}/"),
+        setup_title(runs),
+        step.setup,
+        site.url(setup_path(step.setup)),
+        counts_words(dict(step.counts)),
+        tuple(
+            f"{verdict}: {words} at {at} ({ratio_words(ratio)})"
+            for words, at, ratio, verdict in step.largest
+        ),
     )
 
 

@@ -338,13 +338,15 @@ def change_row(site: Site, change: Change, previous_date: str | None) -> ChangeR
 def counts_words(counts: dict[str, int]) -> str:
     """A pair of runs' verdicts counted in words: "2 regressions, 1 improvement, can't tell for
     1, no change in 3"."""
-    words = {
-        REGRESSION: lambda n: numbers.count_noun(n, REGRESSION),
-        IMPROVEMENT: lambda n: numbers.count_noun(n, IMPROVEMENT),
-        CANT_TELL: lambda n: f"{CANT_TELL} for {n}",
-        NO_CHANGE: lambda n: f"{NO_CHANGE} in {n}",
-    }
-    return ", ".join(say(counts[v]) for v, say in words.items() if counts.get(v))
+    said = []
+    for verdict in (REGRESSION, IMPROVEMENT):
+        if counts.get(verdict):
+            said.append(numbers.count_noun(counts[verdict], verdict))
+    if counts.get(CANT_TELL):
+        said.append(f"{CANT_TELL} for {counts[CANT_TELL]}")
+    if counts.get(NO_CHANGE):
+        said.append(f"{NO_CHANGE} in {counts[NO_CHANGE]}")
+    return ", ".join(said)
 
 
 @dataclass(frozen=True)
