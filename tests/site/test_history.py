@@ -124,6 +124,14 @@ def test_a_planted_run_15_percent_slower_is_a_regression_everywhere(
     assert 'href="../setups/planted-setup/index.html"' in row
     assert f'{counted} against <a href="../runs/base/index.html" title="base">' in row
     assert "regression: total tok/s at " in row and "(-15.0 %)" in row
+    # The setup page lists its runs oldest first, each by its date, its id in the link's title.
+    setup_page = (site / "_site" / "setups" / "planted-setup" / "index.html").read_text(
+        encoding="utf-8"
+    )
+    runs_table = setup_page.split("<h2 id=runs-h>", 1)[1].split("</table>", 1)[0]
+    linked = re.findall(r'<a href="../../runs/([^/]+)/index.html" title="([^"]+)">', runs_table)
+    assert [run for run, _ in linked] == ["base", "slower"] and all(a == b for a, b in linked)
+    assert f"<td>{counted}<td>" in runs_table
     # The pull request that adds it: listed, annotated on the file, and failing when asked to.
     changed = tmp_path / "changed.txt"
     changed.write_text("A\tcontent/runs/slower.yaml\n", encoding="utf-8")
