@@ -582,13 +582,13 @@ def _drip_url(server: _DripServer, path: str = RUN) -> str:
     return f"http://127.0.0.1:{server.server_address[1]}{path}"
 
 
-@pytest.mark.parametrize("every_s", [0.05, 0.3])  # far inside the 0.5 s timeout of each read
+@pytest.mark.parametrize("every_s", [0.05, 0.3])  # far inside the 2 s timeout of each read
 def test_a_server_dripping_its_headers_is_cut_off_at_the_deadline(
     tmp_path: Path, every_s: float, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     no_proxies(monkeypatch)
     settings = FetchSettings(
-        timeout_s=0.5, attempts=2, backoff_s=0.01, max_sleep_s=0.05, deadline_s=1.0
+        timeout_s=2.0, attempts=2, backoff_s=0.01, max_sleep_s=0.05, deadline_s=1.0
     )
     with _dripping(every_s) as server:
         url = _drip_url(server)
@@ -610,7 +610,7 @@ def test_sources_dripping_headers_and_body_are_each_cut_off_once(
     """Neither download is tried again after its deadline, though three attempts are allowed."""
     no_proxies(monkeypatch)
     settings = FetchSettings(
-        timeout_s=0.5, attempts=3, backoff_s=0.01, max_sleep_s=0.05, deadline_s=1.0
+        timeout_s=2.0, attempts=3, backoff_s=0.01, max_sleep_s=0.05, deadline_s=1.0
     )
     with _dripping(0.1) as headers, _dripping(0.1, body=True) as body:
         urls = [_drip_url(headers), _drip_url(body)]
@@ -636,7 +636,7 @@ def test_the_time_budget_of_all_sources_ends_the_collect(
     assert fetch_all(tmp_path, RemoteSource(site.url(RUN))).problems == []
     hits = len(site.hits)
     settings = FetchSettings(
-        timeout_s=0.5, attempts=3, backoff_s=0.01, max_sleep_s=0.05, deadline_s=30.0, budget_s=1.5
+        timeout_s=2.0, attempts=3, backoff_s=0.01, max_sleep_s=0.05, deadline_s=30.0, budget_s=1.5
     )
     with _dripping(0.1) as headers, _dripping(0.1, body=True) as body:
         urls = [_drip_url(headers), _drip_url(body)]

@@ -21,10 +21,11 @@ from tests.kit.network import running
 from tests.kit.project import REPO, SEED_RUN_ID
 
 SEED = (REPO / "content" / "runs" / f"{SEED_RUN_ID}.yaml").read_bytes()
-FAST = FetchSettings(timeout_s=0.5, attempts=3, backoff_s=0.01, max_sleep_s=0.05, deadline_s=5.0)
-SERVER_SLEEP_S = (
-    1.5  # longest a scripted reply waits; more than FAST's timeout, bounded for clean shutdown
-)
+# Quick retries, and a timeout and deadline far beyond a local round trip even on a busy
+# machine (the server answers from a thread of the test's own process): a test of timeouts or
+# deadlines sets its own, shorter than the replies it scripts.
+FAST = FetchSettings(timeout_s=5.0, attempts=3, backoff_s=0.01, max_sleep_s=0.05, deadline_s=30.0)
+SERVER_SLEEP_S = 1.5  # longest a scripted reply waits, bounded for a clean shutdown
 
 
 @dataclass
