@@ -1,13 +1,18 @@
-"""Shared fixtures: the shipped site built once a session for the tests that only read it (and
-the seed run alone, built once), a fresh copy of it for each test that changes a site, and for
-the browser tests that build served on 127.0.0.1 and opened in chromium. A session is one worker
-process's (see pytest_cmdline_main): each worker builds these sites once, as that costs less
-than one worker waiting for another's."""
+"""Shared fixtures: the sites the tests only read (the shipped site, the same with short index
+pages, the seed run alone), built once for the whole test run and shared by its worker processes;
+a fresh copy of the shipped site for each test that changes a site, either as it is in the
+repository (``project``) or collected and built (``built_project``); and for the browser tests
+that site served on 127.0.0.1 and opened in chromium. A session is one worker process's (see
+pytest_cmdline_main); each worker has its own chart cache, which starts from what the read-only
+sites' builds left."""
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import math
 import os
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -17,7 +22,7 @@ from hypothesis import HealthCheck, settings
 
 from sitegen import progress
 from tests.kit.browser import CHROMIUM_ARGS, Browsing, chromium_path, page_addresses, require, serve
-from tests.kit.project import PAGED_INDEX_SIZE, SEED_RUN_ID, copy_site, run_cli
+from tests.kit.project import PAGED_INDEX_SIZE, SEED_RUN_ID, copy_built, copy_site, run_cli
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
@@ -81,14 +86,101 @@ def build_cold(site: Path) -> None:
     assert run_cli(site, "build") == 0
 
 
+def _run_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder of this test run that all its workers share: the base folder the worker folders
+    are in (xdist gives worker gwN ``<base>/popen-gwN``), or without workers the base folder."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+@contextlib.contextmanager
+def _held(lock: Path) -> Iterator[None]:
+    """Hold ``lock`` (flock) while the body runs: a worker waits here while another builds. The
+    lock ends with the process that holds it, however it ends."""
+    with lock.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+# The read-only sites, in the order they are built (one cache, so the later find the charts the
+# first drew), and the cache's own subfolders that a worker's cache takes (drawn charts, compiled
+# templates and schemas, checked result files: content-addressed, so any site may use them).
+SESSION_SITES = ("shipped", "paged", "seed")
+DRAWN = ("charts", "templates", "validators", "collect")
+
+
 @pytest.fixture(scope="session")
-def shipped(tmp_path_factory: pytest.TempPathFactory, shared_cache: Path) -> Path:
-    """A copy of the repository's site, collected and built once for the whole session: for
-    every test that only reads it (its content/, .sitegen/ and _site/). A test that changes a
-    site takes ``project`` and builds its own."""
-    site = copy_site(tmp_path_factory.mktemp("shipped") / "site", shared_cache)
-    build_cold(site)
-    return site
+def session_sites(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder of the read-only sites (SESSION_SITES), built once for the whole test run by the
+    first worker that asks: each worker building them took more than a worker waiting for
+    another's build (docs/performance-log.md). Beside each site, what its build left in the
+    top folder of its cache (``<name>.cache/``: kept figures and pieces, collect's records)."""
+    run = _run_folder(tmp_path_factory)
+    sites = run / "session-sites"
+    with _held(run / "session-sites.lock"):
+        if not (sites / "complete").is_file():
+            shutil.rmtree(sites, ignore_errors=True)  # what a worker whose build failed left
+            _build_session_sites(sites)
+            (sites / "complete").touch()
+    return sites
+
+
+def _build_session_sites(sites: Path) -> None:
+    cache = sites / "cache"
+    cache.mkdir(parents=True)
+    for name in SESSION_SITES:
+        site = copy_site(sites / name, cache)
+        with pytest.MonkeyPatch.context() as patch:
+            if name == "paged":
+                patch.setattr("sitegen.site.pages.index.PAGE_SIZE", PAGED_INDEX_SIZE)
+            if name == "seed":
+                for path in (site / "content" / "runs").iterdir():
+                    if path.name != f"{SEED_RUN_ID}.yaml":
+                        path.unlink()
+            build_cold(site)
+        kept = sites / f"{name}.cache"
+        kept.mkdir()
+        for path in cache.iterdir():
+            if path.is_file():
+                shutil.copyfile(path, kept / path.name)
+
+
+def _take_drawn(sites: Path, shared_cache: Path) -> None:
+    """Put in this worker's cache what the read-only sites' builds drew and compiled (DRAWN),
+    as building them in it did: its later builds then draw only new charts."""
+    for folder in DRAWN:
+        source, target = sites / "cache" / folder, shared_cache / folder
+        if not source.is_dir():
+            continue
+        target.mkdir(exist_ok=True)
+        for name in {path.name for path in source.iterdir()} - {p.name for p in target.iterdir()}:
+            shutil.copyfile(source / name, target / name)
+
+
+def _take_kept(sites: Path, name: str, shared_cache: Path) -> None:
+    """Leave in this worker's cache what the build of the read-only site ``name`` left in the top
+    folder of its own (kept figures and pieces, collect's records), as if it had built there;
+    not the count of builds that decides when drawings are pruned, which stays this worker's."""
+    for path in (sites / f"{name}.cache").iterdir():
+        if path.name != "chart-prune.json":
+            shutil.copyfile(path, shared_cache / path.name)
+
+
+def _session_site(sites: Path, name: str, shared_cache: Path) -> Path:
+    _take_drawn(sites, shared_cache)
+    _take_kept(sites, name, shared_cache)
+    return sites / name
+
+
+@pytest.fixture(scope="session")
+def shipped(session_sites: Path, shared_cache: Path) -> Path:
+    """A copy of the repository's site, collected and built once for the test run: for every test
+    that only reads it (its content/, .sitegen/ and _site/). A test that changes a site takes
+    ``project`` or ``built_project``."""
+    return _session_site(session_sites, "shipped", shared_cache)
 
 
 @pytest.fixture(scope="session")
@@ -98,29 +190,28 @@ def built_site(shipped: Path) -> Path:
 
 
 @pytest.fixture(scope="session")
-def shipped_paged(
-    tmp_path_factory: pytest.TempPathFactory, shared_cache: Path, shipped: Path
-) -> Path:
-    """The shipped site built once a session with index pages of PAGED_INDEX_SIZE runs, read
-    only. After ``shipped``: its charts are in the shared cache, so this build forks no workers
-    (which must not happen once the browser tests' threads run)."""
-    site = copy_site(tmp_path_factory.mktemp("paged") / "site", shared_cache)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("sitegen.site.pages.index.PAGE_SIZE", PAGED_INDEX_SIZE)
-        build_cold(site)
-    return site
+def shipped_paged(session_sites: Path, shared_cache: Path, shipped: Path) -> Path:
+    """The shipped site built once for the test run with index pages of PAGED_INDEX_SIZE runs,
+    read only. Built after ``shipped``, in its cache: it draws no chart, so asking for it never
+    forks a process (which must not happen once the browser tests' threads run)."""
+    return _session_site(session_sites, "paged", shared_cache)
 
 
 @pytest.fixture(scope="session")
-def seed_site(tmp_path_factory: pytest.TempPathFactory, shared_cache: Path) -> Path:
-    """A copy of the repository's site with the shipped seed run alone, collected and built once:
-    read by the tests of the seed page, and copied by those that change it."""
-    site = copy_site(tmp_path_factory.mktemp("seed") / "site", shared_cache)
-    for path in (site / "content" / "runs").iterdir():
-        if path.name != f"{SEED_RUN_ID}.yaml":
-            path.unlink()
-    build_cold(site)
-    return site
+def seed_site(session_sites: Path, shared_cache: Path) -> Path:
+    """A copy of the repository's site with the shipped seed run alone, collected and built once
+    for the test run: read by the tests of the seed page, and copied by those that change it
+    (copy_built)."""
+    return _session_site(session_sites, "seed", shared_cache)
+
+
+@pytest.fixture
+def built_project(tmp_path: Path, session_sites: Path, shared_cache: Path, shipped: Path) -> Path:
+    """``project`` as ``sitegen collect`` and ``sitegen build`` leave it, made as a copy of the
+    built shipped site (copy_built), with the figures and pieces its build kept put back in the
+    shared cache: for tests that start from a built site, at a fraction of a build's cost."""
+    _take_kept(session_sites, "shipped", shared_cache)
+    return copy_built(shipped, tmp_path / "site", shared_cache)
 
 
 @pytest.fixture(scope="session")
