@@ -13,6 +13,7 @@ import fcntl
 import math
 import os
 import shutil
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -37,10 +38,17 @@ settings.load_profile("sitegen")
 
 # Worker processes when the command line names none (or says -n auto): two a core, since a test
 # often waits (for a server, a subprocess, chromium, the file system's clock) and on a busy
-# machine each worker gets its share of the cores; at most this many, as each builds the
-# session's sites once.
+# machine each worker gets its share of the cores; at most this many, as each collects every
+# test module.
 WORKERS_PER_CORE = 2
 MAX_WORKERS = 4
+# Where the tests' temporary folders go when neither --basetemp nor PYTEST_DEBUG_TEMPROOT says:
+# a file system in memory, when the machine has one with this much room. The tests write and
+# remove hundreds of thousands of small files; on a disk's file system its journal costs more
+# system time than the tests' own work, and another process's disk traffic slows them down
+# (docs/performance-log.md). Passed runs' folders are removed at the end (pytest_sessionfinish).
+MEMORY_TEMP = Path("/dev/shm")
+MEMORY_TEMP_ROOM = 8 * 2**30
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -48,13 +56,59 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
     """Run the tests on worker processes (pytest-xdist), each test module wholly on one of them
     so that its module fixtures are made once, unless the command line says how (``-n 0``:
     one process, to debug; ``-p no:xdist`` works too). Set here rather than in addopts, which
-    ``-p no:xdist`` would refuse. Runs before xdist's own hook, which reads these options."""
-    if not config.pluginmanager.has_plugin("xdist") or hasattr(config, "workerinput"):
-        return  # not installed or blocked, or this is a worker (its options are the controller's)
+    ``-p no:xdist`` would refuse. Runs before xdist's own hook, which reads these options.
+
+    Also: the temporary folders in memory (MEMORY_TEMP), and compiled bytecode kept even where
+    the shell says not to write it (PYTHONDONTWRITEBYTECODE, set on the development machines):
+    without it every worker and every ``python`` a test starts compiles sitegen and rewrites
+    every test module again, as the benchmarks' runs would (benchmarks/bench.py drops it too)."""
+    if hasattr(config, "workerinput"):
+        return  # a worker: its options, environment and temporary folder are the controller's
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    sys.dont_write_bytecode = False
+    if (
+        config.option.basetemp is None
+        and "PYTEST_DEBUG_TEMPROOT" not in os.environ
+        and _room_in(MEMORY_TEMP) >= MEMORY_TEMP_ROOM
+    ):
+        os.environ["PYTEST_DEBUG_TEMPROOT"] = str(MEMORY_TEMP)
+    if not config.pluginmanager.has_plugin("xdist"):
+        return  # not installed, or blocked with -p no:xdist
     if config.option.numprocesses is None:
         config.option.numprocesses = "auto"
     if config.option.dist == "no":
         config.option.dist = "loadfile"
+
+
+def _room_in(folder: Path) -> int:
+    """The bytes free on the file system of ``folder`` when it is in memory (tmpfs), else 0."""
+    try:
+        mounts = Path("/proc/self/mounts").read_text(encoding="utf-8").splitlines()
+        in_memory = any(line.split()[1:3] == [str(folder), "tmpfs"] for line in mounts)
+        found = os.statvfs(folder)
+    except (OSError, IndexError):
+        return 0
+    return found.f_bavail * found.f_frsize if in_memory and os.access(folder, os.W_OK) else 0
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Remove a passed run's temporary folders when they are in memory (MEMORY_TEMP): kept,
+    pytest's last three runs would hold that memory until the next runs. A failed run's stay,
+    to look at. Done by the controller (or the one process), once its workers have ended."""
+    factory = getattr(session.config, "_tmp_path_factory", None)
+    if (
+        exitstatus != 0
+        or hasattr(session.config, "workerinput")
+        or factory is None
+        or os.environ.get("PYTEST_DEBUG_TEMPROOT") != str(MEMORY_TEMP)
+        or session.config.option.basetemp is not None
+    ):
+        return
+    with contextlib.suppress(OSError, ValueError):
+        base = factory.getbasetemp()
+        if base.is_relative_to(MEMORY_TEMP):
+            shutil.rmtree(base, ignore_errors=True)
 
 
 @pytest.hookimpl(optionalhook=True)  # (a hook of xdist's: unknown under -p no:xdist)
