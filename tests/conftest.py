@@ -8,6 +8,7 @@ sites' builds left."""
 
 from __future__ import annotations
 
+import compileall
 import contextlib
 import fcntl
 import math
@@ -23,7 +24,14 @@ from hypothesis import HealthCheck, settings
 
 from sitegen import progress
 from tests.kit.browser import CHROMIUM_ARGS, Browsing, chromium_path, page_addresses, require, serve
-from tests.kit.project import PAGED_INDEX_SIZE, SEED_RUN_ID, copy_built, copy_site, run_cli
+from tests.kit.project import (
+    PAGED_INDEX_SIZE,
+    REPO,
+    SEED_RUN_ID,
+    copy_built,
+    copy_site,
+    run_cli,
+)
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
@@ -66,6 +74,10 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
         return  # a worker: its options, environment and temporary folder are the controller's
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     sys.dont_write_bytecode = False
+    # Compiled once here, before the workers start, rather than in each of them and each
+    # ``python`` a test starts (a test module is compiled by the worker that rewrites it).
+    for package in ("sitegen", "tests/kit"):
+        compileall.compile_dir(REPO / package, quiet=1)
     if (
         config.option.basetemp is None
         and "PYTEST_DEBUG_TEMPROOT" not in os.environ
