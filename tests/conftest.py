@@ -57,6 +57,7 @@ MAX_WORKERS = 4
 # (docs/performance-log.md). Passed runs' folders are removed at the end (pytest_sessionfinish).
 MEMORY_TEMP = Path("/dev/shm")
 MEMORY_TEMP_ROOM = 8 * 2**30
+_TEMP_IN_MEMORY = pytest.StashKey[bool]()  # set when this run put its folders there
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -69,7 +70,7 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
     Also: the temporary folders in memory (MEMORY_TEMP), and compiled bytecode kept even where
     the shell says not to write it (PYTHONDONTWRITEBYTECODE, set on the development machines):
     without it every worker and every ``python`` a test starts compiles sitegen and rewrites
-    every test module again, as the benchmarks' runs would (benchmarks/bench.py drops it too)."""
+    every test module again (benchmarks/bench.py drops it for the same reason)."""
     if hasattr(config, "workerinput"):
         return  # a worker: its options, environment and temporary folder are the controller's
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
@@ -84,6 +85,7 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
         and _room_in(MEMORY_TEMP) >= MEMORY_TEMP_ROOM
     ):
         os.environ["PYTEST_DEBUG_TEMPROOT"] = str(MEMORY_TEMP)
+        config.stash[_TEMP_IN_MEMORY] = True
     if not config.pluginmanager.has_plugin("xdist"):
         return  # not installed, or blocked with -p no:xdist
     if config.option.numprocesses is None:
@@ -105,17 +107,12 @@ def _room_in(folder: Path) -> int:
 
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    """Remove a passed run's temporary folders when they are in memory (MEMORY_TEMP): kept,
-    pytest's last three runs would hold that memory until the next runs. A failed run's stay,
-    to look at. Done by the controller (or the one process), once its workers have ended."""
+    """Remove a passed run's temporary folders when this run put them in memory (MEMORY_TEMP):
+    kept, pytest's last three runs would hold that memory until the next runs. A failed run's
+    stay, to look at. Done by the controller (or the one process), once its workers have ended
+    (a worker's config never has the mark: pytest_cmdline_main leaves workers alone)."""
     factory = getattr(session.config, "_tmp_path_factory", None)
-    if (
-        exitstatus != 0
-        or hasattr(session.config, "workerinput")
-        or factory is None
-        or os.environ.get("PYTEST_DEBUG_TEMPROOT") != str(MEMORY_TEMP)
-        or session.config.option.basetemp is not None
-    ):
+    if exitstatus != 0 or factory is None or not session.config.stash.get(_TEMP_IN_MEMORY, False):
         return
     with contextlib.suppress(OSError, ValueError):
         base = factory.getbasetemp()
