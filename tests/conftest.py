@@ -1,13 +1,20 @@
-"""Shared fixtures: the shipped site built once a session for the tests that only read it (and
-the seed run alone, built once), a fresh copy of it for each test that changes a site, and for
-the browser tests that build served on 127.0.0.1 and opened in chromium. A session is one worker
-process's (see pytest_cmdline_main): each worker builds these sites once, as that costs less
-than one worker waiting for another's."""
+"""Shared fixtures: the sites the tests only read (the shipped site, the same with short index
+pages, the seed run alone), built once for the whole test run and shared by its worker processes;
+a fresh copy of the shipped site for each test that changes a site, either as it is in the
+repository (``project``) or collected and built (``built_project``); and for the browser tests
+that site served on 127.0.0.1 and opened in chromium. A session is one worker process's (see
+pytest_cmdline_main); each worker has its own chart cache, which starts from what the read-only
+sites' builds left."""
 
 from __future__ import annotations
 
+import compileall
+import contextlib
+import fcntl
 import math
 import os
+import shutil
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -17,7 +24,14 @@ from hypothesis import HealthCheck, settings
 
 from sitegen import progress
 from tests.kit.browser import CHROMIUM_ARGS, Browsing, chromium_path, page_addresses, require, serve
-from tests.kit.project import PAGED_INDEX_SIZE, SEED_RUN_ID, copy_site, run_cli
+from tests.kit.project import (
+    PAGED_INDEX_SIZE,
+    REPO,
+    SEED_RUN_ID,
+    copy_built,
+    copy_site,
+    run_cli,
+)
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
@@ -32,10 +46,18 @@ settings.load_profile("sitegen")
 
 # Worker processes when the command line names none (or says -n auto): two a core, since a test
 # often waits (for a server, a subprocess, chromium, the file system's clock) and on a busy
-# machine each worker gets its share of the cores; at most this many, as each builds the
-# session's sites once.
+# machine each worker gets its share of the cores; at most this many, as each collects every
+# test module.
 WORKERS_PER_CORE = 2
 MAX_WORKERS = 4
+# Where the tests' temporary folders go when neither --basetemp nor PYTEST_DEBUG_TEMPROOT says:
+# a file system in memory, when the machine has one with this much room. The tests write and
+# remove hundreds of thousands of small files; on a disk's file system its journal costs more
+# system time than the tests' own work, and another process's disk traffic slows them down
+# (docs/performance-log.md). Passed runs' folders are removed at the end (pytest_sessionfinish).
+MEMORY_TEMP = Path("/dev/shm")
+MEMORY_TEMP_ROOM = 8 * 2**30
+_TEMP_IN_MEMORY = pytest.StashKey[bool]()  # set when this run put its folders there
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -43,13 +65,59 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
     """Run the tests on worker processes (pytest-xdist), each test module wholly on one of them
     so that its module fixtures are made once, unless the command line says how (``-n 0``:
     one process, to debug; ``-p no:xdist`` works too). Set here rather than in addopts, which
-    ``-p no:xdist`` would refuse. Runs before xdist's own hook, which reads these options."""
-    if not config.pluginmanager.has_plugin("xdist") or hasattr(config, "workerinput"):
-        return  # not installed or blocked, or this is a worker (its options are the controller's)
+    ``-p no:xdist`` would refuse. Runs before xdist's own hook, which reads these options.
+
+    Also: the temporary folders in memory (MEMORY_TEMP), and compiled bytecode kept even where
+    the shell says not to write it (PYTHONDONTWRITEBYTECODE, set on the development machines):
+    without it every worker and every ``python`` a test starts compiles sitegen and rewrites
+    every test module again (benchmarks/bench.py drops it for the same reason)."""
+    if hasattr(config, "workerinput"):
+        return  # a worker: its options, environment and temporary folder are the controller's
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    sys.dont_write_bytecode = False
+    # Compiled once here, before the workers start, rather than in each of them and each
+    # ``python`` a test starts (a test module is compiled by the worker that rewrites it).
+    for package in ("sitegen", "tests/kit"):
+        compileall.compile_dir(REPO / package, quiet=1)
+    if (
+        config.option.basetemp is None
+        and "PYTEST_DEBUG_TEMPROOT" not in os.environ
+        and _room_in(MEMORY_TEMP) >= MEMORY_TEMP_ROOM
+    ):
+        os.environ["PYTEST_DEBUG_TEMPROOT"] = str(MEMORY_TEMP)
+        config.stash[_TEMP_IN_MEMORY] = True
+    if not config.pluginmanager.has_plugin("xdist"):
+        return  # not installed, or blocked with -p no:xdist
     if config.option.numprocesses is None:
         config.option.numprocesses = "auto"
     if config.option.dist == "no":
         config.option.dist = "loadfile"
+
+
+def _room_in(folder: Path) -> int:
+    """The bytes free on the file system of ``folder`` when it is in memory (tmpfs), else 0."""
+    try:
+        mounts = Path("/proc/self/mounts").read_text(encoding="utf-8").splitlines()
+        in_memory = any(line.split()[1:3] == [str(folder), "tmpfs"] for line in mounts)
+        found = os.statvfs(folder)
+    except (OSError, IndexError):
+        return 0
+    return found.f_bavail * found.f_frsize if in_memory and os.access(folder, os.W_OK) else 0
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Remove a passed run's temporary folders when this run put them in memory (MEMORY_TEMP):
+    kept, pytest's last three runs would hold that memory until the next runs. A failed run's
+    stay, to look at. Done by the controller (or the one process), once its workers have ended
+    (a worker's config never has the mark: pytest_cmdline_main leaves workers alone)."""
+    factory = getattr(session.config, "_tmp_path_factory", None)
+    if exitstatus != 0 or factory is None or not session.config.stash.get(_TEMP_IN_MEMORY, False):
+        return
+    with contextlib.suppress(OSError, ValueError):
+        base = factory.getbasetemp()
+        if base.is_relative_to(MEMORY_TEMP):
+            shutil.rmtree(base, ignore_errors=True)
 
 
 @pytest.hookimpl(optionalhook=True)  # (a hook of xdist's: unknown under -p no:xdist)
@@ -81,14 +149,101 @@ def build_cold(site: Path) -> None:
     assert run_cli(site, "build") == 0
 
 
+def _run_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder of this test run that all its workers share: the base folder the worker folders
+    are in (xdist gives worker gwN ``<base>/popen-gwN``), or without workers the base folder."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+@contextlib.contextmanager
+def _held(lock: Path) -> Iterator[None]:
+    """Hold ``lock`` (flock) while the body runs: a worker waits here while another builds. The
+    lock ends with the process that holds it, however it ends."""
+    with lock.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+# The read-only sites, in the order they are built (one cache, so the later find the charts the
+# first drew), and the cache's own subfolders that a worker's cache takes (drawn charts, compiled
+# templates and schemas, checked result files: content-addressed, so any site may use them).
+SESSION_SITES = ("shipped", "paged", "seed")
+DRAWN = ("charts", "templates", "validators", "collect")
+
+
 @pytest.fixture(scope="session")
-def shipped(tmp_path_factory: pytest.TempPathFactory, shared_cache: Path) -> Path:
-    """A copy of the repository's site, collected and built once for the whole session: for
-    every test that only reads it (its content/, .sitegen/ and _site/). A test that changes a
-    site takes ``project`` and builds its own."""
-    site = copy_site(tmp_path_factory.mktemp("shipped") / "site", shared_cache)
-    build_cold(site)
-    return site
+def session_sites(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder of the read-only sites (SESSION_SITES), built once for the whole test run by the
+    first worker that asks: each worker building them took more than a worker waiting for
+    another's build (docs/performance-log.md). Beside each site, what its build left in the
+    top folder of its cache (``<name>.cache/``: kept figures and pieces, collect's records)."""
+    run = _run_folder(tmp_path_factory)
+    sites = run / "session-sites"
+    with _held(run / "session-sites.lock"):
+        if not (sites / "complete").is_file():
+            shutil.rmtree(sites, ignore_errors=True)  # what a worker whose build failed left
+            _build_session_sites(sites)
+            (sites / "complete").touch()
+    return sites
+
+
+def _build_session_sites(sites: Path) -> None:
+    cache = sites / "cache"
+    cache.mkdir(parents=True)
+    for name in SESSION_SITES:
+        site = copy_site(sites / name, cache)
+        with pytest.MonkeyPatch.context() as patch:
+            if name == "paged":
+                patch.setattr("sitegen.site.pages.index.PAGE_SIZE", PAGED_INDEX_SIZE)
+            if name == "seed":
+                for path in (site / "content" / "runs").iterdir():
+                    if path.name != f"{SEED_RUN_ID}.yaml":
+                        path.unlink()
+            build_cold(site)
+        kept = sites / f"{name}.cache"
+        kept.mkdir()
+        for path in cache.iterdir():
+            if path.is_file():
+                shutil.copyfile(path, kept / path.name)
+
+
+def _take_drawn(sites: Path, shared_cache: Path) -> None:
+    """Put in this worker's cache what the read-only sites' builds drew and compiled (DRAWN),
+    as building them in it did: its later builds then draw only new charts."""
+    for folder in DRAWN:
+        source, target = sites / "cache" / folder, shared_cache / folder
+        if not source.is_dir():
+            continue
+        target.mkdir(exist_ok=True)
+        for name in {path.name for path in source.iterdir()} - {p.name for p in target.iterdir()}:
+            shutil.copyfile(source / name, target / name)
+
+
+def _take_kept(sites: Path, name: str, shared_cache: Path) -> None:
+    """Leave in this worker's cache what the build of the read-only site ``name`` left in the top
+    folder of its own (kept figures and pieces, collect's records), as if it had built there;
+    not the count of builds that decides when drawings are pruned, which stays this worker's."""
+    for path in (sites / f"{name}.cache").iterdir():
+        if path.name != "chart-prune.json":
+            shutil.copyfile(path, shared_cache / path.name)
+
+
+def _session_site(sites: Path, name: str, shared_cache: Path) -> Path:
+    _take_drawn(sites, shared_cache)
+    _take_kept(sites, name, shared_cache)
+    return sites / name
+
+
+@pytest.fixture(scope="session")
+def shipped(session_sites: Path, shared_cache: Path) -> Path:
+    """A copy of the repository's site, collected and built once for the test run: for every test
+    that only reads it (its content/, .sitegen/ and _site/). A test that changes a site takes
+    ``project`` or ``built_project``."""
+    return _session_site(session_sites, "shipped", shared_cache)
 
 
 @pytest.fixture(scope="session")
@@ -98,29 +253,28 @@ def built_site(shipped: Path) -> Path:
 
 
 @pytest.fixture(scope="session")
-def shipped_paged(
-    tmp_path_factory: pytest.TempPathFactory, shared_cache: Path, shipped: Path
-) -> Path:
-    """The shipped site built once a session with index pages of PAGED_INDEX_SIZE runs, read
-    only. After ``shipped``: its charts are in the shared cache, so this build forks no workers
-    (which must not happen once the browser tests' threads run)."""
-    site = copy_site(tmp_path_factory.mktemp("paged") / "site", shared_cache)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("sitegen.site.pages.index.PAGE_SIZE", PAGED_INDEX_SIZE)
-        build_cold(site)
-    return site
+def shipped_paged(session_sites: Path, shared_cache: Path, shipped: Path) -> Path:
+    """The shipped site built once for the test run with index pages of PAGED_INDEX_SIZE runs,
+    read only. Built after ``shipped``, in its cache: it draws no chart, so asking for it never
+    forks a process (which must not happen once the browser tests' threads run)."""
+    return _session_site(session_sites, "paged", shared_cache)
 
 
 @pytest.fixture(scope="session")
-def seed_site(tmp_path_factory: pytest.TempPathFactory, shared_cache: Path) -> Path:
-    """A copy of the repository's site with the shipped seed run alone, collected and built once:
-    read by the tests of the seed page, and copied by those that change it."""
-    site = copy_site(tmp_path_factory.mktemp("seed") / "site", shared_cache)
-    for path in (site / "content" / "runs").iterdir():
-        if path.name != f"{SEED_RUN_ID}.yaml":
-            path.unlink()
-    build_cold(site)
-    return site
+def seed_site(session_sites: Path, shared_cache: Path) -> Path:
+    """A copy of the repository's site with the shipped seed run alone, collected and built once
+    for the test run: read by the tests of the seed page, and copied by those that change it
+    (copy_built)."""
+    return _session_site(session_sites, "seed", shared_cache)
+
+
+@pytest.fixture
+def built_project(tmp_path: Path, session_sites: Path, shared_cache: Path, shipped: Path) -> Path:
+    """``project`` as ``sitegen collect`` and ``sitegen build`` leave it, made as a copy of the
+    built shipped site (copy_built), with the figures and pieces its build kept put back in the
+    shared cache: for tests that start from a built site, at a fraction of a build's cost."""
+    _take_kept(session_sites, "shipped", shared_cache)
+    return copy_built(shipped, tmp_path / "site", shared_cache)
 
 
 @pytest.fixture(scope="session")

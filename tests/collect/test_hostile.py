@@ -26,7 +26,7 @@ from sitegen import lock
 from sitegen.parse import MAX_FILE_BYTES
 from tests.kit import raw_samples
 from tests.kit.audit import audit_html, audit_site
-from tests.kit.project import REPO, SEED_RUN_ID, run_cli
+from tests.kit.project import REPO, SEED_RUN_ID, copy_built, run_cli
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Dialog
@@ -48,12 +48,10 @@ MARK = "Hst1leMark"
 
 
 @pytest.fixture
-def site(seed_site: Path, tmp_path: Path) -> Path:
-    """A copy of the seed run alone, collected and built (conftest builds it once)."""
-    copy = tmp_path / "site"
-    # .sitegen/cache stays a link to the shared cache
-    shutil.copytree(seed_site, copy, symlinks=True)
-    return copy
+def site(seed_site: Path, tmp_path: Path, shared_cache: Path) -> Path:
+    """A copy of the seed run alone, collected and built (conftest builds it once), its
+    .sitegen/cache a link to the session's shared cache."""
+    return copy_built(seed_site, tmp_path / "site", shared_cache)
 
 
 def snapshot(root: Path) -> dict[str, bytes | str]:

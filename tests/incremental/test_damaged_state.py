@@ -21,10 +21,9 @@ from tests.kit.project import SEED_RUN_ID, run_cli, site_files
 
 
 @pytest.fixture
-def built(project: Path) -> Path:
-    assert run_cli(project, "collect") == 0
-    assert run_cli(project, "build") == 0
-    return project
+def built(built_project: Path) -> Path:
+    """The repository's site, collected and built (a copy of the session's: conftest)."""
+    return built_project
 
 
 def _collected(project: Path) -> Path:

@@ -5,6 +5,7 @@ independently of sitegen."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -52,6 +53,33 @@ def copy_site(site: Path, shared_cache: Path) -> Path:
     (site / ".sitegen").mkdir()
     (site / ".sitegen" / "cache").symlink_to(shared_cache, target_is_directory=True)
     return site
+
+
+def copy_built(site: Path, copy: Path, shared_cache: Path) -> Path:
+    """A copy at ``copy`` of the collected and built project ``site``, as a collect and build in
+    it would have left it, its cache the session's ``shared_cache``: every file with its times,
+    and the files the live site and the spare share (hard links, spare.Spare.mirror) shared in the
+    copy too. What a copy cannot keep is each file's inode and change time, which a build compares
+    with the identities the last one recorded (files.identity): so the first build in a copy
+    lists the site's folders and reads the collected file where a build in ``site`` would trust
+    them unread. A test of that trust builds a project of its own (conftest's ``project``)."""
+    first_of: dict[tuple[int, int], str] = {}
+
+    def copy_file(source: str, target: str) -> str:
+        found = os.lstat(source)
+        shared = first_of.get((found.st_dev, found.st_ino)) if found.st_nlink > 1 else None
+        if shared is not None:
+            os.link(shared, target)
+        else:
+            shutil.copy2(source, target)
+            first_of[(found.st_dev, found.st_ino)] = target
+        return target
+
+    shutil.copytree(site, copy, symlinks=True, copy_function=copy_file)
+    cache = copy / ".sitegen" / "cache"
+    cache.unlink()
+    cache.symlink_to(shared_cache, target_is_directory=True)
+    return copy
 
 
 def collected_entries(project: Path) -> list[dict]:  # type: ignore[type-arg]

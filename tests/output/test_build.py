@@ -26,6 +26,14 @@ from tests.kit.search_index import search_strings
 MINIMAL = REPO / "tests" / "data" / "valid" / "minimal.yaml"
 
 
+@pytest.fixture
+def built(built_project: Path) -> Path:
+    """The repository's site, collected and built: a copy of the session's (conftest), for tests
+    that start from a built site and whose subject is not what the last build recorded of its
+    files' identities (a copy has other inodes: copy_built)."""
+    return built_project
+
+
 def test_build_without_collect_asks_for_collect(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -137,21 +145,17 @@ def test_hostile_text_is_escaped(project: Path) -> None:
     assert "<script>alert" not in index
 
 
-def test_failed_build_leaves_previous_site(
-    project: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    assert run_cli(project, "collect") == 0
-    assert run_cli(project, "build") == 0
-    before = site_files(project / "_site")
-    templates = project / "templates"
+def test_failed_build_leaves_previous_site(built: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    before = site_files(built / "_site")
+    templates = built / "templates"
     shutil.copytree(REPO / "templates", templates)
     (templates / "pages" / "run.html").write_text(
         "{% extends 'base.html' %}{% block main %}{{ page.nope }}{% endblock %}"
     )
     with pytest.raises(Exception, match="nope"):
-        run_cli(project, "build")
-    assert site_files(project / "_site") == before
-    assert not list(project.glob("._site.*")), "staging folders are cleaned up"
+        run_cli(built, "build")
+    assert site_files(built / "_site") == before
+    assert not list(built.glob("._site.*")), "staging folders are cleaned up"
 
 
 def test_unwritable_output_is_a_clear_error(
@@ -164,10 +168,8 @@ def test_unwritable_output_is_a_clear_error(
     assert "_site" in err and "Traceback" not in err
 
 
-def test_incremental_build_is_byte_identical_to_a_cold_one(project: Path, tmp_path: Path) -> None:
-    runs = project / "content" / "runs"
-    assert run_cli(project, "collect") == 0
-    assert run_cli(project, "build") == 0
+def test_incremental_build_is_byte_identical_to_a_cold_one(built: Path, tmp_path: Path) -> None:
+    runs = built / "content" / "runs"
     # Change the site the ways contributors do: edit a figure, add a run, remove a run.
     seed = runs / f"{SEED_RUN_ID}.yaml"
     seed.write_text(
@@ -175,22 +177,20 @@ def test_incremental_build_is_byte_identical_to_a_cold_one(project: Path, tmp_pa
     )
     shutil.copy(MINIMAL, runs / "added-run.yaml")
     (runs / "ttp300-vllm-qwen3-4b.yaml").unlink()
-    assert run_cli(project, "collect") == 0
-    assert run_cli(project, "build") == 0
-    incremental = site_files(project / "_site")
+    assert run_cli(built, "collect") == 0
+    assert run_cli(built, "build") == 0
+    incremental = site_files(built / "_site")
     # Cold: no figures, pieces, compiled templates or charts kept by earlier builds either.
-    forget_builds(project, drawn=True)
-    assert run_cli(project, "build") == 0
-    assert site_files(project / "_site") == incremental
-    page = (project / "_site" / "runs" / SEED_RUN_ID / "index.html").read_text()
-    assert "230.5" in page and "added-run" in (project / "_site" / "index.html").read_text()
+    forget_builds(built, drawn=True)
+    assert run_cli(built, "build") == 0
+    assert site_files(built / "_site") == incremental
+    page = (built / "_site" / "runs" / SEED_RUN_ID / "index.html").read_text()
+    assert "230.5" in page and "added-run" in (built / "_site" / "index.html").read_text()
 
 
-def test_unchanged_build_renders_nothing(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert run_cli(project, "collect") == 0
-    assert run_cli(project, "build") == 0
+def test_unchanged_build_renders_nothing(built: Path, capsys: pytest.CaptureFixture[str]) -> None:
     capsys.readouterr()
-    assert run_cli(project, "build") == 0
+    assert run_cli(built, "build") == 0
     assert "(0 rendered, 0 new charts)" in capsys.readouterr().out
 
 
@@ -411,44 +411,40 @@ def test_unchanged_looking_build_still_builds_what_differs(
         assert "230.5" in page.read_text()
 
 
-def test_incremental_build_moves_in_only_what_changed(project: Path) -> None:
-    assert run_cli(project, "collect") == 0
-    assert run_cli(project, "build") == 0
-    site = project / "_site"
+def test_incremental_build_moves_in_only_what_changed(built: Path) -> None:
+    site = built / "_site"
     unchanged, changed = (
         site / "runs" / "ttp300-vllm-qwen3-4b" / "index.html",
         site / "runs" / SEED_RUN_ID / "index.html",
     )
     inodes = {path: path.stat().st_ino for path in (unchanged, changed)}
-    seed = project / "content" / "runs" / f"{SEED_RUN_ID}.yaml"
+    seed = built / "content" / "runs" / f"{SEED_RUN_ID}.yaml"
     seed.write_text(
         seed.read_text().replace("total_tokens_per_s: 228.386789", "total_tokens_per_s: 230.5", 1)
     )
-    assert run_cli(project, "collect") == 0
-    assert run_cli(project, "build") == 0
+    assert run_cli(built, "collect") == 0
+    assert run_cli(built, "build") == 0
     assert unchanged.stat().st_ino == inodes[unchanged], "an unchanged page is left where it is"
     assert changed.stat().st_ino != inodes[changed] and "230.5" in changed.read_text()
 
 
 @pytest.mark.parametrize("failure", ["exchange", "rename-in"])
 def test_incremental_build_that_fails_while_swapping_in_keeps_the_old_site(
-    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], failure: str
+    built: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], failure: str
 ) -> None:
     import errno
     import os
 
     from sitegen.site.output import staging as write
 
-    assert run_cli(project, "collect") == 0
-    assert run_cli(project, "build") == 0
-    before = site_files(project / "_site")
-    runs = project / "content" / "runs"
+    before = site_files(built / "_site")
+    runs = built / "content" / "runs"
     seed = runs / f"{SEED_RUN_ID}.yaml"
     seed.write_text(
         seed.read_text().replace("total_tokens_per_s: 228.386789", "total_tokens_per_s: 230.5", 1)
     )
     (runs / "ttp300-vllm-qwen3-4b.yaml").unlink()  # so files are also removed
-    assert run_cli(project, "collect") == 0
+    assert run_cli(built, "collect") == 0
     original_rename = os.rename
 
     def failing_exchange(first: Path, second: Path) -> bool:
@@ -466,13 +462,13 @@ def test_incremental_build_that_fails_while_swapping_in_keeps_the_old_site(
         monkeypatch.setattr(write, "exchange", lambda first, second: False)
         monkeypatch.setattr(os, "rename", rename)
     capsys.readouterr()
-    assert run_cli(project, "build") == 1
+    assert run_cli(built, "build") == 1
     assert "cannot replace the output folder: Input/output error" in capsys.readouterr().err
-    assert site_files(project / "_site") == before
-    assert [p.name for p in project.iterdir() if p.name.startswith("._site.")] == []
+    assert site_files(built / "_site") == before
+    assert [p.name for p in built.iterdir() if p.name.startswith("._site.")] == []
     monkeypatch.undo()
-    assert run_cli(project, "build") == 0  # and the next build gets it right
-    assert "230.5" in (project / "_site" / "runs" / SEED_RUN_ID / "index.html").read_text()
+    assert run_cli(built, "build") == 0  # and the next build gets it right
+    assert "230.5" in (built / "_site" / "runs" / SEED_RUN_ID / "index.html").read_text()
 
 
 # Run as `python - <crash at call N> <config>`: a build that dies (os._exit, as kill -9 does: no
@@ -512,31 +508,29 @@ def _crashing_build(project: Path, crash_at: int, mode: str) -> subprocess.Compl
 
 @pytest.mark.parametrize("mode", ["exchange", "no-exchange", "exchange, staged in the spare"])
 def test_a_build_killed_at_any_step_leaves_the_old_site_or_the_new(
-    project: Path, tmp_path: Path, mode: str
+    built: Path, tmp_path: Path, mode: str
 ) -> None:
     from sitegen.site.output.staging import clean_leftovers
 
-    assert run_cli(project, "collect") == 0
-    assert run_cli(project, "build") == 0
     if mode.endswith("spare"):  # one more build, so that the next one stages in the site set aside
-        shutil.copy(MINIMAL, project / "content" / "runs" / "added-run.yaml")
-        assert run_cli(project, "collect") == 0 and run_cli(project, "build") == 0
-        assert (project / ".sitegen" / "build" / "spare" / "index.html").is_file()
-    old = site_files(project / "_site")
-    seed = project / "content" / "runs" / f"{SEED_RUN_ID}.yaml"
+        shutil.copy(MINIMAL, built / "content" / "runs" / "added-run.yaml")
+        assert run_cli(built, "collect") == 0 and run_cli(built, "build") == 0
+        assert (built / ".sitegen" / "build" / "spare" / "index.html").is_file()
+    old = site_files(built / "_site")
+    seed = built / "content" / "runs" / f"{SEED_RUN_ID}.yaml"
     seed.write_text(
         seed.read_text().replace("total_tokens_per_s: 228.386789", "total_tokens_per_s: 230.5", 1)
     )
-    (project / "content" / "runs" / "ttp300-vllm-qwen3-4b.yaml").unlink()
-    assert run_cli(project, "collect") == 0
+    (built / "content" / "runs" / "ttp300-vllm-qwen3-4b.yaml").unlink()
+    assert run_cli(built, "collect") == 0
     pristine = tmp_path / "pristine"
-    shutil.copytree(project, pristine, symlinks=True)
+    shutil.copytree(built, pristine, symlinks=True)
     finished = _crashing_build(
-        project, 0, mode
+        built, 0, mode
     )  # never crashes: counts the steps, makes the new site
     assert finished.returncode == 0, finished.stderr
     steps = int(finished.stdout.split("steps ")[1])
-    new = site_files(project / "_site")
+    new = site_files(built / "_site")
     assert new != old and "230.5" in new[f"runs/{SEED_RUN_ID}/index.html"].decode()
     assert new == site_files(
         _cold_build_copy(pristine, tmp_path / "cold")
@@ -757,16 +751,14 @@ _PRICE = (
         ("a run's peak", "index.html"),  # the second of its model's runs becomes the first
     ],
 )
-def test_data_files_follow_every_input_they_show(project: Path, change: str, shown_in: str) -> None:
-    runs = project / "content" / "runs"
-    config = project / "sitegen.yaml"
-    assert run_cli(project, "collect") == 0
-    assert run_cli(project, "build") == 0
-    seed = json.loads((project / "_site" / "runs" / f"{SEED_RUN_ID}.json").read_bytes())
+def test_data_files_follow_every_input_they_show(built: Path, change: str, shown_in: str) -> None:
+    runs = built / "content" / "runs"
+    config = built / "sitegen.yaml"
+    seed = json.loads((built / "_site" / "runs" / f"{SEED_RUN_ID}.json").read_bytes())
     decode = seed["measurements"]["decode"]
     context = decode["rows"][0][decode["fields"].index("context_tokens")]
     shown_in = shown_in.format(context=context)
-    before = (project / "_site" / shown_in).read_bytes()
+    before = (built / "_site" / shown_in).read_bytes()
     if change == "a run's model":
         path = runs / f"{SEED_RUN_ID}.yaml"
         path.write_text(
@@ -800,16 +792,16 @@ def test_data_files_follow_every_input_they_show(project: Path, change: str, sho
     else:
         # The only run of gpt-oss-120b at 32K: that context's list of models loses it.
         (runs / "dgxspark-llamacpp-gptoss120b-depth.yaml").unlink()
-    assert run_cli(project, "collect") == 0
-    assert run_cli(project, "build") == 0
-    incremental = site_files(project / "_site")
+    assert run_cli(built, "collect") == 0
+    assert run_cli(built, "build") == 0
+    incremental = site_files(built / "_site")
     assert incremental.get(shown_in, b"") != before
     if change == "a run's peak":
         order = re.findall(
             r"runs/(dgxspark-llamacpp-gptoss120b-\w+)/index\.html", incremental[shown_in].decode()
         )
         assert order[0] == "dgxspark-llamacpp-gptoss120b-depth"
-    assert _cold_build(project) == incremental
+    assert _cold_build(built) == incremental
 
 
 def test_an_added_run_makes_only_its_own_pieces_of_the_data_files(
@@ -891,24 +883,23 @@ def test_an_added_run_makes_only_its_own_pieces_of_the_data_files(
     ],
 )
 def test_a_build_staged_in_the_spare_is_a_cold_build(
-    project: Path, tmp_path: Path, tamper: str
+    built_project: Path, tmp_path: Path, tamper: str
 ) -> None:
     """The last build keeps the site it replaced in .sitegen/build/spare; the next one stages in it
     (links only what is not already the live site's file) and makes exactly what a cold build does,
     whatever was done to the spare."""
     runs, site, spare = (
-        project / "content" / "runs",
-        project / "_site",
-        project / ".sitegen" / "build" / "spare",
+        built_project / "content" / "runs",
+        built_project / "_site",
+        built_project / ".sitegen" / "build" / "spare",
     )
-    assert run_cli(project, "collect") == 0 and run_cli(project, "build") == 0
     seed = runs / f"{SEED_RUN_ID}.yaml"
     seed.write_text(
         seed.read_text().replace("total_tokens_per_s: 228.386789", "total_tokens_per_s: 230.5", 1)
     )
-    assert run_cli(project, "collect") == 0 and run_cli(project, "build") == 0
+    assert run_cli(built_project, "collect") == 0 and run_cli(built_project, "build") == 0
     assert spare.is_dir() and not [
-        p.name for p in project.iterdir() if p.name.startswith("._site.")
+        p.name for p in built_project.iterdir() if p.name.startswith("._site.")
     ]
     outside = tmp_path / "outside.txt"
     outside.write_text("not the site's")
@@ -937,7 +928,7 @@ def test_a_build_staged_in_the_spare_is_a_cold_build(
     seed.write_text(
         seed.read_text().replace("total_tokens_per_s: 230.5", "total_tokens_per_s: 231.5", 1)
     )
-    assert run_cli(project, "collect") == 0
+    assert run_cli(built_project, "collect") == 0
     unchanged = site / "runs" / "ttp300-vllm-qwen3-4b" / "index.html"
     inode = unchanged.stat().st_ino
     links: list[object] = []
@@ -949,7 +940,7 @@ def test_a_build_staged_in_the_spare_is_a_cold_build(
 
     os.link = counted_link  # type: ignore[assignment]
     try:
-        assert run_cli(project, "build") == 0
+        assert run_cli(built_project, "build") == 0
     finally:
         os.link = original_link
     built = site_files(site)
@@ -964,8 +955,8 @@ def test_a_build_staged_in_the_spare_is_a_cold_build(
     assert all((spare / name).stat().st_ino == (site / name).stat().st_ino for name in built)
     assert not any(path.is_symlink() for path in site.rglob("*"))
     assert outside.read_text() == "not the site's"
-    assert not [p.name for p in project.iterdir() if p.name.startswith("._site.")]
-    assert built == site_files(_cold_build_copy(project, tmp_path / "cold"))
+    assert not [p.name for p in built_project.iterdir() if p.name.startswith("._site.")]
+    assert built == site_files(_cold_build_copy(built_project, tmp_path / "cold"))
     assert (
         "231.5" in built[f"runs/{SEED_RUN_ID}/index.html"].decode()
         and "runs/added-run/index.html" in built
@@ -1243,16 +1234,14 @@ def _run_pages_made(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 @pytest.mark.parametrize("tamper", ["none", "links section gone"])
 def test_pages_whose_links_alone_change_are_patched_and_equal_a_cold_build(
-    project: Path, monkeypatch: pytest.MonkeyPatch, tamper: str
+    built: Path, monkeypatch: pytest.MonkeyPatch, tamper: str
 ) -> None:
     # A run of another model on the DGX Spark's accelerator: the links of the two runs there
     # change, and nothing else of their pages. The build puts the new links in the pages the
     # last build wrote (build._patched) instead of making them from their runs again; a page
     # that no longer has the section where links go is made from its run.
-    runs = project / "content" / "runs"
-    assert run_cli(project, "collect") == 0
-    assert run_cli(project, "build") == 0
-    site = project / "_site"
+    runs = built / "content" / "runs"
+    site = built / "_site"
     before = site_files(site)
     spark = [
         "runs/dgxspark-llamacpp-gptoss120b-batched/index.html",
@@ -1272,15 +1261,15 @@ def test_pages_whose_links_alone_change_are_patched_and_equal_a_cold_build(
         .replace("base_model: openai/gpt-oss-120b", "base_model: openai/gpt-oss-20b", 1)
     )
     made = _run_pages_made(monkeypatch)
-    assert run_cli(project, "collect") == 0
-    assert run_cli(project, "build") == 0
+    assert run_cli(built, "collect") == 0
+    assert run_cli(built, "build") == 0
     incremental = site_files(site)
     for path in spark:  # their links name the new run now
         assert incremental[path] != before[path] and b"spark-other-model" in incremental[path]
     expected = {"runs/spark-other-model/index.html", *(spark[:1] if tamper != "none" else [])}
     assert set(made) == expected
     made.clear()
-    assert _cold_build(project) == incremental
+    assert _cold_build(built) == incremental
     assert set(made) >= {
         *spark,
         "runs/spark-other-model/index.html",
