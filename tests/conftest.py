@@ -126,36 +126,6 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     return min(WORKERS_PER_CORE * len(os.sched_getaffinity(0)), MAX_WORKERS)
 
 
-# The modules that take longest, started first: the workers take whole modules in the order
-# they are collected, so one of these started last would run on alone while the others wait
-# (the longest first, as measured in one process: docs/performance-log.md). The rest keep
-# their order. tests/cli/test_suite_order.py checks that each is still there.
-LONGEST_FIRST = (
-    "tests/output/test_build.py",
-    "tests/browser/test_browser.py",
-    "tests/browser/test_browser_a11y.py",
-    "tests/cli/test_benchmark_smoke.py",
-    "tests/browser/test_browser_csv.py",
-    "tests/collect/test_remote_server.py",
-    "tests/collect/test_hostile.py",
-    "tests/collect/test_hostile_properties.py",
-    "tests/browser/test_browser_decisions.py",
-    "tests/browser/test_browser_compare.py",
-    "tests/incremental/test_damaged_state.py",
-)
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The longest modules first (LONGEST_FIRST), each module's tests in their own order."""
-    place = {name: index for index, name in enumerate(LONGEST_FIRST)}
-    last = len(LONGEST_FIRST)
-
-    def rank(item: pytest.Item) -> int:
-        return place.get(item.path.relative_to(REPO).as_posix(), last)
-
-    items.sort(key=rank)  # stable: the rest, and each module's tests, keep their order
-
-
 @pytest.fixture(scope="session")
 def shared_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One chart cache for the whole test session: rendering charts is the slow part of a build."""
