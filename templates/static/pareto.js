@@ -1,11 +1,12 @@
 // A model page's frontier charts (templates/pages/group.html, section.pareto): with JavaScript,
-// each point names its own run, requests and figures on hover. Without it, each run's line keeps
-// its hover title (its run, how many of its points are on its frontier) and "The figures of this
-// chart" lists every point; with it, that title names the frontier's points, read from the
-// table (the page says each figure once, in the table). Nothing is fetched: a chart's points are matched to the rows of its own figures table in
-// the order sitegen/site/draw/plots.py draws them (each run's frontier by its figures, ascending,
-// then its other points by position); where a run's points cannot be told apart so (two at one
-// pixel), its line keeps only its title.
+// each point names its own run, requests and figures on hover, and each run's line title names
+// its frontier's points, read from the chart's figures table (the page says each figure once, in
+// that table). Without it, a line's title says its run and how many of its points are on its
+// frontier, and "The figures of this chart" lists every point. Nothing is fetched: a chart's
+// points are matched to the rows of its own figures table in the order
+// sitegen/site/draw/plots.py draws them (each run's frontier by its figures, ascending, then its
+// other points by position); where a run's points cannot be told apart so (two at one pixel),
+// its line keeps only its title.
 (function () {
   "use strict";
 
@@ -42,7 +43,7 @@
     return onLine.concat(alone);
   };
 
-  // A line's full title: its frontier's points, fewest requests' speed first, as the table says
+  // A line's full title: its frontier's points, the slowest per request first, as the table says
   // them (sitegen/site/sections/curves.py pareto_plot words them the same way).
   var frontierTitle = function (run, rows, context) {
     var on = rows.filter(function (r) { return r.frontier; });
@@ -84,7 +85,7 @@
       if (!run) return;
       title.textContent = frontierTitle(run, byRun[run], context);
       var at = vertices(path.getAttribute("d") || ""), rows = drawnOrder(byRun[run]);
-      if (at.length !== rows.length) return; // two points at one pixel: the title says them all
+      if (at.length !== rows.length) return; // two points at one pixel: the table says them
       at.forEach(function (xy, i) { points.push({ x: xy[0], y: xy[1], row: rows[i] }); });
     });
     if (!points.length) return;
