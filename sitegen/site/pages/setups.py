@@ -100,7 +100,7 @@ class ChangedStep:
     previous_date: str
     previous_run: str
     previous_href: str
-    setup: str
+    setup_title: str
     setup_id: str
     setup_href: str
     verdicts: str
