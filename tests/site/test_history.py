@@ -412,7 +412,8 @@ def test_a_setup_page_shows_every_figure_its_runs_share(shipped_site: Path, fa: 
         if n_gen == 0:
             title = f"prefill tok/s at 0 context, {n_prompt:,}-token prompt"
         else:
-            title = f"total tok/s at 0 context × 1 request, {n_gen:,} tokens out"
+            tokens = f"{n_gen:,} token{'s' if n_gen != 1 else ''}"
+            title = f"total tok/s at 0 context × 1 request, {tokens} out"
         assert titles.count(title) == 1, title
         for row_title, cells in rows:
             if row_title == title:

@@ -224,7 +224,8 @@ def where(change: Change) -> str:
 
 def _length_words(position: tuple[object, ...]) -> str:
     """A decode position's output length, when its file sweeps it: ', 128 tokens out'."""
-    return f", {position[2]:,} tokens out" if len(position) > 2 else ""
+    length = position[2] if len(position) > 2 else None
+    return f", {numbers.count_noun(length, 'token')} out" if isinstance(length, int) else ""
 
 
 def _chunk_words(position: tuple[object, ...]) -> str:
