@@ -220,6 +220,12 @@ def test_the_shipped_history_flags_the_bf16_regression(tmp_path: Path) -> None:
     # Every setup of four runs makes three steps; every verdict follows the rule.
     assert len({r["setup"] for r in records}) == 4
     assert len({(r["setup"], r["run"]) for r in records}) == 12
+    # An id names the model and its quantization, once where the model's name holds it
+    # (nvidia/Gemma-4-26B-A4B-NVFP4 at NVFP4), then a digest (docs/comparisons.md#setups).
+    assert {r["setup"].rsplit("-", 1)[0] for r in records} == {
+        "gemma-4-26b-a4b-it-bf16",
+        "gemma-4-26b-a4b-nvfp4",
+    }
     for record in records:
         assert record["verdict"] == expected_verdict(
             record["figure"], record["before"], record["after"]

@@ -227,11 +227,14 @@ def _shown(value: object) -> str:
 
 def setup_id(run: Run, full_identity: tuple[object, ...]) -> str:
     """The setup's id (its page's address): the publisher's ``run.setup``, else the model's name
-    and quantization with a short digest of the whole identity."""
+    and quantization with a short digest of the whole identity. A quantization the model's name
+    already ends in or holds ("Gemma-4-26B-A4B-NVFP4", NVFP4) is not said twice."""
     if run.info.setup:
         return run.info.setup
-    model = run.info.model.rstrip("/").rsplit("/", 1)[-1]
-    name = slugify(f"{model}-{run.engine.quantization or ''}")[:40].strip("-")
+    model = slugify(run.info.model.rstrip("/").rsplit("/", 1)[-1])
+    quantization = slugify(run.engine.quantization) if run.engine.quantization else ""
+    named = not quantization or f"-{quantization}-" in f"-{model}-"
+    name = (model if named else f"{model}-{quantization}")[:40].strip("-")
     return f"{name}-{hashlib.sha256(repr(full_identity).encode()).hexdigest()[:8]}"
 
 
