@@ -7,7 +7,7 @@ Units are those of the result file: tokens, tokens/s, ms, s, GB.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import field
 from enum import StrEnum
 from functools import cached_property
@@ -272,22 +272,10 @@ class Run:
 
     @cached_property
     def load_points(self) -> tuple[LoadPoint, ...]:
-        """Open-loop points (schema 1.2), by input length, rate and cap."""
-        return tuple(
-            sorted(
-                (
-                    LoadPoint(**{**point, "source_values": _pairs(point.get("source_values"))})
-                    for point in self.raw["measurements"].get("load_points", ())
-                ),
-                key=lambda p: (
-                    p.input_tokens_per_request,
-                    p.output_tokens_per_request or 0,
-                    p.request_rate,
-                    p.max_concurrency or 0,
-                    p.arrival,
-                    p.burstiness or 0.0,
-                ),
-            )
+        """Open-loop points (schema 1.2) in reading order (``_load_order``)."""
+        return _load_order(
+            LoadPoint(**{**point, "source_values": _pairs(point.get("source_values"))})
+            for point in self.raw["measurements"].get("load_points", ())
         )
 
     @property
@@ -315,6 +303,34 @@ class Run:
             (c for c in matches if c.output_tokens_per_request in (None, default)),
             matches[0] if matches else None,
         )
+
+
+# Measured mean input lengths of one workload move a little from point to point and run to
+# run (a random dataset sampled anew): lengths this close are one workload's.
+INPUT_LENGTH_TOLERANCE = 0.10
+
+
+def _load_order(points: Iterable[LoadPoint]) -> tuple[LoadPoint, ...]:
+    """Load points by workload (input lengths within INPUT_LENGTH_TOLERANCE of the shortest of
+    theirs), then cap, arrival and request rate: a rate sweep reads by rate, however its
+    measured lengths moved between its points."""
+    keyed: list[tuple[tuple[int, int, str, float, float, int, int], LoadPoint]] = []
+    start = 0
+    for point in sorted(points, key=lambda p: p.input_tokens_per_request):
+        length = point.input_tokens_per_request
+        if not keyed or length > start * (1 + INPUT_LENGTH_TOLERANCE):
+            start = length
+        order = (
+            start,
+            point.max_concurrency or 0,
+            point.arrival,
+            point.burstiness or 0.0,
+            point.request_rate,
+            length,
+            point.output_tokens_per_request or 0,
+        )
+        keyed.append((order, point))
+    return tuple(point for _, point in sorted(keyed, key=lambda item: item[0]))
 
 
 _DECODED = ("raw", "prefill", "decode", "load_points", "_cells_at")

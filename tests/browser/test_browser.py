@@ -274,6 +274,29 @@ def test_phone_never_scrolls_sideways(
     visit.assert_clean()
 
 
+# A shipped run whose engine settings have long names (gpu_memory_utilization,
+# enable_prefix_caching): each must stay in its own column, as wide as the label column.
+SETTINGS_RUN = "runs/dgxspark-vllm-gemma4-26b-bf16-office-baseline-2026-08-16/index.html"
+
+
+@pytest.mark.parametrize("width", [DESKTOP, PHONE])
+def test_a_long_field_name_stays_beside_its_value(browse: Browsing, width: int) -> None:
+    visit = browse.open("/" + SETTINGS_RUN, width=width)
+    # A name's text must end within its own box: past it, it runs into its value (side by
+    # side) or into the next field (the phone's two columns).
+    overlaps = visit.js("""() => Array.from(document.querySelectorAll(".fields dt")).filter(
+        (dt) => {
+          const range = document.createRange();
+          range.selectNodeContents(dt);
+          return range.getBoundingClientRect().right > dt.getBoundingClientRect().right + 0.5;
+        }).map((dt) => dt.textContent)""")
+    names = visit.js("""() => Array.from(document.querySelectorAll(".fields dt"),
+        (dt) => dt.textContent)""")
+    assert "gpu_memory_utilization" in names
+    assert overlaps == [], f"field names drawn over their values at {width}px: {overlaps}"
+    visit.assert_clean()
+
+
 @pytest.mark.parametrize(
     ("kind", "matrix"),
     [("run", "table.matrix"), ("compare", "table.rt"), ("compare-app", "#compare-result table.rt")],

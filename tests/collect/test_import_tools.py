@@ -572,7 +572,7 @@ def test_every_sample_is_read_or_refused_with_a_reason(
         "hardware:\n  type: discrete-gpu\n  count: 1\nengine:\n  name: x\nrun:\n  model: m\n",
     )
     samples = sorted(p for p in SAMPLES.rglob("*") if p.suffix in (".json", ".jsonl", ".yaml"))
-    assert len(samples) == 83
+    assert len(samples) == 89
     for index, path in enumerate(samples):
         capsys.readouterr()
         code = run_import(project, [path], meta, f"sample-{index}")

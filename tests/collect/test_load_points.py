@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -57,6 +58,31 @@ def test_a_file_of_load_points_only_is_valid_and_read_into_the_model() -> None:
     ] == [(0.3, "gamma", 0.7, None), (1.5, "poisson", None, 25)]
     assert run.load_points[1].statistic("ttft_ms", "p99") == 6518.2
     assert run.load_points[1].total_tokens_per_s == 132.04
+
+
+def test_a_sweep_reads_by_rate_however_its_measured_lengths_moved() -> None:
+    # A random dataset's measured mean lengths move a little from point to point (the DGX
+    # Spark rate sweep: 4,161 tokens in, 489 to 492 out); a second workload, 1,114 tokens in.
+    swept = [(0.7, 4161, 489), (0.1, 4163, 491), (0.3, 4160, 490), (1.0, 4162, 492)]
+    other = [(0.2, 1114, 980), (0.1, 1120, 1010)]
+    points = [
+        {
+            **POINT,
+            "request_rate": rate,
+            "input_tokens_per_request": tokens_in,
+            "output_tokens_per_request": tokens_out,
+        }
+        for rate, tokens_in, tokens_out in swept + other
+    ]
+    run = run_from_dict("r", document(points))
+    assert [(p.request_rate, p.input_tokens_per_request) for p in run.load_points] == [
+        (0.1, 1120),
+        (0.2, 1114),
+        (0.1, 4163),
+        (0.3, 4160),
+        (0.7, 4161),
+        (1.0, 4162),
+    ]
 
 
 def test_runs_without_load_points_have_none() -> None:
@@ -182,6 +208,31 @@ def test_a_sweep_of_rates_and_concurrencies_keeps_them_apart(project: Path, tmp_
         "burst.json" in note and "every request sent at once" in note
         for note in data["provenance"]["notes"]
     )
+
+
+SWEEP = REPO / "tests/data/samples/vllm/dgxspark-gemma4-26b-nvfp4-rate-sweep-2026-08-16"
+
+
+def test_a_real_rate_sweep_reads_by_rate_on_its_run_page(project: Path, tmp_path: Path) -> None:
+    # Six `vllm bench serve` files at 0.1 to 1 request/s, whose measured output lengths move
+    # between 489 and 492 tokens: the page lists them by rate, as the files' own rates say.
+    meta = tmp_path / "run.yaml"
+    meta.write_text(SPARK_META, encoding="utf-8")
+    assert run_cli(project, "import", str(SWEEP), "--meta", str(meta), "--id", "sweep") == 0
+    assert run_cli(project, "collect") == 0 and run_cli(project, "build") == 0
+    page = (project / "_site" / "runs" / "sweep" / "index.html").read_text(encoding="utf-8")
+    table = page.split("id=load-points", 1)[1].split("</table>", 1)[0]
+    rows = re.findall(
+        r'<tr id="lp-\d+"><td>([\d.]+)/s.*?<td class=num>[\d.]+/s<td class=num>([\d,.]+)<', table
+    )
+    raws = sorted(
+        (json.loads(path.read_text(encoding="utf-8")) for path in SWEEP.glob("*.json")),
+        key=lambda raw: raw["request_rate"],
+    )
+    assert len(raws) == 6
+    assert rows == [
+        (f"{raw['request_rate']:g}", f"{raw['output_throughput']:,.1f}") for raw in raws
+    ]
 
 
 def test_the_shipped_history_is_what_import_makes_of_the_raw_files(project: Path) -> None:

@@ -22,7 +22,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from sitegen.model import Run
+from sitegen.model import INPUT_LENGTH_TOLERANCE, Run
 from sitegen.site.figures.grouping import slugify
 
 REGRESSION, IMPROVEMENT, NO_CHANGE, CANT_TELL = (
@@ -40,7 +40,7 @@ FIGURES = {
 }
 _DECODE_FIGURES = ("total_tokens_per_s", "ttft_ms", "time_between_tokens_ms")
 # Load points of two runs whose measured input lengths differ by more than this: not one workload.
-LENGTH_TOLERANCE = 0.10
+LENGTH_TOLERANCE = INPUT_LENGTH_TOLERANCE
 
 
 @dataclass(frozen=True)
