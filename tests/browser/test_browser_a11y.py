@@ -27,19 +27,20 @@ def axe_script() -> Path:
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-@pytest.mark.parametrize("kind", [*PAGE_KINDS, "capacity", "level", "at"])
+@pytest.mark.parametrize("kind", [*PAGE_KINDS, "capacity", "level", "at", "changes"])
 def test_axe_finds_no_serious_violation(
     browse: Browsing, site_pages: dict[str, str], axe_script: Path, kind: str, scheme: str
 ) -> None:
     # The site's CSP admits only its own scripts, so injecting axe needs the CSP off, in this
     # context only.
-    # Besides the kinds every browser test visits: /capacity/, a model's ranked answers at a level
-    # and a preset's view.
+    # Besides the kinds every browser test visits: /capacity/, a model's ranked answers at a level,
+    # a preset's view and the changes between runs of a setup.
     site_pages = {
         **site_pages,
         "capacity": "/capacity/",
         "at": "/at/32k-16/",
         "level": "/capacity/server/qwen3-5-397b-a17b/index.html",
+        "changes": "/changes/",
     }
     visit = browse.open_kind(site_pages, kind, scheme=scheme, bypass_csp=True)
     report = serious_violations(visit, axe_script)

@@ -31,7 +31,7 @@ def test_a_setup_page_links_each_point_to_its_run(browse: Browsing, built_site: 
     visit = browse.open(f"/setups/{setup}/")
     visit.assert_clean()
     page = visit.page
-    chart = page.locator("figure.chart", has_text="total tok/s at 1.5 req/s")
+    chart = page.locator("figure.timeline", has_text="total tok/s at 1.5 req/s")
     assert chart.locator("circle").count() == 4
     hrefs = chart.locator("a").evaluate_all("els => els.map(a => a.getAttribute('href'))")
     assert f"../../runs/{REGRESSED}/index.html" in hrefs

@@ -111,7 +111,17 @@ def serve(folder: Path) -> Iterator[str]:
         yield f"http://127.0.0.1:{server.server_port}"
 
 
-PAGE_KINDS = ("index", "run", "model", "hardware", "models", "compare", "compare-app", "404")
+PAGE_KINDS = (
+    "index",
+    "run",
+    "model",
+    "hardware",
+    "models",
+    "compare",
+    "compare-app",
+    "setup",
+    "404",
+)
 
 
 def page_addresses(site: Path, run_id: str) -> dict[str, str]:
@@ -142,6 +152,7 @@ def page_addresses(site: Path, run_id: str) -> dict[str, str]:
         "models": "/models/",
         "compare": f"/compare/{compare.name}/",
         "compare-app": f"/compare/?a={a}&b={b}",
+        "setup": fullest("setups"),
         "404": "/no-such-page/",
     }
 

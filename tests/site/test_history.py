@@ -166,6 +166,21 @@ def test_one_percent_slower_is_no_change(tmp_path: Path) -> None:
     assert moved["ratio"] == pytest.approx(0.99, abs=1e-6)
 
 
+def test_a_timeline_draws_a_tiny_change_as_tiny(tmp_path: Path) -> None:
+    # docs/comparisons.md#setups: the axis spans at least a fifth of the middle value, so a
+    # 0.05 % step moves a point by 0.0005 / 0.2 of the plot's height, not the whole of it.
+    site = site_with(tmp_path, {"a": next_run(1.0, "2026-07-01"), "b": next_run(1.0005)})
+    [setup] = {r["setup"] for r in changes(site)}
+    page = (site / "_site" / "setups" / setup / "index.html").read_text(encoding="utf-8")
+    charts = re.findall(
+        r'<svg role=group[^>]* height="(\d+)".*?<polyline points="([^"]+)"', page, re.S
+    )
+    assert charts
+    for height, line in charts:
+        ys = [float(point.split(",")[1]) for point in line.split()]
+        assert max(ys) - min(ys) < 0.05 * int(height), (line, height)
+
+
 def test_a_different_benchmark_shape_is_cant_tell_with_its_reason(tmp_path: Path) -> None:
     other = next_run(0.85)
     other["run"]["time_per_measurement_s"] = 60.0

@@ -275,12 +275,18 @@ def _timeline_title(point: history.Point) -> str:
     return f"{words} at {load_words(float(rate or 0), str(arrival), burstiness, cap)}"
 
 
+# A timeline's axis spans at least this share of its figures' middle value: drawn edge to edge,
+# a change of a fraction of a percent (what the rule calls "no change") would look like a cliff.
+TIMELINE_LEAST_SPAN = 0.2
+
+
 def _timeline(
     site: Site, runs: list[Run], title: str, values: list[tuple[int, Run, float]]
 ) -> Timeline:
     low, high = min(v for _, _, v in values), max(v for _, _, v in values)
-    pad = (high - low) * 0.1 or high * 0.05 or 1.0
-    low, high = max(0.0, low - pad), high + pad
+    middle = (low + high) / 2
+    half = max((high - low) * 0.6, middle * TIMELINE_LEAST_SPAN / 2) or 1.0
+    low, high = max(0.0, middle - half), middle + half
     span = max(1, len(runs) - 1)
     unit = _unit(title)
 
