@@ -40,7 +40,7 @@ from sitegen.record_decorator import record
 _NOT_FIGURES = {f"/{RECEIPT_KEY}", "/provenance/raw_files"}
 # A published run JSON is a result file and its receipt; a site serves nothing larger.
 MAX_RUN_JSON_BYTES = 64 * 1024 * 1024
-_META_SECTIONS = {"hardware", "engine", "run", "source"}
+_META_SECTIONS = {"hardware", "engine", "run", "source", "select"}
 
 
 @record

@@ -700,7 +700,7 @@ def test_run_yaml_sections_are_the_only_top_level_keys() -> None:
         adapt_raw(as_document(bench()), meta, "x")
     assert [str(p) for p in caught.value.problems] == [
         "run.yaml:3: /measurements: unknown field 'measurements'; allowed: engine, hardware, run, "
-        "source",
+        "select, source",
         "run.yaml:4: /engine: expected a mapping of fields, got text 'vllm'",
     ]
 

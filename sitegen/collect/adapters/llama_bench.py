@@ -19,6 +19,7 @@ that mixes several is refused, naming what differs.
 
 from __future__ import annotations
 
+import json
 import os
 from typing import Any
 
@@ -109,14 +110,21 @@ def _one_configuration(rows: list[Node]) -> None:
     differing = [key for key in _CONFIG if len({repr(row.mapping().get(key)) for row in rows}) > 1]
     if differing:
         values = "; ".join(
-            f"{key}: {', '.join(sorted({str(row.mapping().get(key)) for row in rows}))}"
+            f"{key}: {', '.join(sorted({_as_yaml(row.mapping().get(key)) for row in rows}))}"
             for key in differing
         )
+        example = f"{differing[0]}: {json.dumps(rows[0].mapping().get(differing[0]))}"
         raise rows[0].error(
             f"the file mixes several configurations ({values}); one run is one build × backend "
-            "× model × settings: split the rows into one file per configuration (for example "
-            "with jq, by these fields) and import each with its own run.yaml"
+            "× model × settings: name one configuration's values in run.yaml's select: (for "
+            f"example select: {{{example}}}), one run.yaml a configuration, or split the rows "
+            "into one file per configuration"
         )
+
+
+def _as_yaml(value: Any) -> str:
+    """A value as run.yaml writes it: true, not Python's True."""
+    return json.dumps(value) if isinstance(value, bool) or value is None else str(value)
 
 
 def _no_repeats(records: list[Record]) -> None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import json
 import zlib
 from pathlib import Path
 from typing import Any
@@ -60,9 +61,11 @@ def adapt_raw(results: Document, meta: Document | None, source: str) -> Document
 def adapt_records(records: list[Document], meta: Document | None, source: str) -> Document:
     """The records of one run — one file, the lines of a JSON Lines file, or every file of a
     sweep — as one canonical result document (see :func:`adapt_raw`)."""
-    adapted = _adapt(records)
+    select = None
     if meta is not None:
         _check_meta(meta)
+        select = Node.root(meta).get("select")
+    adapted = _adapt(records, select)
     return _merge(adapted, meta, source)
 
 
@@ -329,7 +332,7 @@ def recognised(records: list[Document]) -> tuple[list[Document], list[str]]:
     return known, skipped
 
 
-def _adapt(records: list[Document]) -> Adapted:
+def _adapt(records: list[Document], select: Node | None = None) -> Adapted:
     problems: list[Problem] = []
     formats: dict[str, list[Document]] = {}
     chosen: registry.Format | None = None
@@ -395,10 +398,68 @@ def _adapt(records: list[Document]) -> Adapted:
                 f"{len(records)} ({sources}): import each on its own",
             )
         )
-    adapted = chosen.adapt([Node.root(record) for record in records])
+    nodes = [Node.root(record) for record in records]
+    if select is None:
+        adapted = chosen.adapt(nodes)
+    else:
+        rows = _rows(nodes)
+        kept = _selected(chosen, rows, select)
+        adapted = chosen.adapt(kept)
+        wanted = ", ".join(f"{key} = {_text(value)}" for key, value in select.mapping().items())
+        adapted.notes.append(
+            f"Only the rows with {wanted} were read (run.yaml select:): {len(kept)} of {len(rows)}."
+        )
     if chosen.ttft_prompt_cache is not None:  # run.yaml may still say otherwise
         adapted.sections["run"].setdefault("ttft_prompt_cache", chosen.ttft_prompt_cache)
     return adapted
+
+
+def _rows(records: list[Node]) -> list[Node]:
+    """The rows of a row format's records: a JSON Lines file's lines, a JSON array's items."""
+    return [
+        row
+        for record in records
+        for row in (record.elements() if isinstance(record.value, list) else [record])
+    ]
+
+
+def _selected(chosen: registry.Format, rows: list[Node], select: Node) -> list[Node]:
+    """The rows whose every field named in run.yaml's ``select:`` holds its value."""
+    if not chosen.rows:
+        raise select.error(
+            f"select: picks the rows of one configuration from a file that mixes several "
+            f"(llama-bench); a {chosen.name} is one configuration: leave select: out"
+        )
+    wanted = select.mapping()
+    kept = [
+        row
+        for row in rows
+        if isinstance(row.value, dict)
+        and all(_holds(row.value.get(key), value) for key, value in wanted.items())
+    ]
+    if not kept:
+        found = "; ".join(
+            f"{key}: {', '.join(sorted({_text(row.value.get(key)) for row in rows}))}"
+            for key in wanted
+            if all(isinstance(row.value, dict) for row in rows)
+        )
+        raise select.error(
+            f"no row of {rows[0].document.source} holds every value select: asks for; "
+            f"the rows hold {found}"
+        )
+    return kept
+
+
+def _holds(value: Any, wanted: Any) -> bool:
+    """A row's value is the one asked for: equal (true is never 1), or the same text, as YAML
+    may read a commit of digits as a number."""
+    if isinstance(value, bool) or isinstance(wanted, bool):
+        return value is wanted
+    return bool(value == wanted or (value is not None and str(value) == str(wanted)))
+
+
+def _text(value: Any) -> str:
+    return json.dumps(value) if isinstance(value, bool) or value is None else str(value)
 
 
 def _check_meta(meta: Document) -> None:

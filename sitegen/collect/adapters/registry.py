@@ -41,6 +41,9 @@ class Format:
     # run.ttft_prompt_cache of every run of this format: what the tool does before it measures
     # TTFT (evidence per tool in docs/importing.md); None where the file cannot tell.
     ttft_prompt_cache: str | None = None
+    # Whether its records are rows of which run.yaml's ``select:`` may keep one configuration's
+    # (a file whose rows mix configurations; raw.adapt_records).
+    rows: bool = False
 
 
 def _single(adapt: Callable[[Node], Adapted]) -> Callable[[list[Node]], Adapted]:
@@ -91,6 +94,7 @@ FORMATS: tuple[Format, ...] = (
         llama_bench.adapt,
         sweep=True,
         tells="rows with `build_commit`, `n_prompt` and `avg_ts`",
+        rows=True,
     ),
     Format(
         "SGLang bench_serving result",
