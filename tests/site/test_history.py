@@ -346,6 +346,42 @@ def test_the_shipped_strix_halo_history_is_what_import_makes_of_the_split_rows(
         assert shipped.read_bytes() == expected, run_id
 
 
+def test_a_benchmark_parameter_splits_setups_a_launch_setting_does_not(project: Path) -> None:
+    # llama-bench sweeps flash attention within one file (-fa 0,1): without run.setup, its runs
+    # with it off and on are two setups, each judged against the same setting's earlier build;
+    # use_mmap, which changed between those builds, stays an annotation of one history.
+    runs = project / "content" / "runs"
+    for stale in runs.iterdir():
+        stale.unlink()
+    for meta in sorted(STRIX.glob("_run/2025-0[78]-*.run.yaml"))[:4]:  # builds 5863 and 6077
+        date, fa = meta.name[:10], meta.name[11:14]
+        [raw] = STRIX.glob(f"_split/{date}_b*__vulkan-amdvlk-{fa}.jsonl")
+        unnamed = project / f"{meta.name}"
+        unnamed.write_text(
+            "".join(
+                line
+                for line in meta.read_text(encoding="utf-8").splitlines(keepends=True)
+                if not line.strip().startswith("setup:")
+            ),
+            encoding="utf-8",
+        )
+        assert (
+            run_cli(project, "import", str(raw), "--meta", str(unnamed), "--id", f"{fa}-{date}")
+            == 0
+        )
+    assert run_cli(project, "collect") == 0 and run_cli(project, "build") == 0
+    records = changes(project)
+    assert {(r["run"], r["previous_run"]) for r in records} == {
+        ("fa0-2025-08-05", "fa0-2025-07-13"),
+        ("fa1-2025-08-05", "fa1-2025-07-13"),
+    }
+    assert len({r["setup"] for r in records}) == 2
+    assert all(r["verdict"] != "can't tell" for r in records)
+    page = (project / "_site" / "runs" / "fa0-2025-08-05" / "index.html").read_text("utf-8")
+    history = page.split("id=changes", 1)[1].split("</section>", 1)[0]
+    assert "Launch settings that differ from the previous run: use_mmap yes → no" in history
+
+
 @pytest.fixture(scope="module")
 def shipped_site(shipped: Path) -> Path:
     """The shipped site, built once for the session (conftest): read only here."""

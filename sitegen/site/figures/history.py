@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from sitegen.model import INPUT_LENGTH_TOLERANCE, Run
+from sitegen.site.figures import numbers
 from sitegen.site.figures.grouping import slugify
 
 REGRESSION, IMPROVEMENT, NO_CHANGE, CANT_TELL = (
@@ -168,8 +169,28 @@ def identity(run: Run) -> tuple[object, ...]:
     )
 
 
+# Settings a benchmark tool itself varies from test to test, as it varies lengths: llama-bench's
+# -fa, -b, -ub, -ctk, -ctv, -ngl, -t, -sm and -nkvo sweep them within one file, measured side by
+# side. Runs that differ in one are two configurations of the benchmark, never one's history.
+TEST_PARAMETERS = {
+    "llama-bench": (
+        "flash_attn",
+        "n_batch",
+        "n_ubatch",
+        "type_k",
+        "type_v",
+        "n_gpu_layers",
+        "n_threads",
+        "split_mode",
+        "no_kv_offload",
+    ),
+}
+
+
 def settings_shape(run: Run) -> tuple[object, ...]:
     info = run.info
+    settings = dict(run.engine.settings)
+    tested = {key: settings.get(key) for key in TEST_PARAMETERS.get(info.benchmark_tool or "", ())}
     return (
         info.benchmark_tool,
         info.decode_mode,
@@ -178,6 +199,7 @@ def settings_shape(run: Run) -> tuple[object, ...]:
         info.max_output_tokens,
         info.time_per_measurement_s,
         info.latency_statistic,
+        tuple(sorted(tested.items())),
     )
 
 
@@ -189,6 +211,7 @@ _SHAPE_NAMES = (
     "output limit",
     "time per measurement",
     "latency statistic",
+    "test parameters",
     "loads",
 )
 
@@ -207,17 +230,27 @@ def shape_text(run: Run) -> str:
 def shape_difference(before: str, after: str) -> str:
     """What differs between two shapes (shape_text), in words: '' when nothing does."""
     old, new = json.loads(before), json.loads(after)
-    parts = [
-        f"{name} {_shown(a)} → {_shown(b)}"
-        for name, a, b in zip(_SHAPE_NAMES, old, new, strict=True)
-        if a != b
-    ]
+    parts = []
+    for name, a, b in zip(_SHAPE_NAMES, old, new, strict=True):
+        if a == b:
+            continue
+        if name == "test parameters":
+            was, now = dict(a), dict(b)
+            parts += [
+                f"{key} {_shown(was.get(key))} → {_shown(now.get(key))}"
+                for key in sorted(set(was) | set(now))
+                if was.get(key) != now.get(key)
+            ]
+        else:
+            parts.append(f"{name} {_shown(a)} → {_shown(b)}")
     return "; ".join(parts)
 
 
 def _shown(value: object) -> str:
     if value is None or value == []:
         return "none"
+    if isinstance(value, bool):
+        return numbers.setting(value)
     if isinstance(value, list):
         return ", ".join(
             f"{item[0]:g}/s {item[1]}" + (f" ≤{item[3]}" if item[3] else "") for item in value
@@ -432,7 +465,7 @@ def settings_changes(before: Run, after: Run) -> list[str]:
     """Launch settings that differ between two runs of a setup, in words (annotations)."""
     old, new = dict(before.engine.settings), dict(after.engine.settings)
     notes = [
-        f"{name} {old.get(name, 'unset')} → {new.get(name, 'unset')}"
+        f"{name} {numbers.setting(old.get(name))} → {numbers.setting(new.get(name))}"
         for name in sorted(old.keys() | new.keys())
         if old.get(name) != new.get(name)
     ]

@@ -60,6 +60,13 @@ def seconds_setting(value: float | None) -> str:
     return MISSING if value is None else f"{_plain(value)} s"
 
 
+def setting(value: str | float | bool | None) -> str:
+    """A launch setting's value as the run page's Engine card shows it: yes or no for a switch."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return "unset" if value is None else str(value)
+
+
 def watts(value: float | None) -> str:
     """An average power: 1,234 W."""
     return MISSING if value is None else f"{value:,.0f} W"

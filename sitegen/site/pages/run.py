@@ -211,14 +211,8 @@ def _engine_fields(run: Run) -> tuple[Field, ...]:
         ("Parallelism", engine.parallelism),
         ("Speculative decoding", speculative_decoding(engine)),
     )
-    result += [Field(name, _setting(value)) for name, value in engine.settings]
+    result += [Field(name, numbers.setting(value)) for name, value in engine.settings]
     return tuple(result)
-
-
-def _setting(value: str | float | bool) -> str:
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    return str(value)
 
 
 def _run_fields(run: Run) -> tuple[Field, ...]:
