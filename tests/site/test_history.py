@@ -382,6 +382,47 @@ def test_a_benchmark_parameter_splits_setups_a_launch_setting_does_not(project: 
     assert "Launch settings that differ from the previous run: use_mmap yes → no" in history
 
 
+def test_two_workloads_at_one_load_are_two_setups(project: Path) -> None:
+    # The publisher's office baseline (random prompts of about 4,000 tokens at 0.3 req/s) and,
+    # made from it here, a replay of short prompts at the same load (total_input_tokens cut to
+    # 241 a request, as the publisher's sharegpt test sends): each its own setup and history.
+    folder = HISTORY / "dgxspark1-vllm-gemma4-26b-a4b-bf16-office-baseline"
+    runs = project / "content" / "runs"
+    for stale in runs.iterdir():
+        stale.unlink()
+    for date in ("2026-08-06", "2026-08-16"):
+        [raw] = folder.glob(f"{date}_*.json")
+        meta = project / f"{date}.run.yaml"
+        meta.write_text(
+            (folder / "_run" / f"{date}.run.yaml").read_text("utf-8").replace("label:", "#"),
+            encoding="utf-8",
+        )
+        data = json.loads(raw.read_text(encoding="utf-8"))
+        replay = project / f"replay-{date}.json"
+        replay.write_text(json.dumps({**data, "total_input_tokens": 241 * data["completed"]}))
+        for run_id, path in ((f"office-{date}", raw), (f"replay-{date}", replay)):
+            assert run_cli(project, "import", str(path), "--meta", str(meta), "--id", run_id) == 0
+    assert run_cli(project, "collect") == 0 and run_cli(project, "build") == 0
+    records = changes(project)
+    assert {(r["run"], r["previous_run"]) for r in records} == {
+        ("office-2026-08-16", "office-2026-08-06"),
+        ("replay-2026-08-16", "replay-2026-08-06"),
+    }
+    assert all(r["verdict"] != "can't tell" for r in records)
+    setups = {r["run"]: r["setup"] for r in records}
+    headings = {
+        run: re.search(
+            r"<h1>([^<]*)",
+            (project / "_site" / "setups" / setup / "index.html").read_text("utf-8"),
+        ).group(1)  # type: ignore[union-attr]
+        for run, setup in setups.items()
+    }
+    assert headings["replay-2026-08-16"].endswith(" · 0.3 req/s (gamma 0.7), 241 tokens in")
+    office = json.loads(next(folder.glob("2026-08-16_*.json")).read_text(encoding="utf-8"))
+    length = round(office["total_input_tokens"] / office["completed"])
+    assert headings["office-2026-08-16"].endswith(f" · 0.3 req/s (gamma 0.7), {length:,} tokens in")
+
+
 @pytest.fixture(scope="module")
 def shipped_site(shipped: Path) -> Path:
     """The shipped site, built once for the session (conftest): read only here."""

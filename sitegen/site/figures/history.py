@@ -213,13 +213,17 @@ _SHAPE_NAMES = (
     "latency statistic",
     "test parameters",
     "loads",
+    "input lengths",  # not a shape difference: see shape
 )
 
 
 def shape(run: Run) -> tuple[object, ...]:
-    """The benchmark shape: its settings and the loads of its open-loop points (decoded)."""
+    """The benchmark shape: its settings and the loads of its open-loop points (decoded), then
+    the measured input lengths of those points, which tell workloads at one load apart
+    (group_setups) but move a little from run to run, so no shape difference is made of them."""
     loads = tuple(sorted({point.load for point in run.load_points}, key=repr))
-    return (*settings_shape(run), loads)
+    lengths = tuple(sorted({point.input_tokens_per_request for point in run.load_points}))
+    return (*settings_shape(run), loads, lengths)
 
 
 def shape_text(run: Run) -> str:
@@ -232,7 +236,7 @@ def shape_difference(before: str, after: str) -> str:
     old, new = json.loads(before), json.loads(after)
     parts = []
     for name, a, b in zip(_SHAPE_NAMES, old, new, strict=True):
-        if a == b:
+        if a == b or name == "input lengths":
             continue
         if name == "test parameters":
             was, now = dict(a), dict(b)
@@ -444,13 +448,43 @@ def group_setups(
         if key[0] == "named":
             setups[str(key[1])] = in_order(members)
             continue
-        by_shape: dict[str, list[Run]] = defaultdict(list)
+        by_shape: dict[str, list[tuple[Run, list[int]]]] = defaultdict(list)
         for run in members:
-            by_shape[(shape_of or {}).get(run.id) or shape_text(run)].append(run)
+            *settings, lengths = json.loads((shape_of or {}).get(run.id) or shape_text(run))
+            by_shape[json.dumps(settings, separators=(",", ":"))].append((run, lengths))
         for text, same in by_shape.items():
-            if len(same) > 1:
-                setups[setup_id(same[0], (*key, text))] = in_order(same)
+            workloads = _workloads(same)
+            for tag, workload in workloads.items():
+                if len(workload) > 1:
+                    tagged = text if len(workloads) == 1 else f"{text} {tag}"
+                    setups[setup_id(workload[0], (*key, tagged))] = in_order(workload)
     return dict(sorted(setups.items()))
+
+
+def _workloads(runs: list[tuple[Run, list[int]]]) -> dict[str, list[Run]]:
+    """Runs of one shape by workload: runs whose load points' measured input lengths are, one
+    for one, within LENGTH_TOLERANCE of the first run of a workload are of that workload (a
+    sharegpt replay and a random 4,000-token prompt at the same rate are two). A workload is
+    tagged by its first run's lengths at two significant digits, which the runs move less."""
+    found: list[tuple[list[int], list[Run]]] = []
+    for run, lengths in sorted(runs, key=lambda item: (item[0].info.date or "", item[0].id)):
+        for first, members in found:
+            if len(first) == len(lengths) and all(
+                abs(length / start - 1) <= LENGTH_TOLERANCE
+                for start, length in zip(first, lengths, strict=True)
+                if start
+            ):
+                members.append(run)
+                break
+        else:
+            found.append((lengths, [run]))
+    tagged: dict[str, list[Run]] = {}
+    for first, members in found:
+        tag = ",".join(str(int(float(f"{length:.2g}"))) for length in first)
+        while tag in tagged:  # two workloads' lengths alike at two digits: still two setups
+            tag += "+"
+        tagged[tag] = members
+    return tagged
 
 
 def setup_changes(setup: str, runs: list[Run], shapes: dict[str, str], rule: Rule) -> list[Change]:
