@@ -450,8 +450,8 @@ def group_setups(
             continue
         by_shape: dict[str, list[tuple[Run, list[int]]]] = defaultdict(list)
         for run in members:
-            *settings, lengths = json.loads((shape_of or {}).get(run.id) or shape_text(run))
-            by_shape[json.dumps(settings, separators=(",", ":"))].append((run, lengths))
+            settings, lengths = _without_lengths((shape_of or {}).get(run.id) or shape_text(run))
+            by_shape[settings].append((run, lengths))
         for text, same in by_shape.items():
             workloads = _workloads(same)
             for tag, workload in workloads.items():
@@ -459,6 +459,14 @@ def group_setups(
                     tagged = text if len(workloads) == 1 else f"{text} {tag}"
                     setups[setup_id(workload[0], (*key, tagged))] = in_order(workload)
     return dict(sorted(setups.items()))
+
+
+def _without_lengths(text: str) -> tuple[str, list[int]]:
+    """A shape text (shape_text) as the text of its other elements, and its input lengths: its
+    last element, a list of numbers (found as text: every build reads every run's shape)."""
+    start = text.rindex(",[")
+    lengths = text[start + 2 : -2]
+    return text[:start] + "]", [int(part) for part in lengths.split(",")] if lengths else []
 
 
 def _workloads(runs: list[tuple[Run, list[int]]]) -> dict[str, list[Run]]:
