@@ -74,6 +74,10 @@ def _represent_text(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
     style: str | None = None
     if "\n" in value:
         style = "|"
+    elif len(value) > _FOLD_AFTER and (value != value.strip() or "  " in value):
+        # Folded, a space at the start, the end or beside another cannot be kept, and PyYAML's
+        # single-quoted fallback then writes a fold that reads back as a line break.
+        style = '"'
     elif len(value) > _FOLD_AFTER:
         style = ">"
     elif value[:1].isdigit():

@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sitegen.collect.importer import default_id
 from sitegen.collect.result_yaml import HEADER, dump_result
@@ -300,6 +302,25 @@ def test_dump_keeps_every_value_and_folds_long_text() -> None:
     assert parse_yaml("x", text.encode()).data == data
     assert "  notes: |\n    Line one.\n\n    - a list item\n" in text
     assert "  launch_command: >-\n" in text
+
+
+# A real run.yaml value (djangodevreng/dgx-spark-benchmarks, Nemotron-3-Super meta.json's
+# profile_env_vars): long, with a leading space. PyYAML's fallback for it read back a space as a
+# line break, and import refused the run.
+ENV_VARS = (
+    " VLLM_TEST_FORCE_FP8_MARLIN=1 VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 "
+    "VLLM_FLASHINFER_ALLREDUCE_BACKEND=trtllm VLLM_USE_FLASHINFER_MOE_FP4=0"
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    text=st.text(alphabet=" ab-=\t'\"#:", min_size=60, max_size=240)
+    | st.sampled_from([ENV_VARS, ENV_VARS + " ", ENV_VARS.replace(" ", "  ")])
+)
+def test_any_long_text_with_spaces_reads_back_as_written(text: str) -> None:
+    data = {"engine": {"name": "vLLM", "settings": {"profile_env_vars": text}}}
+    assert parse_yaml("x", dump_result(data)).data == data
 
 
 # --- raw-output folders in content/runs/ --------------------------------------------------------
