@@ -431,17 +431,16 @@ def _selected(chosen: registry.Format, rows: list[Node], select: Node) -> list[N
             f"(llama-bench); a {chosen.name} is one configuration: leave select: out"
         )
     wanted = select.mapping()
+    mappings = [row for row in rows if isinstance(row.value, dict)]
     kept = [
         row
-        for row in rows
-        if isinstance(row.value, dict)
-        and all(_holds(row.value.get(key), value) for key, value in wanted.items())
+        for row in mappings
+        if all(_holds(row.value.get(key), value) for key, value in wanted.items())
     ]
     if not kept:
         found = "; ".join(
-            f"{key}: {', '.join(sorted({_text(row.value.get(key)) for row in rows}))}"
+            f"{key}: {', '.join(sorted({_text(row.value.get(key)) for row in mappings}))}"
             for key in wanted
-            if all(isinstance(row.value, dict) for row in rows)
         )
         raise select.error(
             f"no row of {rows[0].document.source} holds every value select: asks for; "
