@@ -8,8 +8,10 @@ change. A build asks for a piece by a key of everything it is made from; a piece
 build made under the same key is read back as text, and only the others are made: joining
 kept pieces costs a small part of making them.
 
-The key is the caller's: it must name every input of the piece (run digests, labels, the
-page's depth for relative links...). The whole file belongs to one ``scope`` (sitegen's code
+A piece's key is made here, from its maker's name and arguments (``cached``, ``cached_bytes``,
+``render_cached``): the maker is a plain function whose arguments are all it is made from, so no
+input can be left out of the key. A run stands for its content's digest, a group for the plan's
+digest of it (figures.grouping.Group). The whole file belongs to one ``scope`` (sitegen's code
 and templates, the settings and the site), so a change of any of those misses every piece.
 
 The file is a series of segments, each a line of JSON (its keys, each piece's length in
@@ -50,6 +52,7 @@ from sitegen.errors import SitegenError
 from sitegen.files import MAX_STATE_BYTES, all_of_types, read_bounded_open
 from sitegen.model import Run
 from sitegen.resources import resource_dir
+from sitegen.site.figures.grouping import Group
 from sitegen.site.render import environment
 from sitegen.store import digest, read_cache, write_atomic, write_cache
 
@@ -269,7 +272,7 @@ class Fragments:
     def cached_bytes(self, make: Callable[..., str], *args: object, build: object = None) -> Piece:
         """``cached``'s piece as its UTF-8 bytes (``get_bytes``), for a data file that joins
         many of them."""
-        key = self.key(maker_name(make), *(_identity(arg) for arg in args))
+        key = key_of(make, *args)
         if build is None:
             return self.get_bytes(key, lambda: make(*args))
         return self.get_bytes(key, lambda: make(build, *args))
@@ -279,9 +282,10 @@ class Fragments:
         key made from ``make``'s name and ``args``: every input of the piece is an argument of
         ``make``, which must be a plain function of its module (no closure, lambda, partial or
         bound method: what they hold would not be in the key). A run stands for its content
-        (``content``). ``build``: what every piece of a build shares (its Analysis: the settings
-        and the runs' figures worked out from the runs), which the store's scope covers."""
-        key = self.key(maker_name(make), *(_identity(arg) for arg in args))
+        (``content``), a group for its digest (``_identity``). ``build``: what every piece of a
+        build shares (its Analysis: the settings and the runs' figures worked out from the
+        runs), which the store's scope covers."""
+        key = key_of(make, *args)
         if build is None:
             return self.get(key, lambda: make(*args))
         return self.get(key, lambda: make(build, *args))
@@ -347,7 +351,14 @@ class Fragments:
         return True
 
 
-def maker_name(make: Callable[..., str]) -> str:
+def key_of(make: Callable[..., object], *args: object) -> str:
+    """The key of what ``make(*args)`` makes: ``make``'s name and its arguments (``_identity``),
+    as ``Fragments.cached`` keeps a piece; also the key of a build's output files made that way
+    (the picker's files of a model: build.SiteWriter.points)."""
+    return Fragments.key(maker_name(make), *(_identity(arg) for arg in args))
+
+
+def maker_name(make: Callable[..., object]) -> str:
     """``make``'s module and name, refused (TypeError) unless ``make`` is a plain function of its
     module: a closure, lambda, partial or bound method holds inputs its arguments do not show."""
     name = getattr(make, "__qualname__", "")
@@ -357,10 +368,17 @@ def maker_name(make: Callable[..., str]) -> str:
 
 
 def _identity(value: object) -> object:
-    """What a key names of ``value``: a run by its id and content digest, anything else by its
-    repr, which must say everything it holds (plain values, tuples, frozen dataclasses)."""
+    """What a key names of ``value``: a run by its id and content digest, a group by the plan's
+    digest (which names its runs' content, groups and labels, the site and the settings), or
+    else by its own fields and its runs, anything else by its repr, which must say everything
+    it holds (plain values, tuples, frozen dataclasses)."""
     if isinstance(value, Run):
         return ("run", *Fragments.content(value))
+    if isinstance(value, Group):
+        if value.digest:
+            return ("group", value.digest)
+        members = tuple(Fragments.content(run) for run in value.runs)
+        return ("group", value.kind, value.key, value.slug, value.label, members)
     if isinstance(value, list | tuple):
         return tuple(_identity(item) for item in value)
     if type(value).__repr__ is object.__repr__:
