@@ -242,20 +242,19 @@ def search_index_of(
     """The search index of a site's runs (see search_part); its links are relative to the site
     root, and site.js puts the page's ``data-root`` before them. Each model's part is a piece
     kept between builds (_search_part), made from the model's group (the plan's ``groups``
-    carry their digests), the accelerators' paths and labels and its runs' distinguishing
-    labels. ``labels``: distinguishing_labels of ``runs``, when the caller has them (the
-    plan's)."""
+    carry their digests), its runs' accelerators' paths and labels and its runs'
+    distinguishing labels. ``labels``: distinguishing_labels of ``runs``, when the caller has
+    them (the plan's)."""
     site = site.at("index.html")
     groups = dict(groups) if groups is not None else site_groups(runs)
     if labels is None:
         labels = distinguishing_labels(runs)
-    accelerators = tuple(
-        (group.key, group.path, group.label)
-        for (kind, _), group in groups.items()
-        if kind == "hardware"
-    )
 
     def part(group: Group) -> Piece:
+        accelerators = tuple(
+            (key, groups["hardware", key].path, groups["hardware", key].label)
+            for key in sorted({accelerator_key(run) for run in group.runs})
+        )
         shown = tuple(labels.get(run.id, "") for run in group.runs)
         return analysis.fragments.cached_bytes(
             _search_part, site, group, accelerators, shown, build=analysis
@@ -284,12 +283,12 @@ def _search_part(
     """A model's part of the search index: its runs' rows (in the index's order) on ``site``'s
     page, each run's accelerator found among ``accelerators`` (key, path, label) and its
     distinguishing label in ``labels`` (the group's runs' order)."""
-    hardware = {key: (path, label) for key, path, label in accelerators}
+    hardware = {key: (path, name) for key, path, name in accelerators}
     label_of = dict(zip((run.id for run in group.runs), labels, strict=True))
     rows = []
     for run in model_order(group, analysis):
-        path, label = hardware[accelerator_key(run)]
-        shown = RunGroups(group.path, group.label, path, label)
+        hardware_path, hardware_label = hardware[accelerator_key(run)]
+        shown = RunGroups(group.path, group.label, hardware_path, hardware_label)
         rows.append(search_entry(row_of(site, run, shown, analysis, label_of[run.id])))
     return json.dumps(search_part(rows), ensure_ascii=False, separators=(",", ":"))
 
