@@ -155,9 +155,11 @@ def test_a_group_is_keyed_by_the_plans_digest_or_else_by_its_fields_and_runs(
 
 
 # A key made by hand at a call site names what its author thought of, and a forgotten input is a
-# stale page: pieces are kept only through Fragments.cached, cached_bytes and render_cached.
+# stale page: pieces are kept only through Fragments.cached, cached_bytes, cached_run_bytes and
+# render_cached.
 HAND_MADE = re.compile(
-    r"Fragments\.key\(|fragments\.key\(|\bgroup_digests\b|\bgroup_content\(|_points_key\("
+    r"Fragments\.key\(|fragments\.(?:key|get|get_bytes|put)\("
+    r"|\bgroup_digests\b|\bgroup_content\(|_points_key\("
 )
 KEYS_MADE_IN = REPO / "sitegen" / "site" / "incremental" / "fragments.py"
 
@@ -172,9 +174,14 @@ def _hand_made_keys(text: str) -> list[str]:
 
 def test_the_rule_finds_a_key_made_by_hand() -> None:
     planted = (
-        'key = Fragments.key("index row", site.root, run.id)\nrows = fragments.get(key, make)\n'
+        'key = Fragments.key("index row", site.root, run.id)\n'
+        "rows = analysis.fragments.get_bytes(key, make)\n"
+        "rows = fragments.cached_bytes(make, run)\n"
     )
-    assert _hand_made_keys(planted) == ['1: key = Fragments.key("index row", site.root, run.id)']
+    assert _hand_made_keys(planted) == [
+        '1: key = Fragments.key("index row", site.root, run.id)',
+        "2: rows = analysis.fragments.get_bytes(key, make)",
+    ]
     assert _hand_made_keys("text = analysis.fragments.cached(_index_row, site, run)\n") == []
 
 

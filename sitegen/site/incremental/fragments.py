@@ -17,7 +17,7 @@ and templates, the settings and the site), so a change of any of those misses ev
 The file is a series of segments, each a line of JSON (its keys, each piece's length in
 bytes, the checksum and size of its text) and then its pieces' UTF-8 text end to end, read back
 as slices of the file's bytes, each made when its piece is first asked for: a data file of every
-run joins them as they are (get_bytes, json_rows.run_piece), and a page's piece is decoded when
+run joins them as they are (get_bytes, cached_run_bytes), and a page's piece is decoded when
 it is asked for. (Not the whole file decoded and its text sliced: one character beyond
 Latin-1 makes a Python string two bytes a character, and each slice of it a copy that is
 scanned again.)
@@ -36,6 +36,7 @@ fragments-checked.json once it had settled), as the build's collected digest is 
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import inspect
 import itertools
@@ -277,6 +278,23 @@ class Fragments:
             return self.get_bytes(key, lambda: make(*args))
         return self.get_bytes(key, lambda: make(build, *args))
 
+    def cached_run_bytes(
+        self, make: Callable[..., str], run: Run, *inputs: object, build: object = None
+    ) -> Piece:
+        """``cached_bytes(make, run, *inputs)`` for a collected run (one with its digest), under
+        a key cheaper to make, as a data file asks for a piece of every run: the digest is a
+        hash of the run's content already, so the key is the maker's name, the run's id and
+        digest and the inputs' repr as they are, apart by NUL (in no run id, name or digest,
+        and never in a hashed key's hex)."""
+        if not run.digest:  # made by hand (tests, tools): its content hashed here
+            return self.cached_bytes(make, run, *inputs, build=build)
+        key = f"{_checked_maker_name(make)}\0{run.id}\0{run.digest}"
+        if inputs:
+            key = f"{key}\0{inputs!r}"
+        if build is None:
+            return self.get_bytes(key, lambda: make(run, *inputs))
+        return self.get_bytes(key, lambda: make(build, run, *inputs))
+
     def cached(self, make: Callable[..., str], *args: object, build: object = None) -> str:
         """``make(*args)`` (``make(build, *args)`` with ``build``), kept between builds under a
         key made from ``make``'s name and ``args``: every input of the piece is an argument of
@@ -365,6 +383,10 @@ def maker_name(make: Callable[..., object]) -> str:
     if not inspect.isfunction(make) or make.__closure__ is not None or "<" in name or "." in name:
         raise TypeError(f"a kept piece is made by a plain function of its module, not {make!r}")
     return f"{make.__module__}.{name}"
+
+
+# Checked once per maker: a data file asks for a piece of every run (cached_run_bytes).
+_checked_maker_name = functools.cache(maker_name)
 
 
 def _identity(value: object) -> object:
