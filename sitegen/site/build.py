@@ -40,10 +40,10 @@ from sitegen.site.draw.chart_render import (
 )
 from sitegen.site.draw.chart_specs import KINDS, ChartSpec, template_path
 from sitegen.site.figures.build_figures import Analysis, Settings
-from sitegen.site.figures.grouping import Group, site_groups, use_accelerator_aliases
+from sitegen.site.figures.grouping import site_groups, use_accelerator_aliases
 from sitegen.site.incremental.figure_cache import StoredFigures
 from sitegen.site.incremental.folder_records import current_identity
-from sitegen.site.incremental.fragments import Fragments
+from sitegen.site.incremental.fragments import Fragments, key_of
 from sitegen.site.incremental.manifest import Manifest
 from sitegen.site.incremental.previous import Previous
 from sitegen.site.output.folder_guard import check_output_folder
@@ -454,18 +454,21 @@ class SiteWriter:
         keep(
             SEARCH_INDEX,
             index_key,
-            lambda: search_index_of(site, runs, analysis, groups, self.memory.labels),
+            lambda: search_index_of(
+                site, runs, analysis, self.memory.site_groups, self.memory.labels
+            ),
         )
 
     def points(self) -> None:
-        """The picker's data/points/: each model's files keyed on its runs' content alone (the
-        model's digest from the plan, plan.PlanMemory, which names the site, the settings and
-        its runs), so an added run rewrites its model's files and keeps the other models'."""
-        site, analysis = self.setup.site, self.analysis
-        groups = [group for group in site_groups(self.runs).values() if group.kind == "models"]
+        """The picker's data/points/: each model's files kept by what makes them (key_of: the
+        model's group, whose digest from the plan names the site, the settings and its runs),
+        so an added run rewrites its model's files and keeps the other models'."""
+        analysis = self.analysis
+        everyone = self.memory.site_groups or site_groups(self.runs)
+        groups = [group for group in everyone.values() if group.kind == "models"]
         for group in groups:
             path = f"data/points/{group.slug}/"
-            key = self.memory.groups.get(group.path) or _points_key(site, analysis, group)
+            key = key_of(model_point_files, group, analysis.settings)
             if self.previous.reuse(path, key, defer=True) is None:
                 made = model_point_files(group, analysis)
                 for name, data in sorted(made.items()):
@@ -474,7 +477,7 @@ class SiteWriter:
         self.previous.keep_deferred()
         # Which models have a file at each context: a few small files, made from every run's
         # contexts (known from the grids the listings made anyway), written every time.
-        contexts = point_contexts(self.runs, analysis, groups, self.memory.groups)
+        contexts = point_contexts(self.runs, analysis, groups)
         for name, data in sorted(contexts.items()):
             self.output.write(name, data)
 
@@ -510,12 +513,6 @@ def _index_key(site: Site, settings: Settings, groups: dict[str, str]) -> str:
     models' digests (plan.PlanMemory), which name every run's id and content."""
     models = sorted(digest for path, digest in groups.items() if path.startswith("models/"))
     return hashlib.sha256(repr((site, settings, models)).encode()).hexdigest()
-
-
-def _points_key(site: Site, analysis: Analysis, group: Group) -> str:
-    """A model's key for its data/points/ files when the plan left it no digest."""
-    runs = sorted((run.id, run.digest) for run in group.runs)
-    return hashlib.sha256(repr((site, analysis.settings, group.slug, runs)).encode()).hexdigest()
 
 
 # Where every chart's files are (chart_specs.ChartSpec), side by side.

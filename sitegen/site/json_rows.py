@@ -7,13 +7,12 @@ data file is the join of its runs' pieces, made again only for the runs that cha
 
 from __future__ import annotations
 
-import functools
 import json
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from sitegen.model import Run
-from sitegen.site.incremental.fragments import Fragments, Piece, maker_name
+from sitegen.site.incremental.fragments import Fragments, Piece
 
 
 def dumps(value: Any) -> str:
@@ -57,20 +56,8 @@ def run_piece(
     from can be missing from the key; ``build`` is what every piece shares, in the fragments'
     scope with the code, the settings and the site. A run without a digest (made by hand, not
     collected) has nothing to be known by: made each time."""
-    if build is not None:
-        inputs_of_make: tuple[object, ...] = (build, run, *inputs)
-    else:
-        inputs_of_make = (run, *inputs)
     if fragments is None or not run.digest:
-        return make(*inputs_of_make).encode()
-    # The digest is a hash of the run's content already: the key is its inputs as they are,
-    # cheaper than hashing them again (Fragments.key). Apart by NUL (in no run id, name or
-    # digest) and holding one, never a Fragments.key's hex.
-    key = f"{_maker_name(make)}\0{run.id}\0{run.digest}"
-    return fragments.get_bytes(
-        f"{key}\0{inputs!r}" if inputs else key, lambda: make(*inputs_of_make)
-    )
-
-
-# Checked once per maker: a data file asks for a piece of every run.
-_maker_name = functools.cache(maker_name)
+        if build is not None:
+            return make(build, run, *inputs).encode()
+        return make(run, *inputs).encode()
+    return fragments.cached_run_bytes(make, run, *inputs, build=build)

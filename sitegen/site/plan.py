@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 from collections import defaultdict
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 
 from sitegen.model import Run
@@ -121,6 +121,8 @@ class PlanMemory:
     groups: dict[str, str] = field(default_factory=dict)
     history: SiteHistory | None = None  # the plan's setups and their changes (setup_pages)
     labels: dict[str, str] | None = None  # the plan's distinguishing labels (data files)
+    # The plan's groups, each with its digest (data files).
+    site_groups: dict[tuple[str, str], Group] | None = None
 
 
 def plan(
@@ -189,6 +191,9 @@ class _PlanBasis:
         membership_text = _memberships(runs, groups, in_groups, run_labels)
         site_text, settings_text = _Verbatim(site), _Verbatim(settings)
         digests = _group_digests(groups, membership_text, site_text, settings_text)
+        # Each group carries its digest: a piece made from it is kept by it (fragments._identity).
+        groups = {key: replace(group, digest=digests[key]) for key, group in groups.items()}
+        memory.site_groups = groups
         paths = {key: group.path for key, group in groups.items()}
         memory.groups.update((paths[key], digests[key]) for key in groups)
         as_before = {key for key in groups if memory.last_groups.get(paths[key]) == digests[key]}
@@ -345,14 +350,13 @@ class _IndexListing:
                 basis.analysis,
                 basis.run_labels,
                 self.choice,
-                basis.memory.groups,
             )
         return self._listing
 
 
 def _index_pages(basis: _PlanBasis) -> list[PlannedPage]:
     """The index's pages; only the first says how many runs there are."""
-    choice = site_choice(basis.groups, basis.analysis, basis.memory.groups)
+    choice = site_choice(basis.groups, basis.analysis)
     listing = _IndexListing(basis, choice)
     paged = index_paging(basis.groups)
     make = partial(index_page, basis.site, basis.runs, basis.groups, basis.analysis)
@@ -601,9 +605,7 @@ def _site_pages(basis: _PlanBasis) -> list[PlannedPage]:
     for kind in ("models", "hardware"):
         listed = [g for g in basis.groups.values() if g.kind == kind]
         path = f"{kind}/index.html"
-        make = partial(
-            group_index_page, site.at(path), kind, listed, basis.analysis, basis.memory.groups
-        )
+        make = partial(group_index_page, site.at(path), kind, listed, basis.analysis)
         planned.append(PlannedPage(path, everything, make))
     compare_app = partial(
         compare_app_page,
@@ -612,7 +614,7 @@ def _site_pages(basis: _PlanBasis) -> list[PlannedPage]:
         basis.pairs,
         basis.run_labels,
         basis.analysis.fragments,
-        basis.memory.groups,
+        basis.groups,
     )
     planned.append(PlannedPage("compare/index.html", everything, compare_app))
     planned += [

@@ -11,7 +11,7 @@ import itertools
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sitegen.model import Run
 from sitegen.site.incremental.memo import ByRuns
@@ -19,13 +19,17 @@ from sitegen.site.incremental.memo import ByRuns
 
 @dataclass(frozen=True)
 class Group:
-    """Runs that share a model or an accelerator, and the page that shows them."""
+    """Runs that share a model or an accelerator, and the page that shows them. ``digest``: the
+    plan's (plan._group_digests: the site, the settings, and each run's content, groups and
+    distinguishing label), what a kept piece made from the group is keyed by; "" outside a plan
+    (the piece is then keyed by the group's own fields and its runs' content)."""
 
     kind: str  # "models" or "hardware"
     key: str
     slug: str
     label: str
     runs: tuple[Run, ...]
+    digest: str = field(default="", compare=False, repr=False)
 
     @property
     def path(self) -> str:

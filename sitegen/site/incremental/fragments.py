@@ -8,14 +8,16 @@ change. A build asks for a piece by a key of everything it is made from; a piece
 build made under the same key is read back as text, and only the others are made: joining
 kept pieces costs a small part of making them.
 
-The key is the caller's: it must name every input of the piece (run digests, labels, the
-page's depth for relative links...). The whole file belongs to one ``scope`` (sitegen's code
+A piece's key is made here, from its maker's name and arguments (``cached``, ``cached_bytes``,
+``render_cached``): the maker is a plain function whose arguments are all it is made from, so no
+input can be left out of the key. A run stands for its content's digest, a group for the plan's
+digest of it (figures.grouping.Group). The whole file belongs to one ``scope`` (sitegen's code
 and templates, the settings and the site), so a change of any of those misses every piece.
 
 The file is a series of segments, each a line of JSON (its keys, each piece's length in
 bytes, the checksum and size of its text) and then its pieces' UTF-8 text end to end, read back
 as slices of the file's bytes, each made when its piece is first asked for: a data file of every
-run joins them as they are (get_bytes, json_rows.run_piece), and a page's piece is decoded when
+run joins them as they are (get_bytes, cached_run_bytes), and a page's piece is decoded when
 it is asked for. (Not the whole file decoded and its text sliced: one character beyond
 Latin-1 makes a Python string two bytes a character, and each slice of it a copy that is
 scanned again.)
@@ -34,6 +36,7 @@ fragments-checked.json once it had settled), as the build's collected digest is 
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import inspect
 import itertools
@@ -50,6 +53,7 @@ from sitegen.errors import SitegenError
 from sitegen.files import MAX_STATE_BYTES, all_of_types, read_bounded_open
 from sitegen.model import Run
 from sitegen.resources import resource_dir
+from sitegen.site.figures.grouping import Group
 from sitegen.site.render import environment
 from sitegen.store import digest, read_cache, write_atomic, write_cache
 
@@ -269,19 +273,37 @@ class Fragments:
     def cached_bytes(self, make: Callable[..., str], *args: object, build: object = None) -> Piece:
         """``cached``'s piece as its UTF-8 bytes (``get_bytes``), for a data file that joins
         many of them."""
-        key = self.key(maker_name(make), *(_identity(arg) for arg in args))
+        key = key_of(make, *args)
         if build is None:
             return self.get_bytes(key, lambda: make(*args))
         return self.get_bytes(key, lambda: make(build, *args))
+
+    def cached_run_bytes(
+        self, make: Callable[..., str], run: Run, *inputs: object, build: object = None
+    ) -> Piece:
+        """``cached_bytes(make, run, *inputs)`` for a collected run (one with its digest), under
+        a key cheaper to make, as a data file asks for a piece of every run: the digest is a
+        hash of the run's content already, so the key is the maker's name, the run's id and
+        digest and the inputs' repr as they are, apart by NUL (in no run id, name or digest,
+        and never in a hashed key's hex)."""
+        if not run.digest:  # made by hand (tests, tools): its content hashed here
+            return self.cached_bytes(make, run, *inputs, build=build)
+        key = f"{_checked_maker_name(make)}\0{run.id}\0{run.digest}"
+        if inputs:
+            key = f"{key}\0{inputs!r}"
+        if build is None:
+            return self.get_bytes(key, lambda: make(run, *inputs))
+        return self.get_bytes(key, lambda: make(build, run, *inputs))
 
     def cached(self, make: Callable[..., str], *args: object, build: object = None) -> str:
         """``make(*args)`` (``make(build, *args)`` with ``build``), kept between builds under a
         key made from ``make``'s name and ``args``: every input of the piece is an argument of
         ``make``, which must be a plain function of its module (no closure, lambda, partial or
         bound method: what they hold would not be in the key). A run stands for its content
-        (``content``). ``build``: what every piece of a build shares (its Analysis: the settings
-        and the runs' figures worked out from the runs), which the store's scope covers."""
-        key = self.key(maker_name(make), *(_identity(arg) for arg in args))
+        (``content``), a group for its digest (``_identity``). ``build``: what every piece of a
+        build shares (its Analysis: the settings and the runs' figures worked out from the
+        runs), which the store's scope covers."""
+        key = key_of(make, *args)
         if build is None:
             return self.get(key, lambda: make(*args))
         return self.get(key, lambda: make(build, *args))
@@ -347,7 +369,14 @@ class Fragments:
         return True
 
 
-def maker_name(make: Callable[..., str]) -> str:
+def key_of(make: Callable[..., object], *args: object) -> str:
+    """The key of what ``make(*args)`` makes: ``make``'s name and its arguments (``_identity``),
+    as ``Fragments.cached`` keeps a piece; also the key of a build's output files made that way
+    (the picker's files of a model: build.SiteWriter.points)."""
+    return Fragments.key(maker_name(make), *(_identity(arg) for arg in args))
+
+
+def maker_name(make: Callable[..., object]) -> str:
     """``make``'s module and name, refused (TypeError) unless ``make`` is a plain function of its
     module: a closure, lambda, partial or bound method holds inputs its arguments do not show."""
     name = getattr(make, "__qualname__", "")
@@ -356,11 +385,22 @@ def maker_name(make: Callable[..., str]) -> str:
     return f"{make.__module__}.{name}"
 
 
+# Checked once per maker: a data file asks for a piece of every run (cached_run_bytes).
+_checked_maker_name = functools.cache(maker_name)
+
+
 def _identity(value: object) -> object:
-    """What a key names of ``value``: a run by its id and content digest, anything else by its
-    repr, which must say everything it holds (plain values, tuples, frozen dataclasses)."""
+    """What a key names of ``value``: a run by its id and content digest, a group by the plan's
+    digest (which names its runs' content, groups and labels, the site and the settings), or
+    else by its own fields and its runs, anything else by its repr, which must say everything
+    it holds (plain values, tuples, frozen dataclasses)."""
     if isinstance(value, Run):
         return ("run", *Fragments.content(value))
+    if isinstance(value, Group):
+        if value.digest:
+            return ("group", value.digest)
+        members = tuple(Fragments.content(run) for run in value.runs)
+        return ("group", value.kind, value.key, value.slug, value.label, members)
     if isinstance(value, list | tuple):
         return tuple(_identity(item) for item in value)
     if type(value).__repr__ is object.__repr__:

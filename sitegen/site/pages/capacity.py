@@ -34,7 +34,6 @@ from sitegen.site.figures.capacity import (
 from sitegen.site.figures.grouping import Group
 from sitegen.site.figures.labels import distinguishing_labels
 from sitegen.site.figures.paging import Paging, listed_models
-from sitegen.site.incremental.fragments import Fragments
 from sitegen.site.page import Page, Site, engine_summary, hardware_name
 from sitegen.site.sections.capacity import (
     DERIVED_NOTE,
@@ -44,7 +43,6 @@ from sitegen.site.sections.capacity import (
     capacity_paging,
     capacity_path,
     context_clusters,
-    group_members,
     level_model_path,
     level_notes,
     priced,
@@ -506,27 +504,15 @@ def capacity_section(
 ) -> str:
     """``group``'s part of a /capacity/ page (model_overview): per context, its
     best setup at each level and a link to the ranked answer. Kept between builds, made from the
-    model's runs and label and path, the part shown (a part after the first is "continued") and
-    the page's depth; the service levels are settings, in the cache's scope. ``costs`` is not
-    shown here (the ranked answers show it)."""
+    model's group, whether the part is "continued" (after the first) and the page; the service
+    levels are settings, in the cache's scope. ``last`` and ``costs`` are not shown here (the
+    ranked answers show the costs)."""
+    return analysis.fragments.cached(_capacity_overview, site, group, first > 0, build=analysis)
 
-    def make() -> str:
-        overview = model_overview(site, group, analysis, first > 0)
-        return analysis.fragments.render("capacity_overview", overview)
 
-    return analysis.fragments.get(
-        Fragments.key(
-            "capacity overview",
-            site.root,
-            group.slug,
-            group.label,
-            group.path,
-            group_members(group),
-            first,
-            last,
-        ),
-        make,
-    )
+def _capacity_overview(analysis: Analysis, site: Site, group: Group, continued: bool) -> str:
+    overview = model_overview(site, group, analysis, continued)
+    return analysis.fragments.render("capacity_overview", overview)
 
 
 def capacity_page(

@@ -674,55 +674,25 @@ def compare_app_page(
     pairs: list[tuple[Run, Run]],
     run_labels: Mapping[str, str] | None = None,
     fragments: Fragments | None = None,
-    model_digests: Mapping[str, str] | None = None,
+    groups: Mapping[tuple[str, str], Group] | None = None,
 ) -> Page:
     """/compare/, its links relative to ``site`` (placed at compare/index.html). The runs and
-    pairs of each model are two pieces kept between builds (``fragments``), keyed by the model's
-    digest from the plan (``model_digests``: a group's path → its digest, pages.PlanMemory) or
-    else by what they show, so that adding a run makes its model's pieces and joins the others
-    (the page has an option a run and a link a pair)."""
+    pairs of each model are two pieces kept between builds (``fragments``), made from the
+    model's group (the plan's ``groups`` carry their digests), its runs' distinguishing labels
+    and its pairs, so that adding a run makes its model's pieces and joins the others (the page
+    has an option a run and a link a pair)."""
     fragments = fragments or Fragments(None, "")
-    pairs_of: dict[str, list[tuple[Run, Run]]] = {}
+    pairs_of: dict[str, list[tuple[str, str]]] = {}
     for a, b in pairs:  # a pair's runs are of one model
-        pairs_of.setdefault(model_key(a), []).append((a, b))
+        pairs_of.setdefault(model_key(a), []).append((a.id, b.id))
     options, links = [], []
-    for group in listed_models(site_groups(runs)):
-        shown_pairs = pairs_of.get(group.key, [])
-        digest = model_digests.get(group.path) if model_digests is not None else None
-        # In order of id, sorted only when the pieces are made or keyed by them (sorting each
-        # model's runs was a large part of the page when all were kept).
-        inputs: object = digest or [
-            group.label,
-            [(run.id, run.digest, short_label(run, run_labels)) for run in _by_id(group)],
-            [(a.id, b.id) for a, b in shown_pairs],
-        ]
-
-        def made_options(group: Group = group) -> str:
-            return fragments.render(
-                "compare_options",
-                group.label,
-                [Field(short_label(run, run_labels), run.id) for run in _by_id(group)],
-            )
-
-        def made_links(shown_pairs: list[tuple[Run, Run]] = shown_pairs) -> str:
-            return fragments.render(
-                "compare_pairs",
-                [
-                    Field(
-                        f"{short_label(a, run_labels)} → {short_label(b, run_labels)}",
-                        f"{a.id} → {b.id}",
-                        site.url(compare_path(a, b)),
-                    )
-                    for a, b in shown_pairs
-                ],
-            )
-
-        options.append(
-            fragments.get(Fragments.key("compare options", site.root, inputs), made_options)
-        )
+    for group in listed_models(dict(groups) if groups is not None else site_groups(runs)):
+        shown_pairs = tuple(pairs_of.get(group.key, ()))
+        labels = tuple((run_labels or {}).get(run.id) for run in group.runs)
+        options.append(fragments.cached(_compare_options, group, labels, build=fragments))
         if shown_pairs:
             links.append(
-                fragments.get(Fragments.key("compare pairs", site.root, inputs), made_links)
+                fragments.cached(_compare_pairs, site, group, labels, shown_pairs, build=fragments)
             )
     context = CompareAppContext(
         site=site,
@@ -732,6 +702,41 @@ def compare_app_page(
         max_runs=MAX_RUNS,
     )
     return Page("compare/index.html", "pages/compare_app.html", context)
+
+
+def _compare_options(fragments: Fragments, group: Group, labels: tuple[str | None, ...]) -> str:
+    """A model's options of /compare/: its runs in order of id, each named by short_label with
+    its distinguishing label (``labels``, in the group's order)."""
+    label_of = {run.id: label for run, label in zip(group.runs, labels, strict=True) if label}
+    return fragments.render(
+        "compare_options",
+        group.label,
+        [Field(short_label(run, label_of), run.id) for run in _by_id(group)],
+    )
+
+
+def _compare_pairs(
+    fragments: Fragments,
+    site: Site,
+    group: Group,
+    labels: tuple[str | None, ...],
+    pairs: tuple[tuple[str, str], ...],
+) -> str:
+    """A model's natural pairs on /compare/ (``pairs``: their runs' ids), linking to their pages
+    on ``site``; the runs named as in _compare_options."""
+    by_id = {run.id: run for run in group.runs}
+    label_of = {run_id: label for run_id, label in zip(by_id, labels, strict=True) if label}
+    return fragments.render(
+        "compare_pairs",
+        [
+            Field(
+                f"{short_label(by_id[a], label_of)} → {short_label(by_id[b], label_of)}",
+                f"{a} → {b}",
+                site.url(compare_path(by_id[a], by_id[b])),
+            )
+            for a, b in pairs
+        ],
+    )
 
 
 def _by_id(group: Group) -> list[Run]:

@@ -7,7 +7,6 @@ import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from functools import partial
 
 from markupsafe import Markup
 
@@ -29,7 +28,6 @@ from sitegen.site.figures.grouping import Group, compare_path, model_key
 from sitegen.site.figures.headlines import REFERENCE_CONTEXT
 from sitegen.site.figures.labels import distinguishing_labels, with_label
 from sitegen.site.figures.run_colours import chart_places, model_places
-from sitegen.site.incremental.fragments import Fragments
 from sitegen.site.json_rows import dumps
 from sitegen.site.page import Field, Page, Site, hardware_name, model_name
 from sitegen.site.sections.capacity import ModelLevelLinks, model_level_links
@@ -43,12 +41,11 @@ from sitegen.site.sections.curves import (
 from sitegen.site.sections.listing import (
     PointChoice,
     PresetLink,
+    RunGroups,
     RunRow,
-    group_content,
     point_choice,
     preset_links,
-    row_key,
-    run_row,
+    row_of,
 )
 from sitegen.site.sections.setups import SetupLink
 
@@ -281,17 +278,19 @@ def _row_html(
     label: str,
 ) -> str:
     """The run's row on its group's page (an accelerator page's rows do not link to it), kept
-    between builds, keyed as the index's rows are: an accelerator of many runs would otherwise
-    work out and write every row of its page again for each run added to it."""
-    fragments = analysis.fragments
-    return fragments.get(
-        row_key(f"{group.kind} row", site, run, groups, label),
-        lambda: fragments.render(
-            "run_row",
-            _without_self_link(run_row(site, run, groups, analysis, label), group.kind),
-            False,
-        ),
+    between builds, as the index's rows are: an accelerator of many runs would otherwise work
+    out and write every row of its page again for each run added to it."""
+    shown = RunGroups.of(run, groups)
+    return analysis.fragments.cached(
+        _group_row, site, run, group.kind, shown, label, build=analysis
     )
+
+
+def _group_row(
+    analysis: Analysis, site: Site, run: Run, kind: str, shown: RunGroups, label: str
+) -> str:
+    row = _without_self_link(row_of(site, run, shown, analysis, label), kind)
+    return analysis.fragments.render("run_row", row, False)
 
 
 def _without_self_link(row: RunRow, kind: str) -> RunRow:
@@ -614,56 +613,21 @@ def _recoloured(chart: ChartSpec, places: list[int]) -> ChartSpec:
 
 
 def group_index_page(
-    site: Site,
-    kind: str,
-    groups: list[Group],
-    analysis: Analysis | None = None,
-    group_digests: Mapping[str, str] | None = None,
+    site: Site, kind: str, groups: list[Group], analysis: Analysis | None = None
 ) -> Page:
     """/models/ or /hardware/: every group, its run count and its best figures, each group's row
-    kept between builds by its runs (listing.group_content, with ``group_digests``)."""
+    kept between builds by the group (its digest, or its runs' content) and its link."""
     analysis = analysis or Analysis()
-
-    def best(values: list[float | None]) -> str:
-        present = [v for v in values if v is not None]
-        return numbers.rate(max(present)) if present else numbers.MISSING
-
-    def row(group: Group, href: str) -> str:
-        found = [analysis.headlines(run) for run in group.runs]
-        if kind != "models":  # like with like: an accelerator's runs are ranked within each model
-            by_model = _best_by_model(group.runs, analysis)
-            return analysis.fragments.render(
-                "group_row",
-                GroupListing(group.label, href, str(len(group.runs)), "", "", "", by_model),
-            )
-        return analysis.fragments.render(
-            "group_row",
-            GroupListing(
-                group.label,
-                href,
-                str(len(group.runs)),
-                best([f.decode_single for f in found]),
-                best([f.decode_peak for f in found]),
-                best([f.prefill_first for f in found]),
-            ),
-        )
-
     rows = []
     # By a model's own name, its organisation prefix aside ("openai/gpt-oss-120b" as gpt-oss).
     for group in sorted(
         groups, key=lambda g: (g.label.lower().rsplit("/", 1)[-1], g.label.lower())
     ):
-        # A group's row, kept between builds by its runs' content: the page without every
-        # run's headlines, nor every row rendered again.
+        # A group's row, kept between builds: the page without every run's headlines, nor every
+        # row rendered again.
         href = site.url(group.path)
-        key = Fragments.key(
-            f"{kind} group row",
-            group_content(group, group_digests),
-            group.label,
-            href,
-            len(group.runs),
-        )
-        rows.append(Markup(analysis.fragments.get(key, partial(row, group, href))))
+        row = analysis.fragments.cached(_group_listing_row, group, href, build=analysis)
+        rows.append(Markup(row))
     noun = "model" if kind == "models" else "accelerator"
     heading = "Models" if kind == "models" else "Hardware"
     context = GroupIndexContext(
@@ -675,6 +639,34 @@ def group_index_page(
         rows=tuple(rows),
     )
     return Page(f"{kind}/index.html", "pages/groups.html", context)
+
+
+def _group_listing_row(analysis: Analysis, group: Group, href: str) -> str:
+    """``group``'s row of /models/ or /hardware/, linking to ``href``: its run count and its
+    best figures (an accelerator's by model, like with like)."""
+    if group.kind != "models":
+        by_model = _best_by_model(group.runs, analysis)
+        return analysis.fragments.render(
+            "group_row",
+            GroupListing(group.label, href, str(len(group.runs)), "", "", "", by_model),
+        )
+    found = [analysis.headlines(run) for run in group.runs]
+    return analysis.fragments.render(
+        "group_row",
+        GroupListing(
+            group.label,
+            href,
+            str(len(group.runs)),
+            _best([f.decode_single for f in found]),
+            _best([f.decode_peak for f in found]),
+            _best([f.prefill_first for f in found]),
+        ),
+    )
+
+
+def _best(values: list[float | None]) -> str:
+    present = [v for v in values if v is not None]
+    return numbers.rate(max(present)) if present else numbers.MISSING
 
 
 BY_MODEL_SHOWN = 4  # models a /hardware/ row names with their figure; the rest are counted

@@ -22,26 +22,26 @@ from sitegen.site.figures import numbers
 from sitegen.site.figures.build_figures import Analysis
 from sitegen.site.figures.grouping import (
     Group,
+    accelerator_key,
     model_groups,
     site_groups,
 )
 from sitegen.site.figures.headlines import REFERENCE_CONTEXT
 from sitegen.site.figures.labels import distinguishing_labels
 from sitegen.site.figures.paging import Paging, listed_models, model_listing_order, paging
-from sitegen.site.incremental.fragments import Fragments, Piece
+from sitegen.site.incremental.fragments import Piece
 from sitegen.site.page import Page, Site
 from sitegen.site.sections.listing import (
     Cell,
     Pager,
     PointChoice,
     PresetLink,
+    RunGroups,
     RunRow,
-    group_content,
     measured_points,
     pager,
     preset_links,
-    row_key,
-    run_row,
+    row_of,
 )
 
 
@@ -82,17 +82,13 @@ class IndexPageContext:
     pager: Pager
 
 
-def site_choice(
-    groups: dict[tuple[str, str], Group],
-    analysis: Analysis,
-    group_digests: Mapping[str, str] | None = None,
-) -> PointChoice:
-    """point_choice of every run, from each model's measured_points (``group_digests``: theirs)."""
+def site_choice(groups: dict[tuple[str, str], Group], analysis: Analysis) -> PointChoice:
+    """point_choice of every run, from each model's measured_points."""
     contexts: set[int] = set()
     levels: set[int] = set()
     for (kind, _), group in groups.items():
         if kind == "models":
-            found = measured_points(group, analysis, group_digests)
+            found = measured_points(group, analysis)
             contexts.update(found[0])
             levels.update(found[1])
     accelerators = tuple(
@@ -136,36 +132,23 @@ class IndexListing:
     choice: PointChoice
 
 
-def model_order(
-    group: Group, analysis: Analysis, group_digests: Mapping[str, str] | None = None
-) -> list[Run]:
+def model_order(group: Group, analysis: Analysis) -> list[Run]:
     """A model's runs in the index's order (the fastest peak decode first), kept between builds
-    by the runs' content: the order of the whole index without every run's headlines.
-    ``group_digests``: see group_content."""
-
-    def make() -> str:
-        return json.dumps(
-            [
-                run.id
-                for run in sorted(
-                    group.runs, key=lambda r: (-(analysis.headlines(r).decode_peak or 0.0), r.id)
-                )
-            ]
-        )
-
-    inputs = group_content(group, group_digests)
+    by the group (its digest, or its runs' content): the order of the whole index without every
+    run's headlines."""
     by_id = {run.id: run for run in group.runs}
-    return [
-        by_id[run_id]
-        for run_id in json.loads(analysis.fragments.get(Fragments.key("index order", inputs), make))
-    ]
+    text = analysis.fragments.cached(_model_order_text, group, build=analysis)
+    return [by_id[run_id] for run_id in json.loads(text)]
+
+
+def _model_order_text(analysis: Analysis, group: Group) -> str:
+    """model_order as JSON: the runs' ids."""
+    ordered = sorted(group.runs, key=lambda r: (-(analysis.headlines(r).decode_peak or 0.0), r.id))
+    return json.dumps([run.id for run in ordered])
 
 
 def index_order(
-    runs: list[Run],
-    analysis: Analysis,
-    groups: dict[tuple[str, str], Group] | None = None,
-    group_digests: Mapping[str, str] | None = None,
+    runs: list[Run], analysis: Analysis, groups: dict[tuple[str, str], Group] | None = None
 ) -> tuple[Run, ...]:
     """Every run in the index's order: by model (model_listing_order), then model_order."""
     models = (
@@ -176,7 +159,7 @@ def index_order(
     return tuple(
         run
         for group in sorted(models, key=model_listing_order)
-        for run in model_order(group, analysis, group_digests)
+        for run in model_order(group, analysis)
     )
 
 
@@ -186,13 +169,12 @@ def index_listing(
     analysis: Analysis,
     labels: dict[str, str] | None = None,
     choice: PointChoice | None = None,
-    group_digests: Mapping[str, str] | None = None,
 ) -> IndexListing:
-    """What every page of the index is made from; ``group_digests``: see group_content."""
+    """What every page of the index is made from."""
     return IndexListing(
-        index_order(runs, analysis, groups, group_digests),
+        index_order(runs, analysis, groups),
         distinguishing_labels(runs) if labels is None else labels,
-        site_choice(groups, analysis, group_digests) if choice is None else choice,
+        site_choice(groups, analysis) if choice is None else choice,
     )
 
 
@@ -201,11 +183,13 @@ def row_html(
 ) -> str:
     """The run's row of the index as runs_table writes it on ``site``'s page, kept between
     builds."""
-    fragments = analysis.fragments
-    return fragments.get(
-        row_key("index row", site, run, groups, label),
-        lambda: fragments.render("run_row", run_row(site, run, groups, analysis, label), True),
-    )
+    shown = RunGroups.of(run, groups)
+    return analysis.fragments.cached(_index_row, site, run, shown, label, build=analysis)
+
+
+def _index_row(analysis: Analysis, site: Site, run: Run, shown: RunGroups, label: str) -> str:
+    row = row_of(site, run, shown, analysis, label)
+    return analysis.fragments.render("run_row", row, True)
 
 
 def index_page(
@@ -252,42 +236,29 @@ def search_index_of(
     site: Site,
     runs: list[Run],
     analysis: Analysis,
-    model_digests: Mapping[str, str] | None = None,
+    groups: Mapping[tuple[str, str], Group] | None = None,
     labels: Mapping[str, str] | None = None,
 ) -> bytes:
     """The search index of a site's runs (see search_part); its links are relative to the site
     root, and site.js puts the page's ``data-root`` before them. Each model's part is a piece
-    kept between builds, keyed by everything its rows show: ``model_digests`` (a model group's
-    path → its digest from the plan, pages.PlanMemory) names it, or else the runs' row inputs.
-    ``labels``: distinguishing_labels of ``runs``, when the caller has them (the plan's)."""
+    kept between builds (_search_part), made from the model's group (the plan's ``groups``
+    carry their digests), its runs' accelerators' paths and labels and its runs'
+    distinguishing labels. ``labels``: distinguishing_labels of ``runs``, when the caller has
+    them (the plan's)."""
     site = site.at("index.html")
-    groups = site_groups(runs)
+    groups = dict(groups) if groups is not None else site_groups(runs)
     if labels is None:
         labels = distinguishing_labels(runs)
 
     def part(group: Group) -> Piece:
-        digest = model_digests.get(group.path) if model_digests is not None else None
-        key = (
-            Fragments.key("search part", site.root, digest)
-            if digest
-            else Fragments.key(
-                "search part",
-                site.root,
-                [
-                    row_key("search entry", site, run, groups, labels.get(run.id, ""))
-                    for run in group.runs
-                ],
-            )
+        accelerators = tuple(
+            (key, groups["hardware", key].path, groups["hardware", key].label)
+            for key in sorted({accelerator_key(run) for run in group.runs})
         )
-
-        def make() -> str:
-            rows = [
-                search_entry(run_row(site, run, groups, analysis, labels.get(run.id, "")))
-                for run in model_order(group, analysis, model_digests)
-            ]
-            return json.dumps(search_part(rows), ensure_ascii=False, separators=(",", ":"))
-
-        return analysis.fragments.get_bytes(key, make)
+        shown = tuple(labels.get(run.id, "") for run in group.runs)
+        return analysis.fragments.cached_bytes(
+            _search_part, site, group, accelerators, shown, build=analysis
+        )
 
     models = listed_models(groups)
     head = json.dumps(
@@ -300,6 +271,26 @@ def search_index_of(
     )
     # The parts are JSON texts already: joined, not parsed and written again.
     return (head[:-1] + ',"parts":[').encode() + b",".join(part(group) for group in models) + b"]}"
+
+
+def _search_part(
+    analysis: Analysis,
+    site: Site,
+    group: Group,
+    accelerators: tuple[tuple[str, str, str], ...],
+    labels: tuple[str, ...],
+) -> str:
+    """A model's part of the search index: its runs' rows (in the index's order) on ``site``'s
+    page, each run's accelerator found among ``accelerators`` (key, path, label) and its
+    distinguishing label in ``labels`` (the group's runs' order)."""
+    hardware = {key: (path, name) for key, path, name in accelerators}
+    label_of = dict(zip((run.id for run in group.runs), labels, strict=True))
+    rows = []
+    for run in model_order(group, analysis):
+        hardware_path, hardware_label = hardware[accelerator_key(run)]
+        shown = RunGroups(group.path, group.label, hardware_path, hardware_label)
+        rows.append(search_entry(row_of(site, run, shown, analysis, label_of[run.id])))
+    return json.dumps(search_part(rows), ensure_ascii=False, separators=(",", ":"))
 
 
 SEARCH_FIELDS = (

@@ -5,7 +5,6 @@ operating-point views /at/<preset>/, /data/capacity.json and the per-context fil
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 from markupsafe import Markup
@@ -28,7 +27,6 @@ from sitegen.site.figures.capacity import (
 )
 from sitegen.site.figures.grouping import Group, model_groups
 from sitegen.site.figures.paging import Paging, listed_models, paging
-from sitegen.site.incremental.fragments import Fragments
 from sitegen.site.json_rows import dumps, json_lines, json_rows, row, run_piece
 from sitegen.site.page import Page, Site, engine_summary, hardware_name
 from sitegen.site.sections.capacity import (
@@ -38,7 +36,6 @@ from sitegen.site.sections.capacity import (
     CapacityCell,
     LevelNote,
     capacity_cell,
-    group_members,
     level_notes,
     priced,
     priced_cost,
@@ -187,49 +184,54 @@ def point_section(
 ) -> str:
     """``group``'s runs ``first`` to ``last`` at ``preset`` (by total tok/s there, not measured
     last) on ``site``'s page, as point_section writes them. Kept between builds as two pieces,
-    as capacity_section's: the model's rows in order (made from its runs, the preset, whether
-    costs are shown and the page's depth) and the section, made from them and the model's
-    label and slug and the part shown (a part after the first is "continued"). The service
-    levels are settings, in the cache's scope."""
+    as capacity_section's: the model's rows in order (_point_rows) and the section, made from
+    them and the part shown (a part after the first is "continued"). The service levels are
+    settings, in the cache's scope."""
     fragments = analysis.fragments
-    members = group_members(group)
+    # Asked for even when the section is kept, so that it stays kept for the next build.
+    fragments.cached(_point_rows, site, group, preset, costs, build=analysis)
+    return fragments.cached(_point_section, site, group, preset, first, last, costs, build=analysis)
+
+
+def _point_rows(analysis: Analysis, site: Site, group: Group, preset: Preset, costs: bool) -> str:
+    """The rows of ``group``'s runs at ``preset`` (the most total tok/s first), as JSON."""
     level = analysis.settings.level(preset.service_level)
     note = level_notes((level,))[0] if level else None
-
-    def make_rows() -> str:
-        by_total = sorted(
-            group.runs,
-            key=lambda run: (
-                -(total if (total := _total_at(run, preset, analysis)) is not None else -1.0),
-                run.id,
-            ),
-        )
-        return json.dumps(
-            [
-                fragments.render(
-                    "point_row", _point_row(site, run, preset, level, analysis), note, costs
-                )
-                for run in by_total
-            ],
-            ensure_ascii=False,
-        )
-
-    # Asked for even when the section is kept, so that it stays kept for the next build.
-    kept_rows = fragments.get(
-        Fragments.key("point rows", site.root, preset, members, costs), make_rows
-    )
-
-    def make() -> str:
-        rows = json.loads(kept_rows)[first:last]
-        section = PointSection(f"m-{group.slug}", group.label, first > 0, Markup("".join(rows)))
-        return fragments.render("point_section", section, note, costs)
-
-    return fragments.get(
-        Fragments.key(
-            "point section", site.root, preset, group.slug, group.label, members, first, last, costs
+    by_total = sorted(
+        group.runs,
+        key=lambda run: (
+            -(total if (total := _total_at(run, preset, analysis)) is not None else -1.0),
+            run.id,
         ),
-        make,
     )
+    return json.dumps(
+        [
+            analysis.fragments.render(
+                "point_row", _point_row(site, run, preset, level, analysis), note, costs
+            )
+            for run in by_total
+        ],
+        ensure_ascii=False,
+    )
+
+
+def _point_section(
+    analysis: Analysis,
+    site: Site,
+    group: Group,
+    preset: Preset,
+    first: int,
+    last: int,
+    costs: bool,
+) -> str:
+    """point_section's piece: rows ``first`` to ``last`` of _point_rows in their section."""
+    fragments = analysis.fragments
+    level = analysis.settings.level(preset.service_level)
+    note = level_notes((level,))[0] if level else None
+    rows = json.loads(fragments.cached(_point_rows, site, group, preset, costs, build=analysis))
+    shown = Markup("".join(rows[first:last]))
+    section = PointSection(f"m-{group.slug}", group.label, first > 0, shown)
+    return fragments.render("point_section", section, note, costs)
 
 
 def preset_page(
@@ -452,19 +454,14 @@ def point_file(context: int, group: Group) -> str:
 
 
 def point_contexts(
-    runs: list[Run],
-    analysis: Analysis,
-    groups: list[Group] | None = None,
-    group_digests: Mapping[str, str] | None = None,
+    runs: list[Run], analysis: Analysis, groups: list[Group] | None = None
 ) -> dict[str, bytes]:
     """``data/points/<context>.json``: which models have a file at each context, so the picker
     asks only for files that exist. ``groups`` are the runs' model groups, when the caller has
-    them, and ``group_digests`` their digests from the plan (measured_points)."""
+    them (the plan's, with their digests: measured_points)."""
     present: dict[int, list[str]] = {}
     for group in model_groups(runs) if groups is None else groups:
-        for wanted in measured_points(group, analysis, group_digests)[
-            0
-        ]:  # kept by the model's runs' content
+        for wanted in measured_points(group, analysis)[0]:  # kept by the model's group
             present.setdefault(wanted, []).append(group.slug)
     return {
         f"data/points/{wanted}.json": (

@@ -26,7 +26,6 @@ from sitegen.site.figures.capacity import (
 )
 from sitegen.site.figures.grouping import Group
 from sitegen.site.figures.paging import Paging, listed_models, paging
-from sitegen.site.incremental.fragments import Fragments
 from sitegen.site.page import Site
 
 DERIVED_NOTE = (
@@ -383,11 +382,6 @@ def capacity_paging(groups: dict[tuple[str, str], Group]) -> Paging:
     """Where /capacity/ breaks into pages (figures/paging.py). Worked out from the models' keys
     and sizes alone, so a page's parts are known before any figure of their runs."""
     return paging(listed_models(groups), CAPACITY_PAGE_SIZE)
-
-
-def group_members(group: Group) -> list[tuple[str, str]]:
-    """A group's runs as keys name them, in the group's order (made from their content)."""
-    return [Fragments.content(run) for run in group.runs]
 
 
 def priced(runs: list[Run], analysis: Analysis) -> bool:

@@ -20,7 +20,6 @@ from sitegen.site.figures.grouping import (
 )
 from sitegen.site.figures.headlines import REFERENCE_CONTEXT
 from sitegen.site.figures.paging import Paging
-from sitegen.site.incremental.fragments import Fragments
 from sitegen.site.page import Site, hardware_name, model_name
 
 
@@ -151,40 +150,26 @@ def point_choice(runs: list[Run], analysis: Analysis) -> PointChoice:
     )
 
 
-def group_content(group: Group, group_digests: Mapping[str, str] | None) -> object:
-    """What a piece made from a group's runs alone (their figures, not their labels or links) is
-    kept by: the group's digest from the plan (``group_digests``, by path: pages.PlanMemory),
-    which names the site, the settings and its runs' content, or else each run's content in id
-    order (a caller without a plan). The digest spares listing, sorting and hashing the runs of
-    every group in every build."""
-    digest = group_digests.get(group.path) if group_digests is not None else None
-    return digest or [Fragments.content(run) for run in sorted(group.runs, key=lambda r: r.id)]
-
-
-def measured_points(
-    group: Group,
-    analysis: Analysis,
-    group_digests: Mapping[str, str] | None = None,
-) -> tuple[list[int], list[int]]:
+def measured_points(group: Group, analysis: Analysis) -> tuple[list[int], list[int]]:
     """The contexts and request counts the runs of ``group`` measured (their cell grids'),
-    kept between builds by the runs' content: the index's picker offers those of every model,
-    and without the piece that would mean every run's grid in every build. ``group_digests``:
-    see group_content (asked for every model twice a build)."""
-
-    def make() -> str:
-        grids = [analysis.grid(run) for run in group.runs]
-        return json.dumps(
-            [
-                sorted({context for grid in grids for context in grid.contexts}),
-                sorted({n for grid in grids for n in grid.levels}),
-            ]
-        )
-
-    inputs = group_content(group, group_digests)
+    kept between builds by the group (its digest, or its runs' content): the index's picker
+    offers those of every model, and without the piece that would mean every run's grid in
+    every build."""
     contexts, levels = json.loads(
-        analysis.fragments.get(Fragments.key("measured points", inputs), make)
+        analysis.fragments.cached(_measured_points_text, group, build=analysis)
     )
     return contexts, levels
+
+
+def _measured_points_text(analysis: Analysis, group: Group) -> str:
+    """measured_points as JSON: the contexts and the request counts, each sorted."""
+    grids = [analysis.grid(run) for run in group.runs]
+    return json.dumps(
+        [
+            sorted({context for grid in grids for context in grid.contexts}),
+            sorted({n for grid in grids for n in grid.levels}),
+        ]
+    )
 
 
 def _peak_at(context: int | None, concurrency: int | None) -> str | None:
@@ -205,22 +190,42 @@ def _largest_context(tokens: int | None) -> Cell:
     )
 
 
+@dataclass(frozen=True)
+class RunGroups:
+    """What a run's row shows of its model's and its accelerator's groups: their paths (its
+    links) and labels (its filters)."""
+
+    model_path: str
+    model_label: str
+    hardware_path: str
+    hardware_label: str
+
+    @classmethod
+    def of(cls, run: Run, groups: Mapping[tuple[str, str], Group]) -> RunGroups:
+        model = groups[("models", model_key(run))]
+        hardware = groups[("hardware", accelerator_key(run))]
+        return cls(model.path, model.label, hardware.path, hardware.label)
+
+
 def run_row(
     site: Site, run: Run, groups: dict[tuple[str, str], Group], analysis: Analysis, label: str = ""
 ) -> RunRow:
+    return row_of(site, run, RunGroups.of(run, groups), analysis, label)
+
+
+def row_of(site: Site, run: Run, shown: RunGroups, analysis: Analysis, label: str = "") -> RunRow:
+    """``run``'s row on ``site``'s page, its groups as ``shown``."""
     figures = analysis.headlines(run)
     count, noun = run.hardware.count, labels.DEVICE_NOUN[run.hardware.type]
     engine = " ".join(p for p in (run.engine.name, run.engine.version) if p)
-    model_group = groups[("models", model_key(run))]
-    hardware_group = groups[("hardware", accelerator_key(run))]
     largest = figures.largest_context
     return RunRow(
         run_id=run.id,
         href=site.url(f"runs/{run.id}/"),
         model=model_name(run),
-        model_href=site.url(model_group.path),
+        model_href=site.url(shown.model_path),
         hardware=hardware_name(run, with_memory=False),
-        hardware_href=site.url(hardware_group.path),
+        hardware_href=site.url(shown.hardware_path),
         engine=engine,
         quantization=run.engine.quantization or numbers.MISSING,
         date=run.info.date or numbers.MISSING,
@@ -242,32 +247,12 @@ def run_row(
         ),
         largest_context=_largest_context(largest),
         filters=(
-            ("model", model_group.label),
-            ("accelerator", hardware_group.label),
+            ("model", shown.model_label),
+            ("accelerator", shown.hardware_label),
             ("engine", run.engine.name),
             ("quantization", run.engine.quantization or ""),
         ),
         label=label,
-    )
-
-
-def row_key(
-    kind: str, site: Site, run: Run, groups: dict[tuple[str, str], Group], label: str
-) -> str:
-    """The key of a run's row (or its search-index entry) from ``site``'s page: everything the
-    row shows besides sitegen's code and the settings (the cache's scope) is the run's content,
-    its groups' paths and labels (its links and filters), its distinguishing label, and the
-    page's depth (its links are relative)."""
-    model, hardware = groups[("models", model_key(run))], groups[("hardware", accelerator_key(run))]
-    return Fragments.key(
-        kind,
-        site.root,
-        Fragments.content(run),
-        model.path,
-        model.label,
-        hardware.path,
-        hardware.label,
-        label,
     )
 
 
