@@ -402,3 +402,23 @@ def test_a_model_page_explains_a_peak_decode_at_context_0(shipped: Path) -> None
         assert bool(re.search(r"[>\s]at 0 × \d", html)) == at_zero, page
         checked[at_zero] += 1
     assert checked[True] >= 1 and checked[False] >= 1
+
+
+def test_a_model_page_counts_hardware_and_engine_combinations_not_setups(shipped: Path) -> None:
+    # "Setup" names a history (/setups/): the summary counts accelerator × count × engine, worked
+    # out here from the shipped files of the model with both histories of one combination.
+    runs = [  # a model's page holds the runs of its quantizations too (run.base_model)
+        data
+        for data in _runs(shipped).values()
+        if (data["run"].get("base_model") or data["run"]["model"]).lower()
+        == "google/gemma-4-26b-a4b-it"
+    ]
+    combinations = {
+        (d["hardware"]["accelerator"].lower(), d["hardware"]["count"], d["engine"]["name"].lower())
+        for d in runs
+    }
+    page = (shipped / "_site" / "models" / "gemma-4-26b-a4b-it" / "index.html").read_text()
+    noun = "combination" if len(combinations) == 1 else "combinations"
+    summary = f"{len(runs)} runs on this model, {len(combinations)} hardware and engine {noun}"
+    assert f'<p class="summary">{summary}</p>' in page
+    assert page.count("../../setups/") >= 2  # its histories, linked as setups

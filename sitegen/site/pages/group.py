@@ -231,7 +231,9 @@ def group_page(
         title=f"{group.label} · all runs",
         eyebrow="Model" if group.kind == "models" else "Accelerator",
         heading=group.label,
-        summary=f"{count} on this {noun}, {numbers.count_noun(configurations, 'setup')}",
+        # Not "setups": a setup is a history (/setups/), of one workload too.
+        summary=f"{count} on this {noun}, "
+        f"{numbers.count_noun(configurations, 'hardware and engine combination')}",
         rows=Markup(
             "".join(
                 _row_html(site, run, group, groups, analysis, run_labels.get(run.id, ""))
