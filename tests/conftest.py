@@ -321,6 +321,30 @@ def browse(site_origin: str, browser: Browser) -> Iterator[Browsing]:
     browsing.close()
 
 
+@pytest.fixture
+def chart_warm_up() -> None:
+    """Asked for by a test of ChartBatch.warm_up itself: the warm-up as shipped, not the no-op
+    that _no_chart_warm_up puts in its place for every other test."""
+
+
+@pytest.fixture(autouse=True)
+def _no_chart_warm_up(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No worker started to warm vl-convert up at the start of each build run in this process
+    (ChartBatch.warm_up, unless the test asks for ``chart_warm_up``). The warm-up only makes a
+    build's first new chart come sooner; in the tests' short builds it is started and ended
+    unused hundreds of times, which was a large share of the suite's CPU time
+    (docs/performance-log.md). A chart a build lacks is still drawn, by a worker started for it,
+    and what a build writes is the same. Commands a test runs as a process warm up as shipped."""
+    if "chart_warm_up" not in request.fixturenames:
+        monkeypatch.setattr(
+            "sitegen.site.draw.chart_render.ChartBatch.warm_up", _no_warm_up, raising=True
+        )
+
+
+def _no_warm_up(batch: object, start: object = None) -> None:
+    """ChartBatch.warm_up for a test's builds: nothing (see _no_chart_warm_up)."""
+
+
 @pytest.fixture(autouse=True)
 def _progress_never_shown(monkeypatch: pytest.MonkeyPatch) -> None:
     """No progress and no table of times from commands run in this process: a command shows
