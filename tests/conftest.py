@@ -11,6 +11,7 @@ from __future__ import annotations
 import compileall
 import contextlib
 import fcntl
+import functools
 import math
 import os
 import shutil
@@ -321,28 +322,20 @@ def browse(site_origin: str, browser: Browser) -> Iterator[Browsing]:
     browsing.close()
 
 
-@pytest.fixture
-def chart_warm_up() -> None:
-    """Asked for by a test of ChartBatch.warm_up itself: the warm-up as shipped, not the no-op
-    that _no_chart_warm_up puts in its place for every other test."""
-
-
 @pytest.fixture(autouse=True)
-def _no_chart_warm_up(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
-    """No worker started to warm vl-convert up at the start of each build run in this process
-    (ChartBatch.warm_up, unless the test asks for ``chart_warm_up``). The warm-up only makes a
-    build's first new chart come sooner; in the tests' short builds it is started and ended
-    unused hundreds of times, which was a large share of the suite's CPU time
-    (docs/performance-log.md). A chart a build lacks is still drawn, by a worker started for it,
-    and what a build writes is the same. Commands a test runs as a process warm up as shipped."""
-    if "chart_warm_up" not in request.fixturenames:
-        monkeypatch.setattr(
-            "sitegen.site.draw.chart_render.ChartBatch.warm_up", _no_warm_up, raising=True
-        )
+def _charts_drawn_in_this_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The builds run in this process draw the charts they lack here, as sitegen does on a
+    machine of one core (ChartRenderer's ``workers``), rather than in worker processes: each of
+    those starts vl-convert anew, for the one or two charts a test's build lacks, and every
+    build started one to warm it up (ChartBatch.warm_up). Here vl-convert starts once in each
+    test process. The drawings and every file a build writes are the same. The worker
+    processes are tested as such in tests/site/test_chart_batch.py (its own ChartRenderers), and
+    commands run as a process (tests/cli) draw as shipped; so do the read-only sites' builds
+    (session_sites), made before this fixture applies."""
+    from sitegen.site import build
+    from sitegen.site.draw.chart_render import ChartRenderer
 
-
-def _no_warm_up(batch: object, start: object = None) -> None:
-    """ChartBatch.warm_up for a test's builds: nothing (see _no_chart_warm_up)."""
+    monkeypatch.setattr(build, "ChartRenderer", functools.partial(ChartRenderer, workers=1))
 
 
 @pytest.fixture(autouse=True)

@@ -211,9 +211,7 @@ def _slow_start() -> None:
     time.sleep(600)
 
 
-def test_a_warmed_up_worker_draws_the_first_charts(
-    renderer: ChartRenderer, chart_warm_up: None
-) -> None:
+def test_a_warmed_up_worker_draws_the_first_charts(renderer: ChartRenderer) -> None:
     """warm_up starts the early worker, and vl-convert in it, before any chart is added; the
     charts added afterwards are drawn by that worker, the same drawings as drawn here."""
     charts = _charts(2)
@@ -233,9 +231,7 @@ def test_a_warmed_up_worker_draws_the_first_charts(
     assert renderer.rendered == 2
 
 
-def test_a_warm_up_no_chart_needed_is_not_waited_for(
-    renderer: ChartRenderer, chart_warm_up: None
-) -> None:
+def test_a_warm_up_no_chart_needed_is_not_waited_for(renderer: ChartRenderer) -> None:
     """A build that draws no chart after all ends the warming worker instead of waiting for it."""
     started = time.monotonic()
     with renderer.batch() as batch:
@@ -249,9 +245,7 @@ def test_a_warm_up_no_chart_needed_is_not_waited_for(
     assert not processes[0].is_alive()
 
 
-def test_with_one_core_a_warm_up_starts_nothing(
-    tmp_path: Path, shared_cache: Path, chart_warm_up: None
-) -> None:
+def test_with_one_core_a_warm_up_starts_nothing(tmp_path: Path, shared_cache: Path) -> None:
     renderer = ChartRenderer(tmp_path / "charts", workers=1, templates=ChartTemplates(shared_cache))
     with renderer.batch() as batch:
         batch.warm_up()
@@ -259,7 +253,7 @@ def test_with_one_core_a_warm_up_starts_nothing(
 
 
 def test_a_chart_added_while_the_worker_is_being_started_waits_for_it(
-    renderer: ChartRenderer, chart_warm_up: None
+    renderer: ChartRenderer,
 ) -> None:
     """warm_up starts the worker from a thread; a chart added at once goes to that worker, not
     to a second one started beside it."""
@@ -274,7 +268,7 @@ def test_a_chart_added_while_the_worker_is_being_started_waits_for_it(
 
 
 def test_a_worker_the_warm_up_cannot_start_is_started_at_the_first_chart(
-    renderer: ChartRenderer, monkeypatch: pytest.MonkeyPatch, chart_warm_up: None
+    renderer: ChartRenderer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """When the warm-up's thread cannot start the worker, it lets no error out of the thread
     (threading.excepthook would print it as a traceback); the first chart tries again, and its
