@@ -11,6 +11,7 @@ from __future__ import annotations
 import compileall
 import contextlib
 import fcntl
+import functools
 import math
 import os
 import shutil
@@ -319,6 +320,22 @@ def browse(site_origin: str, browser: Browser) -> Iterator[Browsing]:
     browsing = Browsing(browser, site_origin)
     yield browsing
     browsing.close()
+
+
+@pytest.fixture(autouse=True)
+def _charts_drawn_in_this_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The builds run in this process draw the charts they lack here, as sitegen does on a
+    machine of one core (ChartRenderer's ``workers``), rather than in worker processes: each of
+    those starts vl-convert anew, for the one or two charts a test's build lacks, and every
+    build started one to warm it up (ChartBatch.warm_up). Here vl-convert starts once in each
+    test process. The drawings and every file a build writes are the same. The worker
+    processes are tested as such in tests/site/test_chart_batch.py (its own ChartRenderers), and
+    commands run as a process (tests/cli) draw as shipped; so do the read-only sites' builds
+    (session_sites), made before this fixture applies."""
+    from sitegen.site import build
+    from sitegen.site.draw.chart_render import ChartRenderer
+
+    monkeypatch.setattr(build, "ChartRenderer", functools.partial(ChartRenderer, workers=1))
 
 
 @pytest.fixture(autouse=True)

@@ -12,10 +12,9 @@ from typing import Any
 
 import jsonschema
 import pytest
-import yaml
 
 from tests.kit.importing import close, imported, refused, run_import, write_meta
-from tests.kit.project import REPO, run_cli
+from tests.kit.project import REPO, load_yaml, run_cli
 
 VENDORED = REPO / "schema" / "vendor" / "llm-d-benchmark-report"
 EXAMPLES = REPO / "tests" / "data" / "formats" / "benchmark-report"
@@ -53,7 +52,7 @@ def _key(cell: dict[str, Any]) -> tuple[int, int, int]:
 
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.stem)
 def test_every_shipped_run_round_trips(project: Path, tmp_path: Path, path: Path) -> None:
-    original = yaml.safe_load(path.read_text(encoding="utf-8"))
+    original = load_yaml(path.read_text(encoding="utf-8"))
     output = tmp_path / "reports"
     assert (
         run_cli(
@@ -96,9 +95,7 @@ def test_a_report_of_a_mean_run_carries_its_figures_in_the_reports_own_fields(
     tmp_path: Path, project: Path
 ) -> None:
     run = "h200nvl2-sglang-deepseek-v4-flash-dspark"
-    original = yaml.safe_load(
-        (REPO / "content" / "runs" / f"{run}.yaml").read_text(encoding="utf-8")
-    )
+    original = load_yaml((REPO / "content" / "runs" / f"{run}.yaml").read_text(encoding="utf-8"))
     assert original["run"]["latency_statistic"] == "mean"
     assert (
         run_cli(project, "export", run, "--format", "benchmark-report", "--output", str(tmp_path))
@@ -124,7 +121,7 @@ def test_a_report_of_a_mean_run_carries_its_figures_in_the_reports_own_fields(
 
 
 def _example(name: str) -> dict[str, Any]:
-    data: dict[str, Any] = yaml.safe_load((EXAMPLES / name).read_text(encoding="utf-8"))
+    data: dict[str, Any] = load_yaml((EXAMPLES / name).read_text(encoding="utf-8"))
     return data
 
 

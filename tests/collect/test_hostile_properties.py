@@ -8,6 +8,7 @@ suite try the same examples, so a failure is reproducible and the suite stays fa
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import math
@@ -25,7 +26,9 @@ from sitegen.errors import SitegenError
 from sitegen.model import run_from_dict
 from sitegen.parse import Document, parse_document
 from sitegen.resources import resource_dir
+from sitegen.site.figures.build_figures import Analysis
 from sitegen.site.figures.grouping import hardware_groups, model_groups
+from sitegen.site.incremental.fragments import Fragments
 from sitegen.site.page import Site
 from sitegen.site.pages.index import index_page
 from sitegen.site.pages.run import run_page
@@ -99,6 +102,7 @@ values = st.recursive(
     max_leaves=12,
 )
 
+_FAST_DUMPER = getattr(yaml, "CSafeDumper", None)
 TEMPLATES = resource_dir("templates")  # the templates sitegen ships, as a site without its own uses
 _ENV = environment(TEMPLATES)
 _SITE = Site("Fuzz", "Fuzzed runs")
@@ -126,7 +130,14 @@ def _render(document: Document) -> None:
     run = run_from_dict("fuzzed-run", document.data, "content/runs/fuzzed-run.yaml")
     runs = [run]
     groups = {(g.kind, g.key): g for g in model_groups(runs) + hardware_groups(runs)}
-    for page in (run_page(_SITE, run, groups), index_page(_SITE, runs, groups)):
+    # One build's figures, its pieces rendered with the templates compiled once above (as a
+    # build renders with its own): without them each page would compile the macros again.
+    analysis = Analysis(fragments=Fragments(None, "", _ENV))
+    pages = (
+        run_page(_SITE, run, groups, analysis=analysis),
+        index_page(_SITE, runs, groups, analysis),
+    )
+    for page in pages:
         html = render(_ENV, page).decode("utf-8")
         assert html.startswith("<!doctype html>")
         assert audit_html(html) == [], (
@@ -156,9 +167,19 @@ def _dump(value: Any, kind: str) -> bytes:
     if kind == "json":
         return json.dumps(value, ensure_ascii=False).encode("utf-8", "surrogatepass")
     try:
-        return yaml.safe_dump(value, allow_unicode=True).encode("utf-8", "surrogatepass")
+        return _yaml_text(value).encode("utf-8", "surrogatepass")
     except yaml.YAMLError:
         return json.dumps(value).encode()  # PyYAML cannot write some keys; JSON is YAML too
+
+
+def _yaml_text(value: Any) -> str:
+    """``value`` as YAML, written by libyaml where PyYAML has it (Python's own writer took most
+    of these tests' time), or by Python's for text libyaml refuses (lone surrogates, which
+    Python's writes as escapes)."""
+    if _FAST_DUMPER is not None:
+        with contextlib.suppress(UnicodeEncodeError):
+            return yaml.dump(value, Dumper=_FAST_DUMPER, allow_unicode=True)
+    return yaml.safe_dump(value, allow_unicode=True)
 
 
 def _paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:

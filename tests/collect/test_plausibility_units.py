@@ -9,17 +9,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from sitegen.parse import Document
 from sitegen.plausibility import findings, plausibility_warnings
-from tests.kit.project import REPO
+from tests.kit.project import REPO, load_yaml
 
 SHIPPED = REPO / "content" / "runs" / "h200nvl2-sglang-deepseek-v4-flash-dspark.yaml"
 
 
 def _shipped() -> dict[str, Any]:
-    data: dict[str, Any] = yaml.safe_load(SHIPPED.read_text(encoding="utf-8"))
+    data: dict[str, Any] = load_yaml(SHIPPED.read_text(encoding="utf-8"))
     return data
 
 

@@ -15,9 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
-from tests.kit.project import DATA, REPO
+from tests.kit.project import DATA, REPO, load_yaml
 
 PUBLIC = DATA / "public-runs"
 RUNS = REPO / "content" / "runs"
@@ -64,7 +63,7 @@ RUN_FIGURES = ("output_tokens_per_request", "max_output_tokens", "time_per_measu
 
 def load(run_id: str) -> tuple[dict[str, Any], dict[str, Any]]:
     source = json.loads((PUBLIC / f"{run_id}.json").read_text(encoding="utf-8"))
-    result = yaml.safe_load((RUNS / f"{run_id}.yaml").read_text(encoding="utf-8"))
+    result = load_yaml((RUNS / f"{run_id}.yaml").read_text(encoding="utf-8"))
     return source, result
 
 

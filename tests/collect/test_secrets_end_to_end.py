@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.kit.project import REPO, SEED_RUN_ID, collected_entries, run_cli
+from tests.kit.project import REPO, SEED_RUN_ID, collected_entries, load_yaml, run_cli
 
 # Every planted value contains MARK, so a partial leak (a secret cut in two, re-encoded,
 # wrapped over lines) is caught as well as a whole one. Letters, digits and '-'/'_' only,
@@ -44,7 +44,7 @@ R = "<redacted>"
 
 def _plant(project: Path) -> dict[str, object]:
     """Rewrite the seed run with secrets in many fields; return the data as written."""
-    data = yaml.safe_load(SEED.read_text(encoding="utf-8"))
+    data = load_yaml(SEED.read_text(encoding="utf-8"))
     engine, run = data["engine"], data["run"]
     command = engine["launch_command"]
     assert "--api-key <redacted>" in command
@@ -134,7 +134,7 @@ def test_collect_redacts_reports_and_succeeds(
     result = next(
         entry["result"] for entry in collected_entries(project) if entry["id"] == SEED_RUN_ID
     )
-    seed_command = yaml.safe_load(SEED.read_text(encoding="utf-8"))["engine"]["launch_command"]
+    seed_command = load_yaml(SEED.read_text(encoding="utf-8"))["engine"]["launch_command"]
     assert result["engine"]["launch_command"] == f"HF_TOKEN={R} {seed_command}"
     assert result["engine"]["settings"] == {"VLLM_API_KEY": R, "max-num-seqs": 128}
     assert result["engine"]["notes"] == (
@@ -181,14 +181,14 @@ def test_unmodified_site_collects_without_redaction_notes(
     )
     assert (
         result["engine"]["launch_command"]
-        == yaml.safe_load(SEED.read_text())["engine"]["launch_command"]
+        == load_yaml(SEED.read_text())["engine"]["launch_command"]
     )
 
 
 def test_secret_in_a_field_name_fails_collect_without_printing_it(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    data = yaml.safe_load(SEED.read_text(encoding="utf-8"))
+    data = load_yaml(SEED.read_text(encoding="utf-8"))
     data["engine"]["settings"] = {ENV_TOKEN: "oops"}
     (project / SOURCE).write_text(
         yaml.safe_dump(data, sort_keys=False, width=100_000), encoding="utf-8"

@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from sitegen.config import Price, ServiceLevel, load_config
 from sitegen.errors import SitegenError
@@ -24,7 +23,7 @@ from tests.kit.capacity_json import FIELDS, capacity_records
 from tests.kit.context_rule import context_label
 from tests.kit.html_tables import tables
 from tests.kit.paging_rule import site_pages
-from tests.kit.project import REPO, SEED_RUN_ID, run_cli
+from tests.kit.project import REPO, SEED_RUN_ID, load_yaml, run_cli
 from tests.kit.run_json import published_run
 
 SERVER = ServiceLevel("server", 5.0, 2000.0)
@@ -157,7 +156,7 @@ def built(shipped: Path) -> Path:
 
 
 def test_capacity_json_matches_a_recomputation_from_the_result_files(built: Path) -> None:
-    levels = yaml.safe_load((built / "sitegen.yaml").read_text())["service_levels"]
+    levels = load_yaml((built / "sitegen.yaml").read_text())["service_levels"]
     text = (built / "_site" / "data" / "capacity.json").read_text()
     published = json.loads(text)
     assert published["format"] == "sitegen-capacity" and published["version"] == 4
@@ -316,13 +315,13 @@ def test_a_level_page_without_rows_says_why_and_only_when_no_run_has_a_matrix(
     other model's pages have a row for each of its runs with a decode matrix."""
     decode_cells: dict[str, int] = {}
     for path in (built / "content" / "runs").glob("*.yaml"):
-        result = yaml.safe_load(path.read_text())
+        result = load_yaml(path.read_text())
         facts = result["run"]
         model = str(facts.get("base_model") or facts["model"]).lower()
         decode_cells[model] = decode_cells.get(model, 0) + len(
             result["measurements"].get("decode") or []
         )
-    levels = yaml.safe_load((built / "sitegen.yaml").read_text())["service_levels"]
+    levels = load_yaml((built / "sitegen.yaml").read_text())["service_levels"]
     level_names = [level["name"] for level in levels]
     seen_empty = 0
     for level in level_names:

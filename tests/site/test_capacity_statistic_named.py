@@ -7,9 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import yaml
-
-from tests.kit.project import REPO
+from tests.kit.project import REPO, load_yaml
 
 # A level page's row: its setup (the run's link heads it), then a cell a context.
 ROW = re.compile(r'<tr><th><a href="(?:\.\./)*runs/([^/"]+)/index\.html">(.*?)\n')
@@ -20,14 +18,14 @@ def _expected(run_id: str, percentile: str | None) -> str:
     if percentile:
         return f"{percentile} latencies"
     path = REPO / "content" / "runs" / f"{run_id}.yaml"
-    statistic = yaml.safe_load(path.read_text(encoding="utf-8"))["run"].get("latency_statistic")
+    statistic = load_yaml(path.read_text(encoding="utf-8"))["run"].get("latency_statistic")
     return f"{statistic} latencies" if statistic in ("mean", "median") else "latencies as reported"
 
 
 def test_each_ranked_answer_names_the_statistic_it_judged(built_site: Path) -> None:
     """Each cell of a level page says it, or the table's caption does, once for cells that all
     judged the same."""
-    config = yaml.safe_load((REPO / "sitegen.yaml").read_text(encoding="utf-8"))
+    config = load_yaml((REPO / "sitegen.yaml").read_text(encoding="utf-8"))
     levels = {level["name"]: level.get("percentile") for level in config["service_levels"]}
     kinds: set[str] = set()
     checked = 0

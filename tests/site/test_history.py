@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.kit.project import REPO, run_cli
+from tests.kit.project import REPO, load_yaml, run_cli
 
 SEED = REPO / "content" / "runs" / "h200nvl2-sglang-deepseek-v4-flash-dspark.yaml"
 HISTORY = REPO / "tests" / "data" / "history"
@@ -36,7 +36,7 @@ def expected_verdict(figure: str, before: float, after: float) -> str:
 
 
 def seed() -> dict[str, Any]:
-    data: dict[str, Any] = yaml.safe_load(SEED.read_text(encoding="utf-8"))
+    data: dict[str, Any] = load_yaml(SEED.read_text(encoding="utf-8"))
     data["run"]["setup"] = "planted-setup"
     return data
 

@@ -7,10 +7,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import yaml
-
 from tests.kit.html_tables import tables
-from tests.kit.project import REPO
+from tests.kit.project import REPO, load_yaml
 
 
 def _row_cells(html: str) -> dict[str, list[str]]:
@@ -25,7 +23,7 @@ def _row_cells(html: str) -> dict[str, list[str]]:
 def _contexts_measured(run_id: str) -> set[int]:
     """Every context the result file has a figure at, read from the file itself."""
     path = REPO / "content" / "runs" / f"{run_id}.yaml"
-    measurements = yaml.safe_load(path.read_text(encoding="utf-8"))["measurements"]
+    measurements = load_yaml(path.read_text(encoding="utf-8"))["measurements"]
     cells = measurements.get("decode") or []
     points = measurements.get("prefill") or []
     return {

@@ -7,10 +7,9 @@ import json
 from typing import Any
 
 import pytest
-import yaml
 
 from sitegen.measurement_rows import phase_rows, records, result_document
-from tests.kit.project import REPO
+from tests.kit.project import REPO, load_yaml
 
 
 def _cell(concurrency: int, ttft: Any, mean: Any = None, **more: Any) -> dict[str, Any]:
@@ -61,7 +60,7 @@ def test_every_shipped_result_reads_back_from_its_rows() -> None:
     shipped = sorted((REPO / "content" / "runs").glob("*.yaml"))
     assert len(shipped) >= 20
     for path in shipped:
-        document = yaml.safe_load(path.read_text(encoding="utf-8"))
+        document = load_yaml(path.read_text(encoding="utf-8"))
         published = {
             **document,
             "measurements": {
