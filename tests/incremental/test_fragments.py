@@ -294,17 +294,22 @@ def test_a_file_checked_or_appended_to_is_not_checked_again_until_it_changes(
 ) -> None:
     """A read checks each segment's checksum and, once the file has settled, records its
     identity; the next read of that very file takes the pieces without checking them, and so
-    does the read after an append (recorded by the build that appended). A file changed since
-    (a byte, same size) is checked again, and its damaged segment is a miss."""
+    does the read after a write or an append (recorded by the build that wrote it). A file
+    changed since (a byte, same size) is checked again, and its damaged segment is a miss."""
     from sitegen import files
 
     path = tmp_path / "fragments.json"
-    _build_asking_for(path, {"a": "<tr>first"})  # a new file, written whole: not recorded
-    files.file_system_now(tmp_path, after_tick=True)  # the clock past the file: settled
+    _build_asking_for(path, {"a": "<tr>first"})  # a new file, written whole: recorded
     sizes = _checksums_checked(monkeypatch)
+    _build_asking_for(path, {"a": "made"}, save=False)
+    assert sizes == []  # as the build that wrote it recorded it
+    (tmp_path / "fragments-checked.json").unlink()  # no record: a file from elsewhere
+    files.file_system_now(tmp_path, after_tick=True)  # the clock past the file: settled
     _build_asking_for(path, {"a": "made"}, save=False)
     assert sizes == [len("<tr>first")]  # checked, and recorded
     sizes.clear()
+    _build_asking_for(path, {"a": "made"}, save=False)
+    assert sizes == []
     _build_asking_for(path, {"a": "made", "b": "<tr>second"})  # not checked again; appends
     assert sizes == []
     third = _build_asking_for(path, {"a": "made", "b": "made"}, save=False)

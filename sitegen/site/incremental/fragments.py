@@ -29,7 +29,7 @@ pieces no build uses any more as of pieces the last build used, it is rewritten 
 those, so it never outgrows the site's listings by more than their own size. Any doubt (a
 checksum, a segment cut short by a crash, another scope) is a miss for that segment and every
 one after it, and the next save rewrites the file. The checksums are not checked again while
-the file is the very file a build checked or appended to (its identity, recorded in
+the file is the very file a build checked, wrote or appended to (its identity, recorded in
 fragments-checked.json once it had settled), as the build's collected digest is kept.
 """
 
@@ -327,9 +327,13 @@ class Fragments:
                 and self._append(new)
             ):
                 return
-            # Rewritten: checked (and recorded) by the next build that reads it.
+            # Rewritten: recorded as checked once the clock has moved past it, as an appended
+            # file is (else the next build reads all of it to check its checksum).
             self._record(None)
             write_atomic(self.path, self._encode(self._used), durable=False)
+            written = os.stat(self.path)
+            if files.settled(written, files.file_system_now(self.path.parent, after_tick=True)):
+                self._record(files.identity(written))
 
     def _encode(self, pieces: dict[str, Piece]) -> bytes:
         body = b"".join(pieces.values())
