@@ -122,16 +122,23 @@ def test_a_build_that_makes_pieces_appends_them(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("makes_a_piece", [True, False], ids=["made a piece", "made none"])
-def test_once_unused_pieces_outweigh_the_used_the_file_keeps_only_those_used(
+def test_once_unused_pieces_outweigh_the_used_a_whole_store_keeps_only_those_used(
     tmp_path: Path, makes_a_piece: bool
 ) -> None:
-    """A build that made a piece, and found the file holding more characters of pieces nobody
-    used than of the ones it used, rewrites it with only those; one that made none (it rebuilt
-    no listing, so it used few) keeps the file whole for the next one."""
+    """Where every build asks for every live piece (the figure cache), a build that made a
+    piece, and found the file holding more characters of pieces nobody used than of the ones it
+    used, rewrites it with only those; one that made none keeps the file as it is."""
     path = tmp_path / "fragments.json"
-    _build_asking_for(path, {"unused": "<tr>unused" + "x" * 1000, "used": "<tr>used"})
+    first = Fragments(path, "s", every_build_asks_all=True)
+    for name, text in {"unused": "<tr>unused" + "x" * 1000, "used": "<tr>used"}.items():
+        first.get(Fragments.key("row", name), lambda text=text: text)  # type: ignore[misc]
+    first.save()
     before = path.read_bytes()
-    _build_asking_for(path, {"used": "made again", **({"new": "<tr>new"} if makes_a_piece else {})})
+    second = Fragments(path, "s", every_build_asks_all=True)
+    second.get(Fragments.key("row", "used"), lambda: "made again")
+    if makes_a_piece:
+        second.get(Fragments.key("row", "new"), lambda: "<tr>new")
+    second.save()
     data = path.read_bytes()
     assert b"<tr>used" in data
     assert (b"<tr>unused" in data) is not makes_a_piece
@@ -139,6 +146,29 @@ def test_once_unused_pieces_outweigh_the_used_the_file_keeps_only_those_used(
     assert (data == before) is not makes_a_piece
     third = Fragments(path, "s")
     assert third.get(Fragments.key("row", "used"), lambda: "made") == "<tr>used"
+
+
+def test_a_rewrite_keeps_the_last_whole_writes_pieces_and_drops_unasked_appended_ones(
+    tmp_path: Path,
+) -> None:
+    """A build that adds a run asks only for the pieces of the pages it makes again: the pieces
+    of the last whole write (the file's first segment) stay for the builds that make the other
+    pages again, appended to or rewritten; appended pieces no build asked for since go, once
+    the appended pieces outweigh the first segment and the build's own."""
+    path = tmp_path / "fragments.json"
+    _build_asking_for(path, {"whole": "<tr>whole", "used": "<tr>used"})  # written whole
+    _build_asking_for(path, {"used": "made again", "big": "<tr>big" + "x" * 1000})
+    data = path.read_bytes()
+    assert b"<tr>whole" in data and b"<tr>big" in data  # appended: nothing dropped
+    _build_asking_for(path, {"used": "made again", "other": "<tr>other"})
+    data = path.read_bytes()
+    assert data.count(b'{"format"') == 1  # rewritten as one segment
+    assert b"<tr>whole" in data and b"<tr>used" in data and b"<tr>other" in data
+    assert b"<tr>big" not in data  # appended, and asked for by no build since
+    log: list[str] = []
+    fourth = Fragments(path, "s")
+    assert fourth.get(Fragments.key("row", "whole"), made_by(log, "x")) == "<tr>whole"
+    assert log == []
 
 
 @pytest.mark.parametrize(

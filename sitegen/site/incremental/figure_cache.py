@@ -75,7 +75,7 @@ class StoredFigures:
         self.key = key
         self.levels = levels
         self._level_index = {level: index for index, level in enumerate(levels)}
-        self._store = Fragments(path, f"{FIGURES_FORMAT}:{key}")
+        self._store = Fragments(path, f"{FIGURES_FORMAT}:{key}", every_build_asks_all=True)
         self._parsed: dict[
             str, dict[str, Any] | None
         ] = {}  # those asked for: the entry, or None if malformed

@@ -24,13 +24,14 @@ scanned again.)
 
 A build that made pieces appends them as one segment: the file holds every listing's pieces
 and an added run makes a small part of them anew, so appending costs a small part of
-rewriting the whole file (docs/performance-log.md). Once the file holds as many bytes of
-pieces no build uses any more as of pieces the last build used, it is rewritten with only
-those, so it never outgrows the site's listings by more than their own size. Any doubt (a
-checksum, a segment cut short by a crash, another scope) is a miss for that segment and every
-one after it, and the next save rewrites the file. The checksums are not checked again while
-the file is the very file a build checked, wrote or appended to (its identity, recorded in
-fragments-checked.json once it had settled), as the build's collected digest is kept.
+rewriting the whole file (docs/performance-log.md). Once the appended pieces outweigh the
+last whole write and the last build's pieces together, the file is rewritten with those two,
+dropping the appended pieces no build asked for since (pieces made again in their place).
+Any doubt (a checksum, a segment cut short by a crash, another scope) is a miss for that
+segment and every one after it, and the next save rewrites the file. The checksums are not
+checked again while the file is the very file a build checked, wrote or appended to (its
+identity, recorded in fragments-checked.json once it had settled), as the build's collected
+digest is kept.
 """
 
 from __future__ import annotations
@@ -68,9 +69,18 @@ _APPEND_FLAGS = (
 class Fragments:
     """The pieces of the previous build, and those of this one as they are asked for."""
 
-    def __init__(self, path: Path | None, scope: str, templates: Environment | None = None) -> None:
+    def __init__(
+        self,
+        path: Path | None,
+        scope: str,
+        templates: Environment | None = None,
+        every_build_asks_all: bool = False,
+    ) -> None:
         self.path = path
         self.scope = scope
+        # Whether every build asks for every live piece (the figure cache: each run's entry), so
+        # a rewrite keeps only what the build asked for; else the last whole write's stay (save).
+        self.every_build_asks_all = every_build_asks_all
         # The build's templates, which render the pieces of pages (``render``); without them
         # (tests, tools) the ones sitegen ships.
         self.templates = templates
@@ -85,6 +95,10 @@ class Fragments:
         # no file to append to, or one in doubt); and the bytes of its pieces.
         self._file: files.Identity | None = None
         self._file_bytes = 0
+        # The keys and bytes of its first segment: the pieces of the last build that wrote it
+        # whole, kept by a rewrite whether or not this build asked for them (see save).
+        self._first_keys: list[str] = []
+        self._first_bytes = 0
         # Where the identity of the file as last checked (or written) is kept (see _read).
         self._checked = path.with_name(f"{path.stem}-checked.json") if path is not None else None
         if path is not None:
@@ -181,6 +195,8 @@ class Fragments:
         offsets = list(itertools.accumulate(lengths, initial=0))
         places = zip(itertools.repeat(body, len(keys)), offsets[:-1], offsets[1:], strict=True)
         self._kept.update(zip(keys, places, strict=True))
+        if at == 0:
+            self._first_keys, self._first_bytes = keys, size
         self._file_bytes += size
         return end + 1 + size
 
@@ -310,27 +326,33 @@ class Fragments:
 
     def save(self) -> None:
         """Keep this build's pieces for the next build, when it made any: appended to the file,
-        or the file rewritten with only the pieces this build used once the others are as many.
-        A build that made none keeps the file as it is: one that rebuilt no listing (the pages
-        were still in place) used few pieces, and dropping the others would make the next
-        listing build a cold one. A cache that cannot be written is only a miss next time."""
+        or, once the appended pieces outweigh the first segment and this build's together, the
+        file rewritten with this build's pieces and the first segment's. The first segment is
+        the last whole write (a build after a change of sitegen, or the last rewrite): a build
+        that adds a run asks only for the pieces of the pages it makes again, and dropping the
+        others would make the next build that makes those pages a cold one. A build that made
+        none keeps the file as it is. A cache that cannot be written is only a miss next time."""
         if self.path is None or self.made == 0:
             return
         # Made in this build: a key the file lacks, or a piece put in place of the file's.
         new = {key: piece for key, piece in self._used.items() if key in self._new}
         used = sum(len(piece) for piece in self._used.values())
         added = sum(len(piece) for piece in new.values())
+        first = 0 if self.every_build_asks_all else self._first_bytes
         with contextlib.suppress(OSError):
             if (
                 self._file is not None
-                and self._file_bytes + added <= 2 * used
+                and self._file_bytes + added <= 2 * (used + first)
                 and self._append(new)
             ):
                 return
+            kept = {key: self._kept_piece(key) for key in self._first_keys if first}
+            pieces = {key: piece for key, piece in kept.items() if piece is not None}
+            pieces.update(self._used)
             # Rewritten: recorded as checked once the clock has moved past it, as an appended
             # file is (else the next build reads all of it to check its checksum).
             self._record(None)
-            write_atomic(self.path, self._encode(self._used), durable=False)
+            write_atomic(self.path, self._encode(pieces), durable=False)
             written = os.stat(self.path)
             if files.settled(written, files.file_system_now(self.path.parent, after_tick=True)):
                 self._record(files.identity(written))
