@@ -28,7 +28,7 @@ values = st.recursive(
 )
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(value=values, sort_keys=st.booleans())
 def test_state_json_is_the_json_modules_json(value: Any, sort_keys: bool) -> None:
     written = state_json(value, sort_keys)

@@ -208,16 +208,21 @@ def _distinct_titles(runs: list[Run], labels: dict[str, str]) -> dict[str, str]:
     """``labels`` with those of runs whose pages would share a title (run_page: model name,
     hardware and label; runs of other engines, or of models of one name from two publishers)
     made again from the engine and the other dimensions, so that no two titles are alike."""
+    # Each run's model name once, and its "model on hardware" name only when first needed: the
+    # loop below looks at every run of the site up to three times.
+    models = {run.id: model_name(run) for run in runs}
+    names: dict[str, str] = {}
     for _ in range(3):  # a new label may meet another run's title; the run ids end it at last
         # Titles are written out only for runs of one model name, count and label (cheap to tell).
         rough: dict[tuple[str, int, str], list[Run]] = {}
         for run in runs:
-            key = (model_name(run).lower(), run.hardware.count, labels.get(run.id, "").lower())
+            key = (models[run.id].lower(), run.hardware.count, labels.get(run.id, "").lower())
             rough.setdefault(key, []).append(run)
         titles: dict[str, list[Run]] = {}
         for members in rough.values():
             for run in members if len(members) > 1 else ():
-                name = f"{model_name(run)} on {hardware_name(run)}"
+                if (name := names.get(run.id)) is None:
+                    name = names[run.id] = f"{models[run.id]} on {hardware_name(run)}"
                 titles.setdefault(with_label(name, labels.get(run.id)).lower(), []).append(run)
         alike = [members for members in titles.values() if len(members) > 1]
         if not alike:
