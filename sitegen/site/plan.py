@@ -180,11 +180,11 @@ class _PlanBasis:
         runs = sorted(runs, key=lambda r: r.id)
         settings = analysis.settings
         groups = site_groups(runs)
-        pairs = natural_pairs(runs)
         run_labels = distinguishing_labels(runs)
         memory.labels = run_labels
         site_history = SiteHistory.of(runs, settings.change_threshold, analysis.fragments)
         memory.history = site_history
+        pairs = natural_pairs(runs, site_history.compares)
         setup_keys = {setup: site_history.key(setup) for setup in site_history.setups}
         setups_as_before = _setups_as_before(memory, setup_keys)
         in_groups = _groups_of_runs(runs, groups)

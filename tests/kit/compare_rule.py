@@ -35,10 +35,15 @@ def model_colour_places(content: Path) -> dict[str, int]:
 
 def natural_pairs_from_files(content: Path) -> list[tuple[str, str]]:
     """(older, newer) pairs read from the result files: runs of one model (its base model if it
-    names one) on one accelerator, ordered by date then id, each paired with the next."""
+    names one) on one accelerator, ordered by date then id, each paired with the next; runs
+    with neither decode cells nor prefill rows (open-loop load points only, which a comparison
+    page does not show) left out."""
     members: dict[tuple[str, str], list[tuple[str, str]]] = {}
     for path in sorted((content / "runs").glob("*.yaml")):
         data = parse_yaml(path.name, path.read_bytes()).data
+        measured = data["measurements"]
+        if not (measured.get("decode") or measured.get("prefill")):
+            continue
         key = (
             (data["run"].get("base_model") or data["run"]["model"]).lower(),
             data["hardware"]["accelerator"].lower(),

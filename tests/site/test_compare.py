@@ -315,6 +315,37 @@ def test_both_runs_of_a_pair_link_to_its_one_page(shipped: Path) -> None:
             assert f"compare/{newer}--{older}/" not in page
 
 
+def test_runs_with_load_points_only_are_in_no_natural_pair(shipped: Path) -> None:
+    """A comparison page shows decode curves, frontiers and prefill, none of which an open-loop
+    run has: the shipped history's runs at their own loads (a burst and an office workload on
+    one day) were paired, each pair's page saying there was nothing to compare. They are in no
+    pair now, and their pages link to no pair's page (their setup page compares them)."""
+    open_loop = []
+    for path in sorted((shipped / "content" / "runs").glob("*.yaml")):
+        measured = parse_yaml(path.name, path.read_bytes()).data["measurements"]
+        if measured.get("load_points") and not (measured.get("decode") or measured.get("prefill")):
+            open_loop.append(path.stem)
+    assert len(open_loop) >= 8, open_loop  # the DGX Spark Gemma-4-26B history
+    paired = {run_id for pair in natural_pairs_from_files(shipped / "content") for run_id in pair}
+    assert paired and not paired & set(open_loop)
+    for path in (shipped / "_site" / "compare").glob("*--*"):
+        assert not set(path.name.split("--")) & set(open_loop), path.name
+    for run_id in open_loop:
+        page = (shipped / "_site" / "runs" / run_id / "index.html").read_text()
+        assert not re.search(r'href="\.\./\.\./compare/[^"?]+--', page), run_id
+        assert "/setups/" in page  # "this setup over time"
+
+
+def test_natural_pairs_skip_runs_a_comparison_cannot_show() -> None:
+    runs = [
+        _run(f"r{i}", [(0, 1, "valid", 1.0)], model="org/Model", date=f"2026-01-0{i + 1}")
+        for i in range(5)
+    ]
+    shown = {"r0", "r2", "r4"}
+    pairs = natural_pairs(runs, lambda run: run.id in shown)
+    assert [(a.id, b.id) for a, b in pairs] == [("r0", "r2"), ("r2", "r4")]
+
+
 def test_static_compare_page_shows_per_accelerator_figures_beside_totals(shipped: Path) -> None:
     """Equal accelerator counts: totals are compared, and every cell with a total has its
     per-accelerator figures beneath it (recomputed here from the result files), labelled derived."""

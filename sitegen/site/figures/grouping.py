@@ -152,8 +152,12 @@ def site_groups(runs: Iterable[Run]) -> dict[tuple[str, str], Group]:
     return dict(_RECENT_GROUPS(runs))
 
 
-def natural_pairs(runs: list[Run]) -> list[tuple[Run, Run]]:
-    """(older, newer) pairs of consecutive runs of one model on one accelerator."""
+def natural_pairs(
+    runs: list[Run], compares: Callable[[Run], bool] = lambda run: True
+) -> list[tuple[Run, Run]]:
+    """(older, newer) pairs of consecutive runs of one model on one accelerator, among those a
+    comparison page has something of to show (``compares``: decode cells or prefill rows, which
+    two open-loop runs at their own loads would not; sections.setups.SiteHistory.compares)."""
     # From the model groups, whose runs are in order already (newest first): a build asks for
     # both, and sorting the runs again cost half as much as this.
     pairs: list[tuple[Run, Run]] = []
@@ -162,7 +166,8 @@ def natural_pairs(runs: list[Run]) -> list[tuple[Run, Run]]:
             continue
         on: dict[str, list[Run]] = defaultdict(list)
         for run in reversed(group.runs):  # oldest first
-            on[accelerator_key(run)].append(run)
+            if compares(run):
+                on[accelerator_key(run)].append(run)
         for members in on.values():
             pairs += itertools.pairwise(members)
     return sorted(pairs, key=lambda pair: (pair[0].id, pair[1].id))

@@ -231,6 +231,20 @@ def shape_text(run: Run) -> str:
     return json.dumps(shape(run), separators=(",", ":"))
 
 
+def facts_text(run: Run) -> str:
+    """What a build needs of a run's measurements to group and pair it, as one kept piece: its
+    shape_text, a line feed, then "1" when a comparison page has something of it to show (decode
+    cells or prefill rows; it shows no load points) or "0". Read back with :func:`read_facts`."""
+    return f"{shape_text(run)}\n{int(bool(run.decode or run.prefill))}"
+
+
+def read_facts(text: str) -> tuple[str, bool]:
+    """The shape_text and the comparison flag of a facts_text (shape_text holds no line feed:
+    JSON escapes them in text)."""
+    shape_part, _, flag = text.rpartition("\n")
+    return shape_part, flag == "1"
+
+
 def shape_difference(before: str, after: str) -> str:
     """What differs between two shapes (shape_text), in words: '' when nothing does."""
     old, new = json.loads(before), json.loads(after)

@@ -4,7 +4,8 @@ change in words, a run page's history, a model's or an accelerator's links to it
 the timeline charts the setup pages and a run's load points draw.
 
 Built per setup and kept between builds: a run's shape (the one figure of grouping that needs
-its measurements) is a piece kept by the run's content, and a setup's change records and its
+its measurements) is a piece kept by the run's content, with whether a comparison page has
+anything of it to show (natural pairs skip runs that have not), and a setup's change records and its
 summary are pieces kept by its runs' contents and the rule (fragments.Fragments). A build that
 adds a run outside every setup reads no measurements for history; one that adds a run to a
 setup works out that setup's changes alone.
@@ -62,6 +63,9 @@ class SiteHistory:
     rule: Rule
     fragments: Fragments | None = None
     _changes: dict[str, list[Change]] = field(default_factory=dict)
+    # Whether a comparison page has something of a run to show, for the runs that share their
+    # model and accelerator with another (the others have no natural pair): see compares.
+    comparable: dict[str, bool] = field(default_factory=dict)
 
     @classmethod
     def of(
@@ -71,11 +75,22 @@ class SiteHistory:
         rule = Rule(threshold)
         runs = list(runs)
         alike: dict[tuple[object, ...], list[Run]] = defaultdict(list)
+        beside: dict[tuple[str, str], list[Run]] = defaultdict(list)
         for run in runs:
             alike[history.identity(run)].append(run)
-        # Only runs that share their identity with another need their shape (their measurements).
+            beside[(model_key(run), accelerator_key(run))].append(run)
+        # Only runs that share their identity with another need their shape, and only runs that
+        # share their model and accelerator need to be told comparable: both read measurements,
+        # so both come from one piece kept by the run's content (history.facts_text).
+        sharing = {
+            run.id: run
+            for members in (*alike.values(), *beside.values())
+            if len(members) > 1
+            for run in members
+        }
+        facts = {run_id: _facts(run, fragments) for run_id, run in sharing.items()}
         shapes = {
-            run.id: _shape(run, fragments)
+            run.id: facts[run.id][0]
             for members in alike.values()
             if len(members) > 1
             for run in members
@@ -87,7 +102,13 @@ class SiteHistory:
             shapes,
             rule,
             fragments,
+            comparable={run_id: found[1] for run_id, found in facts.items()},
         )
+
+    def compares(self, run: Run) -> bool:
+        """Whether a comparison page has something of ``run`` to show: decode cells or prefill
+        rows (an open-loop run's load points are compared on its setup's page instead)."""
+        return self.comparable.get(run.id, True)
 
     @cached_property
     def setup_of(self) -> dict[str, str]:
@@ -171,10 +192,10 @@ def _setup_summary(history: SiteHistory, setup: str, runs: list[Run], rule: Rule
     return json.dumps([_summary_data(setup, steps) for steps in _steps(history.changes(setup))])
 
 
-def _shape(run: Run, fragments: Fragments | None) -> str:
+def _facts(run: Run, fragments: Fragments | None) -> tuple[str, bool]:
     if fragments is None or not run.digest:
-        return history.shape_text(run)
-    return fragments.cached(history.shape_text, run)
+        return history.read_facts(history.facts_text(run))
+    return history.read_facts(fragments.cached(history.facts_text, run))
 
 
 def _steps(changes: list[Change]) -> list[list[Change]]:
