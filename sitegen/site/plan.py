@@ -436,13 +436,20 @@ class _RunPages:
 
     def comparable(self, run: Run) -> list[tuple[str, tuple[Run, ...]]]:
         """The other runs of its model and of its accelerator that its page links to (as many
-        as the links can show after the first group's took theirs), its pair partners first."""
+        as the links can show after the first group's took theirs), its pair partners first;
+        only runs a comparison has something of to show (SiteHistory.compares), and none for a
+        run that has nothing itself (open-loop load points only: its setup page compares it)."""
+        compares = self.basis.site_history.compares
+        if not compares(run):
+            return []
         count = MAX_LINKED + MAX_RUNS
         found = []
         for noun, key in zip(("of", "on"), self.basis.in_groups[run.id], strict=True):
             group = self.basis.groups[key]
             runs = closest_runs(group.runs, self.place_in(key), run, self.partners[run.id], count)
-            found.append((f"{noun} {group.label}", runs))
+            found.append(
+                (f"{noun} {group.label}", tuple(other for other in runs if compares(other)))
+            )
         return found
 
     def make(self, run: Run, path: str) -> Page:

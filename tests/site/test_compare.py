@@ -319,7 +319,7 @@ def test_runs_with_load_points_only_are_in_no_natural_pair(shipped: Path) -> Non
     """A comparison page shows decode curves, frontiers and prefill, none of which an open-loop
     run has: the shipped history's runs at their own loads (a burst and an office workload on
     one day) were paired, each pair's page saying there was nothing to compare. They are in no
-    pair now, and their pages link to no pair's page (their setup page compares them)."""
+    pair now, and no run page links them to a comparison (their setup page compares them)."""
     open_loop = []
     for path in sorted((shipped / "content" / "runs").glob("*.yaml")):
         measured = parse_yaml(path.name, path.read_bytes()).data["measurements"]
@@ -332,8 +332,17 @@ def test_runs_with_load_points_only_are_in_no_natural_pair(shipped: Path) -> Non
         assert not set(path.name.split("--")) & set(open_loop), path.name
     for run_id in open_loop:
         page = (shipped / "_site" / "runs" / run_id / "index.html").read_text()
-        assert not re.search(r'href="\.\./\.\./compare/[^"?]+--', page), run_id
+        assert 'href="../../compare/index.html"' in page  # the site's navigation, no more
+        assert not re.search(r'href="\.\./\.\./compare/(index\.html\?|[^"/]+--)', page), run_id
         assert "/setups/" in page  # "this setup over time"
+    # Nor does another run's page offer them in the reader's view.
+    offered = [
+        linked
+        for page in (shipped / "_site" / "runs").glob("*/index.html")
+        for listed in re.findall(r'compare/index\.html\?runs=([^"]+)"', page.read_text())
+        for linked in listed.split(",")
+    ]
+    assert offered and not set(offered) & set(open_loop)
 
 
 def test_natural_pairs_skip_runs_a_comparison_cannot_show() -> None:
