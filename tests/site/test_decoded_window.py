@@ -131,10 +131,9 @@ def test_a_run_is_decoded_once_per_page_kind_that_draws_its_cells(
     # and make the count depend on which tests ran before), a run in no comparison and no
     # setup is decoded when first read, for its page and its JSON, its model's page, its
     # accelerator's page and its model's points file, and by each preset view that judges a
-    # service level (its
-    # verdicts need the run's timing: a cold-TTFT level reads the run's prefill times); the
-    # other listings and data files (/capacity/, capacity.json, the search index) answer from
-    # what the first reading worked out.
+    # service level (its verdicts need the run's timing: a cold-TTFT level reads the run's
+    # prefill times); the other listings and data files (/capacity/, capacity.json, the search
+    # index) answer from what the first reading worked out.
     assert run_cli(project, "collect") == 0
     for kept in ("figures.json", "fragments.json"):
         (project / ".sitegen" / "cache" / kept).unlink(missing_ok=True)
