@@ -444,6 +444,26 @@ def test_label_rules() -> None:
     ) == {"a": "tuned kernels", "b": "2026-01-02", "c": "2026-01-03"}
     # Nothing differs at all: the run id is the only thing that tells them apart.
     assert distinguishing_labels([run("a"), run("b")]) == {"a": "a", "b": "b"}
+    # One label a publisher gave two runs: kept, and followed by what tells them apart.
+    assert distinguishing_labels(
+        [
+            run("a", label="fa off", engine={"version": "b5863"}),
+            run("b", label="fa off", engine={"version": "b6077"}),
+            run("c", label="fa on", engine={"version": "b5863"}),
+        ]
+    ) == {"a": "fa off · b5863", "b": "fa off · b6077", "c": "fa on"}
+    # llama-bench's own test parameters tell runs of one build apart (its -fa 0,1 sweep).
+    llama = {"name": "llama.cpp", "version": "b5863"}
+    assert distinguishing_labels(
+        [
+            run("a", benchmark_tool="llama-bench", engine={**llama, "settings": {"flash_attn": 0}}),
+            run(
+                "b",
+                benchmark_tool="llama-bench",
+                engine={**llama, "settings": {"flash_attn": True, "n_ubatch": 256}},
+            ),
+        ]
+    ) == {"a": "flash attention off", "b": "flash attention on, n_ubatch 256"}
 
 
 def test_labels_are_worked_out_once_per_collection_of_runs(monkeypatch: pytest.MonkeyPatch) -> None:

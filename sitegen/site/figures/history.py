@@ -203,6 +203,36 @@ def settings_shape(run: Run) -> tuple[object, ...]:
     )
 
 
+# llama-bench's defaults of the test parameters that split setups (TEST_PARAMETERS): a setup's
+# title and a run's label name flash attention always, and these only where a run did not keep
+# them.
+_LLAMA_BENCH_DEFAULTS: dict[str, object] = {
+    "n_batch": 2048,
+    "n_ubatch": 512,
+    "type_k": "f16",
+    "type_v": "f16",
+    "split_mode": "layer",
+    "no_kv_offload": False,
+}
+
+
+def test_parameter_words(run: Run) -> str:
+    """llama-bench's test parameters of a run in words ("flash attention on, n_ubatch 256"), or
+    '' for another tool's run or one that does not say."""
+    settings = dict(run.engine.settings)
+    if run.info.benchmark_tool != "llama-bench" or "flash_attn" not in settings:
+        return ""
+    flash = settings["flash_attn"]  # true/false (or 1/0), or newer builds' on/off/auto
+    shown = ("on" if flash else "off") if isinstance(flash, bool) or flash in (0, 1) else flash
+    words = [f"flash attention {shown}"]
+    words += [
+        f"{key} {numbers.setting(settings[key])}"
+        for key, default in _LLAMA_BENCH_DEFAULTS.items()
+        if key in settings and settings[key] != default
+    ]
+    return ", ".join(words)
+
+
 _SHAPE_NAMES = (
     "benchmark tool",
     "decode mode",

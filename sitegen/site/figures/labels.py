@@ -7,6 +7,7 @@ import re
 from collections.abc import Callable, Iterable
 
 from sitegen.model import Run, Status
+from sitegen.site.figures import history
 from sitegen.site.figures.grouping import accelerator_key
 from sitegen.site.figures.launch_settings import speculative_decoding
 from sitegen.site.incremental.memo import ByRuns
@@ -145,16 +146,22 @@ def _quantization(run: Run) -> str | None:
     return _clip(run.engine.quantization, 20) if run.engine.quantization else None
 
 
+def _test_parameters(run: Run) -> str | None:
+    return _clip(words, 40) if (words := history.test_parameter_words(run)) else None
+
+
 def _count(run: Run) -> str:
     return f"×{run.hardware.count}"
 
 
 # What may tell runs of one model, accelerator and engine apart, in the order a reader would
-# look for it (issue 13): speculative decoding, engine version, how it was measured, date.
+# look for it (issue 13): speculative decoding, engine version, the benchmark's own test
+# parameters (llama-bench's flash attention, batch sizes…), how it was measured, date.
 _DIMENSIONS: tuple[Callable[[Run], str | None], ...] = (
     _speculation,
     _quantization,
     _version,
+    _test_parameters,
     _mode,
     _prefill,
     _tool,
@@ -236,8 +243,13 @@ def _distinct_titles(runs: list[Run], labels: dict[str, str]) -> dict[str, str]:
 def _label_group(
     members: list[Run],
     dimensions: tuple[Callable[[Run], str | None], ...] = _DIMENSIONS,
+    own_labels: bool = True,
 ) -> dict[str, str]:
-    given = {run.id: _clip(run.info.label, LABEL_LIMIT) for run in members if run.info.label}
+    given = {
+        run.id: _clip(run.info.label, LABEL_LIMIT)
+        for run in members
+        if own_labels and run.info.label
+    }
     rest = [run for run in members if run.id not in given]
     chosen: list[Callable[[Run], str | None]] = []
     derived: dict[str, str] = {}
@@ -252,6 +264,20 @@ def _label_group(
         if _all_distinct([*given.values(), *derived.values()]):
             break
     labels = {**given, **derived}
+    # One label a publisher gave several runs ("flash attention off" for three builds): each
+    # keeps it, followed by what tells those runs apart (worked out as for unlabelled runs).
+    sharing: dict[str, list[Run]] = {}
+    for run in members:
+        if run.id in given:
+            sharing.setdefault(given[run.id], []).append(run)
+    for text, alike in sharing.items():
+        if len(alike) > 1:
+            apart = _label_group(alike, dimensions, own_labels=False)
+            labels.update(
+                (run.id, _clip(f"{text} · {apart[run.id]}", LABEL_LIMIT))
+                for run in alike
+                if apart[run.id] != run.id
+            )
     counts: dict[str, int] = {}
     for text in labels.values():
         counts[text] = counts.get(text, 0) + 1

@@ -286,18 +286,6 @@ def setup_title(runs: list[Run]) -> str:
     return " · ".join(part for part in parts if part)
 
 
-# llama-bench's defaults of the test parameters that split setups (history.TEST_PARAMETERS):
-# a title names flash attention always, and these only where a run did not keep them.
-_LLAMA_BENCH_DEFAULTS: dict[str, object] = {
-    "n_batch": 2048,
-    "n_ubatch": 512,
-    "type_k": "f16",
-    "type_v": "f16",
-    "split_mode": "layer",
-    "no_kv_offload": False,
-}
-
-
 def setup_workload(run: Run) -> str:
     """What a setup's runs measured beyond model and hardware, in words: the loads of their
     open-loop points and the input length, or llama-bench's test parameters."""
@@ -313,17 +301,7 @@ def setup_workload(run: Run) -> str:
         if len(lengths) == 1:
             return f"{said}, {numbers.tokens(lengths[0])} in"
         return f"{said}, {numbers.integer(lengths[0])}–{numbers.tokens(lengths[-1])} in"
-    settings = dict(run.engine.settings)
-    if run.info.benchmark_tool != "llama-bench" or "flash_attn" not in settings:
-        return ""
-    flash = settings["flash_attn"]  # true/false, or newer builds' on/off/auto
-    words = [f"flash attention {('on' if flash else 'off') if isinstance(flash, bool) else flash}"]
-    words += [
-        f"{key} {numbers.setting(settings[key])}"
-        for key, default in _LLAMA_BENCH_DEFAULTS.items()
-        if key in settings and settings[key] != default
-    ]
-    return ", ".join(words)
+    return history.test_parameter_words(run)
 
 
 def setup_path(setup: str) -> str:
