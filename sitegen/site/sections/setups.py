@@ -5,10 +5,10 @@ the timeline charts the setup pages and a run's load points draw.
 
 Built per setup and kept between builds: a run's shape (the one figure of grouping that needs
 its measurements) is a piece kept by the run's content, with whether a comparison page has
-anything of it to show (natural pairs skip runs that have not), and a setup's change records and its
-summary are pieces kept by its runs' contents and the rule (fragments.Fragments). A build that
-adds a run outside every setup reads no measurements for history; one that adds a run to a
-setup works out that setup's changes alone.
+anything of it to show (natural pairs skip runs that have not); a setup's change records and
+its summary are pieces kept by its runs' contents and the rule (fragments.Fragments). A build
+that adds a run outside every setup reads no measurements for history; one that adds a run to
+a setup works out that setup's changes alone.
 """
 
 from __future__ import annotations
