@@ -20,6 +20,7 @@ from functools import partial
 
 from sitegen.model import Run
 from sitegen.record_decorator import record
+from sitegen.site.figures import history
 from sitegen.site.figures.build_figures import Analysis, Settings
 from sitegen.site.figures.grouping import (
     Group,
@@ -437,10 +438,11 @@ class _RunPages:
     def comparable(self, run: Run) -> list[tuple[str, tuple[Run, ...]]]:
         """The other runs of its model and of its accelerator that its page links to (as many
         as the links can show after the first group's took theirs), its pair partners first;
-        only runs a comparison has something of to show (SiteHistory.compares), and none for a
-        run that has nothing itself (open-loop load points only: its setup page compares it)."""
-        compares = self.basis.site_history.compares
-        if not compares(run):
+        only runs whose figures the comparison shows beside the run's (decode cells or prefill
+        rows beside those, load points at a load the run measured too: SiteHistory.compared_beside);
+        none for a run with neither."""
+        site_history = self.basis.site_history
+        if site_history.shown_in_comparisons(run) == history.NOTHING:
             return []
         count = MAX_LINKED + MAX_RUNS
         found = []
@@ -448,7 +450,10 @@ class _RunPages:
             group = self.basis.groups[key]
             runs = closest_runs(group.runs, self.place_in(key), run, self.partners[run.id], count)
             found.append(
-                (f"{noun} {group.label}", tuple(other for other in runs if compares(other)))
+                (
+                    f"{noun} {group.label}",
+                    tuple(other for other in runs if site_history.compared_beside(run, other)),
+                )
             )
         return found
 

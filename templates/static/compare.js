@@ -272,6 +272,72 @@
     return node;
   };
 
+  // Open-loop load points two or more runs measured at one load and workload: the same rate,
+  // arrival, burstiness and cap, with input lengths within 10 % of each other (the rule
+  // sitegen/site/figures/history.py matches the runs of a setup by). Never decode cells.
+  var LENGTH_TOLERANCE = 0.10;
+  var loadWords = function (p) {
+    var given = function (v) { return v !== null && v !== undefined; };
+    var shape = given(p.burstiness) ? p.arrival + " " + p.burstiness : p.arrival;
+    return p.request_rate + " req/s (" + shape + (given(p.max_concurrency) ? ", ≤" + p.max_concurrency + " at once" : "") + ")";
+  };
+  var loadSection = function (runs) {
+    var rows = [];
+    runs.forEach(function (run, i) {
+      (run.doc.measurements.load_points || []).forEach(function (p) {
+        var words = loadWords(p), length = p.input_tokens_per_request;
+        var row = rows.filter(function (r) {
+          return r.words === words && !(i in r.points) &&
+            (!length || !r.length || Math.abs(length / r.length - 1) <= LENGTH_TOLERANCE);
+        })[0];
+        if (!row) { row = { words: words, rate: p.request_rate, length: length, points: {} }; rows.push(row); }
+        row.points[i] = p;
+      });
+    });
+    var shared = rows.filter(function (r) { return Object.keys(r.points).length >= 2; });
+    if (!shared.length) return null;
+    shared.sort(function (a, b) {
+      return a.rate - b.rate || (a.length || 0) - (b.length || 0) || (a.words < b.words ? -1 : a.words > b.words ? 1 : 0);
+    });
+    var node = section("loads-h", "Load points");
+    node.id = "loads";
+    var caption = el("p", "Requests sent at a rate (open loop) that two or more runs measured at one load and workload " +
+                          "(input lengths within 10 %) · each cell: total tok/s, its change against " + runs[0].letter +
+                          " where both measured it, then TTFT (each run's own statistic)", "table-caption");
+    caption.id = "loads-c";
+    node.appendChild(caption);
+    var scroll = el("div", undefined, "scroll");
+    scroll.setAttribute("role", "region");
+    scroll.setAttribute("aria-labelledby", "loads-c");
+    scroll.tabIndex = 0;
+    var table = el("table", undefined, "data loads");
+    var head = table.createTHead().insertRow();
+    head.appendChild(el("th", "Load"));
+    runs.forEach(function (r) { head.appendChild(el("th", r.letter)); });
+    var body = table.createTBody();
+    shared.forEach(function (row) {
+      var tr = body.insertRow();
+      tr.appendChild(el("th", row.words + (row.length ? ", " + grouped(row.length, 0) + " tokens in" : "")));
+      var base = row.points[0];
+      runs.forEach(function (run, i) {
+        var p = row.points[i], td = el("td");
+        if (!p) {
+          td.textContent = MISSING;
+        } else {
+          td.appendChild(el("b", rate(p.total_tokens_per_s)));
+          if (i > 0 && base && base.total_tokens_per_s && p.total_tokens_per_s !== null && p.total_tokens_per_s !== undefined) {
+            td.appendChild(el("span", " " + percent(p.total_tokens_per_s / base.total_tokens_per_s - 1)));
+          }
+          td.appendChild(el("small", ms(p.ttft_ms) + " TTFT"));
+        }
+        tr.appendChild(td);
+      });
+    });
+    scroll.appendChild(table);
+    node.appendChild(scroll);
+    return node;
+  };
+
   var render = function (runs, setups) {
     result.textContent = "";
     var rows = setupRows(runs, setups);
@@ -440,6 +506,8 @@
     if (prefill) result.appendChild(prefill);
     var without = runs.filter(function (r) { return !hasPrefill(r); }).map(function (r) { return r.letter; });
     if (without.length) result.appendChild(el("p", "No prefill figures: " + without.join(", ") + ".", "legend"));
+    var loads = loadSection(runs);
+    if (loads) result.appendChild(loads);
   };
 
   // --- picking runs, kept in the address --------------------------------------------------------

@@ -368,3 +368,46 @@ def test_the_scripts_write_contexts_as_the_pages_do(browse: Browsing) -> None:
     shown = visit.js("(counts) => counts.map((n) => window.sitegenNumbers.contextLabel(n))", counts)
     assert shown == [context_label(n) for n in counts]
     visit.assert_clean()
+
+
+# Two runs of one workload (the office load at 0.3 req/s) on BF16 and NVFP4, and a run of
+# another workload (the burst) that shares no load point with them.
+LOADS = (
+    "dgxspark-vllm-gemma4-26b-bf16-office-baseline-2026-06-22",
+    "dgxspark-vllm-gemma4-26b-nvfp4-office-baseline-2026-06-23",
+    "dgxspark-vllm-gemma4-26b-bf16-monday-peak-c25-2026-06-22",
+)
+
+
+def test_the_readers_view_sets_load_points_side_by_side(browse: Browsing) -> None:
+    """Open-loop runs have no decode cells: the view compares the load points two runs measured
+    at one load and workload, read here from the result files."""
+    visit = browse.open("/compare/?runs=" + ",".join(LOADS))
+    page = visit.page
+    page.locator("#loads table").wait_for()
+    points = [shipped_run(run_id)["measurements"]["load_points"] for run_id in LOADS]
+    (a,), (b,) = points[0], points[1]
+    assert a["request_rate"] == b["request_rate"] and a["arrival"] == b["arrival"]
+    assert abs(b["input_tokens_per_request"] / a["input_tokens_per_request"] - 1) <= 0.10
+    assert all(
+        (p["request_rate"], p["arrival"], p.get("burstiness"), p.get("max_concurrency"))
+        != (a["request_rate"], a["arrival"], a.get("burstiness"), a.get("max_concurrency"))
+        or abs(p["input_tokens_per_request"] / a["input_tokens_per_request"] - 1) > 0.10
+        for p in points[2]
+    )  # the burst shares nothing with them
+    rows = page.locator("#loads tbody tr")
+    assert rows.count() == 1
+    cells = [rows.nth(0).locator("td").nth(i).inner_text().split("\n") for i in range(3)]
+    head = rows.nth(0).locator("th").inner_text()
+    burst = a.get("burstiness")
+    shape = a["arrival"] + (f" {burst:g}" if burst is not None else "")
+    assert head == (
+        f"{a['request_rate']:g} req/s ({shape}), {a['input_tokens_per_request']:,} tokens in"
+    )
+    change = signed_percent(b["total_tokens_per_s"] / a["total_tokens_per_s"] - 1)
+    assert cells[0] == [f"{a['total_tokens_per_s']:,.1f}", f"{a['ttft_ms']:,.0f} ms TTFT"]
+    assert cells[1] == [
+        f"{b['total_tokens_per_s']:,.1f} {change}",
+        f"{b['ttft_ms']:,.0f} ms TTFT",
+    ]
+    assert cells[2] == ["—"]

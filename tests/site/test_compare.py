@@ -315,34 +315,61 @@ def test_both_runs_of_a_pair_link_to_its_one_page(shipped: Path) -> None:
             assert f"compare/{newer}--{older}/" not in page
 
 
+def _load_keys(point: dict[str, Any]) -> tuple[Any, ...]:
+    return (
+        point["request_rate"],
+        point["arrival"],
+        point.get("burstiness"),
+        point.get("max_concurrency"),
+    )
+
+
+def _share_a_load_point(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> bool:
+    """One load and input lengths within 10 % (docs/comparisons.md), read from the files."""
+    return any(
+        _load_keys(p) == _load_keys(q)
+        and abs(p["input_tokens_per_request"] / q["input_tokens_per_request"] - 1) <= 0.10
+        for p in a
+        for q in b
+    )
+
+
 def test_runs_with_load_points_only_are_in_no_natural_pair(shipped: Path) -> None:
-    """A comparison page shows decode curves, frontiers and prefill, none of which an open-loop
-    run has: the shipped history's runs at their own loads (a burst and an office workload on
-    one day) were paired, each pair's page saying there was nothing to compare. They are in no
-    pair now, and no run page links them to a comparison (their setup page compares them)."""
-    open_loop = []
+    """A static comparison page shows decode curves, frontiers and prefill, none of which an
+    open-loop run has: the shipped history's runs at their own loads (a burst and an office
+    workload on one day) were paired, each pair's page saying there was nothing to compare.
+    They are in no pair now; their pages offer the reader's view with runs that measured a load
+    point of theirs (which it sets side by side), and no other run's page offers them."""
+    points: dict[str, list[dict[str, Any]]] = {}
     for path in sorted((shipped / "content" / "runs").glob("*.yaml")):
         measured = parse_yaml(path.name, path.read_bytes()).data["measurements"]
         if measured.get("load_points") and not (measured.get("decode") or measured.get("prefill")):
-            open_loop.append(path.stem)
+            points[path.stem] = measured["load_points"]
+    open_loop = set(points)
     assert len(open_loop) >= 8, open_loop  # the DGX Spark Gemma-4-26B history
     paired = {run_id for pair in natural_pairs_from_files(shipped / "content") for run_id in pair}
-    assert paired and not paired & set(open_loop)
+    assert paired and not paired & open_loop
     for path in (shipped / "_site" / "compare").glob("*--*"):
-        assert not set(path.name.split("--")) & set(open_loop), path.name
-    for run_id in open_loop:
-        page = (shipped / "_site" / "runs" / run_id / "index.html").read_text()
-        assert 'href="../../compare/index.html"' in page  # the site's navigation, no more
-        assert not re.search(r'href="\.\./\.\./compare/(index\.html\?|[^"/]+--)', page), run_id
-        assert "/setups/" in page  # "this setup over time"
-    # Nor does another run's page offer them in the reader's view.
-    offered = [
-        linked
-        for page in (shipped / "_site" / "runs").glob("*/index.html")
-        for listed in re.findall(r'compare/index\.html\?runs=([^"]+)"', page.read_text())
-        for linked in listed.split(",")
-    ]
-    assert offered and not set(offered) & set(open_loop)
+        assert not set(path.name.split("--")) & open_loop, path.name
+    offered_with_loads = 0
+    for page in (shipped / "_site" / "runs").glob("*/index.html"):
+        run_id = page.parent.name
+        text = page.read_text()
+        assert not (run_id in open_loop and re.search(r'compare/[^"/]+--', text)), run_id
+        for listed in re.findall(r'compare/index\.html\?runs=([^"]+)"', text):
+            first, *others = listed.split(",")
+            assert first == run_id and others
+            for other in others:
+                if run_id in open_loop:
+                    assert other in open_loop and _share_a_load_point(
+                        points[run_id], points[other]
+                    ), (run_id, other)
+                    offered_with_loads += 1
+                else:
+                    assert other not in open_loop, (run_id, other)
+        if run_id in open_loop:
+            assert "/setups/" in text  # "this setup over time"
+    assert offered_with_loads
 
 
 def test_natural_pairs_skip_runs_a_comparison_cannot_show() -> None:

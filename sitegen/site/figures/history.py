@@ -261,18 +261,36 @@ def shape_text(run: Run) -> str:
     return json.dumps(shape(run), separators=(",", ":"))
 
 
+# What a comparison can show of a run (facts_text): decode cells or prefill rows (the static
+# pair pages and the reader's view show them), open-loop load points only (the reader's view
+# compares those), or neither.
+CELLS, LOADS_ONLY, NOTHING = "cells", "loads", "nothing"
+
+
 def facts_text(run: Run) -> str:
     """What a build needs of a run's measurements to group and pair it, as one kept piece: its
-    shape_text, a line feed, then "1" when a comparison page has something of it to show (decode
-    cells or prefill rows; it shows no load points) or "0". Read back with :func:`read_facts`."""
-    return f"{shape_text(run)}\n{int(bool(run.decode or run.prefill))}"
+    shape_text, a line feed, then what a comparison can show of it (CELLS, LOADS_ONLY or
+    NOTHING). Read back with :func:`read_facts`."""
+    shown = CELLS if run.decode or run.prefill else LOADS_ONLY if run.load_points else NOTHING
+    return f"{shape_text(run)}\n{shown}"
 
 
-def read_facts(text: str) -> tuple[str, bool]:
-    """The shape_text and the comparison flag of a facts_text (shape_text holds no line feed:
-    JSON escapes them in text)."""
-    shape_part, _, flag = text.rpartition("\n")
-    return shape_part, flag == "1"
+def share_a_load(shape_a: str, shape_b: str) -> bool:
+    """Whether two runs' shapes (shape_text) name one load (rate, arrival, burstiness, cap) and
+    input lengths within LENGTH_TOLERANCE: runs whose load points a comparison could set side
+    by side (it matches each point; this only tells whether to offer it)."""
+    *_, loads_a, lengths_a = json.loads(shape_a)
+    *_, loads_b, lengths_b = json.loads(shape_b)
+    return any(load in loads_b for load in loads_a) and any(
+        a and b and abs(a / b - 1) <= LENGTH_TOLERANCE for a in lengths_a for b in lengths_b
+    )
+
+
+def read_facts(text: str) -> tuple[str, str]:
+    """The shape_text and what a comparison can show of the run, of a facts_text (shape_text
+    holds no line feed: JSON escapes them in text)."""
+    shape_part, _, shown = text.rpartition("\n")
+    return shape_part, shown
 
 
 def shape_difference(before: str, after: str) -> str:

@@ -63,9 +63,11 @@ class SiteHistory:
     rule: Rule
     fragments: Fragments | None = None
     _changes: dict[str, list[Change]] = field(default_factory=dict)
-    # Whether a comparison page has something of a run to show, for the runs that share their
-    # model and accelerator with another (the others have no natural pair): see compares.
-    comparable: dict[str, bool] = field(default_factory=dict)
+    # What a comparison can show of a run (history.CELLS, LOADS_ONLY or NOTHING), for the runs
+    # that share their model and accelerator with another (the others have nothing to compare
+    # with on their pages): see compares and shown_in_comparisons.
+    comparable: dict[str, str] = field(default_factory=dict)
+    shape_of: dict[str, str] = field(default_factory=dict)  # of the same runs (shape_text)
 
     @classmethod
     def of(
@@ -103,12 +105,27 @@ class SiteHistory:
             rule,
             fragments,
             comparable={run_id: found[1] for run_id, found in facts.items()},
+            shape_of={run_id: found[0] for run_id, found in facts.items()},
         )
 
     def compares(self, run: Run) -> bool:
-        """Whether a comparison page has something of ``run`` to show: decode cells or prefill
-        rows (an open-loop run's load points are compared on its setup's page instead)."""
-        return self.comparable.get(run.id, True)
+        """Whether a static comparison page has something of ``run`` to show: decode cells or
+        prefill rows (load points only: the reader's view and the run's setup page compare it)."""
+        return self.shown_in_comparisons(run) == history.CELLS
+
+    def shown_in_comparisons(self, run: Run) -> str:
+        """What a comparison can show of ``run``: history.CELLS, LOADS_ONLY or NOTHING."""
+        return self.comparable.get(run.id, history.CELLS)
+
+    def compared_beside(self, run: Run, other: Run) -> bool:
+        """Whether the reader's comparison view shows figures of ``other`` beside ``run``'s: both
+        have decode cells or prefill rows, or both load points only at a load they share."""
+        kind = self.shown_in_comparisons(run)
+        if kind != self.shown_in_comparisons(other) or kind == history.NOTHING:
+            return False
+        if kind == history.CELLS:
+            return True
+        return history.share_a_load(self.shape_of[run.id], self.shape_of[other.id])
 
     @cached_property
     def setup_of(self) -> dict[str, str]:
@@ -192,7 +209,7 @@ def _setup_summary(history: SiteHistory, setup: str, runs: list[Run], rule: Rule
     return json.dumps([_summary_data(setup, steps) for steps in _steps(history.changes(setup))])
 
 
-def _facts(run: Run, fragments: Fragments | None) -> tuple[str, bool]:
+def _facts(run: Run, fragments: Fragments | None) -> tuple[str, str]:
     if fragments is None or not run.digest:
         return history.read_facts(history.facts_text(run))
     return history.read_facts(fragments.cached(history.facts_text, run))
