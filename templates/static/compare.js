@@ -381,6 +381,16 @@
                               "launch command; \"not set\" means the engine's default, which can differ between engines and versions.", "legend"));
     result.appendChild(facts);
 
+    // Runs of open-loop load points only: nothing for the ratios, curves, frontier or prefill.
+    var hasCells = function (run) { return (run.doc.measurements.decode || []).length > 0 || hasPrefill(run); };
+    if (!runs.some(hasCells)) {
+      result.appendChild(el("p", "None of these runs measured decode cells or prefill: they are compared at the load " +
+                                 "points they share.", "legend"));
+      result.appendChild(loadSection(runs) ||
+        el("p", "No load point was measured by two of these runs at one load and workload.", "legend"));
+      return;
+    }
+
     runs.slice(1).forEach(function (other, i) {
       var node = ratioSection(runs[0], other, perDevice, i + 1);
       if (node) result.appendChild(node);

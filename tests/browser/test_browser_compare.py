@@ -411,3 +411,8 @@ def test_the_readers_view_sets_load_points_side_by_side(browse: Browsing) -> Non
         f"{b['ttft_ms']:,.0f} ms TTFT",
     ]
     assert cells[2] == ["—"]
+    # Nothing else to compare: no ratio, curve, frontier or prefill section says so at length.
+    assert page.locator("#curves-h").count() == 0 and page.locator("#prefill-h").count() == 0
+    assert "None of these runs measured decode cells or prefill" in visit.page.inner_text(
+        "#compare-result"
+    )
