@@ -353,8 +353,10 @@
                    ? run.max_output_tokens.toLocaleString("en-US") + " tokens" : null,
                  run.date];
     var settings = {};
+    // As numbers.setting words them on the pages: yes or no for a switch, "unset" for null.
     Object.keys(engine.settings || {}).forEach(function (key) {
-      settings[key] = String(engine.settings[key]);
+      var value = engine.settings[key];
+      settings[key] = typeof value === "boolean" ? (value ? "yes" : "no") : value === null ? "unset" : String(value);
     });
     var shown = facts.map(function (f) {
       return f === null || f === undefined ? "—" : String(f);

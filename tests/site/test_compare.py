@@ -671,3 +671,30 @@ def test_a_run_has_one_colour_on_its_model_page_and_its_compare_pages(shipped: P
     for page in (site / "hardware").glob("*/index.html"):
         for legend in _legend_colours(quoted(page.read_text())):
             assert len(set(legend.values())) == len(legend), (page, legend)
+
+
+def test_settings_read_as_the_run_pages_word_them(shipped: Path) -> None:
+    """A switch reads yes or no on a comparison's setup table and in /data/setups.json, as on
+    the run pages' Engine card (it read True and False), from the result files' values."""
+    import json
+
+    def words(value: Any) -> str:
+        return ("yes" if value else "no") if isinstance(value, bool) else str(value)
+
+    seen_switch = False
+    for page in sorted((shipped / "_site" / "compare").glob("*--*/index.html")):
+        a, b = page.parent.name.split("--")
+        files = [shipped_run(run_id)["engine"].get("settings") or {} for run_id in (a, b)]
+        rows = {
+            row[0].removesuffix("(differs)").strip(): row[1:]
+            for row in tables(page.read_text())["data facts"][1:]
+        }
+        for key in {*files[0], *files[1]}:
+            expected = [words(s[key]) if key in s else "—" for s in files]
+            assert rows[f"Setting: {key}"][:2] == expected, (page, key)
+            seen_switch |= any(isinstance(s.get(key), bool) for s in files)
+    assert seen_switch
+    setups = json.loads((shipped / "_site" / "data" / "setups.json").read_text())
+    for run_id, entry in setups["runs"].items():
+        settings = shipped_run(run_id)["engine"].get("settings") or {}
+        assert entry["settings"] == {key: words(value) for key, value in settings.items()}

@@ -367,8 +367,12 @@ def setup_rows(runs: list[Run]) -> tuple[SetupRow, ...]:
                 for run, p in zip(runs, parsed, strict=True)
             )
             rows.append(SetupRow(f"Launch: {label}", values, len(set(values)) > 1))
-    for key in sorted({name for run in runs for name, _ in run.engine.settings}):
-        values = tuple(str(dict(run.engine.settings).get(key, numbers.MISSING)) for run in runs)
+    each_settings = [dict(run.engine.settings) for run in runs]
+    for key in sorted({name for settings in each_settings for name in settings}):
+        values = tuple(
+            numbers.setting(settings[key]) if key in settings else numbers.MISSING
+            for settings in each_settings
+        )
         rows.append(SetupRow(f"Setting: {key}", values, len(set(values)) > 1))
     if any(p.other_flags for p in with_command):
         values = tuple(
@@ -624,7 +628,7 @@ def _setup_entry(run: Run, place: int = 0) -> str:
         "command": bool(run.engine.launch_command),
         "launch": dict(parsed.settings),
         "other_flags": " ".join(parsed.other_flags) or "none",
-        "settings": {key: str(value) for key, value in run.engine.settings},
+        "settings": {key: numbers.setting(value) for key, value in run.engine.settings},
         "count": run.hardware.count,
     }
     return f"{_setups_dumps(run.id)}:{_setups_dumps(entry)}"
