@@ -37,6 +37,14 @@
 
   // Element makers, shared with the plot drawing (plots.js).
   var el = window.sitegenPlots.el, svgEl = window.sitegenPlots.svgEl;
+  // A table's scrolling frame, a focusable region named by the element ``labelledBy``.
+  var scrollRegion = function (labelledBy) {
+    var scroll = el("div", undefined, "scroll");
+    scroll.setAttribute("role", "region");
+    scroll.setAttribute("aria-labelledby", labelledBy);
+    scroll.tabIndex = 0;
+    return scroll;
+  };
   var section = function (id, heading) {
     var node = el("section");
     node.setAttribute("aria-labelledby", id);
@@ -150,10 +158,7 @@
     var node = section("ratio-h-" + index, "Sustained decode, " + other.letter + " against " + base.letter + ", " + unit);
     var summary = el("p");
     node.appendChild(summary);
-    var wrap = el("div", undefined, "scroll");
-    wrap.setAttribute("role", "region");
-    wrap.setAttribute("aria-labelledby", "ratio-caption-" + index);
-    wrap.tabIndex = 0;
+    var wrap = scrollRegion("ratio-caption-" + index);
     var caption = el("p", "change in " + (perDevice ? "tok/s per accelerator (derived)" : "total tok/s") +
                      " · rows are context length, columns are simultaneous requests · each cell: the change, then each run's figure" +
                      (shared > 1 ? ", then per acc.: tok/s per accelerator (derived: total ÷ " + shared + ")" : ""), "table-caption");
@@ -306,10 +311,7 @@
                           " where both measured it, then TTFT (each run's own statistic)", "table-caption");
     caption.id = "loads-c";
     node.appendChild(caption);
-    var scroll = el("div", undefined, "scroll");
-    scroll.setAttribute("role", "region");
-    scroll.setAttribute("aria-labelledby", "loads-c");
-    scroll.tabIndex = 0;
+    var scroll = scrollRegion("loads-c");
     var table = el("table", undefined, "data loads");
     var head = table.createTHead().insertRow();
     head.appendChild(el("th", "Load"));
@@ -357,10 +359,7 @@
     }
 
     var facts = section("facts-h", "Setups");
-    var scroll = el("div", undefined, "scroll");
-    scroll.setAttribute("role", "region");
-    scroll.setAttribute("aria-labelledby", "facts-h");
-    scroll.tabIndex = 0;
+    var scroll = scrollRegion("facts-h");
     var table = el("table", undefined, "data facts");
     var head = table.createTHead().insertRow();
     var corner = el("th");
