@@ -353,10 +353,8 @@
                    ? run.max_output_tokens.toLocaleString("en-US") + " tokens" : null,
                  run.date];
     var settings = {};
-    // As numbers.setting words them on the pages: yes or no for a switch, "unset" for null.
     Object.keys(engine.settings || {}).forEach(function (key) {
-      var value = engine.settings[key];
-      settings[key] = typeof value === "boolean" ? (value ? "yes" : "no") : value === null ? "unset" : String(value);
+      settings[key] = window.sitegenNumbers.setting(engine.settings[key]);  // as the pages word them
     });
     var shown = facts.map(function (f) {
       return f === null || f === undefined ? "—" : String(f);

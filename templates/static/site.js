@@ -45,6 +45,10 @@
     rateShort: function (value) { return scaled(value) || grouped(fixed(value, 0), 0); },
     // numbers.milliseconds: 1,317 ms.
     ms: function (value) { return value === null || value === undefined ? "—" : grouped(fixed(value, 0), 0) + " ms"; },
+    // numbers.setting: a launch setting's value, yes or no for a switch, "unset" for null.
+    setting: function (value) {
+      return typeof value === "boolean" ? (value ? "yes" : "no") : value === null ? "unset" : String(value);
+    },
     contextLabel: contextLabel
   };
 

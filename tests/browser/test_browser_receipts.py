@@ -207,6 +207,24 @@ def test_a_published_run_json_is_a_file_too(
     visit.assert_clean()
 
 
+def test_an_own_files_switches_read_as_the_pages_word_them(
+    browse: Browsing, built_site: Path, tmp_path: Path
+) -> None:
+    """A switch of a reader's own file reads yes or no in the setup table, as the published
+    runs' do (numbers.setting), from the file's true and false."""
+    run_id = "dgxspark-vllm-gemma4-26b-bf16-office-baseline-2026-06-22"
+    downloaded = tmp_path / "downloaded.json"
+    downloaded.write_bytes((built_site / "runs" / f"{run_id}.json").read_bytes())
+    settings = yaml.safe_load(downloaded.read_text(encoding="utf-8"))["engine"]["settings"]
+    switches = {key: value for key, value in settings.items() if isinstance(value, bool)}
+    assert switches  # async_scheduling true, enable_prefix_caching false
+    visit, _ = open_own_file(browse, downloaded)
+    for key, value in switches.items():
+        row = visit.page.locator("#compare-result table.facts tr", has_text=f"Setting: {key}")
+        assert row.locator("td").all_inner_texts()[2] == ("yes" if value else "no"), key
+    visit.assert_clean()
+
+
 def test_a_bad_file_is_refused_with_what_sitegen_check_says(
     browse: Browsing, project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

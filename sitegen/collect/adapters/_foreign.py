@@ -11,6 +11,7 @@ merge with run.yaml can be reported at the line of the raw file it came from.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -248,3 +249,9 @@ class Adapted:
             self.origins[base] = Origin(document, pointer)
             for name, raw_key in record.raw_keys.items():
                 self.origins[f"{base}/{name}"] = Origin(document, pointer_join(pointer, raw_key))
+
+
+def yaml_words(value: Any) -> str:
+    """A value as run.yaml would write it, for a message that asks for one: true and null, not
+    Python's True and None."""
+    return json.dumps(value) if isinstance(value, bool) or value is None else str(value)

@@ -24,7 +24,7 @@ import os
 from typing import Any
 
 from sitegen.collect.adapters import serving
-from sitegen.collect.adapters._foreign import Adapted, Node, Record
+from sitegen.collect.adapters._foreign import Adapted, Node, Record, yaml_words
 
 TOOL = "llama-bench"
 # Settings that change what is measured: rows differing in any of them are not one run.
@@ -110,7 +110,7 @@ def _one_configuration(rows: list[Node]) -> None:
     differing = [key for key in _CONFIG if len({repr(row.mapping().get(key)) for row in rows}) > 1]
     if differing:
         values = "; ".join(
-            f"{key}: {', '.join(sorted({_as_yaml(row.mapping().get(key)) for row in rows}))}"
+            f"{key}: {', '.join(sorted({yaml_words(row.mapping().get(key)) for row in rows}))}"
             for key in differing
         )
         example = f"{differing[0]}: {json.dumps(rows[0].mapping().get(differing[0]))}"
@@ -120,11 +120,6 @@ def _one_configuration(rows: list[Node]) -> None:
             f"example select: {{{example}}}), one run.yaml a configuration, or split the rows "
             "into one file per configuration"
         )
-
-
-def _as_yaml(value: Any) -> str:
-    """A value as run.yaml writes it: true, not Python's True."""
-    return json.dumps(value) if isinstance(value, bool) or value is None else str(value)
 
 
 def _no_repeats(records: list[Record]) -> None:

@@ -17,13 +17,12 @@ from __future__ import annotations
 
 import gzip
 import io
-import json
 import zlib
 from pathlib import Path
 from typing import Any
 
 from sitegen.collect.adapters import registry
-from sitegen.collect.adapters._foreign import SECTIONS, Adapted, Node, Origin
+from sitegen.collect.adapters._foreign import SECTIONS, Adapted, Node, Origin, yaml_words
 from sitegen.collect.redact import redact_document
 from sitegen.errors import Problem, SitegenError
 from sitegen.files import read_bounded
@@ -405,7 +404,9 @@ def _adapt(records: list[Document], select: Node | None = None) -> Adapted:
         rows = _rows(nodes)
         kept = _selected(chosen, rows, select)
         adapted = chosen.adapt(kept)
-        wanted = ", ".join(f"{key} = {_text(value)}" for key, value in select.mapping().items())
+        wanted = ", ".join(
+            f"{key} = {yaml_words(value)}" for key, value in select.mapping().items()
+        )
         adapted.notes.append(
             f"Only the rows with {wanted} were read (run.yaml select:): {len(kept)} of {len(rows)}."
         )
@@ -439,7 +440,7 @@ def _selected(chosen: registry.Format, rows: list[Node], select: Node) -> list[N
     ]
     if not kept:
         found = "; ".join(
-            f"{key}: {', '.join(sorted({_text(row.value.get(key)) for row in mappings}))}"
+            f"{key}: {', '.join(sorted({yaml_words(row.value.get(key)) for row in mappings}))}"
             for key in wanted
         )
         raise select.error(
@@ -455,10 +456,6 @@ def _holds(value: Any, wanted: Any) -> bool:
     if isinstance(value, bool) or isinstance(wanted, bool):
         return value is wanted
     return bool(value == wanted or (value is not None and str(value) == str(wanted)))
-
-
-def _text(value: Any) -> str:
-    return json.dumps(value) if isinstance(value, bool) or value is None else str(value)
 
 
 def _check_meta(meta: Document) -> None:

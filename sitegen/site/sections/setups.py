@@ -59,6 +59,8 @@ class SiteHistory:
     """The setups of a site's runs (two or more runs each) and their changes."""
 
     setups: dict[str, list[Run]]
+    # The shape (history.shape_text) of each run that shares its identity, or its model and
+    # accelerator, with another: what grouping, changes and the comparison offers read.
     shapes: dict[str, str]
     rule: Rule
     fragments: Fragments | None = None
@@ -67,7 +69,6 @@ class SiteHistory:
     # that share their model and accelerator with another (the others have nothing to compare
     # with on their pages): see compares and shown_in_comparisons.
     comparable: dict[str, str] = field(default_factory=dict)
-    shape_of: dict[str, str] = field(default_factory=dict)  # of the same runs (shape_text)
 
     @classmethod
     def of(
@@ -91,12 +92,7 @@ class SiteHistory:
             for run in members
         }
         facts = {run_id: _facts(run, fragments) for run_id, run in sharing.items()}
-        shapes = {
-            run.id: facts[run.id][0]
-            for members in alike.values()
-            if len(members) > 1
-            for run in members
-        }
+        shapes = {run_id: found[0] for run_id, found in facts.items()}
         return cls(
             history.group_setups(
                 [run for members in alike.values() if len(members) > 1 for run in members], shapes
@@ -105,7 +101,6 @@ class SiteHistory:
             rule,
             fragments,
             comparable={run_id: found[1] for run_id, found in facts.items()},
-            shape_of={run_id: found[0] for run_id, found in facts.items()},
         )
 
     def compares(self, run: Run) -> bool:
@@ -125,7 +120,7 @@ class SiteHistory:
             return False
         if kind == history.CELLS:
             return True
-        return history.share_a_load(self.shape_of[run.id], self.shape_of[other.id])
+        return history.share_a_load(self.shapes[run.id], self.shapes[other.id])
 
     @cached_property
     def setup_of(self) -> dict[str, str]:
