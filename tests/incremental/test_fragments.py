@@ -371,3 +371,43 @@ def test_a_piece_put_then_used_stays_the_one_put(tmp_path: Path) -> None:
     second.put("other", b"x")
     second.save()
     assert Fragments(path, "s").get("k", lambda: "made") == "new"
+
+
+def _run_piece(run: object, *inputs: object) -> str:
+    return f"{getattr(run, 'id', '')}:{getattr(run, 'digest', '')}:{inputs!r}"
+
+
+def _other_piece(run: object, *inputs: object) -> str:
+    return "other"
+
+
+def test_a_collected_runs_piece_is_kept_by_its_id_digest_maker_and_inputs(tmp_path: Path) -> None:
+    """cached_run_bytes keys a collected run's piece by its maker, id, digest and inputs (a
+    cheaper key than cached_bytes's, docs/performance-log.md): the next build reads it back
+    only when all four are as they were."""
+    from sitegen.model import run_from_dict
+
+    data = {
+        "hardware": {"type": "discrete-gpu", "accelerator": "RTX 4090", "count": 1},
+        "engine": {"name": "x"},
+        "run": {"model": "m"},
+        "measurements": {"prefill": [], "decode": []},
+    }
+    path = tmp_path / "fragments.json"
+    first = Fragments(path, "s")
+    run = run_from_dict("r", data, digest="d1")
+    assert bytes(first.cached_run_bytes(_run_piece, run, 1)) == b"r:d1:(1,)"
+    first.save()
+    second = Fragments(path, "s")
+    assert bytes(second.cached_run_bytes(_run_piece, run, 1)) == b"r:d1:(1,)"
+    assert second.made == 0  # all four as they were: read back
+    for maker, changed, inputs in (
+        (_run_piece, run_from_dict("r", data, digest="d2"), (1,)),  # the content changed
+        (_run_piece, run_from_dict("r2", data, digest="d1"), (1,)),  # another run
+        (_run_piece, run, (2,)),  # another input
+        (_run_piece, run, ()),  # no input
+        (_other_piece, run, (1,)),  # another maker
+    ):
+        before = second.made
+        second.cached_run_bytes(maker, changed, *inputs)
+        assert second.made == before + 1, (maker.__name__, changed.id, inputs)
