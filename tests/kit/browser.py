@@ -3,7 +3,11 @@ Debian's chromium through Playwright with every request, console error and CSP v
 recorded, so a test can say "this page loaded cleanly" in one line.
 
 Chromium is launched by its path: Playwright's own browser downloads are not available
-where the tests run (see .ci/run, which installs Debian's package).
+where the tests run (see .ci/run, which installs Debian's package). Its headless shell
+(Debian's chromium-headless-shell, the build Playwright itself runs for headless tests) is
+preferred: the same Blink and V8 without the browser's user interface, it takes about a third
+of the full browser's processor time for these tests (docs/performance-log.md); the full
+``chromium`` is the fallback.
 """
 
 from __future__ import annotations
@@ -68,8 +72,19 @@ def require(what: str, hint: str) -> NoReturn:
     pytest.skip(message)
 
 
+# The headless shell's binary itself: /usr/bin/chromium-headless-shell is a shell script that
+# runs it without exec, so closing the browser would end only the script.
+HEADLESS_SHELL = "/usr/lib/chromium/chromium-headless-shell"
+
+
 def chromium_path() -> str | None:
-    candidates = [os.environ.get("SITEGEN_CHROMIUM"), shutil.which("chromium"), "/usr/bin/chromium"]
+    """The browser to launch: SITEGEN_CHROMIUM, else the headless shell, else chromium."""
+    candidates = [
+        os.environ.get("SITEGEN_CHROMIUM"),
+        HEADLESS_SHELL,
+        shutil.which("chromium"),
+        "/usr/bin/chromium",
+    ]
     return next((c for c in candidates if c and Path(c).is_file()), None)
 
 
