@@ -12,6 +12,7 @@ import compileall
 import contextlib
 import fcntl
 import functools
+import gc
 import math
 import os
 import shutil
@@ -104,6 +105,21 @@ def _room_in(folder: Path) -> int:
     except (OSError, IndexError):
         return 0
     return found.f_bavail * found.f_frsize if in_memory and os.access(folder, os.W_OK) else 0
+
+
+# The cycle collector's first generation runs after this many allocations, not Python's 700:
+# a test process holds every collected test, fixture and Hypothesis strategy, and the
+# collector walked them again and again (the suite took about a twentieth less processor time
+# with this; docs/performance-log.md). sitegen's own commands run without it (gc_and_exit).
+GC_FIRST_GENERATION = 50_000
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What collection made lives to the end: set it aside from the cycle collector's passes
+    (gc.freeze), and let it run less often (GC_FIRST_GENERATION)."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(GC_FIRST_GENERATION, *gc.get_threshold()[1:])
 
 
 @pytest.hookimpl(trylast=True)
@@ -276,6 +292,14 @@ def built_project(tmp_path: Path, session_sites: Path, shared_cache: Path, shipp
     shared cache: for tests that start from a built site, at a fraction of a build's cost."""
     _take_kept(session_sites, "shipped", shared_cache)
     return copy_built(shipped, tmp_path / "site", shared_cache)
+
+
+@pytest.fixture
+def built(built_project: Path) -> Path:
+    """``built_project``, by the name the tests of builds use: for tests that start from a built
+    site and whose subject is not what the last build recorded of its files' identities (a copy
+    has other inodes: copy_built)."""
+    return built_project
 
 
 @pytest.fixture(scope="session")

@@ -1,6 +1,7 @@
 """Changes to a copy of the shipped site after which a listing's pieces of runs whose own content
 is unchanged must change too: shared by the tests of listings built from kept pieces
-(tests/output/test_build.py) and of the plan's memory (tests/incremental/test_plan_memory.py)."""
+(tests/incremental/test_incremental_build.py) and of the plan's memory
+(tests/incremental/test_plan_memory.py)."""
 
 from __future__ import annotations
 

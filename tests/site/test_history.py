@@ -49,11 +49,14 @@ def measured_cell(data: dict[str, Any]) -> dict[str, Any]:
     )
 
 
-def site_with(tmp_path: Path, runs: dict[str, dict[str, Any]]) -> Path:
+def site_with(tmp_path: Path, runs: dict[str, dict[str, Any]], shared_cache: Path) -> Path:
+    """A site of ``runs`` (file name → document), collected and built, its cache the session's."""
     site = tmp_path / "site"
     (site / "content" / "runs").mkdir(parents=True)
     shutil.copy(REPO / "sitegen.yaml", site / "sitegen.yaml")
     shutil.copytree(REPO / "schema", site / "schema")
+    (site / ".sitegen").mkdir()
+    (site / ".sitegen" / "cache").symlink_to(shared_cache, target_is_directory=True)
     for run_id, data in runs.items():
         (site / "content" / "runs" / f"{run_id}.yaml").write_text(
             yaml.safe_dump(data, sort_keys=False), encoding="utf-8"
@@ -78,11 +81,14 @@ def next_run(factor: float, date: str = "2026-08-01") -> dict[str, Any]:
 
 
 def test_a_planted_run_15_percent_slower_is_a_regression_everywhere(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path,
+    shared_cache: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     base = seed()
     cell = measured_cell(base)
-    site = site_with(tmp_path, {"base": base, "slower": next_run(0.85)})
+    site = site_with(tmp_path, {"base": base, "slower": next_run(0.85)}, shared_cache)
     records = changes(site)
     assert (
         records
@@ -151,8 +157,8 @@ def test_a_planted_run_15_percent_slower_is_a_regression_everywhere(
     )
 
 
-def test_one_percent_slower_is_no_change(tmp_path: Path) -> None:
-    site = site_with(tmp_path, {"base": seed(), "same": next_run(0.99)})
+def test_one_percent_slower_is_no_change(tmp_path: Path, shared_cache: Path) -> None:
+    site = site_with(tmp_path, {"base": seed(), "same": next_run(0.99)}, shared_cache)
     records = changes(site)
     assert records and all(r["verdict"] == "no change" for r in records)
     cell = measured_cell(seed())
@@ -166,10 +172,12 @@ def test_one_percent_slower_is_no_change(tmp_path: Path) -> None:
     assert moved["ratio"] == pytest.approx(0.99, abs=1e-6)
 
 
-def test_a_timeline_draws_a_tiny_change_as_tiny(tmp_path: Path) -> None:
+def test_a_timeline_draws_a_tiny_change_as_tiny(tmp_path: Path, shared_cache: Path) -> None:
     # docs/comparisons.md#setups: the axis spans at least a fifth of the middle value, so a
     # 0.05 % step moves a point by 0.0005 / 0.2 of the plot's height, not the whole of it.
-    site = site_with(tmp_path, {"a": next_run(1.0, "2026-07-01"), "b": next_run(1.0005)})
+    site = site_with(
+        tmp_path, {"a": next_run(1.0, "2026-07-01"), "b": next_run(1.0005)}, shared_cache
+    )
     [setup] = {r["setup"] for r in changes(site)}
     page = (site / "_site" / "setups" / setup / "index.html").read_text(encoding="utf-8")
     charts = re.findall(
@@ -181,10 +189,12 @@ def test_a_timeline_draws_a_tiny_change_as_tiny(tmp_path: Path) -> None:
         assert max(ys) - min(ys) < 0.05 * int(height), (line, height)
 
 
-def test_a_different_benchmark_shape_is_cant_tell_with_its_reason(tmp_path: Path) -> None:
+def test_a_different_benchmark_shape_is_cant_tell_with_its_reason(
+    tmp_path: Path, shared_cache: Path
+) -> None:
     other = next_run(0.85)
     other["run"]["time_per_measurement_s"] = 60.0
-    site = site_with(tmp_path, {"base": seed(), "longer": other})
+    site = site_with(tmp_path, {"base": seed(), "longer": other}, shared_cache)
     records = changes(site)
     assert records and all(r["verdict"] == "can't tell" for r in records)
     assert all(
@@ -194,11 +204,11 @@ def test_a_different_benchmark_shape_is_cant_tell_with_its_reason(tmp_path: Path
     )
 
 
-def test_runs_of_different_setups_are_never_compared(tmp_path: Path) -> None:
+def test_runs_of_different_setups_are_never_compared(tmp_path: Path, shared_cache: Path) -> None:
     other = next_run(0.85)
     del other["run"]["setup"]
     other["engine"]["quantization"] = "FP8"
-    site = site_with(tmp_path, {"base": seed(), "other": other})
+    site = site_with(tmp_path, {"base": seed(), "other": other}, shared_cache)
     assert changes(site) == []
     assert not (site / "_site" / "setups").exists()
 
@@ -251,22 +261,24 @@ def test_the_shipped_history_flags_the_bf16_regression(tmp_path: Path) -> None:
     assert "0.26.0" in setup_page and "<polyline" in setup_page
 
 
-def test_a_change_within_the_spread_of_repeats_is_cant_tell(tmp_path: Path) -> None:
+def test_a_change_within_the_spread_of_repeats_is_cant_tell(
+    tmp_path: Path, shared_cache: Path
+) -> None:
     base, slower = seed(), next_run(0.85)
     repeats = [90.0, 100.0, 112.0]  # (max − min) / median = 22 %, wider than the 15 % drop
     for data in (base, slower):
         cell = measured_cell(data)
         listed = ", ".join(f"{v:g}" for v in repeats)
         cell["source_values"] = {"repetitions_total_tokens_per_s": listed}
-    site = site_with(tmp_path, {"base": base, "slower": slower})
+    site = site_with(tmp_path, {"base": base, "slower": slower}, shared_cache)
     [record] = [r for r in changes(site) if r["verdict"] != "no change"]
     spread = (max(repeats) - min(repeats)) / sorted(repeats)[1]
     assert abs(record["ratio"] - 1) < spread
     assert record["verdict"] == "can't tell" and "spread of repeats (22.0%)" in record["reason"]
 
 
-def test_the_threshold_is_a_setting(tmp_path: Path) -> None:
-    site = site_with(tmp_path, {"base": seed(), "slower": next_run(0.85)})
+def test_the_threshold_is_a_setting(tmp_path: Path, shared_cache: Path) -> None:
+    site = site_with(tmp_path, {"base": seed(), "slower": next_run(0.85)}, shared_cache)
     config = site / "sitegen.yaml"
     config.write_text(
         config.read_text(encoding="utf-8") + "changes:\n  threshold_percent: 20\n", encoding="utf-8"
@@ -277,13 +289,15 @@ def test_the_threshold_is_a_setting(tmp_path: Path) -> None:
     assert all(r["verdict"] == "no change" for r in document["changes"])
 
 
-def test_contexts_measured_a_little_apart_are_one_figure(tmp_path: Path) -> None:
+def test_contexts_measured_a_little_apart_are_one_figure(
+    tmp_path: Path, shared_cache: Path
+) -> None:
     # A serving benchmark's context is the measured mean input length: it moves between runs.
     base, moved = seed(), next_run(0.85)
     cell = measured_cell(moved)
     for item in moved["measurements"]["decode"] + moved["measurements"]["prefill"]:
         item["context_tokens"] = round(item["context_tokens"] * 1.02)
-    site = site_with(tmp_path, {"base": base, "moved": moved})
+    site = site_with(tmp_path, {"base": base, "moved": moved}, shared_cache)
     records = changes(site)
     assert all(r["verdict"] != "can't tell" for r in records)
     [flagged] = [r for r in records if r["verdict"] != "no change"]
@@ -525,11 +539,11 @@ def test_a_setup_page_shows_every_figure_its_runs_share(shipped_site: Path, fa: 
                         assert cell == "—"
 
 
-def test_a_setup_page_writes_each_pair_of_runs_once(tmp_path: Path) -> None:
+def test_a_setup_page_writes_each_pair_of_runs_once(tmp_path: Path, shared_cache: Path) -> None:
     """The setup page's changes, by pair of runs: each pair heads its rows once, and the rows
     under it are its changes in changes.json (every flagged one, none of another pair's)."""
     runs = {"base": seed(), "slower": next_run(0.85), "faster": next_run(1.2, "2026-09-01")}
-    site = site_with(tmp_path, runs)
+    site = site_with(tmp_path, runs, shared_cache)
     flagged = [r for r in changes(site) if r["verdict"] != "no change"]
     html = (site / "_site" / "setups" / "planted-setup" / "index.html").read_text(encoding="utf-8")
     table = html.split('aria-labelledby="changed-caption">', 1)[1].split("</table>", 1)[0]
@@ -548,12 +562,12 @@ def test_a_setup_page_writes_each_pair_of_runs_once(tmp_path: Path) -> None:
         assert "title=" not in rows.split("\n", 1)[1]  # the pair's runs are not written again
 
 
-def test_a_setup_page_keeps_a_runs_near_contexts_apart(tmp_path: Path) -> None:
+def test_a_setup_page_keeps_a_runs_near_contexts_apart(tmp_path: Path, shared_cache: Path) -> None:
     """The seed run measures prefill at 1019K and at 1024K (within the 10 % that matches a
     context between runs, docs/comparisons.md): on the setup page they are two figures, each
     with one value a run, the file's own, never two points of one run in one chart."""
     base, later = seed(), next_run(0.85)
-    site = site_with(tmp_path, {"base": base, "later": later})
+    site = site_with(tmp_path, {"base": base, "later": later}, shared_cache)
     html = (site / "_site" / "setups" / "planted-setup" / "index.html").read_text(encoding="utf-8")
     points = base["measurements"]["prefill"]
     prefill = {p["context_tokens"]: p["prompt_tokens_per_s"] for p in points}
