@@ -188,7 +188,15 @@ def _held(lock: Path) -> Iterator[None]:
 # The read-only sites, in the order they are built (one cache, so the later find the charts the
 # first drew), and the cache's own subfolders that a worker's cache takes (drawn charts, compiled
 # templates and schemas, checked result files: content-addressed, so any site may use them).
-SESSION_SITES = ("shipped", "paged", "seed")
+SESSION_SITES = ("shipped", "paged", "seed", "small")
+# The runs of the "small" site, three of the shipped ones (which tests edit, keep or remove), for
+# tests of build machinery (the atomic swap, the spare, damaged state) whose subject is the same
+# at three runs as at all the shipped ones: each of their many builds costs a fraction of theirs.
+SMALL_SITE_RUNS = {
+    f"{SEED_RUN_ID}.yaml",
+    "ttp300-vllm-qwen3-4b.yaml",
+    "mi100x4-vllm-qwen3coder30b-gptq4.yaml",
+}
 DRAWN = ("charts", "templates", "validators", "collect")
 
 
@@ -216,9 +224,10 @@ def _build_session_sites(sites: Path) -> None:
         with pytest.MonkeyPatch.context() as patch:
             if name == "paged":
                 patch.setattr("sitegen.site.pages.index.PAGE_SIZE", PAGED_INDEX_SIZE)
-            if name == "seed":
+            if name in ("seed", "small"):
+                keep = SMALL_SITE_RUNS if name == "small" else {f"{SEED_RUN_ID}.yaml"}
                 for path in (site / "content" / "runs").iterdir():
-                    if path.name != f"{SEED_RUN_ID}.yaml":
+                    if path.name not in keep:
                         path.unlink()
             build_cold(site)
         kept = sites / f"{name}.cache"
@@ -283,6 +292,30 @@ def seed_site(session_sites: Path, shared_cache: Path) -> Path:
     for the test run: read by the tests of the seed page, and copied by those that change it
     (copy_built)."""
     return _session_site(session_sites, "seed", shared_cache)
+
+
+@pytest.fixture
+def small_project(tmp_path: Path, shared_cache: Path) -> Path:
+    """``project`` with only the runs of SMALL_SITE_RUNS: for tests of build machinery."""
+    site = copy_site(tmp_path / "site", shared_cache)
+    for path in (site / "content" / "runs").iterdir():
+        if path.name not in SMALL_SITE_RUNS:
+            path.unlink()
+    return site
+
+
+@pytest.fixture(scope="session")
+def small_site(session_sites: Path, shared_cache: Path) -> Path:
+    """A copy of the repository's site with three runs (SMALL_SITE_RUNS), collected and built once
+    for the test run, read only: copied by ``small_built``."""
+    return _session_site(session_sites, "small", shared_cache)
+
+
+@pytest.fixture
+def small_built(tmp_path: Path, session_sites: Path, shared_cache: Path, small_site: Path) -> Path:
+    """``built_project`` for the three runs of ``small_site``: for tests of build machinery."""
+    _take_kept(session_sites, "small", shared_cache)
+    return copy_built(small_site, tmp_path / "site", shared_cache)
 
 
 @pytest.fixture

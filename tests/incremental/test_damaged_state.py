@@ -21,9 +21,10 @@ from tests.kit.project import SEED_RUN_ID, run_cli, site_files
 
 
 @pytest.fixture
-def built(built_project: Path) -> Path:
-    """The repository's site, collected and built (a copy of the session's: conftest)."""
-    return built_project
+def built(small_built: Path) -> Path:
+    """A site of three runs, collected and built (a copy of the session's: conftest's small_built):
+    what damaged state costs does not depend on how many runs a site has."""
+    return small_built
 
 
 def _collected(project: Path) -> Path:

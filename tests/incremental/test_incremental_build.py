@@ -49,13 +49,13 @@ def test_unchanged_build_renders_nothing(built: Path, capsys: pytest.CaptureFixt
 
 
 def test_unchanged_build_reads_no_run_and_touches_no_file(
-    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    small_project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from sitegen.site import build as build_module
 
-    assert run_cli(project, "collect") == 0
-    assert run_cli(project, "build") == 0
-    site = project / "_site"
+    assert run_cli(small_project, "collect") == 0
+    assert run_cli(small_project, "build") == 0
+    site = small_project / "_site"
     before = {
         path: (path.stat().st_ino, path.stat().st_mtime_ns)
         for path in site.rglob("*")
@@ -67,7 +67,7 @@ def test_unchanged_build_reads_no_run_and_touches_no_file(
 
     monkeypatch.setattr(build_module, "read_collected", no_reading)
     capsys.readouterr()
-    assert run_cli(project, "build") == 0
+    assert run_cli(small_project, "build") == 0
     out = capsys.readouterr().out
     pages = sum(1 for path in before if path.name == "index.html" or path.name == "404.html")
     assert "(0 rendered, 0 new charts)" in out and re.search(r"built (\d+) pages", out)
@@ -80,14 +80,14 @@ def test_unchanged_build_reads_no_run_and_touches_no_file(
 
 
 def test_settled_unchanged_build_reads_neither_the_collected_file_nor_each_folder(
-    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    small_project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from sitegen.site import build as build_module
 
     trust_recorded_identities(monkeypatch)
-    assert run_cli(project, "collect") == 0
-    assert run_cli(project, "build") == 0
-    past_the_file_system_tick(project)
+    assert run_cli(small_project, "collect") == 0
+    assert run_cli(small_project, "build") == 0
+    past_the_file_system_tick(small_project)
 
     def no_reading(*args: object, **kwargs: object) -> None:
         raise AssertionError("the unchanged build read the collected file or listed a folder")
@@ -95,7 +95,7 @@ def test_settled_unchanged_build_reads_neither_the_collected_file_nor_each_folde
     monkeypatch.setattr(build_module, "_read_collected_bytes", no_reading)
     monkeypatch.setattr(site_folders, "lists_exactly", no_reading)
     capsys.readouterr()
-    assert run_cli(project, "build") == 0
+    assert run_cli(small_project, "build") == 0
     assert "(0 rendered, 0 new charts)" in capsys.readouterr().out
 
 
@@ -115,7 +115,7 @@ def _folders_listed_by_a_build(project: Path, monkeypatch: pytest.MonkeyPatch) -
 
 
 def test_a_folder_changed_in_the_recording_tick_is_checked_not_trusted(
-    project: Path, monkeypatch: pytest.MonkeyPatch
+    small_project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A folder whose change time is the clock's reading when the build recorded it could change
     again in that tick without its time showing it: the next build lists it. (Here the reading
@@ -123,9 +123,9 @@ def test_a_folder_changed_in_the_recording_tick_is_checked_not_trusted(
     cannot wait out.)"""
     from sitegen import files
 
-    assert run_cli(project, "collect") == 0
+    assert run_cli(small_project, "collect") == 0
     real_clock = files.file_system_now
-    site = project / "_site"
+    site = small_project / "_site"
 
     def in_the_sites_tick(folder: Path, after_tick: bool = False) -> files.Clock | None:
         clock = real_clock(folder, after_tick)
@@ -134,35 +134,36 @@ def test_a_folder_changed_in_the_recording_tick_is_checked_not_trusted(
         return files.Clock(os.stat(site).st_ctime_ns, clock.device)
 
     monkeypatch.setattr(files, "file_system_now", in_the_sites_tick)
-    assert run_cli(project, "build") == 0
+    assert run_cli(small_project, "build") == 0
     monkeypatch.setattr(files, "file_system_now", real_clock)
-    assert str(site) in _folders_listed_by_a_build(project, monkeypatch)
+    assert str(site) in _folders_listed_by_a_build(small_project, monkeypatch)
 
 
 def test_a_build_right_after_another_trusts_the_folders_it_recorded(
-    project: Path, monkeypatch: pytest.MonkeyPatch
+    small_project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The build waits for the file system's clock to move past its own changes before it
     records its folders (files.file_system_now's after_tick), so the next build, however soon,
     lists none of them: at 20,000 runs the folder ``runs/`` alone holds 40,000 entries."""
-    assert run_cli(project, "collect") == 0
-    assert run_cli(project, "build") == 0
-    (project / "content" / "runs" / f"{SEED_RUN_ID}.yaml").unlink()  # the next build changes pages
-    assert run_cli(project, "collect") == 0
-    assert run_cli(project, "build") == 0
+    assert run_cli(small_project, "collect") == 0
+    assert run_cli(small_project, "build") == 0
+    # the next build changes pages
+    (small_project / "content" / "runs" / f"{SEED_RUN_ID}.yaml").unlink()
+    assert run_cli(small_project, "collect") == 0
+    assert run_cli(small_project, "build") == 0
     # Straight after: nothing to list, unless the clock is coarse.
-    assert _folders_listed_by_a_build(project, monkeypatch) == []
+    assert _folders_listed_by_a_build(small_project, monkeypatch) == []
 
 
 def test_collected_file_changed_in_place_with_its_old_time_is_read(
-    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    small_project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Same size, same modification time, same inode: the change time still tells."""
     trust_recorded_identities(monkeypatch)
-    assert run_cli(project, "collect") == 0
-    assert run_cli(project, "build") == 0
-    past_the_file_system_tick(project)
-    path = project / ".sitegen" / "collected.json"
+    assert run_cli(small_project, "collect") == 0
+    assert run_cli(small_project, "build") == 0
+    past_the_file_system_tick(small_project)
+    path = small_project / ".sitegen" / "collected.json"
     before = path.stat()
     data = path.read_bytes()
     at = data.index(b'"count":') + len(b'"count":')  # a run's accelerator count, one digit changed
@@ -172,7 +173,7 @@ def test_collected_file_changed_in_place_with_its_old_time_is_read(
     os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
     assert path.stat().st_size == before.st_size and path.stat().st_ino == before.st_ino
     capsys.readouterr()
-    assert run_cli(project, "build") == 1  # read, and found not to match its checksum
+    assert run_cli(small_project, "build") == 1  # read, and found not to match its checksum
     assert "run `sitegen collect` again" in capsys.readouterr().err
 
 
@@ -190,18 +191,18 @@ def test_collected_file_changed_in_place_with_its_old_time_is_read(
     ],
 )
 def test_unchanged_looking_build_still_builds_what_differs(
-    project: Path, monkeypatch: pytest.MonkeyPatch, change: str, settled: bool
+    small_project: Path, monkeypatch: pytest.MonkeyPatch, change: str, settled: bool
 ) -> None:
     """Only the inputs of the last build and exactly its files let a build stop early, whether
     the next build lists the folders (changed within the clock's resolution) or trusts the
     identities the last build recorded."""
     if settled:
         trust_recorded_identities(monkeypatch)
-    assert run_cli(project, "collect") == 0
-    assert run_cli(project, "build") == 0
+    assert run_cli(small_project, "collect") == 0
+    assert run_cli(small_project, "build") == 0
     if settled:
-        past_the_file_system_tick(project)
-    site = project / "_site"
+        past_the_file_system_tick(small_project)
+    site = small_project / "_site"
     reference = site_files(site)
     page = site / "runs" / SEED_RUN_ID / "index.html"
     if change == "stray file":
@@ -214,24 +215,24 @@ def test_unchanged_looking_build_still_builds_what_differs(
     elif change == "stray folder":
         (site / "runs" / "left-over").mkdir()
     elif change == "folder made a link":
-        shutil.move(page.parent, project / "moved")
-        page.parent.symlink_to(project / "moved")
+        shutil.move(page.parent, small_project / "moved")
+        page.parent.symlink_to(small_project / "moved")
     elif change == "settings":
-        config = project / "sitegen.yaml"
+        config = small_project / "sitegen.yaml"
         config.write_text(
             config.read_text().replace(
                 "title: LLM inference speed tests", "title: Another title", 1
             )
         )
     else:
-        seed = project / "content" / "runs" / f"{SEED_RUN_ID}.yaml"
+        seed = small_project / "content" / "runs" / f"{SEED_RUN_ID}.yaml"
         seed.write_text(
             seed.read_text().replace(
                 "total_tokens_per_s: 228.386789", "total_tokens_per_s: 230.5", 1
             )
         )
-        assert run_cli(project, "collect") == 0
-    assert run_cli(project, "build") == 0
+        assert run_cli(small_project, "collect") == 0
+    assert run_cli(small_project, "build") == 0
     after = site_files(site)
     assert (
         not (site / "runs" / "left-over.html").exists()
@@ -456,7 +457,7 @@ def test_an_added_run_makes_only_its_own_pieces_of_the_data_files(
     "change",
     ["add", "remove", "edit", "sibling", "group path", "group label", "service level", "price"],
 )
-def test_listing_pages_built_from_kept_pieces_equal_acold_build(
+def test_listing_pages_built_from_kept_pieces_equal_a_cold_build(
     project: Path, monkeypatch: pytest.MonkeyPatch, change: str
 ) -> None:
     """The index, /capacity/ and the preset views are joins of pieces kept between builds
@@ -542,7 +543,7 @@ def _run_pages_made(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 @pytest.mark.parametrize("tamper", ["none", "links section gone"])
-def test_pages_whose_links_alone_change_are_patched_and_equal_acold_build(
+def test_pages_whose_links_alone_change_are_patched_and_equal_a_cold_build(
     built: Path, monkeypatch: pytest.MonkeyPatch, tamper: str
 ) -> None:
     # A run of another model on the DGX Spark's accelerator: the links of the two runs there

@@ -12,29 +12,15 @@ from pathlib import Path
 import pytest
 
 from tests.kit.builds import MINIMAL, cold_build_copy
-from tests.kit.project import REPO, SEED_RUN_ID, copy_built, copy_site, run_cli, site_files
-
-# The runs of the site these tests build: the seed run, which they edit, and one they remove, so
-# that a build both rewrites and removes files. The swap is of whole trees, as safe at two runs
-# as at all the shipped ones, and each of the many builds here costs a fraction of theirs.
-SMALL_SITE_RUNS = {f"{SEED_RUN_ID}.yaml", "ttp300-vllm-qwen3-4b.yaml"}
-
-
-@pytest.fixture(scope="module")
-def small_site(tmp_path_factory: pytest.TempPathFactory, shared_cache: Path) -> Path:
-    """The shipped site cut to SMALL_SITE_RUNS, collected and built once for this module."""
-    site = copy_site(tmp_path_factory.mktemp("small") / "site", shared_cache)
-    for path in (site / "content" / "runs").iterdir():
-        if path.name not in SMALL_SITE_RUNS:
-            path.unlink()
-    assert run_cli(site, "collect") == 0 and run_cli(site, "build") == 0
-    return site
+from tests.kit.project import REPO, SEED_RUN_ID, run_cli, site_files
 
 
 @pytest.fixture
-def built(small_site: Path, tmp_path: Path, shared_cache: Path) -> Path:
-    """A copy of ``small_site`` for one test (in place of conftest's copy of the shipped site)."""
-    return copy_built(small_site, tmp_path / "site", shared_cache)
+def built(small_built: Path) -> Path:
+    """The site these tests build: three runs (conftest's SMALL_SITE_RUNS), among them the seed
+    run, which they edit, and one they remove, so that a build both rewrites and removes files.
+    The swap is of whole trees, as safe at three runs as at all the shipped ones."""
+    return small_built
 
 
 @pytest.mark.parametrize("failure", ["exchange", "rename-in"])
