@@ -5,6 +5,7 @@
     python benchmarks/bench.py --runs 200 --repeat 1
     python benchmarks/bench.py --runs 1000 --runs 5000 --runs 20000 --repeat 1 --hugo
     python benchmarks/bench.py --runs 20000 --added-only --folder /tmp/site-20k --repeat 4
+    python benchmarks/bench.py --runs 1000 --folder /tmp/site-1k   # and leave the site there
 
 With ``--hugo`` (and Hugo installed) a Hugo site of as many pages, each with a table as long
 as a run page's, is built cold in the same run, so sitegen's times can be read as ratios of
@@ -25,6 +26,7 @@ beside the figures; they are goals, never timed tests.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import copy
 import functools
 import gzip
@@ -38,6 +40,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -418,9 +421,23 @@ def added_only(folder: Path, runs: int, repeat: int) -> None:
         )
 
 
-def bench(runs: int, repeat: int, hugo: bool = False) -> dict[str, object]:
+@contextlib.contextmanager
+def _site_folder(kept: Path | None) -> Iterator[Path]:
+    """``kept`` (made, and left afterwards), or a temporary folder removed afterwards."""
+    if kept is not None:
+        kept.mkdir(parents=True)
+        yield kept
+        return
     with tempfile.TemporaryDirectory(prefix="sitegen-bench-") as tmp:
-        folder = Path(tmp)
+        yield Path(tmp)
+
+
+def bench(
+    runs: int, repeat: int, hugo: bool = False, kept: Path | None = None
+) -> dict[str, object]:
+    """Every figure of the table for a site of ``runs`` runs, made in ``kept`` (left there,
+    collected and built) or in a temporary folder."""
+    with _site_folder(kept) as folder:
         make_site(folder, runs)
         results: dict[str, object] = {}
         results["collect cold"] = median([cold_run(folder, "collect") for _ in range(repeat)])
@@ -533,7 +550,12 @@ def main() -> int:
         "--hugo", action="store_true", help="also time Hugo building as many pages (needs hugo)"
     )
     parser.add_argument(
-        "--folder", type=Path, help="with --added-only: keep the site here between invocations"
+        "--folder",
+        type=Path,
+        help=(
+            "with --added-only: keep the site here between invocations; else: make the site of "
+            "the one --runs size here and leave it, collected and built (a new folder)"
+        ),
     )
     parser.add_argument(
         "--added-only",
@@ -551,8 +573,10 @@ def main() -> int:
     if args.hugo and shutil.which("hugo") is None:
         parser.error("--hugo needs Hugo on PATH (Debian: apt-get install hugo)")
     sizes = args.runs or [1000, 5000]
+    if args.folder is not None and (len(sizes) != 1 or args.folder.exists()):
+        parser.error("--folder without --added-only needs one --runs and a folder not there yet")
     compile_sitegen()
-    table = {size: bench(size, args.repeat, args.hugo) for size in sizes}
+    table = {size: bench(size, args.repeat, args.hugo, args.folder) for size in sizes}
     names = list(next(iter(table.values())))
     width = max(map(len, names))
     print(f"{'':{width}}  " + "  ".join(f"{f'N = {size:,}':>24}" for size in sizes) + "  target")

@@ -21,10 +21,12 @@ HUGO = shutil.which("hugo") is not None
 
 
 @pytest.fixture(scope="module")
-def bench_table() -> str:
-    """What bench.py prints for sites of three runs: run once for the tests below. Where Hugo is
-    installed, two measurements a figure, each cold build paired with Hugo's (the pairing test
-    reads their median); else one, which is all the table's rows need."""
+def bench_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
+    """What bench.py prints for sites of three runs, and the site it leaves with --folder
+    (collected and built): run once for the tests below. Where Hugo is installed, two
+    measurements a figure, each cold build paired with Hugo's (the pairing test reads their
+    median); else one, which is all the table's rows need."""
+    folder = tmp_path_factory.mktemp("bench") / "site"
     result = subprocess.run(
         [
             sys.executable,
@@ -33,6 +35,8 @@ def bench_table() -> str:
             "3",
             "--repeat",
             "2" if HUGO else "1",
+            "--folder",
+            str(folder),
             *(["--hugo"] if HUGO else []),
         ],
         capture_output=True,
@@ -41,7 +45,12 @@ def bench_table() -> str:
         check=False,
     )
     assert result.returncode == 0, result.stderr
-    return result.stdout
+    return result.stdout, folder
+
+
+@pytest.fixture(scope="module")
+def bench_table(bench_run: tuple[str, Path]) -> str:
+    return bench_run[0]
 
 
 def test_benchmark_script_prints_its_table(bench_table: str) -> None:
@@ -55,6 +64,29 @@ def test_benchmark_script_prints_its_table(bench_table: str) -> None:
         "output",
     ):
         assert row in bench_table
+
+
+def test_the_table_leaves_its_site_in_the_folder_it_was_given(kept_bench_site: Path) -> None:
+    assert sorted(path.name for path in (kept_bench_site / "content" / "runs").iterdir()) == [
+        "run-00000.yaml",
+        "run-00001.yaml",
+        "run-00002.yaml",
+    ]
+    assert (kept_bench_site / "_site" / "runs" / "run-00002" / "index.html").is_file()
+
+
+def test_a_folder_that_is_there_already_is_refused(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, str(REPO / "benchmarks" / "bench.py"), "--runs", "3", "--folder", "."],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        cwd=tmp_path,
+    )
+    assert result.returncode == 2
+    assert "needs one --runs and a folder not there yet" in result.stderr
+    assert list(tmp_path.iterdir()) == []
 
 
 def _bench_added_only(folder: Path) -> str:
@@ -85,11 +117,9 @@ ADDED_ALONE = r"^one run added: collect [\d.]+ s \+ build [\d.]+ s = [\d.]+ s"
 
 
 @pytest.fixture(scope="module")
-def kept_bench_site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    """A site bench.py made for --added-only (made once: each test works on a copy of it), and
-    what bench.py printed making it."""
-    folder = tmp_path_factory.mktemp("bench") / "site"
-    return folder, _bench_added_only(folder)
+def kept_bench_site(bench_run: tuple[str, Path]) -> Path:
+    """The site of three runs the table's run of bench.py left (each test works on a copy)."""
+    return bench_run[1]
 
 
 def _copy_of(kept: Path, tmp_path: Path) -> Path:
@@ -98,12 +128,8 @@ def _copy_of(kept: Path, tmp_path: Path) -> Path:
     return folder
 
 
-def test_the_added_run_alone_on_a_kept_site(
-    kept_bench_site: tuple[Path, str], tmp_path: Path
-) -> None:
-    kept, made = kept_bench_site
-    assert re.search(ADDED_ALONE, made, re.M)  # made
-    folder = _copy_of(kept, tmp_path)
+def test_the_added_run_alone_on_a_kept_site(kept_bench_site: Path, tmp_path: Path) -> None:
+    folder = _copy_of(kept_bench_site, tmp_path)
     assert re.search(ADDED_ALONE, _bench_added_only(folder), re.M)  # found and brought up to date
     # Three runs, and the added one removed again after it was timed.
     assert sorted(path.name for path in (folder / "content" / "runs").iterdir()) == [
@@ -113,12 +139,10 @@ def test_the_added_run_alone_on_a_kept_site(
     ]
 
 
-def test_the_stages_of_an_added_runs_build(
-    kept_bench_site: tuple[Path, str], tmp_path: Path
-) -> None:
+def test_the_stages_of_an_added_runs_build(kept_bench_site: Path, tmp_path: Path) -> None:
     # On a site bench.py made: every step of the build named with its share, and the site as
     # it was afterwards (the added run gone, its pages and JSON gone from the site again).
-    folder = _copy_of(kept_bench_site[0], tmp_path)
+    folder = _copy_of(kept_bench_site, tmp_path)
     before = sorted(path.relative_to(folder).as_posix() for path in (folder / "_site").rglob("*"))
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "stages.py"), "--folder", str(folder)],
