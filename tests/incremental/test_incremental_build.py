@@ -79,15 +79,21 @@ def test_unchanged_build_reads_no_run_and_touches_no_file(
     } == before
 
 
+def _built_and_settled(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Collect and build ``project``, its builds trusting what they record however recent, and
+    wait out the clock's resolution: the next build trusts what this one recorded."""
+    trust_recorded_identities(monkeypatch)
+    assert run_cli(project, "collect") == 0
+    assert run_cli(project, "build") == 0
+    past_the_file_system_tick(project)
+
+
 def test_settled_unchanged_build_reads_neither_the_collected_file_nor_each_folder(
     small_project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from sitegen.site import build as build_module
 
-    trust_recorded_identities(monkeypatch)
-    assert run_cli(small_project, "collect") == 0
-    assert run_cli(small_project, "build") == 0
-    past_the_file_system_tick(small_project)
+    _built_and_settled(small_project, monkeypatch)
 
     def no_reading(*args: object, **kwargs: object) -> None:
         raise AssertionError("the unchanged build read the collected file or listed a folder")
@@ -159,10 +165,7 @@ def test_collected_file_changed_in_place_with_its_old_time_is_read(
     small_project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Same size, same modification time, same inode: the change time still tells."""
-    trust_recorded_identities(monkeypatch)
-    assert run_cli(small_project, "collect") == 0
-    assert run_cli(small_project, "build") == 0
-    past_the_file_system_tick(small_project)
+    _built_and_settled(small_project, monkeypatch)
     path = small_project / ".sitegen" / "collected.json"
     before = path.stat()
     data = path.read_bytes()
