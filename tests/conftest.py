@@ -1,7 +1,8 @@
 """Shared fixtures: the sites the tests only read (the shipped site, the same with short index
-pages, the seed run alone), built once for the whole test run and shared by its worker processes;
-a fresh copy of the shipped site for each test that changes a site, either as it is in the
-repository (``project``) or collected and built (``built_project``); and for the browser tests
+pages, the seed run alone, three of its runs), built once for the whole test run and shared by
+its worker processes; a fresh copy of the shipped site (or of its three runs) for each test
+that changes a site, either as it is in the repository (``project``, ``small_project``) or
+collected and built (``built_project``, ``small_built``); and for the browser tests
 that site served on 127.0.0.1 and opened in chromium. A session is one worker process's (see
 pytest_cmdline_main); each worker has its own chart cache, which starts from what the read-only
 sites' builds left."""
@@ -109,8 +110,8 @@ def _room_in(folder: Path) -> int:
 
 # The cycle collector's first generation runs after this many allocations, not Python's 700:
 # a test process holds every collected test, fixture and Hypothesis strategy, and the
-# collector walked them again and again (the suite took about a twentieth less processor time
-# with this; docs/performance-log.md). sitegen's own commands run without it (gc_and_exit).
+# collector walked them again and again (docs/performance-log.md). sitegen's own commands run
+# without it (gc_and_exit).
 GC_FIRST_GENERATION = 50_000
 
 

@@ -5,9 +5,9 @@ recorded, so a test can say "this page loaded cleanly" in one line.
 Chromium is launched by its path: Playwright's own browser downloads are not available
 where the tests run (see .ci/run, which installs Debian's package). Its headless shell
 (Debian's chromium-headless-shell, the build Playwright itself runs for headless tests) is
-preferred: the same Blink and V8 without the browser's user interface, it takes about a third
-of the full browser's processor time for these tests (docs/performance-log.md); the full
-``chromium`` is the fallback.
+preferred: the same Blink and V8 without the browser's user interface, it takes far less of
+the processor for these tests (docs/performance-log.md); the full ``chromium`` is the
+fallback.
 """
 
 from __future__ import annotations
