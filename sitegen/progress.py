@@ -329,16 +329,24 @@ class Reporter:
         """What .sitegen/timings.json keeps of this command."""
         end = self.ended if self.ended is not None else self.clock()
         return {
-            "seconds": round(end - self.started, 3),
+            "seconds": _kept(end - self.started),
             "stages": [
-                {"name": name, "items": items, "seconds": round(seconds, 3), ALONGSIDE: alongside}
+                {"name": name, "items": items, "seconds": _kept(seconds), ALONGSIDE: alongside}
                 for name, items, seconds, alongside in self.rows()
             ],
         }
 
 
+def _kept(seconds: float) -> float:
+    """Seconds as timings.json keeps them, to the millisecond."""
+    return round(seconds, 3)
+
+
 def _seconds(seconds: float) -> str:
-    return f"{seconds:.1f} s"
+    """Seconds to a tenth, from what timings.json keeps of them: the pull-request summary
+    words the kept figure, so that its tenth is the table's (7.0503 s is kept as 7.05, whose
+    tenth a float makes 7.0, where the unkept figure's is 7.1)."""
+    return f"{_kept(seconds):.1f} s"
 
 
 def _describe(stage: Stage, now: float) -> str:

@@ -160,6 +160,22 @@ def test_the_table_gives_each_stage_its_time_and_the_whole() -> None:
     assert sum(row["seconds"] for row in steps) == pytest.approx(6.0)
 
 
+@pytest.mark.parametrize("seconds", [7.0503, 7.0497, 0.15, 2.2501, 2.2449, 12.34951])
+def test_the_table_and_the_kept_timings_give_each_stage_the_same_tenth(seconds: float) -> None:
+    """The pull-request summary words the seconds timings.json keeps, each to a tenth as the
+    table does (sitegen/commands/summary.py): the two agree whatever the seconds' later digits."""
+    reporter, clock, _ = _reporter()
+    reporter.step("writing pages")
+    clock.now = seconds
+    reporter.step("saving the site")
+    clock.now = seconds + 1.0
+    reporter.stop()
+    [kept] = [row for row in reporter.record()["stages"] if row["name"] == "writing pages"]
+    assert kept["seconds"] == round(seconds, 3)  # to the millisecond
+    [shown] = [line for line in reporter.table() if "writing pages" in line]
+    assert shown.endswith(f" {kept['seconds']:.1f} s")
+
+
 def test_a_stage_run_twice_is_one_row_with_both_times() -> None:
     """Collect reads every file again when its record of the last collect was stale."""
     reporter, clock, _ = _reporter()
