@@ -226,16 +226,20 @@ def _build_session_sites(sites: Path) -> None:
             if name == "paged":
                 patch.setattr("sitegen.site.pages.index.PAGE_SIZE", PAGED_INDEX_SIZE)
             if name in ("seed", "small"):
-                keep = SMALL_SITE_RUNS if name == "small" else {f"{SEED_RUN_ID}.yaml"}
-                for path in (site / "content" / "runs").iterdir():
-                    if path.name not in keep:
-                        path.unlink()
+                _keep_only(site, SMALL_SITE_RUNS if name == "small" else {f"{SEED_RUN_ID}.yaml"})
             build_cold(site)
         kept = sites / f"{name}.cache"
         kept.mkdir()
         for path in cache.iterdir():
             if path.is_file():
                 shutil.copyfile(path, kept / path.name)
+
+
+def _keep_only(site: Path, runs: set[str]) -> None:
+    """Remove every result file of ``site`` but ``runs`` (file names)."""
+    for path in (site / "content" / "runs").iterdir():
+        if path.name not in runs:
+            path.unlink()
 
 
 def _take_drawn(sites: Path, shared_cache: Path) -> None:
@@ -299,9 +303,7 @@ def seed_site(session_sites: Path, shared_cache: Path) -> Path:
 def small_project(tmp_path: Path, shared_cache: Path) -> Path:
     """``project`` with only the runs of SMALL_SITE_RUNS: for tests of build machinery."""
     site = copy_site(tmp_path / "site", shared_cache)
-    for path in (site / "content" / "runs").iterdir():
-        if path.name not in SMALL_SITE_RUNS:
-            path.unlink()
+    _keep_only(site, SMALL_SITE_RUNS)
     return site
 
 

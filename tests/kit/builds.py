@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.kit.project import REPO, run_cli, site_files
+from tests.kit.project import REPO, forget_builds, run_cli, site_files
 
 MINIMAL = REPO / "tests" / "data" / "valid" / "minimal.yaml"
 
@@ -16,10 +16,7 @@ MINIMAL = REPO / "tests" / "data" / "valid" / "minimal.yaml"
 def cold_build(project: Path) -> dict[str, bytes]:
     """The site as a build from nothing kept makes it (the chart cache stays: it is checked by
     the content of each chart)."""
-    shutil.rmtree(project / "_site")
-    shutil.rmtree(project / ".sitegen" / "build")
-    for kept in ("figures.json", "fragments.json"):
-        (project / ".sitegen" / "cache" / kept).unlink(missing_ok=True)
+    forget_builds(project)
     assert run_cli(project, "build") == 0
     return site_files(project / "_site")
 

@@ -39,8 +39,8 @@ def forget_builds(project: Path, drawn: bool = False) -> None:
     ``drawn``, no compiled templates or drawn charts either (the session shares those)."""
     shutil.rmtree(project / "_site")
     shutil.rmtree(project / ".sitegen" / "build")
-    (project / ".sitegen" / "cache" / "figures.json").unlink()
-    (project / ".sitegen" / "cache" / "fragments.json").unlink(missing_ok=True)
+    for kept in ("figures.json", "fragments.json"):
+        (project / ".sitegen" / "cache" / kept).unlink(missing_ok=True)
     if drawn:
         for kept in ("templates", "charts"):
             shutil.rmtree(project / ".sitegen" / "cache" / kept)
