@@ -25,13 +25,11 @@ from sitegen.site.figures.build_figures import Analysis, Settings
 from sitegen.site.figures.grouping import (
     Group,
     closest_runs,
-    compare_path,
     natural_pairs,
     site_groups,
 )
 from sitegen.site.figures.labels import distinguishing_labels
 from sitegen.site.figures.paging import Paging, listed_models
-from sitegen.site.figures.run_colours import model_places
 from sitegen.site.incremental.previous import KEY_HALF
 from sitegen.site.page import Page, Site
 from sitegen.site.pages.capacity import capacity_page, level_model_page
@@ -39,7 +37,6 @@ from sitegen.site.pages.compare import (
     MAX_LINKED,
     MAX_RUNS,
     compare_app_page,
-    compare_page,
     run_comparisons,
 )
 from sitegen.site.pages.feeds import SitemapContext, feed_context
@@ -130,7 +127,7 @@ def plan(
     site: Site, runs: list[Run], analysis: Analysis | None = None, memory: PlanMemory | None = None
 ) -> list[PlannedPage]:
     """Every page of the site, in a stable order. Cost is linear in the number of runs: one
-    page per run, group, natural pair and preset, never per operating point or threshold.
+    page per run, group and preset, never per operating point or threshold.
 
     Each page gets ``site`` placed at its own path (Site.at), so its links are relative to it.
     ``memory``: the last build's group digests and page keys, and where this plan leaves its own.
@@ -144,7 +141,6 @@ def plan(
         *_level_pages(basis, costs),
         *_preset_pages(basis, costs),
         *_group_pages(basis),
-        *_compare_pages(basis),
         *_site_pages(basis),
     ]
     return planned + _sitemap(site, planned, basis.everything)
@@ -566,47 +562,6 @@ def _group_page(basis: _PlanBasis, group: Group, path: str, linked: list[str]) -
     at = basis.site.at(path)
     page = group_page(at, group, basis.groups, basis.pairs, basis.analysis)
     return with_setups(page, at, linked, basis.site_history)
-
-
-def _compare_pages(basis: _PlanBasis) -> list[PlannedPage]:
-    """One page per natural pair (older, newer); its swap to A against B is a link within it.
-    Each run in its colour on its model's page (run_colours): a place is the page key's too."""
-    colour_places = model_places(basis.groups.values())
-    labels = basis.run_labels
-    planned = []
-    for a, b in basis.pairs:
-        path = f"{compare_path(a, b)}index.html"
-        # A pair's runs share their model: its group as before holds them, and their labels,
-        # as before.
-        as_before = basis.in_groups[a.id][0] in basis.as_before
-        page_key = basis.memory.last_key(path) if as_before else None
-        if page_key is None:
-            page_key = _key(
-                basis.site_text,
-                path,
-                a.id,
-                a.digest,
-                b.id,
-                b.digest,
-                labels.get(a.id),
-                labels.get(b.id),
-                colour_places.get(a.id),
-                colour_places.get(b.id),
-            )
-        make = partial(_compare_page, basis.site, path, a, b, labels, colour_places)
-        planned.append(PlannedPage(path, page_key, make))
-    return planned
-
-
-def _compare_page(
-    site: Site,
-    path: str,
-    a: Run,
-    b: Run,
-    labels: dict[str, str],
-    colour_places: Mapping[str, int],
-) -> Page:
-    return compare_page(site.at(path), a, b, labels, colour_places)
 
 
 def _site_pages(basis: _PlanBasis) -> list[PlannedPage]:

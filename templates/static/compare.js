@@ -1,8 +1,10 @@
 // The reader's comparison view, /compare/?runs=a,b,c (2 to 6 runs; ?a=&b= still works).
-// It draws the sections of a static compare page (templates/_compare_body.html) with the
-// same markup and rules: sitegen/site/pages/compare.py for caveats, setups and ratios, and
-// sitegen/site/draw/plots.py for the small charts. Wording of facts, launch settings and caveats
-// comes from /data/setups.json, written by the same Python, so the two never disagree.
+// Every comparison on the site is this view: the ready-made ones (natural pairs) and the run
+// pages' links come here with their runs in the address. It draws caveats, setups, ratios,
+// curves, frontier and prefill from each run's JSON, with sitegen/site/draw/plots.py's rules
+// for the small charts. Wording of facts, launch settings and caveats comes from
+// /data/setups.json, written by sitegen/site/pages/compare.py, so the view and the run pages
+// never disagree on them.
 (function () {
   "use strict";
 
@@ -61,7 +63,7 @@
   // The small charts: templates/static/plots.js, loaded before this file.
   var plot = window.sitegenPlots.plot, plotGrid = window.sitegenPlots.plotGrid;
 
-  // --- the sections (sitegen/site/pages/compare.py) -----------------------------------------------
+  // --- the sections --------------------------------------------------------------------------------
   // A reader's own file has its command, but this view does not read its flags (ownfile.js).
   var noCommand = function (run) {
     return run.setup.unparsed ? "command not read here" : "no command";
@@ -116,7 +118,7 @@
     return map;
   };
 
-  // What legends call a run (pages/compare.py's legend_names): its model's own name · accelerator
+  // What legends call a run: its model's own name · accelerator
   // ×count · engine, from the setups' facts; a name another run of the view shares gets its id.
   var nameOf = function (run) {
     var facts = run.setup.facts;
@@ -180,7 +182,7 @@
         var x = value(cellA, base), y = value(cellB, other);
         var td = el("td");
         // Only two valid cells are divided; any other pair shows both statuses. The cell's class
-        // gives its arrow and colour (pages/compare.py's RatioCell.css): u2 = up, step 2; d1; e = level.
+        // gives its arrow and colour (style.css's .rt): u2 = up, step 2; d1; e = level.
         if (cellA && cellB && cellA.status === "valid" && cellB.status === "valid" && x && y !== null) {
           var change = y / x - 1;
           changes.push(change);
@@ -192,7 +194,7 @@
         } else {
           td.textContent = cellA || cellB ? both(state(cellA, x), state(cellB, y)) : MISSING;
           if (x !== null || y !== null) perDeviceLine(td, both(share(x), share(y)));
-          // Neighbours that show the same statuses share one cell, as on the static pages.
+          // Neighbours that show the same statuses share one cell.
           if (last && !last.className && last.innerHTML === td.innerHTML) {
             last.colSpan += 1;
             return;
@@ -202,7 +204,7 @@
         last = td;
       });
     });
-    // Like with like (pages/compare.py's _across_models): no change across models is summed up.
+    // Like with like: no change across models is summed up.
     var modelOf = function (run) { return run.doc.run.base_model || run.doc.run.model; };
     summary.textContent = modelOf(base).toLowerCase() !== modelOf(other).toLowerCase()
       ? other.letter + " and " + base.letter + " are runs of different models (" + modelOf(other) +
@@ -240,8 +242,7 @@
         peak = Math.max(peak, p.prompt_tokens_per_s);
       });
     });
-    // The static page's table (templates/_compare_body.html): a row per run at each context, the
-    // context's header spanning them; letter, bar (width class w<n>, colour c<place>), figure, TTFT.
+    // A table: a row per run at each context, the context's header spanning them; letter, bar (width class w<n>, colour c<place>), figure, TTFT.
     var figure = el("figure", undefined, "bars");
     var caption = el("figcaption", "prompt tok/s by context length");
     caption.id = "prefill-c";
@@ -497,7 +498,7 @@
       paretoSeries.push({ label: label, index: run.index, runId: run.id, points: points, joined: joined, title: title });
     });
     var note = leftOut.length ? "Left out, for lack of per-request figures at two or more request counts: " + leftOut.join("; ") + "." : null;
-    // The x axis names the statistic of the per-request figures (pages/compare.py's speed_title).
+    // The x axis names the statistic of the per-request figures: the runs' one, or each run's.
     var kinds = runs.map(function (run) {
       var kind = run.doc.run.latency_statistic;
       return [run.letter, kind === "mean" || kind === "median" ? kind : "as reported"];

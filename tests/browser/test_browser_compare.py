@@ -1,6 +1,6 @@
-"""Comparisons in a real browser: the reader's view of three unlike runs, and the static pages
-with JavaScript off. Expected values come from the result files (content/runs/*.yaml) and
-arithmetic done here."""
+"""Comparisons in a real browser: the reader's view of three unlike runs, of the natural pairs
+/compare/ offers ready-made, and of a pair both ways round. Expected values come from the result
+files (content/runs/*.yaml) and arithmetic done here."""
 
 from __future__ import annotations
 
@@ -121,8 +121,7 @@ def test_three_unlike_runs_in_the_readers_view(browse: Browsing) -> None:
 
 def test_readers_view_of_equal_counts_shows_per_accelerator_beside_totals(browse: Browsing) -> None:
     """Two runs on 4 accelerators each: totals are compared, each cell has its per-accelerator
-    figures (recomputed from the result files), and the section reads word for word as the static
-    page."""
+    figures (recomputed from the result files), and the caption says how they are derived."""
     a, b = "rtx6kpro4x-vllm-qwen35-397b-awq-mtp", "rtx6kpro4x-vllm-qwen35-397b-nvfp4-nomtp"
     expected = expected_per_accelerator(shipped_run(a), shipped_run(b))
     decode = shipped_run(a)["measurements"]["decode"] + shipped_run(b)["measurements"]["decode"]
@@ -149,55 +148,51 @@ def test_readers_view_of_equal_counts_shows_per_accelerator_beside_totals(browse
             want = expected.get((context, level))
             lines = [line for line in rows[i][j].splitlines() if line.startswith("per acc.")]
             assert lines == ([want] if want else []), (context, level)
-    client = ratio_section(page)
-    visit.assert_clean()
-
-    visit = browse.open(f"/compare/{a}--{b}/", javascript=False)
-    assert ratio_section(visit.page) == client
-    assert "derived: total ÷ 4" in client
+    assert "derived: total ÷ 4" in ratio_section(page)
     visit.assert_clean()
 
 
-def test_static_comparison_without_javascript_is_complete_and_swaps(
+def test_every_ready_made_comparison_is_a_natural_pair_the_view_draws(
     browse: Browsing, built_site: Any
 ) -> None:
-    pages = sorted(p.parent.name for p in built_site.glob("compare/*--*/index.html"))
-    assert pages == [
-        f"{a}--{b}" for a, b in natural_pairs_from_files(built_site.parent / "content")
-    ]
-    for name in pages:
+    """/compare/ offers each natural pair read from the files (older, then newer), as the
+    reader's view of the newer against the older; each draws every section, and "Make baseline"
+    turns it round."""
+    pairs = natural_pairs_from_files(built_site.parent / "content")
+    listing = browse.open("/compare/", javascript=False)
+    hrefs = listing.js(
+        """() => Array.from(document.querySelectorAll("#pairs-h ~ ul a"))
+            .map((a) => new URL(a.href).searchParams.get("runs"))"""
+    )
+    listing.assert_clean()
+    assert sorted(hrefs) == [f"{a},{b}" for a, b in pairs]
+    for a, b in pairs:
         results = [
             json.loads((built_site / "runs" / f"{run_id}.json").read_text(encoding="utf-8"))
-            for run_id in name.split("--")
+            for run_id in (a, b)
         ]
         if not all(result["measurements"]["decode"]["rows"] for result in results):
-            # runs of load points only: no matrix to compare (the setup's page follows them)
-            continue
-        visit = browse.open(f"/compare/{name}/", javascript=False)
+            continue  # a run without decode cells: no matrix (test_readers_view_draws_prefill)
+        visit = browse.open(f"/compare/?runs={a},{b}")
         page = visit.page
+        page.locator("#compare-result figure.plot").last.wait_for()
         for selector in ("table.facts", "table.rt", "#curves-h", "#pareto-h"):
-            assert page.locator(selector).count() >= 1, (name, selector)
-        plots = page.locator("figure.plot > svg")
+            assert page.locator(f"#compare-result {selector}").count() >= 1, (a, b, selector)
+        plots = page.locator("#compare-result figure.plot > svg")
         assert plots.count() >= 1 and all(
             box and box["width"] > 100
             for box in (plots.nth(i).bounding_box() for i in range(plots.count()))
         )
-        # The swap is a link within the page: no page load, and back again.
         heading = page.locator("#ratio-h-1")
         assert heading.inner_text().startswith("Sustained decode, B against A")
-        page.locator("#swap-link").click()
-        assert page.url.endswith(f"/compare/{name}/#a-against-b"), page.url
-        assert heading.inner_text().startswith("Sustained decode, A against B")
-        assert page.locator("h1:visible").inner_text().startswith("B ")  # B, then "against" A
-        page.locator("#swap-back").click()
-        assert heading.inner_text().startswith("Sustained decode, B against A")
-        assert page.locator("h1:visible").inner_text().startswith("A ")
+        page.get_by_role("button", name="Make baseline").first.click()
+        page.wait_for_url(f"**/compare/?runs={b},{a}")
         visit.assert_clean()
 
 
-def test_the_swap_link_turns_every_ratio_without_javascript(browse: Browsing) -> None:
-    """With JavaScript off, the shown change of every valid cell is B against A, then after a
-    click on the swap link A against B: both worked out here from the two result files, as are
+def test_every_ratio_of_a_pair_both_ways_round(browse: Browsing) -> None:
+    """The shown change of every valid cell is the newer against the older, then with the newer
+    as the baseline the older against it: both worked out here from the two result files, as are
     the colour (blue above the baseline, orange below) and the arrow's direction."""
     a, b = PAIR
     raw = [
@@ -209,9 +204,6 @@ def test_the_swap_link_turns_every_ratio_without_javascript(browse: Browsing) ->
     ]
     contexts = sorted({key[0] for run in raw for key in run})
     levels = sorted({key[1] for run in raw for key in run})
-    visit = browse.open(f"/compare/{a}--{b}/", javascript=False)
-    page = visit.page
-    table = page.locator("table.rt")
     # Each cell's shown change, its arrow (the ::before of the change) and whether its background is
     # blue or orange.
     shown_js = """(table) => Array.from(table.tBodies[0].rows)
@@ -223,7 +215,10 @@ def test_the_swap_link_turns_every_ratio_without_javascript(browse: Browsing) ->
         const arrow = b ? getComputedStyle(b, "::before").content : "";
         return Array(td.colSpan).fill(b ? [b.innerText.trim(), arrow, colour] : null);
     }))"""
-    for view in ("B against A", "A against B"):
+    for view, runs in (("B against A", f"{a},{b}"), ("A against B", f"{b},{a}")):
+        visit = browse.open(f"/compare/?runs={runs}")
+        table = visit.page.locator("#compare-result table.rt")
+        table.wait_for()
         shown = table.evaluate(shown_js)
         checked = 0
         for i, context in enumerate(contexts):
@@ -248,9 +243,7 @@ def test_the_swap_link_turns_every_ratio_without_javascript(browse: Browsing) ->
                     )
                 checked += 1
         assert checked >= 20
-        if view == "B against A":
-            page.locator("#swap-link").click()
-    visit.assert_clean()
+        visit.assert_clean()
 
 
 def test_an_unknown_run_in_the_address_is_named(browse: Browsing) -> None:
@@ -278,20 +271,38 @@ PREFILL_JS = """(root) => Array.from(document.querySelectorAll(root + " table.pf
   }))"""
 
 
-def test_readers_view_draws_the_static_prefill_table(browse: Browsing) -> None:
-    """The reader's view of a natural pair shows the static page's prefill table, row for row,
-    and each bar is drawn as wide as its class says (A over B at every context)."""
-    static = browse.open(f"/compare/{PAIR[0]}--{PAIR[1]}/", javascript=False)
-    want = static.js(PREFILL_JS, "main")
-    static.assert_clean()
-    assert len(want) >= 6 and [row["cells"][0] for row in want] == ["A", "B"] * (len(want) // 2)
-    for row in want:
-        width = int(row["bar"][0].split()[0][1:])
-        assert abs(row["bar"][1] - width) <= 1, row
+def test_readers_view_draws_prefill(browse: Browsing) -> None:
+    """The reader's view of a natural pair draws a prefill row for each run at each context it
+    measured (A over B), under the context's header, each bar as wide as its class says and the
+    longest at 100 %: read from the two result files."""
+    measured = [
+        {
+            p["context_tokens"]: p["prompt_tokens_per_s"]
+            for p in shipped_run(run_id)["measurements"]["prefill"]
+            if p.get("prompt_tokens_per_s") is not None
+        }
+        for run_id in PAIR
+    ]
     client = browse.open(f"/compare/?runs={PAIR[0]},{PAIR[1]}")
     client.page.locator("#compare-result table.pf").wait_for()
-    assert client.js(PREFILL_JS, "#compare-result") == want
+    got = client.js(PREFILL_JS, "#compare-result")
     client.assert_clean()
+    want = [
+        (f"{context_label(context)} context", letter)
+        for context in sorted(set(measured[0]) | set(measured[1]))
+        for letter, figures in zip("AB", measured, strict=True)
+        if context in figures
+    ]
+    assert len(got) == len(want) >= 6
+    header = None
+    for row, (label, letter) in zip(got, want, strict=True):
+        header = row["header"][0] if row["header"] else header
+        assert (header, row["cells"][0]) == (label, letter), row
+        width = int(row["bar"][0].split()[0][1:])
+        assert abs(row["bar"][1] - width) <= 1, row
+    peak = max(max(figures.values()) for figures in measured)
+    widths = [int(row["bar"][0].split()[0][1:]) for row in got]
+    assert max(widths) == 100 and peak > 0
 
 
 def test_changes_in_percent_round_as_python_does(browse: Browsing) -> None:

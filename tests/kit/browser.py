@@ -13,6 +13,7 @@ fallback.
 from __future__ import annotations
 
 import functools
+import json
 import os
 import re
 import shutil
@@ -132,7 +133,6 @@ PAGE_KINDS = (
     "model",
     "hardware",
     "models",
-    "compare",
     "compare-app",
     "setup",
     "404",
@@ -153,19 +153,32 @@ def page_addresses(site: Path, run_id: str) -> dict[str, str]:
         best = max(sorted(site.glob(f"{folder}/*/index.html")), key=size)
         return "/" + best.parent.relative_to(site).as_posix() + "/"
 
-    # The comparison with the most cells both runs measured: the fullest ratio matrix.
-    compare = max(
-        sorted(site.glob("compare/*--*/index.html")),
-        key=lambda page: page.read_text(encoding="utf-8").count('<td class="'),
-    ).parent  # a cell with a change
-    a, b = compare.name.split("--")
+    # The ready-made comparison with the most cells both runs measured as valid: the fullest
+    # ratio matrix (each cell a change).
+    def valid_cells(run_id: str) -> set[tuple[int, int]]:
+        decode = json.loads((site / "runs" / f"{run_id}.json").read_text(encoding="utf-8"))[
+            "measurements"
+        ]["decode"]
+        at = {name: decode["fields"].index(name) for name in ("context_tokens", "concurrency")}
+        status = decode["fields"].index("status")
+        return {
+            (row[at["context_tokens"]], row[at["concurrency"]])
+            for row in decode["rows"]
+            if row[status] == "valid"
+        }
+
+    ready_made = re.findall(
+        r'href="[^"]*\?runs=([^",]+),([^",]+)"', (site / "compare" / "index.html").read_text()
+    )
+    a, b = max(
+        sorted(ready_made), key=lambda pair: len(valid_cells(pair[0]) & valid_cells(pair[1]))
+    )
     return {
         "index": "/",
         "run": f"/runs/{run_id}/",
         "model": fullest("models"),
         "hardware": fullest("hardware"),
         "models": "/models/",
-        "compare": f"/compare/{compare.name}/",
         "compare-app": f"/compare/?a={a}&b={b}",
         "setup": fullest("setups"),
         "404": "/no-such-page/",

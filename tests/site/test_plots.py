@@ -5,19 +5,16 @@ worked out here from the axis labels and the result files."""
 
 from __future__ import annotations
 
-import math
 import re
 from pathlib import Path
 
 import pytest
 
 from sitegen.site.draw.chart_specs import PALETTE
-from tests.kit.compare_rule import PAIR, model_colour_places, shipped_run, throughput
 from tests.kit.html_tables import quoted
+from tests.kit.plot_axes import BOTTOM_EDGE, LEFT, y_label_heights
 from tests.kit.project import REPO
 from tests.kit.svg_paths import vertices
-
-LEFT, RIGHT_EDGE, TOP, BOTTOM_EDGE = 52, 346, 10, 172  # the plot area in the 360 × 210 viewBox
 
 
 def flat(points: list[tuple[float, float]]) -> list[float]:
@@ -111,29 +108,6 @@ def test_points_off_the_line_go_left_to_right_and_each_pixel_once() -> None:
     assert p.lines[0].title == "A: a, b, c, d, e, f, g"  # every cell's words stay in its title
 
 
-def _axis(ticks: list[tuple[float, str]]) -> list[tuple[float, float]]:
-    return [(at, float(label.replace(",", "").replace("K", "e3"))) for at, label in ticks]
-
-
-def y_label_heights() -> list[float]:
-    """Where the stylesheet puts the y tick labels, from 0 up, as the height of the grid line
-    each stands for: the frame's 0 (its 4th child), then a plot's labels in order (.yl
-    :nth-child(n)),
-    less the 4 units .yl moves them down to centre them on their line."""
-    css = (REPO / "templates" / "static" / "style.css").read_text()
-    shift = float(re.search(r"\.yl \{ transform: translate\(46px, ([\d.]+)px\); \}", css)[1])  # type: ignore[index]
-    zero = float(
-        re.search(
-            r"\.frame > :nth-child\(4\) \{ transform: translate\(46px, ([\d.]+)px\); \}", css
-        )[1]
-    )  # type: ignore[index]
-    up = dict(
-        re.findall(r"\.yl :nth-child\((\d)\) \{ transform: translateY\(([\d.]+)px\); \}", css)
-    )
-    assert sorted(up) == ["1", "2", "3", "4"]
-    return [zero - shift] + [float(up[str(n)]) for n in range(1, 5)]
-
-
 def test_the_stylesheet_puts_each_y_label_at_its_grid_line() -> None:
     from sitegen.site.draw.plots import GRID
 
@@ -142,80 +116,11 @@ def test_the_stylesheet_puts_each_y_label_at_its_grid_line() -> None:
     assert y_label_heights() == lines
 
 
-def test_every_figure_of_a_comparison_is_at_its_pixel_and_in_its_runs_title(shipped: Path) -> None:
-    html = quoted(
-        (shipped / "_site" / "compare" / f"{PAIR[0]}--{PAIR[1]}" / "index.html").read_text()
-    )
-    sprite = re.search(r'<svg class="sprite".*?</svg>', html, re.S)
-    assert sprite
-    frames = re.findall(
-        r'<g id="(pf\d+)" class="frame">(.*?)<g class="xl">(.*?)</g></g>', sprite.group(0)
-    )
-    tick_sets = {
-        id: [
-            (float(at), label)
-            for at, label in re.findall(r'<text x="([\d.]+)">([^<]*)</text>', ticks)
-        ]
-        for id, _, ticks in frames
-    }
-    # Each frame: its grid, x title, y title and the y axis's 0 (the stylesheet places each by
-    # its place: the 0 at the lowest grid line), then its x ticks.
-    for id, head, _ in frames:
-        assert re.fullmatch(
-            rf'<path d="[^"]+"/><text id="{id}x">[^<]+</text><text '
-            rf'id="{id}y">[^<]+</text><text>0</text>',
-            head,
-        ), head
-    heights = y_label_heights()
-    runs = [shipped_run(run_id) for run_id in PAIR]
-    places = model_colour_places(REPO / "content")
-    checked = 0
-    for caption, svg in re.findall(
-        r'<figcaption id="pd\d+">(\d+K?) context</figcaption>\s*(<svg.*?</svg>)', html, re.S
-    ):
-        context = int(caption.rstrip("K")) * (1024 if caption.endswith("K") else 1)
-        uses = re.findall(r'<use href="#([^"]+)"/>', svg)
-        assert len(uses) == 1  # the frame holds the grid, the titles and the x ticks
-        x_ticks = _axis(tick_sets[uses[0]])
-        labels = re.findall(r"<text>([^<]*)</text>", re.search(r'<g class="yl">(.*?)</g>', svg)[1])  # type: ignore[index]
-        assert len(labels) == 4
-        y_ticks = _axis(list(zip(heights, ["0", *labels], strict=True)))
-        (x0, n0), (x1, n1) = x_ticks[0], x_ticks[-1]
-        (y0, v0), (y1, v1) = y_ticks[0], y_ticks[-1]
-        assert (y0, v0) == (BOTTOM_EDGE, 0) and y1 == TOP
-        paths = re.findall(
-            r'<path class="s(\d)" d="([^"]*)"><title id="[^"]+">([^<]*)</title>', svg
-        )
-        # Each run in its colour on its model's page (docs/comparisons.md), read from the files.
-        assert [int(place) for place, _, _ in paths] == [places[run_id] for run_id in PAIR]
-        for (letter, run), (_, d, title) in zip(zip("AB", runs, strict=True), paths, strict=True):
-            drawn = vertices(d)
-            assert title.startswith(f"{letter}: ")
-            cells = [
-                c
-                for c in run["measurements"]["decode"]
-                if c["context_tokens"] == context
-                and c["status"] in ("valid", "requests_queued")
-                and c.get("total_tokens_per_s") is not None
-            ]
-            assert len(drawn) == len(cells) > 0
-            for cell in cells:
-                n, value = cell["concurrency"], cell["total_tokens_per_s"]
-                x = x0 + math.log2(n / n0) / math.log2(n1 / n0) * (x1 - x0)
-                y = y0 - value / v1 * (y0 - y1)
-                # Points sit at the viewBox's whole unit: within half a unit each way.
-                assert min(math.dist((x, y), p) for p in drawn) <= 0.71, (caption, letter, n)
-                status = "" if cell["status"] == "valid" else " (requests queued)"
-                assert f"{n} → {throughput(value)}{status}" in title, (caption, letter, n)
-                checked += 1
-    assert checked >= 60
-
-
 def test_markers_and_frames_are_defined_once_and_every_reference_resolves(shipped: Path) -> None:
     pages = [
         p for p in (shipped / "_site").rglob("*.html") if "<figure class=plot>" in p.read_text()
     ]
-    assert len(pages) >= 10  # comparisons and model and accelerator pages
+    assert len(pages) >= 10  # model and accelerator pages
     for page in pages:
         html = quoted(page.read_text())
         assert html.count('<svg class="sprite"') == 1, page

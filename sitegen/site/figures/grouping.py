@@ -2,7 +2,7 @@
 
 Every grouping is linear in the number of runs: one page per group, and within a group
 of one model on one accelerator each run is paired only with the run before it, so the
-static compare pages grow with the runs, not with their square.
+ready-made comparisons grow with the runs, not with their square.
 """
 
 from __future__ import annotations
@@ -200,5 +200,6 @@ def closest_runs(
     return tuple(chosen)
 
 
-def compare_path(a: Run, b: Run) -> str:
-    return f"compare/{a.id}--{b.id}/"
+def compare_path(*runs: Run) -> str:
+    """The reader's comparison view of ``runs``, the first the baseline (compare.js draws it)."""
+    return "compare/?runs=" + ",".join(run.id for run in runs)

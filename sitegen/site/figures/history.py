@@ -261,9 +261,9 @@ def shape_text(run: Run) -> str:
     return json.dumps(shape(run), separators=(",", ":"))
 
 
-# What a comparison can show of a run (facts_text): decode cells or prefill rows (the static
-# pair pages and the reader's view show them), open-loop load points only (the reader's view
-# compares those), or neither.
+# What a comparison can show of a run (facts_text): decode cells or prefill rows (a natural
+# pair's comparison shows them), open-loop load points only (the reader's view compares those
+# beside other runs of their loads), or neither.
 CELLS, LOADS_ONLY, NOTHING = "cells", "loads", "nothing"
 
 

@@ -2,8 +2,8 @@
 
 The rule: a run's place is its position among its model's runs in the model page's order
 (newest first), modulo the palette's size. Any eight runs next to each other in that order have
-eight colours, so a model page, a pair's compare page and the reader's view of runs of one model
-draw each run in the same colour. Where two runs of one chart would share a place (runs of
+eight colours, so a model page and the reader's view of runs of one model draw each run in the
+same colour. Where two runs of one chart would share a place (runs of
 different models, or more than eight runs apart) the later one takes the next free place, so no
 chart of up to eight runs repeats a colour; docs/comparisons.md says so.
 """

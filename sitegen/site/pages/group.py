@@ -363,7 +363,6 @@ def pareto_by_context(
             [(names[run.id], place[run.id], run) for run in there],
             context=context,
             x_title=f"per-request tok/s ({statistic})",
-            listed_beside=True,
         )
         if chart is None:
             continue

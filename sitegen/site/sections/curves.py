@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 
 from sitegen.model import DecodeCell, Run, Status
 from sitegen.site.draw.chart_specs import _frontier
@@ -38,18 +38,15 @@ def decode_plot(
     named: list[tuple[str, int, Run]],
     context: int,
     per_device: bool,
-    point_names: Mapping[str, str] | None = None,
     *,
     cells: Callable[[Run], Iterable[DecodeCell]] | None = None,
     levels: Iterable[float] | None = None,
 ) -> Plot | None:
     """Decode tok/s against simultaneous requests at one context, one line per run measured there.
-    ``point_names`` shortens a run's name in its points' hover titles (the comparison's letters).
     ``cells``: the cells of a run to draw (default: all of them); ``levels``: the x axis's request
     counts (default: those the runs measured at any context)."""
     series = []
     for label, index, run in named:
-        name = (point_names or {}).get(label, label)
         divisor = run.hardware.count if per_device else 1
         points = tuple(
             (
@@ -70,7 +67,7 @@ def decode_plot(
                 index,
                 points,
                 run_id=run.id,
-                title=f"{name}: {', '.join(words for _, _, words in points)}",
+                title=f"{label}: {', '.join(words for _, _, words in points)}",
             )
         )
     missing = [s.label for s in series if not s.points]
@@ -121,18 +118,16 @@ def frontier_cells(run: Run, context: int | None = None) -> list[DecodeCell]:
 def pareto_plot(
     named: list[tuple[str, int, Run]],
     per_device: bool = True,
-    point_names: Mapping[str, str] | None = None,
     *,
     context: int | None = None,
     x_title: str = "per-request tok/s",
-    listed_beside: bool = False,
 ) -> tuple[Plot | None, str | None]:
     """Throughput (per accelerator, as frontiers are usually read) against per-request speed,
     each run's frontier joined; with ``context``, the cells at that context only. A run with
     per-request figures at fewer than two request counts has no trade-off to draw: it is left
     out, and the note says so, rather than showing a few points that read as a slow run.
-    ``listed_beside``: the page lists every point in a table next to the chart, so a line's
-    title names its run and counts its frontier instead of saying each figure a second time."""
+    The page lists every point in a table next to the chart, so a line's title names its run
+    and counts its frontier instead of saying each figure a second time."""
     series = []
     left_out = []
     for label, index, run in named:
@@ -150,8 +145,7 @@ def pareto_plot(
             for c in cells
         ]
         frontier = _frontier([(x, y) for x, y, _ in points])
-        # Its hover title lists the frontier's cells (up to 64 cells a run would make a title
-        # no one reads); every cell's figures are on the run's page.
+        # Each point's own hover words; the line's title names the run and counts its frontier.
         words = {
             (
                 x,
@@ -160,13 +154,7 @@ def pareto_plot(
             f"{numbers.rate(x)} per request, {numbers.rate(y)}"
             for x, y, c in points
         }
-        name = (point_names or {}).get(label, label)
-        title = (
-            f"{name}, frontier: {len(frontier)} of {numbers.count_noun(len(points), 'cell')}"
-            if listed_beside
-            else f"{name}, frontier: {'; '.join(words[p] for p in sorted(frontier))}"
-            f" ({numbers.count_noun(len(points), 'cell')} in all: see the run's page)"
-        )
+        title = f"{label}, frontier: {len(frontier)} of {numbers.count_noun(len(points), 'cell')}"
         series.append(
             PlotSeries(
                 label,
