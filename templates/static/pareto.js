@@ -1,8 +1,11 @@
-// A model page's frontier charts (templates/pages/group.html, section.pareto): with JavaScript,
-// each point names its own run, requests and figures on hover, and each run's line title names
-// its frontier's points, read from the chart's figures table (the page says each figure once, in
-// that table). Without it, a line's title says its run and how many of its points are on its
-// frontier, and "The figures of this chart" lists every point. Nothing is fetched: a chart's
+// A model page's frontier charts (templates/pages/group.html, section.pareto). The page draws
+// the default context's chart and its figures table; the other contexts' it leaves to this
+// script where /data/points/ holds every cell they draw (pages/group.py frontier_data), and
+// drawLeft below makes them as the build would. Then, with JavaScript, each point names its own
+// run, requests and figures on hover, and each run's line title names its frontier's points,
+// read from the chart's figures table (the page says each figure once, in that table). Without
+// it, a line's title says its run and how many of its points are on its frontier, "The figures
+// of this chart" lists every point, and a context left to the browser says so. A chart's
 // points are matched to the rows of its own figures table in the order
 // sitegen/site/draw/plots.py draws them (each run's frontier by its figures, ascending, then its
 // other points by position); where a run's points cannot be told apart so (two at one pixel),
@@ -10,6 +13,7 @@
 (function () {
   "use strict";
 
+  var section = document.querySelector("section.pareto");
   var charts = document.querySelectorAll("section.pareto .pareto-at");
   if (!charts.length) return;
   var NEAR = 12; // viewBox units (about pixels) within which the pointer is at a point
@@ -55,7 +59,7 @@
     return run + ", frontier: " + words.join("; ") + " (" + all + " in all: see the run's page)";
   };
 
-  Array.prototype.forEach.call(charts, function (chart) {
+  var attach = function (chart) {
     var figure = chart.querySelector("figure.plot"), svg = figure && figure.querySelector("svg");
     var table = chart.querySelector("table.frontier-figures");
     // The context, from the caption plots.py writes: "… at 8K context", or "… at context 0 (…)".
@@ -123,5 +127,132 @@
       tip.style.top = Math.max(0, event.clientY - box.top + 12) + "px";
     });
     svg.addEventListener("pointerleave", function () { tip.hidden = true; });
+  };
+
+  Array.prototype.forEach.call(charts, function (chart) {
+    if (!chart.querySelector(".frontier-wait")) attach(chart);
   });
+  drawLeft().then(function (drawn) { drawn.forEach(attach); });
+
+  // --- the charts left to the browser (pages/group.py frontier_data) ------------------------------
+  // Drawn from /data/points/<context>/<model>.json with the rules of sections/curves.py
+  // pareto_plot and the markup of templates/pages/group.html, as if the build had drawn them.
+  function drawLeft() {
+    var plots = window.sitegenPlots;
+    var text = section && section.getAttribute("data-frontiers");
+    if (!text || !plots || !window.fetch) return Promise.resolve([]);
+    var data = JSON.parse(text);
+    var root = document.documentElement.getAttribute("data-root") || "";
+    var files = {};
+    var load = function (context, model) {
+      var url = root + "data/points/" + context + "/" + encodeURIComponent(model) + ".json";
+      if (!files[url]) {
+        files[url] = fetch(url).then(function (r) {
+          if (!r.ok) throw new Error(r.status + " " + r.url);
+          return r.json();
+        });
+      }
+      return files[url];
+    };
+    // A run's cells a frontier is drawn from (curves.py frontier_cells): valid, with a total and
+    // a per-request figure, at exactly this context; [requests, per-request, total].
+    var cellsOf = function (file, runId, context) {
+      var fields = file.fields, found = [];
+      var speed = file.columns.indexOf("per_request_tokens_per_s");
+      var total = file.columns.indexOf("total_tokens_per_s");
+      file.runs.forEach(function (values) {
+        if (values[fields.indexOf("run")] !== runId || values[fields.indexOf("context_tokens")] !== context) return;
+        values[fields.indexOf("cells")].forEach(function (cell, i) {
+          if (!cell || file.statuses[cell[0]] !== "valid") return;
+          if (typeof cell[speed] === "number" && typeof cell[total] === "number") {
+            found.push([file.concurrency[i], cell[speed], cell[total]]);
+          }
+        });
+      });
+      return found;
+    };
+    // The points no other point beats on both axes (chart_specs.py _frontier), by "x y".
+    var frontierOf = function (points) {
+      var best = -1, kept = {};
+      points.slice().sort(function (a, b) { return b[0] - a[0] || b[1] - a[1]; }).forEach(function (p) {
+        if (p[1] > best) { kept[p[0] + " " + p[1]] = [p[0], p[1]]; best = p[1]; }
+      });
+      return kept;
+    };
+    var el = plots.el;
+    var row = function (tbody, values, head, span) {
+      var tr = tbody.insertRow();
+      if (head !== null) {
+        var th = el("th", head);
+        if (span > 1) th.rowSpan = span;
+        tr.appendChild(th);
+      }
+      values.forEach(function (value) { tr.appendChild(el("td", value)); });
+    };
+    var draw = function (context) {
+      var runs = data.at[String(context)].map(function (i) { return data.runs[i]; });
+      var statistic = data.statistic[String(context)];
+      var eachSays = statistic === "each run's statistic";
+      var words = plots.contextLabel(context);
+      var models = [];
+      runs.forEach(function (run) { if (models.indexOf(run[1]) < 0) models.push(run[1]); });
+      return Promise.all(models.map(function (m) { return load(context, data.models[m]); })).then(function (loaded) {
+        var tbody = document.createElement("tbody");
+        var series = runs.map(function (run) {
+          var cells = cellsOf(loaded[models.indexOf(run[1])], run[0], context);
+          var points = cells.map(function (c) { return [c[1], c[2] / run[4], c[0]]; });
+          var best = frontierOf(points);
+          var said = {};
+          points.forEach(function (p) {
+            said[p[0] + " " + p[1]] = words + " × " + p[2] + " → " + plots.rate(p[0]) + " per request, " + plots.rate(p[1]);
+          });
+          points.forEach(function (p, i) {
+            row(tbody, [String(p[2]), plots.rate(p[0]) + (eachSays ? " (" + run[5] + ")" : ""), plots.rate(p[1]),
+                        best[p[0] + " " + p[1]] ? "yes" : ""], i ? null : run[2], points.length);
+          });
+          var joined = Object.keys(best).map(function (key) { return best[key]; });
+          var count = Object.keys(best).length;
+          return { label: run[2], index: run[3], runId: run[0], joined: joined,
+                   points: points.map(function (p) { return [p[0], p[1], said[p[0] + " " + p[1]]]; }),
+                   title: run[2] + ", frontier: " + count + " of " + points.length + (points.length === 1 ? " cell" : " cells") };
+        });
+        var figure = plots.plot("Throughput against interactivity at " + words + " context", series, false,
+                                "per-request tok/s (" + statistic + ")", "tok/s per accelerator",
+                                data.notes[String(context)] || null, null);
+        if (figure && data.shared) figure.removeChild(figure.querySelector(".chart-legend"));
+        var table = el("table", undefined, "data frontier-figures");
+        var head = table.createTHead().insertRow();
+        [["Run", ""], ["Requests at once", "num"], ["Per-request tok/s (" + statistic + ")", "num"],
+         ["tok/s per accelerator (derived)", "num"], ["On the frontier", ""]].forEach(function (h) {
+          var th = el("th", h[0], h[1] || null);
+          th.scope = "col";
+          head.appendChild(th);
+        });
+        table.appendChild(tbody);
+        var details = el("details", undefined, "more");
+        details.appendChild(el("summary", "The figures of this chart"));
+        var scroll = el("div", undefined, "scroll");
+        scroll.appendChild(table);
+        details.appendChild(scroll);
+        return [figure, details];
+      });
+    };
+    var left = Array.prototype.filter.call(charts, function (chart) { return chart.querySelector(".frontier-wait"); });
+    return Promise.all(left.map(function (chart) {
+      var note = chart.querySelector(".frontier-wait");
+      return draw(Number(chart.id.replace("pareto-", ""))).then(function (made) {
+        if (!made[0]) return null;
+        chart.insertBefore(made[0], note);
+        chart.insertBefore(made[1], note);
+        chart.removeChild(note);
+        return chart;
+      }).catch(function (error) {
+        // Browsers do not let a page opened from disk read other files with fetch().
+        note.textContent += window.location.protocol === "file:"
+          ? " (A page opened from disk cannot read them: serve the site, for example with `sitegen serve`.)"
+          : " (They could not be loaded: " + error.message + ".)";
+        return null;
+      });
+    })).then(function (drawn) { return drawn.filter(Boolean); });
+  }
 }());

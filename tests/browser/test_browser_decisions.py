@@ -7,7 +7,6 @@ What each page should show is worked out here from the built site's result files
 from __future__ import annotations
 
 import json
-import math
 import re
 from pathlib import Path
 from typing import Any
@@ -17,46 +16,20 @@ import pytest
 from tests.kit.browser import DESKTOP, PHONE, Browsing, Visit
 from tests.kit.capacity_json import capacity_records
 from tests.kit.context_rule import context_label
-from tests.kit.run_json import published_run
+from tests.kit.frontier_rule import documents, frontier_contexts, left_to_browser
 
 pytestmark = pytest.mark.browser
 
 QWEN = "/models/qwen3-5-397b-a17b/index.html"
 
 
-def documents(site: Path) -> dict[str, dict[str, Any]]:
-    return {path.stem: published_run(path) for path in sorted((site / "runs").glob("*.json"))}
-
-
-def frontier_contexts(site: Path, base_model: str) -> tuple[int, list[int]]:
-    """The default context of a model page's frontier chart and every context it offers, by the
-    rule of the page's legend: contexts two or more runs have per-request figures at two or more
-    request counts at; the default the one most runs have, of equals not 0 and nearest 8K."""
-    runs: dict[int, int] = {}
-    for document in documents(site).values():
-        if (document["run"].get("base_model") or document["run"]["model"]) != base_model:
-            continue
-        levels: dict[int, set[int]] = {}
-        for cell in document["measurements"]["decode"]:
-            if (
-                cell["status"] == "valid"
-                and cell.get("per_request_tokens_per_s") is not None
-                and cell.get("total_tokens_per_s") is not None
-            ):
-                levels.setdefault(cell["context_tokens"], set()).add(cell["concurrency"])
-        for context, counts in levels.items():
-            runs[context] = runs.get(context, 0) + (len(counts) >= 2)
-    offered = sorted(c for c, n in runs.items() if n >= 2)
-    default = min(
-        offered, key=lambda c: (-runs[c], c == 0, abs(math.log2(c / 8192)) if c else 0, c)
-    )
-    return default, offered
-
-
 def shown_frontiers(visit: Visit) -> list[str]:
+    """The caption of each frontier chart shown, or the note that stands in its place for a
+    chart the page leaves to the browser, without JavaScript."""
     return visit.js("""() => Array.from(document.querySelectorAll(".pareto-at"))
         .filter((d) => getComputedStyle(d).display !== "none")
-        .map((d) => d.querySelector("figcaption").innerText)""")
+        .map((d) => (d.querySelector("figcaption") || d.querySelector(".frontier-wait"))
+            .innerText)""")
 
 
 @pytest.mark.parametrize("javascript", [True, False])
@@ -74,8 +47,13 @@ def test_the_frontier_shows_one_context_and_offers_the_others(
     other = next(c for c in offered if c not in (default, 0))
     nav.get_by_role("link", name=context_label(other), exact=True).click()
     visit.page.wait_for_function(f"() => location.hash === '#pareto-{other}'")
+    if javascript:
+        visit.page.wait_for_function("() => !document.querySelector('.frontier-wait')")
     assert shown_frontiers(visit) == [
-        f"Throughput against interactivity at {context_label(other)} context"
+        f"The chart at {context_label(other)} context and its figures are drawn by your browser "
+        "with JavaScript, from the site's data; every run's page has all its figures."
+        if not javascript and left_to_browser(built_site, "Qwen/Qwen3.5-397B-A17B", other)
+        else f"Throughput against interactivity at {context_label(other)} context"
     ]
     # Context 0 is said what it is where it is offered.
     visit.page.locator(f"#pareto-{other} .context-pick").get_by_role(

@@ -7,6 +7,9 @@ a point higher up a higher throughput per accelerator."""
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,6 +21,7 @@ from tests.kit.svg_paths import vertices
 pytestmark = pytest.mark.browser
 
 QWEN = "/models/qwen3-5-397b-a17b/index.html"
+DEEPSEEK = "deepseek-v4-flash-dspark"
 TIP = re.compile(
     r"^(?P<run>.+): (?P<requests>\d+) requests? at once → (?P<speed>[\d,.]+) tok/s per request"
     r"(?: \([^)]*\))?, (?P<per_accelerator>[\d,.]+) tok/s per accelerator \(derived\)"
@@ -113,7 +117,7 @@ def _lines_and_tables(visit: Visit) -> list[dict[str, Any]]:
         visit.js(
             """() => Array.from(document.querySelectorAll("section.pareto .pareto-at")).map(
             (chart) => ({
-              caption: chart.querySelector("figcaption").textContent,
+              caption: (chart.querySelector("figcaption") || {}).textContent || null,
               titles: Array.from(chart.querySelectorAll("svg path[class] title"))
                 .map((t) => t.textContent),
               rows: Array.from(chart.querySelectorAll("table.frontier-figures tbody tr"))
@@ -139,22 +143,100 @@ def test_a_lines_title_counts_its_frontier_and_script_names_its_points(browse: B
     """The page says each figure once, in the table: a line's own title counts its frontier's
     points (what a reader without JavaScript hovers), and pareto.js writes them into it from
     the table, each point in words, fewest requests' speed first."""
-    static = _lines_and_tables(browse.open(QWEN, javascript=False))
-    scripted = _lines_and_tables(browse.open(QWEN))
-    assert static and len(static) == len(scripted)
-    for plain, full in zip(static, scripted, strict=True):
+    # Without JavaScript the charts the page leaves to the browser are not there (no caption);
+    # with it, pareto.js has drawn them too, and every chart's titles are written the same way.
+    static = [
+        chart
+        for chart in _lines_and_tables(browse.open(QWEN, javascript=False))
+        if chart["caption"]
+    ]
+    visit = browse.open(QWEN)
+    visit.page.wait_for_function("() => !document.querySelector('.frontier-wait')")
+    scripted = _lines_and_tables(visit)
+    assert static and len(static) < len(scripted)
+    plain_of = {chart["caption"]: chart for chart in static}
+    for full in scripted:
         # "… at 8K context", or "… at context 0 (…)" for runs without an earlier context.
-        context = re.search(r" at (?:(\S+) context$|context (0) \()", plain["caption"])
-        assert context, plain["caption"]
+        context = re.search(r" at (?:(\S+) context$|context (0) \()", full["caption"])
+        assert context, full["caption"]
         where = context[1] or context[2]
-        runs = _rows_by_run(plain["rows"])
-        assert len(plain["titles"]) == len(runs) == len(full["titles"])
-        for title, written in zip(plain["titles"], full["titles"], strict=True):
-            run = next(name for name in runs if title.startswith(name + ", frontier: "))
+        plain = plain_of.get(full["caption"])
+        assert plain is None or plain["rows"] == full["rows"]
+        runs = _rows_by_run(full["rows"])
+        assert len(runs) == len(full["titles"]) and (
+            plain is None or len(plain["titles"]) == len(runs)
+        )
+        for n, written in enumerate(full["titles"]):
+            run = next(name for name in runs if written.startswith(name + ", frontier: "))
             rows = runs[run]
             on = [r for r in rows if r[3] == "yes"]
             cells = f"{len(rows)} cell{'s' if len(rows) != 1 else ''}"
-            assert title == f"{run}, frontier: {len(on)} of {cells}"
+            if plain is not None:
+                assert plain["titles"][n] == f"{run}, frontier: {len(on)} of {cells}"
             on.sort(key=lambda r: (number(r[1]), number(r[2])))
             words = "; ".join(f"{where} × {r[0]} → {r[1]} per request, {r[2]}" for r in on)
             assert written == f"{run}, frontier: {words} ({cells} in all: see the run's page)"
+
+
+# Each frontier chart of a model page as its structure: its context's anchor, caption, the frame
+# it uses (ids left out: they only have to be unique on their page), y labels, each run's class,
+# path data and title, its legend and note, and its figures table's head and rows.
+_FRONTIERS = """() => Array.from(document.querySelectorAll("section.pareto .pareto-at"))
+  .map((at) => {
+  const figure = at.querySelector("figure.plot"), svg = figure.querySelector("svg");
+  const frame = document.querySelector(svg.querySelector("use").getAttribute("href"));
+  const table = at.querySelector("table.frontier-figures");
+  const legend = figure.querySelector(".chart-legend");
+  return {
+    at: at.id,
+    caption: figure.querySelector("figcaption").textContent,
+    frame: frame.innerHTML.replace(/ id="[^"]*"/g, ""),
+    y: Array.from(svg.querySelectorAll(".yl text")).map((t) => t.textContent),
+    runs: Array.from(svg.querySelectorAll(":scope > path")).map((p) =>
+      [p.getAttribute("class"), p.getAttribute("d"), p.querySelector("title").textContent]),
+    legend: legend ? legend.outerHTML : null,
+    note: (figure.querySelector(".plot-note") || {}).textContent || null,
+    head: table.tHead.innerText,
+    rows: Array.from(table.tBodies[0].rows).map((tr) =>
+      Array.from(tr.cells).map((td) => [td.tagName, td.rowSpan, td.textContent])),
+  };
+})"""
+
+
+def test_the_script_draws_each_frontier_left_to_it_as_the_build_would(
+    browse: Browsing, small_project: Path, built_site: Path
+) -> None:
+    """pareto.js draws the frontier charts and figures tables a model page leaves to it with the
+    markup and figures the build would have written: the DeepSeek run's model page (a frontier
+    at seven contexts, six left to the browser), built once more with every chart drawn in the
+    page (pages/group.py _browser_draws off, in a process of its own) and opened from disk,
+    against the served page once the script has drawn."""
+    code = (
+        "import sys\n"
+        "import sitegen.site.pages.group as group\n"
+        "group._browser_draws = lambda runs, context: False\n"
+        "from sitegen.cli import main\n"
+        "config = sys.argv[1]\n"
+        "sys.exit(main(['--config', config, 'collect']) or main(['--config', config, 'build']))\n"
+    )
+    subprocess.run(
+        [sys.executable, "-c", code, str(small_project / "sitegen.yaml")],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+    page = f"models/{DEEPSEEK}/index.html"
+    built = (small_project / "_site" / page).read_text(encoding="utf-8")
+    assert "frontier-wait" not in built and built.count('class="pareto-at') == 7
+    served = (built_site / page).read_text(encoding="utf-8")
+    assert served.count("frontier-wait") == 6  # what the script draws
+    reference = browse.context().new_page()
+    reference.goto((small_project / "_site" / page).as_uri(), wait_until="load")
+    want = reference.evaluate(_FRONTIERS)
+    visit = browse.open(f"/{page}")
+    visit.page.wait_for_function("() => !document.querySelector('.frontier-wait')")
+    got = visit.js(_FRONTIERS)
+    visit.assert_clean()
+    assert len(got) == len(want) == 7
+    for mine, theirs in zip(got, want, strict=True):
+        assert mine == theirs, mine["at"]

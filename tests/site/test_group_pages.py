@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import json
 import re
+from html import unescape
 from pathlib import Path
 from typing import Any
 
 from sitegen.parse import parse_yaml
 from tests.kit.context_rule import context_label
+from tests.kit.frontier_rule import frontier_contexts, frontier_runs, left_to_browser
 from tests.kit.group_rule import group_members, measured_contexts, shared_of
 from tests.kit.project import run_cli
 
@@ -422,3 +424,44 @@ def test_a_model_page_counts_hardware_and_engine_combinations_not_setups(shipped
     summary = f"{len(runs)} runs on this model, {len(combinations)} hardware and engine {noun}"
     assert f'<p class="summary">{summary}</p>' in page
     assert page.count("../../setups/") >= 2  # its histories, linked as setups
+
+
+def test_a_model_page_leaves_its_other_frontiers_to_the_browser_where_the_points_hold_them(
+    shipped: Path,
+) -> None:
+    """A model page draws its default frontier chart (and its figures table) itself; of its other
+    contexts, those whose cells /data/points/ holds one a request count (tests/kit/frontier_rule:
+    worked out from the result files) it leaves to pareto.js, with a note in its place and what
+    the script draws them from in ``data-frontiers``: per context, the runs with a frontier
+    there. The others it draws itself, as before."""
+    site = shipped / "_site"
+    left_in_all = 0
+    for page in sorted((site / "models").glob("*/index.html")):
+        html = page.read_text(encoding="utf-8")
+        sections = re.split(r'<div class="pareto-at', html)[1:]
+        if not sections:
+            continue
+        heading = re.search(r"<h1[^>]*>([^<]+)</h1>", html)
+        assert heading
+        model = unescape(heading[1]).strip()
+        default, offered = frontier_contexts(site, model)
+        shown = [int(re.search(r'id="pareto-(\d+)"', s)[1]) for s in sections]  # type: ignore[index]
+        assert sorted(shown) == offered and shown[0] == default, page
+        left = [c for c, s in zip(shown, sections, strict=True) if "frontier-wait" in s]
+        assert left == [c for c in offered if c != default and left_to_browser(site, model, c)], (
+            page
+        )
+        for context, section in zip(shown, sections, strict=True):
+            # A chart left to the browser has no drawing in the page; the others have theirs.
+            assert ("<svg" in section.split("</div>")[0]) != (context in left), (page, context)
+        left_in_all += len(left)
+        attribute = re.search(r"data-frontiers='([^']*)'", html)
+        assert (attribute is not None) == bool(left), page
+        if attribute is None:
+            continue
+        data = json.loads(unescape(attribute[1]))
+        assert sorted(data["at"]) == sorted(str(c) for c in left)
+        for context in left:
+            drawn = {data["runs"][i][0] for i in data["at"][str(context)]}
+            assert drawn == frontier_runs(site, model, context), (page, context)
+    assert left_in_all >= 6  # the DeepSeek run's model page, at least

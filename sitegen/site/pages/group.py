@@ -75,6 +75,9 @@ class GroupPageContext:
     charted_note: str | None
     comparisons: tuple[Field, ...]
     pareto: tuple[ParetoAt, ...]  # model pages: the frontier at each context (pareto_by_context)
+    pareto_data: (
+        Markup  # what pareto.js draws the frontiers left to the browser from (frontier_data)
+    )
     presets: tuple[PresetLink, ...]
     presets_anchor: str  # where this group's runs are on the static views
     choice: PointChoice
@@ -109,6 +112,9 @@ class ParetoAt:
     figures: tuple[FrontierFigure, ...]
     statistic: str  # of the per-request figures: "mean", "median", or "each run's statistic"
     default: bool
+    # Drawn by pareto.js from /data/points/ (frontier_data), with its figures table: the page
+    # has its place, and a note for a reader without JavaScript.
+    in_browser: bool = False
 
 
 @dataclass(frozen=True)
@@ -215,6 +221,7 @@ def group_page(
     without = [names[run.id] for run in charted if run not in with_prefill]
     # Per accelerator, so setups of different sizes compare (derived: total ÷ accelerators).
     frontier = pareto_by_context(charted, names, charted_places) if group.kind == "models" else ()
+    pareto_data = frontier_data(frontier, charted, names, charted_places, groups)
     members = {run.id for run in runs}
     comparisons = tuple(
         Field(f"{a.id} → {b.id}", f"{names[a.id]} → {names[b.id]}", site.url(compare_path(a, b)))
@@ -257,6 +264,7 @@ def group_page(
         ),
         comparisons=comparisons,
         pareto=frontier,
+        pareto_data=pareto_data,
         presets=preset_links(site, analysis),
         presets_anchor=f"#m-{group.slug}" if group.kind == "models" else "",
         choice=point_choice(runs, analysis),
@@ -373,7 +381,8 @@ def pareto_by_context(
                 f"more request counts): {'; '.join(absent)}."
             )
             chart = dataclasses.replace(chart, note=missing)
-        figures = _frontier_figures(there, names, context, len(kinds) > 1)
+        in_browser = number > 0 and _browser_draws(there, context)
+        figures = () if in_browser else _frontier_figures(there, names, context, len(kinds) > 1)
         charts.append(
             ParetoAt(
                 numbers.context(context),
@@ -383,9 +392,69 @@ def pareto_by_context(
                 figures,
                 statistic,
                 number == 0,
+                in_browser,
             )
         )
     return tuple(charts)
+
+
+def _browser_draws(runs: list[Run], context: int) -> bool:
+    """Whether pareto.js can draw the frontier at ``context`` from /data/points/ as this module
+    would: those files keep one cell a request count, so each run's frontier cells there must be
+    one a request count, in that order (a source that varied the output length has several).
+    A context of 0 keeps the words only numbers.py has for it."""
+    if context == 0:
+        return False
+    for run in runs:
+        levels = [cell.concurrency for cell in frontier_cells(run, context)]
+        if levels != sorted(set(levels)):
+            return False
+    return True
+
+
+def frontier_data(
+    charts: tuple[ParetoAt, ...],
+    runs: list[Run],
+    names: dict[str, str],
+    places: Mapping[str, int],
+    groups: dict[tuple[str, str], Group],
+) -> Markup:
+    """What pareto.js draws the frontiers ``in_browser`` from, as a JSON attribute: ``models``
+    (the slugs of their /data/points/<context>/<model>.json), ``runs`` ([id, index in
+    ``models``, name, colour place, accelerators, statistic in words]), ``at`` (per context, the
+    indices in ``runs`` of the runs it draws, in order), ``statistic`` (per context, the x
+    axis's), ``notes`` (per context, the runs without a frontier there) and ``shared`` (one
+    legend above every chart, as the page's own charts have it)."""
+    left = [chart for chart in charts if chart.in_browser]
+    if not left:
+        return Markup("")
+    by_id = {run.id: run for run in runs}
+    drawn = {
+        chart.tokens: [run_id for run_id in chart.plot.legend_runs if run_id in by_id]
+        for chart in left
+    }
+    listed = [run for run in runs if any(run.id in ids for ids in drawn.values())]
+    slugs = list(dict.fromkeys(groups[("models", model_key(run))].slug for run in listed))
+    index = {run.id: i for i, run in enumerate(listed)}
+    data = {
+        "models": slugs,
+        "runs": [
+            [
+                run.id,
+                slugs.index(groups[("models", model_key(run))].slug),
+                names[run.id],
+                places[run.id],
+                run.hardware.count,
+                statistic_of(run),
+            ]
+            for run in listed
+        ],
+        "at": {str(tokens): [index[i] for i in ids] for tokens, ids in drawn.items()},
+        "statistic": {str(chart.tokens): chart.statistic for chart in left},
+        "notes": {str(chart.tokens): chart.plot.note for chart in left if chart.plot.note},
+        "shared": len({chart.plot.legend for chart in charts}) == 1,
+    }
+    return Markup(_attribute_json(data))
 
 
 def _frontier_figures(
