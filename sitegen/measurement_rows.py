@@ -1,9 +1,10 @@
-"""The published run JSON's measurements as rows (run JSON format 2, docs/result-format.md).
+"""The published run JSON's measurements as rows (run JSON format 3, docs/result-format.md).
 
 A result file writes each measurement as a record of named fields; a run has dozens of them
 with the same names, each cell's statistics nested in it. The run JSON writes each phase once
 as its field names and then one array a measurement, in that order (``null`` where the
-measurement has no such field: the schema admits no null figure, so it can only mean absent).
+measurement has no such field: the schema admits no null figure, so it can only mean absent;
+format 3 leaves out a row's absent values at its end, most of a cell that was not run).
 A statistic is a column of its own, ``statistics/<figure>/<name>``; a column equal, row for
 row and as the file wrote it, to its figure's column (the mean of a run whose headline figures
 are means) is written once and named in ``same``. Nothing is rounded: a reader restores every
@@ -16,7 +17,9 @@ import json
 from typing import Any
 
 RUN_JSON_VERSION_KEY = "run_json_version"  # the run JSON's member naming its format
-RUN_JSON_VERSION = 2  # 1: the result document's records as they are (no such member)
+RUN_JSON_VERSION = 3  # 1: the result document's records as they are (no such member)
+# 2: as 3, but each row as long as its fields (its absent values at the end written as null)
+READ_VERSIONS = (1, 2, 3)
 
 # Fields written first in a phase's rows, the ones a reader finds a measurement by; every
 # other field follows in name order, so two runs' rows read alike.
@@ -58,8 +61,16 @@ def phase_rows(records: list[dict[str, Any]]) -> dict[str, Any]:
         if figure is not None and figure in fields and _equal(flats, name, figure):
             same[name] = figure
     kept = [name for name in fields if name not in same]
-    rows = [[flat.get(name) for name in kept] for flat in flats]
+    rows = [_trimmed([flat.get(name) for name in kept]) for flat in flats]
     return {"fields": kept, **({"same": same} if same else {}), "rows": rows}
+
+
+def _trimmed(row: list[Any]) -> list[Any]:
+    """``row`` without its absent values at the end (a cell not run has its key fields only)."""
+    end = len(row)
+    while end and row[end - 1] is None:
+        end -= 1
+    return row[:end]
 
 
 def _equal(flats: list[dict[str, Any]], name: str, figure: str) -> bool:
@@ -79,9 +90,12 @@ def records(phase: dict[str, Any]) -> list[dict[str, Any]]:
         raise ValueError("a phase is {fields, rows} (and same)")
     restored = []
     for row in rows:
-        if not isinstance(row, list) or len(row) != len(fields):
-            raise ValueError(f"a row of {len(fields)} values expected, got {_text(row)[:80]}")
-        flat = {name: value for name, value in zip(fields, row, strict=True) if value is not None}
+        if not isinstance(row, list) or len(row) > len(fields):
+            raise ValueError(
+                f"a row of at most {len(fields)} values expected, got {_text(row)[:80]}"
+            )
+        # A row may end early (format 3): the fields it leaves out are absent.
+        flat = {name: value for name, value in zip(fields, row, strict=False) if value is not None}
         for name, figure in same.items():
             if figure in flat:
                 flat[name] = flat[figure]
@@ -108,15 +122,15 @@ def measurements_rows(measurements: dict[str, Any]) -> dict[str, Any]:
 
 
 def result_document(published: dict[str, Any]) -> dict[str, Any]:
-    """A published run JSON as the result document it was made from, with its receipt: format 2
-    read back to records, format 1 (no version member) as it is. Raises ValueError on a format
-    this sitegen does not know."""
+    """A published run JSON as the result document it was made from, with its receipt: formats
+    3 and 2 read back to records, format 1 (no version member) as it is. Raises ValueError on a
+    format this sitegen does not know."""
     version = published.get(RUN_JSON_VERSION_KEY, 1)
     if version == 1:
         return published
-    if version != RUN_JSON_VERSION:
+    if type(version) is not int or version not in READ_VERSIONS:
         raise ValueError(
-            f"run JSON format {_text(version)}, this sitegen reads 1 and {RUN_JSON_VERSION}: "
+            f"run JSON format {_text(version)}, this sitegen reads 1 to {RUN_JSON_VERSION}: "
             "upgrade sitegen"
         )
     document = {key: value for key, value in published.items() if key != RUN_JSON_VERSION_KEY}

@@ -77,7 +77,8 @@
   });
 
   // --- a run JSON read back as its result file ----------------------------------------------
-  // Format 2 writes each phase of measurements as field names once and a row a measurement,
+  // Formats 2 and 3 write each phase of measurements as field names once and a row a
+  // measurement (3 leaves out a row's absent values at its end: read as absent, as null is),
   // statistics as "statistics/<figure>/<name>" columns and the columns equal to their figure's
   // named in "same" (sitegen/measurement_rows.py; docs/result-format.md). compare.js, ownfile.js
   // and run.js (the run page's tables and CSV) read records: this makes them, as result_document
@@ -111,7 +112,7 @@
   var resultDocument = function (published) {
     var version = versionOf(published.run_json_version);
     if (version === 1) return published;
-    if (version !== 2) throw new Error("run JSON format " + version + " is newer than this page");
+    if (version !== 2 && version !== 3) throw new Error("run JSON format " + version + " is newer than this page");
     var result = {};
     Object.keys(published).forEach(function (key) {
       if (key !== "run_json_version") result[key] = published[key];

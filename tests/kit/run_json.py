@@ -1,6 +1,7 @@
 """A published run JSON (runs/<id>.json) read as docs/result-format.md ("The run JSON") says,
 written here and not taken from sitegen, so that tests compare the site with an independent
-reading: each phase's rows by their field names (null: absent), "statistics/<figure>/<name>"
+reading: each phase's rows by their field names (null, or a value left out at a row's end:
+absent), "statistics/<figure>/<name>"
 columns into the record's statistics, each column "same" names equal to its figure."""
 
 from __future__ import annotations
@@ -13,7 +14,10 @@ from typing import Any
 def phase_records(phase: dict[str, Any]) -> list[dict[str, Any]]:
     read = []
     for row in phase["rows"]:
-        values = dict(zip(phase["fields"], row, strict=True))
+        assert len(row) <= len(phase["fields"])
+        values = dict(
+            zip(phase["fields"], row + [None] * (len(phase["fields"]) - len(row)), strict=True)
+        )
         for name, figure in phase.get("same", {}).items():
             values[name] = values[figure]
         record: dict[str, Any] = {}
@@ -30,9 +34,9 @@ def phase_records(phase: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def published_run(path: Path) -> dict[str, Any]:
-    """The run JSON at ``path`` with its measurements as records (format 2 only)."""
+    """The run JSON at ``path`` with its measurements as records (format 3 only)."""
     document: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    assert document.pop("run_json_version") == 2
+    assert document.pop("run_json_version") == 3
     document["measurements"] = {
         phase: phase_records(rows) for phase, rows in document["measurements"].items()
     }

@@ -65,7 +65,7 @@ def test_site_layout(shipped: Path) -> None:
         assert f'href="runs/{run_id}/index.html"' in index
     exported = json.loads((site / "runs" / f"{SEED_RUN_ID}.json").read_text())
     assert exported["run"]["model"] == "deepseek-ai/DeepSeek-V4-Flash-DSpark"
-    assert exported["run_json_version"] == 2  # measurements as rows (docs/result-format.md)
+    assert exported["run_json_version"] == 3  # measurements as rows (docs/result-format.md)
     assert (
         len(exported["measurements"]["prefill"]["rows"]) == 9
         and len(exported["measurements"]["decode"]["rows"]) == 64

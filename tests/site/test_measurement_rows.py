@@ -43,14 +43,19 @@ def test_a_statistic_not_equal_in_every_row_keeps_its_column(second: dict[str, A
     assert "same" not in rows
     column = rows["fields"].index("statistics/ttft_ms/mean")
     given = (second.get("statistics") or {}).get("ttft_ms", {}).get("mean")
-    assert [row[column] for row in rows["rows"]] == [10.5, given]
+    # (a value absent at a row's end is left out: format 3)
+    assert [(row + [None] * len(rows["fields"]))[column] for row in rows["rows"]] == [10.5, given]
     assert records(rows) == [first, second]
 
 
 def test_an_absent_field_is_null_and_read_back_absent() -> None:
-    cells = [_cell(1, 10.5), {"context_tokens": 8192, "concurrency": 2, "status": "over_capacity"}]
+    cells = [
+        _cell(1, 10.5),
+        {"context_tokens": 8192, "concurrency": 2, "status": "over_capacity"},
+        {"context_tokens": 8192, "concurrency": 4, "ttft_ms": 30.0},  # no status: null between
+    ]
     rows = phase_rows(cells)
-    assert rows["rows"][1] == [8192, 2, "over_capacity", None]
+    assert rows["rows"][1:] == [[8192, 2, "over_capacity"], [8192, 4, None, 30.0]]
     assert records(rows) == cells
 
 
@@ -66,7 +71,7 @@ def test_every_shipped_result_reads_back_from_its_rows() -> None:
             "measurements": {
                 phase: phase_rows(items) for phase, items in document["measurements"].items()
             },
-            "run_json_version": 2,
+            "run_json_version": 3,
         }
         back = result_document(json.loads(json.dumps(published)))
         assert json.dumps(back, sort_keys=True) == json.dumps(document, sort_keys=True), path
@@ -74,5 +79,35 @@ def test_every_shipped_result_reads_back_from_its_rows() -> None:
 
 def test_a_newer_format_is_refused_with_what_to_do() -> None:
     with pytest.raises(ValueError, match="upgrade sitegen"):
-        result_document({"run_json_version": 3, "measurements": {}})
+        result_document({"run_json_version": 4, "measurements": {}})
     assert result_document({"measurements": {"decode": []}}) == {"measurements": {"decode": []}}
+
+
+def test_a_rows_absent_values_at_its_end_are_left_out_and_read_back_as_absent() -> None:
+    """Format 3: a cell that was not run has its key fields only, written as a short row (format
+    2 wrote a null for every other field); format 2 files still read."""
+    records = [
+        {"context_tokens": 8192, "concurrency": 1, "status": "valid", "ttft_ms": 50.5},
+        {"context_tokens": 8192, "concurrency": 2, "status": "over_capacity"},
+    ]
+    phase = phase_rows(records)
+    assert phase == {
+        "fields": ["context_tokens", "concurrency", "status", "ttft_ms"],
+        "rows": [[8192, 1, "valid", 50.5], [8192, 2, "over_capacity"]],
+    }
+    for version, rows in (
+        (3, phase["rows"]),
+        (2, [[8192, 1, "valid", 50.5], [8192, 2, "over_capacity", None]]),
+    ):
+        published = {
+            "run_json_version": version,
+            "measurements": {"decode": {**phase, "rows": rows}},
+        }
+        assert result_document(published)["measurements"]["decode"] == records
+    with pytest.raises(ValueError, match="at most 4 values"):
+        result_document(
+            {
+                "run_json_version": 3,
+                "measurements": {"decode": {**phase, "rows": [[1, 2, "valid", 3, 4]]}},
+            }
+        )

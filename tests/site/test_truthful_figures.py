@@ -503,11 +503,14 @@ def test_the_json_export_carries_every_percentile_of_the_raw_file(built_site: Pa
     exported = json.loads((built_site / "runs" / f"{SEED_RUN_ID}.json").read_text())
     assert exported["schema_version"] == 1.2 and exported["run"]["latency_statistic"] == "mean"
     # Its measurements as rows (docs/result-format.md, "The run JSON"): a statistic is the column
-    # "statistics/<figure>/<name>", or the cell's figure itself where "same" says so.
+    # "statistics/<figure>/<name>", or the cell's figure itself where "same" says so; a row ends
+    # at its last value.
     decode = exported["measurements"]["decode"]
     cells = {}
     for row in decode["rows"]:
-        cell = dict(zip(decode["fields"], row, strict=True))
+        cell = dict(
+            zip(decode["fields"], row + [None] * (len(decode["fields"]) - len(row)), strict=True)
+        )
         cell |= {name: cell[figure] for name, figure in decode.get("same", {}).items()}
         cells[(cell["context_tokens"], cell["concurrency"])] = cell
     raw = json.loads(SAMPLE.read_text(encoding="utf-8"))
