@@ -1,7 +1,7 @@
 """/data/capacity.json's records read as objects (docs/capacity.md), with the capacity's figures
-its version 4 leaves to the run's cells put back, each worked out here from the run's published
-JSON: the total tok/s of the cell at ``max_concurrency``, it and the requests held ÷ the run's
-accelerators, and the request counts measured at that context."""
+that versions 4 and 5 leave to the run's cells put back, each worked out here from the run's
+published JSON: the total tok/s of the cell at ``max_concurrency``, it and the requests held ÷
+the run's accelerators, and the request counts measured at that context."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from typing import Any
 from tests.kit.run_json import published_run
 from tests.kit.verdict_rule import own_cells
 
-# What version 4 writes: the verdicts, not the figures the run's cells (data/points/) hold.
+# What version 5 writes: the verdicts, not the figures the run's cells (data/points/) hold; a
+# run's records on its line, after its id, each ending at its last value.
 FIELDS = [
-    "run",
     "service_level",
     "context_tokens",
     "max_concurrency",
@@ -29,12 +29,15 @@ FIELDS = [
 
 def capacity_records(site: Path) -> list[dict[str, Any]]:
     published = json.loads((site / "data" / "capacity.json").read_text(encoding="utf-8"))
-    assert published["version"] == 4 and published["fields"] == FIELDS
+    assert published["version"] == 5 and published["fields"] == FIELDS
     documents: dict[str, dict[str, Any]] = {}
     records = []
-    for values in published["records"]:
-        record = dict(zip(published["fields"], values, strict=True))
-        run = record["run"]
+    flat = [(run, values) for run, of_run in published["runs"] for values in of_run]
+    assert [run for run, _ in flat] == sorted(run for run, _ in flat)  # by run id
+    for run, values in flat:
+        assert len(values) <= len(FIELDS) and values[-1] is not None
+        values = values + [None] * (len(FIELDS) - len(values))
+        record = {"run": run, **dict(zip(published["fields"], values, strict=True))}
         if run not in documents:
             documents[run] = published_run(site / "runs" / f"{run}.json")
         document = documents[run]

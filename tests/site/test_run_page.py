@@ -15,6 +15,7 @@ import pytest
 from sitegen.site.figures.numbers import context as context_label
 from sitegen.site.figures.numbers import rate
 from tests.kit import verdict_rule as rule
+from tests.kit.capacity_json import capacity_records
 from tests.kit.project import SEED_RUN_ID, copy_site, run_cli
 from tests.kit.run_json import published_run
 
@@ -199,10 +200,7 @@ def test_a_verdict_many_capacity_cells_give_is_said_once(built: Path) -> None:
     published = json.loads((built / "data" / "capacity.json").read_text())
     levels = [level["name"] for level in published["service_levels"]]
     records = {
-        (r["run"], r["service_level"], r["context_tokens"]): r
-        for r in (
-            dict(zip(published["fields"], values, strict=True)) for values in published["records"]
-        )
+        (r["run"], r["service_level"], r["context_tokens"]): r for r in capacity_records(built)
     }
     noted = 0
     for document, html in _runs(built):

@@ -303,9 +303,8 @@ def _total_at(run: Run, preset: Preset, analysis: Analysis) -> float | None:
 # --- data for scripts and the picker --------------------------------------------------------
 
 # A record's verdict; the figures at its capacity are the run's cells' (data/points/, the run
-# JSON), so version 4 leaves them out (docs/capacity.md).
+# JSON), so version 4 leaves them out (docs/capacity.md). Its run is the id its line starts with.
 CAPACITY_FIELDS = (
-    "run",
     "service_level",
     "context_tokens",
     "max_concurrency",
@@ -351,17 +350,26 @@ def capacity_json(runs: list[Run], analysis: Analysis) -> bytes:
             run_piece(analysis.fragments, _capacity_lines, run, build=analysis)
             for run in sorted(runs, key=lambda r: r.id)
         ),
-        "records",
+        "runs",
     )
 
 
 def _capacity_lines(analysis: Analysis, run: Run) -> str:
-    """``run``'s records of /data/capacity.json, one a line."""
+    """``run``'s line of /data/capacity.json: its id, then its records, each an array of the
+    values of CAPACITY_FIELDS that ends at its last value (the fields after it are null)."""
     levels = analysis.settings.service_levels
-    return ",\n".join(
-        row([record[name] for name in CAPACITY_FIELDS])
+    records = [
+        _without_trailing_nulls([record[name] for name in CAPACITY_FIELDS])
         for record in capacity_records([analysis.grid(run)], levels)
-    )
+    ]
+    return row([run.id, records]) if records else ""
+
+
+def _without_trailing_nulls(values: list[object]) -> list[object]:
+    end = len(values)
+    while end and values[end - 1] is None:
+        end -= 1
+    return values[:end]
 
 
 POINT_STATUSES = tuple(status.value for status in Status)  # a cell's status is its index here
