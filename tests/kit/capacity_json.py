@@ -13,9 +13,8 @@ from tests.kit.run_json import published_run
 from tests.kit.verdict_rule import own_cells
 
 # What version 5 writes: the verdicts, not the figures the run's cells (data/points/) hold; a
-# run's records on its line, after its id, each ending at its last value.
+# run's records on its line, after its id, by service level, each ending at its last value.
 FIELDS = [
-    "service_level",
     "context_tokens",
     "max_concurrency",
     "state",
@@ -32,12 +31,22 @@ def capacity_records(site: Path) -> list[dict[str, Any]]:
     assert published["version"] == 5 and published["fields"] == FIELDS
     documents: dict[str, dict[str, Any]] = {}
     records = []
-    flat = [(run, values) for run, of_run in published["runs"] for values in of_run]
-    assert [run for run, _ in flat] == sorted(run for run, _ in flat)  # by run id
-    for run, values in flat:
+    levels = [level["name"] for level in published["service_levels"]]
+    flat: list[tuple[str, str, list[Any]]] = []
+    for run, by_level in published["runs"]:
+        assert list(by_level) == [level for level in levels if level in by_level]  # in order
+        flat += [
+            (run, level, values) for level, of_level in by_level.items() for values in of_level
+        ]
+    assert [run for run, _, _ in flat] == sorted(run for run, _, _ in flat)  # by run id
+    for run, level, values in flat:
         assert len(values) <= len(FIELDS) and values[-1] is not None
         values = values + [None] * (len(FIELDS) - len(values))
-        record = {"run": run, **dict(zip(published["fields"], values, strict=True))}
+        record = {
+            "run": run,
+            "service_level": level,
+            **dict(zip(published["fields"], values, strict=True)),
+        }
         if run not in documents:
             documents[run] = published_run(site / "runs" / f"{run}.json")
         document = documents[run]

@@ -595,8 +595,8 @@ def price_for(run: Run, prices: tuple[tuple[str, Price], ...]) -> Price | None:
 CAPACITY_FORMAT = "sitegen-capacity"
 # 2: fields named once, one record per line as an array (was one object each); 3: each record's
 # state, the sources of its speed and TTFT, where and why the ladder stopped, the ladder itself;
-# 4: the verdicts only (the figures are the run's cells'); 5: a run's records on one line under
-# its id, each ending at its last value.
+# 4: the verdicts only (the figures are the run's cells'); 5: a run's records on one line after
+# its id, by service level, each ending at its last value.
 CAPACITY_VERSION = 5
 
 

@@ -303,9 +303,9 @@ def _total_at(run: Run, preset: Preset, analysis: Analysis) -> float | None:
 # --- data for scripts and the picker --------------------------------------------------------
 
 # A record's verdict; the figures at its capacity are the run's cells' (data/points/, the run
-# JSON), so version 4 leaves them out (docs/capacity.md). Its run is the id its line starts with.
+# JSON), so version 4 leaves them out (docs/capacity.md). Its run and service level are the id
+# its line starts with and the level it is listed under.
 CAPACITY_FIELDS = (
-    "service_level",
     "context_tokens",
     "max_concurrency",
     "state",
@@ -355,14 +355,15 @@ def capacity_json(runs: list[Run], analysis: Analysis) -> bytes:
 
 
 def _capacity_lines(analysis: Analysis, run: Run) -> str:
-    """``run``'s line of /data/capacity.json: its id, then its records, each an array of the
-    values of CAPACITY_FIELDS that ends at its last value (the fields after it are null)."""
+    """``run``'s line of /data/capacity.json: its id, then its records by service level (in the
+    configured order), each an array of the values of CAPACITY_FIELDS that ends at its last
+    value (the fields after it are null)."""
     levels = analysis.settings.service_levels
-    records = [
-        _without_trailing_nulls([record[name] for name in CAPACITY_FIELDS])
-        for record in capacity_records([analysis.grid(run)], levels)
-    ]
-    return row([run.id, records]) if records else ""
+    by_level: dict[str, list[list[object]]] = {}
+    for record in capacity_records([analysis.grid(run)], levels):
+        values = _without_trailing_nulls([record[name] for name in CAPACITY_FIELDS])
+        by_level.setdefault(record["service_level"], []).append(values)
+    return row([run.id, by_level]) if by_level else ""
 
 
 def _without_trailing_nulls(values: list[object]) -> list[object]:
