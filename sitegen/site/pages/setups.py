@@ -313,7 +313,7 @@ def _timeline(
     ticks = tuple((x(i), run.info.date or "undated") for i, run, _ in values)
     return Timeline(
         title,
-        (" ".join(f"{p.x},{p.y}" for p in points),),
+        (" ".join(f"{p.x:g},{p.y:g}" for p in points),),
         points,
         marks,
         unit(high),
