@@ -112,7 +112,8 @@ def synthetic_run(index: int, models: int, rng: random.Random, template: Path = 
     another model, accelerator and engine, so that group pages exist in realistic proportions."""
     document = copy.deepcopy(_template_cached(template))
     family = index % models
-    model = f"org-{family % 7}/Model-{family}-{'A' if family % 3 else 'B'}"
+    # As long as real names (the shipped runs' models: 27 characters on average).
+    model = f"org{family % 7}-ai/Model-{family}-{'30B-A3B' if family % 3 else '70B'}-Instruct"
     accelerator, memory = ACCELERATORS[rng.randrange(len(ACCELERATORS))]
     engine, version = ENGINES[rng.randrange(len(ENGINES))]
     factor = rng.uniform(0.5, 2.0)
@@ -148,13 +149,19 @@ def _template_cached(path: Path) -> dict[str, Any]:
     return _template(path)
 
 
+def run_id(index: int) -> str:
+    """A synthetic run's id (its file's name): as long as real ones (the shipped runs': 48
+    characters on average), since an id is in every link to the run and in every data file."""
+    return f"synthetic-copy-of-the-h200nvl2-dspark-run-{index:05d}"
+
+
 def make_site(folder: Path, runs: int, seed: int = 1) -> None:
     rng = random.Random(seed)
     (folder / "content" / "runs").mkdir(parents=True)
     (folder / "sitegen.yaml").write_text("title: Benchmark site\n")
     models = max(1, runs // 10)
     for index in range(runs):
-        (folder / "content" / "runs" / f"run-{index:05d}.yaml").write_text(
+        (folder / "content" / "runs" / f"{run_id(index)}.yaml").write_text(
             synthetic_run(index, models, rng)
         )
 
@@ -465,7 +472,7 @@ def bench(
             both(folder)  # back to the base site before the next attempt
         results["collect + build, one run added"] = median(measures)
 
-        edited = folder / "content" / "runs" / "run-00000.yaml"
+        edited = folder / "content" / "runs" / f"{run_id(0)}.yaml"
         original = edited.read_text()
         measures = []
         for attempt in range(repeat):
@@ -494,10 +501,10 @@ def bench(
         results["index first load"] = (
             f"{first_load(site, 'index.html') / 1000:,.1f} KB gzip (HTML and what it loads{second})"
         )
-        page = (site / "runs" / "run-00000" / "index.html").read_bytes()
+        page = (site / "runs" / run_id(0) / "index.html").read_bytes()
         results["run page"] = (
             f"{len(page) / 1000:,.1f} KB HTML, {len(gzip.compress(page)) / 1000:,.1f} KB gzip; "
-            f"with what it loads {first_load(site, 'runs/run-00000/index.html') / 1000:,.1f} KB "
+            f"with what it loads {first_load(site, f'runs/{run_id(0)}/index.html') / 1000:,.1f} KB "
             f"gzip"
         )
         if hugo:

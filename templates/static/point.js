@@ -273,8 +273,7 @@
         entry.price_usd_per_hour = file.prices && file.prices[entry.run] !== undefined ? file.prices[entry.run] : null;
         entry.timing = { cache: entry.ttft_prompt_cache, prefill: entry.prefill_ms };
         // The statistic of its latency figures (mean or median), where its file says.
-        entry.statistic = (file.latency_statistics && file.latency_statistics[entry.run]) ||
-          "as reported";
+        entry.statistic = entry.latency_statistic || "as reported";
         entry.cells = entry.cells.map(function (figures, i) {
           if (!figures) return null;
           var cell = { concurrency: file.concurrency[i], context_tokens: entry.context_tokens };

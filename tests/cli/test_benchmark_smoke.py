@@ -68,11 +68,9 @@ def test_benchmark_script_prints_its_table(bench_table: str) -> None:
 
 def test_the_table_leaves_its_site_in_the_folder_it_was_given(kept_bench_site: Path) -> None:
     assert sorted(path.name for path in (kept_bench_site / "content" / "runs").iterdir()) == [
-        "run-00000.yaml",
-        "run-00001.yaml",
-        "run-00002.yaml",
+        f"{_bench_module().run_id(i)}.yaml" for i in range(3)
     ]
-    assert (kept_bench_site / "_site" / "runs" / "run-00002" / "index.html").is_file()
+    assert (kept_bench_site / "_site" / "runs" / _bench_module().run_id(2) / "index.html").is_file()
 
 
 def test_a_folder_that_is_there_already_is_refused(tmp_path: Path) -> None:
@@ -133,9 +131,7 @@ def test_the_added_run_alone_on_a_kept_site(kept_bench_site: Path, tmp_path: Pat
     assert re.search(ADDED_ALONE, _bench_added_only(folder), re.M)  # found and brought up to date
     # Three runs, and the added one removed again after it was timed.
     assert sorted(path.name for path in (folder / "content" / "runs").iterdir()) == [
-        "run-00000.yaml",
-        "run-00001.yaml",
-        "run-00002.yaml",
+        f"{_bench_module().run_id(i)}.yaml" for i in range(3)
     ]
 
 

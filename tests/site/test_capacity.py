@@ -762,6 +762,7 @@ def test_point_files_hold_every_cell_exactly_once_per_matching_context(built: Pa
             "accelerator",
             "ttft_prompt_cache",
             "prefill_ms",
+            "latency_statistic",
         ]
         assert data["columns"] == [
             "status",
@@ -774,10 +775,15 @@ def test_point_files_hold_every_cell_exactly_once_per_matching_context(built: Pa
         assert len(text.splitlines()) == len(data["runs"]) + 2  # one run per line
         listed = json.loads((site / f"{path.parent.name}.json").read_text())["models"]
         assert path.stem in listed
-        for run, accelerators, context, cells, accelerator, cache, prefill in data["runs"]:
+        for values in data["runs"]:
+            # Absent values at a row's end are left out.
+            assert len(values) <= len(data["fields"]) and values[-1] is not None
+            values = values + [None] * (len(data["fields"]) - len(values))
+            run, accelerators, context, cells, accelerator, cache, prefill, statistic = values
             assert abs(context - data["context_tokens"]) <= 0.03 * data["context_tokens"]
             published = published_run(built / "_site" / "runs" / f"{run}.json")
             document = {**published, "_id": run}
+            assert statistic == document["run"].get("latency_statistic")
             assert accelerators == document["hardware"]["count"]
             assert accelerator == document["hardware"]["accelerator"]
             assert cache == document["run"].get("ttft_prompt_cache")

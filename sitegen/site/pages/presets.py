@@ -384,6 +384,7 @@ POINT_FIELDS = (
     "accelerator",
     "ttft_prompt_cache",
     "prefill_ms",
+    "latency_statistic",  # mean or median, where the run's file says (absent at a row's end)
 )
 
 
@@ -421,7 +422,6 @@ def model_point_files(group: Group, analysis: Analysis) -> dict[str, bytes]:
         ladder = sorted({n for _, (_, cells) in found for n in cells})
         rows = []
         prices = {}
-        statistics = {}
         for grid, (actual, cells) in found:
             line: list[object] = [
                 _point_cell(cells[n], columns) if n in cells else None for n in ladder
@@ -429,21 +429,21 @@ def model_point_files(group: Group, analysis: Analysis) -> dict[str, bytes]:
             while line[-1] is None:
                 line.pop()
             timing = grid.timing
-            rows.append(
-                [
-                    grid.run.id,
-                    grid.accelerators,
-                    actual,
-                    line,
-                    grid.run.hardware.accelerator,
-                    timing.prompt_cache,
-                    timing.prefill_at(actual),
-                ]
-            )
+            values: list[object] = [
+                grid.run.id,
+                grid.accelerators,
+                actual,
+                line,
+                grid.run.hardware.accelerator,
+                timing.prompt_cache,
+                timing.prefill_at(actual),
+                grid.run.info.latency_statistic,
+            ]
+            while values[-1] is None:  # absent at the end: left out, as a cell's figures are
+                values.pop()
+            rows.append(values)
             if (price := analysis.price(grid.run)) is not None:
                 prices[grid.run.id] = price.usd_per_hour
-            if grid.run.info.latency_statistic:
-                statistics[grid.run.id] = grid.run.info.latency_statistic
         head: dict[str, object] = {
             "context_tokens": wanted,
             "concurrency": ladder,
@@ -452,8 +452,6 @@ def model_point_files(group: Group, analysis: Analysis) -> dict[str, bytes]:
         }
         if prices:
             head["prices"] = prices
-        if statistics:  # what each run's per-request speed and TTFT are, where its file says
-            head["latency_statistics"] = statistics
         files[point_file(wanted, group)] = json_rows(head, POINT_FIELDS, rows, "runs")
     return files
 
