@@ -12,7 +12,6 @@
   var plots = window.sitegenPlots;
   if (!section || !plots || !window.fetch || !section.getAttribute("data-plots")) return;
   var data = JSON.parse(section.getAttribute("data-plots"));
-  var root = document.documentElement.getAttribute("data-root") || "";
   var note = document.getElementById("decode-more");
   // A run's legend label: the page's own chart's legend has those it draws, data-plots the others.
   var labels = {};
@@ -23,17 +22,7 @@
   var STATUS = { valid: "Valid", requests_queued: "Requests queued", over_capacity: "Over capacity",
                  not_run: "Not run", failed: "Failed" };
 
-  var files = {};
-  var load = function (context, model) {
-    var url = root + "data/points/" + context + "/" + encodeURIComponent(model) + ".json";
-    if (!files[url]) {
-      files[url] = fetch(url).then(function (r) {
-        if (!r.ok) throw new Error(r.status + " " + r.url);
-        return r.json();
-      });
-    }
-    return files[url];
-  };
+  var load = plots.points;
 
   // A run's measured cells at exactly this context, as decode_plot takes them: [requests, total tok/s, status].
   var cellsOf = function (file, runId, context) {

@@ -142,18 +142,7 @@
     var text = section && section.getAttribute("data-frontiers");
     if (!text || !plots || !window.fetch) return Promise.resolve([]);
     var data = JSON.parse(text);
-    var root = document.documentElement.getAttribute("data-root") || "";
-    var files = {};
-    var load = function (context, model) {
-      var url = root + "data/points/" + context + "/" + encodeURIComponent(model) + ".json";
-      if (!files[url]) {
-        files[url] = fetch(url).then(function (r) {
-          if (!r.ok) throw new Error(r.status + " " + r.url);
-          return r.json();
-        });
-      }
-      return files[url];
-    };
+    var load = plots.points;
     // A run's cells a frontier is drawn from (curves.py frontier_cells): valid, with a total and
     // a per-request figure, at exactly this context; [requests, per-request, total].
     var cellsOf = function (file, runId, context) {

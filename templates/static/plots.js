@@ -220,6 +220,21 @@
   };
 
 
+  // A model's cells at a context, /data/points/<context>/<model>.json (pages/presets.py), fetched
+  // once a page however many charts ask: what group.js and pareto.js draw from.
+  var pointFiles = {};
+  var points = function (context, model) {
+    var root = document.documentElement.getAttribute("data-root") || "";
+    var url = root + "data/points/" + context + "/" + encodeURIComponent(model) + ".json";
+    if (!pointFiles[url]) {
+      pointFiles[url] = fetch(url).then(function (r) {
+        if (!r.ok) throw new Error(r.status + " " + r.url);
+        return r.json();
+      });
+    }
+    return pointFiles[url];
+  };
+
   window.sitegenPlots = { plot: plot, plotGrid: plotGrid, grouped: grouped, rate: rate, rateShort: rateShort,
-                         contextLabel: contextLabel, el: el, svgEl: svgEl };
+                         contextLabel: contextLabel, el: el, svgEl: svgEl, points: points };
 })();

@@ -47,6 +47,23 @@ def frontier_contexts(site: Path, base_model: str) -> tuple[int, list[int]]:
     return default, offered
 
 
+def frontier_levels(document: dict[str, Any], context: int) -> list[int]:
+    """The request counts of a run's cells a frontier at ``context`` is drawn from, in the file's
+    order: valid, with a total and a per-request figure."""
+    return [
+        cell["concurrency"]
+        for cell in document["measurements"]["decode"]
+        if cell["context_tokens"] == context
+        and cell["status"] == "valid"
+        and cell.get("per_request_tokens_per_s") is not None
+        and cell.get("total_tokens_per_s") is not None
+    ]
+
+
+def _of_model(document: dict[str, Any], base_model: str) -> bool:
+    return (document["run"].get("base_model") or document["run"]["model"]) == base_model
+
+
 def left_to_browser(site: Path, base_model: str, context: int) -> bool:
     """Whether the model page leaves its frontier at ``context`` (not its default) to pareto.js,
     by the rule of pages/group.py: not context 0, and each run with a frontier there has one
@@ -55,16 +72,7 @@ def left_to_browser(site: Path, base_model: str, context: int) -> bool:
     if context == 0:
         return False
     for document in documents(site).values():
-        if (document["run"].get("base_model") or document["run"]["model"]) != base_model:
-            continue
-        levels = [
-            cell["concurrency"]
-            for cell in document["measurements"]["decode"]
-            if cell["context_tokens"] == context
-            and cell["status"] == "valid"
-            and cell.get("per_request_tokens_per_s") is not None
-            and cell.get("total_tokens_per_s") is not None
-        ]
+        levels = frontier_levels(document, context) if _of_model(document, base_model) else []
         if len(set(levels)) >= 2 and levels != sorted(set(levels)):
             return False
     return True
@@ -76,16 +84,5 @@ def frontier_runs(site: Path, base_model: str, context: int) -> set[str]:
     return {
         run_id
         for run_id, document in documents(site).items()
-        if (document["run"].get("base_model") or document["run"]["model"]) == base_model
-        and len(
-            {
-                cell["concurrency"]
-                for cell in document["measurements"]["decode"]
-                if cell["context_tokens"] == context
-                and cell["status"] == "valid"
-                and cell.get("per_request_tokens_per_s") is not None
-                and cell.get("total_tokens_per_s") is not None
-            }
-        )
-        >= 2
+        if _of_model(document, base_model) and len(set(frontier_levels(document, context))) >= 2
     }
