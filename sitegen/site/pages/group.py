@@ -75,9 +75,7 @@ class GroupPageContext:
     charted_note: str | None
     comparisons: tuple[Field, ...]
     pareto: tuple[ParetoAt, ...]  # model pages: the frontier at each context (pareto_by_context)
-    pareto_data: (
-        Markup  # what pareto.js draws the frontiers left to the browser from (frontier_data)
-    )
+    pareto_data: Markup  # what pareto.js draws the other contexts' frontiers from
     presets: tuple[PresetLink, ...]
     presets_anchor: str  # where this group's runs are on the static views
     choice: PointChoice
