@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import functools
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -24,7 +25,10 @@ from sitegen.gc_and_exit import end_process, ends_with_command
 from sitegen.github import Level, annotation
 
 
+@functools.cache
 def _parser() -> argparse.ArgumentParser:
+    """The command line's parser, made once a process: parsing leaves it as it was, and main()
+    runs many times in one process where tools and tests call it."""
     parser = argparse.ArgumentParser(
         prog="sitegen",
         description="Static site of LLM inference benchmark results.",

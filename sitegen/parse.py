@@ -9,6 +9,7 @@ third-party library.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
@@ -29,7 +30,7 @@ class Document:
 
     source: str
     data: Any
-    lines: dict[str, int]
+    lines: Mapping[str, int]
 
     def line_of(self, pointer: str) -> int | None:
         """The line of the value at ``pointer``, or of its nearest parent that has one."""
@@ -250,12 +251,42 @@ def parse_json(
         # Integers of more than 4,300 digits: Python refuses to convert them (a denial-of-service
         # guard).
         raise SitegenError(Problem(source, None, "", _HUGE_NUMBER)) from None
-    lines = _json_lines(source, raw, data)
+    lines = _JsonLines(source, raw)
     _check_plain(source, data, lines)
     return Document(source, data, lines)
 
 
-def _check_plain(source: str, data: Any, lines: dict[str, int]) -> None:
+class _JsonLines(Mapping[str, int]):
+    """The lines of a JSON document's values (_json_lines), worked out the first time they are
+    asked for: only a problem to report needs them, and their YAML pass costs more than
+    reading the JSON. Worked out from the file's bytes alone, so what the document's data
+    becomes later does not change them."""
+
+    def __init__(self, source: str, raw: bytes) -> None:
+        self._source = source
+        self._raw: bytes | None = raw
+        self._found: Mapping[str, int] = {}
+
+    def _lines(self) -> Mapping[str, int]:
+        if self._raw is not None:
+            self._found = _json_lines(self._source, self._raw)
+            self._raw = None  # not needed again
+        return self._found
+
+    def __getitem__(self, pointer: str) -> int:
+        return self._lines()[pointer]
+
+    def __contains__(self, pointer: object) -> bool:
+        return pointer in self._lines()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._lines())
+
+    def __len__(self) -> int:
+        return len(self._lines())
+
+
+def _check_plain(source: str, data: Any, lines: Mapping[str, int]) -> None:
     """What YAML refuses while parsing but JSON lets through: deep nesting and lone surrogates.
 
     Walks with an explicit stack, so that nesting just under Python's recursion limit cannot
@@ -293,7 +324,7 @@ def _has_surrogate(text: str) -> bool:
     return False
 
 
-def _line(lines: dict[str, int], pointer: str) -> int | None:
+def _line(lines: Mapping[str, int], pointer: str) -> int | None:
     return Document("", None, lines).line_of(pointer)
 
 
@@ -316,18 +347,22 @@ def _line_of_text(text: str, message: str) -> int | None:
     return None
 
 
-def _json_lines(source: str, raw: bytes, data: Any) -> dict[str, int]:
+def _json_lines(source: str, raw: bytes) -> Mapping[str, int]:
+    """The line of each value of ``raw``, a JSON document parse_json accepted."""
     # JSON is (nearly) YAML, so a YAML compose gives positions; if it disagrees, go without.
     try:
         document = parse_yaml(source, raw)
     except SitegenError:
         return {}
     # YAML reads a few JSON scalars differently (1e999 is text to YAML, infinity to JSON), but
-    # any document both accept has the same shape in both, so its lines still apply.
+    # any document both accept has the same shape in both, so its lines still apply. The JSON
+    # is read again for its shape: parse_json read it without fault, so with the default for
+    # repeated keys (there were none) and for Infinity and NaN (allowed, or absent).
     try:
+        data = json.loads(_decode(source, raw, len(raw)), parse_constant=float)
         return document.lines if _shape(document.data) == _shape(data) else {}
     except RecursionError:
-        return {}  # too deep for lines; _check_plain refuses it next
+        return {}  # too deep for lines (_check_plain refuses such a document)
 
 
 def _shape(value: Any) -> Any:

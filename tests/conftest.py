@@ -18,6 +18,7 @@ import math
 import os
 import shutil
 import sys
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -95,6 +96,30 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
         config.option.numprocesses = "auto"
     if config.option.dist == "no":
         config.option.dist = "loadfile"
+        config.option.loadscopereorder = False  # the modules in the order of LONGEST_MODULES
+
+
+# The test modules that take longest (docs/performance-log.md), longest first, run before the
+# others: the workers then end at about the same time, none left with one of them alone at the
+# end (a lone worker gets a small share of a busy machine's cores). The others follow by their
+# number of tests, most first, as pytest-xdist orders them when left to (--loadscope-reorder).
+LONGEST_MODULES = (
+    "tests/incremental/test_incremental_build.py",
+    "tests/cli/test_benchmark_smoke.py",
+    "tests/collect/test_hostile.py",
+    "tests/collect/test_hostile_properties.py",
+    "tests/output/test_crash_safety.py",
+    "tests/incremental/test_damaged_state.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The test modules in the order the workers take them (LONGEST_MODULES); each module's
+    tests stay together and in their order."""
+    module = {id(item): item.nodeid.split("::", 1)[0] for item in items}
+    tests = Counter(module.values())
+    first = {name: rank for rank, name in enumerate(LONGEST_MODULES)}
+    items.sort(key=lambda item: (first.get(module[id(item)], len(first)), -tests[module[id(item)]]))
 
 
 def _room_in(folder: Path) -> int:

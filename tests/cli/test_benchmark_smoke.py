@@ -13,9 +13,8 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-import yaml
 
-from tests.kit.project import REPO, run_cli
+from tests.kit.project import REPO, load_yaml, run_cli
 
 HUGO = shutil.which("hugo") is not None
 
@@ -195,14 +194,14 @@ def test_synthetic_runs_are_the_real_run_scaled_and_warn_of_nothing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     bench = _bench_module()
-    real = yaml.safe_load(
+    real = load_yaml(
         (REPO / "content" / "runs" / "h200nvl2-sglang-deepseek-v4-flash-dspark.yaml").read_text()
     )
     rng = random.Random(5)
     texts = [bench.synthetic_run(index, 2, rng) for index in range(4)]
     factors = []
     for text in texts:
-        copy = yaml.safe_load(text)
+        copy = load_yaml(text)
         factor = (
             copy["measurements"]["prefill"][0]["prompt_tokens_per_s"]
             / real["measurements"]["prefill"][0]["prompt_tokens_per_s"]

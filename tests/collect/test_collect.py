@@ -9,9 +9,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-import yaml
 
-from tests.kit.project import REPO, SEED_RUN_ID, run_cli
+from tests.kit.project import REPO, SEED_RUN_ID, load_yaml, run_cli
 
 DATA = REPO / "tests" / "data"
 INVALID = sorted(p for p in (DATA / "invalid").iterdir() if p.suffix != ".expected")
@@ -89,10 +88,7 @@ def test_collected_file_is_versioned_sorted_and_stable(project: Path) -> None:
         source = project / "content" / "runs" / f"{run['id']}.yaml"
         if source.is_file():  # (raw output folders are read by their adapters)
             checked += 1
-            assert (
-                json.loads(data)
-                == yaml.safe_load(source.read_text(encoding="utf-8"))["measurements"]
-            )
+            assert json.loads(data) == load_yaml(source.read_text(encoding="utf-8"))["measurements"]
         text = json.dumps(result, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
         assert hashlib.sha256(text.encode()).hexdigest() == run["digest"]
     assert checked >= 2

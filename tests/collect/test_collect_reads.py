@@ -13,14 +13,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 import sitegen.collect
 from sitegen.collect import _check_entries, gather
 from sitegen.collect.cache import EntryCache
 from sitegen.collect.local import discover
 from sitegen.config import load_config
-from tests.kit.project import DATA, REPO
+from tests.kit.project import DATA, REPO, load_yaml
 from tests.kit.reads import count_opens
 
 INVALID = REPO / "tests" / "data" / "invalid" / "bad-status.yaml"
@@ -94,7 +93,7 @@ def test_the_parallel_path_gives_what_the_files_hold(
         digest = hashlib.sha256(path.read_bytes()).hexdigest()
         named = {"file": item.source, "bytes": path.stat().st_size, "sha256": digest}
         assert checked.pop("receipt") == {"result_file": named}
-        assert checked == yaml.safe_load(path.read_text(encoding="utf-8")), item.source
+        assert checked == load_yaml(path.read_text(encoding="utf-8")), item.source
     assert parallel == serial
     # What the workers checked is remembered by the main process, so the next collect reads the
     # cache.

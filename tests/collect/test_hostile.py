@@ -55,19 +55,39 @@ def site(seed_site: Path, tmp_path: Path, shared_cache: Path) -> Path:
 
 
 def snapshot(root: Path) -> dict[str, bytes | str]:
-    """Every file of the tree (links as their targets, never followed): what a case may change."""
+    """Every file of the tree (links as their targets, never followed): what a case may change.
+    In os.walk's order (each folder's folders, then its other entries; then into its folders),
+    from os.scandir's entries, which know their kind without another stat."""
     found: dict[str, bytes | str] = {}
-    for folder, folders, names in os.walk(root):
-        for name in folders + names:
-            path = Path(folder) / name
-            relative = path.relative_to(root).as_posix()
-            if path.is_symlink():
-                found[relative] = f"-> {os.readlink(path)}"
-            elif path.is_file():
-                found[relative] = path.read_bytes()
-            elif not path.is_dir():
+    folders = [("", str(root))]
+    while folders:
+        prefix, folder = folders.pop()
+        with os.scandir(folder) as listed:
+            entries = list(listed)
+        into = [entry for entry in entries if _is_dir(entry)]  # links to folders too, as os.walk
+        for entry in into + [entry for entry in entries if not _is_dir(entry)]:
+            relative = prefix + entry.name
+            if entry.is_symlink():
+                found[relative] = f"-> {os.readlink(entry.path)}"
+            elif entry.is_file():
+                with open(entry.path, "rb") as stream:
+                    found[relative] = stream.read()
+            elif not _is_dir(entry):
                 found[relative] = "<special file>"
+        folders.extend(
+            (prefix + entry.name + "/", entry.path)
+            for entry in reversed(into)
+            if not entry.is_symlink()
+        )
     return found
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    """A folder, or a link to one; not a link that loops (as os.walk and Path.is_dir say)."""
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
 
 
 def outside_output(tree: dict[str, bytes | str]) -> dict[str, bytes | str]:

@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from tests.kit.importing import (
     LLAMA,
@@ -29,7 +28,7 @@ from tests.kit.importing import (
     run_import,
     write_meta,
 )
-from tests.kit.project import run_cli
+from tests.kit.project import load_yaml, run_cli
 
 VLLM = SAMPLES / "vllm"
 SGLANG = SAMPLES / "sglang"
@@ -436,7 +435,7 @@ def test_guidellm_reports(project: Path, tmp_path: Path, name: str) -> None:
     path = GUIDELLM / name
     assert run_import(project, [path], write_meta(tmp_path, GUIDELLM_META)) == 0
     data = imported(project)
-    report = yaml.safe_load(path.read_text(encoding="utf-8"))  # JSON is YAML too
+    report = load_yaml(path.read_text(encoding="utf-8"))  # JSON is YAML too
     [entry] = report["benchmarks"]
     metrics = entry["metrics"]
 

@@ -4,6 +4,7 @@ write. The path is relative to the file and names the schema its schema_version 
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import shutil
@@ -14,7 +15,7 @@ import pytest
 import yaml
 
 from sitegen.parse import parse_document
-from tests.kit.project import DATA, REPO, run_cli
+from tests.kit.project import DATA, REPO, load_yaml, run_cli
 
 MODELINE = re.compile(r"^# yaml-language-server: \$schema=(\S+)$")
 SCHEMA_FILES = {
@@ -34,10 +35,26 @@ def _schema_of(file: Path) -> Path:
     return target
 
 
+@functools.cache
+def _checker(schema_text: str) -> jsonschema.protocols.Validator:
+    """What jsonschema.validate checks with: the validator class the schema's $schema names,
+    after the schema itself is checked against it. Made once for each schema's text, as the
+    shipped files share a few schemas."""
+    schema = json.loads(schema_text)
+    checker = jsonschema.validators.validator_for(schema)
+    checker.check_schema(schema)
+    return checker(schema)
+
+
 def _check_as_an_editor_would(file: Path, schema: Path) -> None:
-    data = yaml.safe_load(file.read_text(encoding="utf-8"))
+    data = load_yaml(file.read_text(encoding="utf-8"))
     assert schema.name == SCHEMA_FILES[data["schema_version"]]
-    jsonschema.validate(data, json.loads(schema.read_text(encoding="utf-8")))
+    # jsonschema.validate, with the checker made once: the error it would raise, if any.
+    error = jsonschema.exceptions.best_match(
+        _checker(schema.read_text(encoding="utf-8")).iter_errors(data)
+    )
+    if error is not None:
+        raise error
 
 
 @pytest.mark.parametrize(

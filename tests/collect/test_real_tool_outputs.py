@@ -37,8 +37,9 @@ def close(expected: float) -> Any:
     return pytest.approx(expected, abs=CLOSE, rel=1e-9)
 
 
-class _TupleLoader(yaml.SafeLoader):
-    """GuideLLM 0.6 writes its YAML report with Python's yaml.dump: tuples are tagged."""
+class _TupleLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """GuideLLM 0.6 writes its YAML report with Python's yaml.dump: tuples are tagged. (libyaml's
+    reader where PyYAML has it, as tests/kit/project.load_yaml.)"""
 
 
 _TupleLoader.add_constructor(

@@ -13,9 +13,7 @@ from tests.kit.run_json import phase_records
 def test_run_json_is_the_canonical_run_its_measurements_as_rows(built_site: Path) -> None:
     """The download is the result file's content (compared with the YAML the contributor wrote),
     its measurements a row a line under their field names, laid out for reading and diffs."""
-    import yaml
-
-    from tests.kit.project import REPO
+    from tests.kit.project import REPO, load_yaml
 
     compared = 0
     for path in sorted((built_site / "runs").glob("*.json")):
@@ -39,7 +37,7 @@ def test_run_json_is_the_canonical_run_its_measurements_as_rows(built_site: Path
                 "sha256": digest,
             }
             assert receipt["schema_version"] == str(published["schema_version"])
-            original = yaml.safe_load(source.read_text())
+            original = load_yaml(source.read_text())
             expected = original.pop("measurements")
             assert published == original
             assert {phase: phase_records(rows) for phase, rows in measurements.items()} == expected
@@ -51,12 +49,10 @@ def test_run_json_is_the_canonical_run_its_measurements_as_rows(built_site: Path
 def test_statistics_equal_to_their_figure_are_written_once(built_site: Path) -> None:
     """The seed run's headline figures are means (run.latency_statistic): each mean is the
     figure its cell states, so it is named in "same" and not written again."""
-    import yaml
-
-    from tests.kit.project import REPO, SEED_RUN_ID
+    from tests.kit.project import REPO, SEED_RUN_ID, load_yaml
 
     published = json.loads((built_site / "runs" / f"{SEED_RUN_ID}.json").read_text())
-    source = yaml.safe_load((REPO / "content" / "runs" / f"{SEED_RUN_ID}.yaml").read_text())
+    source = load_yaml((REPO / "content" / "runs" / f"{SEED_RUN_ID}.yaml").read_text())
     assert source["run"]["latency_statistic"] == "mean"
     decode = published["measurements"]["decode"]
     for figure in ("ttft_ms", "time_between_tokens_ms", "per_request_tokens_per_s"):
