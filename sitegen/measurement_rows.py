@@ -61,12 +61,13 @@ def phase_rows(records: list[dict[str, Any]]) -> dict[str, Any]:
         if figure is not None and figure in fields and _equal(flats, name, figure):
             same[name] = figure
     kept = [name for name in fields if name not in same]
-    rows = [_trimmed([flat.get(name) for name in kept]) for flat in flats]
+    rows = [without_trailing_nulls([flat.get(name) for name in kept]) for flat in flats]
     return {"fields": kept, **({"same": same} if same else {}), "rows": rows}
 
 
-def _trimmed(row: list[Any]) -> list[Any]:
-    """``row`` without its absent values at the end (a cell not run has its key fields only)."""
+def without_trailing_nulls(row: list[Any]) -> list[Any]:
+    """``row`` without its absent values at the end: a row of the run JSON (a cell not run has
+    its key fields only), and the data files' records that are written the same way."""
     end = len(row)
     while end and row[end - 1] is None:
         end -= 1

@@ -62,6 +62,7 @@
 
   // The small charts: templates/static/plots.js, loaded before this file.
   var plot = window.sitegenPlots.plot, plotGrid = window.sitegenPlots.plotGrid;
+  var frontier = window.sitegenPlots.frontier;
 
   // --- the sections --------------------------------------------------------------------------------
   // A reader's own file has its command, but this view does not read its flags (ownfile.js).
@@ -220,13 +221,6 @@
     return node;
   };
 
-  var frontier = function (points) {
-    var best = -1, kept = [];
-    points.slice().sort(function (a, b) { return b[0] - a[0] || b[1] - a[1]; }).forEach(function (p) {
-      if (p[1] > best) { kept.push([p[0], p[1]]); best = p[1]; }
-    });
-    return kept;
-  };
 
   var prefillSection = function (runs) {
     var withPrefill = runs.filter(hasPrefill);
@@ -489,7 +483,7 @@
                 " → " + rate(c.per_request_tokens_per_s) + " per request, " + rate(y)];
       });
       var joined = frontier(points);
-      // The hover title lists the frontier's cells, as sections/curves.py's pareto_plot writes it.
+      // The hover title lists the frontier's cells (the view has no figures table beside it).
       var words = {};
       points.forEach(function (p) { words[p[0] + " " + p[1]] = p[2]; });
       var title = run.letter + ", frontier: " + joined.slice().sort(function (a, b) { return a[0] - b[0] || a[1] - b[1]; })

@@ -160,14 +160,6 @@
       });
       return found;
     };
-    // The points no other point beats on both axes (chart_specs.py _frontier), by "x y".
-    var frontierOf = function (points) {
-      var best = -1, kept = {};
-      points.slice().sort(function (a, b) { return b[0] - a[0] || b[1] - a[1]; }).forEach(function (p) {
-        if (p[1] > best) { kept[p[0] + " " + p[1]] = [p[0], p[1]]; best = p[1]; }
-      });
-      return kept;
-    };
     var el = plots.el;
     var row = function (tbody, values, head, span) {
       var tr = tbody.insertRow();
@@ -190,7 +182,8 @@
         var series = runs.map(function (run) {
           var cells = cellsOf(loaded[models.indexOf(run[1])], run[0], context);
           var points = cells.map(function (c) { return [c[1], c[2] / run[4], c[0]]; });
-          var best = frontierOf(points);
+          var joined = plots.frontier(points), best = {};
+          joined.forEach(function (p) { best[p[0] + " " + p[1]] = true; });
           var said = {};
           points.forEach(function (p) {
             said[p[0] + " " + p[1]] = words + " × " + p[2] + " → " + plots.rate(p[0]) + " per request, " + plots.rate(p[1]);
@@ -199,8 +192,7 @@
             row(tbody, [String(p[2]), plots.rate(p[0]) + (eachSays ? " (" + run[5] + ")" : ""), plots.rate(p[1]),
                         best[p[0] + " " + p[1]] ? "yes" : ""], i ? null : run[2], points.length);
           });
-          var joined = Object.keys(best).map(function (key) { return best[key]; });
-          var count = Object.keys(best).length;
+          var count = joined.length;
           return { label: run[2], index: run[3], runId: run[0], joined: joined,
                    points: points.map(function (p) { return [p[0], p[1], said[p[0] + " " + p[1]]]; }),
                    title: run[2] + ", frontier: " + count + " of " + points.length + (points.length === 1 ? " cell" : " cells") };

@@ -220,6 +220,16 @@
   };
 
 
+  // The points ([x, y, …]) no other point beats on both axes, as [x, y], each once
+  // (chart_specs.py _frontier): what a frontier chart joins.
+  var frontier = function (points) {
+    var best = -1, kept = [];
+    points.slice().sort(function (a, b) { return b[0] - a[0] || b[1] - a[1]; }).forEach(function (p) {
+      if (p[1] > best) { kept.push([p[0], p[1]]); best = p[1]; }
+    });
+    return kept;
+  };
+
   // A model's cells at a context, /data/points/<context>/<model>.json (pages/presets.py), fetched
   // once a page however many charts ask: what group.js and pareto.js draw from.
   var pointFiles = {};
@@ -236,5 +246,6 @@
   };
 
   window.sitegenPlots = { plot: plot, plotGrid: plotGrid, grouped: grouped, rate: rate, rateShort: rateShort,
-                         contextLabel: contextLabel, el: el, svgEl: svgEl, points: points };
+                         contextLabel: contextLabel, el: el, svgEl: svgEl, points: points,
+                         frontier: frontier };
 })();

@@ -365,7 +365,7 @@ def pareto_by_context(
     for number, (context, there) in enumerate(frontier_contexts(runs)):
         kinds = {statistic_of(run) for run in there}
         statistic = next(iter(kinds)) if len(kinds) == 1 else "each run's statistic"
-        chart, _ = pareto_plot(
+        chart = pareto_plot(
             [(names[run.id], place[run.id], run) for run in there],
             context=context,
             x_title=f"per-request tok/s ({statistic})",
@@ -548,9 +548,7 @@ def decode_charts(
             if c.status.measured and c.total_tokens_per_s is not None
         }
     )
-    plot = decode_plot(
-        drawn[default], default, per_device=False, cells=cells, levels=[float(n) for n in levels]
-    )
+    plot = decode_plot(drawn[default], default, cells=cells, levels=[float(n) for n in levels])
     others = [context for context in shared if context != default]
     text = _attribute_json(_charts_data(runs, names, groups, drawn, default, levels, plot, cells))
     words = [numbers.context(context) for context in others]

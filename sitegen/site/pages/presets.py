@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from markupsafe import Markup
 
 from sitegen.config import Preset, ServiceLevel
+from sitegen.measurement_rows import without_trailing_nulls
 from sitegen.model import Run, Status
 from sitegen.site.figures import labels, numbers
 from sitegen.site.figures.build_figures import Analysis
@@ -361,16 +362,9 @@ def _capacity_lines(analysis: Analysis, run: Run) -> str:
     levels = analysis.settings.service_levels
     by_level: dict[str, list[list[object]]] = {}
     for record in capacity_records([analysis.grid(run)], levels):
-        values = _without_trailing_nulls([record[name] for name in CAPACITY_FIELDS])
+        values = without_trailing_nulls([record[name] for name in CAPACITY_FIELDS])
         by_level.setdefault(record["service_level"], []).append(values)
     return row([run.id, by_level]) if by_level else ""
-
-
-def _without_trailing_nulls(values: list[object]) -> list[object]:
-    end = len(values)
-    while end and values[end - 1] is None:
-        end -= 1
-    return values[:end]
 
 
 POINT_STATUSES = tuple(status.value for status in Status)  # a cell's status is its index here
@@ -406,9 +400,7 @@ def point_columns(levels: tuple[ServiceLevel, ...]) -> tuple[str, ...]:
 
 def _point_cell(cell: dict[str, object], columns: tuple[str, ...]) -> list[object]:
     values = [POINT_STATUSES.index(str(cell["status"])), *(cell.get(name) for name in columns[1:])]
-    while values[-1] is None:  # absent figures at the end are left out
-        values.pop()
-    return values
+    return without_trailing_nulls(values)  # absent figures at the end are left out
 
 
 def model_point_files(group: Group, analysis: Analysis) -> dict[str, bytes]:
@@ -423,11 +415,9 @@ def model_point_files(group: Group, analysis: Analysis) -> dict[str, bytes]:
         rows = []
         prices = {}
         for grid, (actual, cells) in found:
-            line: list[object] = [
-                _point_cell(cells[n], columns) if n in cells else None for n in ladder
-            ]
-            while line[-1] is None:
-                line.pop()
+            line = without_trailing_nulls(
+                [_point_cell(cells[n], columns) if n in cells else None for n in ladder]
+            )
             timing = grid.timing
             values: list[object] = [
                 grid.run.id,
@@ -439,9 +429,7 @@ def model_point_files(group: Group, analysis: Analysis) -> dict[str, bytes]:
                 timing.prefill_at(actual),
                 grid.run.info.latency_statistic,
             ]
-            while values[-1] is None:  # absent at the end: left out, as a cell's figures are
-                values.pop()
-            rows.append(values)
+            rows.append(without_trailing_nulls(values))  # as a cell's figures are
             if (price := analysis.price(grid.run)) is not None:
                 prices[grid.run.id] = price.usd_per_hour
         head: dict[str, object] = {

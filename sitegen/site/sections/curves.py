@@ -37,22 +37,21 @@ def shared_contexts(
 def decode_plot(
     named: list[tuple[str, int, Run]],
     context: int,
-    per_device: bool,
     *,
     cells: Callable[[Run], Iterable[DecodeCell]] | None = None,
     levels: Iterable[float] | None = None,
 ) -> Plot | None:
-    """Decode tok/s against simultaneous requests at one context, one line per run measured there.
+    """Decode total tok/s against simultaneous requests at one context, one line per run measured
+    there.
     ``cells``: the cells of a run to draw (default: all of them); ``levels``: the x axis's request
     counts (default: those the runs measured at any context)."""
     series = []
     for label, index, run in named:
-        divisor = run.hardware.count if per_device else 1
         points = tuple(
             (
                 float(c.concurrency),
-                c.total_tokens_per_s / divisor,
-                f"{c.concurrency} → {numbers.rate(c.total_tokens_per_s / divisor)}"
+                c.total_tokens_per_s,
+                f"{c.concurrency} → {numbers.rate(c.total_tokens_per_s)}"
                 + ("" if c.status is Status.VALID else f" ({labels.STATUSES[c.status].lower()})"),
             )
             for c in (cells(run) if cells else run.decode)
@@ -81,7 +80,6 @@ def decode_plot(
         [f"One point only: {', '.join(single)}."] if single else []
     )
     note = " ".join(notes) or None
-    unit = "tok/s per accelerator" if per_device else "total tok/s"
     # Every context's plot spans the request counts the runs measured at any context: one x axis for
     # the grid.
     if levels is None:
@@ -96,7 +94,7 @@ def decode_plot(
         series,
         x_log=True,
         x_title="simultaneous requests",
-        y_title=unit,
+        y_title="total tok/s",
         note=note,
         x_domain=levels,
     )
@@ -115,42 +113,27 @@ def frontier_cells(run: Run, context: int | None = None) -> list[DecodeCell]:
     ]
 
 
-def pareto_plot(
-    named: list[tuple[str, int, Run]],
-    per_device: bool = True,
-    *,
-    context: int | None = None,
-    x_title: str = "per-request tok/s",
-) -> tuple[Plot | None, str | None]:
-    """Throughput (per accelerator, as frontiers are usually read) against per-request speed,
-    each run's frontier joined; with ``context``, the cells at that context only. A run with
-    per-request figures at fewer than two request counts has no trade-off to draw: it is left
-    out, and the note says so, rather than showing a few points that read as a slow run.
-    The page lists every point in a table next to the chart, so a line's title names its run
-    and counts its frontier instead of saying each figure a second time."""
+def pareto_plot(named: list[tuple[str, int, Run]], *, context: int, x_title: str) -> Plot | None:
+    """Throughput per accelerator (as frontiers are usually read) against per-request speed at
+    ``context``, each run's frontier joined. The caller names runs with per-request figures at
+    two or more request counts there (a run with fewer has no trade-off to draw: it would read
+    as a slow run). The page lists every point in a table next to the chart, so a line's title
+    names its run and counts its frontier instead of saying each figure a second time."""
     series = []
-    left_out = []
     for label, index, run in named:
         cells = frontier_cells(run, context)
-        levels = {c.concurrency for c in cells}
-        if len(levels) < 2:
-            where = (
-                f"only at {numbers.count_noun(next(iter(levels)), 'request')}" if levels else "none"
-            )
-            left_out.append(f"{label} (per-request tok/s: {where})")
-            continue
-        divisor = run.hardware.count if per_device else 1
         points = [
-            (c.per_request_tokens_per_s or 0.0, (c.total_tokens_per_s or 0.0) / divisor, c)
+            (
+                c.per_request_tokens_per_s or 0.0,
+                (c.total_tokens_per_s or 0.0) / run.hardware.count,
+                c,
+            )
             for c in cells
         ]
         frontier = _frontier([(x, y) for x, y, _ in points])
         # Each point's own hover words; the line's title names the run and counts its frontier.
         words = {
-            (
-                x,
-                y,
-            ): f"{numbers.context(c.context_tokens)} × {c.concurrency} → "
+            (x, y): f"{numbers.context(c.context_tokens)} × {c.concurrency} → "
             f"{numbers.rate(x)} per request, {numbers.rate(y)}"
             for x, y, c in points
         }
@@ -165,19 +148,13 @@ def pareto_plot(
                 title,
             )
         )
-    note = (
-        f"Left out, for lack of per-request figures at two or more request counts: "
-        f"{'; '.join(left_out)}."
-        if left_out
-        else None
-    )
-    unit = "tok/s per accelerator" if per_device else "total tok/s"
     where = (
-        ""
-        if context is None
-        else f" at context {numbers.CONTEXT_ZERO}"
-        if context == 0
-        else f" at {numbers.context(context)} context"
+        f"context {numbers.CONTEXT_ZERO}" if context == 0 else f"{numbers.context(context)} context"
     )
-    caption = "Throughput against interactivity" + where
-    return plot(caption, series, x_log=False, x_title=x_title, y_title=unit, note=note), note
+    return plot(
+        f"Throughput against interactivity at {where}",
+        series,
+        x_log=False,
+        x_title=x_title,
+        y_title="tok/s per accelerator",
+    )
