@@ -4,6 +4,7 @@ operating-point views /at/<preset>/, /data/capacity.json and the per-context fil
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass
 
@@ -23,6 +24,7 @@ from sitegen.site.figures.capacity import (
     MEETS,
     Verdict,
     capacity_records,
+    capacity_words,
     judge,
     per_request_speed,
 )
@@ -316,6 +318,9 @@ CAPACITY_FIELDS = (
     "stopped_state",
     "reason",
 )
+# The fields whose values are words, each written as its number in the file's "words" (a word
+# not there, as itself): the same few words in every record, said once.
+_WORD_FIELDS = frozenset({"state", "per_request_source", "ttft_judged", "stopped_state", "reason"})
 
 
 def capacity_json(runs: list[Run], analysis: Analysis) -> bytes:
@@ -341,6 +346,7 @@ def capacity_json(runs: list[Run], analysis: Analysis) -> bytes:
             }
             for level in analysis.settings.service_levels
         ],
+        "words": list(capacity_words(analysis.settings.service_levels)),
     }
     # A run's records are one piece (json_rows.run_piece): an unchanged run's are read back
     # without making its grid or judging a cell. Sorted by run id, as capacity_records sorts.
@@ -360,11 +366,24 @@ def _capacity_lines(analysis: Analysis, run: Run) -> str:
     configured order), each an array of the values of CAPACITY_FIELDS that ends at its last
     value (the fields after it are null)."""
     levels = analysis.settings.service_levels
+    word_number = _word_numbers(levels)
     by_level: dict[str, list[list[object]]] = {}
     for record in capacity_records([analysis.grid(run)], levels):
-        values = without_trailing_nulls([record[name] for name in CAPACITY_FIELDS])
+        values = without_trailing_nulls(
+            [
+                word_number.get(record[name], record[name])
+                if name in _WORD_FIELDS
+                else record[name]
+                for name in CAPACITY_FIELDS
+            ]
+        )
         by_level.setdefault(record["service_level"], []).append(values)
     return row([run.id, by_level]) if by_level else ""
+
+
+@functools.cache
+def _word_numbers(levels: tuple[ServiceLevel, ...]) -> dict[str, int]:
+    return {word: number for number, word in enumerate(capacity_words(levels))}
 
 
 POINT_STATUSES = tuple(status.value for status in Status)  # a cell's status is its index here
