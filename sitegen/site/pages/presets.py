@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from markupsafe import Markup
 
 from sitegen.config import Preset, ServiceLevel
-from sitegen.measurement_rows import without_trailing_nulls
+from sitegen.measurement_rows import published_figure, without_trailing_nulls
 from sitegen.model import Run, Status
 from sitegen.site.figures import labels, numbers
 from sitegen.site.figures.build_figures import Analysis
@@ -418,8 +418,18 @@ def point_columns(levels: tuple[ServiceLevel, ...]) -> tuple[str, ...]:
 
 
 def _point_cell(cell: dict[str, object], columns: tuple[str, ...]) -> list[object]:
-    values = [POINT_STATUSES.index(str(cell["status"])), *(cell.get(name) for name in columns[1:])]
+    values = [
+        POINT_STATUSES.index(str(cell["status"])),
+        *(_published(cell.get(name)) for name in columns[1:]),
+    ]
     return without_trailing_nulls(values)  # absent figures at the end are left out
+
+
+def _published(value: object) -> object:
+    """A figure, or a cell's statistics, at the precision the run JSON publishes it."""
+    if isinstance(value, dict):
+        return {key: _published(item) for key, item in value.items()}
+    return published_figure(value)
 
 
 def model_point_files(group: Group, analysis: Analysis) -> dict[str, bytes]:
@@ -445,7 +455,7 @@ def model_point_files(group: Group, analysis: Analysis) -> dict[str, bytes]:
                 line,
                 grid.run.hardware.accelerator,
                 timing.prompt_cache,
-                timing.prefill_at(actual),
+                published_figure(timing.prefill_at(actual)),
                 grid.run.info.latency_statistic,
             ]
             rows.append(without_trailing_nulls(values))  # as a cell's figures are
@@ -492,8 +502,9 @@ def point_files(runs: list[Run], analysis: Analysis) -> dict[str, bytes]:
 
     A page of runs fetches one file per model it lists, so what a reader loads is bounded by
     the page, not by the site; each cell is in its own context's file (and its neighbours'
-    within the tolerance), so the total grows linearly with the cells. Figures are exact, as
-    in the result files: the picker's threshold tests hold at the boundaries. The build writes
+    within the tolerance), so the total grows linearly with the cells. Figures are as the run
+    JSON publishes them (measurement_rows.published_figure): a limit's own value stays exact,
+    so the picker's threshold tests hold at the boundaries. The build writes
     each model's files apart (model_point_files), so an added run rewrites only its model's."""
     files: dict[str, bytes] = {}
     for group in model_groups(runs):
