@@ -48,7 +48,11 @@ def published_figure(value: Any) -> Any:
     """``value`` as the site publishes it: a float rounded to DECIMALS places, or to
     SIGNIFICANT_DIGITS significant digits where that keeps more; anything else as it is. A
     float written with at most DECIMALS decimals is returned unchanged (the same float)."""
-    if type(value) is not float or value == 0 or not math.isfinite(value):
+    if type(value) is not float:
+        return value
+    if abs(value) >= 1.0:  # (infinity too): DECIMALS places keep SIGNIFICANT_DIGITS or more
+        return round(value, DECIMALS)
+    if value == 0 or math.isnan(value):
         return value
     magnitude = math.floor(math.log10(abs(value)))
     return round(value, max(DECIMALS, SIGNIFICANT_DIGITS - 1 - magnitude))
