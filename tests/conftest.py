@@ -171,8 +171,33 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
 
 @pytest.fixture(scope="session")
 def shared_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One chart cache for the whole test session: rendering charts is the slow part of a build."""
-    return tmp_path_factory.mktemp("sitegen-cache")
+    """One chart cache for the whole test session: rendering charts is the slow part of a build.
+    It starts with the JavaScript bundle of Vega (vega_bundle), made once for the test run."""
+    cache = tmp_path_factory.mktemp("sitegen-cache")
+    bundle = vega_bundle(_run_folder(tmp_path_factory))
+    shutil.copyfile(bundle, cache / bundle.name)
+    return cache
+
+
+def vega_bundle(run: Path) -> Path:
+    """The cache file of Vega's JavaScript bundle (``vega-<version>.js``, as a build keeps it in
+    its cache), made once for the test run by the first worker that asks, by ChartRenderer as a
+    build makes it: each worker's first build made its own, a second and more of processor time
+    (docs/performance-log.md). tests/incremental/test_damaged_state.py checks a build's own
+    making of it against vl-convert's."""
+    from sitegen.site.draw.chart_render import ChartRenderer
+
+    folder = run / "vega-bundle"
+    with _held(run / "vega-bundle.lock"):
+        made = sorted(folder.glob("vega-*.js")) if (folder / "complete").is_file() else []
+        if not made:
+            shutil.rmtree(folder, ignore_errors=True)  # what a worker that failed here left
+            (folder / "charts").mkdir(parents=True)
+            ChartRenderer(folder / "charts", workers=1).javascript_bundle()
+            made = sorted(folder.glob("vega-*.js"))
+            (folder / "complete").touch()
+    [bundle] = made
+    return bundle
 
 
 @pytest.fixture
@@ -245,6 +270,8 @@ def session_sites(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def _build_session_sites(sites: Path) -> None:
     cache = sites / "cache"
     cache.mkdir(parents=True)
+    bundle = vega_bundle(sites.parent)
+    shutil.copyfile(bundle, cache / bundle.name)
     for name in SESSION_SITES:
         site = copy_site(sites / name, cache)
         with pytest.MonkeyPatch.context() as patch:
@@ -407,20 +434,24 @@ def browse(site_origin: str, browser: Browser) -> Iterator[Browsing]:
     browsing.close()
 
 
-@pytest.fixture(autouse=True)
-def _charts_drawn_in_this_process(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture(scope="session", autouse=True)
+def _charts_drawn_in_this_process() -> Iterator[None]:
     """The builds run in this process draw the charts they lack here, as sitegen does on a
     machine of one core (ChartRenderer's ``workers``), rather than in worker processes: each of
     those starts vl-convert anew, for the one or two charts a test's build lacks, and every
     build started one to warm it up (ChartBatch.warm_up). Here vl-convert starts once in each
-    test process. The drawings and every file a build writes are the same. The worker
-    processes are tested as such in tests/site/test_chart_batch.py (its own ChartRenderers), and
-    commands run as a process (tests/cli) draw as shipped; so do the read-only sites' builds
-    (session_sites), made before this fixture applies."""
+    test process. The drawings and every file a build writes are the same. Set for the whole
+    session, before any other fixture: the read-only sites' builds (session_sites) and the
+    builds of module fixtures draw here too (each pool they started cost a fork server, a worker
+    and vl-convert's start in it: docs/performance-log.md). The worker processes are tested as
+    such in tests/site/test_chart_batch.py (its own ChartRenderers), and commands run as a
+    process (tests/cli, benchmarks/) draw as shipped."""
     from sitegen.site import build
     from sitegen.site.draw.chart_render import ChartRenderer
 
-    monkeypatch.setattr(build, "ChartRenderer", functools.partial(ChartRenderer, workers=1))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(build, "ChartRenderer", functools.partial(ChartRenderer, workers=1))
+        yield
 
 
 @pytest.fixture(autouse=True)

@@ -5,6 +5,7 @@ function (done to defer a slow import) counts as much as one at the top: for the
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 from tests.kit.project import REPO
@@ -22,7 +23,14 @@ def module_name(path: Path) -> str:
 def import_graph() -> dict[str, set[str]]:
     """Each sitegen module → the sitegen modules it imports. ``from p import name`` runs p
     (its ``__init__`` when p is a package) and, when name is a submodule, that submodule too;
-    ``import p.x`` and ``from p.x import name`` count as p.x only, as import tools count them."""
+    ``import p.x`` and ``from p.x import name`` count as p.x only, as import tools count them.
+    Read once a test process (the source does not change during a test run); each call gets
+    its own copy."""
+    return {name: set(targets) for name, targets in _read_import_graph().items()}
+
+
+@functools.cache
+def _read_import_graph() -> dict[str, frozenset[str]]:
     modules = {module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
     graph: dict[str, set[str]] = {name: set() for name in modules}
     for name, path in modules.items():
@@ -48,4 +56,4 @@ def import_graph() -> dict[str, set[str]]:
                     ]  # `import sitegen.x.y` → the module that exists
                 if target and target != name and target.startswith("sitegen"):
                     graph[name].add(target)
-    return graph
+    return {name: frozenset(targets) for name, targets in graph.items()}

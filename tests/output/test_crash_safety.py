@@ -67,10 +67,16 @@ def test_incremental_build_that_fails_while_swapping_in_keeps_the_old_site(
 
 
 # Run as `python - <crash at call N> <config>`: a build that dies (os._exit, as kill -9 does: no
-# cleanup, no finally) at the Nth file-system step that moves, links or removes files.
+# cleanup, no finally) at the Nth file-system step that moves, links or removes files. It draws
+# the charts it lacks in its own process, as the tests' in-process builds do (conftest's
+# _charts_drawn_in_this_process): the first draws the few the edit needs and the others find
+# them in the shared cache, where each used to start a fork server and a worker to warm up
+# vl-convert for charts it then never drew.
 _CRASHING_BUILD = """
-import os, shutil, sys
+import functools, os, shutil, sys
+from sitegen.site import build
 from sitegen.site.output import staging as write
+build.ChartRenderer = functools.partial(build.ChartRenderer, workers=1)
 if sys.argv[3] == "no-exchange":
     write.exchange = lambda first, second: False
 crash_at, calls = int(sys.argv[1]), [0]
