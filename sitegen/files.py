@@ -78,31 +78,26 @@ def read_bounded_open(
         data = _read_all(descriptor, status.st_size, limit)
         if len(data) > limit:
             raise SitegenError(Problem(shown, None, "", _over(len(data), limit, what, grew=True)))
-        return bytes(data), descriptor
+        return data, descriptor
     except BaseException:
         os.close(descriptor)
         raise
 
 
-def _read_all(descriptor: int, size: int, limit: int) -> bytearray:
-    """What is left to read, at most ``limit`` + 1 bytes: into one buffer of the size the file
-    had (a large file is not read in chunks and joined), then on in chunks if it grew."""
-    data = bytearray(size + 1)  # one byte more: a file that grew shows at once
-    view = memoryview(data)
-    done = 0
-    while done < len(data):
-        count = os.readv(descriptor, [view[done:]])
-        if count == 0:
-            break
-        done += count
-    view.release()
-    del data[done:]
-    while size < len(data) <= limit:  # it grew while read: on, up to one byte over the limit
-        chunk = os.read(descriptor, min(1 << 20, limit + 1 - len(data)))
+def _read_all(descriptor: int, size: int, limit: int) -> bytes:
+    """What is left to read, at most ``limit`` + 1 bytes: one read of the size the file had and
+    one byte more (a file that grew shows at once), straight into the bytes returned (a large
+    state file is neither read into a zeroed buffer nor copied out of it), then on in chunks
+    if it was read short or grew."""
+    chunks = [os.read(descriptor, size + 1)]
+    done = len(chunks[0])
+    while done <= limit:
+        chunk = os.read(descriptor, min(max(size + 1 - done, 1 << 20), limit + 1 - done))
         if not chunk:
             break
-        data += chunk
-    return data
+        chunks.append(chunk)
+        done += len(chunk)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 def _over(size: int, limit: int, what: str, grew: bool = False) -> str:

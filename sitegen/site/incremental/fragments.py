@@ -304,12 +304,20 @@ class Fragments:
         and never in a hashed key's hex)."""
         if not run.digest:  # made by hand (tests, tools): its content hashed here
             return self.cached_bytes(make, run, *inputs, build=build)
-        key = f"{_checked_maker_name(make)}\0{run.id}\0{run.digest}"
-        if inputs:
-            key = f"{key}\0{inputs!r}"
+        key = self.run_key(make, run, *inputs)
         if build is None:
             return self.get_bytes(key, lambda: make(run, *inputs))
         return self.get_bytes(key, lambda: make(build, run, *inputs))
+
+    @staticmethod
+    def run_key(make: Callable[..., str], run: Run, *inputs: object) -> str:
+        """The key ``cached_run_bytes`` keeps ``make(run, *inputs)``'s piece under (``key_of``'s
+        for a run without a digest), for a data file spliced from the last build's
+        (joined.Joined)."""
+        if not run.digest:
+            return key_of(make, run, *inputs)
+        key = f"{_checked_maker_name(make)}\0{run.id}\0{run.digest}"
+        return f"{key}\0{inputs!r}" if inputs else key
 
     def cached(self, make: Callable[..., str], *args: object, build: object = None) -> str:
         """``make(*args)`` (``make(build, *args)`` with ``build``), kept between builds under a

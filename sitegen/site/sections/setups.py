@@ -33,7 +33,7 @@ from sitegen.site.figures.history import (
     Change,
     Rule,
 )
-from sitegen.site.incremental.fragments import Fragments
+from sitegen.site.incremental.fragments import Fragments, key_of
 from sitegen.site.page import Page, Site, hardware_name
 
 MAX_RUN_ROWS = 10  # a run page's
@@ -168,6 +168,10 @@ class SiteHistory:
             _setup_records, setup, self.setups[setup], self.rule, build=self
         )
         return bytes(piece)
+
+    def records_key(self, setup: str) -> str:
+        """The key the setup's lines of /data/changes.json are kept under (``records``)."""
+        return key_of(_setup_records, setup, self.setups[setup], self.rule)
 
     def summaries(self, setup: str) -> list[StepSummary]:
         """Each step of the setup in counts, kept between builds (for /changes/ and the feed)."""
