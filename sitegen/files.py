@@ -46,6 +46,24 @@ def read_bounded_open(
     again later from the very file that was read (os.pread), whatever has been renamed onto
     its name since."""
     shown = source if source is not None else str(path)
+    descriptor, status = open_bounded(path, limit, source, what)
+    try:
+        data = _read_all(descriptor, status.st_size, limit)
+        if len(data) > limit:
+            raise SitegenError(Problem(shown, None, "", _over(len(data), limit, what, grew=True)))
+        return data, descriptor
+    except BaseException:
+        os.close(descriptor)
+        raise
+
+
+def open_bounded(
+    path: Path | str, limit: int, source: str | None = None, what: str = "a result file"
+) -> tuple[int, os.stat_result]:
+    """The plain file at ``path`` opened for reading (the caller closes it), and its status,
+    once it is found to be at most ``limit`` bytes: read_bounded's checks without the reading,
+    for a file read in parts (os.pread)."""
+    shown = source if source is not None else str(path)
     try:
         descriptor = os.open(path, _FLAGS)
     except OSError as exc:
@@ -75,10 +93,7 @@ def read_bounded_open(
         if status.st_size > limit:
             raise SitegenError(Problem(shown, None, "", _over(status.st_size, limit, what)))
         os.set_blocking(descriptor, True)
-        data = _read_all(descriptor, status.st_size, limit)
-        if len(data) > limit:
-            raise SitegenError(Problem(shown, None, "", _over(len(data), limit, what, grew=True)))
-        return data, descriptor
+        return descriptor, status
     except BaseException:
         os.close(descriptor)
         raise

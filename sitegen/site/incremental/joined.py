@@ -202,7 +202,7 @@ class JoinedFiles:
         if not self._made:
             return
         now = files.file_system_now(clock, after_tick=True)
-        recorded = self._still_in_place(site)
+        recorded = self._kept_records()
         for name, (joined, lengths) in sorted(self._made.items()):
             try:
                 found = os.lstat(site / name)
@@ -225,18 +225,11 @@ class JoinedFiles:
             document = {"format": JOINED_FORMAT, "files": recorded}
             write_atomic(self.path, orjson.dumps(document), durable=False)
 
-    def _still_in_place(self, site: Path) -> dict[str, Any]:
-        """The last build's records of the files this build kept (not made), each while the file
-        in ``site`` is still the one it records."""
-        kept: dict[str, Any] = {}
-        for name in sorted((self._last or {}).keys() - self._made.keys()):
-            last = self._recorded(name)
-            if last is None:
-                continue
-            with contextlib.suppress(OSError):
-                if files.identity(os.lstat(site / name)) == last.identity:
-                    kept[name] = last.as_json()
-        return kept
+    def _kept_records(self) -> dict[str, Any]:
+        """The last build's records of the files this build kept (did not make): each is
+        believed only while its file is the one it records, which _read_if checks."""
+        last = self._last or {}
+        return {name: last[name] for name in sorted(last.keys() - self._made.keys())}
 
 
 def _read_if(path: Path, last: _Last) -> bytes | None:
