@@ -60,43 +60,94 @@ class Joined:
         """The file made from ``data``, the last build's file as ``last`` records it: each piece
         whose key it holds cut from it (pieces that follow each other there, in one cut), the
         others made. The same bytes as ``join``."""
-        separator, gap = self.separator, len(self.separator)
-        lengths = last.lengths
+        gap, lengths = len(self.separator), last.lengths
         # Where each piece of the last file starts: after the head, each non-empty piece
         # followed by a separator (the first one's stands in the head's place).
-        widths = [length + gap if length else 0 for length in lengths]
-        starts = list(itertools.accumulate(widths, initial=last.head))
+        starts = list(
+            itertools.accumulate((n + gap if n else 0 for n in lengths), initial=last.head)
+        )
+        cuts = _Cuts(data, gap)
+
+        def cut(first: int, end: int) -> None:  # the last file's pieces first to end, in one
+            if starts[end] > starts[first]:
+                cuts.old(starts[first], starts[end] - gap)
+
+        # The keys alike at both ends (most of them) are compared as lists, not one by one.
+        same_start = _alike_at_start(last.keys, self.keys)
+        room = min(len(last.keys), len(self.keys)) - same_start
+        same_end = _alike_at_end(last.keys, self.keys, room)
+        cut(0, same_start)
+        made = lengths[:same_start]
         where = dict(zip(last.keys, range(len(lengths)), strict=True))
-        view = memoryview(data)
-        parts: list[Piece] = []
-        made: list[int] = []
-        start = end = -1  # the cut being extended: the last file's bytes from start to end
-        for at, key in enumerate(self.keys):
-            found = where.get(key)
+        for at in range(same_start, len(self.keys) - same_end):
+            found = where.get(self.keys[at])
             if found is not None:
-                length = lengths[found]
-                made.append(length)
-                if not length:
-                    continue
-                begins = starts[found]
-                if start >= 0 and begins == end + gap:  # the next piece there: the cut goes on
-                    end = begins + length
-                    continue
-                if start >= 0:
-                    parts.append(view[start:end])
-                start, end = begins, begins + length
+                made.append(lengths[found])
+                cut(found, found + 1)
                 continue
             piece = self.piece(at)
             made.append(len(piece))
-            if not piece:
-                continue
-            if start >= 0:
-                parts.append(view[start:end])
-                start = -1
-            parts.append(piece)
-        if start >= 0:
-            parts.append(view[start:end])
-        return self.head + separator.join(parts) + self.tail, made
+            if piece:
+                cuts.new(piece)
+        cut(len(lengths) - same_end, len(lengths))
+        made += lengths[len(lengths) - same_end :]
+        return self.head + self.separator.join(cuts.parts()) + self.tail, made
+
+
+class _Cuts:
+    """The parts of a spliced file, in order: stretches of the last file (one that follows the
+    one before there extends it) and pieces made anew."""
+
+    def __init__(self, data: bytes, gap: int) -> None:
+        self.view, self.gap = memoryview(data), gap
+        self._parts: list[Piece] = []
+        self.start = self.end = -1  # the stretch being extended, if any
+
+    def old(self, start: int, end: int) -> None:
+        """The last file's bytes from ``start`` to ``end`` (whole pieces and the separators
+        between them)."""
+        if self.start >= 0 and start == self.end + self.gap:
+            self.end = end
+            return
+        self._close()
+        self.start, self.end = start, end
+
+    def new(self, piece: Piece) -> None:
+        self._close()
+        self._parts.append(piece)
+
+    def _close(self) -> None:
+        if self.start >= 0:
+            self._parts.append(self.view[self.start : self.end])
+            self.start = -1
+
+    def parts(self) -> list[Piece]:
+        self._close()
+        return self._parts
+
+
+def _alike_at_start(old: list[str], new: list[str]) -> int:
+    """How many keys the two lists share at their start (halving the span in doubt)."""
+    low, high = 0, min(len(old), len(new))
+    while low < high:
+        middle = (low + high + 1) // 2
+        if old[low:middle] == new[low:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _alike_at_end(old: list[str], new: list[str], room: int) -> int:
+    """How many keys the two lists share at their end, at most ``room``."""
+    low, high = 0, room
+    while low < high:
+        middle = (low + high + 1) // 2
+        if old[len(old) - middle : len(old) - low] == new[len(new) - middle : len(new) - low]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
 
 
 @dataclass(frozen=True)

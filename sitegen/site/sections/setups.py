@@ -211,7 +211,7 @@ def _setup_summary(history: SiteHistory, setup: str, runs: list[Run], rule: Rule
 def _facts(run: Run, fragments: Fragments | None) -> tuple[str, str]:
     if fragments is None or not run.digest:
         return history.read_facts(history.facts_text(run))
-    return history.read_facts(fragments.cached(history.facts_text, run))
+    return history.read_facts(fragments.cached_run(history.facts_text, run))
 
 
 def _steps(changes: list[Change]) -> list[list[Change]]:
