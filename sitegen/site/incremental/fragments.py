@@ -525,11 +525,19 @@ def maker_name(make: Callable[..., object]) -> str:
 _checked_maker_name = functools.cache(maker_name)
 
 
+# Values that stand for themselves in a key (a subclass of one, such as an enum, is not one).
+_PLAIN = frozenset({str, int, float, bool, type(None), bytes})
+
+
 def _identity(value: object) -> object:
     """What a key names of ``value``: a run by its id and content digest, a group by the plan's
     digest (which names its runs' content, groups and labels, the site and the settings), or
     else by its own fields and its runs, anything else by its repr, which must say everything
     it holds (plain values, tuples, frozen dataclasses)."""
+    if type(value) in _PLAIN:  # (most values of a key: asked first)
+        return value
+    if type(value) is tuple and all(type(item) in _PLAIN for item in value):
+        return value  # the tuple of its items' identities: the items themselves
     if isinstance(value, Run):
         return ("run", *Fragments.content(value))
     if isinstance(value, Group):
