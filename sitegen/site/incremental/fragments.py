@@ -20,7 +20,9 @@ as slices of the file's bytes, each made when its piece is first asked for: a da
 run joins them as they are (get_bytes, cached_run_bytes), and a page's piece is decoded when
 it is asked for. (Not the whole file decoded and its text sliced: one character beyond
 Latin-1 makes a Python string two bytes a character, and each slice of it a copy that is
-scanned again.)
+scanned again.) When the file is the very file a build checked or wrote (see below), only
+its segments' heads are read, and each piece from the file when it is asked for: a build
+asks for a small part of a large site's pieces.
 
 A build that made pieces appends them as one segment: the file holds every listing's pieces
 and an added run makes a small part of them anew, so appending costs a small part of

@@ -57,7 +57,7 @@ class Joined:
 
     def _file(self, parts: list[Piece]) -> bytes:
         """The head, ``parts`` apart by the separator, the tail: in one join (a data file of a
-        large site is tens of megabytes, each copy of it a noticeable part of a build)."""
+        large site is the largest file a build writes, and each copy of it counts)."""
         joined: list[Piece] = [self.separator] * (2 * len(parts) + 1)
         joined[0], joined[-1] = self.head, self.tail
         joined[1:-1:2] = parts
