@@ -113,7 +113,8 @@ class Fragments:
         recorded once it had settled: files.settled), which then cannot have changed since:
         checking the whole file is a noticeable part of a build that adds a run."""
         now = files.file_system_now(path.parent)  # before the file is looked at
-        if not self.every_build_asks_all and self._read_heads(path):
+        # (os.pread: on every POSIX system; elsewhere the whole file is read, as before)
+        if not self.every_build_asks_all and hasattr(os, "pread") and self._read_heads(path):
             return
         try:
             data, descriptor = read_bounded_open(path, MAX_STATE_BYTES, what="a cache file")
