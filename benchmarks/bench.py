@@ -289,7 +289,11 @@ def median(measures: list[Measure]) -> Measure:
 
 
 def both(folder: Path) -> Measure:
-    first, second = sitegen(folder, "collect"), sitegen(folder, "build")
+    return _sum(sitegen(folder, "collect"), sitegen(folder, "build"))
+
+
+def _sum(first: Measure, second: Measure) -> Measure:
+    """Two commands run one after the other: their times added, the larger peak."""
     return Measure(first.seconds + second.seconds, max(first.peak_mb, second.peak_mb))
 
 
@@ -447,18 +451,22 @@ def bench(
     with _site_folder(kept) as folder:
         make_site(folder, runs)
         results: dict[str, object] = {}
-        results["collect cold"] = median([cold_run(folder, "collect") for _ in range(repeat)])
-        results["collect unchanged"] = median([sitegen(folder, "collect") for _ in range(repeat)])
-        # With --hugo, Hugo's cold build is timed just before each cold build of sitegen: on a
-        # shared machine the load moves from one minute to the next, and a pair sees the same
-        # minute.
+        # A cold site is a cold collect and then a cold build, as a new clone's first
+        # `sitegen collect && sitegen build`. With --hugo, Hugo's cold build is timed just before
+        # each: on a shared machine the load moves from one minute to the next, and a pair sees
+        # the same minute.
         hugo_builds: list[Measure] = []
-        builds = []
+        collects, builds, colds = [], [], []
         for _ in range(repeat):
             if hugo:
                 hugo_builds.append(hugo_cold(folder, runs))
+            collects.append(cold_run(folder, "collect"))
             builds.append(cold_run(folder, "build"))
+            colds.append(_sum(collects[-1], builds[-1]))
+        results["collect cold"] = median(collects)
         results["build cold (all charts)"] = median(builds)
+        results[COLD] = median(colds)
+        results["collect unchanged"] = median([sitegen(folder, "collect") for _ in range(repeat)])
         results["build unchanged"] = median([sitegen(folder, "build") for _ in range(repeat)])
         results["collect + build unchanged"] = median([both(folder) for _ in range(repeat)])
 
@@ -511,7 +519,7 @@ def bench(
             results["hugo cold (as many pages)"] = median(hugo_builds)
             ratios = sorted(
                 ours.seconds / theirs.seconds
-                for ours, theirs in zip(builds, hugo_builds, strict=True)
+                for ours, theirs in zip(colds, hugo_builds, strict=True)
             )
             results[PAIRED] = (
                 f"{statistics.median(ratios):.2f} × (median of {len(ratios)} pairs: "
@@ -521,14 +529,17 @@ def bench(
         return results
 
 
-# Each cold build of sitegen as a multiple of Hugo's just before it, the median of the pairs.
-PAIRED = "build cold ÷ Hugo's just before"
+# A new clone's first `sitegen collect && sitegen build` (issue 47 times the two together).
+COLD = "collect + build cold (all charts)"
+# Each cold collect and build of sitegen as a multiple of Hugo's cold build just before it, the
+# median of the pairs.
+PAIRED = "collect + build cold ÷ Hugo's just before"
 
 # Issue 18: sitegen's times as a multiple of Hugo's cold build of as many pages.
 RATIO_TARGETS = {
     "collect + build unchanged": "≤ 0.45 ×",
     "collect + build, one run added": "≤ 0.9 ×",
-    "build cold (all charts)": "≤ 9 ×",
+    COLD: "≤ 9 ×",
 }
 
 TARGETS = {

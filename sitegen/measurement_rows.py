@@ -6,15 +6,23 @@ as its field names and then one array a measurement, in that order (``null`` whe
 measurement has no such field: the schema admits no null figure, so it can only mean absent;
 format 3 leaves out a row's absent values at its end, most of a cell that was not run).
 A statistic is a column of its own, ``statistics/<figure>/<name>``; a column equal, row for
-row and as the file wrote it, to its figure's column (the mean of a run whose headline figures
-are means) is written once and named in ``same``. Nothing is rounded: a reader restores every
-record exactly (``records``).
+row and as published, to its figure's column (the mean of a run whose headline figures are
+means) is written once and named in ``same``. A figure is published at ``published_figure``'s
+precision (six decimal places, never fewer than seven significant digits: every figure of a
+file written to six decimals, as llm-inference-bench writes them, is as the file wrote it);
+a reader restores every record at that precision (``records``).
 """
 
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
+
+# A figure is published to this many decimal places, and to more where that would leave fewer
+# than SIGNIFICANT_DIGITS significant digits (docs/result-format.md, "Precision").
+DECIMALS = 6
+SIGNIFICANT_DIGITS = 7
 
 RUN_JSON_VERSION_KEY = "run_json_version"  # the run JSON's member naming its format
 RUN_JSON_VERSION = 3  # 1: the result document's records as they are (no such member)
@@ -36,12 +44,43 @@ _SEPARATOR = "/"  # in no field, figure or statistic name (a statistic may hold 
 _text = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode
 
 
+def published_figure(value: Any) -> Any:
+    """``value`` as the site publishes it: a float rounded to DECIMALS places, or to
+    SIGNIFICANT_DIGITS significant digits where that keeps more; anything else as it is. A
+    float written with at most DECIMALS decimals is returned unchanged (the same float)."""
+    if type(value) is not float:
+        return value
+    if abs(value) >= 1.0:  # (infinity too): DECIMALS places keep SIGNIFICANT_DIGITS or more
+        return round(value, DECIMALS)
+    if value == 0 or math.isnan(value):
+        return value
+    magnitude = math.floor(math.log10(abs(value)))
+    return round(value, max(DECIMALS, SIGNIFICANT_DIGITS - 1 - magnitude))
+
+
+def published_measurements(document: dict[str, Any]) -> dict[str, Any]:
+    """``document`` with every figure of its measurements at the published precision."""
+    measurements = document.get("measurements")
+    if not isinstance(measurements, dict):
+        return document
+    return {
+        **document,
+        "measurements": {
+            phase: [_nested(_flat(record)) for record in records]
+            if isinstance(records, list)
+            else records
+            for phase, records in measurements.items()
+        },
+    }
+
+
 def _flat(record: dict[str, Any]) -> dict[str, Any]:
-    """A record's fields with its statistics as columns of their own."""
-    flat = {key: value for key, value in record.items() if key != _STATISTICS}
+    """A record's fields, each figure at the published precision, with its statistics as
+    columns of their own."""
+    flat = {key: published_figure(value) for key, value in record.items() if key != _STATISTICS}
     for figure, values in (record.get(_STATISTICS) or {}).items():
         for name, value in values.items():
-            flat[_SEPARATOR.join((_STATISTICS, figure, name))] = value
+            flat[_SEPARATOR.join((_STATISTICS, figure, name))] = published_figure(value)
     return flat
 
 

@@ -113,97 +113,176 @@ def parse_yaml(
             raise SitegenError(Problem(source, None, "", f"invalid YAML: {exc}")) from None
         if node is None:
             raise SitegenError(Problem(source, None, "", "file is empty"))
-        lines: dict[str, int] = {}
+        walk = _Walk(loader, source, python_tuples)
         try:
-            data = _Walk(loader, source, lines, python_tuples).value(node, "", 0, 1)
+            data, tree = walk.value(node, 0, 1)
         except yaml.YAMLError as exc:
             raise SitegenError(Problem(source, None, "", f"invalid YAML: {exc}")) from None
-        return Document(source, data, lines)
+        return Document(source, data, _YamlLines(tree))
     finally:
         loader.dispose()
 
 
-class _Walk:
-    """Plain data from a composed YAML document, node by node, recording each value's line under
-    its JSON pointer (``lines``) and refusing what a result file must not hold: aliases, tags,
-    merge keys, duplicate keys, documents too large or too deep."""
+# Where a YAML value is, as the walk finds it: a scalar's line; a list's line and its items';
+# a mapping's line and, by key, each key's line and its value's. A pointer for every value
+# is made only when a line is asked for (_YamlLines): most documents have no problem to place.
+_LineTree = int | tuple[int, list[Any]] | tuple[int, dict[str, tuple[int, Any]]]
 
-    def __init__(
-        self, loader: yaml.SafeLoader, source: str, lines: dict[str, int], python_tuples: bool
-    ) -> None:
+
+_FLOAT_TAG = "tag:yaml.org,2002:float"
+_INT_TAG = "tag:yaml.org,2002:int"
+_FLOAT_CHARACTERS = frozenset("0123456789.eE+-")
+
+
+def _plain_number(tag: str, text: str) -> int | float | None:
+    """A number as YAML's constructor reads it, for the plain forms a figure is written in
+    (``-12.5``, ``1.0e+3``, ``42``), without the constructor's bookkeeping; None for every
+    other form (``.inf``, ``1_000``, ``0x1F``, octal ``017``, ``1:30``), which it reads."""
+    if tag == _FLOAT_TAG:
+        return float(text) if _FLOAT_CHARACTERS.issuperset(text) else None
+    if tag == _INT_TAG:
+        digits = text[1:] if text[:1] in ("-", "+") else text
+        if digits.isascii() and digits.isdigit() and (digits == "0" or digits[0] != "0"):
+            return int(text)
+    return None
+
+
+class _YamlLines(Mapping[str, int]):
+    """The line of each value of a YAML document under its JSON pointer (a mapping's member at
+    its key's line), worked out from the walk's tree the first time one is asked for."""
+
+    def __init__(self, tree: _LineTree) -> None:
+        self._tree: _LineTree | None = tree
+        self._found: dict[str, int] = {}
+
+    def _lines(self) -> dict[str, int]:
+        if self._tree is not None:
+            _flatten(self._tree, "", self._found)
+            self._tree = None  # not needed again
+        return self._found
+
+    def __getitem__(self, pointer: str) -> int:
+        return self._lines()[pointer]
+
+    def __contains__(self, pointer: object) -> bool:
+        return pointer in self._lines()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._lines())
+
+    def __len__(self) -> int:
+        return len(self._lines())
+
+
+def _flatten(tree: _LineTree, pointer: str, out: dict[str, int]) -> None:
+    if isinstance(tree, int):
+        out.setdefault(pointer, tree)
+        return
+    line, children = tree
+    out.setdefault(pointer, line)
+    if isinstance(children, list):
+        for index, child in enumerate(children):
+            _flatten(child, f"{pointer}/{index}", out)
+        return
+    for key, (key_line, child) in children.items():
+        at = pointer_join(pointer, key)
+        out[at] = key_line
+        _flatten(child, at, out)
+
+
+class _Walk:
+    """Plain data from a composed YAML document, node by node, with each value's line (a
+    _LineTree), refusing what a result file must not hold: aliases, tags, merge keys, duplicate
+    keys, documents too large or too deep. The path to the value being read is kept as tokens,
+    made a JSON pointer only for a refusal's message."""
+
+    def __init__(self, loader: yaml.SafeLoader, source: str, python_tuples: bool) -> None:
         self.loader = loader
         self.source = source
-        self.lines = lines
         self.python_tuples = python_tuples
         self.seen: set[int] = set()
+        self.path: list[str | int] = []
 
-    def value(self, node: Node, pointer: str, depth: int, used_at: int) -> Any:
-        """The value of ``node``; ``used_at`` is the line that uses it (where an alias is named)."""
+    def value(self, node: Node, depth: int, used_at: int) -> tuple[Any, _LineTree]:
+        """The value of ``node`` and its lines; ``used_at`` is the line that uses it (where an
+        alias is named)."""
         line = node.start_mark.line + 1
-        self.lines.setdefault(pointer, line)
         if id(node) in self.seen:
             raise SitegenError(Problem(self.source, used_at, "", _ALIAS))
         self.seen.add(id(node))
         if len(self.seen) > MAX_NODES:
-            self._refuse(line, pointer, f"document has more than {MAX_NODES:,} values")
+            self._refuse(line, f"document has more than {MAX_NODES:,} values")
         if depth > MAX_DEPTH:
-            self._refuse(line, pointer, f"nested more than {MAX_DEPTH} levels deep")
+            self._refuse(line, f"nested more than {MAX_DEPTH} levels deep")
         if isinstance(node, ScalarNode):
-            return self._scalar(node, pointer, line)
+            return self._scalar(node, line), line
         if isinstance(node, SequenceNode):
-            return self._sequence(node, pointer, line, depth)
+            return self._sequence(node, line, depth)
         if isinstance(node, MappingNode):
-            return self._mapping(node, pointer, line, depth)
-        self._refuse(line, pointer, "unsupported YAML node")
+            return self._mapping(node, line, depth)
+        self._refuse(line, "unsupported YAML node")
 
-    def _scalar(self, node: ScalarNode, pointer: str, line: int) -> Any:
+    def _scalar(self, node: ScalarNode, line: int) -> Any:
         if node.tag == "tag:yaml.org,2002:str":
             return node.value  # the common case, without the constructor's bookkeeping
         if node.tag == "tag:yaml.org,2002:timestamp":
             # Dates stay strings so that 2026-07-09 means the same in YAML and JSON.
             return node.value
         if node.tag not in _SCALAR_TAGS:
-            self._refuse_tag(node, pointer, line)
+            self._refuse_tag(node, line)
         try:
+            plain = _plain_number(node.tag, node.value)
+            if plain is not None:
+                return plain
             return self.loader.construct_object(node, deep=True)
         except yaml.YAMLError as exc:
-            self._refuse(line, pointer, f"invalid value: {exc}")
+            self._refuse(line, f"invalid value: {exc}")
         except ValueError:
             # Python refuses integers of more than 4,300 digits (a denial-of-service guard).
-            self._refuse(line, pointer, _HUGE_NUMBER)
+            self._refuse(line, _HUGE_NUMBER)
 
-    def _sequence(self, node: SequenceNode, pointer: str, line: int, depth: int) -> list[Any]:
+    def _sequence(self, node: SequenceNode, line: int, depth: int) -> tuple[Any, _LineTree]:
         tuples = self.python_tuples and node.tag == "tag:yaml.org,2002:python/tuple"
         if node.tag != "tag:yaml.org,2002:seq" and not tuples:
-            self._refuse_tag(node, pointer, line)
-        return [
-            self.value(item, pointer_join(pointer, i), depth + 1, item.start_mark.line + 1)
-            for i, item in enumerate(node.value)
-        ]
+            self._refuse_tag(node, line)
+        items: list[Any] = []
+        lines: list[_LineTree] = []
+        path = self.path
+        for index, item in enumerate(node.value):
+            path.append(index)
+            value, where = self.value(item, depth + 1, item.start_mark.line + 1)
+            path.pop()
+            items.append(value)
+            lines.append(where)
+        return items, (line, lines)
 
-    def _mapping(self, node: MappingNode, pointer: str, line: int, depth: int) -> dict[str, Any]:
+    def _mapping(self, node: MappingNode, line: int, depth: int) -> tuple[Any, _LineTree]:
         if node.tag != "tag:yaml.org,2002:map":
-            self._refuse_tag(node, pointer, line)
+            self._refuse_tag(node, line)
         result: dict[str, Any] = {}
+        lines: dict[str, tuple[int, _LineTree]] = {}
+        path = self.path
         for key_node, value_node in node.value:
             key_line = key_node.start_mark.line + 1
             if key_node.tag == "tag:yaml.org,2002:merge":
-                self._refuse(key_line, pointer, _MERGE_KEY)
+                self._refuse(key_line, _MERGE_KEY)
             if not isinstance(key_node, ScalarNode):
-                self._refuse(key_line, pointer, "keys must be plain strings")
+                self._refuse(key_line, "keys must be plain strings")
             key = str(key_node.value)
-            child = pointer_join(pointer, key)
+            path.append(key)
             if key in result:
-                first = self.lines.get(child)
-                self._refuse(key_line, child, f"duplicate key {key!r} (first at line {first})")
-            self.lines[child] = key_line
-            result[key] = self.value(value_node, child, depth + 1, key_line)
-        return result
+                first = lines[key][0]
+                self._refuse(key_line, f"duplicate key {key!r} (first at line {first})")
+            result[key], where = self.value(value_node, depth + 1, key_line)
+            path.pop()
+            lines[key] = (key_line, where)
+        return result, (line, lines)
 
-    def _refuse_tag(self, node: Node, pointer: str, line: int) -> NoReturn:
-        self._refuse(line, pointer, f"the tag {node.tag!r} is not allowed; use plain values")
+    def _refuse_tag(self, node: Node, line: int) -> NoReturn:
+        self._refuse(line, f"the tag {node.tag!r} is not allowed; use plain values")
 
-    def _refuse(self, line: int, pointer: str, message: str) -> NoReturn:
+    def _refuse(self, line: int, message: str) -> NoReturn:
+        pointer = "".join(f"/{escape_pointer_token(token)}" for token in self.path)
         raise SitegenError(Problem(self.source, line, pointer, message)) from None
 
 

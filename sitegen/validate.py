@@ -367,23 +367,40 @@ def is_placeholder(value: Any) -> bool:
     return isinstance(value, str) and value.startswith(PLACEHOLDER)
 
 
-def _scalars(value: Any, pointer: str = "") -> Iterator[tuple[str, Any]]:
-    """Every value that is not a mapping or a list, with its JSON pointer."""
-    if isinstance(value, dict):
-        for key, item in value.items():
-            yield from _scalars(item, pointer_join(pointer, key))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            yield from _scalars(item, pointer_join(pointer, index))
-    else:
-        yield pointer, value
+def _scalars(value: Any) -> Iterator[tuple[str, str | int | None, Any]]:
+    """Every value that is not a mapping or a list, in document order: its container's JSON
+    pointer, its key or index there (None: the document is the value), and the value. A
+    check makes the value's own pointer (_member_pointer) only for what it reports: a document has
+    thousands of figures and most have nothing to say."""
+    if not isinstance(value, dict | list):
+        yield "", None, value
+        return
+    stack = [("", _members(value))]
+    while stack:
+        pointer, members = stack[-1]
+        for key, item in members:
+            if isinstance(item, dict | list):
+                stack.append((pointer_join(pointer, key), _members(item)))
+                break
+            yield pointer, key, item
+        else:
+            stack.pop()
+
+
+def _members(container: dict[str, Any] | list[Any]) -> Iterator[tuple[str | int, Any]]:
+    return iter(container.items() if isinstance(container, dict) else enumerate(container))
+
+
+def _member_pointer(container: str, key: str | int | None) -> str:
+    return container if key is None else pointer_join(container, key)
 
 
 def check_placeholders(document: Document) -> list[Problem]:
     """Values still holding a ``sitegen new`` placeholder, each with what belongs there."""
     problems: list[Problem] = []
-    for pointer, value in _scalars(document.data):
+    for container, key, value in _scalars(document.data):
         if is_placeholder(value):
+            pointer = _member_pointer(container, key)
             wanted = value.removeprefix(PLACEHOLDER).lstrip(":").strip().removesuffix(">").strip()
             problems.append(
                 Problem(
@@ -422,9 +439,12 @@ def check_numbers(document: Document) -> list[Problem]:
     declares wants a whole number."""
     problems: list[Problem] = []
     whole = _integer_places(result_schema_name(document.data))
-    for pointer, value in _scalars(document.data):
+    for container, key, value in _scalars(document.data):
         if not isinstance(value, float):
             continue
+        if math.isfinite(value) and abs(value) >= SMALLEST_FIGURE and not value.is_integer():
+            continue  # a figure neither whole nor too small: nothing to say (most of them)
+        pointer = _member_pointer(container, key)
         message = None
         if not math.isfinite(value):
             message = f"{value} is not a finite number; leave the figure out if it was not measured"
@@ -726,16 +746,24 @@ def check_text(document: Document) -> list[Problem]:
             )
 
     def walk(value: Any, pointer: str) -> None:
+        # The stricter pattern first, on every text: only one it finds anything in needs its
+        # pointer, to tell a name field (where invisible characters are refused too).
         if isinstance(value, str):
-            check(value, pointer)
+            if _NAME_REFUSED.search(value):
+                check(value, pointer)
         elif isinstance(value, dict):
             for key, item in value.items():
-                child = pointer_join(pointer, key)
-                check(key, child)
-                walk(item, child)
+                if _NAME_REFUSED.search(key):
+                    check(key, pointer_join(pointer, key))
+                if isinstance(item, str):
+                    if _NAME_REFUSED.search(item):
+                        check(item, pointer_join(pointer, key))
+                elif isinstance(item, dict | list):
+                    walk(item, pointer_join(pointer, key))
         elif isinstance(value, list):
             for index, item in enumerate(value):
-                walk(item, pointer_join(pointer, index))
+                if isinstance(item, str | dict | list):
+                    walk(item, pointer_join(pointer, index))
 
     walk(document.data, "")
     return problems

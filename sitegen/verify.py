@@ -30,7 +30,11 @@ from sitegen.collect.redact import redact_document
 from sitegen.config import Config
 from sitegen.errors import Problem, SitegenError
 from sitegen.files import read_bounded
-from sitegen.measurement_rows import RUN_JSON_VERSION_KEY, result_document
+from sitegen.measurement_rows import (
+    RUN_JSON_VERSION_KEY,
+    published_measurements,
+    result_document,
+)
 from sitegen.parse import Document, parse_document, pointer_join
 from sitegen.receipts import RECEIPT_KEY
 from sitegen.record_decorator import record
@@ -241,9 +245,13 @@ def _split_meta(paths: list[Path]) -> tuple[list[Path], Path | None]:
 # --- comparing figures -----------------------------------------------------------------------
 
 
-def _differences(local: _Local, other: dict[str, Any], other_says: str) -> Iterator[Problem]:
-    """Every field in which ``other`` differs from the run's document, located in its file."""
-    for pointer, mine, theirs in _diff(local.document.data, other, ""):
+def _differences(
+    local: _Local, other: dict[str, Any], other_says: str, expected: dict[str, Any] | None = None
+) -> Iterator[Problem]:
+    """Every field in which ``other`` differs from the run's document (or ``expected``, the
+    document as ``other`` should hold it), located in its file."""
+    document = local.document.data if expected is None else expected
+    for pointer, mine, theirs in _diff(document, other, ""):
         where = _cell_words(local.document.data, pointer)
         yield Problem(
             local.source,
@@ -447,7 +455,9 @@ def _check_published(local: _Local, reader: _SiteReader, report: VerifyReport) -
         report.problems.append(Problem(where, None, f"/{RUN_JSON_VERSION_KEY}", str(exc)))
         return
     report.problems.extend(_published_receipt_problems(local, published, where))
-    report.problems.extend(_differences(local, published, f"{where} says"))
+    # The site publishes each figure at its published precision (measurement_rows).
+    expected = published_measurements(local.document.data)
+    report.problems.extend(_differences(local, published, f"{where} says", expected))
 
 
 def _published_receipt_problems(

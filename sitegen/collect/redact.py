@@ -52,31 +52,38 @@ def redact_document_detailed(document: Document) -> tuple[Document, list[Redacti
     redactions: list[Redaction] = []
     refused: list[Problem] = []
 
-    def scalar(value: Any, pointer: str, whole: str | None) -> Any:
+    # A value is walked with its container's pointer and its key there: its own pointer is
+    # made only for a redaction to report (a document has thousands of figures and no secret).
+    def scalar(value: Any, container: str, key: str | int | None, whole: str | None) -> Any:
         if isinstance(value, bool) or value is None:
             return value
         if whole is not None and isinstance(value, (str, int, float)):
             if isinstance(value, str) and is_placeholder(value):
                 return value
-            redactions.append(Redaction(pointer, (f"value of {secret_label(whole)}",)))
+            redactions.append(
+                Redaction(_pointer(container, key), (f"value of {secret_label(whole)}",))
+            )
             return REDACTED
         if isinstance(value, str):
             text, kinds = find_and_redact(value)
             if kinds:
-                redactions.append(Redaction(pointer, tuple(kinds)))
+                redactions.append(Redaction(_pointer(container, key), tuple(kinds)))
             return text
         return value
 
-    def walk(value: Any, pointer: str, whole: str | None) -> Any:
+    def walk(value: Any, container: str, key: str | int | None, whole: str | None) -> Any:
+        if not isinstance(value, dict | list):
+            return scalar(value, container, key, whole)
+        pointer = _pointer(container, key)
         if isinstance(value, dict):
             result: dict[str, Any] = {}
-            for key, item in value.items():
-                _, key_kinds = find_and_redact(key)
+            for name, item in value.items():
+                _, key_kinds = find_and_redact(name)
                 if key_kinds:
                     refused.append(
                         Problem(
                             document.source,
-                            document.lines.get(pointer_join(pointer, key)),
+                            document.lines.get(pointer_join(pointer, name)),
                             pointer or "/",
                             f"a field name holds a secret ({', '.join(key_kinds)}); field names "
                             f"are published "
@@ -84,24 +91,22 @@ def redact_document_detailed(document: Document) -> tuple[Document, list[Redacti
                             "made it public)",
                         )
                     )
-                secret = whole if whole is not None else (key if is_secret_key(key) else None)
-                result[key] = walk(item, pointer_join(pointer, key), secret)
+                secret = whole if whole is not None else (name if is_secret_key(name) else None)
+                result[name] = walk(item, pointer, name, secret)
             return result
-        if isinstance(value, list):
-            items: list[Any] = []
-            after_option: str | None = None
-            for index, item in enumerate(value):
-                items.append(walk(item, pointer_join(pointer, index), whole or after_option))
-                # A command kept as an argv list: ["--api-key", "sk-…"].
-                after_option = None
-                if isinstance(item, str) and OPTION.fullmatch(item) and is_secret_name(item):
-                    following = value[index + 1] if index + 1 < len(value) else None
-                    if isinstance(following, str) and not following.startswith("-"):
-                        after_option = item
-            return items
-        return scalar(value, pointer, whole)
+        items: list[Any] = []
+        after_option: str | None = None
+        for index, item in enumerate(value):
+            items.append(walk(item, pointer, index, whole or after_option))
+            # A command kept as an argv list: ["--api-key", "sk-…"].
+            after_option = None
+            if isinstance(item, str) and OPTION.fullmatch(item) and is_secret_name(item):
+                following = value[index + 1] if index + 1 < len(value) else None
+                if isinstance(following, str) and not following.startswith("-"):
+                    after_option = item
+        return items
 
-    data = walk(document.data, "", None)
+    data = walk(document.data, "", None, None)
     if refused:
         raise SitegenError(refused)
     return Document(document.source, data, document.lines), redactions
@@ -127,3 +132,7 @@ def redaction_warnings(document: Document, redactions: Iterable[Redaction]) -> l
         )
         for redaction in redactions
     ]
+
+
+def _pointer(container: str, key: str | int | None) -> str:
+    return container if key is None else pointer_join(container, key)

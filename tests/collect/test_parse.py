@@ -16,6 +16,64 @@ def test_yaml_lines_for_every_pointer() -> None:
     assert document.line_of("/missing") == 1
 
 
+def test_every_pointer_has_the_line_yaml_gives_it() -> None:
+    """The lines, made from the walk's tree when first asked for, against PyYAML's own node
+    marks: a mapping's member at its key's line, a list item at its own, escaped keys too."""
+    text = b"a: 1\nb/c:\n  - x~y: [1,\n      2]\n  - 3\nd:\n  e: {f: 4}\n"
+    document = parse_yaml("x.yaml", text)
+    assert dict(document.lines) == {
+        "": 1,
+        "/a": 1,
+        "/b~1c": 2,
+        "/b~1c/0": 3,
+        "/b~1c/0/x~0y": 3,
+        "/b~1c/0/x~0y/0": 3,
+        "/b~1c/0/x~0y/1": 4,
+        "/b~1c/1": 5,
+        "/d": 6,
+        "/d/e": 7,
+        "/d/e/f": 7,
+    }
+    assert len(document.lines) == 11 and "/d/e/f" in document.lines
+
+
+@pytest.mark.parametrize(
+    "number",
+    [
+        "1.5",
+        "-0.0",
+        "+1.5",
+        "1.0e+3",
+        ".5",
+        "1.",
+        "42",
+        "0",
+        "-7",
+        "+3",
+        "-0",
+        "00",
+        "017",
+        "0x1F",
+        "1_000",
+        ".inf",
+        "-.inf",
+        "1:30",
+        "1e3",
+        "685.230_15e+03",
+        "0b101",
+        "-0x1F",
+    ],
+)
+def test_numbers_read_as_yaml_reads_them(number: str) -> None:
+    """Plain figures are read without PyYAML's constructor (parse._plain_number); every form,
+    plain or not, reads as PyYAML reads it: same type, same value."""
+    import yaml
+
+    theirs = yaml.safe_load(f"v: {number}")["v"]
+    ours = parse_yaml("x.yaml", f"v: {number}".encode()).data["v"]
+    assert (type(ours), repr(ours)) == (type(theirs), repr(theirs))
+
+
 def test_json_gets_lines_too() -> None:
     document = parse_json("x.json", b'{\n "a": [1,\n  {"b": 2}]\n}')
     assert document.data == {"a": [1, {"b": 2}]}

@@ -1,5 +1,5 @@
 """/data/capacity.json's records read as objects (docs/capacity.md), with the capacity's figures
-that versions 4 and 5 leave to the run's cells put back, each worked out here from the run's
+that versions 4 to 6 leave to the run's cells put back, each worked out here from the run's
 published JSON: the total tok/s of the cell at ``max_concurrency``, it and the requests held ÷
 the run's accelerators, and the request counts measured at that context."""
 
@@ -12,7 +12,7 @@ from typing import Any
 from tests.kit.run_json import published_run
 from tests.kit.verdict_rule import own_cells
 
-# What version 5 writes: the verdicts, not the figures the run's cells (data/points/) hold; a
+# What versions 5 and 6 write: the verdicts, not the figures the run's cells (data/points/) hold; a
 # run's records on its line, after its id, by service level, each ending at its last value.
 FIELDS = [
     "context_tokens",
@@ -26,9 +26,16 @@ FIELDS = [
 ]
 
 
+# Version 6 writes these fields' words as their number in the file's "words" (a word not
+# there as itself).
+WORD_FIELDS = {"state", "per_request_source", "ttft_judged", "stopped_state", "reason"}
+
+
 def capacity_records(site: Path) -> list[dict[str, Any]]:
     published = json.loads((site / "data" / "capacity.json").read_text(encoding="utf-8"))
-    assert published["version"] == 5 and published["fields"] == FIELDS
+    assert published["version"] == 6 and published["fields"] == FIELDS
+    words = published["words"]
+    assert len(set(words)) == len(words) and all(isinstance(w, str) and w for w in words)
     documents: dict[str, dict[str, Any]] = {}
     records = []
     levels = [level["name"] for level in published["service_levels"]]
@@ -45,7 +52,10 @@ def capacity_records(site: Path) -> list[dict[str, Any]]:
         record = {
             "run": run,
             "service_level": level,
-            **dict(zip(published["fields"], values, strict=True)),
+            **{
+                name: words[value] if name in WORD_FIELDS and isinstance(value, int) else value
+                for name, value in zip(published["fields"], values, strict=True)
+            },
         }
         if run not in documents:
             documents[run] = published_run(site / "runs" / f"{run}.json")

@@ -7,6 +7,7 @@ columns into the record's statistics, each column "same" names equal to its figu
 from __future__ import annotations
 
 import json
+from decimal import ROUND_HALF_EVEN, Decimal
 from pathlib import Path
 from typing import Any
 
@@ -41,3 +42,33 @@ def published_run(path: Path) -> dict[str, Any]:
         phase: phase_records(rows) for phase, rows in document["measurements"].items()
     }
     return document
+
+
+def at_published_precision(value: Any) -> Any:
+    """docs/result-format.md, "Precision", worked out here with decimal arithmetic on the float's
+    exact value: six decimal places, or seven significant digits where that keeps more."""
+    if type(value) is not float or value == 0:
+        return value
+    exact = Decimal(value)
+    places = max(6, 6 - exact.adjusted())  # adjusted(): the leading digit's power of ten
+    return float(exact.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_EVEN))
+
+
+def published_measurements(document: dict[str, Any]) -> dict[str, Any]:
+    """A result document with its measurements' figures (and their statistics) at the
+    published precision, as the run JSON should hold them."""
+
+    def figures(record: dict[str, Any]) -> dict[str, Any]:
+        out = {k: at_published_precision(v) for k, v in record.items() if k != "statistics"}
+        if "statistics" in record:
+            out["statistics"] = {
+                figure: {name: at_published_precision(v) for name, v in values.items()}
+                for figure, values in record["statistics"].items()
+            }
+        return out
+
+    measurements = {
+        phase: [figures(record) for record in records]
+        for phase, records in document["measurements"].items()
+    }
+    return {**document, "measurements": measurements}

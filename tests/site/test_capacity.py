@@ -19,7 +19,7 @@ from sitegen.config import Price, ServiceLevel, load_config
 from sitegen.errors import SitegenError
 from sitegen.site.figures import capacity as cap
 from tests.kit import verdict_rule as rule
-from tests.kit.capacity_json import FIELDS, capacity_records
+from tests.kit.capacity_json import FIELDS, WORD_FIELDS, capacity_records
 from tests.kit.context_rule import context_label
 from tests.kit.html_tables import tables
 from tests.kit.paging_rule import site_pages
@@ -159,7 +159,7 @@ def test_capacity_json_matches_a_recomputation_from_the_result_files(built: Path
     levels = load_yaml((built / "sitegen.yaml").read_text())["service_levels"]
     text = (built / "_site" / "data" / "capacity.json").read_text()
     published = json.loads(text)
-    assert published["format"] == "sitegen-capacity" and published["version"] == 5
+    assert published["format"] == "sitegen-capacity" and published["version"] == 6
     assert published["derived"] is True
     assert [level["name"] for level in published["service_levels"]] == [
         "server",
@@ -187,11 +187,17 @@ def test_capacity_json_matches_a_recomputation_from_the_result_files(built: Path
     lines = text.splitlines()
     runs = sorted({r["run"] for r in published_records})
     assert len(lines) == len(runs) + 2 and not any(line.startswith(" ") for line in lines)
+    # Each word a record uses written as its number in "words": every verdict of the shipped
+    # runs is one the file's words name (none written as itself).
+    number = {word: i for i, word in enumerate(published["words"])}
     for line, run in zip(lines[1:-1], runs, strict=True):
         by_level: dict[str, list[list[Any]]] = {}
         for r in published_records:
             if r["run"] == run:
-                values = [r[name] for name in published["fields"]]
+                values = [
+                    number[r[name]] if name in WORD_FIELDS and r[name] is not None else r[name]
+                    for name in published["fields"]
+                ]
                 while values[-1] is None:
                     values.pop()
                 by_level.setdefault(r["service_level"], []).append(values)
@@ -269,7 +275,9 @@ class Answer:
     labels: str  # what it judged (its own, or the table's when every cell shares it)
 
 
-def _cell(cell: str, place: int, shared: str, reasons: dict[str, str]) -> Answer:
+def _cell(
+    cell: str, place: int, shared: str, reasons: dict[str, str], numbered_notes: dict[str, str]
+) -> Answer:
     notes = re.findall(r"<small>([^<]*)</small>", cell)
     met = re.match(r">(<b>)?([\d.,]+)(?: best</b>)? <small>([^<]*)</small>", cell)
     labels = shared or (notes[-1] if notes else "")
@@ -277,8 +285,11 @@ def _cell(cell: str, place: int, shared: str, reasons: dict[str, str]) -> Answer
         figures = [met.group(2), *met.group(3).split(" · ")[:3]]
         return Answer(place, bool(met.group(1)), figures, "", labels)
     words = re.sub(r"^ class=\w+>", "", cell).split(" <small>")[0]
+    numbered = re.fullmatch(r"(.*)<sup>(\d+)</sup>", words)
     full = {"Does not meet": "Does not meet the level"}.get(words, words)
-    if full in reasons:  # said once beneath the table: the cell has the verdict alone
+    if numbered:  # a note beneath the table says its verdict in full
+        words = numbered_notes[numbered.group(2)]
+    elif full in reasons:  # said once beneath the table: the cell has the verdict alone
         words = f"{full}: {reasons[full]}"
     return Answer(place, False, [], words, labels)
 
@@ -296,13 +307,24 @@ def level_pages(site: Path, level: str) -> dict[str, list[tuple[str, dict[int, A
         contexts = [int(c) for c in re.findall(r"<th id=c-(\d+)>", table)]
         judged = re.search(r"every cell judged on: ([^<]*?) · rows are setups", html)
         reasons = dict(re.findall(r"<strong>([^<]+)</strong>, in every such cell: ([^<]*)\.", html))
+        # Numbered notes: "<sup>1</sup> Does not meet the level: …; <sup>2</sup> …." (a reason may
+        # hold "; " itself, so a note ends where the next number starts).
+        legend = re.search(r'<p class="legend">(<sup>1</sup>.*?)</p>', html)
+        notes = (
+            {
+                number: text.strip().removesuffix(";").removesuffix(".")
+                for number, text in re.findall(r"<sup>(\d+)</sup> ([^<]*)", legend.group(1))
+            }
+            if legend
+            else {}
+        )
         rows = []
         for place, row in enumerate(table.split("\n<tr><th>")[1:]):
             found = re.match(r'<a href="[./]*runs/([^/"]+)/index.html">', row)
             assert found, row
             _, *cells = row.rstrip("\n").split("<td")
             answers = {
-                context: _cell(cell, place, judged.group(1) if judged else "", reasons)
+                context: _cell(cell, place, judged.group(1) if judged else "", reasons, notes)
                 for context, cell in zip(contexts, cells, strict=True)
                 if cell != ">—"
             }

@@ -7,6 +7,7 @@ documentation and applied to the published result files (/runs/<id>.json)."""
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 from typing import Any
 
@@ -157,6 +158,42 @@ def test_a_cold_level_needs_the_measured_prefill_time_of_a_warm_run() -> None:
     assert cap.judge(fast, cold, cap.RunTiming(None, {})).state == "cannot_tell"
     known_cold = cap.judge(fast, cold, cap.RunTiming("cold", {}))
     assert (known_cold.state, known_cold.ttft) == ("meets", "cold")
+
+
+def test_capacity_json_names_every_reason_a_verdict_can_give() -> None:
+    """/data/capacity.json writes a reason as its number in the file's words
+    (cap.possible_reasons): every cell of an exhaustive grid — each limited figure absent, within
+    or beyond its limit, valid or not — is judged with one of them."""
+    strict = ServiceLevel(
+        "strict", 10.0, 500.0, max_time_between_tokens_ms=50.0, percentile="p90", ttft="cold"
+    )
+    given: set[str] = set()
+    choices = (None, "within", "beyond")
+    for status in ("valid", "not_run", "failed"):
+        for speed, ttft, gap, prefill in itertools.product(choices, repeat=4):
+            figures = {"status": status, "statistics": {}}
+            for name, choice, ok, bad in (
+                ("per_request_tokens_per_s", speed, 20.0, 5.0),
+                ("ttft_ms", ttft, 100.0, 900.0),
+                ("time_between_tokens_ms", gap, 10.0, 80.0),
+            ):
+                if choice is not None:
+                    figures["statistics"][name] = {"p90": ok if choice == "within" else bad}
+                    figures["statistics"][name]["p10"] = figures["statistics"][name]["p90"]
+            times = {} if prefill is None else {32768: 100.0 if prefill == "within" else 900.0}
+            judged = cap.judge({**cell(4), **figures}, strict, cap.RunTiming("warm", times))
+            if judged.reason:
+                given.add(judged.reason)
+    possible = set(cap.possible_reasons(strict))
+    assert given <= possible, given - possible
+    # Every combination of misses is given (missing figures combine less freely: a cell without
+    # a speed falls back on its time between tokens, so lacks that too).
+    misses = [r for r in possible if not r.startswith("no ") and "; no " not in r]
+    assert len(misses) == 2 + 15 and set(misses) <= given
+    # Its words: the states, sources and TTFTs judged, then every level's reasons, once each.
+    words = cap.capacity_words((SERVER, strict))
+    assert len(words) == len(set(words)) and possible <= set(words)
+    assert "TTFT above 2000 ms" in words and "meets" in words
 
 
 def test_prefill_times_are_measured_ttfts_never_at_depth_chunks() -> None:

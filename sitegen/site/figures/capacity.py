@@ -8,6 +8,7 @@ schema 1.1 (``statistics``) whether or not the model knows them yet.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -340,32 +341,85 @@ class Verdict:
         return self.state == MEETS
 
 
+NOT_RUN_REASON = "not run"
+INVALID_REASON = "not a valid measurement"
+
+
+@dataclass(frozen=True)
+class _Reasons:
+    """The words of each part of a verdict's reason at one level (judge joins the misses', or
+    else the missing figures', with "; " in this order); "" where the level sets no such limit."""
+
+    speed_below: str
+    no_speed: str
+    ttft_above: str
+    no_ttft: str
+    cold_above: str
+    no_prefill: str
+    gap_above: str
+    no_gap: str
+
+    def misses(self) -> tuple[str, ...]:
+        parts = (self.speed_below, self.ttft_above, self.cold_above, self.gap_above)
+        return tuple(part for part in parts if part)
+
+    def missing(self) -> tuple[str, ...]:
+        parts = (self.no_speed, self.no_ttft, self.no_prefill, self.no_gap)
+        return tuple(part for part in parts if part)
+
+
+@functools.cache
+def _reasons(level: ServiceLevel) -> _Reasons:
+    at = f" ({level.percentile})" if level.percentile else ""
+    cold = level.ttft == COLD  # only such a level estimates a cold TTFT (ttft_judged)
+    gap = level.max_time_between_tokens_ms
+    return _Reasons(
+        f"per-request tok/s{at} below {level.min_tokens_per_s_per_request:g}",
+        f"no per-request tok/s{at} nor time between tokens{at}",
+        f"TTFT{at} above {level.max_ttft_ms:g} ms",
+        f"no TTFT{at}",
+        f"cold TTFT (at least the prefill time) above {level.max_ttft_ms:g} ms" if cold else "",
+        "no prefill time at this context for a cold TTFT" if cold else "",
+        f"time between tokens{at} above {gap:g} ms" if gap is not None else "",
+        f"no time between tokens{at}" if gap is not None else "",
+    )
+
+
+def possible_reasons(level: ServiceLevel) -> tuple[str, ...]:
+    """Every reason judge can give at ``level``: not run, not valid, and each combination of the
+    misses (or of the missing figures) in the order judge joins them."""
+    reasons = [NOT_RUN_REASON, INVALID_REASON]
+    for parts in (_reasons(level).misses(), _reasons(level).missing()):
+        for chosen in range(1, 2 ** len(parts)):
+            reasons.append("; ".join(p for i, p in enumerate(parts) if chosen >> i & 1))
+    return tuple(reasons)
+
+
 def judge(cell: Cell, level: ServiceLevel, timing: RunTiming = NO_TIMING) -> Verdict:
     """A cell meets a level only when it is valid and has every figure the level limits, each
     within its limit. A figure outside its limit is a miss whatever else is missing; a missing
     figure is never taken as met: without a miss it makes the verdict CANNOT_TELL."""
-    at = f" ({level.percentile})" if level.percentile else ""
+    words = _reasons(level)
     speed, source = per_request_speed(cell, level.percentile)
     ttft_kind = ttft_judged(level, timing)
     status = cell.get("status")
     if status == Status.NOT_RUN.value:
-        return Verdict(CANNOT_TELL, "not run", source, ttft_kind)
+        return Verdict(CANNOT_TELL, NOT_RUN_REASON, source, ttft_kind)
     if status != Status.VALID.value:
-        return Verdict(MISSES, "not a valid measurement", source, ttft_kind)
+        return Verdict(MISSES, INVALID_REASON, source, ttft_kind)
     misses: list[str] = []
     missing: list[str] = []
-    floor = level.min_tokens_per_s_per_request
     if speed is None:
-        missing.append(f"no per-request tok/s{at} nor time between tokens{at}")
-    elif speed < floor:
-        misses.append(f"per-request tok/s{at} below {floor:g}")
+        missing.append(words.no_speed)
+    elif speed < level.min_tokens_per_s_per_request:
+        misses.append(words.speed_below)
     _judge_ttft(cell, level, timing, ttft_kind, misses, missing)
     if level.max_time_between_tokens_ms is not None:
         gap = figure(cell, TIME_BETWEEN_TOKENS, level.percentile)
         if gap is None:
-            missing.append(f"no time between tokens{at}")
+            missing.append(words.no_gap)
         elif gap > level.max_time_between_tokens_ms:
-            misses.append(f"time between tokens{at} above {level.max_time_between_tokens_ms:g} ms")
+            misses.append(words.gap_above)
     if misses:
         return Verdict(MISSES, "; ".join(misses), source, ttft_kind)
     if missing:
@@ -382,19 +436,19 @@ def _judge_ttft(
     missing: list[str],
 ) -> None:
     # The TTFT limit: on the TTFT as measured, and for a cold estimate on the prefill time too.
-    at = f" ({level.percentile})" if level.percentile else ""
+    words = _reasons(level)
     ttft = figure(cell, TTFT, level.percentile)
     if ttft is None:
-        missing.append(f"no TTFT{at}")
+        missing.append(words.no_ttft)
     elif ttft > level.max_ttft_ms:
-        misses.append(f"TTFT{at} above {level.max_ttft_ms:g} ms")
+        misses.append(words.ttft_above)
     if kind != COLD_ESTIMATE:
         return
     prefill = timing.prefill_at(cell["context_tokens"])
     if prefill is None:
-        missing.append("no prefill time at this context for a cold TTFT")
+        missing.append(words.no_prefill)
     elif prefill > level.max_ttft_ms:
-        misses.append(f"cold TTFT (at least the prefill time) above {level.max_ttft_ms:g} ms")
+        misses.append(words.cold_above)
 
 
 @dataclass(frozen=True)
@@ -596,8 +650,19 @@ CAPACITY_FORMAT = "sitegen-capacity"
 # 2: fields named once, one record per line as an array (was one object each); 3: each record's
 # state, the sources of its speed and TTFT, where and why the ladder stopped, the ladder itself;
 # 4: the verdicts only (the figures are the run's cells'); 5: a run's records on one line after
-# its id, by service level, each ending at its last value.
-CAPACITY_VERSION = 5
+# its id, by service level, each ending at its last value; 6: a record's words (its state,
+# sources, reason) as their number in the file's ``words``.
+CAPACITY_VERSION = 6
+
+
+def capacity_words(levels: Iterable[ServiceLevel]) -> tuple[str, ...]:
+    """The words /data/capacity.json's records name by number: every state, speed source and
+    TTFT judged, and every reason a verdict at ``levels`` can give (possible_reasons)."""
+    words = [MEETS, NONE_MEETS, CANNOT_TELL, MISSES, REPORTED, FROM_TIME_BETWEEN_TOKENS]
+    words += [WARM, COLD, UNKNOWN, COLD_ESTIMATE]
+    for level in levels:
+        words += possible_reasons(level)
+    return tuple(dict.fromkeys(words))
 
 
 def capacity_records(

@@ -130,6 +130,7 @@ class LevelCell:
     verdict: str
     run_context: str  # the run's own context where it differs from the column's
     labels: str  # what the verdict judged, where the page does not say it once
+    note: str = ""  # the number of its reason in the notes beneath the table ("" when said)
 
 
 @dataclass(frozen=True)
@@ -154,6 +155,7 @@ class LevelTable:
     labels: str  # what every verdict judged, when they all say the same ("" otherwise)
     reasons: tuple[tuple[str, str], ...]  # (verdict, reason) every such cell shares, said once
     unmeasured: bool  # some setup was not measured at some context (its cell: —)
+    notes: tuple[tuple[str, str], ...] = ()  # (number, verdict in full) of the other verdicts
 
 
 @dataclass(frozen=True)
@@ -295,22 +297,32 @@ def _row_order(row: LevelRow) -> tuple[object, ...]:
     return (tuple(users(cell) for cell in row.cells), row.setup, row.label, row.engine, row.href)
 
 
-def _reasons_said_once(rows: list[LevelRow]) -> tuple[list[LevelRow], tuple[tuple[str, str], ...]]:
-    """Each verdict (does not meet, cannot tell) whose every cell gives the same reason: the
-    cells say the verdict alone, in short, and the page the reason, once."""
-    said = []
+def _reasons_said_once(
+    rows: list[LevelRow],
+) -> tuple[list[LevelRow], tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]:
+    """Each verdict (does not meet, cannot tell) in short in its cells, its reason said beneath
+    the table: once when every such cell gives the same reason, else as a numbered note a
+    reason (the cell: the verdict and its note's number), so a long reason is not repeated in
+    every cell of a column a level rules out."""
+    said: list[tuple[str, str]] = []
+    numbered: dict[str, str] = {}  # a verdict in full -> its note's number
     for state, verdict in VERDICTS.items():
-        reasons = {c.verdict for r in rows for c in r.cells if c is not None and c.state == state}
+        reasons = sorted(
+            {c.verdict for r in rows for c in r.cells if c is not None and c.state == state}
+        )
         if len(reasons) == 1:
-            said.append((verdict, reasons.pop().removeprefix(verdict + ": ")))
-    shared = {state for state, verdict in VERDICTS.items() if verdict in dict(said)}
+            said.append((verdict, reasons[0].removeprefix(verdict + ": ")))
+        else:
+            numbered.update((reason, str(len(numbered) + 1)) for reason in reasons)
 
     def short(cell: LevelCell | None) -> LevelCell | None:
-        if cell is None or cell.state not in shared:
+        if cell is None or cell.state == "meets":
             return cell
-        return replace(cell, verdict=SHORT_VERDICTS[cell.state])
+        note = numbered.get(cell.verdict, "")
+        return replace(cell, verdict=SHORT_VERDICTS[cell.state], note=note)
 
-    return [replace(r, cells=tuple(short(c) for c in r.cells)) for r in rows], tuple(said)
+    notes = tuple((number, verdict) for verdict, number in numbered.items())
+    return [replace(r, cells=tuple(short(c) for c in r.cells)) for r in rows], tuple(said), notes
 
 
 def level_table(answers: tuple[ContextAnswer, ...]) -> LevelTable:
@@ -334,13 +346,14 @@ def level_table(answers: tuple[ContextAnswer, ...]) -> LevelTable:
     labels = judged.pop() if len(judged) == 1 else ""
     if labels:
         rows = [replace(r, cells=tuple(c and replace(c, labels="") for c in r.cells)) for r in rows]
-    rows, reasons = _reasons_said_once(rows)
+    rows, reasons, notes = _reasons_said_once(rows)
     return LevelTable(
         tuple((answer.context, answer.anchor) for answer in answers),
         tuple(rows),
         labels,
         reasons,
         unmeasured=any(cell is None for row in rows for cell in row.cells),
+        notes=notes,
     )
 
 

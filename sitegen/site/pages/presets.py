@@ -4,13 +4,14 @@ operating-point views /at/<preset>/, /data/capacity.json and the per-context fil
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass
 
 from markupsafe import Markup
 
 from sitegen.config import Preset, ServiceLevel
-from sitegen.measurement_rows import without_trailing_nulls
+from sitegen.measurement_rows import published_figure, without_trailing_nulls
 from sitegen.model import Run, Status
 from sitegen.site.figures import labels, numbers
 from sitegen.site.figures.build_figures import Analysis
@@ -23,6 +24,7 @@ from sitegen.site.figures.capacity import (
     MEETS,
     Verdict,
     capacity_records,
+    capacity_words,
     judge,
     per_request_speed,
 )
@@ -317,6 +319,9 @@ CAPACITY_FIELDS = (
     "stopped_state",
     "reason",
 )
+# The fields whose values are words, each written as its number in the file's "words" (a word
+# not there, as itself): the same few words in every record, said once.
+_WORD_FIELDS = frozenset({"state", "per_request_source", "ttft_judged", "stopped_state", "reason"})
 
 
 def capacity_json(runs: list[Run], analysis: Analysis) -> bytes:
@@ -347,6 +352,7 @@ def capacity_joined(runs: list[Run], analysis: Analysis) -> Joined:
             }
             for level in analysis.settings.service_levels
         ],
+        "words": list(capacity_words(analysis.settings.service_levels)),
     }
     # A run's records are one piece (json_rows.run_piece): an unchanged run's are read back
     # without making its grid or judging a cell. Sorted by run id, as capacity_records sorts.
@@ -360,11 +366,24 @@ def _capacity_lines(analysis: Analysis, run: Run) -> str:
     configured order), each an array of the values of CAPACITY_FIELDS that ends at its last
     value (the fields after it are null)."""
     levels = analysis.settings.service_levels
+    word_number = _word_numbers(levels)
     by_level: dict[str, list[list[object]]] = {}
     for record in capacity_records([analysis.grid(run)], levels):
-        values = without_trailing_nulls([record[name] for name in CAPACITY_FIELDS])
+        values = without_trailing_nulls(
+            [
+                word_number.get(record[name], record[name])
+                if name in _WORD_FIELDS
+                else record[name]
+                for name in CAPACITY_FIELDS
+            ]
+        )
         by_level.setdefault(record["service_level"], []).append(values)
     return row([run.id, by_level]) if by_level else ""
+
+
+@functools.cache
+def _word_numbers(levels: tuple[ServiceLevel, ...]) -> dict[str, int]:
+    return {word: number for number, word in enumerate(capacity_words(levels))}
 
 
 POINT_STATUSES = tuple(status.value for status in Status)  # a cell's status is its index here
@@ -399,8 +418,18 @@ def point_columns(levels: tuple[ServiceLevel, ...]) -> tuple[str, ...]:
 
 
 def _point_cell(cell: dict[str, object], columns: tuple[str, ...]) -> list[object]:
-    values = [POINT_STATUSES.index(str(cell["status"])), *(cell.get(name) for name in columns[1:])]
+    values = [
+        POINT_STATUSES.index(str(cell["status"])),
+        *(_published(cell.get(name)) for name in columns[1:]),
+    ]
     return without_trailing_nulls(values)  # absent figures at the end are left out
+
+
+def _published(value: object) -> object:
+    """A figure, or a cell's statistics, at the precision the run JSON publishes it."""
+    if isinstance(value, dict):
+        return {key: _published(item) for key, item in value.items()}
+    return published_figure(value)
 
 
 def model_point_files(group: Group, analysis: Analysis) -> dict[str, bytes]:
@@ -426,7 +455,7 @@ def model_point_files(group: Group, analysis: Analysis) -> dict[str, bytes]:
                 line,
                 grid.run.hardware.accelerator,
                 timing.prompt_cache,
-                timing.prefill_at(actual),
+                published_figure(timing.prefill_at(actual)),
                 grid.run.info.latency_statistic,
             ]
             rows.append(without_trailing_nulls(values))  # as a cell's figures are
@@ -473,8 +502,9 @@ def point_files(runs: list[Run], analysis: Analysis) -> dict[str, bytes]:
 
     A page of runs fetches one file per model it lists, so what a reader loads is bounded by
     the page, not by the site; each cell is in its own context's file (and its neighbours'
-    within the tolerance), so the total grows linearly with the cells. Figures are exact, as
-    in the result files: the picker's threshold tests hold at the boundaries. The build writes
+    within the tolerance), so the total grows linearly with the cells. Figures are as the run
+    JSON publishes them (measurement_rows.published_figure): a limit's own value stays exact,
+    so the picker's threshold tests hold at the boundaries. The build writes
     each model's files apart (model_point_files), so an added run rewrites only its model's."""
     files: dict[str, bytes] = {}
     for group in model_groups(runs):
