@@ -46,6 +46,24 @@ def read_bounded_open(
     again later from the very file that was read (os.pread), whatever has been renamed onto
     its name since."""
     shown = source if source is not None else str(path)
+    descriptor, status = open_bounded(path, limit, source, what)
+    try:
+        data = _read_all(descriptor, status.st_size, limit)
+        if len(data) > limit:
+            raise SitegenError(Problem(shown, None, "", _over(len(data), limit, what, grew=True)))
+        return data, descriptor
+    except BaseException:
+        os.close(descriptor)
+        raise
+
+
+def open_bounded(
+    path: Path | str, limit: int, source: str | None = None, what: str = "a result file"
+) -> tuple[int, os.stat_result]:
+    """The plain file at ``path`` opened for reading (the caller closes it), and its status,
+    once it is found to be at most ``limit`` bytes: read_bounded's checks without the reading,
+    for a file read in parts (os.pread)."""
+    shown = source if source is not None else str(path)
     try:
         descriptor = os.open(path, _FLAGS)
     except OSError as exc:
@@ -75,34 +93,26 @@ def read_bounded_open(
         if status.st_size > limit:
             raise SitegenError(Problem(shown, None, "", _over(status.st_size, limit, what)))
         os.set_blocking(descriptor, True)
-        data = _read_all(descriptor, status.st_size, limit)
-        if len(data) > limit:
-            raise SitegenError(Problem(shown, None, "", _over(len(data), limit, what, grew=True)))
-        return bytes(data), descriptor
+        return descriptor, status
     except BaseException:
         os.close(descriptor)
         raise
 
 
-def _read_all(descriptor: int, size: int, limit: int) -> bytearray:
-    """What is left to read, at most ``limit`` + 1 bytes: into one buffer of the size the file
-    had (a large file is not read in chunks and joined), then on in chunks if it grew."""
-    data = bytearray(size + 1)  # one byte more: a file that grew shows at once
-    view = memoryview(data)
-    done = 0
-    while done < len(data):
-        count = os.readv(descriptor, [view[done:]])
-        if count == 0:
-            break
-        done += count
-    view.release()
-    del data[done:]
-    while size < len(data) <= limit:  # it grew while read: on, up to one byte over the limit
-        chunk = os.read(descriptor, min(1 << 20, limit + 1 - len(data)))
+def _read_all(descriptor: int, size: int, limit: int) -> bytes:
+    """What is left to read, at most ``limit`` + 1 bytes: one read of the size the file had and
+    one byte more (a file that grew shows at once), straight into the bytes returned (a large
+    state file is neither read into a zeroed buffer nor copied out of it), then on in chunks
+    if it was read short or grew."""
+    chunks = [os.read(descriptor, size + 1)]
+    done = len(chunks[0])
+    while done <= limit:
+        chunk = os.read(descriptor, min(max(size + 1 - done, 1 << 20), limit + 1 - done))
         if not chunk:
             break
-        data += chunk
-    return data
+        chunks.append(chunk)
+        done += len(chunk)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 def _over(size: int, limit: int, what: str, grew: bool = False) -> str:

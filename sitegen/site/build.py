@@ -51,10 +51,10 @@ from sitegen.site.output.staging import StagedOutput
 from sitegen.site.page import Site
 from sitegen.site.pages import feeds
 from sitegen.site.pages import run_json as exports
-from sitegen.site.pages.compare import setups_json
-from sitegen.site.pages.index import SEARCH_INDEX, search_index_of
-from sitegen.site.pages.presets import capacity_json, model_point_files, point_contexts
-from sitegen.site.pages.setups import changes_json
+from sitegen.site.pages.compare import setups_joined
+from sitegen.site.pages.index import SEARCH_INDEX, search_index_joined
+from sitegen.site.pages.presets import capacity_joined, model_point_files, point_contexts
+from sitegen.site.pages.setups import changes_joined
 from sitegen.site.plan import PlanMemory, PlannedPage, plan
 from sitegen.site.render import environment, render
 from sitegen.store import (
@@ -434,27 +434,28 @@ class SiteWriter:
         site changed (``index_key``)."""
         site, runs, analysis, groups = self.setup.site, self.runs, self.analysis, self.memory.groups
         index_key = _index_key(site, analysis.settings, groups)
-        keep = self.previous.write_or_keep
+        # Each is joined from pieces, spliced from the last build's file (joined.Joined).
+        keep = self.previous.write_or_splice
         keep(
             "data/runs.json",
             index_key,
-            lambda: feeds.runs_index(
+            lambda: feeds.runs_index_joined(
                 site, runs, analysis.headlines, analysis.fragments, self.memory.labels
             ),
         )
-        keep("data/setups.json", index_key, lambda: setups_json(runs, analysis.fragments))
-        keep("data/capacity.json", index_key, lambda: capacity_json(runs, analysis))
+        keep("data/setups.json", index_key, lambda: setups_joined(runs, analysis.fragments))
+        keep("data/capacity.json", index_key, lambda: capacity_joined(runs, analysis))
         site_history = self.memory.history
         # One record per run × figure, joined from each setup's (setups.SiteHistory).
         if site_history is not None:
-            keep("data/changes.json", site_history.all_key, lambda: changes_json(site_history))
+            keep("data/changes.json", site_history.all_key, lambda: changes_joined(site_history))
         # Derived cells per context for the index's operating-point picker, fetched on demand.
         self.points()
         # What the index's filters fetch on first use: every row, compact.
         keep(
             SEARCH_INDEX,
             index_key,
-            lambda: search_index_of(
+            lambda: search_index_joined(
                 site, runs, analysis, self.memory.site_groups, self.memory.labels
             ),
         )

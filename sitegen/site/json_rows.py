@@ -13,6 +13,7 @@ from typing import Any
 
 from sitegen.model import Run
 from sitegen.site.incremental.fragments import Fragments, Piece
+from sitegen.site.incremental.joined import Joined
 
 
 def dumps(value: Any) -> str:
@@ -37,9 +38,54 @@ def json_lines(
 ) -> bytes:
     """json_rows of rows already written: each piece is the UTF-8 lines of some records (``row``
     joined by ",\\n"), and an empty piece holds none."""
+    start, end = _lines_ends(head, fields, key)
+    return start + LINES_SEPARATOR.join(piece for piece in pieces if piece) + end
+
+
+LINES_SEPARATOR = b",\n"
+
+
+def _lines_ends(head: dict[str, Any], fields: Sequence[str], key: str) -> tuple[bytes, bytes]:
+    """What json_lines writes before its pieces and after them."""
     document = dumps({**head, "fields": list(fields)})[:-1]
-    lines = b",\n".join(piece for piece in pieces if piece)
-    return f'{document},"{key}":[\n'.encode() + lines + b"\n]}\n"
+    return f'{document},"{key}":[\n'.encode(), b"\n]}\n"
+
+
+def joined_lines(
+    head: dict[str, Any], fields: Sequence[str], key: str, pieces: RunPieces
+) -> Joined:
+    """``json_lines`` of ``pieces`` as a file a build splices from its last one (joined.Joined):
+    ``Joined.join`` gives json_lines' bytes."""
+    start, end = _lines_ends(head, fields, key)
+    return Joined(start, LINES_SEPARATOR, end, pieces.keys, pieces.piece, pieces.scope)
+
+
+class RunPieces:
+    """Each run's piece of a data file (``run_piece`` of ``make``, ``runs`` in the file's order,
+    ``inputs``: each run's further inputs, in the same order), known by the key the kept pieces
+    keep it under (Fragments.run_key), and made or read back only when asked for (``piece``)."""
+
+    def __init__(
+        self,
+        fragments: Fragments | None,
+        make: Callable[..., str],
+        runs: Sequence[Run],
+        inputs: Sequence[tuple[object, ...]] | None = None,
+        build: object = None,
+    ) -> None:
+        self.fragments, self.make, self.runs, self.build = fragments, make, runs, build
+        self.inputs = inputs if inputs is not None else [()] * len(runs)
+        run_key = Fragments.run_key
+        self.keys = [
+            run_key(make, run, *shown) for run, shown in zip(runs, self.inputs, strict=True)
+        ]
+        self.scope = fragments.scope if fragments is not None else ""
+
+    def piece(self, at: int) -> Piece:
+        """The piece of the ``at``-th run."""
+        return run_piece(
+            self.fragments, self.make, self.runs[at], *self.inputs[at], build=self.build
+        )
 
 
 def run_piece(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -109,14 +110,21 @@ def model_name(run: Run) -> str:
 def hardware_name(run: Run, with_memory: bool = True) -> str:
     """'H200 NVL 141GB ×2', as the page heading names the hardware."""
     hw = run.hardware
-    name = hw.accelerator
-    if with_memory and hw.memory_per_device_gb is not None and hw.type == "discrete-gpu":
-        memory = numbers.gigabytes(hw.memory_per_device_gb).replace(" ", "")
-        # "H100 80G" names its memory already: "H100 80G 80GB" would say it twice.
-        said = rf"(?<![\d.]){re.escape(memory.removesuffix('GB'))}\s*G"
-        if not re.search(said, name, re.IGNORECASE):
-            name += f" {memory}"
-    return f"{name} ×{hw.count}"
+    if not with_memory or hw.memory_per_device_gb is None or hw.type != "discrete-gpu":
+        return f"{hw.accelerator} ×{hw.count}"
+    return f"{_with_memory(hw.accelerator, hw.memory_per_device_gb)} ×{hw.count}"
+
+
+@functools.lru_cache(maxsize=4096, typed=True)
+def _with_memory(accelerator: str, memory_gb: float) -> str:
+    """The accelerator's name with its memory, unless it names it already: worked out once for
+    each of a site's few accelerators (a build names every run's hardware several times)."""
+    memory = numbers.gigabytes(memory_gb).replace(" ", "")
+    # "H100 80G" names its memory already: "H100 80G 80GB" would say it twice.
+    said = rf"(?<![\d.]){re.escape(memory.removesuffix('GB'))}\s*G"
+    if re.search(said, accelerator, re.IGNORECASE):
+        return accelerator
+    return f"{accelerator} {memory}"
 
 
 def engine_summary(run: Run) -> str:

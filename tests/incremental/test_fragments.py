@@ -411,3 +411,70 @@ def test_a_collected_runs_piece_is_kept_by_its_id_digest_maker_and_inputs(tmp_pa
         before = second.made
         second.cached_run_bytes(maker, changed, *inputs)
         assert second.made == before + 1, (maker.__name__, changed.id, inputs)
+
+
+def test_a_recorded_file_is_read_a_piece_at_a_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The very file a build wrote (its identity recorded) is not read whole: its heads are, and
+    each piece when it is asked for, the same text as a whole read gives; a file from elsewhere
+    (no record) is read whole and checked."""
+    from sitegen.site.incremental import fragments as module
+
+    path = tmp_path / "fragments.json"
+    pieces = {"a": "<tr>a", "b": "<tr>bé…", "c": ""}
+    _build_asking_for(path, pieces)
+    _build_asking_for(path, {**pieces, "d": "<tr>appended"})  # a second segment
+    whole_reads: list[Path] = []
+    real = module.read_bounded_open
+
+    def counted(file: Path, *args: object, **kwargs: object) -> object:
+        whole_reads.append(file)
+        return real(file, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(module, "read_bounded_open", counted)
+    log: list[str] = []
+    lazy = Fragments(path, "s")
+    for name, text in {**pieces, "d": "<tr>appended"}.items():
+        assert lazy.get(Fragments.key("row", name), made_by(log, "made")) == text
+        assert bytes(lazy.get_bytes(Fragments.key("row", name), made_by(log, "made"))) == (
+            text.encode()
+        )
+    assert log == [] and whole_reads == []
+    (tmp_path / "fragments-checked.json").unlink()
+    whole = Fragments(path, "s")
+    assert whole.get(Fragments.key("row", "b"), made_by(log, "made")) == "<tr>bé…"
+    assert whole_reads == [path] and log == []
+
+
+def test_a_piece_cut_from_the_file_after_its_heads_were_read_is_made_again(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "fragments.json"
+    _build_asking_for(path, {"a": "<tr>a", "b": "<tr>b"})
+    lazy = Fragments(path, "s")
+    data = path.read_bytes()
+    with open(path, "r+b") as stream:
+        stream.truncate(len(data) - 2)  # the last piece cut short, in place
+    log: list[str] = []
+    assert lazy.get(Fragments.key("row", "a"), made_by(log, "made")) == "<tr>a"
+    assert lazy.get(Fragments.key("row", "b"), made_by(log, "<tr>b again")) == "<tr>b again"
+    assert log == ["<tr>b again"]
+
+
+def test_a_rewrite_of_a_file_read_a_piece_at_a_time_keeps_every_piece(tmp_path: Path) -> None:
+    """A rewrite (the appended pieces outweigh the rest) keeps the last whole write's pieces,
+    read from the file, whole."""
+    path = tmp_path / "fragments.json"
+    first = {f"p{at}": f"<tr>{at}" for at in range(50)}
+    _build_asking_for(path, first)
+    for round_ in range(6):  # each build asks for one new piece, large: appended
+        _build_asking_for(path, {f"big {round_}": f"<tr>{round_}" * 200})
+    log: list[str] = []
+    last = Fragments(path, "s")
+    assert last.get(Fragments.key("row", "big 5"), made_by(log, "made")) == "<tr>5" * 200
+    for name, text in first.items():
+        assert last.get(Fragments.key("row", name), made_by(log, "made")) == text
+    assert log == []
+    data = path.read_bytes()
+    assert sum(f"<tr>{at}".encode() * 200 in data for at in range(6)) < 6  # it was rewritten

@@ -7,6 +7,7 @@ ready-made comparisons grow with the runs, not with their square.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from collections import defaultdict
@@ -68,11 +69,18 @@ def use_accelerator_aliases(extra: Iterable[tuple[str, str]]) -> None:
     hold ``extra`` too, so that a changed table changes every page key."""
     global _aliases
     _aliases = {**ACCELERATOR_ALIASES, **dict(extra)}
+    _alias_of.cache_clear()
 
 
 def accelerator_name(run: Run) -> str:
     """The name the run's accelerator is grouped and listed under (an alias's, else its own)."""
-    name = run.hardware.accelerator
+    return _alias_of(run.hardware.accelerator)
+
+
+@functools.lru_cache(maxsize=4096)
+def _alias_of(name: str) -> str:
+    """``name``'s alias, else ``name``: worked out once for each of a site's few accelerator
+    names (a build asks for every run's several times); forgotten when the aliases change."""
     return _aliases.get(" ".join(name.lower().split()), name)
 
 

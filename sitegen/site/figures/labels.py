@@ -218,13 +218,14 @@ def _distinct_titles(runs: list[Run], labels: dict[str, str]) -> dict[str, str]:
     # Each run's model name once, and its "model on hardware" name only when first needed: the
     # loop below looks at every run of the site up to three times.
     models = {run.id: model_name(run) for run in runs}
+    # What a title's rough key takes of each run besides its label, worked out once.
+    kinds = [(run, run.id, models[run.id].lower(), run.hardware.count) for run in runs]
     names: dict[str, str] = {}
     for _ in range(3):  # a new label may meet another run's title; the run ids end it at last
         # Titles are written out only for runs of one model name, count and label (cheap to tell).
         rough: dict[tuple[str, int, str], list[Run]] = {}
-        for run in runs:
-            key = (models[run.id].lower(), run.hardware.count, labels.get(run.id, "").lower())
-            rough.setdefault(key, []).append(run)
+        for run, run_id, model, count in kinds:
+            rough.setdefault((model, count, labels.get(run_id, "").lower()), []).append(run)
         titles: dict[str, list[Run]] = {}
         for members in rough.values():
             for run in members if len(members) > 1 else ():

@@ -20,7 +20,9 @@ as slices of the file's bytes, each made when its piece is first asked for: a da
 run joins them as they are (get_bytes, cached_run_bytes), and a page's piece is decoded when
 it is asked for. (Not the whole file decoded and its text sliced: one character beyond
 Latin-1 makes a Python string two bytes a character, and each slice of it a copy that is
-scanned again.)
+scanned again.) When the file is the very file a build checked or wrote (see below), only
+its segments' heads are read, and each piece from the file when it is asked for: a build
+asks for a small part of a large site's pieces.
 
 A build that made pieces appends them as one segment: the file holds every listing's pieces
 and an added run makes a small part of them anew, so appending costs a small part of
@@ -43,6 +45,7 @@ import inspect
 import itertools
 import json
 import os
+import weakref
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -51,7 +54,7 @@ from jinja2 import Environment
 
 from sitegen import files
 from sitegen.errors import SitegenError
-from sitegen.files import MAX_STATE_BYTES, all_of_types, read_bounded_open
+from sitegen.files import MAX_STATE_BYTES, all_of_types, open_bounded, read_bounded_open
 from sitegen.model import Run
 from sitegen.resources import resource_dir
 from sitegen.site.figures.grouping import Group
@@ -87,7 +90,7 @@ class Fragments:
         self._macros: Any = None
         # Each kept piece by its key: where it lies in the body of its segment (the body, its
         # start and its end there), sliced when it is asked for (_kept_piece).
-        self._kept: dict[str, tuple[memoryview, int, int]] = {}
+        self._kept: dict[str, tuple[memoryview | _FileBody, int, int]] = {}
         self._used: dict[str, Piece] = {}
         self._new: set[str] = set()  # the keys of pieces made or put in this build
         self.made = 0  # pieces made (not found) in this build
@@ -110,6 +113,9 @@ class Fragments:
         recorded once it had settled: files.settled), which then cannot have changed since:
         checking the whole file is a noticeable part of a build that adds a run."""
         now = files.file_system_now(path.parent)  # before the file is looked at
+        # (os.pread: on every POSIX system; elsewhere the whole file is read, as before)
+        if not self.every_build_asks_all and hasattr(os, "pread") and self._read_heads(path):
+            return
         try:
             data, descriptor = read_bounded_open(path, MAX_STATE_BYTES, what="a cache file")
         except (OSError, SitegenError):
@@ -132,6 +138,32 @@ class Fragments:
         self._file = identity
         if not checked and files.settled(found, now):
             self._record(identity)
+
+    def _read_heads(self, path: Path) -> bool:
+        """When the file is the very file a build checked or wrote whole before, the heads of
+        its segments alone, each piece read from the file when it is asked for (_FileBody): a
+        build asks for a small part of the pieces of a large site. Whether it was that file."""
+        try:
+            descriptor, found = open_bounded(path, MAX_STATE_BYTES, what="a cache file")
+        except (OSError, SitegenError):
+            return False
+        identity = files.identity(found)
+        if self._recorded() != identity:
+            os.close(descriptor)
+            return False
+        weakref.finalize(self, os.close, descriptor)  # open while pieces may be asked for
+        at = 0
+        while at < found.st_size:
+            line = _line_at(descriptor, at, found.st_size) or b""
+            start = at + len(line) + 1
+            head = self._head(line, found.st_size - start)
+            if head is None:
+                return True  # in doubt from here on: what follows is a miss, and save rewrites
+            keys, lengths, size, _ = head
+            self._keep(keys, lengths, _FileBody(descriptor, start, size), first=at == 0)
+            at = start + size
+        self._file = identity
+        return True
 
     def _recorded(self) -> files.Identity | None:
         """The identity of the file as a build last checked or wrote it, if one is recorded."""
@@ -159,8 +191,22 @@ class Fragments:
         end = data.find(b"\n", at)
         if end < 0:
             return None
+        head = self._head(data[at:end], len(data) - end - 1)
+        if head is None:
+            return None
+        keys, lengths, size, checksum = head
+        body = view[end + 1 : end + 1 + size]
+        if verify and hashlib.sha256(body).hexdigest() != checksum:
+            return None
+        self._keep(keys, lengths, body, first=at == 0)
+        return end + 1 + size
+
+    def _head(self, line: bytes, room: int) -> tuple[list[str], list[int], int, str] | None:
+        """A segment's head (its line): its pieces' keys and lengths, the size and checksum of
+        its body; None unless it is the head of a segment of this scope whose body fits in the
+        ``room`` left in the file."""
         try:
-            head = json.loads(data[at:end])
+            head = json.loads(line)
         except ValueError:  # UnicodeDecodeError is one
             return None
         if not (
@@ -180,25 +226,27 @@ class Fragments:
             and isinstance(lengths, list)
             and len(keys) == len(lengths)
             and type(size) is int
-            and 0 <= size <= len(data) - end - 1
+            and 0 <= size <= room
             and isinstance(checksum, str)
             and all_of_types(keys, str)
             and all_of_types(lengths, int)
             and (not lengths or min(lengths) >= 0)
+            and sum(lengths) == size
         ):
             return None
-        body = view[end + 1 : end + 1 + size]
-        if sum(lengths) != size or (verify and hashlib.sha256(body).hexdigest() != checksum):
-            return None
-        # Each key with its place, without a Python step per piece (a large site has many); a
-        # piece is sliced when it is asked for.
+        return keys, lengths, size, checksum
+
+    def _keep(
+        self, keys: list[str], lengths: list[int], body: memoryview | _FileBody, first: bool
+    ) -> None:
+        """Each key with its place in ``body``, without a Python step per piece (a large site
+        has many); a piece is sliced when it is asked for. ``first``: the file's first segment."""
         offsets = list(itertools.accumulate(lengths, initial=0))
         places = zip(itertools.repeat(body, len(keys)), offsets[:-1], offsets[1:], strict=True)
         self._kept.update(zip(keys, places, strict=True))
-        if at == 0:
-            self._first_keys, self._first_bytes = keys, size
-        self._file_bytes += size
-        return end + 1 + size
+        if first:
+            self._first_keys, self._first_bytes = keys, offsets[-1]
+        self._file_bytes += offsets[-1]
 
     @staticmethod
     def key(kind: str, *inputs: object) -> str:
@@ -248,7 +296,9 @@ class Fragments:
         if place is None:
             return None
         body, start, end = place
-        return body[start:end]
+        if isinstance(body, memoryview):
+            return body[start:end]
+        return body.piece(start, end)
 
     def found(self, key: str) -> Piece | None:
         """The piece under ``key``, this build's or the file's, without counting it as used."""
@@ -304,12 +354,25 @@ class Fragments:
         and never in a hashed key's hex)."""
         if not run.digest:  # made by hand (tests, tools): its content hashed here
             return self.cached_bytes(make, run, *inputs, build=build)
-        key = f"{_checked_maker_name(make)}\0{run.id}\0{run.digest}"
-        if inputs:
-            key = f"{key}\0{inputs!r}"
+        key = self.run_key(make, run, *inputs)
         if build is None:
             return self.get_bytes(key, lambda: make(run, *inputs))
         return self.get_bytes(key, lambda: make(build, run, *inputs))
+
+    def cached_run(self, make: Callable[..., str], run: Run, *inputs: object) -> str:
+        """``cached(make, run, *inputs)`` under ``run_key``'s cheaper key, for a piece asked for
+        of every run of a large site (as ``cached_run_bytes``)."""
+        return self.get(self.run_key(make, run, *inputs), lambda: make(run, *inputs))
+
+    @staticmethod
+    def run_key(make: Callable[..., str], run: Run, *inputs: object) -> str:
+        """The key ``cached_run_bytes`` keeps ``make(run, *inputs)``'s piece under (``key_of``'s
+        for a run without a digest), for a data file spliced from the last build's
+        (joined.Joined)."""
+        if not run.digest:
+            return key_of(make, run, *inputs)
+        key = f"{_checked_maker_name(make)}\0{run.id}\0{run.digest}"
+        return f"{key}\0{inputs!r}" if inputs else key
 
     def cached(self, make: Callable[..., str], *args: object, build: object = None) -> str:
         """``make(*args)`` (``make(build, *args)`` with ``build``), kept between builds under a
@@ -346,6 +409,9 @@ class Fragments:
                 and self._append(new)
             ):
                 return
+            for body, _, _ in self._kept.values() if first else ():
+                if isinstance(body, _FileBody):
+                    body.load()  # (each segment's body read once, not a piece at a time)
             kept = {key: self._kept_piece(key) for key in self._first_keys if first}
             pieces = {key: piece for key, piece in kept.items() if piece is not None}
             pieces.update(self._used)
@@ -395,6 +461,53 @@ class Fragments:
         return True
 
 
+class _FileBody:
+    """A segment's pieces as they stand in the file read (``descriptor``, from ``start``, ``size``
+    bytes): each read from it when asked for (os.pread), all of them once a rewrite needs
+    every one (``piece`` after ``load``)."""
+
+    def __init__(self, descriptor: int, start: int, size: int) -> None:
+        self.descriptor, self.start, self.size = descriptor, start, size
+        self.loaded: memoryview | None = None
+
+    def piece(self, start: int, end: int) -> Piece | None:
+        """The body's bytes from ``start`` to ``end``; None when they cannot be read whole."""
+        if self.loaded is not None:
+            return self.loaded[start:end]
+        try:
+            found = os.pread(self.descriptor, end - start, self.start + start)
+        except OSError:
+            return None
+        return found if len(found) == end - start else None
+
+    def load(self) -> None:
+        """Read the whole body, if it can be (else each piece is still read alone)."""
+        if self.loaded is None:
+            with contextlib.suppress(OSError):
+                found = os.pread(self.descriptor, self.size, self.start)
+                if len(found) == self.size:
+                    self.loaded = memoryview(found)
+
+
+def _line_at(descriptor: int, at: int, size: int) -> bytes | None:
+    """The file's bytes from ``at`` up to its next newline (without it), in reads of growing
+    size; None when the file (of ``size`` bytes) has none after ``at``."""
+    chunks: list[bytes] = []
+    step = 1 << 16
+    while at < size:
+        chunk = os.pread(descriptor, min(step, size - at), at)
+        if not chunk:
+            return None
+        end = chunk.find(b"\n")
+        if end >= 0:
+            chunks.append(chunk[:end])
+            return b"".join(chunks)
+        chunks.append(chunk)
+        at += len(chunk)
+        step = min(step * 2, 1 << 24)
+    return None
+
+
 def key_of(make: Callable[..., object], *args: object) -> str:
     """The key of what ``make(*args)`` makes: ``make``'s name and its arguments (``_identity``),
     as ``Fragments.cached`` keeps a piece; also the key of a build's output files made that way
@@ -415,11 +528,19 @@ def maker_name(make: Callable[..., object]) -> str:
 _checked_maker_name = functools.cache(maker_name)
 
 
+# Values that stand for themselves in a key (a subclass of one, such as an enum, is not one).
+_PLAIN = frozenset({str, int, float, bool, type(None), bytes})
+
+
 def _identity(value: object) -> object:
     """What a key names of ``value``: a run by its id and content digest, a group by the plan's
     digest (which names its runs' content, groups and labels, the site and the settings), or
     else by its own fields and its runs, anything else by its repr, which must say everything
     it holds (plain values, tuples, frozen dataclasses)."""
+    if type(value) in _PLAIN:  # (most values of a key: asked first)
+        return value
+    if type(value) is tuple and all(type(item) in _PLAIN for item in value):
+        return value  # the tuple of its items' identities: the items themselves
     if isinstance(value, Run):
         return ("run", *Fragments.content(value))
     if isinstance(value, Group):

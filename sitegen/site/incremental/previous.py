@@ -16,6 +16,7 @@ from pathlib import Path
 
 from sitegen.errors import SitegenError
 from sitegen.files import MAX_STATE_BYTES, read_bounded
+from sitegen.site.incremental.joined import Joined, JoinedFiles
 from sitegen.site.incremental.manifest import BuildRecord, Entries, Manifest
 from sitegen.site.incremental.spare import Spare
 from sitegen.site.output.staging import MARKER, StagedOutput
@@ -36,6 +37,8 @@ class Previous:
         self.entries: Entries = {}
         self._output: StagedOutput | None = None
         self._deferred: set[str] = set()  # kept at once by keep_deferred
+        # The data files joined from pieces, spliced from the last build's (joined.Joined).
+        self.joined = JoinedFiles(manifest.path.with_name("joined.json"))
 
     @property
     def output(self) -> StagedOutput:
@@ -137,6 +140,11 @@ class Previous:
             self.output.write(path, make())
         self.record(path, key, [path])
 
+    def write_or_splice(self, path: str, key: str, make: Callable[[], Joined]) -> None:
+        """``write_or_keep`` for a data file joined from pieces: when its key changed, spliced
+        from the last build's file (JoinedFiles.make), only its changed pieces made."""
+        self.write_or_keep(path, key, lambda: self.joined.make(path, self.old_site, make()))
+
     def patch(
         self, path: str, key: str, patch: Callable[[bytes], bytes | None] | None
     ) -> bytes | None:
@@ -193,3 +201,4 @@ class Previous:
                 groups=groups,
             )
         )
+        self.joined.save(self.old_site, cache)

@@ -29,7 +29,8 @@ from sitegen.site.figures.launch_settings import (
 from sitegen.site.figures.paging import listed_models
 from sitegen.site.figures.run_colours import model_places
 from sitegen.site.incremental.fragments import Fragments
-from sitegen.site.json_rows import run_piece
+from sitegen.site.incremental.joined import Joined
+from sitegen.site.json_rows import RunPieces
 from sitegen.site.page import Field, Page, Site, hardware_name, model_name
 
 LETTERS = "ABCDEF"
@@ -150,6 +151,11 @@ def setups_json(runs: list[Run], fragments: Fragments | None = None) -> bytes:
 
     Written as ``json.dumps(document, sort_keys=True)`` would write it, with each run's entry a
     piece kept between builds (json_rows.run_piece): an added run makes only its own."""
+    return setups_joined(runs, fragments).join()[0]
+
+
+def setups_joined(runs: list[Run], fragments: Fragments | None = None) -> Joined:
+    """``setups_json`` as a file a build splices from its last one (joined.Joined)."""
     head = _setups_dumps(
         {
             "format": SETUPS_FORMAT,
@@ -163,11 +169,16 @@ def setups_json(runs: list[Run], fragments: Fragments | None = None) -> bytes:
     # Sorted keys put "runs" after "launch" and before "version", and the runs by id. Each
     # run's colour place on its model's page (run_colours) is an input of its piece.
     places = model_places(site_groups(runs).values())
-    entries = b",".join(
-        run_piece(fragments, _setup_entry, run, places[run.id])
-        for run in sorted(runs, key=lambda r: r.id)
+    ordered = sorted(runs, key=lambda r: r.id)
+    pieces = RunPieces(fragments, _setup_entry, ordered, [(places[run.id],) for run in ordered])
+    return Joined(
+        f'{head[:-1]},"runs":{{'.encode(),
+        b",",
+        b'},"version":1}\n',
+        pieces.keys,
+        pieces.piece,
+        pieces.scope,
     )
-    return f'{head[:-1]},"runs":{{'.encode() + entries + b'},"version":1}\n'
 
 
 def _setups_dumps(value: object) -> str:

@@ -12,7 +12,8 @@ from sitegen.site.figures.grouping import model_key
 from sitegen.site.figures.headlines import HeadlineBook, Headlines, headlines
 from sitegen.site.figures.labels import distinguishing_labels, with_label
 from sitegen.site.incremental.fragments import Fragments
-from sitegen.site.json_rows import json_lines, row, run_piece
+from sitegen.site.incremental.joined import Joined
+from sitegen.site.json_rows import RunPieces, joined_lines, row
 from sitegen.site.page import Site, engine_summary, hardware_name, model_name
 from sitegen.site.sections.feed import FeedEntry
 
@@ -53,22 +54,31 @@ def runs_index(
     Its links are relative to the file itself (data/runs.json), as any relative URL is. Each
     run's line is a piece kept between builds (json_rows.run_piece) by its content and its
     label, the one thing on it made from other runs."""
+    return runs_index_joined(site, runs, book, fragments, run_labels).join()[0]
+
+
+def runs_index_joined(
+    site: Site,
+    runs: list[Run],
+    book: HeadlineBook | None = None,
+    fragments: Fragments | None = None,
+    run_labels: Mapping[str, str] | None = None,
+) -> Joined:
+    """``runs_index`` as a file a build splices from its last one (joined.Joined)."""
     build = _RunsIndexBuild(site.at("data/runs.json"), book or headlines)
     if run_labels is None:  # (the plan's, when the caller has them)
         run_labels = distinguishing_labels(runs)
-    lines = (
-        run_piece(fragments, _runs_index_line, run, run_labels.get(run.id), build=build)
-        for run in sorted(runs, key=lambda r: r.id)
-    )
-    return json_lines(
+    ordered = sorted(runs, key=lambda r: r.id)
+    labels = [(run_labels.get(run.id),) for run in ordered]
+    return joined_lines(
         {
             "format": RUNS_INDEX_FORMAT,
             "version": RUNS_INDEX_VERSION,
             "headline_fields": list(HEADLINE_FIELDS),
         },
         RUNS_INDEX_FIELDS,
-        lines,
         "runs",
+        RunPieces(fragments, _runs_index_line, ordered, labels, build=build),
     )
 
 

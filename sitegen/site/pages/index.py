@@ -29,7 +29,8 @@ from sitegen.site.figures.grouping import (
 from sitegen.site.figures.headlines import REFERENCE_CONTEXT
 from sitegen.site.figures.labels import distinguishing_labels
 from sitegen.site.figures.paging import Paging, listed_models, model_listing_order, paging
-from sitegen.site.incremental.fragments import Piece
+from sitegen.site.incremental.fragments import Piece, key_of
+from sitegen.site.incremental.joined import Joined
 from sitegen.site.page import Page, Site
 from sitegen.site.sections.listing import (
     Cell,
@@ -245,22 +246,37 @@ def search_index_of(
     carry their digests), its runs' accelerators' paths and labels and its runs'
     distinguishing labels. ``labels``: distinguishing_labels of ``runs``, when the caller has
     them (the plan's)."""
+    return search_index_joined(site, runs, analysis, groups, labels).join()[0]
+
+
+def search_index_joined(
+    site: Site,
+    runs: list[Run],
+    analysis: Analysis,
+    groups: Mapping[tuple[str, str], Group] | None = None,
+    labels: Mapping[str, str] | None = None,
+) -> Joined:
+    """``search_index_of`` as a file a build splices from its last one (joined.Joined)."""
     site = site.at("index.html")
     groups = dict(groups) if groups is not None else site_groups(runs)
     if labels is None:
         labels = distinguishing_labels(runs)
 
-    def part(group: Group) -> Piece:
+    def arguments(group: Group) -> tuple[object, ...]:
+        """What the model's part is made from, besides what every part shares."""
         accelerators = tuple(
             (key, groups["hardware", key].path, groups["hardware", key].label)
             for key in sorted({accelerator_key(run) for run in group.runs})
         )
         shown = tuple(labels.get(run.id, "") for run in group.runs)
-        return analysis.fragments.cached_bytes(
-            _search_part, site, group, accelerators, shown, build=analysis
-        )
+        return site, group, accelerators, shown
 
     models = listed_models(groups)
+    made = [arguments(group) for group in models]
+
+    def part(at: int) -> Piece:
+        return analysis.fragments.cached_bytes(_search_part, *made[at], build=analysis)
+
     head = json.dumps(
         {
             "format": SEARCH_INDEX_FORMAT,
@@ -270,7 +286,14 @@ def search_index_of(
         separators=(",", ":"),
     )
     # The parts are JSON texts already: joined, not parsed and written again.
-    return (head[:-1] + ',"parts":[').encode() + b",".join(part(group) for group in models) + b"]}"
+    return Joined(
+        (head[:-1] + ',"parts":[').encode(),
+        b",",
+        b"]}",
+        [key_of(_search_part, *shown) for shown in made],
+        part,
+        analysis.fragments.scope,
+    )
 
 
 def _search_part(

@@ -30,7 +30,8 @@ from sitegen.site.figures.capacity import (
 )
 from sitegen.site.figures.grouping import Group, model_groups
 from sitegen.site.figures.paging import Paging, listed_models, paging
-from sitegen.site.json_rows import dumps, json_lines, json_rows, row, run_piece
+from sitegen.site.incremental.joined import Joined
+from sitegen.site.json_rows import RunPieces, dumps, joined_lines, json_rows, row
 from sitegen.site.page import Page, Site, engine_summary, hardware_name
 from sitegen.site.sections.capacity import (
     DERIVED_NOTE,
@@ -325,6 +326,11 @@ _WORD_FIELDS = frozenset({"state", "per_request_source", "ttft_judged", "stopped
 
 def capacity_json(runs: list[Run], analysis: Analysis) -> bytes:
     """/data/capacity.json (docs/capacity.md): the field names once, then one record per line."""
+    return capacity_joined(runs, analysis).join()[0]
+
+
+def capacity_joined(runs: list[Run], analysis: Analysis) -> Joined:
+    """``capacity_json`` as a file a build splices from its last one (joined.Joined)."""
     head = {
         "format": CAPACITY_FORMAT,
         "version": CAPACITY_VERSION,
@@ -350,15 +356,9 @@ def capacity_json(runs: list[Run], analysis: Analysis) -> bytes:
     }
     # A run's records are one piece (json_rows.run_piece): an unchanged run's are read back
     # without making its grid or judging a cell. Sorted by run id, as capacity_records sorts.
-    return json_lines(
-        head,
-        CAPACITY_FIELDS,
-        (
-            run_piece(analysis.fragments, _capacity_lines, run, build=analysis)
-            for run in sorted(runs, key=lambda r: r.id)
-        ),
-        "runs",
-    )
+    ordered = sorted(runs, key=lambda r: r.id)
+    pieces = RunPieces(analysis.fragments, _capacity_lines, ordered, build=analysis)
+    return joined_lines(head, CAPACITY_FIELDS, "runs", pieces)
 
 
 def _capacity_lines(analysis: Analysis, run: Run) -> str:

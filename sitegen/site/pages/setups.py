@@ -19,6 +19,7 @@ from sitegen.site.figures.history import (
     NO_CHANGE,
     REGRESSION,
 )
+from sitegen.site.incremental.joined import Joined
 from sitegen.site.page import Page, Site, hardware_name
 from sitegen.site.sections.feed import FeedEntry
 from sitegen.site.sections.setups import (
@@ -363,6 +364,12 @@ def _changed_step(site: Site, site_history: SiteHistory, step: StepSummary) -> C
 
 def changes_json(site_history: SiteHistory) -> bytes:
     """/data/changes.json: one record per run × figure, a record a line, setups in id order."""
+    return changes_joined(site_history).join()[0]
+
+
+def changes_joined(site_history: SiteHistory) -> Joined:
+    """``changes_json`` as a file a build splices from its last one (joined.Joined): a piece
+    per setup (SiteHistory.records)."""
     head = json.dumps(
         {
             "format": CHANGES_FORMAT,
@@ -373,10 +380,16 @@ def changes_json(site_history: SiteHistory) -> bytes:
         ensure_ascii=False,
         separators=(",", ":"),
     )
-    pieces = [
-        piece for piece in (site_history.records(setup) for setup in site_history.setups) if piece
-    ]
-    return head[:-1].encode() + b',"changes":[\n' + b",\n".join(pieces) + b"\n]}\n"
+    setups = list(site_history.setups)
+    scope = site_history.fragments.scope if site_history.fragments is not None else ""
+    return Joined(
+        head[:-1].encode() + b',"changes":[\n',
+        b",\n",
+        b"\n]}\n",
+        [site_history.records_key(setup) for setup in setups],
+        lambda at: site_history.records(setups[at]),
+        scope,
+    )
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ from sitegen.site.figures.history import (
     Change,
     Rule,
 )
-from sitegen.site.incremental.fragments import Fragments
+from sitegen.site.incremental.fragments import Fragments, key_of
 from sitegen.site.page import Page, Site, hardware_name
 
 MAX_RUN_ROWS = 10  # a run page's
@@ -169,6 +169,10 @@ class SiteHistory:
         )
         return bytes(piece)
 
+    def records_key(self, setup: str) -> str:
+        """The key the setup's lines of /data/changes.json are kept under (``records``)."""
+        return key_of(_setup_records, setup, self.setups[setup], self.rule)
+
     def summaries(self, setup: str) -> list[StepSummary]:
         """Each step of the setup in counts, kept between builds (for /changes/ and the feed)."""
         if self.fragments is None:
@@ -207,7 +211,7 @@ def _setup_summary(history: SiteHistory, setup: str, runs: list[Run], rule: Rule
 def _facts(run: Run, fragments: Fragments | None) -> tuple[str, str]:
     if fragments is None or not run.digest:
         return history.read_facts(history.facts_text(run))
-    return history.read_facts(fragments.cached(history.facts_text, run))
+    return history.read_facts(fragments.cached_run(history.facts_text, run))
 
 
 def _steps(changes: list[Change]) -> list[list[Change]]:
