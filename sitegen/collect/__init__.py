@@ -252,24 +252,27 @@ def _check_entries(
             misses.append((len(results), work))
         results.append(hit)
     fresh: list[CheckedEntry] = []  # (filled one by one: its length is the stage's count)
+
+    def settle(checked: CheckedEntry) -> None:
+        # Kept in the cache as each comes back, so that with workers the writing is done while
+        # they check the next ones, not after the last.
+        index, work = misses[len(fresh)]
+        fresh.append(checked)
+        _remember(cache, work, checked)
+        results[index] = replace(checked, entry=work.entry, key=work.key)  # (a worker's copy)
+
     if misses:
         stages.step("checking result files", len(misses), count=fresh.__len__)
     if len(misses) < parallel_threshold or (os.cpu_count() or 1) < 2:
         for _, work in misses:
-            fresh.append(_check(work))
+            settle(_check(work))
     else:
         from sitegen.workers import pool_options
 
         with ProcessPoolExecutor(**pool_options()) as pool:
             chunk = max(1, len(misses) // 16)
             for checked in pool.map(_check, [work for _, work in misses], chunksize=chunk):
-                # (in order, as each chunk comes back)
-                fresh.append(checked)
-    for (index, work), checked in zip(misses, fresh, strict=True):
-        _remember(cache, work, checked)
-        results[index] = replace(
-            checked, entry=work.entry, key=work.key
-        )  # (a worker returns a copy of the entry)
+                settle(checked)  # (in order, as each chunk comes back)
     return [checked for checked in results if checked is not None]
 
 
