@@ -9,7 +9,7 @@ third-party library.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
@@ -118,14 +118,14 @@ def parse_yaml(
             data, tree = walk.value(node, 0, 1)
         except yaml.YAMLError as exc:
             raise SitegenError(Problem(source, None, "", f"invalid YAML: {exc}")) from None
-        return Document(source, data, _YamlLines(tree))
+        return Document(source, data, _LazyLines(lambda: _tree_lines(tree)))
     finally:
         loader.dispose()
 
 
 # Where a YAML value is, as the walk finds it: a scalar's line; a list's line and its items';
 # a mapping's line and, by key, each key's line and its value's. A pointer for every value
-# is made only when a line is asked for (_YamlLines): most documents have no problem to place.
+# is made only when a line is asked for (_LazyLines): most documents have no problem to place.
 _LineTree = int | tuple[int, list[Any]] | tuple[int, dict[str, tuple[int, Any]]]
 
 
@@ -147,18 +147,19 @@ def _plain_number(tag: str, text: str) -> int | float | None:
     return None
 
 
-class _YamlLines(Mapping[str, int]):
-    """The line of each value of a YAML document under its JSON pointer (a mapping's member at
-    its key's line), worked out from the walk's tree the first time one is asked for."""
+class _LazyLines(Mapping[str, int]):
+    """The line of each value of a document under its JSON pointer, worked out by ``work_out``
+    the first time one is asked for: only a problem to report needs them, and working them out
+    costs more than the rest of reading a file."""
 
-    def __init__(self, tree: _LineTree) -> None:
-        self._tree: _LineTree | None = tree
-        self._found: dict[str, int] = {}
+    def __init__(self, work_out: Callable[[], Mapping[str, int]]) -> None:
+        self._work_out: Callable[[], Mapping[str, int]] | None = work_out
+        self._found: Mapping[str, int] = {}
 
-    def _lines(self) -> dict[str, int]:
-        if self._tree is not None:
-            _flatten(self._tree, "", self._found)
-            self._tree = None  # not needed again
+    def _lines(self) -> Mapping[str, int]:
+        if self._work_out is not None:
+            self._found = self._work_out()
+            self._work_out = None  # (nor what it holds) not needed again
         return self._found
 
     def __getitem__(self, pointer: str) -> int:
@@ -172,6 +173,13 @@ class _YamlLines(Mapping[str, int]):
 
     def __len__(self) -> int:
         return len(self._lines())
+
+
+def _tree_lines(tree: _LineTree) -> dict[str, int]:
+    """A YAML document's lines from the walk's tree (a mapping's member at its key's line)."""
+    found: dict[str, int] = {}
+    _flatten(tree, "", found)
+    return found
 
 
 def _flatten(tree: _LineTree, pointer: str, out: dict[str, int]) -> None:
@@ -330,39 +338,11 @@ def parse_json(
         # Integers of more than 4,300 digits: Python refuses to convert them (a denial-of-service
         # guard).
         raise SitegenError(Problem(source, None, "", _HUGE_NUMBER)) from None
-    lines = _JsonLines(source, raw)
+    # Worked out from the file's bytes alone, so what the document's data becomes later does
+    # not change them; their YAML pass costs more than reading the JSON.
+    lines = _LazyLines(lambda: _json_lines(source, raw))
     _check_plain(source, data, lines)
     return Document(source, data, lines)
-
-
-class _JsonLines(Mapping[str, int]):
-    """The lines of a JSON document's values (_json_lines), worked out the first time they are
-    asked for: only a problem to report needs them, and their YAML pass costs more than
-    reading the JSON. Worked out from the file's bytes alone, so what the document's data
-    becomes later does not change them."""
-
-    def __init__(self, source: str, raw: bytes) -> None:
-        self._source = source
-        self._raw: bytes | None = raw
-        self._found: Mapping[str, int] = {}
-
-    def _lines(self) -> Mapping[str, int]:
-        if self._raw is not None:
-            self._found = _json_lines(self._source, self._raw)
-            self._raw = None  # not needed again
-        return self._found
-
-    def __getitem__(self, pointer: str) -> int:
-        return self._lines()[pointer]
-
-    def __contains__(self, pointer: object) -> bool:
-        return pointer in self._lines()
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._lines())
-
-    def __len__(self) -> int:
-        return len(self._lines())
 
 
 def _check_plain(source: str, data: Any, lines: Mapping[str, int]) -> None:
