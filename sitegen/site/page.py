@@ -120,7 +120,7 @@ def _with_memory(accelerator: str, memory_gb: float) -> str:
     """The accelerator's name with its memory, unless it names it already: worked out once for
     each of a site's few accelerators (a build names every run's hardware several times)."""
     memory = numbers.gigabytes(memory_gb).replace(" ", "")
-    # "H100 80G" names its memory already: "H100 80G 80GB" would say it twice.
+    # A name that says its memory already (some vendors name it so) is not given it again.
     said = rf"(?<![\d.]){re.escape(memory.removesuffix('GB'))}\s*G"
     if re.search(said, accelerator, re.IGNORECASE):
         return accelerator

@@ -73,15 +73,7 @@ def test_a_spliced_file_is_the_file_joined_from_every_piece(separator: bytes, se
 def _last(joined: Joined, lengths: list[int]) -> object:
     from sitegen.site.incremental.joined import _Last
 
-    return _Last(
-        (0, 0, 0, 0, 0),
-        joined.scope,
-        joined.separator,
-        len(joined.head),
-        len(joined.tail),
-        joined.keys,
-        lengths,
-    )
+    return _Last.of(joined, (0, 0, 0, 0, 0), lengths)
 
 
 def _recorded(tmp_path: Path, items: list[tuple[str, bytes]]) -> tuple[JoinedFiles, Path]:

@@ -170,6 +170,19 @@ class _Last:
     keys: list[str]
     lengths: list[int]
 
+    @classmethod
+    def of(cls, joined: Joined, identity: files.Identity, lengths: list[int]) -> _Last:
+        """The record of ``joined`` as written, its pieces ``lengths`` long, at ``identity``."""
+        return cls(
+            identity,
+            joined.scope,
+            joined.separator,
+            len(joined.head),
+            len(joined.tail),
+            joined.keys,
+            lengths,
+        )
+
     def size(self) -> int:
         """How long the file it records is."""
         pieces = [length for length in self.lengths if length]
@@ -268,15 +281,7 @@ class JoinedFiles:
                 continue
             if not files.settled(found, now):
                 continue
-            last = _Last(
-                files.identity(found),
-                joined.scope,
-                joined.separator,
-                len(joined.head),
-                len(joined.tail),
-                joined.keys,
-                lengths,
-            )
+            last = _Last.of(joined, files.identity(found), lengths)
             if last.size() == found.st_size:
                 recorded[name] = last.as_json()
         with contextlib.suppress(OSError):
