@@ -257,15 +257,36 @@ def sitegen(folder: Path, *args: str) -> Measure:
     return Measure(elapsed, max(tree_peak[0], usage.ru_maxrss / 1024))
 
 
+# Where a cold step puts what it takes away, removed once the cold figures are measured
+# (clear_set_aside). Deleting thousands of files just before a build would measure the file
+# system: ext4 without a journal (as on the benchmark's machine) skips, at every new file, each
+# inode freed in the last 30 seconds (find_inode_bit → recently_deleted in the kernel), which
+# cost a cold build 3 s of system time at 1,000 runs (docs/performance-log.md, 2026-12-05). A
+# new clone's first build, which the cold figures stand for, finds no such inodes.
+SET_ASIDE = ".bench-set-aside"
+
+
+def set_aside(folder: Path, path: Path) -> None:
+    """Move ``path`` (inside ``folder``) out of the way, if it exists, to be removed later."""
+    aside = folder / SET_ASIDE
+    aside.mkdir(exist_ok=True)
+    with contextlib.suppress(FileNotFoundError):
+        path.rename(aside / str(len(os.listdir(aside))))
+
+
+def clear_set_aside(folder: Path) -> None:
+    shutil.rmtree(folder / SET_ASIDE, ignore_errors=True)
+
+
 def cold(folder: Path, what: str) -> None:
     if what == "collect":
-        shutil.rmtree(folder / ".sitegen", ignore_errors=True)
+        set_aside(folder, folder / ".sitegen")
     else:
         # A cold build: no site, no rendered charts, no manifest, none of the build's caches (kept
         # figures and listing pieces, compiled templates); the collect cache stays, since it
         # belongs to collect and later figures measure an unchanged collect.
-        shutil.rmtree(folder / "_site", ignore_errors=True)
-        shutil.rmtree(folder / ".sitegen" / "cache" / "charts", ignore_errors=True)
+        set_aside(folder, folder / "_site")
+        set_aside(folder, folder / ".sitegen" / "cache" / "charts")
         cache = folder / ".sitegen" / "cache"
         for made in [
             *cache.glob("vega-*"),
@@ -275,8 +296,8 @@ def cold(folder: Path, what: str) -> None:
             *cache.glob("collected-digest.json"),
         ]:
             made.unlink()
-        shutil.rmtree(cache / "templates", ignore_errors=True)  # compiled page templates
-        shutil.rmtree(folder / ".sitegen" / "build", ignore_errors=True)
+        set_aside(folder, cache / "templates")  # compiled page templates
+        set_aside(folder, folder / ".sitegen" / "build")
 
 
 def cold_run(folder: Path, what: str) -> Measure:
@@ -392,8 +413,8 @@ def hugo_cold(folder: Path, pages: int) -> Measure:
             (site / "content" / "runs" / f"run-{index:05d}.md").write_text(
                 f'---\ntitle: "run {index}"\ndate: 2026-01-01\n---\n\n{header}{rows}'
             )
-    shutil.rmtree(site / "public", ignore_errors=True)
-    shutil.rmtree(site / "resources", ignore_errors=True)
+    set_aside(folder, site / "public")
+    set_aside(folder, site / "resources")
     start = time.perf_counter()
     process = subprocess.Popen(
         ["hugo", "--quiet", "--source", str(site), "--cacheDir", str(site / "cache")],
@@ -463,6 +484,7 @@ def bench(
             collects.append(cold_run(folder, "collect"))
             builds.append(cold_run(folder, "build"))
             colds.append(_sum(collects[-1], builds[-1]))
+        clear_set_aside(folder)
         results["collect cold"] = median(collects)
         results["build cold (all charts)"] = median(builds)
         results[COLD] = median(colds)

@@ -6,6 +6,7 @@ import contextlib
 import multiprocessing
 import os
 import threading
+from concurrent.futures import Executor
 from multiprocessing.connection import Connection
 from multiprocessing.context import BaseContext
 from typing import Any
@@ -49,3 +50,20 @@ def _end_with(lifeline: Connection) -> None:
         os._exit(1)
 
     threading.Thread(target=watch, name="sitegen-lifeline", daemon=True).start()
+
+
+def stop_workers(pool: Executor) -> None:
+    """End the worker processes of ``pool`` (a ProcessPoolExecutor) now, whatever they are
+    doing: its shutdown would wait for them. Python 3.14 has a method for it; before, the
+    executor's own table of its processes (a private name: without it, shutdown waits)."""
+    kill = getattr(pool, "kill_workers", None)
+    if kill is not None:
+        kill()
+        return
+    # A private name, on purpose: without it a build that needs no chart waits for vl-convert to
+    # start in the warmed worker, and a failed build for its run JSON worker (pinned by
+    # test_chart_batch.py's test_a_warm_up_no_chart_needed_is_not_waited_for).
+    processes = getattr(pool, "_processes", None) or {}
+    for process in list(processes.values()):
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            process.kill()

@@ -47,6 +47,7 @@ from sitegen.site.incremental.fragments import Fragments, key_of
 from sitegen.site.incremental.manifest import Manifest
 from sitegen.site.incremental.previous import Previous
 from sitegen.site.output.folder_guard import check_output_folder
+from sitegen.site.output.run_json_writer import RunJsonWriter, run_json_path
 from sitegen.site.output.staging import StagedOutput
 from sitegen.site.page import Site
 from sitegen.site.pages import feeds
@@ -249,7 +250,9 @@ def _build(config: Config, force_output: bool) -> BuildSummary:
         memory = PlanMemory(previous.groups, previous.key)
         planned = _plan(setup.site, runs, analysis, memory)
         output = previous.stage(config.state_dir / "build" / "spare")
-        writer = SiteWriter(previous, output, setup, runs, analysis, memory, env, batch)
+        writer = SiteWriter(
+            previous, output, setup, runs, analysis, memory, env, batch, collected, config.state_dir
+        )
         built = _write_and_commit(writer, planned, renderer, chart_templates)
         chart_count = _chart_count(output)
         summary = (len(planned), chart_count, len(output.written))
@@ -352,6 +355,8 @@ class SiteWriter:
     memory: PlanMemory
     env: Environment
     batch: ChartBatch
+    collected: Collected  # what the runs were read from (a run JSON worker reads it again)
+    state_dir: Path
     by_id: dict[str, Run] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -361,20 +366,27 @@ class SiteWriter:
         self, planned: list[PlannedPage], renderer: ChartRenderer, chart_templates: ChartTemplates
     ) -> int:
         """Every file of the site; how many pages were made."""
-        exported = {f"runs/{run.id}.json": run.digest for run in self.runs}
+        exported = {run_json_path(run.id): run.digest for run in self.runs}
         # The exports of unchanged runs at once, when the spare has them (keep_unchanged).
         self.previous.keep_unchanged(exported)
-        progress.step("writing pages", len(planned))
-        # Drawn by worker processes while pages are written: a stage beside the others.
-        drawing = progress.beside("drawing charts", self.batch.progress)
-        built, charts = self.pages(planned)
-        progress.step("writing listings and data files")
-        # The JSON of a run whose page was kept at once, though its own JSON was not (its entry
-        # missing from the last build's record), or that the plan gave no page (none today).
-        for export in sorted(exported.keys() - self.previous.entries.keys()):
-            self.run_json(self.by_id[export[len("runs/") : -len(".json")]])
-        self.data_files()
-        self.static_files()
+        json_writer = self.run_json_writer()
+        try:
+            progress.step("writing pages", len(planned))
+            # Drawn by worker processes while pages are written: a stage beside the others.
+            drawing = progress.beside("drawing charts", self.batch.progress)
+            built, charts = self.pages(planned)
+            progress.step("writing listings and data files")
+            # The JSON of a run whose page was kept at once, though its own JSON was not (its
+            # entry missing from the last build's record), or that the plan gave no page.
+            for export in sorted(exported.keys() - self.previous.entries.keys()):
+                self.run_json(self.by_id[export[len("runs/") : -len(".json")]])
+            self.data_files()
+            self.static_files()
+            if json_writer is not None:
+                json_writer.finish(self.output)
+        finally:
+            if json_writer is not None:
+                json_writer.close()
         progress.step("writing charts")
         write_charts(self.output, charts, self.batch.result())
         drawing.end(self.batch.last_drawn or drawing.started)  # when the last chart was drawn
@@ -417,8 +429,18 @@ class SiteWriter:
         previous.record(item.path, item.key, [page.path, *chart_files(list(page.charts))])
         return True
 
+    def run_json_writer(self) -> RunJsonWriter | None:
+        """A worker that writes every run's JSON while the pages are made, in a build that keeps
+        nothing (RunJsonWriter.start); their files recorded as made."""
+        writer = RunJsonWriter.start(self.output, self.state_dir, self.collected.digest, self.runs)
+        if writer is not None:
+            for run in self.runs:
+                path = run_json_path(run.id)
+                self.previous.record(path, run.digest, [path])
+        return writer
+
     def run_json(self, run: Run) -> None:
-        path = f"runs/{run.id}.json"
+        path = run_json_path(run.id)
         if not self.previous.recorded(path):
             self.previous.write_or_keep(path, run.digest, lambda: exports.run_json(run))
 

@@ -6,6 +6,7 @@ columns into the record's statistics, each column "same" names equal to its figu
 
 from __future__ import annotations
 
+import hashlib
 import json
 from decimal import ROUND_HALF_EVEN, Decimal
 from pathlib import Path
@@ -72,3 +73,41 @@ def published_measurements(document: dict[str, Any]) -> dict[str, Any]:
         for phase, records in document["measurements"].items()
     }
     return {**document, "measurements": measurements}
+
+
+def check_run_jsons(site: Path) -> int:
+    """Check every run JSON of ``site`` against the YAML the contributor wrote (the repository's
+    content/runs/): the result file's content, its receipt (the file's digest worked out here),
+    its figures at the published precision, its measurements a row a line under their field
+    names. How many runs were compared with their file."""
+    from tests.kit.project import REPO, load_yaml
+
+    compared = 0
+    for path in sorted((site / "runs").glob("*.json")):
+        text = path.read_text()
+        published = json.loads(text)
+        assert published.pop("run_json_version") == 3
+        measurements = published.pop("measurements")
+        lines = text.splitlines()
+        # Field names once a phase, then a row a line.
+        rows = [line for line in lines if line.startswith("[")]
+        assert all(isinstance(json.loads(line.rstrip(",")), list) for line in rows)
+        assert len(rows) == sum(len(phase["rows"]) for phase in measurements.values())
+        source = REPO / "content" / "runs" / f"{path.stem}.yaml"
+        if source.is_file():
+            receipt = published.pop("receipt")
+            digest = hashlib.sha256(source.read_bytes()).hexdigest()
+            assert receipt["result_file"] == {
+                "file": f"content/runs/{source.name}",
+                "bytes": source.stat().st_size,
+                "sha256": digest,
+            }
+            assert receipt["schema_version"] == str(published["schema_version"])
+            original = load_yaml(source.read_text())
+            expected = published_measurements(original).pop("measurements")
+            original.pop("measurements")
+            assert published == original
+            assert {phase: phase_records(rows) for phase, rows in measurements.items()} == expected
+            compared += 1
+        assert not any(line.startswith(" ") for line in lines)
+    return compared

@@ -148,9 +148,29 @@ def test_a_build_whose_chart_cannot_be_drawn_keeps_the_old_site(
     assert [p.name for p in project.iterdir() if p.name.startswith("._site.")] == []
 
 
-def test_many_charts_are_drawn_by_worker_processes(
+def test_with_two_cores_many_charts_are_drawn_by_the_one_early_worker(
     renderer: ChartRenderer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The build's own process makes pages on one core: more than one chart process would only
+    take turns with it on the other."""
+    charts = _charts(PARALLEL_THRESHOLD + 2)
+    monkeypatch.setattr(renderer, "_start_pool", lambda: pytest.fail("no pool with two cores"))
+    with renderer.batch() as batch:
+        for chart in charts:
+            batch.add(chart)
+        assert batch._pool is None and len(batch._early_charts) == len(charts)
+        svgs = batch.result()
+    assert svgs == {chart.path(): render_svg(renderer._vega(chart)) for chart in charts}
+
+
+def test_with_more_cores_many_charts_are_drawn_by_worker_processes(
+    tmp_path: Path, shared_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    renderer = ChartRenderer(
+        tmp_path / "charts",
+        workers=chart_render.POOL_FROM_CORES,
+        templates=ChartTemplates(shared_cache),
+    )
     charts = _charts(PARALLEL_THRESHOLD + 2)
     started: list[int] = []
     original = renderer._start_pool

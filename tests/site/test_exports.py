@@ -3,49 +3,16 @@ made from this JSON in the reader's browser: tests/browser/test_browser_csv.py.)
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 
-from tests.kit.run_json import phase_records, published_measurements
+from tests.kit.run_json import check_run_jsons
 
 
 def test_run_json_is_the_canonical_run_its_measurements_as_rows(built_site: Path) -> None:
     """The download is the result file's content (compared with the YAML the contributor wrote),
     its measurements a row a line under their field names, laid out for reading and diffs."""
-    from tests.kit.project import REPO, load_yaml
-
-    compared = 0
-    for path in sorted((built_site / "runs").glob("*.json")):
-        text = path.read_text()
-        published = json.loads(text)
-        assert published.pop("run_json_version") == 3
-        measurements = published.pop("measurements")
-        lines = text.splitlines()
-        # Field names once a phase, then a row a line.
-        rows = [line for line in lines if line.startswith("[")]
-        assert all(isinstance(json.loads(line.rstrip(",")), list) for line in rows)
-        assert len(rows) == sum(len(phase["rows"]) for phase in measurements.values())
-        source = REPO / "content" / "runs" / f"{path.stem}.yaml"
-        if source.is_file():
-            # The receipt the site adds: the file's digest (worked out here) and the versions.
-            receipt = published.pop("receipt")
-            digest = hashlib.sha256(source.read_bytes()).hexdigest()
-            assert receipt["result_file"] == {
-                "file": f"content/runs/{source.name}",
-                "bytes": source.stat().st_size,
-                "sha256": digest,
-            }
-            assert receipt["schema_version"] == str(published["schema_version"])
-            original = load_yaml(source.read_text())
-            # Its figures at the published precision (docs/result-format.md, "Precision").
-            expected = published_measurements(original).pop("measurements")
-            original.pop("measurements")
-            assert published == original
-            assert {phase: phase_records(rows) for phase, rows in measurements.items()} == expected
-            compared += 1
-        assert not any(line.startswith(" ") for line in lines)
-    assert compared >= 20
+    assert check_run_jsons(built_site) >= 20
 
 
 def test_statistics_equal_to_their_figure_are_written_once(built_site: Path) -> None:

@@ -1,9 +1,9 @@
 """Render charts to SVG with vl-convert, cached on disk by the hash of their Vega-Lite spec.
 
-Rendering is most of a cold build, so charts missing from the cache are rendered in
-parallel processes, one per core. Each kind of chart is compiled from Vega-Lite to Vega
-once (and kept on disk); a chart is that Vega spec with its own values filled in, so
-vl-convert only draws, which saves a fifth of its time per chart.
+Charts missing from the cache are drawn in worker processes on the cores the build's own
+process leaves free while it makes the pages (ChartBatch). Each kind of chart is compiled from
+Vega-Lite to Vega once (and kept on disk); a chart is that Vega spec with its own values filled
+in, so vl-convert only draws, which saves a fifth of its time per chart.
 """
 
 from __future__ import annotations
@@ -60,6 +60,9 @@ DARK_COLOURS_JSON = json.dumps(_LIGHT_TO_DARK, sort_keys=True).encode()
 RENDER_VERSION = "5"
 # Below this many charts to render, starting worker processes costs more than it saves.
 PARALLEL_THRESHOLD = 16
+# With fewer cores the early worker draws every chart: the build's own process keeps one core
+# busy making pages, and two chart processes would only take turns on the other.
+POOL_FROM_CORES = 3
 # Drawn charts no full build asked for are removed once they are this old (ChartRenderer.prune).
 CHART_CACHE_KEEP_DAYS = 7
 
@@ -240,11 +243,16 @@ class ChartRenderer:
 
         from sitegen.workers import pool_options
 
-        pool = ProcessPoolExecutor(max_workers=self.workers, **pool_options())
-        if read_cache(self._bundle_path()) is None:
-            # Making the bundle holds a process long: a worker makes it beside the charts.
-            self._bundle_future = pool.submit(_make_javascript_bundle)
+        # One core fewer than the machine has: the build's own process makes pages meanwhile.
+        pool = ProcessPoolExecutor(max_workers=self.workers - 1, **pool_options())
+        self._bundle_beside(pool)
         return pool
+
+    def _bundle_beside(self, executor: Executor) -> None:
+        """Have ``executor`` make the JavaScript bundle, unless it is cached or on its way:
+        making it holds a process long, so a worker makes it beside the charts."""
+        if self._bundle_future is None and read_cache(self._bundle_path()) is None:
+            self._bundle_future = executor.submit(_make_javascript_bundle)
 
     def _start_early(self) -> Executor:
         """Where the first charts of a build are drawn (see ChartBatch)."""
@@ -293,23 +301,6 @@ def start_vl_convert() -> None:
     render_svg(_WARM_UP_SPEC)
 
 
-def _stop_workers(pool: Executor) -> None:
-    """End the worker processes of ``pool`` (a ProcessPoolExecutor) now, whatever they are
-    doing: its shutdown would wait for them. Python 3.14 has a method for it; before, the
-    executor's own table of its processes (a private name: without it, shutdown waits)."""
-    kill = getattr(pool, "kill_workers", None)
-    if kill is not None:
-        kill()
-        return
-    # A private name, on purpose: without it a build that needs no chart waits for vl-convert to
-    # start in the warmed worker (the cost: docs/performance-log.md, issue 42; pinned by
-    # test_chart_batch.py's test_a_warm_up_no_chart_needed_is_not_waited_for).
-    processes = getattr(pool, "_processes", None) or {}
-    for process in list(processes.values()):
-        with contextlib.suppress(OSError, ValueError, AttributeError):
-            process.kill()
-
-
 class ChartBatch:
     """Charts drawn while the caller goes on: a build adds each page's charts as it makes
     the page, and they are drawn while it makes and writes the others. ``result`` waits and
@@ -320,9 +311,10 @@ class ChartBatch:
     takes long, and drawing in this process, even in a thread, would add to the
     build's time (vl-convert holds Python's lock while it starts and draws: measured, a thread
     drawing beside page making finished no sooner than drawing after it). On the other core, the
-    drawing is done by the time the build asks for it. Once there are PARALLEL_THRESHOLD
-    charts to draw, worker processes on every core draw the rest, and the early worker's
-    charts it has not started on go to them. With one core, charts are drawn here when asked.
+    drawing is done by the time the build asks for it. On a machine of POOL_FROM_CORES cores or
+    more, once there are PARALLEL_THRESHOLD charts to draw, worker processes on every core but
+    one draw the rest, and the early worker's charts it has not started on go to them; with
+    fewer, the early worker draws them all. With one core, charts are drawn here when asked.
     """
 
     CHUNK = 8  # charts per task: small enough to balance the workers, big enough to pay the trip
@@ -374,6 +366,7 @@ class ChartBatch:
                 with contextlib.suppress(Exception):
                     self._early = self._renderer._start_early()
                     self._warming = self._early.submit(start)
+                    self._renderer._bundle_beside(self._early)
 
             self._starting = threading.Thread(
                 target=start_worker, name="sitegen-chart-worker", daemon=True
@@ -409,7 +402,7 @@ class ChartBatch:
         self._renderer.rendered += 1
         if (
             self._pool is None
-            and self._renderer.workers > 1
+            and self._renderer.workers > POOL_FROM_CORES - 1
             and len(self._early_charts) + len(self._waiting) + 1 >= PARALLEL_THRESHOLD
         ):
             self._pool = self._renderer._start_pool()
@@ -477,7 +470,9 @@ class ChartBatch:
         self._started()
         if self._early is not None:
             if not self._early_drew and self._warming is not None and not self._warming.done():
-                _stop_workers(self._early)  # only starting vl-convert, for nothing: not waited for
+                from sitegen.workers import stop_workers
+
+                stop_workers(self._early)  # only starting vl-convert, for nothing: not waited for
             self._early.shutdown(wait=True, cancel_futures=True)
             self._early = None
         if self._pool is not None:

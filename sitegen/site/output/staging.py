@@ -162,9 +162,34 @@ class StagedOutput:
             # site's).
             Path(target).write_bytes(data)
         except OSError as exc:
-            raise SitegenError(
-                Problem(str(self.output_dir / relative), None, "", f"cannot write: {exc.strerror}")
-            ) from None
+            raise self._cannot_write(relative, exc) from None
+
+    def reserve(self, relative: str) -> str:
+        """Claim ``relative`` for a file another process writes (output.run_json_writer), as
+        ``write`` would claim it; the path to write it to, in a folder that exists. Only for a
+        build that keeps nothing: a reused spare's files are never in the way."""
+        assert not (self._stale or self._stale_folders), "reserved names are new in the staging"
+        self._claim(relative)
+        self.fresh.add(relative)
+        target = f"{self.staging}/{relative}"
+        try:
+            self._make_folder(target.rpartition("/")[0])
+        except OSError as exc:
+            raise self._cannot_write(relative, exc) from None
+        return target
+
+    def write_reserved(self, relative: str, data: bytes) -> None:
+        """Write a file ``reserve`` claimed, which the other process did not write."""
+        assert relative in self.fresh, "only a reserved name"
+        try:
+            Path(f"{self.staging}/{relative}").write_bytes(data)
+        except OSError as exc:
+            raise self._cannot_write(relative, exc) from None
+
+    def _cannot_write(self, relative: str, exc: OSError) -> SitegenError:
+        return SitegenError(
+            Problem(str(self.output_dir / relative), None, "", f"cannot write: {exc.strerror}")
+        )
 
     def keep(self, relative: str, found: os.stat_result | None = None) -> None:
         """Take an unchanged file of the previous site into the new one (incremental builds only,
