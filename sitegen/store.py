@@ -53,6 +53,8 @@ class CollectedRun:
     # The digest of its entry, for a run whose text collect did not load (its file is as the
     # last collect read it, collect/manifest.py): collect copies its entry from the collected file.
     digest: str | None = None
+    # Its result as stored, when the worker that checked it made that already (stored_and_canonical)
+    stored: StoredResult | None = None
 
 
 def collected_path(state_dir: Path) -> Path:
@@ -100,6 +102,26 @@ def stored_result(result: dict[str, Any]) -> StoredResult:
     return StoredResult(text, hashlib.sha256(text.encode()).hexdigest(), (name, data))
 
 
+def stored_and_canonical(result: dict[str, Any]) -> tuple[StoredResult, str]:
+    """``stored_result(result)`` and ``canonical(result)``, each member's JSON made once: what a
+    collect worker hands back, so that writing the collected file makes nothing again. (The
+    canonical text of an object is its members' texts in key order: json sorts the keys.)"""
+    if "measurements" not in result:
+        text = _canonical(result)
+        return StoredResult(text, hashlib.sha256(text.encode()).hexdigest(), None), text
+    members = {key: _canonical(value) for key, value in result.items()}
+    data = members["measurements"].encode()
+    name = hashlib.sha256(data).hexdigest()
+    keys = sorted(members)
+    text = _joined(keys, {**members, "measurements": f'"{name}"'})
+    stored = StoredResult(text, hashlib.sha256(text.encode()).hexdigest(), (name, data))
+    return stored, _joined(keys, members)
+
+
+def _joined(keys: list[str], members: dict[str, str]) -> str:
+    return "{" + ",".join(f"{_canonical(key)}:{members[key]}" for key in keys) + "}"
+
+
 def encode(runs: list[CollectedRun]) -> tuple[bytes, dict[str, bytes]]:
     """The collected file of these runs, and the measurements files it names (by digest)."""
     entries: list[bytes | memoryview] = []
@@ -115,7 +137,7 @@ def encode(runs: list[CollectedRun]) -> tuple[bytes, dict[str, bytes]]:
 def run_entry(run: CollectedRun) -> tuple[bytes, StoredResult]:
     """One run's entry in the collected file (what ``_canonical`` gives for it), and its result as
     stored."""
-    stored = stored_result(
+    stored = run.stored or stored_result(
         run.result if run.result is not None else json.loads(run.canonical or "null")
     )
     return (

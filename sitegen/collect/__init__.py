@@ -33,11 +33,12 @@ from sitegen.receipts import RECEIPT_KEY, result_file_receipt
 from sitegen.record_decorator import record
 from sitegen.store import (
     CollectedRun,
-    canonical,
+    StoredResult,
     collected_path,
     layout,
     prune_measurements,
     run_entry,
+    stored_and_canonical,
     stored_measurements,
     write_collected_bytes,
     write_measurements,
@@ -133,6 +134,9 @@ class CheckedEntry:
     # For a file as the last collect read it (collect/manifest.py), not read again: the digest of
     # its checked text, which is not loaded (``canonical`` is None, and there are no problems).
     known_digest: str | None = None
+    # Its result as the collected file stores it, made where it was checked (a worker), beside
+    # ``canonical``: writing the collected file then makes neither again.
+    stored: StoredResult | None = field(default=None, compare=False)
 
     def data(self) -> Any:
         assert self.canonical is not None, "only a valid entry has data"
@@ -218,7 +222,8 @@ def _check(work: _Work) -> CheckedEntry:
     )  # figures that contradict each other: warned, never refused
     if work.raw is not None:  # a result file: the digest of the bytes its figures were read from
         document.data[RECEIPT_KEY] = result_file_receipt(source, work.raw)
-    return CheckedEntry(entry, source, canonical(document.data), [], warnings)
+    stored, text = stored_and_canonical(document.data)
+    return CheckedEntry(entry, source, text, [], warnings, stored=stored)
 
 
 def _remember(cache: EntryCache | None, work: _Work, checked: CheckedEntry) -> None:
@@ -362,7 +367,9 @@ def _gather(
             first_origin[item.entry.id] = item.source
         if item.canonical is not None:
             # Copied as text, never parsed again: most of an unchanged collect.
-            runs.append(CollectedRun(item.entry.id, item.source, None, item.canonical))
+            runs.append(
+                CollectedRun(item.entry.id, item.source, None, item.canonical, stored=item.stored)
+            )
         elif item.known_digest is not None:
             runs.append(CollectedRun(item.entry.id, item.source, None, digest=item.known_digest))
     if config.sources:
