@@ -16,6 +16,7 @@ from typing import Any, NoReturn
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from sitegen.block_yaml import plain_number, read_block_yaml
 from sitegen.errors import Problem, SitegenError
 
 MAX_FILE_BYTES = 5 * 1024 * 1024
@@ -100,6 +101,11 @@ def parse_yaml(
     0.6 reports) as lists: only for foreign files; a result file never holds one.
     """
     text = _decode(source, raw, max_bytes)
+    # Most result files are read by block_yaml, which gives what the walk below would, or None.
+    read = read_block_yaml(text, MAX_DEPTH, MAX_NODES)
+    if read is not None:
+        data, tree = read
+        return Document(source, data, _LazyLines(lambda: _tree_lines(tree)))
     loader = _Loader(text)
     try:
         try:
@@ -127,24 +133,6 @@ def parse_yaml(
 # a mapping's line and, by key, each key's line and its value's. A pointer for every value
 # is made only when a line is asked for (_LazyLines): most documents have no problem to place.
 _LineTree = int | tuple[int, list[Any]] | tuple[int, dict[str, tuple[int, Any]]]
-
-
-_FLOAT_TAG = "tag:yaml.org,2002:float"
-_INT_TAG = "tag:yaml.org,2002:int"
-_FLOAT_CHARACTERS = frozenset("0123456789.eE+-")
-
-
-def _plain_number(tag: str, text: str) -> int | float | None:
-    """A number as YAML's constructor reads it, for the plain forms a figure is written in
-    (``-12.5``, ``1.0e+3``, ``42``), without the constructor's bookkeeping; None for every
-    other form (``.inf``, ``1_000``, ``0x1F``, octal ``017``, ``1:30``), which it reads."""
-    if tag == _FLOAT_TAG:
-        return float(text) if _FLOAT_CHARACTERS.issuperset(text) else None
-    if tag == _INT_TAG:
-        digits = text[1:] if text[:1] in ("-", "+") else text
-        if digits.isascii() and digits.isdigit() and (digits == "0" or digits[0] != "0"):
-            return int(text)
-    return None
 
 
 class _LazyLines(Mapping[str, int]):
@@ -239,7 +227,7 @@ class _Walk:
         if node.tag not in _SCALAR_TAGS:
             self._refuse_tag(node, line)
         try:
-            plain = _plain_number(node.tag, node.value)
+            plain = plain_number(node.tag, node.value)
             if plain is not None:
                 return plain
             return self.loader.construct_object(node, deep=True)

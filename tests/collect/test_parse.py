@@ -65,7 +65,7 @@ def test_every_pointer_has_the_line_yaml_gives_it() -> None:
     ],
 )
 def test_numbers_read_as_yaml_reads_them(number: str) -> None:
-    """Plain figures are read without PyYAML's constructor (parse._plain_number); every form,
+    """Plain figures are read without PyYAML's constructor (block_yaml.plain_number); every form,
     plain or not, reads as PyYAML reads it: same type, same value."""
     import yaml
 
