@@ -44,9 +44,10 @@ from sitegen.site.figures.grouping import site_groups, use_accelerator_aliases
 from sitegen.site.incremental.figure_cache import StoredFigures
 from sitegen.site.incremental.folder_records import current_identity
 from sitegen.site.incremental.fragments import Fragments, key_of
-from sitegen.site.incremental.manifest import Manifest
+from sitegen.site.incremental.manifest import Entries, Manifest
 from sitegen.site.incremental.previous import Previous
 from sitegen.site.output.folder_guard import check_output_folder
+from sitegen.site.output.forked import Forked, can_fork
 from sitegen.site.output.run_json_writer import RunJsonWriter, run_json_path
 from sitegen.site.output.staging import StagedOutput
 from sitegen.site.page import Site
@@ -401,15 +402,69 @@ class SiteWriter:
         progress.advance(len(kept))
         # Only the others are looked at one by one. Pages with charts (the groups') first, so
         # that worker processes start drawing while the listings and run pages are made.
-        waiting = [item for item in planned if item.path not in kept]
+        waiting = sorted((item for item in planned if item.path not in kept), key=_charts_first)
+        run_pages = next((i for i, item in enumerate(waiting) if _is_run_page(item.path)), None)
+        built = self.make(waiting[:run_pages], charts)
+        if run_pages is None:
+            return built, charts
+        # The last run pages by a forked copy of this process on another core, where it can.
+        share = forked_share(waiting[run_pages:], self.output)
+        forked = Forked(lambda: self.made_here(share, charts)) if share else None
+        try:
+            built += self.make(waiting[run_pages : len(waiting) - len(share)], charts)
+            if forked is not None:
+                built += self.take_back(forked, share, charts)
+        finally:
+            if forked is not None:
+                forked.close()
+        return built, charts
+
+    def make(self, items: list[PlannedPage], charts: dict[str, ChartSpec]) -> int:
+        """Keep, patch or render each of ``items``; how many were made."""
         built = 0
-        for item in sorted(waiting, key=_charts_first):
+        for item in items:
             built += self.page(item, charts)
             # Right after the run's page, while its measurements are still decoded: a sweep of
             # its own would decode every run again on a site too large to hold them all.
             self.run_json_of(item.path)
             progress.advance()
-        return built, charts
+        return built
+
+    def made_here(self, items: list[PlannedPage], charts: dict[str, ChartSpec]) -> ForkedPages:
+        """In a forked copy of the build: make ``items`` and say what that added to the build's
+        record (output.forked). Nothing here prints or reaches a worker: charts are collected."""
+        written, fresh = set(self.output.written), set(self.output.fresh)
+        entries, pieces = set(self.previous.entries), self.analysis.fragments.used_keys()
+        asked: list[ChartSpec] = []
+        self.batch = _ChartsAsked(asked)  # type: ignore[assignment]
+        built = 0
+        for item in items:
+            built += self.page(item, charts)
+            self.run_json_of(item.path)
+        return ForkedPages(
+            built,
+            {path: entry for path, entry in self.previous.entries.items() if path not in entries},
+            sorted(self.output.written - written),
+            sorted(self.output.fresh - fresh),
+            asked,
+            self.analysis.fragments.used_since(pieces),
+        )
+
+    def take_back(
+        self, forked: Forked[ForkedPages], items: list[PlannedPage], charts: dict[str, ChartSpec]
+    ) -> int:
+        """What the forked copy made, counted as made here; when it failed, ``items`` made here."""
+        made = forked.result(forked_limit_s(len(items)))
+        if made is None:
+            return self.make(items, charts)
+        self.output.adopt(made.written, made.fresh)
+        self.previous.entries.update(made.entries)
+        self.analysis.fragments.adopt(made.pieces)
+        for chart in made.charts:
+            charts[chart.path()] = chart
+            self.batch.add(chart)
+        progress.advance(len(items))
+        return made.built
 
     def page(self, item: PlannedPage, charts: dict[str, ChartSpec]) -> bool:
         """Keep, patch or render ``item``; whether it was made (patched or rendered)."""
@@ -524,6 +579,48 @@ class SiteWriter:
             self.output.write("assets/chart-colours.json", DARK_COLOURS_JSON)
             for kind in KINDS:  # one template per kind, filled in by site.js
                 self.output.write(template_path(kind), chart_templates.text(kind).encode())
+
+
+@dataclass(frozen=True)
+class ForkedPages:
+    """What a forked copy of the build added to its record making its pages (SiteWriter)."""
+
+    built: int
+    entries: Entries  # Previous.entries recorded
+    written: list[str]  # files written or kept in the staging folder
+    fresh: list[str]  # of those, written anew
+    charts: list[ChartSpec]  # charts its pages show (none today: run pages draw their own)
+    pieces: list[tuple[str, bytes, bool]]  # Fragments.used_since
+
+
+class _ChartsAsked:
+    """A forked copy's chart batch: it only collects, the build draws (take_back)."""
+
+    def __init__(self, asked: list[ChartSpec]) -> None:
+        self.asked = asked
+
+    def add(self, chart: ChartSpec) -> None:
+        self.asked.append(chart)
+
+
+# A forked copy makes run pages only in a build that keeps nothing (its files are all new) and
+# of at least this many run pages; it takes this part of them, from the end: the build's own
+# process writes the data files after its share (docs/performance-log.md, 2026-12-05).
+FORK_FROM_RUN_PAGES = 200
+FORKED_PART = 0.55
+
+
+def forked_share(run_pages: list[PlannedPage], output: StagedOutput) -> list[PlannedPage]:
+    """The run pages a forked copy of the build makes: the last part of them, or none."""
+    if output.in_place or len(run_pages) < FORK_FROM_RUN_PAGES or not can_fork():
+        return []
+    return run_pages[len(run_pages) - int(len(run_pages) * FORKED_PART) :]
+
+
+def forked_limit_s(pages: int) -> float:
+    """How long the build waits for a forked copy's pages before it makes them itself: far
+    longer than they take on a busy machine (a copy that never ends is a bug, not a wait)."""
+    return 120 + 0.05 * pages
 
 
 def _charts_first(item: PlannedPage) -> tuple[bool, bool]:

@@ -314,6 +314,27 @@ class Fragments:
                 raise KeyError(key)
             self._used[key] = piece
 
+    def used_keys(self) -> set[str]:
+        """The keys of the pieces this build used so far (for ``used_since``)."""
+        return set(self._used)
+
+    def used_since(self, keys: set[str]) -> list[tuple[str, bytes, bool]]:
+        """The pieces used since ``used_keys`` gave ``keys``: each key, piece and whether this
+        build made it (what a forked copy of the build hands back, see ``adopt``)."""
+        return [
+            (key, bytes(piece), key in self._new)
+            for key, piece in self._used.items()
+            if key not in keys
+        ]
+
+    def adopt(self, pieces: list[tuple[str, bytes, bool]]) -> None:
+        """Count as this build's the pieces a forked copy used (``used_since``)."""
+        for key, piece, made in pieces:
+            if made:
+                self.put(key, piece)
+            elif key not in self._used:
+                self._used[key] = piece
+
     def put(self, key: str, piece: bytes) -> None:
         """Keep ``piece`` under ``key`` for the next build, in place of the file's if it has one."""
         self._used[key] = piece

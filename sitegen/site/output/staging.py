@@ -186,6 +186,13 @@ class StagedOutput:
         except OSError as exc:
             raise self._cannot_write(relative, exc) from None
 
+    def adopt(self, written: list[str], fresh: list[str]) -> None:
+        """Count as this build's the files a forked copy of it wrote into the staging folder
+        (output.forked): ``written`` all it wrote or kept, ``fresh`` those it wrote anew."""
+        for relative in written:
+            self._claim(relative)
+        self.fresh.update(fresh)
+
     def _cannot_write(self, relative: str, exc: OSError) -> SitegenError:
         return SitegenError(
             Problem(str(self.output_dir / relative), None, "", f"cannot write: {exc.strerror}")
