@@ -484,6 +484,13 @@ def bench(
             collects.append(cold_run(folder, "collect"))
             builds.append(cold_run(folder, "build"))
             colds.append(_sum(collects[-1], builds[-1]))
+            if hugo:  # each pair as it is measured: the table shows only medians
+                print(
+                    f"pair: Hugo {hugo_builds[-1].seconds:.2f} s, collect "
+                    f"{collects[-1].seconds:.2f} s + build {builds[-1].seconds:.2f} s = "
+                    f"{colds[-1].seconds / hugo_builds[-1].seconds:.2f} ×",
+                    flush=True,
+                )
         clear_set_aside(folder)
         results["collect cold"] = median(collects)
         results["build cold (all charts)"] = median(builds)

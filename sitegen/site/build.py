@@ -371,53 +371,60 @@ class SiteWriter:
         # The exports of unchanged runs at once, when the spare has them (keep_unchanged).
         self.previous.keep_unchanged(exported)
         json_writer = self.run_json_writer()
+        forked: ForkedShare | None = None
         try:
             progress.step("writing pages", len(planned))
             # Drawn by worker processes while pages are written: a stage beside the others.
             drawing = progress.beside("drawing charts", self.batch.progress)
-            built, charts = self.pages(planned)
+            built, charts, forked = self.pages(planned)
             progress.step("writing listings and data files")
+            self.data_files()
+            self.static_files()
+            if forked is not None:
+                built += self.take_back(forked, charts)
             # The JSON of a run whose page was kept at once, though its own JSON was not (its
             # entry missing from the last build's record), or that the plan gave no page.
             for export in sorted(exported.keys() - self.previous.entries.keys()):
                 self.run_json(self.by_id[export[len("runs/") : -len(".json")]])
-            self.data_files()
-            self.static_files()
             if json_writer is not None:
                 json_writer.finish(self.output)
         finally:
             if json_writer is not None:
                 json_writer.close()
+            if forked is not None:
+                forked.forked.close()
         progress.step("writing charts")
         write_charts(self.output, charts, self.batch.result())
         drawing.end(self.batch.last_drawn or drawing.started)  # when the last chart was drawn
         self.chart_assets(renderer, chart_templates)
         return built
 
-    def pages(self, planned: list[PlannedPage]) -> tuple[int, dict[str, ChartSpec]]:
+    def pages(
+        self, planned: list[PlannedPage]
+    ) -> tuple[int, dict[str, ChartSpec], ForkedShare | None]:
         """Render the pages whose key changed and keep the others; hand their charts to the
-        batch. How many pages were made, and their charts by path."""
+        batch. How many pages were made, their charts by path, and the run pages a forked copy
+        of this process is making (``take_back`` takes them)."""
         charts: dict[str, ChartSpec] = {}
         kept = self.previous.keep_unchanged({item.path: item.key for item in planned})
         progress.advance(len(kept))
         # Only the others are looked at one by one. Pages with charts (the groups') first, so
         # that worker processes start drawing while the listings and run pages are made.
         waiting = sorted((item for item in planned if item.path not in kept), key=_charts_first)
-        run_pages = next((i for i, item in enumerate(waiting) if _is_run_page(item.path)), None)
-        built = self.make(waiting[:run_pages], charts)
-        if run_pages is None:
-            return built, charts
-        # The last run pages by a forked copy of this process on another core, where it can.
-        share = forked_share(waiting[run_pages:], self.output)
-        forked = Forked(lambda: self.made_here(share, charts)) if share else None
+        with_charts = sum(1 for item in waiting if not _charts_first(item)[1])
+        built = self.make(waiting[:with_charts], charts)
+        # The last run pages by a forked copy of this process on another core, where it can,
+        # while this one makes the listings and, after them, the data files.
+        share = forked_share([item for item in waiting if _is_run_page(item.path)], self.output)
+        if not share:
+            return built + self.make(waiting[with_charts:], charts), charts, None
+        forked = ForkedShare(Forked(lambda: self.made_here(share, charts)), share)
         try:
-            built += self.make(waiting[run_pages : len(waiting) - len(share)], charts)
-            if forked is not None:
-                built += self.take_back(forked, share, charts)
-        finally:
-            if forked is not None:
-                forked.close()
-        return built, charts
+            built += self.make(waiting[with_charts : len(waiting) - len(share)], charts)
+        except BaseException:
+            forked.forked.close()
+            raise
+        return built, charts, forked
 
     def make(self, items: list[PlannedPage], charts: dict[str, ChartSpec]) -> int:
         """Keep, patch or render each of ``items``; how many were made."""
@@ -450,11 +457,10 @@ class SiteWriter:
             self.analysis.fragments.used_since(pieces),
         )
 
-    def take_back(
-        self, forked: Forked[ForkedPages], items: list[PlannedPage], charts: dict[str, ChartSpec]
-    ) -> int:
-        """What the forked copy made, counted as made here; when it failed, ``items`` made here."""
-        made = forked.result(forked_limit_s(len(items)))
+    def take_back(self, forked: ForkedShare, charts: dict[str, ChartSpec]) -> int:
+        """What the forked copy made, counted as made here; when it failed, its pages made here."""
+        items = forked.items
+        made = forked.forked.result(forked_limit_s(len(items)))
         if made is None:
             return self.make(items, charts)
         self.output.adopt(made.written, made.fresh)
@@ -593,6 +599,14 @@ class ForkedPages:
     pieces: list[tuple[str, bytes, bool]]  # Fragments.used_since
 
 
+@dataclass(frozen=True)
+class ForkedShare:
+    """The pages a forked copy of the build is making (SiteWriter.pages)."""
+
+    forked: Forked[ForkedPages]
+    items: list[PlannedPage]
+
+
 class _ChartsAsked:
     """A forked copy's chart batch: it only collects, the build draws (take_back)."""
 
@@ -604,17 +618,17 @@ class _ChartsAsked:
 
 
 # A forked copy makes run pages only in a build that keeps nothing (its files are all new) and
-# of at least this many run pages; it takes this part of them, from the end: the build's own
-# process writes the data files after its share (docs/performance-log.md, 2026-12-05).
-FORK_FROM_RUN_PAGES = 200
-FORKED_PART = 0.55
+# makes at least this many; it takes this part of them, from the end, while the build's own
+# process makes the listing pages and the data files (docs/performance-log.md, 2026-12-05).
+FORK_FROM_PAGES = 200
+FORKED_PART = 1.0
 
 
 def forked_share(run_pages: list[PlannedPage], output: StagedOutput) -> list[PlannedPage]:
     """The run pages a forked copy of the build makes: the last part of them, or none."""
-    if output.in_place or len(run_pages) < FORK_FROM_RUN_PAGES or not can_fork():
+    if output.in_place or len(run_pages) < FORK_FROM_PAGES or not can_fork():
         return []
-    return run_pages[len(run_pages) - int(len(run_pages) * FORKED_PART) :]
+    return run_pages[len(run_pages) - round(len(run_pages) * FORKED_PART) :]
 
 
 def forked_limit_s(pages: int) -> float:

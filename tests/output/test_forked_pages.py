@@ -14,23 +14,26 @@ import pytest
 from sitegen.site import build
 from sitegen.site.output.forked import Forked
 from tests.kit.builds import cold_build
+from tests.kit.figure_store import entries as stored_entries
 from tests.kit.project import forget_builds, run_cli
 
 _KEPT = ("figures.json", "fragments.json")
 
 
-def _cold_with_record(project: Path) -> tuple[dict[str, bytes], dict[str, bytes], bytes]:
-    """A cold build's site, the figures and pieces it kept, and its record of each page."""
+def _cold_with_record(project: Path) -> tuple[dict[str, bytes], list[dict[str, str]], bytes]:
+    """A cold build's site, the figures and pieces it kept (each by its key, read by the
+    files' documented layout: the order pieces were made in may differ), and its record of
+    each page."""
     files = cold_build(project)
     cache = project / ".sitegen" / "cache"
     manifest = (project / ".sitegen" / "build" / "manifest.json").read_bytes()
-    entries = manifest[manifest.index(b'"entries"') : manifest.index(b'"fingerprint"')]
-    return files, {name: (cache / name).read_bytes() for name in _KEPT}, entries
+    pages = manifest[manifest.index(b'"entries"') : manifest.index(b'"fingerprint"')]
+    return files, [stored_entries(cache / name) for name in _KEPT], pages
 
 
 def _forked_results(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     """Fork from one run page on, and note whether each forked copy's pages came back."""
-    monkeypatch.setattr(build, "FORK_FROM_RUN_PAGES", 1)
+    monkeypatch.setattr(build, "FORK_FROM_PAGES", 1)
     came_back: list[bool] = []
     result = Forked.result
 
