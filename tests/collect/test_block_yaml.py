@@ -104,7 +104,7 @@ _documents = st.dictionaries(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(
     document=_documents,
     width=st.sampled_from([20, 40, 80, 1000]),

@@ -33,7 +33,7 @@ def _json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(
     members=st.dictionaries(keys | st.text(max_size=4), values, max_size=5),
     measurements=st.none() | values,

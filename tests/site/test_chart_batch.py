@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -19,7 +20,6 @@ from sitegen.model import run_from_dict
 from sitegen.parse import parse_yaml
 from sitegen.site.draw import chart_render
 from sitegen.site.draw.chart_render import (
-    PARALLEL_THRESHOLD,
     ChartRenderer,
     ChartTemplates,
     render_svg,
@@ -49,10 +49,21 @@ def _charts(count: int) -> list[ChartSpec]:
     return charts
 
 
+def _with_bundle(folder: Path, shared_cache: Path) -> Path:
+    """``folder`` holding the session's Vega bundle (a cache beside ``folder / "charts"`` has it
+    there): without it the early worker makes one before the charts (test_damaged_state.py)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for bundle in shared_cache.glob("vega-*.js"):
+        shutil.copyfile(bundle, folder / bundle.name)
+    return folder
+
+
 @pytest.fixture
 def renderer(tmp_path: Path, shared_cache: Path) -> ChartRenderer:
-    # The session's templates (compiling them imports Altair), a chart cache of this test's own.
-    return ChartRenderer(tmp_path / "charts", workers=2, templates=ChartTemplates(shared_cache))
+    # The session's templates (compiling them imports Altair) and Vega bundle, a chart cache of
+    # this test's own.
+    charts = _with_bundle(tmp_path, shared_cache) / "charts"
+    return ChartRenderer(charts, workers=2, templates=ChartTemplates(shared_cache))
 
 
 _BROKEN = '{"marks":[{"type":"no-such-mark"}]}'  # JSON that vl-convert cannot draw
@@ -119,7 +130,7 @@ def test_a_chart_that_cannot_be_drawn_fails_the_batch(
 
 
 def test_a_build_whose_chart_cannot_be_drawn_keeps_the_old_site(
-    project: Path, monkeypatch: pytest.MonkeyPatch
+    project: Path, shared_cache: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from sitegen.site import build
 
@@ -134,7 +145,9 @@ def test_a_build_whose_chart_cannot_be_drawn_keeps_the_old_site(
     monkeypatch.setattr(
         build,
         "ChartRenderer",
-        lambda folder, templates: ChartRenderer(project / "own-charts", templates=templates),
+        lambda folder, templates: ChartRenderer(
+            _with_bundle(project / "own", shared_cache) / "charts", templates=templates
+        ),
     )
     (project / ".sitegen" / "build" / "manifest.json").unlink()
     with pytest.raises(ValueError, match="Vega to SVG conversion failed"):
@@ -153,7 +166,8 @@ def test_with_two_cores_many_charts_are_drawn_by_the_one_early_worker(
 ) -> None:
     """The build's own process makes pages on one core: more than one chart process would only
     take turns with it on the other."""
-    charts = _charts(PARALLEL_THRESHOLD + 2)
+    monkeypatch.setattr(chart_render, "PARALLEL_THRESHOLD", 4)  # "many": fewer charts to draw
+    charts = _charts(chart_render.PARALLEL_THRESHOLD + 2)
     monkeypatch.setattr(renderer, "_start_pool", lambda: pytest.fail("no pool with two cores"))
     with renderer.batch() as batch:
         for chart in charts:
@@ -167,11 +181,12 @@ def test_with_more_cores_many_charts_are_drawn_by_worker_processes(
     tmp_path: Path, shared_cache: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     renderer = ChartRenderer(
-        tmp_path / "charts",
+        _with_bundle(tmp_path, shared_cache) / "charts",
         workers=chart_render.POOL_FROM_CORES,
         templates=ChartTemplates(shared_cache),
     )
-    charts = _charts(PARALLEL_THRESHOLD + 2)
+    monkeypatch.setattr(chart_render, "PARALLEL_THRESHOLD", 4)  # "many": fewer charts to draw
+    charts = _charts(chart_render.PARALLEL_THRESHOLD + 2)
     started: list[int] = []
     original = renderer._start_pool
     monkeypatch.setattr(renderer, "_start_pool", lambda: started.append(1) or original())
@@ -180,7 +195,7 @@ def test_with_more_cores_many_charts_are_drawn_by_worker_processes(
             batch.add(chart)
         assert started == [1] and batch._pool is not None
         # The early worker keeps only what it had begun or queued; the rest are the pool's.
-        assert len(batch._early_charts) < PARALLEL_THRESHOLD
+        assert len(batch._early_charts) < chart_render.PARALLEL_THRESHOLD
         svgs = batch.result()
     assert svgs == {chart.path(): render_svg(renderer._vega(chart)) for chart in charts}
 
