@@ -3,12 +3,13 @@ and lines as PyYAML's reading, in a fraction of its time, or None for anything e
 
 Why: composing a file with PyYAML calls back into Python for every value (to make its node and
 to resolve its tag), which was most of a collect's processor time. Result files use a small
-part of YAML: block mappings and sequences of plain keys, plain scalars and quoted strings,
-comments. This reads that part a line at a time; whatever it does not know for certain it
-reads the same way (a tab, a flow collection, an anchor, a tag, a block scalar, a plain
-scalar over several lines, a key that is not a plain word, a duplicate key, an empty value) it
-leaves to PyYAML by giving None, which also gives every error its message. A plain scalar's
-tag is PyYAML's own resolver's, so ``yes``, ``~`` or ``2026-07-09`` mean what they mean there.
+part of YAML: block mappings of plain keys and block sequences; plain, quoted and block
+(``|``, ``|-``, ``>``, ``>-``) scalars; flow collections of plain scalars; comments. This reads
+that part a line at a time. Whatever it does not know for certain it reads as PyYAML does (a
+tab, an anchor or alias, a tag, an escape, a key that is not a plain word, a duplicate key, an
+empty value, a document that is not a mapping, a limit reached) it leaves to PyYAML by giving
+None, which also gives every refusal its message. A plain scalar's tag is PyYAML's own
+resolver's, so ``yes``, ``~`` or ``2026-07-09`` mean what they mean there.
 """
 
 from __future__ import annotations

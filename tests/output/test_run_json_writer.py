@@ -64,6 +64,16 @@ def test_an_incremental_build_after_it_keeps_the_worker_s_files(
     assert check_run_jsons(project / "_site") >= 20
 
 
+def test_a_worker_that_does_not_end_in_time_leaves_the_json_to_the_build(
+    built_project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = _without_site(built_project)
+    monkeypatch.setattr(run_json_writer, "MANY_RUNS", 1)
+    monkeypatch.setattr(run_json_writer, "limit_s", lambda runs: 0.0)  # never in time
+    assert run_cli(project, "build") == 0
+    assert check_run_jsons(project / "_site") >= 20
+
+
 def test_a_collected_file_changed_since_the_build_read_it_is_not_used(built: Path) -> None:
     state = built / ".sitegen"
     runs = read_collected(state)[:2]

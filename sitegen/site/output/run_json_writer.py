@@ -32,6 +32,12 @@ if TYPE_CHECKING:  # (imported when a worker is started: most builds start none)
 MANY_RUNS = 64
 
 
+def limit_s(runs: int) -> float:
+    """How long the build waits for the worker before it makes the JSON itself: far longer than
+    it takes on a busy machine (a worker that never ends is a bug, not a wait)."""
+    return 120 + 0.05 * runs
+
+
 def run_json_path(run_id: str) -> str:
     """Where a run's JSON is in the site."""
     return f"runs/{run_id}.json"
@@ -107,11 +113,11 @@ class RunJsonWriter:
         """Wait for the worker; make here the JSON of each run it did not write (also every one,
         if the worker itself failed)."""
         try:
-            left = self._future.result()
-        except Exception:  # a worker that died or could not start: its work is done here
+            left = self._future.result(timeout=limit_s(len(self._runs)))
+        except Exception:  # a worker that died, could not start or never ends: done here
             left = list(self._runs)
         finally:
-            self._pool.shutdown(wait=True, cancel_futures=True)
+            self.close()
         for run_id in left:
             output.write_reserved(run_json_path(run_id), exports.run_json(self._runs[run_id]))
 
