@@ -413,7 +413,7 @@ class SiteWriter:
         waiting = sorted((item for item in planned if item.path not in kept), key=_charts_first)
         with_charts = sum(1 for item in waiting if not _charts_first(item)[1])
         built = self.make(waiting[:with_charts], charts)
-        # The last run pages by a forked copy of this process on another core, where it can,
+        # The run pages by a forked copy of this process on another core, where it can,
         # while this one makes the listings and, after them, the data files.
         share = forked_share([item for item in waiting if _is_run_page(item.path)], self.output)
         if not share:

@@ -1,10 +1,11 @@
 """Work done by a forked copy of this process on another core, its result sent back pickled.
 
-For the build's last run pages (build.SiteWriter.pages): a run's page needs what the build
-worked out from every run, and only a copy of the process has that without working it out
-again. Forking a process that has threads is safe only for a child that takes no lock another
-thread may hold: the child here renders templates and writes files, never prints, never uses
-a worker pool, and ends with os._exit (no exit handler, no inherited buffer flushed twice).
+For the run pages of a build that keeps nothing (build.SiteWriter.pages), made while the build
+makes the listings: a run's page needs what the build worked out from every run, and only a
+copy of the process has that without working it out again. Forking a process that has threads
+is safe only for a child that takes no lock another thread may hold: the child here renders
+templates and writes files, never prints, never uses a worker pool, and ends with os._exit (no
+exit handler, no inherited buffer flushed twice).
 
 Whatever goes wrong in the child (an error, a crash, a child that takes far too long) is not
 reported from there: ``result`` gives None and the caller does the work itself, where an error

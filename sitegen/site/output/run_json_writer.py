@@ -2,11 +2,12 @@
 and written by a worker process on another core while this process makes the pages.
 
 Why a worker: a run's JSON depends on nothing but the run as collected (pages.run_json), and a
-full build makes one per run, a good part of its work; the other core draws a few charts and
-is idle otherwise. Why it reads the collected file itself: sending it the runs would cost about
-what making their JSON costs. It writes each file straight into the staging folder, whose
-names this process has claimed (StagedOutput.reserve), and says which runs it could not make;
-this process makes those, so the worker can only ever save time.
+full build makes one per run, a good part of its work, which the other core (drawing the
+charts, then making the run pages: output.forked) has room for. Why it reads the collected file
+itself: sending it the runs would cost about what making their JSON costs. It writes each file
+straight into the staging folder, whose names this process has claimed (StagedOutput.reserve),
+and says which runs it could not make; this process makes those, so the worker can only ever
+save time.
 """
 
 from __future__ import annotations
