@@ -617,18 +617,17 @@ class _ChartsAsked:
         self.asked.append(chart)
 
 
-# A forked copy makes run pages only in a build that keeps nothing (its files are all new) and
-# makes at least this many; it takes this part of them, from the end, while the build's own
-# process makes the listing pages and the data files (docs/performance-log.md, 2026-12-05).
+# A forked copy makes the run pages only in a build that keeps nothing (its files are all new)
+# and makes at least this many, while the build's own process makes the listing pages and the
+# data files (docs/performance-log.md, 2026-12-05).
 FORK_FROM_PAGES = 200
-FORKED_PART = 1.0
 
 
 def forked_share(run_pages: list[PlannedPage], output: StagedOutput) -> list[PlannedPage]:
-    """The run pages a forked copy of the build makes: the last part of them, or none."""
+    """The run pages a forked copy of the build makes: all of them, or none."""
     if output.in_place or len(run_pages) < FORK_FROM_PAGES or not can_fork():
         return []
-    return run_pages[len(run_pages) - round(len(run_pages) * FORKED_PART) :]
+    return run_pages
 
 
 def forked_limit_s(pages: int) -> float:

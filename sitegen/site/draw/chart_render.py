@@ -161,6 +161,7 @@ class ChartRenderer:
         self.started = time.time()  # charts drawn from now on are later (build's pruning)
         self._compiled: dict[str, str] = {}
         self._bundle_future: Future[bytes] | None = None
+        self._bundle: bytes | None = None  # the cached bundle, once _bundle_beside has read it
 
     def _compiled_template(self, kind: str) -> str:
         """The light Vega-Lite template of a kind of chart compiled to Vega (canonical JSON text),
@@ -251,8 +252,10 @@ class ChartRenderer:
     def _bundle_beside(self, executor: Executor) -> None:
         """Have ``executor`` make the JavaScript bundle, unless it is cached or on its way:
         making it holds a process long, so a worker makes it beside the charts."""
-        if self._bundle_future is None and read_cache(self._bundle_path()) is None:
-            self._bundle_future = executor.submit(_make_javascript_bundle)
+        if self._bundle_future is None and self._bundle is None:
+            self._bundle = read_cache(self._bundle_path())  # (read once: javascript_bundle)
+            if self._bundle is None:
+                self._bundle_future = executor.submit(_make_javascript_bundle)
 
     def _start_early(self) -> Executor:
         """Where the first charts of a build are drawn (see ChartBatch)."""
@@ -269,6 +272,8 @@ class ChartRenderer:
 
     def javascript_bundle(self) -> bytes:
         """Vega, Vega-Lite and vega-embed in one file, so interactive charts need no CDN."""
+        if self._bundle is not None:
+            return self._bundle
         path = self._bundle_path()
         cached = read_cache(path)
         if cached is not None:  # checked: a bundle cut short would break every interactive chart
