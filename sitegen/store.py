@@ -93,13 +93,7 @@ class StoredResult:
 
 
 def stored_result(result: dict[str, Any]) -> StoredResult:
-    if "measurements" not in result:
-        text = _canonical(result)
-        return StoredResult(text, hashlib.sha256(text.encode()).hexdigest(), None)
-    data = _canonical(result["measurements"]).encode()
-    name = hashlib.sha256(data).hexdigest()
-    text = _canonical({**result, "measurements": name})
-    return StoredResult(text, hashlib.sha256(text.encode()).hexdigest(), (name, data))
+    return stored_and_canonical(result)[0]
 
 
 def stored_and_canonical(result: dict[str, Any]) -> tuple[StoredResult, str]:
