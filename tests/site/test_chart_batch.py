@@ -25,6 +25,7 @@ from sitegen.site.draw.chart_render import (
     render_svg,
 )
 from sitegen.site.draw.chart_specs import ChartSpec, Series, decode_overlay
+from sitegen.workers import pool_options
 from tests.kit.project import REPO, SEED_RUN_ID, forget_builds, run_cli
 
 
@@ -120,7 +121,7 @@ def test_a_chart_that_cannot_be_drawn_fails_the_batch(
     renderer = ChartRenderer(
         tmp_path / "charts", workers=workers, templates=ChartTemplates(shared_cache)
     )
-    monkeypatch.setattr(renderer, "_vega", lambda chart: _BROKEN)
+    monkeypatch.setattr(renderer, "_vega", lambda chart, compile_with=None: _BROKEN)
     with renderer.batch() as batch:
         for chart in _charts(2):
             batch.add(chart)
@@ -140,7 +141,7 @@ def test_a_build_whose_chart_cannot_be_drawn_keeps_the_old_site(
         for p in (project / "_site").rglob("*")
         if p.is_file()
     }
-    monkeypatch.setattr(ChartRenderer, "_vega", lambda self, chart: _BROKEN)
+    monkeypatch.setattr(ChartRenderer, "_vega", lambda self, chart, compile_with=None: _BROKEN)
     # Every chart missing from the cache: a cache of this test's own, and no manifest to link by.
     monkeypatch.setattr(
         build,
@@ -322,3 +323,26 @@ def test_a_worker_the_warm_up_cannot_start_is_started_at_the_first_chart(
         assert escaped == []
         with pytest.raises(OSError, match="Resource temporarily unavailable"):
             batch.add(_charts(1)[0])
+
+
+def test_vl_convert_s_slow_starts_are_left_to_the_worker(
+    renderer: ChartRenderer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """vl-convert holds Python's lock while it starts and compiles: a template the cache lacks is
+    compiled by the early worker, and the bundle's cache (whose name imports vl-convert) is
+    looked for there, so the build's progress line is not held up (it once waited 1.5 s)."""
+    submitted: list[object] = []
+
+    class Recorder(ProcessPoolExecutor):
+        def submit(self, fn, /, *args, **kwargs):  # type: ignore[no-untyped-def]
+            submitted.append(fn)
+            return super().submit(fn, *args, **kwargs)
+
+    # (A fork server's worker: vl-convert cannot start in a forked copy of a process it runs in.)
+    with Recorder(max_workers=1, **pool_options()) as executor:
+        compiled = renderer._compiled_template("decode", executor)
+        assert json.loads(compiled)["$schema"].startswith("https://vega.github.io/schema/vega/")
+        renderer._compiled_template("decode", executor)  # known now: not compiled again
+        renderer._bundle_beside(executor)
+        renderer._bundle_beside(executor)  # once on its way, not asked again
+    assert submitted == [chart_render._compile_template, chart_render._bundle_unless_cached]

@@ -160,12 +160,13 @@ class ChartRenderer:
         self.rendered = 0
         self.started = time.time()  # charts drawn from now on are later (build's pruning)
         self._compiled: dict[str, str] = {}
-        self._bundle_future: Future[bytes] | None = None
-        self._bundle: bytes | None = None  # the cached bundle, once _bundle_beside has read it
+        self._bundle_future: Future[bytes | None] | None = None
 
-    def _compiled_template(self, kind: str) -> str:
+    def _compiled_template(self, kind: str, compile_with: Executor | None = None) -> str:
         """The light Vega-Lite template of a kind of chart compiled to Vega (canonical JSON text),
-        placeholders kept."""
+        placeholders kept; compiled, when the cache lacks it, by a worker of ``compile_with``:
+        vl-convert holds Python's lock while it starts and compiles, which in this process would
+        stop the progress line's thread for as long (a second or more on a busy machine)."""
         if kind not in self._compiled:
             source = self.templates.text(kind)
             digest = hashlib.sha256(
@@ -176,20 +177,19 @@ class ChartRenderer:
                 compiled = (read_cache(path) or b"").decode()
                 json.loads(compiled)  # a damaged or missing cache file is a miss
             except ValueError:
-                import vl_convert
-
-                compiled = _canonical(
-                    vl_convert.vegalite_to_vega(_without_tooltips(json.loads(source)))
-                )
+                if compile_with is None:
+                    compiled = _compile_template(source)
+                else:
+                    compiled = compile_with.submit(_compile_template, source).result()
                 self._store(path, compiled.encode())
             self._compiled[kind] = compiled
         return self._compiled[kind]
 
-    def _vega(self, chart: ChartSpec) -> str:
-        """What vl-convert draws for a chart: its kind's compiled template with its values and
-        rows."""
+    def _vega(self, chart: ChartSpec, compile_with: Executor | None = None) -> str:
+        """What vl-convert draws for a chart: its kind's compiled template (_compiled_template)
+        with its values and rows."""
         data = f'{{"name":"@data","values":{chart.rows}}}'
-        return fill(self._compiled_template(chart.kind), dict(chart.fills), data)
+        return fill(self._compiled_template(chart.kind, compile_with), dict(chart.fills), data)
 
     def _path(self, chart: ChartSpec) -> Path:
         # The name hashes the chart's values and the templates' source; the version of
@@ -250,12 +250,12 @@ class ChartRenderer:
         return pool
 
     def _bundle_beside(self, executor: Executor) -> None:
-        """Have ``executor`` make the JavaScript bundle, unless it is cached or on its way:
-        making it holds a process long, so a worker makes it beside the charts."""
-        if self._bundle_future is None and self._bundle is None:
-            self._bundle = read_cache(self._bundle_path())  # (read once: javascript_bundle)
-            if self._bundle is None:
-                self._bundle_future = executor.submit(_make_javascript_bundle)
+        """Have a worker of ``executor`` make the JavaScript bundle, unless its cache holds it
+        or it is on its way: making it holds a process long, so a worker makes it beside the
+        charts. The worker looks at the cache itself: the bundle's name imports vl-convert
+        (a large library), which this process leaves until it writes the bundle."""
+        if self._bundle_future is None:
+            self._bundle_future = executor.submit(_bundle_unless_cached, self.cache_dir.parent)
 
     def _start_early(self) -> Executor:
         """Where the first charts of a build are drawn (see ChartBatch)."""
@@ -268,20 +268,37 @@ class ChartRenderer:
         return ProcessPoolExecutor(max_workers=1, **pool_options())
 
     def _bundle_path(self) -> Path:
-        return self.cache_dir.parent / f"vega-{_vl_convert_version()}.js"
+        return _bundle_file(self.cache_dir.parent)
 
     def javascript_bundle(self) -> bytes:
         """Vega, Vega-Lite and vega-embed in one file, so interactive charts need no CDN."""
-        if self._bundle is not None:
-            return self._bundle
         path = self._bundle_path()
-        cached = read_cache(path)
-        if cached is not None:  # checked: a bundle cut short would break every interactive chart
-            return cached
         future, self._bundle_future = self._bundle_future, None
-        bundle = future.result() if future and not future.cancelled() else _make_javascript_bundle()
+        bundle = future.result() if future and not future.cancelled() else None
+        if bundle is None:  # the worker found it cached, or none was asked
+            cached = read_cache(path)
+            if cached is not None:  # checked: a bundle cut short would break every chart
+                return cached
+            bundle = _make_javascript_bundle()
         self._store(path, bundle)
         return bundle
+
+
+def _compile_template(source: str) -> str:
+    """A Vega-Lite template compiled to Vega (canonical JSON text), without its tooltips."""
+    import vl_convert
+
+    return _canonical(vl_convert.vegalite_to_vega(_without_tooltips(json.loads(source))))
+
+
+def _bundle_file(folder: Path) -> Path:
+    """Where a build's cache in ``folder`` keeps the bundle of this vl-convert."""
+    return folder / f"vega-{_vl_convert_version()}.js"
+
+
+def _bundle_unless_cached(folder: Path) -> bytes | None:
+    """In a worker: the bundle, made, unless the cache in ``folder`` holds it (None)."""
+    return None if read_cache(_bundle_file(folder)) is not None else _make_javascript_bundle()
 
 
 def _make_javascript_bundle() -> bytes:
@@ -371,7 +388,6 @@ class ChartBatch:
                 with contextlib.suppress(Exception):
                     self._early = self._renderer._start_early()
                     self._warming = self._early.submit(start)
-                    self._renderer._bundle_beside(self._early)
 
             self._starting = threading.Thread(
                 target=start_worker, name="sitegen-chart-worker", daemon=True
@@ -403,7 +419,10 @@ class ChartBatch:
         if cached is not None:  # checked: not a file cut short (caches skip fsync) or edited
             self._svgs[path] = cached
             return
-        vega = self._renderer._vega(chart)
+        if self._early is None and self._pool is None:
+            self._early = self._renderer._start_early()
+        # Compiled, if need be, by the early worker (with one core, here: _WhenAsked).
+        vega = self._renderer._vega(chart, self._early)
         self._renderer.rendered += 1
         if (
             self._pool is None
@@ -413,12 +432,12 @@ class ChartBatch:
             self._pool = self._renderer._start_pool()
             self._take_back_early()
         if self._pool is None:
-            if self._early is None:
-                self._early = self._renderer._start_early()
-            # One chart a task, drawn as soon as it is added.
+            assert self._early is not None
+            # One chart a task, drawn as soon as it is added; the bundle after the first.
             self._early_drew = True
             future = self._early.submit(_render_many, [vega])
             future.add_done_callback(self._count_drawn)
+            self._renderer._bundle_beside(self._early)
             self._early_charts.append((path, cache_file, vega, future))
             return
         self._waiting.append((path, cache_file, vega))
