@@ -48,12 +48,14 @@ settings.register_profile(
 )
 settings.load_profile("sitegen")
 
-# Worker processes when the command line names none (or says -n auto): two a core, since a test
-# often waits (for a server, a subprocess, chromium, the file system's clock) and on a busy
-# machine each worker gets its share of the cores; at most this many, as each collects every
-# test module.
-WORKERS_PER_CORE = 2
-MAX_WORKERS = 4
+# Worker processes when the command line names none (or says -n auto): three a core, since a
+# test often waits (for a server, a subprocess, chromium, the file system's clock), and on a
+# machine busy with other work the scheduler shares the cores out by process, so each worker more
+# is a larger share for the suite (docs/performance-log.md, 2026-12-05 evening: under two busy
+# processes on two cores, six workers beat four and eight); at most this many, as each collects
+# every test module.
+WORKERS_PER_CORE = 3
+MAX_WORKERS = 6
 # Where the tests' temporary folders go when neither --basetemp nor PYTEST_DEBUG_TEMPROOT says:
 # a file system in memory, when the machine has one with this much room. The tests write and
 # remove hundreds of thousands of small files; on a disk's file system its journal costs more
@@ -83,6 +85,7 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
     # ``python`` a test starts (a test module is compiled by the worker that rewrites it).
     for package in ("sitegen", "tests/kit"):
         compileall.compile_dir(REPO / package, quiet=1)
+    rewrite_test_modules(config)
     if (
         config.option.basetemp is None
         and "PYTEST_DEBUG_TEMPROOT" not in os.environ
@@ -97,6 +100,35 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
     if config.option.dist == "no":
         config.option.dist = "loadfile"
         config.option.loadscopereorder = False  # the modules in the order of LONGEST_MODULES
+
+
+def rewrite_test_modules(config: pytest.Config, folder: Path = REPO / "tests") -> int:
+    """Rewrite the asserts of every test module and conftest once, here, as pytest does when it
+    imports one, and keep the result where pytest looks for it (its own cache file beside the
+    module). Why: every worker collects every test module, so on a fresh clone each of them
+    rewrote all of them, the same work once a worker (docs/performance-log.md, 2026-12-05).
+    pytest's own functions do it, two private ones: where a pytest version lacks them, nothing
+    is done here and the workers rewrite as before. How many modules were rewritten."""
+    try:
+        from _pytest.assertion import rewrite
+        from _pytest.assertion.rewrite import _read_pyc, _rewrite_test, _write_pyc
+    except ImportError:
+        return 0
+    state = config.stash.get(rewrite.assertstate_key, None)
+    if state is None:  # assertion rewriting is off (--assert=plain)
+        return 0
+    rewritten = 0
+    for module in sorted(folder.rglob("*.py")):
+        if not module.name.startswith("test_") and module.name != "conftest.py":
+            continue
+        pyc = rewrite.get_cache_dir(module) / (module.name[:-3] + rewrite.PYC_TAIL)
+        if _read_pyc(module, pyc) is not None:
+            continue  # rewritten already, from this very source
+        with contextlib.suppress(OSError, SyntaxError):
+            pyc.parent.mkdir(exist_ok=True)
+            source_hash, code = _rewrite_test(module, config)
+            rewritten += _write_pyc(state, code, source_hash, pyc)
+    return rewritten
 
 
 # The test modules that take longest (docs/performance-log.md), longest first, run before the
