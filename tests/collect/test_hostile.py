@@ -26,14 +26,14 @@ from sitegen import lock
 from sitegen.parse import MAX_FILE_BYTES
 from tests.kit import raw_samples
 from tests.kit.audit import audit_html, audit_site
-from tests.kit.project import REPO, SEED_RUN_ID, copy_built, run_cli
+from tests.kit.project import REPO, SEED_RUN_ID, copy_built, load_yaml, run_cli
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Dialog
 
 HOSTILE = REPO / "tests" / "data" / "hostile"
 CASES: dict[str, dict[str, Any]] = (
-    yaml.safe_load((HOSTILE / "cases.yaml").read_text(encoding="utf-8")) or {}
+    load_yaml((HOSTILE / "cases.yaml").read_text(encoding="utf-8")) or {}
 )
 RUNNABLE = {name: case for name, case in CASES.items() if "covered_by" not in case}
 MINIMAL = (REPO / "tests" / "data" / "valid" / "minimal.yaml").read_text(encoding="utf-8")

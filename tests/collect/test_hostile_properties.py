@@ -34,10 +34,10 @@ from sitegen.site.pages.index import index_page
 from sitegen.site.pages.run import run_page
 from sitegen.site.render import environment, render
 from tests.kit.audit import audit_html
-from tests.kit.project import REPO, SEED_RUN_ID
+from tests.kit.project import REPO, SEED_RUN_ID, load_yaml
 
 SEED = REPO / "content" / "runs" / f"{SEED_RUN_ID}.yaml"
-SEED_DATA: dict[str, Any] = yaml.safe_load(SEED.read_text(encoding="utf-8"))
+SEED_DATA: dict[str, Any] = load_yaml(SEED.read_text(encoding="utf-8"))
 # Shrinking a failure can take minutes; the suite reports the failing example unshrunk
 # (with the draws that made it). SITEGEN_FUZZ_SHRINK=1 shrinks it, for debugging.
 _PHASES = list(Phase) if os.environ.get("SITEGEN_FUZZ_SHRINK") else [Phase.explicit, Phase.generate]
