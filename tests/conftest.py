@@ -60,10 +60,10 @@ MAX_WORKERS = 6
 # a file system in memory, when the machine has one with this much room. The tests write and
 # remove hundreds of thousands of small files; on a disk's file system its journal costs more
 # system time than the tests' own work, and another process's disk traffic slows them down
-# (docs/performance-log.md). Passed runs' folders are removed at the end (pytest_sessionfinish).
+# (docs/performance-log.md). A passed test's folder is removed as it ends, a passed run's at the
+# end (tmp_path_retention_policy in pyproject.toml): what a failure leaves stays, to look at.
 MEMORY_TEMP = Path("/dev/shm")
 MEMORY_TEMP_ROOM = 8 * 2**30
-_TEMP_IN_MEMORY = pytest.StashKey[bool]()  # set when this run put its folders there
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -92,7 +92,6 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
         and _room_in(MEMORY_TEMP) >= MEMORY_TEMP_ROOM
     ):
         os.environ["PYTEST_DEBUG_TEMPROOT"] = str(MEMORY_TEMP)
-        config.stash[_TEMP_IN_MEMORY] = True
     if not config.pluginmanager.has_plugin("xdist"):
         return  # not installed, or blocked with -p no:xdist
     if config.option.numprocesses is None:
@@ -178,21 +177,6 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     gc.collect()
     gc.freeze()
     gc.set_threshold(GC_FIRST_GENERATION, *gc.get_threshold()[1:])
-
-
-@pytest.hookimpl(trylast=True)
-def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    """Remove a passed run's temporary folders when this run put them in memory (MEMORY_TEMP):
-    kept, pytest's last three runs would hold that memory until the next runs. A failed run's
-    stay, to look at. Done by the controller (or the one process), once its workers have ended
-    (a worker's config never has the mark: pytest_cmdline_main leaves workers alone)."""
-    factory = getattr(session.config, "_tmp_path_factory", None)
-    if exitstatus != 0 or factory is None or not session.config.stash.get(_TEMP_IN_MEMORY, False):
-        return
-    with contextlib.suppress(OSError, ValueError):
-        base = factory.getbasetemp()
-        if base.is_relative_to(MEMORY_TEMP):
-            shutil.rmtree(base, ignore_errors=True)
 
 
 @pytest.hookimpl(optionalhook=True)  # (a hook of xdist's: unknown under -p no:xdist)

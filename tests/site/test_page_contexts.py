@@ -20,7 +20,7 @@ from sitegen.config import load_config
 from sitegen.model import run_from_dict
 from sitegen.site.page import Site
 from sitegen.site.plan import pages
-from tests.kit.project import REPO
+from tests.kit.project import REPO, copy_site
 
 TEMPLATES = REPO / "templates"
 _ENV = Environment(loader=FileSystemLoader(TEMPLATES))
@@ -56,9 +56,13 @@ def fields_used(name: str) -> set[str]:
 
 
 @pytest.fixture(scope="module")
-def contexts() -> dict[str, type]:
-    """The context class of each template, from planning the shipped site."""
-    report = gather(load_config(REPO / "sitegen.yaml"))
+def contexts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, type]:
+    """The context class of each template, from planning the shipped site (a copy: gathering
+    keeps what it checked in the site's cache, which is not to be written in the repository)."""
+    folder = tmp_path_factory.mktemp("contexts")
+    (folder / "cache").mkdir()
+    site = copy_site(folder / "site", folder / "cache")
+    report = gather(load_config(site / "sitegen.yaml"))
     runs = [
         run_from_dict(
             run.id, json.loads(run.canonical) if run.canonical else run.result, run.origin
