@@ -136,11 +136,21 @@ def rewrite_test_modules(config: pytest.Config, folder: Path = REPO / "tests") -
 # number of tests, most first, as pytest-xdist orders them when left to (--loadscope-reorder).
 LONGEST_MODULES = (
     "tests/incremental/test_incremental_build.py",
+    "tests/output/test_crash_safety.py",
     "tests/cli/test_benchmark_smoke.py",
+    "tests/site/test_chart_batch.py",
+    "tests/incremental/test_damaged_state.py",
     "tests/collect/test_hostile.py",
     "tests/collect/test_hostile_properties.py",
-    "tests/output/test_crash_safety.py",
-    "tests/incremental/test_damaged_state.py",
+    "tests/collect/test_redact.py",
+    "tests/incremental/test_spare.py",
+    "tests/collect/test_remote_server.py",
+    "tests/cli/test_progress_output.py",
+    "tests/cli/test_lifetime.py",
+    "tests/site/test_history.py",
+    "tests/site/test_links.py",
+    "tests/collect/test_verify.py",
+    "tests/collect/test_validate_agreement.py",
 )
 
 

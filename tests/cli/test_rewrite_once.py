@@ -12,20 +12,31 @@ from _pytest.assertion import rewrite
 from tests.conftest import rewrite_test_modules
 
 
-def test_a_test_module_is_rewritten_once_and_loaded_as_pytest_loads_it(
-    tmp_path: Path, pytestconfig: pytest.Config
-) -> None:
-    module = tmp_path / "tests" / "test_sample.py"
-    module.parent.mkdir()
-    module.write_text("def test_sum():\n    left = 1 + 1\n    assert left == 3\n")
-    (tmp_path / "tests" / "helper.py").write_text("X = 1\n")  # not a test module: left alone
-    assert rewrite_test_modules(pytestconfig, tmp_path / "tests") == 1
-    assert rewrite_test_modules(pytestconfig, tmp_path / "tests") == 0  # kept: not again
-    pyc = rewrite.get_cache_dir(module) / ("test_sample" + rewrite.PYC_TAIL)
-    code = rewrite._read_pyc(module, pyc)  # as pytest's import hook reads it
-    assert code is not None
+def _loaded(module: Path) -> dict[str, object]:
+    """``module`` as pytest's import hook loads it from the cache file beside it."""
+    pyc = rewrite.get_cache_dir(module) / (module.name[:-3] + rewrite.PYC_TAIL)
+    code = rewrite._read_pyc(module, pyc)
+    assert code is not None, module
     namespace: dict[str, object] = {}
     exec(code, namespace)
-    with pytest.raises(AssertionError, match=r"assert 2 == 3"):  # pytest's message, not bare
-        namespace["test_sum"]()  # type: ignore[operator]
-    assert not list((tmp_path / "tests").glob("__pycache__/helper*"))
+    return namespace
+
+
+@pytest.mark.parametrize("modules", [1, 3])
+def test_test_modules_are_rewritten_once_and_loaded_as_pytest_loads_them(
+    tmp_path: Path, pytestconfig: pytest.Config, modules: int
+) -> None:
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    for number in range(modules):
+        (tests / f"test_sample{number}.py").write_text(
+            f"def test_sum():\n    left = 1 + {number}\n    assert left == 9\n"
+        )
+    (tests / "helper.py").write_text("X = 1\n")  # not a test module: left alone
+    assert rewrite_test_modules(pytestconfig, tests) == modules
+    assert rewrite_test_modules(pytestconfig, tests) == 0  # kept: not again
+    for number in range(modules):
+        test = _loaded(tests / f"test_sample{number}.py")["test_sum"]
+        with pytest.raises(AssertionError, match=rf"assert {1 + number} == 9"):  # pytest's words
+            test()  # type: ignore[operator]
+    assert not list(tests.glob("__pycache__/helper*"))
