@@ -85,7 +85,6 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
     # ``python`` a test starts (a test module is compiled by the worker that rewrites it).
     for package in ("sitegen", "tests/kit"):
         compileall.compile_dir(REPO / package, quiet=1)
-    rewrite_test_modules(config)
     if (
         config.option.basetemp is None
         and "PYTEST_DEBUG_TEMPROOT" not in os.environ
@@ -101,13 +100,30 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
         config.option.loadscopereorder = False  # the modules in the order of LONGEST_MODULES
 
 
-def rewrite_test_modules(config: pytest.Config, folder: Path = REPO / "tests") -> int:
-    """Rewrite the asserts of every test module and conftest once, here, as pytest does when it
-    imports one, and keep the result where pytest looks for it (its own cache file beside the
-    module). Why: every worker collects every test module, so on a fresh clone each of them
-    rewrote all of them, the same work once a worker (docs/performance-log.md, 2026-12-05).
-    pytest's own functions do it, two private ones: where a pytest version lacks them, nothing
-    is done here and the workers rewrite as before. How many modules were rewritten."""
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Rewrite the test modules' asserts before collecting them (rewrite_test_modules): each
+    worker from its own place in the list, the one process of a run without workers from the
+    start; not the controller of workers, which collects nothing."""
+    config = session.config
+    worker = getattr(config, "workerinput", None)
+    if worker is not None:
+        rewrite_test_modules(config, first=worker["workerid"], of=worker["workercount"])
+    elif not config.pluginmanager.has_plugin("dsession"):
+        rewrite_test_modules(config)
+
+
+def rewrite_test_modules(
+    config: pytest.Config, folder: Path = REPO / "tests", first: str | int = 0, of: int = 1
+) -> int:
+    """Rewrite the asserts of every test module and conftest under ``folder`` that pytest has not
+    kept already, as pytest does when it imports one, and keep the result where pytest looks for
+    it (its own cache file beside the module); the list starts at part ``first`` (a number, or a
+    worker's name such as "gw2") of ``of`` equal parts and wraps around. Why: every worker
+    collects every test module, so on a fresh clone each of them rewrote all of them, the same
+    work once a worker; starting at different places, the workers each rewrite a part and find
+    the rest kept by the others (docs/performance-log.md, 2026-12-05). pytest's own functions do
+    it, two private ones: where a pytest version lacks them, nothing is done here and pytest
+    rewrites as before. How many modules were rewritten here."""
     try:
         from _pytest.assertion import rewrite
         from _pytest.assertion.rewrite import _read_pyc, _rewrite_test, _write_pyc
@@ -116,10 +132,15 @@ def rewrite_test_modules(config: pytest.Config, folder: Path = REPO / "tests") -
     state = config.stash.get(rewrite.assertstate_key, None)
     if state is None:  # assertion rewriting is off (--assert=plain)
         return 0
+    modules = [
+        module
+        for module in sorted(folder.rglob("*.py"))
+        if module.name.startswith("test_") or module.name == "conftest.py"
+    ]
+    part = int(str(first).removeprefix("gw"))
+    start = len(modules) * part // max(of, 1)
     rewritten = 0
-    for module in sorted(folder.rglob("*.py")):
-        if not module.name.startswith("test_") and module.name != "conftest.py":
-            continue
+    for module in modules[start:] + modules[:start]:
         pyc = rewrite.get_cache_dir(module) / (module.name[:-3] + rewrite.PYC_TAIL)
         if _read_pyc(module, pyc) is not None:
             continue  # rewritten already, from this very source
