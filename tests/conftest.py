@@ -284,9 +284,10 @@ def _held(lock: Path) -> Iterator[None]:
 
 
 # The read-only sites, in the order they are built (one cache, so the later find the charts the
-# first drew), and the cache's own subfolders that a worker's cache takes (drawn charts, compiled
+# earlier drew; the small ones first, so that a worker that needs one of them waits for no
+# other), and the cache's own subfolders that a worker's cache takes (drawn charts, compiled
 # templates and schemas, checked result files: content-addressed, so any site may use them).
-SESSION_SITES = ("shipped", "paged", "seed", "small")
+SESSION_SITES = ("small", "seed", "shipped", "paged")
 # The runs of the "small" site, three of the shipped ones (which tests edit, keep or remove), for
 # tests of build machinery (the atomic swap, the spare, damaged state) whose subject is the same
 # at three runs as at all the shipped ones: each of their many builds costs a fraction of theirs.
@@ -300,38 +301,50 @@ DRAWN = ("charts", "templates", "validators", "collect")
 
 @pytest.fixture(scope="session")
 def session_sites(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The folder of the read-only sites (SESSION_SITES), built once for the whole test run by the
-    first worker that asks: each worker building them took more than a worker waiting for
-    another's build (docs/performance-log.md). Beside each site, what its build left in the
-    top folder of its cache (``<name>.cache/``: kept figures and pieces, collect's records)."""
+    """The folder of the read-only sites (SESSION_SITES), each built once for the whole test run
+    by a worker that asks for it or a later one (_built_through): each worker building them
+    took more than a worker waiting for another's build (docs/performance-log.md). Beside each
+    site, what its build left in the top folder of its cache (``<name>.cache/``: kept figures
+    and pieces, collect's records). Here: their shared cache, with the run's Vega bundle."""
     run = _run_folder(tmp_path_factory)
     sites = run / "session-sites"
     with _held(run / "session-sites.lock"):
-        if not (sites / "complete").is_file():
-            shutil.rmtree(sites, ignore_errors=True)  # what a worker whose build failed left
-            _build_session_sites(sites)
-            (sites / "complete").touch()
+        if not (sites / "cache-ready").is_file():
+            shutil.rmtree(sites, ignore_errors=True)  # what a worker that failed here left
+            (sites / "cache").mkdir(parents=True)
+            bundle = vega_bundle(run)
+            shutil.copyfile(bundle, sites / "cache" / bundle.name)
+            (sites / "cache-ready").touch()
     return sites
 
 
-def _build_session_sites(sites: Path) -> None:
+def _built_through(sites: Path, name: str) -> None:
+    """Build, in the order of SESSION_SITES, every read-only site up to ``name`` that no worker
+    has built yet, one at a time (the lock is taken for each: a worker waiting for an earlier
+    site goes on as soon as that one is built)."""
+    for each in SESSION_SITES[: SESSION_SITES.index(name) + 1]:
+        with _held(sites.parent / "session-sites.lock"):
+            if not (sites / f"{each}.complete").is_file():
+                _build_session_site(sites, each)
+                (sites / f"{each}.complete").touch()
+
+
+def _build_session_site(sites: Path, name: str) -> None:
     cache = sites / "cache"
-    cache.mkdir(parents=True)
-    bundle = vega_bundle(sites.parent)
-    shutil.copyfile(bundle, cache / bundle.name)
-    for name in SESSION_SITES:
-        site = copy_site(sites / name, cache)
-        with pytest.MonkeyPatch.context() as patch:
-            if name == "paged":
-                patch.setattr("sitegen.site.pages.index.PAGE_SIZE", PAGED_INDEX_SIZE)
-            if name in ("seed", "small"):
-                _keep_only(site, SMALL_SITE_RUNS if name == "small" else {f"{SEED_RUN_ID}.yaml"})
-            build_cold(site)
-        kept = sites / f"{name}.cache"
-        kept.mkdir()
-        for path in cache.iterdir():
-            if path.is_file():
-                shutil.copyfile(path, kept / path.name)
+    for left in (sites / name, sites / f"{name}.cache"):  # what a worker whose build failed left
+        shutil.rmtree(left, ignore_errors=True)
+    site = copy_site(sites / name, cache)
+    with pytest.MonkeyPatch.context() as patch:
+        if name == "paged":
+            patch.setattr("sitegen.site.pages.index.PAGE_SIZE", PAGED_INDEX_SIZE)
+        if name in ("seed", "small"):
+            _keep_only(site, SMALL_SITE_RUNS if name == "small" else {f"{SEED_RUN_ID}.yaml"})
+        build_cold(site)
+    kept = sites / f"{name}.cache"
+    kept.mkdir()
+    for path in cache.iterdir():
+        if path.is_file():
+            shutil.copyfile(path, kept / path.name)
 
 
 def _keep_only(site: Path, runs: set[str]) -> None:
@@ -363,6 +376,7 @@ def _take_kept(sites: Path, name: str, shared_cache: Path) -> None:
 
 
 def _session_site(sites: Path, name: str, shared_cache: Path) -> Path:
+    _built_through(sites, name)
     _take_drawn(sites, shared_cache)
     _take_kept(sites, name, shared_cache)
     return sites / name
