@@ -106,24 +106,25 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     start; not the controller of workers, which collects nothing."""
     config = session.config
     worker = getattr(config, "workerinput", None)
-    if worker is not None:
-        rewrite_test_modules(config, first=worker["workerid"], of=worker["workercount"])
+    if worker is not None:  # worker "gw<N>" of "workercount"
+        part = int(worker["workerid"].removeprefix("gw"))
+        rewrite_test_modules(config, part=part, parts=worker["workercount"])
     elif not config.pluginmanager.has_plugin("dsession"):
         rewrite_test_modules(config)
 
 
 def rewrite_test_modules(
-    config: pytest.Config, folder: Path = REPO / "tests", first: str | int = 0, of: int = 1
+    config: pytest.Config, folder: Path = REPO / "tests", part: int = 0, parts: int = 1
 ) -> int:
     """Rewrite the asserts of every test module and conftest under ``folder`` that pytest has not
     kept already, as pytest does when it imports one, and keep the result where pytest looks for
-    it (its own cache file beside the module); the list starts at part ``first`` (a number, or a
-    worker's name such as "gw2") of ``of`` equal parts and wraps around. Why: every worker
-    collects every test module, so on a fresh clone each of them rewrote all of them, the same
-    work once a worker; starting at different places, the workers each rewrite a part and find
-    the rest kept by the others (docs/performance-log.md, 2026-12-05). pytest's own functions do
-    it, two private ones: where a pytest version lacks them, nothing is done here and pytest
-    rewrites as before. How many modules were rewritten here."""
+    it (its own cache file beside the module); the list starts at ``part`` of ``parts`` equal
+    parts and wraps around. Why: every worker collects every test module, so on a fresh clone
+    each of them rewrote all of them, the same work once a worker; starting at different places,
+    the workers each rewrite a part and find the rest kept by the others
+    (docs/performance-log.md, 2026-12-05). pytest's own functions do it, two private ones: where
+    a pytest version lacks them, nothing is done here and pytest rewrites as before. How many
+    modules were rewritten here."""
     try:
         from _pytest.assertion import rewrite
         from _pytest.assertion.rewrite import _read_pyc, _rewrite_test, _write_pyc
@@ -137,8 +138,7 @@ def rewrite_test_modules(
         for module in sorted(folder.rglob("*.py"))
         if module.name.startswith("test_") or module.name == "conftest.py"
     ]
-    part = int(str(first).removeprefix("gw"))
-    start = len(modules) * part // max(of, 1)
+    start = len(modules) * part // max(parts, 1)
     rewritten = 0
     for module in modules[start:] + modules[:start]:
         pyc = rewrite.get_cache_dir(module) / (module.name[:-3] + rewrite.PYC_TAIL)

@@ -22,9 +22,9 @@ def _loaded(module: Path) -> dict[str, object]:
     return namespace
 
 
-@pytest.mark.parametrize(("modules", "first"), [(1, 0), (3, 0), (5, "gw2")])
+@pytest.mark.parametrize(("modules", "part"), [(1, 0), (3, 0), (5, 2)])
 def test_test_modules_are_rewritten_once_and_loaded_as_pytest_loads_them(
-    tmp_path: Path, pytestconfig: pytest.Config, modules: int, first: str | int
+    tmp_path: Path, pytestconfig: pytest.Config, modules: int, part: int
 ) -> None:
     tests = tmp_path / "tests"
     tests.mkdir()
@@ -33,7 +33,7 @@ def test_test_modules_are_rewritten_once_and_loaded_as_pytest_loads_them(
             f"def test_sum():\n    left = 1 + {number}\n    assert left == 9\n"
         )
     (tests / "helper.py").write_text("X = 1\n")  # not a test module: left alone
-    assert rewrite_test_modules(pytestconfig, tests, first=first, of=3) == modules
+    assert rewrite_test_modules(pytestconfig, tests, part=part, parts=3) == modules
     assert rewrite_test_modules(pytestconfig, tests) == 0  # kept: not again, from any place
     for number in range(modules):
         test = _loaded(tests / f"test_sample{number}.py")["test_sum"]
@@ -51,7 +51,7 @@ def test_a_worker_rewrites_only_what_no_other_has_kept(
         (tests / f"test_sample{number}.py").write_text(f"def test_it():\n    assert {number}\n")
     # One worker rewrote them all; another, starting elsewhere, rewrites only the two changed
     # since and finds the others kept.
-    assert rewrite_test_modules(pytestconfig, tests, first="gw1", of=3) == 6
+    assert rewrite_test_modules(pytestconfig, tests, part=1, parts=3) == 6
     (tests / "test_sample0.py").write_text("def test_it():\n    assert 'changed'\n")
     (tests / "test_sample3.py").write_text("def test_it():\n    assert 'changed'\n")
-    assert rewrite_test_modules(pytestconfig, tests, first="gw0", of=3) == 2
+    assert rewrite_test_modules(pytestconfig, tests, part=0, parts=3) == 2
