@@ -25,6 +25,7 @@ validated plus its ETag / Last-Modified, so a bad update never replaces a good c
 
 from __future__ import annotations
 
+import functools
 import gzip
 import hashlib
 import ipaddress
@@ -598,10 +599,18 @@ def _exception_text(exc: BaseException) -> str:
     return text or type(exc).__name__
 
 
+@functools.cache
+def _tls_context() -> ssl.SSLContext:
+    """The certificates httpx trusts by default, loaded once a process: a client of its own
+    loads them again, the same each time (a process that collects more than once, as the tests
+    do, paid for it at every collect)."""
+    return httpx.create_ssl_context()
+
+
 def make_client(settings: FetchSettings) -> httpx.Client:
     """The production client: one per collect, so connections to one host are reused, its
     sockets held to each download's deadline."""
-    transport = httpx.HTTPTransport()
+    transport = httpx.HTTPTransport(verify=_tls_context())
     pool = getattr(transport, "_pool", None)
     backend = getattr(pool, "_network_backend", None)
     # httpx offers no public way to choose the network backend; a test fails if this ever stops

@@ -5,10 +5,12 @@ pages made from the last build's pieces are the pages made from none, and they s
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 
 import pytest
+from jinja2 import Environment
 
 from sitegen.config import load_config
 from sitegen.resources import resource_dir
@@ -36,6 +38,13 @@ LISTINGS = (
 SEED_MODEL_PAGE = "models/deepseek-v4-flash-dspark/index.html"
 
 
+@functools.cache
+def _templates() -> Environment:
+    """The shipped templates, compiled once for every page these tests render (as a build's own
+    environment is, for its pages)."""
+    return environment(resource_dir("templates"))
+
+
 def _made(project: Path, fragments: Fragments) -> dict[str, bytes]:
     """The listing pages and the data files made of pieces, as a build makes them from the
     project's collected runs, with ``fragments`` keeping the pieces."""
@@ -48,8 +57,7 @@ def _made(project: Path, fragments: Fragments) -> dict[str, bytes]:
     memory = PlanMemory()
     planned = {page.path: page for page in plan(site, runs, analysis, memory)}
     wanted = [*LISTINGS, SEED_MODEL_PAGE, preset_path(settings.presets[0], 1)]
-    env = environment(resource_dir("templates"))
-    made = {path: render(env, planned[path].make()) for path in wanted}
+    made = {path: render(_templates(), planned[path].make()) for path in wanted}
     assert memory.site_groups is not None
     made["data/index.json"] = search_index_of(
         site, runs, analysis, memory.site_groups, memory.labels
@@ -82,16 +90,16 @@ def test_a_changed_input_makes_the_pieces_that_show_it_anew(
         listing_change(project, "sibling")
     assert run_cli(project, "collect") == 0
     store = tmp_path / "fragments.json"
-    first = Fragments(store, "scope")
+    first = Fragments(store, "scope", _templates())
     before = _made(project, first)
     first.save()
     shown = _raise_peak(project) if change == "figure" else ""
     if change != "figure":
         listing_change(project, change)
     assert run_cli(project, "collect") == 0
-    kept = Fragments(store, "scope")
+    kept = Fragments(store, "scope", _templates())
     again = _made(project, kept)
-    cold = _made(project, Fragments(None, ""))
+    cold = _made(project, Fragments(None, "", _templates()))
     assert sorted(again) == sorted(cold)
     assert [name for name in cold if again[name] != cold[name]] == []
     # Some pieces were kept (the test is of kept pieces), and some made anew. The store's scope
