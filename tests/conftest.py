@@ -48,14 +48,14 @@ settings.register_profile(
 )
 settings.load_profile("sitegen")
 
-# Worker processes when the command line names none (or says -n auto): three a core, since a
+# Worker processes when the command line names none (or says -n auto): four a core, since a
 # test often waits (for a server, a subprocess, chromium, the file system's clock), and on a
 # machine busy with other work the scheduler shares the cores out by process, so each worker more
-# is a larger share for the suite (docs/performance-log.md, 2026-12-05 evening: under two busy
-# processes on two cores, six workers beat four and eight); at most this many, as each collects
-# every test module.
-WORKERS_PER_CORE = 3
-MAX_WORKERS = 6
+# is a larger share for the suite (docs/performance-log.md, 2026-12-05: under two busy processes
+# on two cores, eight workers beat six, and ten were no better); at most this many, as each
+# collects every test module.
+WORKERS_PER_CORE = 4
+MAX_WORKERS = 8
 # Where the tests' temporary folders go when neither --basetemp nor PYTEST_DEBUG_TEMPROOT says:
 # a file system in memory, when the machine has one with this much room. The tests write and
 # remove hundreds of thousands of small files; on a disk's file system its journal costs more
