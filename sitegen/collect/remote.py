@@ -601,9 +601,9 @@ def _exception_text(exc: BaseException) -> str:
 
 @functools.cache
 def _tls_context() -> ssl.SSLContext:
-    """The certificates httpx trusts by default, loaded once a process: a client of its own
-    loads them again, the same each time (a process that collects more than once, as the tests
-    do, paid for it at every collect)."""
+    """The certificates httpx trusts by default (SSL_CERT_FILE or SSL_CERT_DIR, else certifi's),
+    loaded once a process: a client of its own loads them again, the same each time (a process
+    that collects more than once, as the tests do, paid for it at every collect)."""
     return httpx.create_ssl_context()
 
 

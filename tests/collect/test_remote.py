@@ -3,6 +3,7 @@ in place of the clock, so retry and backoff logic is checked exactly and fast.""
 
 from __future__ import annotations
 
+import ssl
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -20,6 +21,7 @@ from sitegen.collect.remote import (
     FetchSettings,
     RemoteCache,
     gather_remote,
+    make_client,
     source_id,
     url_refusal,
 )
@@ -564,3 +566,16 @@ def test_raw_source_adapter_errors_name_the_url(
     monkeypatch.setattr(adapters, "adapt_raw", refuse)
     report = gather(tmp_path, raw_handler, RemoteSource(RESULTS_URL, meta=META_URL, id="h200-raw"))
     assert report.problems == [Problem(RESULTS_URL, None, "/metadata/mode", "not a decode run")]
+
+
+def test_clients_share_one_context_that_verifies_certificates() -> None:
+    # The CA certificates are loaded once a process (remote._tls_context), and the one context
+    # still checks each server's chain against them and its host name.
+    contexts = [
+        make_client(FetchSettings())._transport._pool._ssl_context  # type: ignore[attr-defined]
+        for _ in range(2)
+    ]
+    assert contexts[0] is contexts[1]
+    context = contexts[0]
+    assert context.verify_mode == ssl.CERT_REQUIRED and context.check_hostname
+    assert context.cert_store_stats()["x509_ca"] > 0
