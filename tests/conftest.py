@@ -73,12 +73,17 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
     one process, to debug; ``-p no:xdist`` works too). Set here rather than in addopts, which
     ``-p no:xdist`` would refuse. Runs before xdist's own hook, which reads these options.
 
-    Also: the temporary folders in memory (MEMORY_TEMP), and compiled bytecode kept even where
-    the shell says not to write it (PYTHONDONTWRITEBYTECODE, set on the development machines):
-    without it every worker and every ``python`` a test starts compiles sitegen and rewrites
-    every test module again (benchmarks/bench.py drops it for the same reason)."""
+    Also: files not yet on disk written out, the temporary folders in memory (MEMORY_TEMP), and
+    compiled bytecode kept even where the shell says not to write it (PYTHONDONTWRITEBYTECODE,
+    set on the development machines): without it every worker and every ``python`` a test
+    starts compiles sitegen and rewrites every test module again (benchmarks/bench.py drops it
+    for the same reason)."""
     if hasattr(config, "workerinput"):
         return  # a worker: its options, environment and temporary folder are the controller's
+    # Files written and not yet on disk (a fresh clone's install leaves most of a gigabyte) are
+    # written out now, before the workers start, rather than by the kernel during the run, which
+    # slowed a run on a busy machine by seconds (docs/performance-log.md).
+    os.sync()
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     sys.dont_write_bytecode = False
     # Compiled once here, before the workers start, rather than in each of them and each
